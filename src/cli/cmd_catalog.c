@@ -1,0 +1,239 @@
+/* cmd_catalog.c - `capsim catalog [KIND] [--json]`: the parts and models a
+ * scenario can name, as a table or as JSON. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "ioint.h"
+#include "units.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"usage: capsim catalog [KIND] [--json] [--catalog DIR]\n"
+		"\n"
+		"List the catalog. KIND is one of: gpus nics switches nvswitches storage\n"
+		"nodes clouds facilities models refs (default: all of them).\n"
+		"\n"
+		"  --json          one JSON object; values in SI with the unit in the key\n"
+		"  --catalog DIR   read DIR/hardware and DIR/models (default: %s)\n",
+		capsim_catalog_default_root());
+}
+
+/* "memory.capacity" + dim -> "memory_capacity_bytes" */
+static void json_key(const capsim_field *f, char *buf, size_t len)
+{
+	size_t n = 0;
+	for (const char *p = f->path; *p && n + 1 < len; p++)
+		buf[n++] = (*p == '.' || *p == '-') ? '_' : *p;
+	buf[n] = '\0';
+	if (f->type == CAPSIM_FT_DOUBLE || f->type == CAPSIM_FT_INT) {
+		const char *suffix = capsim_dim_json_suffix(f->dim);
+		strncat(buf, suffix, len - strlen(buf) - 1);
+	}
+}
+
+static json_t *field_json(const capsim_field *f, const void *obj)
+{
+	const char *at = (const char *)obj + f->offset;
+	switch (f->type) {
+	case CAPSIM_FT_DOUBLE:
+		return *(const double *)at != 0.0 ? json_real(*(const double *)at) : NULL;
+	case CAPSIM_FT_INT:
+		return *(const int *)at ? json_integer(*(const int *)at) : NULL;
+	case CAPSIM_FT_TEXT:
+	case CAPSIM_FT_REF:
+	case CAPSIM_FT_DATE:
+		return *at ? json_string(at) : NULL;
+	case CAPSIM_FT_FLAG:
+		return json_boolean(*(const int *)at);
+	case CAPSIM_FT_ENUM:
+		return json_string(f->enums[*(const int *)at]);
+	}
+	return NULL;
+}
+
+static json_t *entry_json(const capsim_kind *k, const void *obj)
+{
+	json_t *o = json_object();
+	const capsim_entry *e = obj;
+	for (size_t i = 0; i < k->n_fields; i++) {
+		char key[128];
+		json_key(&k->fields[i], key, sizeof key);
+		json_t *v = field_json(&k->fields[i], obj);
+		if (v)
+			json_object_set_new(o, key, v);
+	}
+	if (e->src[0])
+		json_object_set_new(o, "src", json_string(e->src));
+	if (e->assumption[0])
+		json_object_set_new(o, "assumption", json_string(e->assumption));
+	return o;
+}
+
+static void cell(const capsim_field *f, const void *obj, char *buf, size_t len)
+{
+	const char *at = (const char *)obj + f->offset;
+	switch (f->type) {
+	case CAPSIM_FT_DOUBLE:
+		if (*(const double *)at == 0.0)
+			snprintf(buf, len, "-");
+		else
+			capsim_units_format(*(const double *)at, f->dim, buf, len);
+		return;
+	case CAPSIM_FT_INT:
+		if (*(const int *)at == 0)
+			snprintf(buf, len, "-");
+		else
+			snprintf(buf, len, "%d", *(const int *)at);
+		return;
+	default:
+		if (capsim_field_format(f, obj, buf, len) != 0)
+			snprintf(buf, len, "-");
+	}
+}
+
+static void print_table(const capsim_catalog *c, capsim_kind_id kid)
+{
+	const capsim_kind *k = &capsim_kinds[kid];
+	size_t n = capsim_catalog_count(c, kid);
+	size_t ncol = 0;
+	while (k->columns[ncol])
+		ncol++;
+	/* widths: id column, then each field */
+	size_t w[16] = { 2 };
+	char buf[128];
+	for (size_t i = 0; i < n; i++) {
+		const capsim_entry *e = capsim_catalog_at(c, kid, i);
+		if (strlen(e->id) > w[0])
+			w[0] = strlen(e->id);
+	}
+	for (size_t j = 0; j < ncol && j < 15; j++) {
+		const capsim_field *f = capsim_field_find(k->fields, k->n_fields, k->columns[j]);
+		w[j + 1] = strlen(k->columns[j]);
+		for (size_t i = 0; i < n; i++) {
+			cell(f, capsim_catalog_at(c, kid, i), buf, sizeof buf);
+			if (strlen(buf) > w[j + 1])
+				w[j + 1] = strlen(buf);
+		}
+	}
+	printf("%s (%zu)\n", k->plural, n);
+	printf("  %-*s", (int)w[0], "id");
+	for (size_t j = 0; j < ncol && j < 15; j++)
+		printf("  %-*s", (int)w[j + 1], k->columns[j]);
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		const void *obj = capsim_catalog_at(c, kid, i);
+		printf("  %-*s", (int)w[0], ((const capsim_entry *)obj)->id);
+		for (size_t j = 0; j < ncol && j < 15; j++) {
+			const capsim_field *f =
+				capsim_field_find(k->fields, k->n_fields, k->columns[j]);
+			cell(f, obj, buf, sizeof buf);
+			printf("  %-*s", (int)w[j + 1], buf);
+		}
+		printf("\n");
+	}
+}
+
+static void print_refs(const capsim_catalog *c)
+{
+	size_t n = capsim_catalog_n_refs(c);
+	printf("refs (%zu)\n", n);
+	for (size_t i = 0; i < n; i++) {
+		const capsim_bibref *r = capsim_catalog_ref_at(c, i);
+		printf("  %s\n    %s; %s; %s%s%s\n", r->e.id, r->title, r->where,
+		       r->date, r->url[0] ? "; " : "", r->url);
+	}
+}
+
+static json_t *refs_json(const capsim_catalog *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < capsim_catalog_n_refs(c); i++)
+		json_array_append_new(a, entry_json(&capsim_bibref_kind,
+						    capsim_catalog_ref_at(c, i)));
+	return a;
+}
+
+int capsim_cmd_catalog(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "catalog", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int as_json = 0, ch;
+	const char *root = capsim_catalog_default_root();
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "jc:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'j': as_json = 1; break;
+		case 'c': root = optarg; break;
+		case 'h': help(stdout); return CAPSIM_EXIT_OK;
+		default: help(stderr); return CAPSIM_EXIT_USAGE;
+		}
+	}
+	const capsim_kind *only = NULL;
+	int only_refs = 0;
+	if (optind < argc) {
+		if (strcmp(argv[optind], "refs") == 0)
+			only_refs = 1;
+		else if (!(only = capsim_kind_by_name(argv[optind]))) {
+			fprintf(stderr, "capsim catalog: unknown kind '%s'\n", argv[optind]);
+			help(stderr);
+			return CAPSIM_EXIT_USAGE;
+		}
+		if (optind + 1 < argc) {
+			fprintf(stderr, "capsim catalog: one KIND at most\n");
+			return CAPSIM_EXIT_USAGE;
+		}
+	}
+
+	capsim_diags d = { 0 };
+	capsim_catalog *c = capsim_catalog_create();
+	if (capsim_catalog_load_root(c, root, NULL, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		capsim_diags_free(&d);
+		capsim_catalog_free(c);
+		return CAPSIM_EXIT_USAGE;
+	}
+	if (as_json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "schema_version", json_integer(1));
+		json_object_set_new(o, "capsim_version", json_string(capsim_version_string()));
+		for (size_t k = 0; k < CAPSIM_KIND__COUNT; k++) {
+			if ((only && only != &capsim_kinds[k]) || only_refs)
+				continue;
+			json_t *a = json_array();
+			for (size_t i = 0; i < capsim_catalog_count(c, k); i++)
+				json_array_append_new(a, entry_json(&capsim_kinds[k],
+								    capsim_catalog_at(c, k, i)));
+			json_object_set_new(o, capsim_kinds[k].plural, a);
+		}
+		if (!only)
+			json_object_set_new(o, "refs", refs_json(c));
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		int first = 1;
+		for (size_t k = 0; k < CAPSIM_KIND__COUNT; k++) {
+			if ((only && only != &capsim_kinds[k]) || only_refs)
+				continue;
+			if (!first)
+				printf("\n");
+			first = 0;
+			print_table(c, k);
+		}
+		if (only_refs)
+			print_refs(c);
+	}
+	capsim_catalog_free(c);
+	return CAPSIM_EXIT_OK;
+}

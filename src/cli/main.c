@@ -1,0 +1,78 @@
+/* main.c - the capsim command: git-style subcommands over the library. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef CAPSIM_VERSION
+#define CAPSIM_VERSION "0.0.0"
+#endif
+#ifndef CAPSIM_GIT_REV
+#define CAPSIM_GIT_REV "unknown"
+#endif
+
+typedef struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{ "catalog", capsim_cmd_catalog, "list the catalog: gpus, nics, switches, nvswitches, storage, nodes, clouds, facilities, models" },
+	{ "validate", capsim_cmd_validate, "check scenario, hardware and model files; show what a scenario resolves to" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: capsim [--version] [--help] COMMAND [ARGS]\n"
+		"\n"
+		"capsim predicts what a GPU cluster does with a training workload.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"'capsim COMMAND --help' describes a command.\n"
+		"Exit status: 0 success, 1 failure while running, 2 bad usage or input,\n"
+		"3 failed acceptance check.\n");
+}
+
+const char *capsim_version_string(void)
+{
+	return CAPSIM_VERSION " (git " CAPSIM_GIT_REV ")";
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CAPSIM_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		if (strcmp(cmd, "help") == 0 && argc > 2) {
+			char *sub[] = { argv[2], "--help", NULL };
+			for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+				if (strcmp(commands[i].name, argv[2]) == 0)
+					return commands[i].run(2, sub);
+			fprintf(stderr, "capsim: no command '%s'\n", argv[2]);
+			return CAPSIM_EXIT_USAGE;
+		}
+		usage(stdout);
+		return CAPSIM_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("capsim %s\n", capsim_version_string());
+		return CAPSIM_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(commands[i].name, cmd) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "capsim: '%s' is not a capsim command; see 'capsim --help'\n",
+		cmd);
+	return CAPSIM_EXIT_USAGE;
+}

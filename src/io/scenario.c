@@ -1,0 +1,681 @@
+/* scenario.c - load, override, resolve and check a scenario; see scenario.h. */
+#include "scenario.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ioint.h"
+#include "xalloc.h"
+#include "xml.h"
+
+/* ---- the paths --set accepts --------------------------------------------- */
+
+static char **set_paths;
+static size_t n_set_paths;
+
+static void free_set_paths(void)
+{
+	for (size_t i = 0; i < n_set_paths; i++)
+		free(set_paths[i]);
+	free(set_paths);
+}
+
+const char *const *capsim_scenario_set_paths(size_t *n)
+{
+	if (!set_paths) {
+		size_t cap = capsim_scenario_n_fields;
+		for (size_t s = 0; s < capsim_n_part_slots; s++)
+			cap += capsim_kinds[capsim_part_slots[s].kind].n_fields;
+		set_paths = capsim_xcalloc(cap, sizeof *set_paths);
+		for (size_t i = 0; i < capsim_scenario_n_fields; i++)
+			set_paths[n_set_paths++] = capsim_xstrdup(capsim_scenario_fields[i].path);
+		for (size_t s = 0; s < capsim_n_part_slots; s++) {
+			const capsim_kind *k = &capsim_kinds[capsim_part_slots[s].kind];
+			for (size_t i = 0; i < k->n_fields; i++) {
+				if (strcmp(k->fields[i].path, "id") == 0)
+					continue;
+				set_paths[n_set_paths++] = capsim_xasprintf(
+					"%s.%s", capsim_part_slots[s].path, k->fields[i].path);
+			}
+		}
+		atexit(free_set_paths);
+	}
+	*n = n_set_paths;
+	return (const char *const *)set_paths;
+}
+
+static int path_known(const char *path)
+{
+	size_t n;
+	const char *const *p = capsim_scenario_set_paths(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(p[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* an element path is known if some attribute path continues it */
+static int elem_known(const char *path)
+{
+	size_t n, len = strlen(path);
+	const char *const *p = capsim_scenario_set_paths(&n);
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(p[i], path, len) == 0 && p[i][len] == '.')
+			return 1;
+	return 0;
+}
+
+size_t capsim_scenario_nearest_paths(const char *path, const char **out,
+				     size_t max)
+{
+	size_t n;
+	const char *const *p = capsim_scenario_set_paths(&n);
+	size_t *dist = capsim_xmalloc(n * sizeof *dist);
+	for (size_t i = 0; i < n; i++) {
+		/* compare the last components too, so "tpp" finds "...tp" */
+		const char *tail = strrchr(p[i], '.');
+		const char *ptail = strrchr(path, '.');
+		size_t a = capsim_edit_distance(path, p[i]);
+		size_t b = capsim_edit_distance(ptail ? ptail + 1 : path,
+						tail ? tail + 1 : p[i]) + 3;
+		dist[i] = a < b ? a : b;
+	}
+	size_t got = 0;
+	while (got < max) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++) {
+			int taken = 0;
+			for (size_t j = 0; j < got; j++)
+				if (out[j] == p[i])
+					taken = 1;
+			if (!taken && (best == n || dist[i] < dist[best]))
+				best = i;
+		}
+		if (best == n)
+			break;
+		out[got++] = p[best];
+	}
+	free(dist);
+	return got;
+}
+
+static void unknown_path_message(const char *what, const char *path,
+				 const char *where_file, long line,
+				 const char *where_at, capsim_diags *d)
+{
+	const char *near[3];
+	size_t k = capsim_scenario_nearest_paths(path, near, 3);
+	char list[512] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < k; i++) {
+		int w = snprintf(list + len, sizeof list - len, "%s%s",
+				 i ? ", " : "", near[i]);
+		if (w > 0 && (size_t)w < sizeof list - len)
+			len += (size_t)w;
+	}
+	if (where_at)
+		capsim_diags_add_at(d, where_at, "unknown %s '%s'; nearest valid: %s",
+				    what, path, list);
+	else
+		capsim_diags_add(d, where_file, line,
+				 "unknown %s '%s'; nearest valid: %s", what, path,
+				 list);
+}
+
+int capsim_set_parse(const char *arg, char *buf, capsim_set *out,
+		     capsim_diags *d)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg) {
+		capsim_diags_add_at(d, "--set",
+				    "expected PATH=VALUE (e.g. cluster.nodes=16), "
+				    "found '%s'",
+				    arg);
+		return -1;
+	}
+	size_t plen = (size_t)(eq - arg);
+	memcpy(buf, arg, strlen(arg) + 1);
+	buf[plen] = '\0';
+	out->path = buf;
+	out->value = buf + plen + 1;
+	return 0;
+}
+
+/* ---- applying --set to the document ---------------------------------------- */
+
+static xmlNode *ensure_child(xmlNode *parent, const char *name)
+{
+	xmlNode *c = capsim_xml_child(parent, name);
+	if (!c)
+		c = xmlNewChild(parent, NULL, (const xmlChar *)name, NULL);
+	return c;
+}
+
+static int apply_set(xmlNode *root, const capsim_set *s, capsim_diags *d)
+{
+	char where[512];
+	snprintf(where, sizeof where, "--set %s=%s", s->path, s->value);
+	if (!path_known(s->path)) {
+		unknown_path_message("path", s->path, NULL, 0, where, d);
+		return -1;
+	}
+	xmlNode *el = root;
+	const char *p = s->path;
+	const char *dot;
+	char step[128];
+	while ((dot = strchr(p, '.'))) {
+		size_t n = (size_t)(dot - p);
+		if (n >= sizeof step)
+			return -1;
+		memcpy(step, p, n);
+		step[n] = '\0';
+		el = ensure_child(el, step);
+		if (!el)
+			return -1;
+		p = dot + 1;
+	}
+	xmlSetProp(el, (const xmlChar *)p, (const xmlChar *)s->value);
+	return 0;
+}
+
+/* ---- unknown attributes and elements (overrides are not in the schema) ---- */
+
+static void check_unknown(xmlNode *el, const char *path, const char *file,
+			  capsim_diags *d)
+{
+	char sub[512];
+	for (xmlAttr *a = el->properties; a; a = a->next) {
+		const char *name = (const char *)a->name;
+		if (strcmp(name, "src") == 0 || strcmp(name, "assumption") == 0)
+			continue;
+		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
+		if (!path_known(sub))
+			unknown_path_message("attribute", sub, file, xmlGetLineNo(el),
+					     NULL, d);
+	}
+	for (xmlNode *c = el->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		const char *name = (const char *)c->name;
+		if (!*path && strcmp(name, "description") == 0)
+			continue;
+		if (strcmp(name, "note") == 0)
+			continue;
+		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
+		if (!elem_known(sub)) {
+			unknown_path_message("element", sub, file, xmlGetLineNo(c),
+					     NULL, d);
+			continue;
+		}
+		check_unknown(c, sub, file, d);
+	}
+}
+
+/* ---- resolving catalog parts ------------------------------------------------- */
+
+static void nearest_ids(const capsim_catalog *cat, capsim_kind_id k,
+			const char *id, char *buf, size_t len)
+{
+	size_t n = capsim_catalog_count(cat, k);
+	const char *best[3] = { NULL, NULL, NULL };
+	size_t bd[3] = { (size_t)-1, (size_t)-1, (size_t)-1 };
+	for (size_t i = 0; i < n; i++) {
+		const capsim_entry *e = capsim_catalog_at(cat, k, i);
+		size_t dist = capsim_edit_distance(id, e->id);
+		for (size_t j = 0; j < 3; j++) {
+			if (dist < bd[j]) {
+				for (size_t m = 2; m > j; m--) {
+					bd[m] = bd[m - 1];
+					best[m] = best[m - 1];
+				}
+				bd[j] = dist;
+				best[j] = e->id;
+				break;
+			}
+		}
+	}
+	snprintf(buf, len, "%s%s%s%s%s", best[0] ? best[0] : "(none)",
+		 best[1] ? ", " : "", best[1] ? best[1] : "", best[2] ? ", " : "",
+		 best[2] ? best[2] : "");
+}
+
+static xmlNode *elem_at(xmlNode *root, const char *path)
+{
+	int dup;
+	return capsim_xml_child_path(root, path, strlen(path), &dup);
+}
+
+static long line_of(xmlNode *root, const char *path)
+{
+	xmlNode *e = elem_at(root, path);
+	return e ? xmlGetLineNo(e) : xmlGetLineNo(root);
+}
+
+static int resolve_parts(capsim_scenario *s, xmlNode *root,
+			 const capsim_catalog *cat, const capsim_origin *base,
+			 capsim_diags *d)
+{
+	int problems = 0;
+	char *sc = (char *)s;
+
+	for (size_t i = 0; i < capsim_n_part_slots; i++) {
+		const capsim_part_slot *slot = &capsim_part_slots[i];
+		const capsim_kind *kind = &capsim_kinds[slot->kind];
+		char *ref = sc + slot->ref_offset;
+		xmlNode *el = elem_at(root, slot->path);
+
+		/* the node's own GPU and NIC, unless the scenario names others */
+		if (!*ref && slot->kind == CAPSIM_KIND_GPU && s->node.e.id[0])
+			capsim_strlcpy(ref, s->node.gpu, CAPSIM_ID_LEN);
+		if (!*ref && slot->kind == CAPSIM_KIND_NIC && s->node.e.id[0])
+			capsim_strlcpy(ref, s->node.nic, CAPSIM_ID_LEN);
+		if (!*ref) {
+			if (el) {
+				capsim_diags_add(d, base->file, xmlGetLineNo(el),
+						 "%s: ref is required (the id of a %s "
+						 "of the catalog)",
+						 slot->path, kind->name);
+				problems++;
+			}
+			continue;
+		}
+		const void *entry = capsim_catalog_find(cat, slot->kind, ref);
+		if (!entry) {
+			char near[256];
+			nearest_ids(cat, slot->kind, ref, near, sizeof near);
+			capsim_diags_add(d, base->file, line_of(root, slot->path),
+					 "%s.ref: '%s' is not a %s of the catalog; "
+					 "nearest: %s",
+					 slot->path, ref, kind->name, near);
+			problems++;
+			continue;
+		}
+		void *obj = sc + slot->obj_offset;
+		memcpy(obj, entry, kind->size);
+		if (slot->has_offset != (size_t)-1)
+			*(int *)(sc + slot->has_offset) = 1;
+		if (el) {
+			capsim_origin o = *base;
+			o.prefix = slot->path;
+			char label[160];
+			snprintf(label, sizeof label, "%s (%s '%s')", slot->path,
+				 kind->name, ref);
+			o.label = label;
+			int p = capsim_fields_apply(kind->fields, kind->n_fields, obj,
+						    el, CAPSIM_APPLY_OVERRIDE, &o, d);
+			if (!p)
+				p = capsim_catalog_check_entry(slot->kind, obj,
+							       base->file,
+							       xmlGetLineNo(el),
+							       label, d);
+			problems += p;
+		}
+	}
+	if (s->node.nvswitch[0]) {
+		const capsim_nvswitch *nv =
+			capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, s->node.nvswitch);
+		if (nv) {
+			s->nvswitch = *nv;
+			s->has_nvswitch = 1;
+		}
+	}
+	return problems;
+}
+
+/* ---- consistency ------------------------------------------------------------- */
+
+static int check_consistency(capsim_scenario *s, xmlNode *root,
+			     const capsim_catalog *cat, const char *file,
+			     capsim_diags *d)
+{
+	int before = (int)d->n;
+	long par = line_of(root, "workload.parallelism");
+	long wl = line_of(root, "workload");
+	long fab = line_of(root, "cluster.fabric");
+	long gpus = capsim_scenario_gpus(s);
+	const capsim_model *m = &s->model;
+
+#define BAD(line, ...) capsim_diags_add(d, file, line, __VA_ARGS__)
+	long model_par = (long)s->tp * s->pp * s->cp;
+	if (gpus % model_par) {
+		BAD(par, "parallelism: tp x pp x cp = %d x %d x %d = %ld does not "
+		    "divide the cluster's %ld GPUs (%d nodes x %d)",
+		    s->tp, s->pp, s->cp, model_par, gpus, s->nodes, s->node.gpus);
+	} else {
+		long dp = gpus / model_par;
+		if (s->dp && s->dp != dp)
+			BAD(par, "parallelism: dp=%d, but %ld GPUs / (tp x pp x cp = "
+			    "%ld) gives dp=%ld",
+			    s->dp, gpus, model_par, dp);
+		else
+			s->dp = (int)dp;
+	}
+	if (m->heads % s->tp)
+		BAD(par, "parallelism: tp=%d does not divide %d attention heads",
+		    s->tp, m->heads);
+	if (m->kv_heads && m->kv_heads % s->tp && s->tp % m->kv_heads)
+		BAD(par, "parallelism: tp=%d and %d key/value heads: neither "
+		    "divides the other",
+		    s->tp, m->kv_heads);
+	int chunks = s->pp * s->virtual_stages;
+	if (m->layers % chunks)
+		BAD(par, "parallelism: pp x virtual-stages = %d x %d = %d does not "
+		    "divide %d layers",
+		    s->pp, s->virtual_stages, chunks, m->layers);
+	if (s->virtual_stages > 1 && s->schedule != CAPSIM_SCHED_1F1B_INTERLEAVED)
+		BAD(par, "parallelism: virtual-stages=%d needs "
+		    "schedule=\"1f1b-interleaved\"",
+		    s->virtual_stages);
+	if (s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED &&
+	    (s->pp < 2 || s->virtual_stages < 2))
+		BAD(par, "parallelism: schedule 1f1b-interleaved needs pp >= 2 and "
+		    "virtual-stages >= 2 (found pp=%d, virtual-stages=%d)",
+		    s->pp, s->virtual_stages);
+	if (s->cp > 1 && s->seq_len % (2 * s->cp))
+		BAD(par, "parallelism: cp=%d needs seq-len divisible by 2 x cp = %d "
+		    "(causal load balancing); seq-len is %d",
+		    s->cp, 2 * s->cp, s->seq_len);
+	if (s->ep > 1) {
+		if (!m->moe_experts)
+			BAD(par, "parallelism: ep=%d, but model '%s' has no experts",
+			    s->ep, m->e.id);
+		else if (m->moe_experts % s->ep)
+			BAD(par, "parallelism: ep=%d does not divide %d experts",
+			    s->ep, m->moe_experts);
+		if (s->dp && ((long)s->dp * s->cp) % s->ep)
+			BAD(par, "parallelism: ep=%d does not divide dp x cp = %ld",
+			    s->ep, (long)s->dp * s->cp);
+	}
+	if (s->dp) {
+		double per = (double)s->micro_batch * s->dp;
+		double q = s->global_batch / per;
+		if (q != floor(q))
+			BAD(wl, "workload: global-batch=%.0f is not a multiple of "
+			    "micro-batch x dp = %d x %d = %.0f",
+			    s->global_batch, s->micro_batch, s->dp, per);
+	}
+	if (capsim_gpu_peak(&s->gpu, s->dtype) <= 0)
+		BAD(wl, "workload: dtype=%s, but GPU '%s' has no %s peak in the "
+		    "catalog",
+		    capsim_dtype_names[s->dtype], s->gpu.e.id,
+		    capsim_dtype_names[s->dtype]);
+
+	/* fabric */
+	if (s->rails == 0)
+		s->rails = s->node.nics;
+	if (s->rails > s->node.nics)
+		BAD(fab, "fabric: rails=%d, but node '%s' has %d NICs", s->rails,
+		    s->node.e.id, s->node.nics);
+	if (s->topology == CAPSIM_TOPO_NONE && s->nodes > 1) {
+		int dom = s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus;
+		if (gpus > dom)
+			BAD(fab, "fabric: topology 'none' with %d nodes; only a single "
+			    "node or one NVLink domain needs no fabric",
+			    s->nodes);
+	}
+	int nic_t = s->nic.transport;
+	if (s->transport == CAPSIM_NET_INFINIBAND && nic_t == CAPSIM_TRANSPORT_ETHERNET)
+		BAD(fab, "fabric: transport 'infiniband', but NIC '%s' is "
+		    "Ethernet-only",
+		    s->nic.e.id);
+	if (s->transport == CAPSIM_NET_ROCE && nic_t == CAPSIM_TRANSPORT_INFINIBAND)
+		BAD(fab, "fabric: transport 'roce', but NIC '%s' is "
+		    "InfiniBand-only",
+		    s->nic.e.id);
+	if (s->has_switch) {
+		int sw_t = s->fabric_switch.transport;
+		if ((s->transport == CAPSIM_NET_INFINIBAND &&
+		     sw_t == CAPSIM_TRANSPORT_ETHERNET) ||
+		    (s->transport != CAPSIM_NET_INFINIBAND &&
+		     sw_t == CAPSIM_TRANSPORT_INFINIBAND))
+			BAD(fab, "fabric: switch '%s' does not carry transport '%s'",
+			    s->fabric_switch.e.id,
+			    s->transport == CAPSIM_NET_INFINIBAND ? "infiniband" :
+			    s->transport == CAPSIM_NET_ROCE ? "roce" : "tcp");
+		if (s->sharp && !s->fabric_switch.sharp)
+			BAD(fab, "fabric: sharp=on, but switch '%s' has no SHARP",
+			    s->fabric_switch.e.id);
+	}
+	if (s->sharp && s->transport != CAPSIM_NET_INFINIBAND)
+		BAD(fab, "fabric: sharp=on needs transport 'infiniband'");
+	if (s->burst_cloud[0] &&
+	    !capsim_catalog_find(cat, CAPSIM_KIND_CLOUD, s->burst_cloud))
+		BAD(line_of(root, "cost.burst"),
+		    "cost.burst.cloud: '%s' is not a cloud offer of the catalog",
+		    s->burst_cloud);
+	if (s->burst_cloud[0] && !s->burst_max_gpus)
+		BAD(line_of(root, "cost.burst"),
+		    "cost.burst: max-gpus is missing (most GPUs rented at once)");
+#undef BAD
+	return (int)d->n - before;
+}
+
+/* ---- loading ------------------------------------------------------------------- */
+
+static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
+		    const capsim_set *sets, size_t n_sets, capsim_scenario *out,
+		    capsim_diags *d)
+{
+	size_t before = d->n;
+	xmlNode *root = xmlDocGetRootElement(doc);
+	if (!root || strcmp((const char *)root->name, "scenario") != 0) {
+		capsim_diags_add(d, path, root ? xmlGetLineNo(root) : 0,
+				 "root element <%s> is not <scenario>",
+				 root ? (const char *)root->name : "");
+		return -1;
+	}
+	if (capsim_xml_validate(doc, "scenario", path, d) < 0)
+		return -1;
+	const char **sp = capsim_xcalloc(n_sets + 1, sizeof *sp);
+	const char **sv = capsim_xcalloc(n_sets + 1, sizeof *sv);
+	for (size_t i = 0; i < n_sets; i++) {
+		if (apply_set(root, &sets[i], d) == 0) {
+			sp[i] = sets[i].path;
+			sv[i] = sets[i].value;
+		} else {
+			sp[i] = sv[i] = "";
+		}
+	}
+	check_unknown(root, "", path, d);
+	if (d->n != before)
+		goto done;
+
+	capsim_strlcpy(out->file, path, sizeof out->file);
+	xmlNode *desc = capsim_xml_child(root, "description");
+	if (desc) {
+		xmlChar *t = xmlNodeGetContent(desc);
+		if (t)
+			capsim_strlcpy(out->description, (const char *)t,
+				       sizeof out->description);
+		xmlFree(t);
+	}
+	capsim_origin o = { .file = path, .label = "scenario", .prefix = "",
+			    .set_paths = sp, .set_values = sv, .n_sets = n_sets };
+	if (capsim_fields_apply(capsim_scenario_fields, capsim_scenario_n_fields,
+				out, root, CAPSIM_APPLY_LOAD, &o, d))
+		goto done;
+	if (resolve_parts(out, root, cat, &o, d))
+		goto done;
+	check_consistency(out, root, cat, path, d);
+done:
+	free(sp);
+	free(sv);
+	return d->n == before ? 0 : -1;
+}
+
+int capsim_scenario_load(const char *path, const capsim_catalog *cat,
+			 const capsim_set *sets, size_t n_sets,
+			 capsim_scenario *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	xmlDoc *doc = capsim_xml_read(path, d);
+	if (!doc)
+		return -1;
+	int rc = load_doc(doc, path, cat, sets, n_sets, out, d);
+	xmlFreeDoc(doc);
+	return rc;
+}
+
+int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
+				const capsim_catalog *cat,
+				const capsim_set *sets, size_t n_sets,
+				capsim_scenario *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	xmlDoc *doc = capsim_xml_read_memory(buf, len, name, d);
+	if (!doc)
+		return -1;
+	int rc = load_doc(doc, name, cat, sets, n_sets, out, d);
+	xmlFreeDoc(doc);
+	return rc;
+}
+
+/* ---- writing ------------------------------------------------------------------- */
+
+static void xml_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* Write the fields of f whose element path (without the attribute) is elem,
+ * as attributes. */
+static void write_attrs(FILE *out, const capsim_field *f, size_t n,
+			const void *obj, const char *elem, int skip_id)
+{
+	char buf[512];
+	size_t elen = strlen(elem);
+	for (size_t i = 0; i < n; i++) {
+		const char *dot = strrchr(f[i].path, '.');
+		size_t plen = dot ? (size_t)(dot - f[i].path) : 0;
+		if (plen != elen || strncmp(f[i].path, elem, elen) != 0)
+			continue;
+		if (skip_id && strcmp(f[i].path, "id") == 0)
+			continue;
+		if (capsim_field_format(&f[i], obj, buf, sizeof buf) != 0)
+			continue;
+		fprintf(out, " %s=\"", dot ? dot + 1 : f[i].path);
+		xml_escape(out, buf);
+		fputc('"', out);
+	}
+}
+
+/* distinct element paths of a kind's fields directly below prefix */
+static void write_part(FILE *out, const capsim_kind *k, const void *obj,
+		       const char *tag, const char *ref, int indent)
+{
+	fprintf(out, "%*s<%s ref=\"", indent, "", tag);
+	xml_escape(out, ref);
+	fputc('"', out);
+	write_attrs(out, k->fields, k->n_fields, obj, "", 1);
+	fputs(">\n", out);
+	for (size_t i = 0; i < k->n_fields; i++) {
+		const char *dot = strrchr(k->fields[i].path, '.');
+		if (!dot)
+			continue;
+		char el[128];
+		size_t len = (size_t)(dot - k->fields[i].path);
+		snprintf(el, sizeof el, "%.*s", (int)len, k->fields[i].path);
+		/* first field of this element only */
+		int seen = 0;
+		for (size_t j = 0; j < i; j++) {
+			const char *dj = strrchr(k->fields[j].path, '.');
+			if (dj && (size_t)(dj - k->fields[j].path) == len &&
+			    strncmp(k->fields[j].path, el, len) == 0)
+				seen = 1;
+		}
+		if (seen)
+			continue;
+		char buf[512];
+		int any = 0;
+		for (size_t j = i; j < k->n_fields; j++) {
+			const char *dj = strrchr(k->fields[j].path, '.');
+			if (dj && (size_t)(dj - k->fields[j].path) == len &&
+			    strncmp(k->fields[j].path, el, len) == 0 &&
+			    capsim_field_format(&k->fields[j], obj, buf, sizeof buf) == 0)
+				any = 1;
+		}
+		if (!any)
+			continue;
+		fprintf(out, "%*s<%s", indent + 2, "", el);
+		write_attrs(out, k->fields, k->n_fields, obj, el, 1);
+		fputs("/>\n", out);
+	}
+	fprintf(out, "%*s</%s>\n", indent, "", tag);
+}
+
+int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
+{
+	const capsim_field *f = capsim_scenario_fields;
+	size_t n = capsim_scenario_n_fields;
+	const char *sc = (const char *)s;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<scenario", out);
+	write_attrs(out, f, n, s, "", 0);
+	fputs(">\n", out);
+	if (s->description[0]) {
+		fputs("  <description>", out);
+		xml_escape(out, s->description);
+		fputs("</description>\n", out);
+	}
+	fputs("  <cluster", out);
+	write_attrs(out, f, n, s, "cluster", 0);
+	fputs(">\n", out);
+	for (size_t i = 0; i < capsim_n_part_slots; i++) {
+		const capsim_part_slot *slot = &capsim_part_slots[i];
+		if (strncmp(slot->path, "cluster.", 8) != 0 ||
+		    strchr(slot->path + 8, '.'))
+			continue;
+		write_part(out, &capsim_kinds[slot->kind], sc + slot->obj_offset,
+			   slot->path + 8, sc + slot->ref_offset, 4);
+	}
+	fputs("    <fabric", out);
+	write_attrs(out, f, n, s, "cluster.fabric", 0);
+	fputs(">\n", out);
+	if (s->has_switch)
+		write_part(out, &capsim_kinds[CAPSIM_KIND_SWITCH], &s->fabric_switch,
+			   "switch", s->switch_ref, 6);
+	fputs("    </fabric>\n", out);
+	fputs("    <storage", out);
+	write_attrs(out, f, n, s, "cluster.storage", 0);
+	fputs(">\n", out);
+	if (s->has_local_storage)
+		write_part(out, &capsim_kinds[CAPSIM_KIND_STORAGE], &s->local_storage,
+			   "local", s->local_storage_ref, 6);
+	if (s->has_shared_storage)
+		write_part(out, &capsim_kinds[CAPSIM_KIND_STORAGE], &s->shared_storage,
+			   "shared", s->shared_storage_ref, 6);
+	fputs("    </storage>\n  </cluster>\n", out);
+	fputs("  <workload", out);
+	write_attrs(out, f, n, s, "workload", 0);
+	fputs(">\n", out);
+	write_part(out, &capsim_kinds[CAPSIM_KIND_MODEL], &s->model, "model",
+		   s->model_ref, 4);
+	fputs("    <parallelism", out);
+	write_attrs(out, f, n, s, "workload.parallelism", 0);
+	fputs("/>\n  </workload>\n", out);
+	if (s->has_facility)
+		write_part(out, &capsim_kinds[CAPSIM_KIND_FACILITY], &s->facility,
+			   "facility", s->facility_ref, 2);
+	fputs("  <cost", out);
+	write_attrs(out, f, n, s, "cost", 0);
+	fputs(">\n", out);
+	if (s->has_cloud)
+		write_part(out, &capsim_kinds[CAPSIM_KIND_CLOUD], &s->cloud, "cloud",
+			   s->cloud_ref, 4);
+	if (s->burst_cloud[0]) {
+		fputs("    <burst", out);
+		write_attrs(out, f, n, s, "cost.burst", 0);
+		fputs("/>\n", out);
+	}
+	fputs("  </cost>\n</scenario>\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,55 @@
+/* scenario.h - loading a scenario: what a planner writes (scenarios/NAME.xml),
+ * resolved against the catalog into a capsim_scenario with every part copied
+ * in and every override applied, checked for consistency.
+ *
+ * Overrides: an element that names a catalog part by ref may carry the part's
+ * own children and attributes, which replace the catalog values; --set
+ * PATH=VALUE does the same from the command line, with PATH the element path
+ * below <scenario> and the attribute, joined by dots
+ * ("cluster.fabric.transport", "cluster.gpu.memory.bandwidth"). */
+#ifndef CAPSIM_SCENARIO_H
+#define CAPSIM_SCENARIO_H
+
+#include <stdio.h>
+
+#include "catalog.h"
+#include "diag.h"
+#include "spec.h"
+
+typedef struct capsim_set {
+	const char *path;  /* borrowed */
+	const char *value; /* borrowed */
+} capsim_set;
+
+/* Split "PATH=VALUE" (arg is borrowed and must outlive the set: the '=' is
+ * not modified; path and value point into buf, which the caller provides and
+ * which must hold strlen(arg)+1 bytes). Returns 0 or -1 after adding to d. */
+int capsim_set_parse(const char *arg, char *buf, capsim_set *out,
+		     capsim_diags *d);
+
+/* Load path into *out (zeroed first). sets are applied in order after the
+ * file is read. Returns 0, or -1 after adding every problem to d; *out is
+ * then unspecified. */
+int capsim_scenario_load(const char *path, const capsim_catalog *cat,
+			 const capsim_set *sets, size_t n_sets,
+			 capsim_scenario *out, capsim_diags *d);
+
+/* The same for a file's text in memory; name is used in messages. */
+int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
+				const capsim_catalog *cat,
+				const capsim_set *sets, size_t n_sets,
+				capsim_scenario *out, capsim_diags *d);
+
+/* Write s, fully resolved (every part's fields as overrides), as a scenario
+ * file that loads back into an identical struct. Returns 0 or -1 on a write
+ * error. */
+int capsim_scenario_write_xml(const capsim_scenario *s, FILE *f);
+
+/* Every path --set accepts, in a stable order; the array lives until exit. */
+const char *const *capsim_scenario_set_paths(size_t *n);
+
+/* Up to max paths nearest to path (edit distance), into out; returns how many. */
+size_t capsim_scenario_nearest_paths(const char *path, const char **out,
+				     size_t max);
+
+#endif

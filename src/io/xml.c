@@ -1,0 +1,240 @@
+/* xml.c - safe XML reading and schema validation; see xml.h. */
+#include "xml.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/xmlschemas.h>
+
+#include "xalloc.h"
+
+static xmlExternalEntityLoader default_loader;
+
+/* Serve the embedded schemas (include targets) and nothing else: no file,
+ * no network, whatever a document asks for. */
+static xmlParserInputPtr embedded_loader(const char *url, const char *id,
+					 xmlParserCtxtPtr ctxt)
+{
+	(void)id;
+	if (url) {
+		const char *base = strrchr(url, '/');
+		base = base ? base + 1 : url;
+		size_t len;
+		const char *text = capsim_embedded_file(base, &len);
+		if (text) {
+			xmlParserInputBufferPtr buf = xmlParserInputBufferCreateMem(
+				text, (int)len, XML_CHAR_ENCODING_NONE);
+			if (!buf)
+				return NULL;
+			xmlParserInputPtr in =
+				xmlNewIOInputStream(ctxt, buf, XML_CHAR_ENCODING_NONE);
+			if (!in)
+				xmlFreeParserInputBuffer(buf);
+			return in;
+		}
+	}
+	return NULL;
+}
+
+void capsim_xml_init(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	xmlInitParser();
+	default_loader = xmlGetExternalEntityLoader();
+	xmlSetExternalEntityLoader(embedded_loader);
+}
+
+typedef struct {
+	capsim_diags *d;
+	const char *file;
+	int count;
+} err_sink;
+
+static void chomp_add(err_sink *s, long line, const char *msg)
+{
+	char buf[512];
+	capsim_strlcpy(buf, msg ? msg : "unknown XML error", sizeof buf);
+	size_t n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	/* cap the number of messages from one cascade */
+	if (s->count++ < 50)
+		capsim_diags_add(s->d, s->file, line, "%s", buf);
+}
+
+static void structured_error(void *ctx, xmlErrorPtr err)
+{
+	err_sink *s = ctx;
+	if (err->level == XML_ERR_WARNING)
+		return;
+	chomp_add(s, err->line, err->message);
+}
+
+static int has_doctype(const char *buf, size_t len)
+{
+	static const char pat[] = "<!DOCTYPE";
+	size_t m = sizeof pat - 1;
+	for (size_t i = 0; i + m <= len; i++)
+		if (buf[i] == '<' && memcmp(buf + i, pat, m) == 0)
+			return 1;
+	return 0;
+}
+
+xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
+			       capsim_diags *d)
+{
+	capsim_xml_init();
+	if (len > CAPSIM_XML_MAX_BYTES) {
+		capsim_diags_add(d, name, 0,
+				 "file is %zu bytes; input files are capped at %u bytes",
+				 len, CAPSIM_XML_MAX_BYTES);
+		return NULL;
+	}
+	if (has_doctype(buf, len)) {
+		capsim_diags_add(d, name, 0,
+				 "documents with a DOCTYPE are refused (capsim files "
+				 "need no DTD or entities)");
+		return NULL;
+	}
+	if (memchr(buf, '\0', len)) {
+		capsim_diags_add(d, name, 0, "file contains a NUL byte; expected XML text");
+		return NULL;
+	}
+	err_sink sink = { d, name, 0 };
+	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+	if (!ctxt) {
+		capsim_diags_add(d, name, 0, "cannot create an XML parser");
+		return NULL;
+	}
+	xmlSetStructuredErrorFunc(&sink, structured_error);
+	xmlDoc *doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, NULL,
+					XML_PARSE_NONET | XML_PARSE_BIG_LINES |
+						XML_PARSE_NOERROR |
+						XML_PARSE_NOWARNING);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	int wellformed = ctxt->wellFormed;
+	xmlFreeParserCtxt(ctxt);
+	if (!doc || !wellformed) {
+		if (sink.count == 0)
+			capsim_diags_add(d, name, 0, "not well-formed XML");
+		if (doc)
+			xmlFreeDoc(doc);
+		return NULL;
+	}
+	if (doc->intSubset || doc->extSubset) {
+		capsim_diags_add(d, name, 0, "documents with a DOCTYPE are refused");
+		xmlFreeDoc(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+xmlDoc *capsim_xml_read(const char *path, capsim_diags *d)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		capsim_diags_add(d, path, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	size_t cap = 64 * 1024, len = 0;
+	char *buf = capsim_xmalloc(cap);
+	for (;;) {
+		if (len == cap) {
+			if (cap > CAPSIM_XML_MAX_BYTES) {
+				fclose(f);
+				free(buf);
+				capsim_diags_add(d, path, 0,
+						 "file is larger than the %u-byte cap "
+						 "on input files",
+						 CAPSIM_XML_MAX_BYTES);
+				return NULL;
+			}
+			cap *= 2;
+			buf = capsim_xrealloc(buf, cap);
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		free(buf);
+		capsim_diags_add(d, path, 0, "read error");
+		return NULL;
+	}
+	xmlDoc *doc = capsim_xml_read_memory(buf, len, path, d);
+	free(buf);
+	return doc;
+}
+
+/* compiled schemas, one per kind, kept for the life of the process */
+static struct {
+	const char *name;
+	xmlSchemaPtr schema;
+} schemas[] = {
+	{ "hardware", NULL }, { "model", NULL }, { "scenario", NULL },
+	{ "bibliography", NULL },
+};
+
+static void ignore_error(void *ctx, xmlErrorPtr err)
+{
+	(void)ctx;
+	(void)err;
+}
+
+static xmlSchemaPtr get_schema(const char *name)
+{
+	for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
+		if (strcmp(schemas[i].name, name) != 0)
+			continue;
+		if (schemas[i].schema)
+			return schemas[i].schema;
+		char file[64];
+		snprintf(file, sizeof file, "%s.xsd", name);
+		size_t len;
+		const char *text = capsim_embedded_file(file, &len);
+		if (!text)
+			return NULL;
+		xmlSchemaParserCtxtPtr pc = xmlSchemaNewMemParserCtxt(text, (int)len);
+		if (!pc)
+			return NULL;
+		xmlSchemaSetParserStructuredErrors(pc, ignore_error, NULL);
+		schemas[i].schema = xmlSchemaParse(pc);
+		xmlSchemaFreeParserCtxt(pc);
+		return schemas[i].schema;
+	}
+	return NULL;
+}
+
+int capsim_xml_validate(xmlDoc *doc, const char *schema, const char *file,
+			capsim_diags *d)
+{
+	capsim_xml_init();
+	xmlSchemaPtr s = get_schema(schema);
+	if (!s) {
+		capsim_diags_add(d, file, 0, "internal: schema '%s' does not compile",
+				 schema);
+		return -1;
+	}
+	xmlSchemaValidCtxtPtr vc = xmlSchemaNewValidCtxt(s);
+	if (!vc) {
+		capsim_diags_add(d, file, 0, "cannot create a schema validator");
+		return -1;
+	}
+	err_sink sink = { d, file, 0 };
+	xmlSchemaSetValidStructuredErrors(vc, structured_error, &sink);
+	int rc = xmlSchemaValidateDoc(vc, doc);
+	xmlSchemaFreeValidCtxt(vc);
+	if (rc != 0 && sink.count == 0)
+		capsim_diags_add(d, file, 0, "does not match the %s schema", schema);
+	return rc == 0 ? 0 : -1;
+}

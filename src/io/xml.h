@@ -1,0 +1,39 @@
+/* xml.h - safe reading of input XML and validation against the embedded schemas.
+ *
+ * Debian 12's libxml2 2.9.14 has no entity-amplification limit, so documents
+ * with a DOCTYPE are refused outright, input is capped in size before parsing,
+ * parsing uses XML_PARSE_NONET (never NOENT, DTDLOAD or HUGE), and the external
+ * entity loader is replaced by one that serves only the embedded schemas. */
+#ifndef CAPSIM_XML_H
+#define CAPSIM_XML_H
+
+#include <stddef.h>
+
+#include <libxml/tree.h>
+
+#include "diag.h"
+
+/* Largest input file accepted, in bytes. */
+#define CAPSIM_XML_MAX_BYTES (8u << 20)
+
+/* Call once before any other xml function (idempotent). */
+void capsim_xml_init(void);
+
+/* Read and parse path. Returns the document (caller frees with xmlFreeDoc) or
+ * NULL after adding the reasons to d. */
+xmlDoc *capsim_xml_read(const char *path, capsim_diags *d);
+
+/* The same for a buffer; name is used in messages. */
+xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
+			       capsim_diags *d);
+
+/* Validate doc against schema ("hardware", "model", "scenario",
+ * "bibliography"). Returns 0 when valid, else -1 after adding every schema
+ * error to d as file:line messages. */
+int capsim_xml_validate(xmlDoc *doc, const char *schema, const char *file,
+			capsim_diags *d);
+
+/* Text of an embedded file (e.g. "scenario.xsd"), or NULL. */
+const char *capsim_embedded_file(const char *name, size_t *len);
+
+#endif

@@ -1,0 +1,362 @@
+/* spec.c - field tables: which attribute fills which struct member, with its
+ * dimension, whether it is required, and the range outside which a value is
+ * absurd (a typo such as "10 PB" of HBM, not a judgement of taste). */
+#include "spec.h"
+
+#include <string.h>
+
+#define R CAPSIM_F_REQUIRED
+#define P CAPSIM_F_POSITIVE
+#define NN CAPSIM_F_NONNEG
+
+#define FDBL(p, st, m, d, fl, lo, hi, doc_) \
+	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(st, m), \
+	  .flags = fl, .min = lo, .max = hi, .doc = doc_ }
+#define FINT(p, st, m, fl, lo, hi, doc_) \
+	{ .path = p, .type = CAPSIM_FT_INT, .dim = CAPSIM_DIM_COUNT, \
+	  .offset = offsetof(st, m), .flags = fl, .min = lo, .max = hi, .doc = doc_ }
+#define FTXT(p, st, m, fl, doc_) \
+	{ .path = p, .type = CAPSIM_FT_TEXT, .offset = offsetof(st, m), \
+	  .size = sizeof(((st *)0)->m), .flags = fl, .doc = doc_ }
+#define FDATE(p, st, m, fl, doc_) \
+	{ .path = p, .type = CAPSIM_FT_DATE, .offset = offsetof(st, m), \
+	  .size = sizeof(((st *)0)->m), .flags = fl, .doc = doc_ }
+#define FREF(p, st, m, kind, fl, doc_) \
+	{ .path = p, .type = CAPSIM_FT_REF, .offset = offsetof(st, m), \
+	  .size = sizeof(((st *)0)->m), .flags = fl, .ref_kind = kind, .doc = doc_ }
+#define FENUM(p, st, m, names, fl, dflt, doc_) \
+	{ .path = p, .type = CAPSIM_FT_ENUM, .offset = offsetof(st, m), \
+	  .flags = fl, .enums = names, .def = dflt, .doc = doc_ }
+#define FFLAG(p, st, m, fl, dflt, doc_) \
+	{ .path = p, .type = CAPSIM_FT_FLAG, .offset = offsetof(st, m), \
+	  .flags = fl, .def = dflt, .doc = doc_ }
+
+#define ENTRY_FIELDS(st) \
+	FTXT("id", st, e.id, R, "catalog id"), \
+	FTXT("name", st, e.name, R, "name for people")
+
+#define PRICE_FIELDS(st) \
+	FDBL("price.value", st, price_usd, CAPSIM_DIM_USD, P, 1.0, 1e9, "purchase price"), \
+	FDATE("price.date", st, price_date, 0, "date of the price")
+
+/* plausible ranges, SI */
+#define TFLOPS 1e12
+#define GB 1e9
+#define GBPS 1e9
+
+static const char *const scaleup_kinds[] = { "none", "nvlink", "infinity-fabric", NULL };
+static const char *const directions[] = { "bidirectional", "per-direction", NULL };
+static const char *const transports[] = { "infiniband", "ethernet", "vpi", NULL };
+static const char *const storage_kinds[] = { "nvme", "local-raid0", "lustre", "weka", "nfs", "object", NULL };
+static const char *const scopes[] = { "per-device", "aggregate", NULL };
+static const char *const node_fabrics[] = { "nvswitch", "nvlink-direct", "pcie", "infinity-fabric", NULL };
+static const char *const pricings[] = { "on-demand", "reserved", "spot", NULL };
+static const char *const activations[] = { "gelu", "swiglu", "relu", NULL };
+static const char *const norms[] = { "layernorm", "rmsnorm", NULL };
+static const char *const positions[] = { "learned", "rope", "alibi", NULL };
+static const char *const qualities[] = { "primary", "secondary", NULL };
+
+static const capsim_field gpu_fields[] = {
+	ENTRY_FIELDS(capsim_gpu),
+	FDBL("compute.fp64", capsim_gpu, peak_fp64_flop_per_s, CAPSIM_DIM_FLOP_PER_S, P, 0.01 * TFLOPS, 1e5 * TFLOPS, "dense FP64 peak"),
+	FDBL("compute.fp32", capsim_gpu, peak_fp32_flop_per_s, CAPSIM_DIM_FLOP_PER_S, R | P, 1 * TFLOPS, 1e5 * TFLOPS, "dense FP32 peak"),
+	FDBL("compute.tf32", capsim_gpu, peak_tf32_flop_per_s, CAPSIM_DIM_FLOP_PER_S, P, 1 * TFLOPS, 1e5 * TFLOPS, "dense TF32 peak"),
+	FDBL("compute.bf16", capsim_gpu, peak_bf16_flop_per_s, CAPSIM_DIM_FLOP_PER_S, R | P, 1 * TFLOPS, 1e5 * TFLOPS, "dense BF16 peak"),
+	FDBL("compute.fp16", capsim_gpu, peak_fp16_flop_per_s, CAPSIM_DIM_FLOP_PER_S, R | P, 1 * TFLOPS, 1e5 * TFLOPS, "dense FP16 peak"),
+	FDBL("compute.fp8", capsim_gpu, peak_fp8_flop_per_s, CAPSIM_DIM_FLOP_PER_S, P, 1 * TFLOPS, 1e5 * TFLOPS, "dense FP8 peak"),
+	FDBL("compute.fp4", capsim_gpu, peak_fp4_flop_per_s, CAPSIM_DIM_FLOP_PER_S, P, 1 * TFLOPS, 1e5 * TFLOPS, "dense FP4 peak"),
+	FDBL("memory.capacity", capsim_gpu, mem_bytes, CAPSIM_DIM_BYTES, R | P, 1 * GB, 4096 * GB, "device memory"),
+	FDBL("memory.bandwidth", capsim_gpu, mem_bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 50 * GBPS, 100e3 * GBPS, "device memory bandwidth"),
+	FTXT("memory.type", capsim_gpu, mem_type, 0, "memory technology"),
+	FDBL("power.tdp", capsim_gpu, tdp_w, CAPSIM_DIM_WATTS, R | P, 10.0, 5000.0, "board power limit"),
+	FDBL("clock.max", capsim_gpu, clock_max_hz, CAPSIM_DIM_HERTZ, P, 100e6, 5e9, "maximum boost clock"),
+	FENUM("scale-up.kind", capsim_gpu, scaleup_kind, scaleup_kinds, 0, NULL, "GPU-to-GPU link"),
+	FINT("scale-up.generation", capsim_gpu, scaleup_generation, P, 1, 10, "link generation"),
+	FDBL("scale-up.bandwidth", capsim_gpu, scaleup_bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, P, 1 * GBPS, 100e3 * GBPS, "per-GPU link bandwidth as the datasheet gives it"),
+	FENUM("scale-up.direction", capsim_gpu, scaleup_direction, directions, 0, NULL, "whether that figure sums both directions"),
+	FINT("scale-up.links", capsim_gpu, scaleup_links, P, 1, 100, "links per GPU"),
+	FINT("pcie.generation", capsim_gpu, pcie_generation, R | P, 1, 8, "PCIe generation"),
+	FINT("pcie.lanes", capsim_gpu, pcie_lanes, R | P, 1, 32, "PCIe lanes"),
+	PRICE_FIELDS(capsim_gpu),
+};
+
+static const capsim_field nic_fields[] = {
+	ENTRY_FIELDS(capsim_nic),
+	FENUM("transport", capsim_nic, transport, transports, R, NULL, "link layer"),
+	FDBL("port.speed", capsim_nic, port_speed_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 1 * GBPS, 1e4 * GBPS, "speed of one port"),
+	FINT("port.count", capsim_nic, ports, R | P, 1, 16, "ports"),
+	FINT("pcie.generation", capsim_nic, pcie_generation, R | P, 1, 8, "PCIe generation"),
+	FINT("pcie.lanes", capsim_nic, pcie_lanes, R | P, 1, 32, "PCIe lanes"),
+	FFLAG("features.rdma", capsim_nic, rdma, 0, NULL, "RDMA (InfiniBand verbs or RoCE)"),
+	FFLAG("features.gpudirect", capsim_nic, gpudirect, 0, NULL, "GPUDirect RDMA"),
+	FDBL("power.typical", capsim_nic, power_typical_w, CAPSIM_DIM_WATTS, P, 1.0, 500.0, "typical power"),
+	FDBL("power.max", capsim_nic, power_max_w, CAPSIM_DIM_WATTS, P, 1.0, 500.0, "maximum power"),
+	PRICE_FIELDS(capsim_nic),
+};
+
+static const capsim_field switch_fields[] = {
+	ENTRY_FIELDS(capsim_switch),
+	FENUM("transport", capsim_switch, transport, transports, R, NULL, "link layer"),
+	FINT("ports.count", capsim_switch, ports, R | P, 2, 1024, "ports at that speed (the radix)"),
+	FDBL("ports.speed", capsim_switch, port_speed_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 1 * GBPS, 1e4 * GBPS, "speed of one port"),
+	FDBL("latency.port-to-port", capsim_switch, latency_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-4, "port-to-port latency"),
+	FFLAG("features.sharp", capsim_switch, sharp, 0, NULL, "in-network reduction (SHARP)"),
+	FFLAG("features.adaptive-routing", capsim_switch, adaptive_routing, 0, NULL, "adaptive routing"),
+	FDBL("power.typical", capsim_switch, power_typical_w, CAPSIM_DIM_WATTS, P, 10.0, 1e5, "typical power"),
+	FDBL("power.max", capsim_switch, power_max_w, CAPSIM_DIM_WATTS, P, 10.0, 1e5, "maximum power"),
+	PRICE_FIELDS(capsim_switch),
+};
+
+static const capsim_field nvswitch_fields[] = {
+	ENTRY_FIELDS(capsim_nvswitch),
+	FINT("generation", capsim_nvswitch, generation, R | P, 1, 10, "NVSwitch generation"),
+	FINT("ports.nvlink-ports", capsim_nvswitch, nvlink_ports, R | P, 1, 1024, "NVLink ports per chip"),
+	FDBL("ports.bandwidth", capsim_nvswitch, bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 10 * GBPS, 1e6 * GBPS, "switching bandwidth of one chip"),
+	FENUM("ports.direction", capsim_nvswitch, direction, directions, R, NULL, "whether that figure sums both directions"),
+	FFLAG("features.nvls", capsim_nvswitch, nvls, 0, NULL, "in-switch reduction (NVLS)"),
+};
+
+static const capsim_field storage_fields[] = {
+	ENTRY_FIELDS(capsim_storage),
+	FENUM("kind", capsim_storage, kind, storage_kinds, R, NULL, "kind of storage"),
+	FENUM("scope", capsim_storage, scope, scopes, R, NULL, "whether figures are per device or for the system"),
+	FDBL("bandwidth.read", capsim_storage, read_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 1e6, 1e15, "sequential read"),
+	FDBL("bandwidth.write", capsim_storage, write_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 1e6, 1e15, "sequential write"),
+	FDBL("bandwidth.per-client-read", capsim_storage, client_read_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, P, 1e6, 1e13, "read of one client"),
+	FDBL("bandwidth.per-client-write", capsim_storage, client_write_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, P, 1e6, 1e13, "write of one client"),
+	FDBL("iops.read", capsim_storage, read_iops, CAPSIM_DIM_OPS_PER_S, P, 1.0, 1e11, "random read IOPS"),
+	FDBL("iops.write", capsim_storage, write_iops, CAPSIM_DIM_OPS_PER_S, P, 1.0, 1e11, "random write IOPS"),
+	FDBL("metadata.rate", capsim_storage, metadata_ops_per_s, CAPSIM_DIM_OPS_PER_S, P, 1.0, 1e10, "metadata operations"),
+	FDBL("capacity.value", capsim_storage, capacity_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e19, "capacity"),
+	PRICE_FIELDS(capsim_storage),
+};
+
+static const capsim_field node_fields[] = {
+	ENTRY_FIELDS(capsim_node),
+	FREF("gpus.ref", capsim_node, gpu, "gpu", R, "GPU"),
+	FINT("gpus.count", capsim_node, gpus, R | P, 1, 128, "GPUs per node"),
+	FENUM("scale-up.fabric", capsim_node, scaleup_fabric, node_fabrics, R, NULL, "how the node's GPUs are connected"),
+	FREF("scale-up.switch", capsim_node, nvswitch, "nvswitch", 0, "NVSwitch chip"),
+	FINT("scale-up.switches", capsim_node, nvswitches, P, 1, 1024, "NVSwitch chips per node"),
+	FINT("scale-up.domain-gpus", capsim_node, domain_gpus, P, 1, 1e5, "GPUs in one NVLink domain"),
+	FREF("nics.ref", capsim_node, nic, "nic", R, "compute-fabric NIC"),
+	FINT("nics.count", capsim_node, nics, R | P, 1, 64, "compute-fabric NICs per node"),
+	FTXT("cpu.model", capsim_node, cpu_model, 0, "CPU"),
+	FINT("cpu.sockets", capsim_node, cpu_sockets, P, 1, 16, "CPU sockets"),
+	FINT("cpu.cores", capsim_node, cpu_cores, P, 1, 4096, "CPU cores in all"),
+	FDBL("host-memory.capacity", capsim_node, host_mem_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e14, "host memory"),
+	FDBL("local-storage.capacity", capsim_node, local_storage_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e16, "local data storage"),
+	FDBL("power.max", capsim_node, power_max_w, CAPSIM_DIM_WATTS, R | P, 100.0, 2e5, "maximum system power"),
+	FINT("size.rack-units", capsim_node, rack_units, P, 1, 60, "height in rack units"),
+	PRICE_FIELDS(capsim_node),
+};
+
+static const capsim_field cloud_fields[] = {
+	ENTRY_FIELDS(capsim_cloud),
+	FTXT("provider", capsim_cloud, provider, R, "provider"),
+	FENUM("pricing", capsim_cloud, pricing, pricings, R, NULL, "pricing model"),
+	FTXT("instance.type", capsim_cloud, instance_type, R, "instance type"),
+	FREF("instance.gpu", capsim_cloud, gpu, "gpu", R, "GPU of the instance"),
+	FINT("instance.gpus", capsim_cloud, gpus_per_instance, R | P, 1, 128, "GPUs per instance"),
+	{ .path = "rate.value", .type = CAPSIM_FT_DOUBLE, .dim = CAPSIM_DIM_USD_PER_S,
+	  .offset = offsetof(capsim_cloud, rate_usd_per_gpu_s), .flags = R | P,
+	  .min = 0.01 / 3600.0, .max = 1000.0 / 3600.0, .hw = "GPU",
+	  .doc = "price per GPU-hour" },
+	FDATE("rate.date", capsim_cloud, rate_date, R, "date the price was read"),
+	FDBL("rate.commitment", capsim_cloud, commitment_s, CAPSIM_DIM_SECONDS, P, 3600.0, 20 * 3.15576e7, "commitment the rate needs"),
+};
+
+static const capsim_field facility_fields[] = {
+	ENTRY_FIELDS(capsim_facility),
+	FDBL("efficiency.pue", capsim_facility, pue, CAPSIM_DIM_RATIO, R | P, 1.0, 3.0, "power usage effectiveness"),
+	FDBL("energy.price", capsim_facility, energy_usd_per_j, CAPSIM_DIM_USD_PER_J, R | P, 0.001 / 3.6e6, 2.0 / 3.6e6, "electricity price"),
+	FDBL("rack.power", capsim_facility, rack_power_w, CAPSIM_DIM_WATTS, R | P, 1e3, 1e6, "power one rack may draw"),
+	FDBL("circuit.voltage", capsim_facility, circuit_v, CAPSIM_DIM_VOLTS, P, 100.0, 1000.0, "branch circuit voltage"),
+	FDBL("circuit.current", capsim_facility, circuit_a, CAPSIM_DIM_AMPERES, P, 1.0, 1000.0, "branch circuit breaker rating"),
+	FINT("circuit.phases", capsim_facility, circuit_phases, P, 1, 3, "phases"),
+	FDBL("colocation.price", capsim_facility, colo_usd_per_w_s, CAPSIM_DIM_USD_PER_W_S, P, 1.0 / (1e3 * 2.6298e6), 2000.0 / (1e3 * 2.6298e6), "colocation price per kW-month"),
+};
+
+#define MINT(p, m, fl, lo, hi, doc_) FINT(p, capsim_model, m, fl, lo, hi, doc_)
+static const capsim_field model_fields[] = {
+	ENTRY_FIELDS(capsim_model),
+	FTXT("family", capsim_model, family, 0, "model family"),
+	MINT("architecture.layers", layers, R | P, 1, 10000, "transformer layers"),
+	MINT("architecture.hidden", hidden, R | P, 1, 1e6, "hidden size"),
+	MINT("architecture.heads", heads, R | P, 1, 10000, "attention heads"),
+	MINT("architecture.kv-heads", kv_heads, P, 1, 10000, "key/value heads (GQA); default: heads"),
+	MINT("architecture.head-dim", head_dim, P, 1, 100000, "head dimension; default: hidden/heads"),
+	MINT("architecture.ffn", ffn, R | P, 1, 1e7, "FFN inner size"),
+	FENUM("architecture.activation", capsim_model, activation, activations, R, NULL, "MLP activation"),
+	MINT("architecture.vocab", vocab, R | P, 1, 1e8, "vocabulary size"),
+	MINT("architecture.max-seq-len", max_seq_len, R | P, 1, 1e9, "longest sequence supported"),
+	FENUM("architecture.norm", capsim_model, norm, norms, 0, "layernorm", "normalisation"),
+	FENUM("architecture.position", capsim_model, position, positions, 0, "learned", "position encoding"),
+	FFLAG("architecture.tied-embeddings", capsim_model, tied_embeddings, 0, "false", "input and output embeddings shared"),
+	MINT("moe.experts", moe_experts, P, 1, 1e5, "routed experts per MoE layer"),
+	MINT("moe.top-k", moe_top_k, P, 1, 1e4, "experts per token"),
+	MINT("moe.shared-experts", moe_shared_experts, NN, 0, 1e4, "always-active experts"),
+	MINT("moe.expert-ffn", moe_expert_ffn, P, 1, 1e7, "FFN size of one expert"),
+	MINT("moe.dense-layers", moe_dense_layers, NN, 0, 1e4, "leading dense layers"),
+	MINT("mla.q-lora-rank", mla_q_lora_rank, P, 1, 1e6, "MLA query compression rank"),
+	MINT("mla.kv-lora-rank", mla_kv_lora_rank, P, 1, 1e6, "MLA key/value compression rank"),
+	MINT("mla.qk-nope-head-dim", mla_qk_nope_head_dim, P, 1, 1e5, "MLA non-rotary head dim"),
+	MINT("mla.qk-rope-head-dim", mla_qk_rope_head_dim, P, 1, 1e5, "MLA rotary head dim"),
+	MINT("mla.v-head-dim", mla_v_head_dim, P, 1, 1e5, "MLA value head dim"),
+	FDBL("published.parameters", capsim_model, published_params, CAPSIM_DIM_COUNT, P, 1e6, 1e15, "parameters as published"),
+	FDBL("published.active-parameters", capsim_model, published_active_params, CAPSIM_DIM_COUNT, P, 1e6, 1e15, "active parameters as published"),
+};
+
+static const capsim_field bibref_fields[] = {
+	FTXT("id", capsim_bibref, e.id, R, "reference id"),
+	FTXT("title", capsim_bibref, title, R, "document"),
+	FTXT("where", capsim_bibref, where, R, "table, page or section"),
+	FDATE("date", capsim_bibref, date, R, "date published or read"),
+	FTXT("url", capsim_bibref, url, 0, "address"),
+	FENUM("quality", capsim_bibref, quality, qualities, 0, "primary", "primary or secondary source"),
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const gpu_cols[] = { "compute.bf16", "compute.fp8", "memory.capacity", "memory.bandwidth", "power.tdp", "scale-up.bandwidth", "price.value", NULL };
+static const char *const nic_cols[] = { "transport", "port.speed", "port.count", "pcie.generation", NULL };
+static const char *const switch_cols[] = { "transport", "ports.count", "ports.speed", "latency.port-to-port", "power.typical", NULL };
+static const char *const nvswitch_cols[] = { "generation", "ports.nvlink-ports", "ports.bandwidth", "features.nvls", NULL };
+static const char *const storage_cols[] = { "kind", "scope", "bandwidth.read", "bandwidth.write", "iops.read", "capacity.value", NULL };
+static const char *const node_cols[] = { "gpus.ref", "gpus.count", "nics.ref", "nics.count", "power.max", "price.value", NULL };
+static const char *const cloud_cols[] = { "provider", "pricing", "instance.gpu", "rate.value", "rate.date", NULL };
+static const char *const facility_cols[] = { "efficiency.pue", "energy.price", "rack.power", "colocation.price", NULL };
+static const char *const model_cols[] = { "architecture.layers", "architecture.hidden", "architecture.heads", "architecture.kv-heads", "architecture.ffn", "architecture.vocab", "moe.experts", "published.parameters", NULL };
+
+const capsim_kind capsim_kinds[CAPSIM_KIND__COUNT] = {
+	[CAPSIM_KIND_GPU] = { "gpu", "gpus", "hardware", sizeof(capsim_gpu), gpu_fields, N(gpu_fields), gpu_cols },
+	[CAPSIM_KIND_NIC] = { "nic", "nics", "hardware", sizeof(capsim_nic), nic_fields, N(nic_fields), nic_cols },
+	[CAPSIM_KIND_SWITCH] = { "switch", "switches", "hardware", sizeof(capsim_switch), switch_fields, N(switch_fields), switch_cols },
+	[CAPSIM_KIND_NVSWITCH] = { "nvswitch", "nvswitches", "hardware", sizeof(capsim_nvswitch), nvswitch_fields, N(nvswitch_fields), nvswitch_cols },
+	[CAPSIM_KIND_STORAGE] = { "storage", "storage", "hardware", sizeof(capsim_storage), storage_fields, N(storage_fields), storage_cols },
+	[CAPSIM_KIND_NODE] = { "node", "nodes", "hardware", sizeof(capsim_node), node_fields, N(node_fields), node_cols },
+	[CAPSIM_KIND_CLOUD] = { "cloud", "clouds", "hardware", sizeof(capsim_cloud), cloud_fields, N(cloud_fields), cloud_cols },
+	[CAPSIM_KIND_FACILITY] = { "facility", "facilities", "hardware", sizeof(capsim_facility), facility_fields, N(facility_fields), facility_cols },
+	[CAPSIM_KIND_MODEL] = { "model", "models", "model", sizeof(capsim_model), model_fields, N(model_fields), model_cols },
+};
+
+const capsim_kind capsim_bibref_kind = {
+	"ref", "refs", "bibliography", sizeof(capsim_bibref), bibref_fields, N(bibref_fields), NULL
+};
+
+const capsim_kind *capsim_kind_by_name(const char *s)
+{
+	for (size_t i = 0; i < CAPSIM_KIND__COUNT; i++)
+		if (strcmp(capsim_kinds[i].name, s) == 0 ||
+		    strcmp(capsim_kinds[i].plural, s) == 0)
+			return &capsim_kinds[i];
+	return NULL;
+}
+
+const capsim_field *capsim_field_find(const capsim_field *f, size_t n,
+				      const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f[i].path, path) == 0)
+			return &f[i];
+	return NULL;
+}
+
+/* ---- scenario ------------------------------------------------------------ */
+
+static const char *const topologies[] = { "fat-tree", "single-switch", "none", NULL };
+static const char *const net_transports[] = { "infiniband", "roce", "tcp", NULL };
+static const char *const routings[] = { "ecmp", "adaptive", NULL };
+static const char *const congestions[] = { "tuned", "untuned", NULL };
+const char *const capsim_dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
+static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NULL };
+static const char *const zeros[] = { "0", "1", "2", "3", NULL };
+static const char *const recomputes[] = { "none", "selective", "full", NULL };
+
+#define S capsim_scenario
+#define SINT(p, m, fl, lo, hi, dflt, doc_) \
+	{ .path = p, .type = CAPSIM_FT_INT, .dim = CAPSIM_DIM_COUNT, \
+	  .offset = offsetof(S, m), .flags = fl, .min = lo, .max = hi, .def = dflt, .doc = doc_ }
+#define SDBL(p, m, d, fl, lo, hi, dflt, doc_) \
+	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(S, m), \
+	  .flags = fl, .min = lo, .max = hi, .def = dflt, .doc = doc_ }
+
+const capsim_field capsim_scenario_fields[] = {
+	FTXT("name", S, name, R, "scenario name"),
+	SDBL("seed", seed, CAPSIM_DIM_COUNT, NN, 0, 9007199254740991.0, "1", "random seed"),
+	SINT("cluster.nodes", nodes, R | P, 1, 1e6, NULL, "nodes"),
+	FREF("cluster.node.ref", S, node_ref, "node", R, "node type"),
+	FREF("cluster.gpu.ref", S, gpu_ref, "gpu", 0, "GPU, if not the node's"),
+	FREF("cluster.nic.ref", S, nic_ref, "nic", 0, "NIC, if not the node's"),
+	FENUM("cluster.fabric.topology", S, topology, topologies, R, NULL, "topology between nodes"),
+	SINT("cluster.fabric.tiers", tiers, P, 1, 3, "2", "switch tiers of the fat tree"),
+	FENUM("cluster.fabric.transport", S, transport, net_transports, R, NULL, "transport"),
+	SINT("cluster.fabric.rails", rails, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
+	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio"),
+	FFLAG("cluster.fabric.sharp", S, sharp, 0, "off", "SHARP in-network reduction"),
+	FENUM("cluster.fabric.routing", S, routing, routings, 0, "ecmp", "routing"),
+	FFLAG("cluster.fabric.gpudirect", S, gpudirect, 0, "on", "GPUDirect RDMA"),
+	FENUM("cluster.fabric.congestion-control", S, congestion_control, congestions, 0, "tuned", "PFC/ECN tuning (RoCE)"),
+	FREF("cluster.fabric.switch.ref", S, switch_ref, "switch", 0, "fabric switch"),
+	FREF("cluster.storage.local.ref", S, local_storage_ref, "storage", 0, "node-local storage"),
+	FREF("cluster.storage.shared.ref", S, shared_storage_ref, "storage", 0, "shared file system"),
+	SDBL("cluster.storage.dataset", dataset_bytes, CAPSIM_DIM_BYTES, P, 1e3, 1e19, NULL, "training data size"),
+	SDBL("cluster.storage.checkpoint-interval", checkpoint_interval_s, CAPSIM_DIM_SECONDS, P, 1.0, 3.15576e7, NULL, "time between checkpoints"),
+	SINT("workload.seq-len", seq_len, R | P, 1, 1e8, NULL, "tokens per sequence"),
+	SDBL("workload.global-batch", global_batch, CAPSIM_DIM_COUNT, R | P, 1, 1e9, NULL, "sequences per step"),
+	SINT("workload.micro-batch", micro_batch, P, 1, 1e6, "1", "sequences per micro-batch"),
+	SDBL("workload.tokens", tokens, CAPSIM_DIM_COUNT, R | P, 1e3, 1e16, NULL, "token budget"),
+	FENUM("workload.dtype", S, dtype, capsim_dtype_names, R, NULL, "training data type"),
+	FREF("workload.model.ref", S, model_ref, "model", R, "model"),
+	SINT("workload.parallelism.tp", tp, P, 1, 1e5, "1", "tensor-parallel degree"),
+	SINT("workload.parallelism.pp", pp, P, 1, 1e5, "1", "pipeline-parallel degree"),
+	SINT("workload.parallelism.dp", dp, P, 1, 1e7, NULL, "data-parallel degree; default: the rest"),
+	SINT("workload.parallelism.cp", cp, P, 1, 1e5, "1", "context-parallel degree"),
+	SINT("workload.parallelism.ep", ep, P, 1, 1e5, "1", "expert-parallel degree"),
+	FENUM("workload.parallelism.schedule", S, schedule, schedules, 0, "1f1b", "pipeline schedule"),
+	SINT("workload.parallelism.virtual-stages", virtual_stages, P, 1, 1000, "1", "model chunks per stage (interleaved)"),
+	FENUM("workload.parallelism.zero", S, zero, zeros, 0, "0", "ZeRO stage"),
+	FENUM("workload.parallelism.recompute", S, recompute, recomputes, 0, "none", "activation recomputation"),
+	FFLAG("workload.parallelism.sequence-parallel", S, sequence_parallel, 0, "off", "Megatron sequence parallelism"),
+	FREF("facility.ref", S, facility_ref, "facility", 0, "facility defaults"),
+	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),
+	SDBL("cost.utilization", utilization, CAPSIM_DIM_RATIO, P, 0.001, 1.0, "60%", "share of time the cluster is busy"),
+	SDBL("cost.depreciation", depreciation_s, CAPSIM_DIM_SECONDS, P, 3.15576e7 / 12, 20 * 3.15576e7, "4 y", "depreciation period"),
+	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
+	FREF("cost.burst.cloud", S, burst_cloud, "cloud", 0, "cloud offer to burst into"),
+	SINT("cost.burst.max-gpus", burst_max_gpus, P, 1, 1e7, NULL, "most GPUs rented at once"),
+};
+const size_t capsim_scenario_n_fields = N(capsim_scenario_fields);
+
+#define NO_HAS ((size_t)-1)
+const capsim_part_slot capsim_part_slots[] = {
+	{ "cluster.node", CAPSIM_KIND_NODE, offsetof(S, node_ref), offsetof(S, node), NO_HAS },
+	{ "cluster.gpu", CAPSIM_KIND_GPU, offsetof(S, gpu_ref), offsetof(S, gpu), NO_HAS },
+	{ "cluster.nic", CAPSIM_KIND_NIC, offsetof(S, nic_ref), offsetof(S, nic), NO_HAS },
+	{ "cluster.fabric.switch", CAPSIM_KIND_SWITCH, offsetof(S, switch_ref), offsetof(S, fabric_switch), offsetof(S, has_switch) },
+	{ "cluster.storage.local", CAPSIM_KIND_STORAGE, offsetof(S, local_storage_ref), offsetof(S, local_storage), offsetof(S, has_local_storage) },
+	{ "cluster.storage.shared", CAPSIM_KIND_STORAGE, offsetof(S, shared_storage_ref), offsetof(S, shared_storage), offsetof(S, has_shared_storage) },
+	{ "workload.model", CAPSIM_KIND_MODEL, offsetof(S, model_ref), offsetof(S, model), NO_HAS },
+	{ "facility", CAPSIM_KIND_FACILITY, offsetof(S, facility_ref), offsetof(S, facility), offsetof(S, has_facility) },
+	{ "cost.cloud", CAPSIM_KIND_CLOUD, offsetof(S, cloud_ref), offsetof(S, cloud), offsetof(S, has_cloud) },
+};
+const size_t capsim_n_part_slots = N(capsim_part_slots);
+
+double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)
+{
+	if (g->scaleup_direction == CAPSIM_DIR_BIDIRECTIONAL)
+		return g->scaleup_bw_bytes_per_s / 2.0;
+	return g->scaleup_bw_bytes_per_s;
+}
+
+double capsim_gpu_peak(const capsim_gpu *g, int dtype)
+{
+	switch (dtype) {
+	case CAPSIM_DTYPE_FP32: return g->peak_fp32_flop_per_s;
+	case CAPSIM_DTYPE_TF32: return g->peak_tf32_flop_per_s;
+	case CAPSIM_DTYPE_BF16: return g->peak_bf16_flop_per_s;
+	case CAPSIM_DTYPE_FP16: return g->peak_fp16_flop_per_s;
+	case CAPSIM_DTYPE_FP8: return g->peak_fp8_flop_per_s;
+	default: return 0.0;
+	}
+}

@@ -1,0 +1,324 @@
+/* spec.h - the plain C structs that input files become, with every quantity in
+ * SI (bytes, bytes/s, FLOP/s, seconds, watts, joules, US dollars), and the field
+ * tables that say which XML attribute fills which member.
+ *
+ * A numeric member of 0 (or an empty string) means "not given" for optional
+ * fields; required fields are always set once a file has loaded. Flags hold 0
+ * or 1. Enums hold the index of their name in the field's enum list.
+ */
+#ifndef CAPSIM_SPEC_H
+#define CAPSIM_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "units.h"
+
+#define CAPSIM_ID_LEN 64
+#define CAPSIM_TEXT_LEN 256
+#define CAPSIM_DATE_LEN 16
+#define CAPSIM_PATH_LEN 1024
+
+/* ---- field tables ------------------------------------------------------- */
+
+typedef enum capsim_ftype {
+	CAPSIM_FT_DOUBLE, /* double, parsed by dim */
+	CAPSIM_FT_INT,    /* int, parsed by dim (COUNT), must be integral */
+	CAPSIM_FT_TEXT,   /* char[size] */
+	CAPSIM_FT_ENUM,   /* int index into enums */
+	CAPSIM_FT_FLAG,   /* int 0/1 from true/false/on/off/yes/no */
+	CAPSIM_FT_DATE,   /* char[size], YYYY[-MM[-DD]] */
+	CAPSIM_FT_REF     /* char[size], id of a catalog entry of ref_kind */
+} capsim_ftype;
+
+#define CAPSIM_F_REQUIRED 0x1u /* must be given (in the catalog entry) */
+#define CAPSIM_F_POSITIVE 0x2u /* > 0 when given */
+#define CAPSIM_F_NONNEG 0x4u   /* >= 0 when given */
+
+typedef struct capsim_field {
+	const char *path;  /* "memory.bandwidth": elements below the entry, then the attribute */
+	capsim_ftype type;
+	capsim_dim dim;    /* DOUBLE and INT */
+	size_t offset;     /* into the struct */
+	size_t size;       /* TEXT, DATE, REF: buffer size */
+	unsigned flags;
+	double min, max;   /* plausible range in SI when given; min == max: no check */
+	const char *const *enums; /* ENUM: NULL-terminated */
+	const char *hw;    /* USD_PER_S: hardware unit of the rate ("GPU") */
+	const char *ref_kind; /* REF: kind name ("gpu") */
+	const char *def;   /* default as it would be written in a file, or NULL */
+	const char *doc;   /* one line for people */
+} capsim_field;
+
+/* Common head of every catalog entry. */
+typedef struct capsim_entry {
+	char id[CAPSIM_ID_LEN];
+	char name[CAPSIM_TEXT_LEN];
+	char src[CAPSIM_ID_LEN];         /* bibliography id of the entry, or "" */
+	char assumption[CAPSIM_TEXT_LEN]; /* why, where no source; or "" */
+	char file[CAPSIM_PATH_LEN];       /* where it was defined */
+	long line;
+} capsim_entry;
+
+/* ---- catalog kinds ------------------------------------------------------- */
+
+typedef enum { CAPSIM_SCALEUP_NONE, CAPSIM_SCALEUP_NVLINK, CAPSIM_SCALEUP_INFINITY_FABRIC } capsim_scaleup_kind;
+typedef enum { CAPSIM_DIR_BIDIRECTIONAL, CAPSIM_DIR_PER_DIRECTION } capsim_direction;
+
+typedef struct capsim_gpu {
+	capsim_entry e;
+	double peak_fp64_flop_per_s, peak_fp32_flop_per_s, peak_tf32_flop_per_s;
+	double peak_bf16_flop_per_s, peak_fp16_flop_per_s, peak_fp8_flop_per_s;
+	double peak_fp4_flop_per_s; /* dense; 0: not supported */
+	double mem_bytes, mem_bw_bytes_per_s;
+	char mem_type[CAPSIM_ID_LEN];
+	double tdp_w;
+	double clock_max_hz;
+	int scaleup_kind;          /* capsim_scaleup_kind */
+	int scaleup_generation, scaleup_links;
+	double scaleup_bw_bytes_per_s; /* as the datasheet gives it */
+	int scaleup_direction;     /* capsim_direction of that figure */
+	int pcie_generation, pcie_lanes;
+	double price_usd;
+	char price_date[CAPSIM_DATE_LEN];
+} capsim_gpu;
+
+typedef enum { CAPSIM_TRANSPORT_INFINIBAND, CAPSIM_TRANSPORT_ETHERNET, CAPSIM_TRANSPORT_VPI } capsim_nic_transport;
+
+typedef struct capsim_nic {
+	capsim_entry e;
+	int transport; /* capsim_nic_transport */
+	double port_speed_bytes_per_s;
+	int ports;
+	int pcie_generation, pcie_lanes;
+	int rdma, gpudirect;
+	double power_typical_w, power_max_w;
+	double price_usd;
+	char price_date[CAPSIM_DATE_LEN];
+} capsim_nic;
+
+typedef struct capsim_switch {
+	capsim_entry e;
+	int transport;
+	int ports;
+	double port_speed_bytes_per_s;
+	double latency_s;
+	int sharp, adaptive_routing;
+	double power_typical_w, power_max_w;
+	double price_usd;
+	char price_date[CAPSIM_DATE_LEN];
+} capsim_switch;
+
+typedef struct capsim_nvswitch {
+	capsim_entry e;
+	int generation;
+	int nvlink_ports;
+	double bw_bytes_per_s;
+	int direction;
+	int nvls;
+} capsim_nvswitch;
+
+typedef enum { CAPSIM_STORAGE_NVME, CAPSIM_STORAGE_LOCAL_RAID0, CAPSIM_STORAGE_LUSTRE, CAPSIM_STORAGE_WEKA, CAPSIM_STORAGE_NFS, CAPSIM_STORAGE_OBJECT } capsim_storage_kind;
+
+typedef struct capsim_storage {
+	capsim_entry e;
+	int kind;  /* capsim_storage_kind */
+	int scope; /* 0 per-device, 1 aggregate */
+	double read_bytes_per_s, write_bytes_per_s;
+	double client_read_bytes_per_s, client_write_bytes_per_s;
+	double read_iops, write_iops;
+	double metadata_ops_per_s;
+	double capacity_bytes;
+	double price_usd;
+	char price_date[CAPSIM_DATE_LEN];
+} capsim_storage;
+
+typedef enum { CAPSIM_NODE_NVSWITCH, CAPSIM_NODE_NVLINK_DIRECT, CAPSIM_NODE_PCIE, CAPSIM_NODE_INFINITY_FABRIC } capsim_node_fabric;
+
+typedef struct capsim_node {
+	capsim_entry e;
+	char gpu[CAPSIM_ID_LEN];
+	int gpus;
+	int scaleup_fabric; /* capsim_node_fabric */
+	char nvswitch[CAPSIM_ID_LEN];
+	int nvswitches;
+	int domain_gpus;    /* GPUs in one NVLink domain; 0: the node's GPUs */
+	char nic[CAPSIM_ID_LEN];
+	int nics;
+	char cpu_model[CAPSIM_TEXT_LEN];
+	int cpu_sockets, cpu_cores;
+	double host_mem_bytes, local_storage_bytes;
+	double power_max_w;
+	int rack_units;
+	double price_usd;
+	char price_date[CAPSIM_DATE_LEN];
+} capsim_node;
+
+typedef enum { CAPSIM_PRICING_ON_DEMAND, CAPSIM_PRICING_RESERVED, CAPSIM_PRICING_SPOT } capsim_pricing;
+
+typedef struct capsim_cloud {
+	capsim_entry e;
+	char provider[CAPSIM_TEXT_LEN];
+	int pricing;
+	char instance_type[CAPSIM_TEXT_LEN];
+	char gpu[CAPSIM_ID_LEN];
+	int gpus_per_instance;
+	double rate_usd_per_gpu_s;
+	char rate_date[CAPSIM_DATE_LEN];
+	double commitment_s;
+} capsim_cloud;
+
+typedef struct capsim_facility {
+	capsim_entry e;
+	double pue;
+	double energy_usd_per_j;
+	double rack_power_w;
+	double circuit_v, circuit_a;
+	int circuit_phases;
+	double colo_usd_per_w_s;
+} capsim_facility;
+
+typedef enum { CAPSIM_ACT_GELU, CAPSIM_ACT_SWIGLU, CAPSIM_ACT_RELU } capsim_activation;
+
+typedef struct capsim_model {
+	capsim_entry e;
+	char family[CAPSIM_TEXT_LEN];
+	int layers, hidden, heads, kv_heads, head_dim, ffn;
+	int activation; /* capsim_activation */
+	int vocab, max_seq_len;
+	int norm, position, tied_embeddings;
+	int moe_experts, moe_top_k, moe_shared_experts, moe_expert_ffn, moe_dense_layers;
+	int mla_q_lora_rank, mla_kv_lora_rank, mla_qk_nope_head_dim, mla_qk_rope_head_dim, mla_v_head_dim;
+	double published_params, published_active_params;
+} capsim_model;
+
+typedef struct capsim_bibref {
+	capsim_entry e; /* name unused; e.id is the reference id */
+	char title[CAPSIM_TEXT_LEN];
+	char where[CAPSIM_TEXT_LEN];
+	char date[CAPSIM_DATE_LEN];
+	char url[CAPSIM_TEXT_LEN];
+	int quality;
+} capsim_bibref;
+
+/* A kind of catalog entry: its element name, struct and fields. */
+typedef struct capsim_kind {
+	const char *name;     /* XML element and --set name: "gpu" */
+	const char *plural;   /* `capsim catalog gpus` */
+	const char *file_kind; /* "hardware" or "model" */
+	size_t size;
+	const capsim_field *fields;
+	size_t n_fields;
+	const char *const *columns; /* field paths shown by `capsim catalog` */
+} capsim_kind;
+
+typedef enum {
+	CAPSIM_KIND_GPU, CAPSIM_KIND_NIC, CAPSIM_KIND_SWITCH, CAPSIM_KIND_NVSWITCH,
+	CAPSIM_KIND_STORAGE, CAPSIM_KIND_NODE, CAPSIM_KIND_CLOUD,
+	CAPSIM_KIND_FACILITY, CAPSIM_KIND_MODEL, CAPSIM_KIND__COUNT
+} capsim_kind_id;
+
+extern const capsim_kind capsim_kinds[CAPSIM_KIND__COUNT];
+extern const capsim_kind capsim_bibref_kind;
+
+/* The kind whose element name or plural is s, or NULL. */
+const capsim_kind *capsim_kind_by_name(const char *s);
+
+/* The field of kind k at path, or NULL. */
+const capsim_field *capsim_field_find(const capsim_field *f, size_t n,
+				      const char *path);
+
+/* ---- scenarios ----------------------------------------------------------- */
+
+typedef enum { CAPSIM_TOPO_FAT_TREE, CAPSIM_TOPO_SINGLE_SWITCH, CAPSIM_TOPO_NONE } capsim_topology;
+typedef enum { CAPSIM_NET_INFINIBAND, CAPSIM_NET_ROCE, CAPSIM_NET_TCP } capsim_net_transport;
+typedef enum { CAPSIM_ROUTING_ECMP, CAPSIM_ROUTING_ADAPTIVE } capsim_routing;
+typedef enum { CAPSIM_CC_TUNED, CAPSIM_CC_UNTUNED } capsim_congestion;
+typedef enum { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16, CAPSIM_DTYPE_FP16, CAPSIM_DTYPE_FP8 } capsim_dtype;
+typedef enum { CAPSIM_SCHED_GPIPE, CAPSIM_SCHED_1F1B, CAPSIM_SCHED_1F1B_INTERLEAVED } capsim_schedule;
+typedef enum { CAPSIM_RECOMPUTE_NONE, CAPSIM_RECOMPUTE_SELECTIVE, CAPSIM_RECOMPUTE_FULL } capsim_recompute;
+
+typedef struct capsim_scenario {
+	char name[CAPSIM_ID_LEN];
+	char file[CAPSIM_PATH_LEN];
+	double seed;              /* integral, < 2^53 */
+	char description[CAPSIM_TEXT_LEN];
+
+	/* cluster */
+	int nodes;
+	char node_ref[CAPSIM_ID_LEN], gpu_ref[CAPSIM_ID_LEN], nic_ref[CAPSIM_ID_LEN];
+	capsim_node node;         /* resolved, overrides applied */
+	capsim_gpu gpu;
+	capsim_nic nic;
+	int has_nvswitch;
+	capsim_nvswitch nvswitch;
+
+	/* fabric between nodes */
+	int topology, tiers, transport, rails;
+	double oversubscription;  /* 1.0 is non-blocking; "2:1" is 2.0 */
+	int sharp, routing, gpudirect, congestion_control;
+	char switch_ref[CAPSIM_ID_LEN];
+	int has_switch;
+	capsim_switch fabric_switch;
+
+	/* storage */
+	char local_storage_ref[CAPSIM_ID_LEN], shared_storage_ref[CAPSIM_ID_LEN];
+	int has_local_storage, has_shared_storage;
+	capsim_storage local_storage, shared_storage;
+	double dataset_bytes, checkpoint_interval_s;
+
+	/* workload */
+	int seq_len;
+	double global_batch;      /* sequences */
+	int micro_batch;          /* sequences */
+	double tokens;            /* token budget */
+	int dtype;
+	char model_ref[CAPSIM_ID_LEN];
+	capsim_model model;
+	int tp, pp, dp, cp, ep;
+	int schedule, virtual_stages, zero, recompute, sequence_parallel;
+
+	/* facility and cost */
+	char facility_ref[CAPSIM_ID_LEN];
+	int has_facility;
+	capsim_facility facility;
+	double horizon_s, utilization, depreciation_s;
+	char cloud_ref[CAPSIM_ID_LEN];
+	int has_cloud;
+	capsim_cloud cloud;
+	char burst_cloud[CAPSIM_ID_LEN];
+	int burst_max_gpus;
+} capsim_scenario;
+
+/* Fields of the scenario's own elements (paths from below <scenario>). */
+extern const capsim_field capsim_scenario_fields[];
+extern const size_t capsim_scenario_n_fields;
+
+/* Places in a scenario where a catalog part is named by ref and may be
+ * overridden: "cluster.gpu" holds a gpu. */
+typedef struct capsim_part_slot {
+	const char *path;         /* element path below <scenario> */
+	capsim_kind_id kind;
+	size_t ref_offset;        /* char[CAPSIM_ID_LEN] in capsim_scenario */
+	size_t obj_offset;        /* the resolved struct in capsim_scenario */
+	size_t has_offset;        /* int flag, or (size_t)-1 when always present */
+} capsim_part_slot;
+
+extern const capsim_part_slot capsim_part_slots[];
+extern const size_t capsim_n_part_slots;
+
+/* Total GPUs of a scenario. */
+static inline long capsim_scenario_gpus(const capsim_scenario *s)
+{
+	return (long)s->nodes * s->node.gpus;
+}
+
+/* Per-direction scale-up bandwidth of one GPU, from the datasheet figure. */
+double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g);
+
+/* Dense peak of a dtype (capsim_dtype), 0 when the GPU lacks it. */
+double capsim_gpu_peak(const capsim_gpu *g, int dtype);
+
+extern const char *const capsim_dtype_names[];
+
+#endif
