@@ -75,8 +75,8 @@ static const capsim_field gpu_fields[] = {
 	FDBL("scale-up.bandwidth", capsim_gpu, scaleup_bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, P, 1 * GBPS, 100e3 * GBPS, "per-GPU link bandwidth as the datasheet gives it"),
 	FENUM("scale-up.direction", capsim_gpu, scaleup_direction, directions, 0, NULL, "whether that figure sums both directions"),
 	FINT("scale-up.links", capsim_gpu, scaleup_links, P, 1, 100, "links per GPU"),
-	FINT("pcie.generation", capsim_gpu, pcie_generation, R | P, 1, 8, "PCIe generation"),
-	FINT("pcie.lanes", capsim_gpu, pcie_lanes, R | P, 1, 32, "PCIe lanes"),
+	FINT("pcie.generation", capsim_gpu, pcie_generation, P, 1, 8, "PCIe generation; absent: not attached over PCIe"),
+	FINT("pcie.lanes", capsim_gpu, pcie_lanes, P, 1, 32, "PCIe lanes"),
 	PRICE_FIELDS(capsim_gpu),
 };
 
@@ -359,4 +359,56 @@ double capsim_gpu_peak(const capsim_gpu *g, int dtype)
 	case CAPSIM_DTYPE_FP8: return g->peak_fp8_flop_per_s;
 	default: return 0.0;
 	}
+}
+
+int capsim_model_head_dim(const capsim_model *m)
+{
+	return m->head_dim ? m->head_dim : m->hidden / m->heads;
+}
+
+double capsim_model_params(const capsim_model *m, int active)
+{
+	double h = m->hidden, hd = capsim_model_head_dim(m);
+	double heads = m->heads, kv = m->kv_heads ? m->kv_heads : m->heads;
+	double attn;
+
+	if (m->mla_kv_lora_rank) {
+		/* multi-head latent attention (DeepSeek-V2/V3): low-rank query and
+		 * joint key/value compression, decoupled rotary key */
+		double qk = m->mla_qk_nope_head_dim + m->mla_qk_rope_head_dim;
+		double q = m->mla_q_lora_rank ?
+			h * m->mla_q_lora_rank + m->mla_q_lora_rank * heads * qk +
+				m->mla_q_lora_rank /* q norm */ :
+			h * heads * qk;
+		double kvp = h * (m->mla_kv_lora_rank + m->mla_qk_rope_head_dim) +
+			     m->mla_kv_lora_rank * heads *
+				     (m->mla_qk_nope_head_dim + m->mla_v_head_dim) +
+			     m->mla_kv_lora_rank /* kv norm */;
+		attn = q + kvp + heads * m->mla_v_head_dim * h;
+	} else {
+		attn = h * heads * hd + 2.0 * h * kv * hd + heads * hd * h;
+	}
+	double mats = m->activation == CAPSIM_ACT_SWIGLU ? 3.0 : 2.0;
+	double dense_mlp = mats * h * m->ffn;
+	double norm_params = 2.0 * h;
+	double layers = m->layers, total = 0.0;
+
+	if (m->moe_experts) {
+		double dense = m->moe_dense_layers;
+		double moe = layers - dense;
+		double routed = active ? m->moe_top_k : m->moe_experts;
+		double expert = mats * h * m->moe_expert_ffn;
+		double moe_mlp = (routed + m->moe_shared_experts) * expert +
+				 h * m->moe_experts /* router */;
+		total += dense * (attn + dense_mlp + norm_params) +
+			 moe * (attn + moe_mlp + norm_params);
+	} else {
+		total += layers * (attn + dense_mlp + norm_params);
+	}
+	double emb = (double)m->vocab * h;
+	total += m->tied_embeddings ? emb : 2.0 * emb;
+	if (m->position == 0 /* learned */)
+		total += (double)m->max_seq_len * h;
+	total += h; /* final norm */
+	return total;
 }

@@ -321,4 +321,12 @@ double capsim_gpu_peak(const capsim_gpu *g, int dtype);
 
 extern const char *const capsim_dtype_names[];
 
+/* Parameters of a model from its architecture: embeddings (twice unless
+ * tied), attention (GQA or MLA), MLP or experts, norms; biases are left out.
+ * active: count top-k routed experts instead of all (MoE). */
+double capsim_model_params(const capsim_model *m, int active);
+
+/* Head dimension: head-dim if given, else hidden / heads. */
+int capsim_model_head_dim(const capsim_model *m);
+
 #endif

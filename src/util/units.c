@@ -312,8 +312,9 @@ static int parse_count(const char *s, double *out, char *err, size_t errlen)
 {
 	const char *rest;
 	char tail[64];
+	double v;
 
-	if (parse_count_prefix(s, out, &rest) < 0) {
+	if (parse_count_prefix(s, &v, &rest) < 0) {
 		snprintf(err, errlen,
 			 "expected a count such as '4096' or '2T', found '%s'", s);
 		return -1;
@@ -326,6 +327,7 @@ static int parse_count(const char *s, double *out, char *err, size_t errlen)
 			 tail, s);
 		return -1;
 	}
+	*out = v;
 	return 0;
 }
 
@@ -469,7 +471,8 @@ static int parse_ops(const char *s, double *out, char *err, size_t errlen)
 {
 	const char *rest;
 	char sym[64];
-	if (parse_count_prefix(s, out, &rest) < 0) {
+	double v;
+	if (parse_count_prefix(s, &v, &rest) < 0) {
 		snprintf(err, errlen,
 			 "expected an operation rate such as '1.5M IOPS', found '%s'",
 			 s);
@@ -481,6 +484,7 @@ static int parse_ops(const char *s, double *out, char *err, size_t errlen)
 	if (!find_unit(ops_units, sym))
 		return unknown_unit(sym, s, CAPSIM_DIM_OPS_PER_S, ops_units, err,
 				    errlen);
+	*out = v;
 	return 0;
 }
 

@@ -1,0 +1,55 @@
+#!/bin/sh
+# .ci/setup.sh run|test - on a fresh Debian 12 machine: install the Debian
+# packages capsim needs (those missing), configure, build, then either run
+# capsim on the default scenario (run) or pass the whole test suite (test).
+#
+# test: a gcc build with -Werror, then a clang-14 build with AddressSanitizer,
+# UndefinedBehaviorSanitizer and libFuzzer in which ctest runs every test,
+# the 60-second fuzz run of the loaders included (CAPSIM_FUZZ_SECONDS).
+set -eu
+cd "$(dirname "$0")/.."
+mode=${1:-run}
+
+pkgs="build-essential cmake pkg-config git libxml2-dev libxml2-utils libgsl-dev
+      libsqlite3-dev libjansson-dev libncurses-dev libcmocka-dev libopenmpi-dev
+      openmpi-bin gnuplot-nox"
+if [ "$mode" = test ]; then
+	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev"
+fi
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	echo "capsim: installing Debian packages:$missing"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+
+case "$mode" in
+run)
+	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAPSIM_TESTS=OFF >/dev/null
+	cmake --build build -j "$jobs"
+	./build/capsim validate scenarios/default.xml
+	;;
+test)
+	# 1. gcc, warnings as errors, no tests
+	cmake -S . -B build-gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAPSIM_WERROR=ON \
+		-DCAPSIM_TESTS=OFF >/dev/null
+	cmake --build build-gcc -j "$jobs"
+	# 2. clang-14 with ASan + UBSan (+ libFuzzer): every test under ctest
+	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \
+		-DCAPSIM_SANITIZE=ON -DCAPSIM_WERROR=ON -DCAPSIM_FUZZ=ON \
+		-DCAPSIM_FUZZ_SECONDS="${CAPSIM_FUZZ_SECONDS:-60}" >/dev/null
+	cmake --build build-asan -j "$jobs"
+	ctest --test-dir build-asan --output-on-failure -j "$jobs"
+	;;
+*)
+	echo "usage: .ci/setup.sh run|test" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,162 @@
+/* test_cli.c - the capsim command as a user runs it: help, version, catalog
+ * tables and JSON, validate's exit statuses and summaries. */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <jansson.h>
+
+typedef struct {
+	char *out;
+	int status;
+} run_result;
+
+/* Run "capsim ARGS" (a shell-quoted string), capturing stdout (and stderr
+ * when merge is set). */
+static run_result run(const char *args, int merge)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "'%s' %s%s", CAPSIM_BIN, args,
+		 merge ? " 2>&1" : " 2>/dev/null");
+	FILE *p = popen(cmd, "r");
+	run_result r = { NULL, -1 };
+	if (!p)
+		return r;
+	size_t cap = 1 << 16, len = 0, n;
+	r.out = malloc(cap);
+	while ((n = fread(r.out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 >= cap) {
+			cap *= 2;
+			r.out = realloc(r.out, cap);
+		}
+	}
+	r.out[len] = '\0';
+	int st = pclose(p);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return r;
+}
+
+static void test_help_and_version(void **state)
+{
+	(void)state;
+	run_result r = run("--help", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "catalog"));
+	assert_non_null(strstr(r.out, "validate"));
+	free(r.out);
+	r = run("--version", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "capsim 0."));
+	assert_non_null(strstr(r.out, "(git "));
+	free(r.out);
+	r = run("frobnicate", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "'frobnicate' is not a capsim command"));
+	free(r.out);
+	r = run("", 1);
+	assert_int_equal(r.status, 2);
+	free(r.out);
+	r = run("validate --help", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "--set PATH=VALUE"));
+	free(r.out);
+}
+
+static void test_catalog_table(void **state)
+{
+	(void)state;
+	run_result r = run("catalog gpus", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "h100-sxm5-80gb"));
+	assert_non_null(strstr(r.out, "989.4 TFLOP/s"));
+	assert_non_null(strstr(r.out, "3.35 TB/s"));
+	assert_null(strstr(r.out, "llama")); /* gpus only */
+	free(r.out);
+	r = run("catalog refs", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "refs ("));
+	free(r.out);
+	r = run("catalog widgets", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "unknown kind 'widgets'"));
+	free(r.out);
+}
+
+static void test_catalog_json(void **state)
+{
+	(void)state;
+	run_result r = run("catalog --json", 0);
+	assert_int_equal(r.status, 0);
+	json_error_t err;
+	json_t *o = json_loads(r.out, 0, &err);
+	if (!o)
+		fail_msg("catalog --json is not JSON: %s (line %d)", err.text, err.line);
+	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
+	assert_true(json_is_string(json_object_get(o, "capsim_version")));
+	json_t *gpus = json_object_get(o, "gpus");
+	assert_true(json_array_size(gpus) >= 8);
+	int found = 0;
+	size_t i;
+	json_t *g;
+	json_array_foreach(gpus, i, g) {
+		if (strcmp(json_string_value(json_object_get(g, "id")), "h100-sxm5-80gb") != 0)
+			continue;
+		found = 1;
+		assert_rel(json_real_value(json_object_get(g, "compute_bf16_flop_per_s")), 989.4e12, 1e-12);
+		assert_rel(json_real_value(json_object_get(g, "memory_capacity_bytes")), 80e9, 1e-12);
+		assert_rel(json_real_value(json_object_get(g, "power_tdp_w")), 700, 1e-12);
+		assert_true(json_is_string(json_object_get(g, "src")));
+	}
+	assert_true(found);
+	assert_true(json_array_size(json_object_get(o, "models")) >= 30);
+	assert_true(json_array_size(json_object_get(o, "refs")) > 50);
+	json_decref(o);
+	free(r.out);
+}
+
+static void test_validate_statuses(void **state)
+{
+	(void)state;
+	run_result r = run("validate " CAPSIM_SOURCE_DIR "/scenarios/default.xml", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "default.xml: ok"));
+	assert_non_null(strstr(r.out, "32 x dgx-h100 = 256 GPUs"));
+	assert_non_null(strstr(r.out, "tp 8, pp 4, cp 1, dp 8"));
+	free(r.out);
+	r = run("validate " CAPSIM_SOURCE_DIR "/scenarios/default.xml --set cluster.nodes=64", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "64 x dgx-h100 = 512 GPUs"));
+	assert_non_null(strstr(r.out, "dp 16"));
+	free(r.out);
+	r = run("validate /nonexistent/x.xml", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "/nonexistent/x.xml: error: cannot open"));
+	free(r.out);
+	r = run("validate " CAPSIM_SOURCE_DIR "/scenarios/default.xml --set nodes", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "expected PATH=VALUE"));
+	free(r.out);
+	r = run("validate", 1);
+	assert_int_equal(r.status, 2);
+	free(r.out);
+	/* --resolved writes a scenario that validates by itself */
+	r = run("validate --resolved " CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "<scenario name=\"onprem-burst\""));
+	assert_non_null(strstr(r.out, "<burst cloud=\"runpod-h100-on-demand\" max-gpus=\"64\"/>"));
+	free(r.out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_catalog_table),
+		cmocka_unit_test(test_catalog_json),
+		cmocka_unit_test(test_validate_statuses),
+	};
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
