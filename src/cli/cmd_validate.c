@@ -26,6 +26,7 @@ static void help(FILE *out)
 		"  --set PATH=VALUE  override a scenario field (cluster.nodes=16,\n"
 		"                    workload.parallelism.tp=4, cluster.gpu.memory.bandwidth=\"4 TB/s\")\n"
 		"  --resolved        print the scenario with every catalog part written out\n"
+		"  --paths           list every PATH that --set accepts, with its meaning\n"
 		"  --catalog DIR     catalog root with hardware/ and models/ (default: %s)\n",
 		capsim_catalog_default_root());
 }
@@ -71,6 +72,29 @@ static void print_summary(const capsim_scenario *s)
 	       s->tokens / tokens_per_step,
 	       (int)(s->global_batch / ((double)s->micro_batch * s->dp)),
 	       s->micro_batch);
+}
+
+/* every --set path: scenario fields, then each part slot's fields */
+static void print_paths(void)
+{
+	for (size_t i = 0; i < capsim_scenario_n_fields; i++) {
+		const capsim_field *f = &capsim_scenario_fields[i];
+		printf("%-45s %s%s%s%s\n", f->path, f->doc,
+		       f->def ? " (default " : "", f->def ? f->def : "",
+		       f->def ? ")" : "");
+	}
+	for (size_t s = 0; s < capsim_n_part_slots; s++) {
+		const capsim_part_slot *slot = &capsim_part_slots[s];
+		const capsim_kind *k = &capsim_kinds[slot->kind];
+		for (size_t i = 0; i < k->n_fields; i++) {
+			if (strcmp(k->fields[i].path, "id") == 0)
+				continue;
+			char p[256];
+			snprintf(p, sizeof p, "%s.%s", slot->path, k->fields[i].path);
+			printf("%-45s %s (overrides the %s)\n", p, k->fields[i].doc,
+			       k->name);
+		}
+	}
 }
 
 static int validate_scenario(const char *path, const char *root,
@@ -135,6 +159,7 @@ int capsim_cmd_validate(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "resolved", no_argument, NULL, 'r' },
+		{ "paths", no_argument, NULL, 'p' },
 		{ "catalog", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -147,7 +172,7 @@ int capsim_cmd_validate(int argc, char **argv)
 	capsim_diags d = { 0 };
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:rc:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:rpc:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			bufs[n_sets] = capsim_xmalloc(strlen(optarg) + 1);
@@ -157,6 +182,9 @@ int capsim_cmd_validate(int argc, char **argv)
 				free(bufs[n_sets]);
 			break;
 		case 'r': resolved = 1; break;
+		case 'p':
+			print_paths();
+			goto out;
 		case 'c': root = optarg; break;
 		case 'h':
 			help(stdout);
