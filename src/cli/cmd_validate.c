@@ -142,15 +142,18 @@ static int validate_catalog_file(const char *path, const char *root,
 }
 
 /* root element name of a file, "" if it cannot be read */
-static void root_name(const char *path, char *buf, size_t len, capsim_diags *d)
+static void root_name(const char *path, char *buf, size_t len, long *line,
+		      capsim_diags *d)
 {
 	xmlDoc *doc = capsim_xml_read(path, d);
 	buf[0] = '\0';
 	if (!doc)
 		return;
 	xmlNode *r = xmlDocGetRootElement(doc);
-	if (r)
+	if (r) {
 		capsim_strlcpy(buf, (const char *)r->name, len);
+		*line = xmlGetLineNo(r);
+	}
 	xmlFreeDoc(doc);
 }
 
@@ -209,9 +212,18 @@ int capsim_cmd_validate(int argc, char **argv)
 	capsim_catalog *cat = NULL;
 	for (int i = optind; i < argc; i++) {
 		char rn[64];
+		long root_line = 0;
 		capsim_diags fd = { 0 };
-		root_name(argv[i], rn, sizeof rn, &fd);
-		if (!fd.n) {
+		root_name(argv[i], rn, sizeof rn, &root_line, &fd);
+		int known = strcmp(rn, "scenario") == 0 || strcmp(rn, "catalog") == 0 ||
+			    strcmp(rn, "models") == 0 || strcmp(rn, "bibliography") == 0;
+		if (!fd.n && !known) {
+			capsim_diags_add(&fd, argv[i], root_line,
+					 "root element <%s> is not one of capsim's files "
+					 "(expected <scenario>, <catalog>, <models> or "
+					 "<bibliography>)",
+					 rn);
+		} else if (!fd.n) {
 			if (strcmp(rn, "scenario") == 0)
 				validate_scenario(argv[i], root, &cat, sets, n_sets,
 						  resolved, &fd);

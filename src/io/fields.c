@@ -18,11 +18,11 @@ xmlNode *capsim_xml_child(xmlNode *elem, const char *name)
 }
 
 xmlNode *capsim_xml_child_path(xmlNode *elem, const char *path, size_t pathlen,
-			       int *dup)
+			       xmlNode **dup)
 {
 	char step[128];
 	size_t i = 0;
-	*dup = 0;
+	*dup = NULL;
 	while (elem && i < pathlen) {
 		size_t j = i;
 		while (j < pathlen && path[j] != '.')
@@ -36,10 +36,12 @@ xmlNode *capsim_xml_child_path(xmlNode *elem, const char *path, size_t pathlen,
 			if (c->type != XML_ELEMENT_NODE ||
 			    strcmp((const char *)c->name, step) != 0)
 				continue;
-			if (found)
-				*dup = 1;
-			else
+			if (found) {
+				if (!*dup)
+					*dup = c;
+			} else {
 				found = c;
+			}
 		}
 		elem = found;
 		i = j + 1;
@@ -118,6 +120,11 @@ int capsim_field_parse(const capsim_field *f, const char *text, void *obj,
 	case CAPSIM_FT_DOUBLE:
 		if (capsim_units_parse(text, f->dim, f->hw, &v, err, errlen) < 0)
 			return -1;
+		if ((f->flags & CAPSIM_F_INTEGRAL) && v != floor(v)) {
+			snprintf(err, errlen, "expected a whole number, found '%s'",
+				 text);
+			return -1;
+		}
 		if (check_range(f, v, text, err, errlen) < 0)
 			return -1;
 		*(double *)at = v;
@@ -125,13 +132,18 @@ int capsim_field_parse(const capsim_field *f, const char *text, void *obj,
 	case CAPSIM_FT_INT:
 		if (capsim_units_parse(text, f->dim, NULL, &v, err, errlen) < 0)
 			return -1;
-		if (v != floor(v) || fabs(v) > 2147483647.0) {
+		if (v != floor(v)) {
 			snprintf(err, errlen, "expected a whole number, found '%s'",
 				 text);
 			return -1;
 		}
 		if (check_range(f, v, text, err, errlen) < 0)
 			return -1;
+		if (fabs(v) > 2147483647.0) {
+			snprintf(err, errlen, "'%s' is too large (at most 2147483647)",
+				 text);
+			return -1;
+		}
 		*(int *)at = (int)v;
 		return 0;
 	case CAPSIM_FT_TEXT:
@@ -264,26 +276,41 @@ static const char *set_value_for(const capsim_origin *o, const char *path)
 	return NULL;
 }
 
+static int dup_reported(xmlNode *const *v, size_t n, const xmlNode *x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
 int capsim_fields_apply(const capsim_field *f, size_t n, void *obj,
 			xmlNode *elem, capsim_apply_mode mode,
 			const capsim_origin *o, capsim_diags *d)
 {
 	int problems = 0;
 	char err[512], path[256];
+	xmlNode *reported[16];
+	size_t n_reported = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const capsim_field *fi = &f[i];
 		const char *dot = strrchr(fi->path, '.');
 		const char *attr = dot ? dot + 1 : fi->path;
 		size_t elen = dot ? (size_t)(dot - fi->path) : 0;
-		int dup = 0;
+		xmlNode *dup = NULL;
 		xmlNode *holder = capsim_xml_child_path(elem, fi->path, elen, &dup);
 		full_path(o, fi, path, sizeof path);
 		if (dup) {
-			capsim_diags_add(d, o->file, xmlGetLineNo(elem),
-					 "%s: element '%.*s' is given more than once",
-					 o->label, (int)elen, fi->path);
-			problems++;
+			/* once per element, at the repeated one */
+			if (!dup_reported(reported, n_reported, dup)) {
+				if (n_reported < sizeof reported / sizeof reported[0])
+					reported[n_reported++] = dup;
+				capsim_diags_add(d, o->file, xmlGetLineNo(dup),
+						 "%s: element '%.*s' is given more than once",
+						 o->label, (int)elen, fi->path);
+				problems++;
+			}
 			continue;
 		}
 		xmlChar *val = holder ? xmlGetProp(holder, (const xmlChar *)attr) : NULL;

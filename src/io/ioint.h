@@ -40,9 +40,10 @@ int capsim_field_format(const capsim_field *f, const void *obj, char *buf,
 			size_t len);
 
 /* The element at dotted path below elem ("memory" or "fabric.switch"), or
- * NULL; *dup is set when some step had more than one candidate. */
+ * NULL; *dup is set to the first repeated element when some step had more
+ * than one candidate, else NULL. */
 xmlNode *capsim_xml_child_path(xmlNode *elem, const char *path, size_t pathlen,
-			       int *dup);
+			       xmlNode **dup);
 
 /* First child element named name, or NULL. */
 xmlNode *capsim_xml_child(xmlNode *elem, const char *name);

@@ -66,6 +66,62 @@ static int elem_known(const char *path)
 	return 0;
 }
 
+/* p truncated to as many dot-separated components as path has, into buf */
+static const char *truncate_like(const char *p, const char *path, char *buf,
+				 size_t len)
+{
+	size_t parts = 1;
+	for (const char *c = path; *c; c++)
+		parts += *c == '.';
+	size_t i = 0, seen = 1;
+	for (; p[i] && i + 1 < len; i++) {
+		if (p[i] == '.' && seen++ == parts)
+			break;
+		buf[i] = p[i];
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* nearest element paths: unique prefixes of the attribute paths with as many
+ * components as path */
+static size_t nearest_elements(const char *path, char out[][128], size_t max)
+{
+	size_t n, got = 0;
+	const char *const *p = capsim_scenario_set_paths(&n);
+	size_t best_d[8];
+	if (max > 8)
+		max = 8;
+	for (size_t i = 0; i < n; i++) {
+		char cand[128];
+		truncate_like(p[i], path, cand, sizeof cand);
+		if (strchr(p[i] + strlen(cand), '.') == NULL)
+			continue; /* an attribute, not an element */
+		int dupl = 0;
+		for (size_t j = 0; j < got; j++)
+			if (strcmp(out[j], cand) == 0)
+				dupl = 1;
+		if (dupl)
+			continue;
+		size_t dist = capsim_edit_distance(path, cand);
+		size_t pos = got;
+		while (pos > 0 && best_d[pos - 1] > dist)
+			pos--;
+		if (pos >= max)
+			continue;
+		size_t last = got < max ? got : max - 1;
+		for (size_t j = last; j > pos; j--) {
+			memcpy(out[j], out[j - 1], sizeof out[0]);
+			best_d[j] = best_d[j - 1];
+		}
+		memcpy(out[pos], cand, sizeof out[0]);
+		best_d[pos] = dist;
+		if (got < max)
+			got++;
+	}
+	return got;
+}
+
 size_t capsim_scenario_nearest_paths(const char *path, const char **out,
 				     size_t max)
 {
@@ -105,7 +161,15 @@ static void unknown_path_message(const char *what, const char *path,
 				 const char *where_at, capsim_diags *d)
 {
 	const char *near[3];
-	size_t k = capsim_scenario_nearest_paths(path, near, 3);
+	char elems[3][128];
+	size_t k;
+	if (strcmp(what, "element") == 0) {
+		k = nearest_elements(path, elems, 3);
+		for (size_t i = 0; i < k; i++)
+			near[i] = elems[i];
+	} else {
+		k = capsim_scenario_nearest_paths(path, near, 3);
+	}
 	char list[512] = "";
 	size_t len = 0;
 	for (size_t i = 0; i < k; i++) {
@@ -242,14 +306,33 @@ static void nearest_ids(const capsim_catalog *cat, capsim_kind_id k,
 
 static xmlNode *elem_at(xmlNode *root, const char *path)
 {
-	int dup;
+	xmlNode *dup;
 	return capsim_xml_child_path(root, path, strlen(path), &dup);
 }
 
+/* line of the element at path, or of its deepest existing ancestor */
 static long line_of(xmlNode *root, const char *path)
 {
-	xmlNode *e = elem_at(root, path);
-	return e ? xmlGetLineNo(e) : xmlGetLineNo(root);
+	char buf[256];
+	capsim_strlcpy(buf, path, sizeof buf);
+	for (;;) {
+		xmlNode *e = elem_at(root, buf);
+		if (e)
+			return xmlGetLineNo(e);
+		char *dot = strrchr(buf, '.');
+		if (!dot)
+			return xmlGetLineNo(root);
+		*dot = '\0';
+	}
+}
+
+static const char *set_value_of(const capsim_origin *o, const char *path)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < o->n_sets; i++)
+		if (strcmp(o->set_paths[i], path) == 0)
+			v = o->set_values[i]; /* the last one given wins */
+	return v;
 }
 
 static int resolve_parts(capsim_scenario *s, xmlNode *root,
@@ -265,11 +348,18 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 		char *ref = sc + slot->ref_offset;
 		xmlNode *el = elem_at(root, slot->path);
 
-		/* the node's own GPU and NIC, unless the scenario names others */
-		if (!*ref && slot->kind == CAPSIM_KIND_GPU && s->node.e.id[0])
+		/* the node's own GPU and NIC, unless the scenario names others;
+		 * where the id came from decides where a bad one is reported */
+		char ref_path[160];
+		snprintf(ref_path, sizeof ref_path, "%s.ref", slot->path);
+		if (!*ref && slot->kind == CAPSIM_KIND_GPU && s->node.e.id[0]) {
 			capsim_strlcpy(ref, s->node.gpu, CAPSIM_ID_LEN);
-		if (!*ref && slot->kind == CAPSIM_KIND_NIC && s->node.e.id[0])
+			snprintf(ref_path, sizeof ref_path, "cluster.node.gpus.ref");
+		}
+		if (!*ref && slot->kind == CAPSIM_KIND_NIC && s->node.e.id[0]) {
 			capsim_strlcpy(ref, s->node.nic, CAPSIM_ID_LEN);
+			snprintf(ref_path, sizeof ref_path, "cluster.node.nics.ref");
+		}
 		if (!*ref) {
 			if (el) {
 				capsim_diags_add(d, base->file, xmlGetLineNo(el),
@@ -284,10 +374,23 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 		if (!entry) {
 			char near[256];
 			nearest_ids(cat, slot->kind, ref, near, sizeof near);
-			capsim_diags_add(d, base->file, line_of(root, slot->path),
-					 "%s.ref: '%s' is not a %s of the catalog; "
-					 "nearest: %s",
-					 slot->path, ref, kind->name, near);
+			const char *sv = set_value_of(base, ref_path);
+			char elem_path[160];
+			snprintf(elem_path, sizeof elem_path, "%.*s",
+				 (int)(strrchr(ref_path, '.') - ref_path), ref_path);
+			if (sv) {
+				char where[512];
+				snprintf(where, sizeof where, "--set %s=%s", ref_path, sv);
+				capsim_diags_add_at(d, where,
+						    "%s: '%s' is not a %s of the catalog; "
+						    "nearest: %s",
+						    ref_path, ref, kind->name, near);
+			} else {
+				capsim_diags_add(d, base->file, line_of(root, elem_path),
+						 "%s: '%s' is not a %s of the catalog; "
+						 "nearest: %s",
+						 ref_path, ref, kind->name, near);
+			}
 			problems++;
 			continue;
 		}
@@ -324,6 +427,38 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 }
 
 /* ---- consistency ------------------------------------------------------------- */
+
+/* Can the named switch build this fabric at all? Endpoints are NIC ports,
+ * nodes x rails. One switch layer (single-switch, or a 1-tier fat tree) is one
+ * switch per rail; a 2-tier fat tree of k-port switches with leaves of d down
+ * ports (d/(k-d) = oversubscription) connects k leaves x d; a 3-tier one
+ * k pods x k/2 leaves x d (k^3/4 when non-blocking: Al-Fares et al.,
+ * SIGCOMM 2008). */
+static void check_fabric_size(const capsim_scenario *s, const char *file,
+			      long line, capsim_diags *d)
+{
+	long k = s->fabric_switch.ports;
+	const char *sw = s->fabric_switch.e.id;
+	if (s->topology == CAPSIM_TOPO_SINGLE_SWITCH || s->tiers == 1) {
+		if (s->nodes > k)
+			capsim_diags_add(d, file, line,
+					 "fabric: %d nodes on one switch layer, but "
+					 "switch '%s' has %ld ports: one switch per rail "
+					 "connects at most %ld nodes",
+					 s->nodes, sw, k, k);
+		return;
+	}
+	double o = s->oversubscription;
+	long down = (long)floor((double)k * o / (1.0 + o));
+	long max = s->tiers == 2 ? k * down : k * (k / 2) * down;
+	long need = (long)s->nodes * s->rails;
+	if (need > max)
+		capsim_diags_add(d, file, line,
+				 "fabric: %d nodes x %d rails = %ld NIC ports, more "
+				 "than a %d-tier fat tree of %ld-port '%s' switches "
+				 "at %.3g:1 connects (%ld)",
+				 s->nodes, s->rails, need, s->tiers, k, sw, o, max);
+}
 
 static int check_consistency(capsim_scenario *s, xmlNode *root,
 			     const capsim_catalog *cat, const char *file,
@@ -437,6 +572,8 @@ static int check_consistency(capsim_scenario *s, xmlNode *root,
 			BAD(fab, "fabric: sharp=on, but switch '%s' has no SHARP",
 			    s->fabric_switch.e.id);
 	}
+	if (s->has_switch && s->topology != CAPSIM_TOPO_NONE)
+		check_fabric_size(s, file, fab, d);
 	if (s->sharp && s->transport != CAPSIM_NET_INFINIBAND)
 		BAD(fab, "fabric: sharp=on needs transport 'infiniband'");
 	if (s->burst_cloud[0] &&
@@ -465,6 +602,11 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 				 root ? (const char *)root->name : "");
 		return -1;
 	}
+	/* unknown names first, with the nearest valid paths: the schema would
+	 * refuse them too, but without suggestions */
+	check_unknown(root, "", path, d);
+	if (d->n != before)
+		return -1;
 	if (capsim_xml_validate(doc, "scenario", path, d) < 0)
 		return -1;
 	const char **sp = capsim_xcalloc(n_sets + 1, sizeof *sp);
@@ -477,7 +619,6 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 			sp[i] = sv[i] = "";
 		}
 	}
-	check_unknown(root, "", path, d);
 	if (d->n != before)
 		goto done;
 

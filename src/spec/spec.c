@@ -8,6 +8,7 @@
 #define R CAPSIM_F_REQUIRED
 #define P CAPSIM_F_POSITIVE
 #define NN CAPSIM_F_NONNEG
+#define WHOLE CAPSIM_F_INTEGRAL
 
 #define FDBL(p, st, m, d, fl, lo, hi, doc_) \
 	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(st, m), \
@@ -283,7 +284,7 @@ static const char *const recomputes[] = { "none", "selective", "full", NULL };
 
 const capsim_field capsim_scenario_fields[] = {
 	FTXT("name", S, name, R, "scenario name"),
-	SDBL("seed", seed, CAPSIM_DIM_COUNT, NN, 0, 9007199254740991.0, "1", "random seed"),
+	SDBL("seed", seed, CAPSIM_DIM_COUNT, NN | WHOLE, 0, 9007199254740991.0, "1", "random seed"),
 	SINT("cluster.nodes", nodes, R | P, 1, 1e6, NULL, "nodes"),
 	FREF("cluster.node.ref", S, node_ref, "node", R, "node type"),
 	FREF("cluster.gpu.ref", S, gpu_ref, "gpu", 0, "GPU, if not the node's"),
@@ -303,9 +304,9 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cluster.storage.dataset", dataset_bytes, CAPSIM_DIM_BYTES, P, 1e3, 1e19, NULL, "training data size"),
 	SDBL("cluster.storage.checkpoint-interval", checkpoint_interval_s, CAPSIM_DIM_SECONDS, P, 1.0, 3.15576e7, NULL, "time between checkpoints"),
 	SINT("workload.seq-len", seq_len, R | P, 1, 1e8, NULL, "tokens per sequence"),
-	SDBL("workload.global-batch", global_batch, CAPSIM_DIM_COUNT, R | P, 1, 1e9, NULL, "sequences per step"),
+	SDBL("workload.global-batch", global_batch, CAPSIM_DIM_COUNT, R | P | WHOLE, 1, 1e9, NULL, "sequences per step"),
 	SINT("workload.micro-batch", micro_batch, P, 1, 1e6, "1", "sequences per micro-batch"),
-	SDBL("workload.tokens", tokens, CAPSIM_DIM_COUNT, R | P, 1e3, 1e16, NULL, "token budget"),
+	SDBL("workload.tokens", tokens, CAPSIM_DIM_COUNT, R | P | WHOLE, 1e3, 1e16, NULL, "token budget"),
 	FENUM("workload.dtype", S, dtype, capsim_dtype_names, R, NULL, "training data type"),
 	FREF("workload.model.ref", S, model_ref, "model", R, "model"),
 	SINT("workload.parallelism.tp", tp, P, 1, 1e5, "1", "tensor-parallel degree"),

@@ -34,6 +34,7 @@ typedef enum capsim_ftype {
 #define CAPSIM_F_REQUIRED 0x1u /* must be given (in the catalog entry) */
 #define CAPSIM_F_POSITIVE 0x2u /* > 0 when given */
 #define CAPSIM_F_NONNEG 0x4u   /* >= 0 when given */
+#define CAPSIM_F_INTEGRAL 0x8u /* DOUBLE that must be a whole number (too large for int) */
 
 typedef struct capsim_field {
 	const char *path;  /* "memory.bandwidth": elements below the entry, then the attribute */
