@@ -80,12 +80,18 @@ static void cell(const capsim_field *f, const void *obj, char *buf, size_t len)
 {
 	const char *at = (const char *)obj + f->offset;
 	switch (f->type) {
-	case CAPSIM_FT_DOUBLE:
-		if (*(const double *)at == 0.0)
+	case CAPSIM_FT_DOUBLE: {
+		double v = *(const double *)at;
+		size_t pl = strlen(f->path);
+		if (v == 0.0)
 			snprintf(buf, len, "-");
+		else if (f->dim == CAPSIM_DIM_BYTES_PER_S && pl > 5 &&
+			 strcmp(f->path + pl - 5, "speed") == 0)
+			snprintf(buf, len, "%.4g Gb/s", v * 8 / 1e9); /* as networks are sold */
 		else
-			capsim_units_format(*(const double *)at, f->dim, buf, len);
+			capsim_units_format(v, f->dim, buf, len);
 		return;
+	}
 	case CAPSIM_FT_INT:
 		if (*(const int *)at == 0)
 			snprintf(buf, len, "-");
@@ -207,6 +213,16 @@ int capsim_cmd_catalog(int argc, char **argv)
 		json_t *o = json_object();
 		json_object_set_new(o, "schema_version", json_integer(1));
 		json_object_set_new(o, "capsim_version", json_string(capsim_version_string()));
+		json_t *inputs = json_array();
+		for (size_t i = 0; i < capsim_catalog_n_files(c); i++) {
+			const char *sha;
+			const char *path = capsim_catalog_file(c, i, &sha);
+			json_t *f = json_object();
+			json_object_set_new(f, "file", json_string(path));
+			json_object_set_new(f, "sha256", json_string(sha));
+			json_array_append_new(inputs, f);
+		}
+		json_object_set_new(o, "inputs", inputs);
 		for (size_t k = 0; k < CAPSIM_KIND__COUNT; k++) {
 			if ((only && only != &capsim_kinds[k]) || only_refs)
 				continue;

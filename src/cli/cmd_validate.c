@@ -145,7 +145,7 @@ static int validate_catalog_file(const char *path, const char *root,
 static void root_name(const char *path, char *buf, size_t len, long *line,
 		      capsim_diags *d)
 {
-	xmlDoc *doc = capsim_xml_read(path, d);
+	xmlDoc *doc = capsim_xml_read(path, NULL, d);
 	buf[0] = '\0';
 	if (!doc)
 		return;

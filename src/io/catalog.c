@@ -22,9 +22,15 @@ typedef struct {
 	size_t n, cap;
 } entry_vec;
 
+typedef struct {
+	char path[CAPSIM_PATH_LEN];
+	char sha256[65];
+} input_file;
+
 struct capsim_catalog {
 	entry_vec kinds[CAPSIM_KIND__COUNT];
 	entry_vec refs;
+	entry_vec files; /* input_file */
 };
 
 capsim_catalog *capsim_catalog_create(void)
@@ -39,6 +45,7 @@ void capsim_catalog_free(capsim_catalog *c)
 	for (size_t k = 0; k < CAPSIM_KIND__COUNT; k++)
 		free(c->kinds[k].items);
 	free(c->refs.items);
+	free(c->files.items);
 	free(c);
 }
 
@@ -83,6 +90,21 @@ const void *capsim_catalog_find(const capsim_catalog *c, capsim_kind_id k,
 	if (k >= CAPSIM_KIND__COUNT)
 		return NULL;
 	return vec_find(&c->kinds[k], capsim_kinds[k].size, id);
+}
+
+size_t capsim_catalog_n_files(const capsim_catalog *c)
+{
+	return c->files.n;
+}
+
+const char *capsim_catalog_file(const capsim_catalog *c, size_t i,
+				const char **sha256)
+{
+	if (i >= c->files.n)
+		return NULL;
+	const input_file *f = (const input_file *)(c->files.items + i * sizeof(input_file));
+	*sha256 = f->sha256;
+	return f->path;
 }
 
 size_t capsim_catalog_n_refs(const capsim_catalog *c)
@@ -366,11 +388,15 @@ static int load_doc(capsim_catalog *c, xmlDoc *doc, const char *path,
 int capsim_catalog_load_file(capsim_catalog *c, const char *path,
 			     capsim_diags *d)
 {
-	xmlDoc *doc = capsim_xml_read(path, d);
+	char sha[65];
+	xmlDoc *doc = capsim_xml_read(path, sha, d);
 	if (!doc)
 		return -1;
 	int rc = load_doc(c, doc, path, d);
 	xmlFreeDoc(doc);
+	input_file *f = vec_push(&c->files, sizeof *f);
+	capsim_strlcpy(f->path, path, sizeof f->path);
+	memcpy(f->sha256, sha, sizeof f->sha256);
 	return rc;
 }
 

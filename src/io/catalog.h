@@ -42,6 +42,12 @@ const void *capsim_catalog_at(const capsim_catalog *c, capsim_kind_id k,
 const void *capsim_catalog_find(const capsim_catalog *c, capsim_kind_id k,
 				const char *id);
 
+/* The files read from disk, in order, with the SHA-256 of each (hex): the
+ * digests that results carry. */
+size_t capsim_catalog_n_files(const capsim_catalog *c);
+const char *capsim_catalog_file(const capsim_catalog *c, size_t i,
+				const char **sha256);
+
 size_t capsim_catalog_n_refs(const capsim_catalog *c);
 const capsim_bibref *capsim_catalog_ref_at(const capsim_catalog *c, size_t i);
 const capsim_bibref *capsim_catalog_ref(const capsim_catalog *c,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ioint.h"
+#include "sha256.h"
 #include "xalloc.h"
 #include "xml.h"
 
@@ -650,11 +651,13 @@ int capsim_scenario_load(const char *path, const capsim_catalog *cat,
 			 capsim_scenario *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
-	xmlDoc *doc = capsim_xml_read(path, d);
+	char sha[65];
+	xmlDoc *doc = capsim_xml_read(path, sha, d);
 	if (!doc)
 		return -1;
 	int rc = load_doc(doc, path, cat, sets, n_sets, out, d);
 	xmlFreeDoc(doc);
+	memcpy(out->sha256, sha, sizeof out->sha256);
 	return rc;
 }
 
@@ -669,6 +672,7 @@ int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
 		return -1;
 	int rc = load_doc(doc, name, cat, sets, n_sets, out, d);
 	xmlFreeDoc(doc);
+	capsim_sha256_hex(buf, len, out->sha256);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/xmlschemas.h>
 
+#include "sha256.h"
 #include "xalloc.h"
 
 static xmlExternalEntityLoader default_loader;
@@ -136,7 +137,7 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 	return doc;
 }
 
-xmlDoc *capsim_xml_read(const char *path, capsim_diags *d)
+xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
@@ -171,6 +172,8 @@ xmlDoc *capsim_xml_read(const char *path, capsim_diags *d)
 		capsim_diags_add(d, path, 0, "read error");
 		return NULL;
 	}
+	if (sha256)
+		capsim_sha256_hex(buf, len, sha256);
 	xmlDoc *doc = capsim_xml_read_memory(buf, len, path, d);
 	free(buf);
 	return doc;

@@ -20,8 +20,9 @@
 void capsim_xml_init(void);
 
 /* Read and parse path. Returns the document (caller frees with xmlFreeDoc) or
- * NULL after adding the reasons to d. */
-xmlDoc *capsim_xml_read(const char *path, capsim_diags *d);
+ * NULL after adding the reasons to d. sha256, when not NULL, receives the
+ * SHA-256 of the file's bytes as 64 hex digits. */
+xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d);
 
 /* The same for a buffer; name is used in messages. */
 xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,

@@ -242,6 +242,7 @@ typedef enum { CAPSIM_RECOMPUTE_NONE, CAPSIM_RECOMPUTE_SELECTIVE, CAPSIM_RECOMPU
 typedef struct capsim_scenario {
 	char name[CAPSIM_ID_LEN];
 	char file[CAPSIM_PATH_LEN];
+	char sha256[65];          /* of the file's bytes, before --set */
 	double seed;              /* integral, < 2^53 */
 	char description[CAPSIM_TEXT_LEN];
 

@@ -583,7 +583,14 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 		snprintf(buf, len, "%.4g kWh", v / 3.6e6);
 		return buf;
 	case CAPSIM_DIM_USD:
-		snprintf(buf, len, "$%.4g", v);
+		if (fabs(v) >= 1e9)
+			snprintf(buf, len, "$%.4gB", v / 1e9);
+		else if (fabs(v) >= 1e6)
+			snprintf(buf, len, "$%.4gM", v / 1e6);
+		else if (fabs(v) >= 1e4)
+			snprintf(buf, len, "$%.4gk", v / 1e3);
+		else
+			snprintf(buf, len, "$%.4g", v);
 		return buf;
 	case CAPSIM_DIM_USD_PER_S:
 		snprintf(buf, len, "$%.4g/h", v * 3600.0);

@@ -96,6 +96,12 @@ static void test_catalog_json(void **state)
 		fail_msg("catalog --json is not JSON: %s (line %d)", err.text, err.line);
 	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
 	assert_true(json_is_string(json_object_get(o, "capsim_version")));
+	/* every file read, with its digest */
+	json_t *inputs = json_object_get(o, "inputs");
+	assert_true(json_array_size(inputs) >= 11);
+	const char *sha = json_string_value(json_object_get(json_array_get(inputs, 0), "sha256"));
+	assert_non_null(sha);
+	assert_int_equal(strlen(sha), 64);
 	json_t *gpus = json_object_get(o, "gpus");
 	assert_true(json_array_size(gpus) >= 8);
 	int found = 0;

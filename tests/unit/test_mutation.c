@@ -174,7 +174,7 @@ static size_t mutate_dir(const char *dir, file_kind kind)
 		snprintf(path, sizeof path, "%s/%s", dpath, de->d_name);
 		capsim_diags d = { 0 };
 		capsim_xml_init();
-		xmlDoc *doc = capsim_xml_read(path, &d);
+		xmlDoc *doc = capsim_xml_read(path, NULL, &d);
 		assert_non_null(doc);
 		xmlNode *root = xmlDocGetRootElement(doc);
 		if (kind == FILE_SCENARIO) {

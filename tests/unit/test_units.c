@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "sha256.h"
 #include "units.h"
 
 #define YEAR_S (365.25 * 86400.0)
@@ -165,6 +166,11 @@ static void test_format_reads_back(void **state)
 	assert_string_equal(capsim_units_format(2.49 / 3600.0, CAPSIM_DIM_USD_PER_S, buf, sizeof buf), "$2.49/h");
 	assert_string_equal(capsim_units_format(70e9, CAPSIM_DIM_COUNT, buf, sizeof buf), "70B");
 	assert_string_equal(capsim_units_format(4096, CAPSIM_DIM_COUNT, buf, sizeof buf), "4096");
+	assert_string_equal(capsim_units_format(515e3, CAPSIM_DIM_USD, buf, sizeof buf), "$515k");
+	assert_int_equal(capsim_units_parse(buf, CAPSIM_DIM_USD, NULL, &v, err, sizeof err), 0);
+	assert_rel(v, 515e3, 1e-12);
+	assert_string_equal(capsim_units_format(5.576e6, CAPSIM_DIM_USD, buf, sizeof buf), "$5.576M");
+	assert_string_equal(capsim_units_format(2385.0, CAPSIM_DIM_USD, buf, sizeof buf), "$2385");
 }
 
 static void test_dates_and_flags(void **state)
@@ -186,6 +192,27 @@ static void test_dates_and_flags(void **state)
 	assert_int_equal(capsim_flag_parse("1"), -1);
 }
 
+/* FIPS 180-4 examples (NIST CSRC "SHA-256" example values) */
+static void test_sha256(void **state)
+{
+	(void)state;
+	char hex[65];
+	capsim_sha256_hex("abc", 3, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	capsim_sha256_hex("", 0, hex);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	capsim_sha256_hex(two, strlen(two), hex);
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* fed in odd pieces, the same */
+	capsim_sha256 c;
+	capsim_sha256_init(&c);
+	for (size_t i = 0; i < strlen(two); i += 7)
+		capsim_sha256_update(&c, two + i, strlen(two) - i < 7 ? strlen(two) - i : 7);
+	capsim_sha256_final_hex(&c, hex);
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_error_never_overflows),
 		cmocka_unit_test(test_format_reads_back),
 		cmocka_unit_test(test_dates_and_flags),
+		cmocka_unit_test(test_sha256),
 	};
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
 }
