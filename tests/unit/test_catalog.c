@@ -1,6 +1,7 @@
 /* test_catalog.c - the shipped catalog loads clean, every source resolves,
  * values arrive in SI as the datasheets state them, and the catalog's own
  * checks catch dangling sources and duplicates. */
+#include "catalog.h"
 #include "testutil.h"
 
 #include <string.h>
@@ -13,12 +14,8 @@ static capsim_catalog *cat;
 static int setup(void **state)
 {
 	(void)state;
-	capsim_diags d = { 0 };
-	cat = capsim_catalog_create();
-	int rc = capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d);
-	capsim_diags_print(&d, stderr);
-	capsim_diags_free(&d);
-	return rc;
+	cat = testutil_shipped_catalog();
+	return cat ? 0 : -1;
 }
 
 static int teardown(void **state)

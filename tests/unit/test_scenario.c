@@ -1,6 +1,7 @@
 /* test_scenario.c - scenarios resolve against the catalog; overrides in the
  * file and by --set change exactly what they name; a resolved scenario written
  * out loads back identical; consistency errors name file, line and numbers. */
+#include "catalog.h"
 #include "testutil.h"
 
 #include <dirent.h>
@@ -16,12 +17,8 @@ static capsim_catalog *cat;
 static int setup(void **state)
 {
 	(void)state;
-	capsim_diags d = { 0 };
-	cat = capsim_catalog_create();
-	int rc = capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d);
-	capsim_diags_print(&d, stderr);
-	capsim_diags_free(&d);
-	return rc;
+	cat = testutil_shipped_catalog();
+	return cat ? 0 : -1;
 }
 
 static int teardown(void **state)

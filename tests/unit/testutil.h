@@ -26,4 +26,21 @@
 				 #got, g_, w_, r_);                            \
 	} while (0)
 
+#ifdef CAPSIM_CATALOG_H
+/* The shipped catalog, or NULL after printing why it does not load. */
+static inline capsim_catalog *testutil_shipped_catalog(void)
+{
+	capsim_diags d = { 0 };
+	capsim_catalog *c = capsim_catalog_create();
+	int rc = capsim_catalog_load_root(c, CAPSIM_SOURCE_DIR, NULL, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc != 0) {
+		capsim_catalog_free(c);
+		return NULL;
+	}
+	return c;
+}
+#endif
+
 #endif
