@@ -12,6 +12,7 @@ enum {
 /* Each takes argv[0] = the command's name; returns an exit status. */
 int capsim_cmd_catalog(int argc, char **argv);
 int capsim_cmd_validate(int argc, char **argv);
+int capsim_cmd_collective(int argc, char **argv);
 
 const char *capsim_version_string(void);
 

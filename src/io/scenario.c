@@ -429,12 +429,12 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 
 /* ---- consistency ------------------------------------------------------------- */
 
-/* Can the named switch build this fabric at all? Endpoints are NIC ports,
- * nodes x rails. One switch layer (single-switch, or a 1-tier fat tree) is one
- * switch per rail; a 2-tier fat tree of k-port switches with leaves of d down
- * ports (d/(k-d) = oversubscription) connects k leaves x d; a 3-tier one
- * k pods x k/2 leaves x d (k^3/4 when non-blocking: Al-Fares et al.,
- * SIGCOMM 2008). */
+/* Can the named switch build this fabric at all? Each rail is its own plane
+ * (a rail-optimised fabric), so a plane must connect every node: one switch
+ * layer (single-switch, or a 1-tier fat tree) connects k nodes; a 2-tier fat
+ * tree of k-port switches with leaves of d node ports (d/(k-d) = the
+ * oversubscription) connects k leaves x d; a 3-tier one k pods x k/2 leaves
+ * x d (k^3/4 when non-blocking: Al-Fares et al., SIGCOMM 2008). */
 static void check_fabric_size(const capsim_scenario *s, const char *file,
 			      long line, capsim_diags *d)
 {
@@ -452,13 +452,17 @@ static void check_fabric_size(const capsim_scenario *s, const char *file,
 	double o = s->oversubscription;
 	long down = (long)floor((double)k * o / (1.0 + o));
 	long max = s->tiers == 2 ? k * down : k * (k / 2) * down;
-	long need = (long)s->nodes * s->rails;
-	if (need > max)
+	if (down < 1 || down >= k)
 		capsim_diags_add(d, file, line,
-				 "fabric: %d nodes x %d rails = %ld NIC ports, more "
-				 "than a %d-tier fat tree of %ld-port '%s' switches "
-				 "at %.3g:1 connects (%ld)",
-				 s->nodes, s->rails, need, s->tiers, k, sw, o, max);
+				 "fabric: oversubscription %.3g:1 leaves no uplink on "
+				 "%ld-port switch '%s'",
+				 o, k, sw);
+	else if (s->nodes > max)
+		capsim_diags_add(d, file, line,
+				 "fabric: %d nodes, more than a %d-tier fat tree of "
+				 "%ld-port '%s' switches at %.3g:1 connects per rail "
+				 "(%ld)",
+				 s->nodes, s->tiers, k, sw, o, max);
 }
 
 static int check_consistency(capsim_scenario *s, xmlNode *root,

@@ -1,0 +1,699 @@
+/* collective.c - NCCL collectives as flows on the fabric; see collective.h
+ * and docs/model.md ("Collectives on the fabric"). */
+#include "collective.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core.h"
+#include "xalloc.h"
+
+#define MAX_PATH 24
+
+/* ---- names ------------------------------------------------------------- */
+
+const char *capsim_collective_algo_name(int algo)
+{
+	if (algo >= 0 && algo < CAPSIM_ALGO__COUNT)
+		return capsim_algo_names[algo];
+	if (algo == CAPSIM_ALGO_HIERARCHICAL)
+		return "hierarchical";
+	if (algo == CAPSIM_ALGO_P2P)
+		return "p2p";
+	return "?";
+}
+
+int capsim_collective_algo_parse(const char *s)
+{
+	if (strcasecmp(s, "hierarchical") == 0)
+		return CAPSIM_ALGO_HIERARCHICAL;
+	if (strcasecmp(s, "p2p") == 0)
+		return CAPSIM_ALGO_P2P;
+	return capsim_algo_parse(s);
+}
+
+double capsim_busbw_factor(capsim_coll op, int n)
+{
+	/* nccl-tests doc/PERFORMANCE.md (reference nccl_busbw_formulas.csv) */
+	switch (op) {
+	case CAPSIM_COLL_ALLREDUCE:
+		return n > 1 ? 2.0 * (n - 1) / n : 0.0;
+	case CAPSIM_COLL_ALLGATHER:
+	case CAPSIM_COLL_REDUCESCATTER:
+	case CAPSIM_COLL_ALLTOALL:
+		return n > 1 ? (double)(n - 1) / n : 0.0;
+	default:
+		return 1.0;
+	}
+}
+
+/* ---- NCCL's view of the hardware ------------------------------------------ */
+
+static capsim_gpu_arch arch_of(const capsim_gpu *g)
+{
+	/* NCCL classes GPUs by compute capability, which the catalog does not
+	 * state: FP4 marks Blackwell, 4th-gen NVLink Hopper; the rest (A100,
+	 * and Ada's RTX 4090 at SM 8.9) fall in NCCL's Ampere class */
+	if (g->peak_fp4_flop_per_s > 0)
+		return CAPSIM_ARCH_BLACKWELL;
+	if (g->scaleup_kind == CAPSIM_SCALEUP_NVLINK && g->scaleup_generation >= 5)
+		return CAPSIM_ARCH_BLACKWELL;
+	if (g->scaleup_kind == CAPSIM_SCALEUP_NVLINK && g->scaleup_generation == 4)
+		return CAPSIM_ARCH_HOPPER;
+	return CAPSIM_ARCH_AMPERE;
+}
+
+void capsim_collective_nccl_hw(const capsim_scenario *s, capsim_nccl_hw *hw)
+{
+	memset(hw, 0, sizeof *hw);
+	hw->gpus_per_node = s->node.gpus;
+	hw->arch = arch_of(&s->gpu);
+	/* NCCL's per-link NVLink figures (reference nccl_model.md 1.5,
+	 * src/graph/topo.h): SM80 20.0, SM90 20.6, SM100 40.1 GB/s */
+	static const double per_link[] = { 20.0, 20.0, 20.6, 40.1 };
+	if (s->gpu.scaleup_kind == CAPSIM_SCALEUP_NVLINK &&
+	    s->node.scaleup_fabric != CAPSIM_NODE_PCIE) {
+		int links = s->gpu.scaleup_links;
+		if (!links) /* datasheet bandwidth per direction / 25 GB/s a link */
+			links = (int)lround(capsim_gpu_scaleup_bw_per_dir(&s->gpu) / 25e9);
+		hw->nvlink_bw_per_gpu = links * per_link[hw->arch];
+	}
+	hw->nvswitch = s->node.scaleup_fabric == CAPSIM_NODE_NVSWITCH;
+	/* NCCL counts PCIe as width x speed / 80 GB/s, speed code 60/120/240/480
+	 * for Gen3/4/5/6 (reference nccl_model.md 1.5) */
+	static const double code[] = { 0, 60, 60, 60, 120, 240, 480 };
+	int gen = s->nic.pcie_generation < 7 ? s->nic.pcie_generation : 6;
+	hw->pcie_bw = s->nic.pcie_lanes * code[gen] / 80.0;
+	hw->nic_bw = s->nic.port_speed_bytes_per_s * 8.0 / 1e6 / 8000.0;
+	hw->nics_per_node = s->rails ? s->rails : s->node.nics;
+	hw->gdr = s->gpudirect;
+}
+
+/* ---- flows of a phase ---------------------------------------------------- */
+
+typedef struct {
+	int links[MAX_PATH];
+	int n;
+	double bytes, mult;
+} flowspec;
+
+typedef struct {
+	flowspec *v;
+	size_t n, cap;
+	double lat_s;
+} phase;
+
+typedef struct {
+	phase *ph;
+	size_t n, cap;
+} plan;
+
+static phase *new_phase(plan *p, double lat_s)
+{
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 4;
+		p->ph = capsim_xrealloc(p->ph, p->cap * sizeof *p->ph);
+	}
+	phase *ph = &p->ph[p->n++];
+	memset(ph, 0, sizeof *ph);
+	ph->lat_s = lat_s;
+	return ph;
+}
+
+static void free_plan(plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->ph[i].v);
+	free(p->ph);
+}
+
+static flowspec *new_flow(phase *ph)
+{
+	if (ph->n == ph->cap) {
+		ph->cap = ph->cap ? 2 * ph->cap : 64;
+		ph->v = capsim_xrealloc(ph->v, ph->cap * sizeof *ph->v);
+	}
+	flowspec *fs = &ph->v[ph->n++];
+	memset(fs, 0, sizeof *fs);
+	return fs;
+}
+
+/* a GPU-to-GPU transfer, routed now (adaptive routing sees earlier flows of
+ * the phase only once they run, so it balances by hash order here too) */
+static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
+		 double mult, uint64_t hash)
+{
+	if (a == b || bytes <= 0)
+		return;
+	flowspec *fs = new_flow(ph);
+	double lat;
+	fs->n = (int)capsim_fabric_route(f, a, b, hash, fs->links, MAX_PATH, &lat);
+	if (fs->n > MAX_PATH)
+		fs->n = MAX_PATH;
+	fs->bytes = bytes;
+	fs->mult = mult;
+}
+
+static void path_flow(phase *ph, const int *links, int n, double bytes,
+		      double mult)
+{
+	flowspec *fs = new_flow(ph);
+	for (int i = 0; i < n && i < MAX_PATH; i++)
+		fs->links[i] = links[i];
+	fs->n = n < MAX_PATH ? n : MAX_PATH;
+	fs->bytes = bytes;
+	fs->mult = mult;
+}
+
+/* ---- algorithms -------------------------------------------------------------- */
+
+typedef struct {
+	capsim_fabric *f;
+	int n;      /* ranks */
+	int G;      /* GPUs per node */
+	int nodes;  /* nodes the ranks occupy */
+	int rails;
+	int nch;
+	double eff; /* payload per wire byte of the protocol */
+	uint64_t seed;
+} ctx;
+
+/* local index of the GPU that starts channel c's ring inside a node: the
+ * first GPU on the channel's rail, so each channel enters and leaves nodes
+ * through its own NIC as NCCL's rings do */
+static int channel_start(const ctx *c, int ch)
+{
+	int r = ch % c->rails;
+	for (int g = 0; g < c->G; g++)
+		if (g * c->rails / c->G == r)
+			return g;
+	return 0;
+}
+
+/* rank at position i of channel ch's ring */
+static int ring_rank(const ctx *c, int ch, int i)
+{
+	int per = c->n < c->G ? c->n : c->G;
+	int node = i / per, pos = i % per;
+	int st = c->n < c->G ? 0 : channel_start(c, ch);
+	return node * c->G + (st + pos) % per;
+}
+
+/* channels whose rings coincide are one flow of multiplicity k */
+static int distinct_rings(const ctx *c)
+{
+	if (c->n <= c->G)
+		return 1; /* single node: every channel rings the same GPUs */
+	return c->nch < c->rails ? c->nch : c->rails;
+}
+
+static double ring_mult(const ctx *c, int ring)
+{
+	int d = distinct_rings(c);
+	int k = c->nch / d + (ring < c->nch % d ? 1 : 0);
+	return k;
+}
+
+/* every ring edge carries `edge_bytes` (payload, whole collective) split
+ * over the channels; chain = 1 drops the edge back to the first rank */
+static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
+{
+	int d = distinct_rings(c);
+	double per_ch = edge_bytes / c->nch / c->eff;
+	for (int ring = 0; ring < d; ring++) {
+		double mult = ring_mult(c, ring);
+		for (int i = 0; i < c->n - (chain ? 1 : 0); i++) {
+			int a = ring_rank(c, ring, i), b = ring_rank(c, ring, (i + 1) % c->n);
+			xfer(ph, c->f, a, b, per_ch, mult, c->seed + (uint64_t)ring * 7919 + (uint64_t)i);
+		}
+	}
+}
+
+/* NCCL's double binary tree between nodes, chains inside them: each tree
+ * carries half the channels; every edge moves the data up (reduce) and down
+ * (broadcast), pipelined */
+static void tree_flows(phase *ph, const ctx *c, double bytes)
+{
+	int per = c->n < c->G ? c->n : c->G;
+	double per_ch = bytes / c->nch / c->eff;
+	int d = distinct_rings(c);
+	for (int ring = 0; ring < d; ring++) {
+		double mult = ring_mult(c, ring);
+		int st = c->n < c->G ? 0 : channel_start(c, ring);
+		/* intra-node chain, both directions */
+		for (int node = 0; node < c->nodes; node++)
+			for (int p = 0; p + 1 < per; p++) {
+				int a = node * c->G + (st + p) % per;
+				int b = node * c->G + (st + p + 1) % per;
+				xfer(ph, c->f, a, b, per_ch, mult, c->seed + (uint64_t)a);
+				xfer(ph, c->f, b, a, per_ch, mult, c->seed + (uint64_t)b);
+			}
+		/* two binary trees over nodes; tree t takes half the channels:
+		 * tree 0 in heap order, tree 1 mirrored so that leaves of one are
+		 * inner nodes of the other */
+		for (int t = 0; t < 2 && c->nodes > 1; t++)
+			for (int i = 1; i < c->nodes; i++) {
+				int child = i, parent = (i - 1) / 2;
+				if (t == 1) {
+					child = c->nodes - 1 - child;
+					parent = c->nodes - 1 - parent;
+				}
+				int a = child * c->G + st, b = parent * c->G + st;
+				xfer(ph, c->f, a, b, per_ch / 2, mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
+				xfer(ph, c->f, b, a, per_ch / 2, mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);
+			}
+	}
+}
+
+/* NVLink SHARP inside a domain: each GPU pushes its data into the switch,
+ * which reduces it, and reads the result back: every GPU link carries the
+ * buffer once per direction */
+static int nvls_flows(phase *ph, const ctx *c, capsim_fabric *f, double bytes)
+{
+	int links[MAX_PATH];
+	double lat;
+	for (int g = 0; g < c->n; g++) {
+		/* a same-domain route is [up(g), down(peer)]: keep one end */
+		int peer = (g % c->G) ? g - 1 : g + 1;
+		if (peer >= c->n)
+			return -1;
+		size_t k = capsim_fabric_route(f, g, peer, 0, links, MAX_PATH, &lat);
+		if (k != 2)
+			return -1;
+		path_flow(ph, &links[0], 1, bytes / c->eff, 1.0);
+		k = capsim_fabric_route(f, peer, g, 0, links, MAX_PATH, &lat);
+		path_flow(ph, &links[1], 1, bytes / c->eff, 1.0);
+	}
+	return 0;
+}
+
+/* SHARP (CollNet): reduce inside each node over NVLink, each node's NICs
+ * send their share of the buffer into the switches once and receive the
+ * reduced result once: a node puts S on the wire, where a ring puts
+ * 2(n-1)/n S */
+static void collnet_flows(phase *ph, const ctx *c, double bytes, int intra_ring)
+{
+	int per = c->n < c->G ? c->n : c->G;
+	double intra = per > 1 ? bytes * (per - 1) / per : 0.0;
+	int links[MAX_PATH];
+	double lat;
+	for (int node = 0; node < c->nodes; node++) {
+		for (int p = 0; intra_ring && p < per && per > 1; p++) {
+			int a = node * c->G + p, b = node * c->G + (p + 1) % per;
+			/* reduce-scatter and all-gather inside the node, as a ring */
+			xfer(ph, c->f, a, b, 2 * intra / c->eff, 1.0, 0);
+		}
+		for (int r = 0; r < c->rails; r++) {
+			/* the NIC's leg to its leaf and back: the first and last
+			 * links of a route to the same rail of another node,
+			 * without the path between switches */
+			int other = ((node + 1) % c->nodes) * c->G + r * c->G / c->rails;
+			int a = node * c->G + r * c->G / c->rails;
+			size_t k = capsim_fabric_route(c->f, a, other, 0, links, MAX_PATH, &lat);
+			double share = bytes / c->rails / c->eff;
+			/* up: GPU PCIe and NIC uplink; down: NIC downlink, GPU PCIe */
+			int up[4], nu = 0, down[4], nd = 0;
+			for (size_t i = 0; i < k; i++) {
+				capsim_link_kind kind = capsim_fabric_link_kind(c->f, links[i]);
+				if ((kind == CAPSIM_LINK_PCIE_UP || kind == CAPSIM_LINK_NIC_UP ||
+				     (kind == CAPSIM_LINK_HOST && nu < 3)) && nu < 4)
+					up[nu++] = links[i];
+			}
+			size_t kb = capsim_fabric_route(c->f, other, a, 0, links, MAX_PATH, &lat);
+			for (size_t i = 0; i < kb; i++) {
+				capsim_link_kind kind = capsim_fabric_link_kind(c->f, links[i]);
+				if ((kind == CAPSIM_LINK_NIC_DOWN || kind == CAPSIM_LINK_PCIE_DOWN) &&
+				    nd < 4)
+					down[nd++] = links[i];
+			}
+			path_flow(ph, up, nu, share, 1.0);
+			path_flow(ph, down, nd, share, 1.0);
+		}
+	}
+}
+
+/* PAT for all-gather/reduce-scatter at one GPU per node: log2(n) steps,
+ * step k exchanging 2^k blocks of S/n with the rank 2^k away */
+static void pat_phases(plan *p, const ctx *c, double total, double lat_s)
+{
+	int steps = 0;
+	while ((1 << steps) < c->n)
+		steps++;
+	for (int k = 0; k < steps; k++) {
+		phase *ph = new_phase(p, k == 0 ? lat_s : 0.0);
+		int dist = 1 << k;
+		double blocks = dist;
+		if (dist * 2 > c->n)
+			blocks = c->n - dist; /* the last step sends what is left */
+		for (int i = 0; i < c->n; i++)
+			xfer(ph, c->f, i * c->G, ((i + dist) % c->n) * c->G,
+			     blocks * total / c->n / c->eff, 1.0, c->seed + (uint64_t)i);
+	}
+}
+
+/* ---- the driver: flows on the event engine ---------------------------------- */
+
+typedef struct {
+	capsim_sim *sim;
+	capsim_flownet *net;
+	int kind;
+	capsim_time_ns last;
+	int *ids;
+	double *bytes0;
+	size_t n, left;
+} driver;
+
+static void schedule_next(driver *dr)
+{
+	double dt;
+	if (!dr->left || capsim_flownet_next_completion(dr->net, &dt) < 0)
+		return;
+	capsim_time_ns now = capsim_sim_now(dr->sim);
+	capsim_time_ns at = now + (capsim_time_ns)ceil(dt * 1e9);
+	capsim_sim_schedule(dr->sim, at, 0, dr->kind, NULL, 0);
+}
+
+static void on_completion(capsim_sim *sim, const capsim_event *ev, void *arg)
+{
+	(void)ev;
+	driver *dr = arg;
+	capsim_time_ns now = capsim_sim_now(sim);
+	capsim_flownet_advance(dr->net, (double)(now - dr->last) * 1e-9);
+	dr->last = now;
+	capsim_flownet_hold(dr->net, 1);
+	for (size_t i = 0; i < dr->n; i++) {
+		if (dr->ids[i] < 0)
+			continue;
+		double rem = capsim_flownet_remaining(dr->net, dr->ids[i]);
+		double rate = capsim_flownet_rate(dr->net, dr->ids[i]);
+		/* done, or within a nanosecond of done */
+		if (rem <= 1e-12 * dr->bytes0[i] || rem <= rate * 1e-9) {
+			capsim_flownet_stop(dr->net, dr->ids[i]);
+			dr->ids[i] = -1;
+			dr->left--;
+		}
+	}
+	capsim_flownet_hold(dr->net, 0);
+	schedule_next(dr);
+}
+
+/* Run one phase; returns its bandwidth time in seconds. caps: per-flow rate
+ * caps (bytes/s) or NULL. */
+static double run_phase(capsim_flownet *net, const phase *ph,
+			const double *caps, uint64_t *events, uint64_t *flows)
+{
+	driver dr = { 0 };
+	dr.sim = capsim_sim_create();
+	dr.net = net;
+	dr.kind = capsim_sim_add_kind(dr.sim, on_completion, &dr);
+	dr.ids = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *dr.ids);
+	dr.bytes0 = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *dr.bytes0);
+	dr.n = ph->n;
+	capsim_flownet_hold(net, 1);
+	for (size_t i = 0; i < ph->n; i++) {
+		const flowspec *fs = &ph->v[i];
+		dr.ids[i] = capsim_flownet_start(net, fs->links, (size_t)fs->n, fs->bytes,
+						 fs->mult, caps ? caps[i] : 0.0);
+		dr.bytes0[i] = fs->bytes;
+	}
+	dr.left = ph->n;
+	capsim_flownet_hold(net, 0);
+	*flows += ph->n;
+	schedule_next(&dr);
+	*events += capsim_sim_run(dr.sim, CAPSIM_TIME_NEVER);
+	double t = (double)capsim_sim_now(dr.sim) * 1e-9;
+	/* a flow with no rate (a zero-capacity link) never finishes: stop it */
+	for (size_t i = 0; i < dr.n; i++)
+		if (dr.ids[i] >= 0)
+			capsim_flownet_stop(net, dr.ids[i]);
+	free(dr.ids);
+	free(dr.bytes0);
+	capsim_sim_destroy(dr.sim);
+	return t;
+}
+
+/* ---- choosing and running ------------------------------------------------------ */
+
+static const char *file_of(const capsim_scenario *s)
+{
+	return s->file[0] ? s->file : "scenario";
+}
+
+/* protocol efficiency on the wire: LL moves 4 bytes of data per 8-byte
+ * line (data + flag), LL128 120 of every 128 bytes (NCCL src/include/
+ * device.h: NCCL_LL128_LINESIZE 128, one 8-byte flag per line), Simple all */
+static double proto_eff(int proto)
+{
+	switch (proto) {
+	case CAPSIM_PROTO_LL: return 0.5;
+	case CAPSIM_PROTO_LL128: return 120.0 / 128.0;
+	default: return 1.0;
+	}
+}
+
+/* point-to-point latency: NCCL's ring step for Simple, the base plus one
+ * hop's hardware latency (reference nccl_model.md 1.2-1.3: 8.4 us base;
+ * NVLink 3.4 us, network 14.0 us) */
+static double p2p_latency_s(int intra)
+{
+	return (8.4 + (intra ? 3.4 : 14.0)) * 1e-6;
+}
+
+int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
+			  const capsim_coll_req *r, capsim_coll_result *out,
+			  capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	out->busiest_link = -1;
+	out->nccl_time_s = -1.0;
+	int G = capsim_fabric_gpus_per_node(f);
+	if (r->ranks < 1 || r->ranks > capsim_fabric_gpus(f)) {
+		capsim_diags_add(d, file_of(s), 0,
+				 "collective: %d ranks, but the cluster has %d GPUs",
+				 r->ranks, capsim_fabric_gpus(f));
+		return -1;
+	}
+	if (!(r->bytes >= 0)) {
+		capsim_diags_add(d, file_of(s), 0, "collective: negative size");
+		return -1;
+	}
+	capsim_fabric_reset_routing(f);
+	ctx c = { 0 };
+	c.f = f;
+	c.n = r->ranks;
+	c.G = G;
+	c.nodes = (r->ranks + G - 1) / G;
+	c.rails = capsim_fabric_rails(f);
+	c.seed = r->seed;
+
+	/* NCCL's view and choice */
+	capsim_nccl_hw hw;
+	capsim_collective_nccl_hw(s, &hw);
+	capsim_nccl_topo topo;
+	memset(&topo, 0, sizeof topo);
+	if (capsim_nccl_search(&hw, c.n, c.nodes, &topo) < 0) {
+		capsim_diags_add(d, file_of(s), 0,
+				 "collective: NCCL's topology search found no graph "
+				 "for %d ranks on %d nodes",
+				 c.n, c.nodes);
+		return -1;
+	}
+	topo.nvls_enable = s->has_nvswitch && s->nvswitch.nvls && hw.arch >= CAPSIM_ARCH_HOPPER;
+	topo.collnet_enable = s->sharp;
+	topo.pat_enable = 1;
+	topo.ll128_enable = hw.nvlink_bw_per_gpu > 0;
+	topo.cpu_amd = 0;
+
+	int p2p = r->op == CAPSIM_COLL_ALLTOALL || r->op == CAPSIM_COLL_SENDRECV;
+	int algo = r->algo, proto = r->proto;
+	double lat_s = 0.0, nccl_bw_s = -1.0;
+	int nch = r->channels;
+	if (p2p) {
+		if (algo >= 0 && algo != CAPSIM_ALGO_P2P) {
+			capsim_diags_add(d, file_of(s), 0,
+					 "collective: %s runs point-to-point; algorithm "
+					 "'%s' does not apply",
+					 capsim_coll_names[r->op],
+					 capsim_collective_algo_name(algo));
+			return -1;
+		}
+		algo = CAPSIM_ALGO_P2P;
+		proto = proto >= 0 ? proto : CAPSIM_PROTO_SIMPLE;
+		if (!nch)
+			nch = topo.graph[CAPSIM_ALGO_RING].n_channels > 0 ?
+				      topo.graph[CAPSIM_ALGO_RING].n_channels : 1;
+		lat_s = p2p_latency_s(c.nodes == 1);
+	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
+		if (r->op != CAPSIM_COLL_ALLREDUCE || c.nodes < 2 || c.n % G) {
+			capsim_diags_add(d, file_of(s), 0,
+					 "collective: the hierarchical algorithm needs an "
+					 "all-reduce over whole nodes, at least two");
+			return -1;
+		}
+		proto = proto >= 0 ? proto : CAPSIM_PROTO_SIMPLE;
+		if (!nch)
+			nch = topo.graph[CAPSIM_ALGO_RING].n_channels > 0 ?
+				      topo.graph[CAPSIM_ALGO_RING].n_channels : 1;
+	} else {
+		unsigned am = algo >= 0 ? 1u << algo : ~0u;
+		unsigned pm = proto >= 0 ? 1u << proto : ~0u;
+		capsim_nccl_choice ch;
+		if (capsim_nccl_select(&topo, r->op, r->bytes, am, pm, &ch) < 0) {
+			capsim_diags_add(d, file_of(s), 0,
+					 "collective: %s%s%s%s does not apply to %s on %d "
+					 "ranks over %d nodes here",
+					 algo >= 0 ? "algorithm " : "no algorithm",
+					 algo >= 0 ? capsim_collective_algo_name(algo) : "",
+					 proto >= 0 ? " with protocol " : "",
+					 proto >= 0 ? capsim_proto_names[proto] : "",
+					 capsim_coll_names[r->op], c.n, c.nodes);
+			return -1;
+		}
+		algo = (int)ch.algo;
+		proto = (int)ch.proto;
+		if (!nch)
+			nch = ch.n_channels > 0 ? ch.n_channels : 1;
+		lat_s = ch.lat_us * 1e-6;
+		out->nccl_time_s = ch.time_us * 1e-6;
+		nccl_bw_s = (ch.time_us - ch.lat_us) * 1e-6;
+	}
+	c.nch = nch;
+	c.eff = proto_eff(proto);
+
+	plan p = { 0 };
+	double S = r->bytes;
+	int n = c.n;
+	if (n == 1 || S == 0) {
+		/* nothing moves */
+	} else if (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) {
+		phase *ph = new_phase(&p, lat_s);
+		for (int i = 0; i < n; i++)
+			xfer(ph, f, i, (i + 1) % n, S / c.eff, 1.0, c.seed + (uint64_t)i);
+	} else if (algo == CAPSIM_ALGO_P2P) {
+		phase *ph = new_phase(&p, lat_s);
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (i != j)
+					xfer(ph, f, i, j, S / n / c.eff, 1.0,
+					     c.seed + (uint64_t)i * (uint64_t)n + (uint64_t)j);
+	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
+		/* intra reduce-scatter, inter all-reduce per local rank, intra
+		 * all-gather; NCCL's ring latency for each sub-collective */
+		capsim_nccl_topo sub = topo;
+		double l1 = 0, l2 = 0;
+		double lat[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT], bw[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+		sub.n_ranks = G;
+		sub.n_nodes = 1;
+		capsim_nccl_tune(&sub, CAPSIM_COLL_REDUCESCATTER, lat, bw);
+		l1 = lat[CAPSIM_ALGO_RING][proto] * 1e-6;
+		sub.n_ranks = c.nodes;
+		sub.n_nodes = c.nodes;
+		capsim_nccl_tune(&sub, CAPSIM_COLL_ALLREDUCE, lat, bw);
+		l2 = lat[CAPSIM_ALGO_RING][proto] * 1e-6;
+		phase *ph = new_phase(&p, l1);
+		for (int node = 0; node < c.nodes; node++) {
+			for (int g = 0; g < G; g++)
+				xfer(ph, f, node * G + g, node * G + (g + 1) % G,
+				     S * (G - 1) / G / c.eff, 1.0, 0);
+		}
+		ph = new_phase(&p, l2);
+		for (int g = 0; g < G; g++)
+			for (int node = 0; node < c.nodes; node++)
+				xfer(ph, f, node * G + g, ((node + 1) % c.nodes) * G + g,
+				     2.0 * (c.nodes - 1) / c.nodes * S / G / c.eff, 1.0,
+				     c.seed + (uint64_t)node * 131 + (uint64_t)g);
+		ph = new_phase(&p, l1);
+		for (int node = 0; node < c.nodes; node++)
+			for (int g = 0; g < G; g++)
+				xfer(ph, f, node * G + g, node * G + (g + 1) % G,
+				     S * (G - 1) / G / c.eff, 1.0, 0);
+	} else if (algo == CAPSIM_ALGO_RING) {
+		phase *ph = new_phase(&p, lat_s);
+		switch (r->op) {
+		case CAPSIM_COLL_ALLREDUCE:
+			ring_flows(ph, &c, 2.0 * (n - 1) / n * S, 0);
+			break;
+		case CAPSIM_COLL_ALLGATHER:
+		case CAPSIM_COLL_REDUCESCATTER:
+			ring_flows(ph, &c, (double)(n - 1) / n * S, 0);
+			break;
+		default: /* broadcast, reduce: a pipelined chain */
+			ring_flows(ph, &c, S, 1);
+			break;
+		}
+	} else if (algo == CAPSIM_ALGO_TREE) {
+		tree_flows(new_phase(&p, lat_s), &c, S);
+	} else if (algo == CAPSIM_ALGO_NVLS || algo == CAPSIM_ALGO_NVLS_TREE) {
+		phase *ph = new_phase(&p, lat_s);
+		double nv = S;
+		if (r->op != CAPSIM_COLL_ALLREDUCE)
+			nv = S * (n - 1) / n; /* all-gather / reduce-scatter */
+		if (c.nodes > 1) {
+			/* inside each node NVLS, between nodes SHARP or a tree */
+			if (algo == CAPSIM_ALGO_NVLS)
+				collnet_flows(ph, &c, S, 0);
+			else
+				tree_flows(ph, &c, S);
+		}
+		if (nvls_flows(ph, &c, f, nv) < 0) {
+			capsim_diags_add(d, file_of(s), 0,
+					 "collective: NVLS needs the ranks in NVLink "
+					 "domains of at least two GPUs");
+			free_plan(&p);
+			return -1;
+		}
+	} else if (algo == CAPSIM_ALGO_COLLNET_DIRECT || algo == CAPSIM_ALGO_COLLNET_CHAIN) {
+		collnet_flows(new_phase(&p, lat_s), &c, S, 1);
+	} else if (algo == CAPSIM_ALGO_PAT) {
+		pat_phases(&p, &c, S, lat_s);
+	}
+
+	/* caps: a flow may go no faster than NCCL's model says its channel
+	 * can (its bytes over NCCL's bandwidth time), so an idle fabric gives
+	 * NCCL's own time and a loaded one more */
+	capsim_flownet *net = capsim_fabric_net(f);
+	size_t nlinks = capsim_flownet_n_links(net);
+	double *before = capsim_xcalloc(nlinks ? nlinks : 1, sizeof *before);
+	for (size_t i = 0; i < nlinks; i++)
+		before[i] = capsim_flownet_link_bytes(net, (int)i);
+	double total = 0.0, lat_total = 0.0;
+	for (size_t k = 0; k < p.n; k++) {
+		phase *ph = &p.ph[k];
+		double *caps = NULL;
+		if (nccl_bw_s > 0 && !r->no_nccl_caps && p.n == 1) {
+			caps = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *caps);
+			for (size_t i = 0; i < ph->n; i++)
+				caps[i] = ph->v[i].bytes / nccl_bw_s;
+		}
+		total += run_phase(net, ph, caps, &out->events, &out->flows);
+		lat_total += ph->lat_s;
+		free(caps);
+	}
+	if (p.n == 0)
+		lat_total = n > 1 && S > 0 ? lat_s : 0.0;
+	free_plan(&p);
+
+	double best = -1.0;
+	for (size_t i = 0; i < nlinks; i++) {
+		double b = capsim_flownet_link_bytes(net, (int)i) - before[i];
+		if (b > best * (1 + 1e-12) + 1e-9) {
+			best = b;
+			out->busiest_link = (int)i;
+		}
+	}
+	free(before);
+	out->busiest_bytes = best > 0 ? best : 0.0;
+	out->algo = algo;
+	out->proto = proto;
+	out->channels = nch;
+	out->latency_s = lat_total;
+	out->time_s = total + lat_total;
+	out->solves = capsim_flownet_solves(net);
+	if (out->time_s > 0) {
+		out->algbw_bytes_per_s = S / out->time_s;
+		out->busbw_bytes_per_s = out->algbw_bytes_per_s * capsim_busbw_factor(r->op, n);
+	}
+	return 0;
+}

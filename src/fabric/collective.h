@@ -1,0 +1,67 @@
+/* collective.h - NCCL collectives simulated on the fabric: the algorithm,
+ * protocol and channel count are chosen with NCCL's cost model (nccl.h) or
+ * forced; the data then moves as long-lived flows over the fabric's links
+ * (max-min fair, so contention and oversubscription show), with each phase's
+ * latency added in closed form from NCCL's latency model.
+ *
+ * Sizes follow nccl-tests: `bytes` is what nccl-tests prints as size, the
+ * per-rank buffer for all-reduce, broadcast, reduce and send/recv, the whole
+ * gathered buffer (per rank x ranks) for all-gather, reduce-scatter and
+ * all-to-all; algbw = bytes / time and busbw = algbw x nccl-tests' factor. */
+#ifndef CAPSIM_COLLECTIVE_H
+#define CAPSIM_COLLECTIVE_H
+
+#include <stdint.h>
+
+#include "diag.h"
+#include "fabric.h"
+#include "nccl.h"
+#include "spec.h"
+
+/* capsim's algorithms beyond NCCL's: intra-node reduce-scatter, inter-node
+ * all-reduce per local rank, intra-node all-gather, one after the other */
+#define CAPSIM_ALGO_HIERARCHICAL ((int)CAPSIM_ALGO__COUNT)
+/* all-to-all and send/recv run as point-to-point transfers */
+#define CAPSIM_ALGO_P2P ((int)CAPSIM_ALGO__COUNT + 1)
+
+typedef struct capsim_coll_req {
+	capsim_coll op;
+	double bytes;   /* nccl-tests size, bytes */
+	int ranks;      /* the first `ranks` GPUs, filling nodes in order */
+	int algo;       /* -1: as NCCL would choose; else a capsim_algo or the above */
+	int proto;      /* -1: as NCCL would choose */
+	int channels;   /* 0: as NCCL would choose */
+	int no_nccl_caps; /* 1: only the links limit bandwidth (for closed-form checks) */
+	uint64_t seed;  /* ECMP hashing */
+} capsim_coll_req;
+
+typedef struct capsim_coll_result {
+	int algo, proto, channels;
+	double time_s;
+	double algbw_bytes_per_s, busbw_bytes_per_s;
+	double nccl_time_s;   /* NCCL's own closed-form prediction (-1: none) */
+	double latency_s;     /* the closed-form latency part of time_s */
+	uint64_t events, flows, solves;
+	int busiest_link;     /* -1 if none */
+	double busiest_bytes; /* carried by one physical link of that class */
+} capsim_coll_result;
+
+/* Name of an algorithm, including capsim's own. */
+const char *capsim_collective_algo_name(int algo);
+/* Parse as capsim_algo_parse, plus "hierarchical" and "p2p". */
+int capsim_collective_algo_parse(const char *s);
+
+/* nccl-tests' bus bandwidth factor for op on n ranks. */
+double capsim_busbw_factor(capsim_coll op, int n);
+
+/* NCCL's view of this scenario's hardware (capsim_nccl_search's input). */
+void capsim_collective_nccl_hw(const capsim_scenario *s, capsim_nccl_hw *hw);
+
+/* Simulate one collective on a fabric built from s. The fabric's flow
+ * network must be idle. Errors (a forced algorithm that does not apply,
+ * more ranks than GPUs) go to d with the scenario file; returns 0 or -1. */
+int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
+			  const capsim_coll_req *r, capsim_coll_result *out,
+			  capsim_diags *d);
+
+#endif

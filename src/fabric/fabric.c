@@ -1,0 +1,454 @@
+/* fabric.c - links and routes of a scenario's cluster; see fabric.h and
+ * docs/model.md ("Fabric"). */
+#include "fabric.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+const char *const capsim_link_kind_names[CAPSIM_LINK__COUNT] = {
+	"nvlink-up", "nvlink-down", "pcie-up", "pcie-down", "host",
+	"nic-up", "nic-down", "leaf-up", "spine-down", "agg-up", "core-down",
+};
+
+/* one contiguous range of link ids per kind */
+typedef struct {
+	int base, count;
+} range;
+
+struct capsim_fabric {
+	int nodes, G, domain, rails, nvlink, gdr, routing, tiers, k;
+	int down, up;             /* per leaf: node ports, uplinks */
+	int leaves_per_rail, leaves, spines;
+	int pod_leaves, pods_per_rail, pods, core_per_agg, cores;
+	double sw_latency_s;
+	capsim_flownet *net;
+	uint32_t *assigned; /* adaptive routing: routes placed on each link */
+	range r[CAPSIM_LINK__COUNT];
+	char *file;
+};
+
+double capsim_pcie_bw(int gen, int lanes)
+{
+	/* PCI-SIG per-lane rates after line encoding (bytes/s): 2.5 GT/s and
+	 * 5 GT/s with 8b/10b, 8/16/32 GT/s with 128b/130b, 64 GT/s PAM4 with
+	 * 242/256 FLIT payload (bib: pcisig-pcie-rates) */
+	static const double lane[] = { 0, 2.5e9 * 0.8 / 8, 5e9 * 0.8 / 8,
+				       8e9 * 128.0 / 130 / 8, 16e9 * 128.0 / 130 / 8,
+				       32e9 * 128.0 / 130 / 8, 64e9 * 242.0 / 256 / 8 };
+	/* assumption: 256-byte TLP payload with 24 bytes of TLP header, DLLP
+	 * and framing per packet (docs/model.md) */
+	const double tlp = 256.0 / (256.0 + 24.0);
+	if (gen < 1)
+		gen = 1;
+	if (gen > 6)
+		gen = 6;
+	return lane[gen] * lanes * tlp;
+}
+
+static int add_links(capsim_fabric *f, capsim_link_kind kind, int count,
+		     double cap)
+{
+	f->r[kind].base = (int)capsim_flownet_n_links(f->net);
+	f->r[kind].count = count;
+	for (int i = 0; i < count; i++)
+		capsim_flownet_add_link(f->net, cap, 1.0);
+	return f->r[kind].base;
+}
+
+static int L(const capsim_fabric *f, capsim_link_kind kind, int i)
+{
+	return f->r[kind].base + i;
+}
+
+/* smallest divisor of u that is >= need (spines: every leaf reaches every
+ * spine with u / spines parallel links, as NVIDIA's SuperPOD counts do) */
+static int spine_count(int u, double need)
+{
+	for (int s = 1; s <= u; s++)
+		if (u % s == 0 && s >= need)
+			return s;
+	return (int)ceil(need); /* no even spread: as few as the ports allow */
+}
+
+static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d);
+
+static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
+{
+	f->k = s->has_switch ? s->fabric_switch.ports : 0;
+	int multi = f->nodes * f->G > f->domain;
+	if (!multi) {
+		f->tiers = 0;
+		return 0;
+	}
+	if (s->topology == CAPSIM_TOPO_NONE) {
+		capsim_diags_add(d, f->file, 0,
+				 "fabric: topology 'none' but the %d GPUs span several "
+				 "NVLink domains",
+				 f->nodes * f->G);
+		return -1;
+	}
+	if (!f->k) {
+		capsim_diags_add(d, f->file, 0,
+				 "fabric: a fabric between %d nodes needs a switch "
+				 "(cluster.fabric.switch.ref)",
+				 f->nodes);
+		return -1;
+	}
+	f->tiers = s->topology == CAPSIM_TOPO_SINGLE_SWITCH ? 1 : s->tiers;
+	if (f->tiers == 1) {
+		f->down = f->k;
+		f->up = 0;
+	} else {
+		double o = s->oversubscription;
+		f->down = (int)floor(f->k * o / (1.0 + o));
+		f->up = f->k - f->down;
+		if (f->up < 1 || f->down < 1) {
+			capsim_diags_add(d, f->file, 0,
+					 "fabric: oversubscription %.3g:1 leaves no "
+					 "uplink on %d-port switches",
+					 o, f->k);
+			return -1;
+		}
+	}
+	f->leaves_per_rail = (f->nodes + f->down - 1) / f->down;
+	f->leaves = f->leaves_per_rail * f->rails;
+	if (f->tiers == 1 && f->leaves_per_rail > 1) {
+		capsim_diags_add(d, f->file, 0,
+				 "fabric: %d nodes on one switch layer, but %d-port "
+				 "switches connect at most %d",
+				 f->nodes, f->k, f->k);
+		return -1;
+	}
+	if (f->tiers == 2) {
+		if (f->leaves_per_rail > f->k) {
+			capsim_diags_add(d, f->file, 0,
+					 "fabric: %d leaves per rail need more than "
+					 "the %d ports of a spine; use 3 tiers",
+					 f->leaves_per_rail, f->k);
+			return -1;
+		}
+		/* spines serve every rail's leaves where their ports allow (as
+		 * in NVIDIA's SuperPOD); otherwise each rail gets its own */
+		if (f->leaves <= f->k)
+			f->spines = spine_count(f->up, (double)f->leaves * f->up / f->k);
+		else
+			f->spines = f->rails *
+				    spine_count(f->up, (double)f->leaves_per_rail * f->up / f->k);
+	}
+	if (f->tiers == 3) {
+		/* k-ary fat tree above the leaves: aggregation switches of k/2
+		 * down and k/2 up ports; a pod holds k/2 leaves of one rail and
+		 * one aggregation switch per leaf uplink (Al-Fares et al. 2008) */
+		f->pod_leaves = f->k / 2;
+		f->pods_per_rail = (f->leaves_per_rail + f->pod_leaves - 1) / f->pod_leaves;
+		f->pods = f->pods_per_rail * f->rails;
+		f->spines = f->pods * f->up; /* aggregation switches */
+		f->core_per_agg = f->k / 2;
+		f->cores = f->spines * f->core_per_agg / f->k;
+		if (f->cores < 1)
+			f->cores = 1;
+	}
+	return 0;
+}
+
+capsim_fabric *capsim_fabric_build(const capsim_scenario *s, capsim_diags *d)
+{
+	capsim_diags scratch = { 0 };
+	if (!d)
+		d = &scratch;
+	capsim_fabric *f = build(s, d);
+	capsim_diags_free(&scratch);
+	return f;
+}
+
+static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
+{
+	capsim_fabric *f = capsim_xcalloc(1, sizeof *f);
+	f->file = capsim_xstrdup(s->file[0] ? s->file : "scenario");
+	f->nodes = s->nodes;
+	f->G = s->node.gpus;
+	f->domain = s->node.domain_gpus ? s->node.domain_gpus : f->G;
+	f->rails = s->rails ? s->rails : s->node.nics;
+	f->nvlink = s->node.scaleup_fabric == CAPSIM_NODE_NVSWITCH ||
+		    s->node.scaleup_fabric == CAPSIM_NODE_NVLINK_DIRECT ||
+		    s->node.scaleup_fabric == CAPSIM_NODE_INFINITY_FABRIC;
+	f->gdr = s->gpudirect;
+	f->routing = s->routing;
+	f->sw_latency_s = s->has_switch ? s->fabric_switch.latency_s : 0.0;
+	if (plan(f, s, d) < 0) {
+		capsim_fabric_destroy(f);
+		return NULL;
+	}
+	f->net = capsim_flownet_create();
+	int gpus = f->nodes * f->G;
+	double nvl = capsim_gpu_scaleup_bw_per_dir(&s->gpu);
+	double pcie = capsim_pcie_bw(s->gpu.pcie_generation ? s->gpu.pcie_generation : 5,
+				     s->gpu.pcie_lanes ? s->gpu.pcie_lanes : 16);
+	/* the GPU-NIC path is limited by the slower end's PCIe */
+	double nic_pcie = capsim_pcie_bw(s->nic.pcie_generation, s->nic.pcie_lanes);
+	double port = s->nic.port_speed_bytes_per_s;
+	if (f->nvlink && nvl > 0) {
+		add_links(f, CAPSIM_LINK_NVLINK_UP, gpus, nvl);
+		add_links(f, CAPSIM_LINK_NVLINK_DOWN, gpus, nvl);
+	}
+	add_links(f, CAPSIM_LINK_PCIE_UP, gpus, fmin(pcie, nic_pcie));
+	add_links(f, CAPSIM_LINK_PCIE_DOWN, gpus, fmin(pcie, nic_pcie));
+	if (f->tiers) {
+		if (!f->gdr)
+			add_links(f, CAPSIM_LINK_HOST, 2 * f->nodes * f->rails, nic_pcie);
+		add_links(f, CAPSIM_LINK_NIC_UP, f->nodes * f->rails, port);
+		add_links(f, CAPSIM_LINK_NIC_DOWN, f->nodes * f->rails, port);
+		double sw = s->fabric_switch.port_speed_bytes_per_s;
+		if (f->tiers >= 2) {
+			add_links(f, CAPSIM_LINK_LEAF_UP, f->leaves * f->up, sw);
+			add_links(f, CAPSIM_LINK_SPINE_DOWN, f->leaves * f->up, sw);
+		}
+		if (f->tiers == 3) {
+			add_links(f, CAPSIM_LINK_AGG_UP, f->spines * f->core_per_agg, sw);
+			add_links(f, CAPSIM_LINK_CORE_DOWN, f->spines * f->core_per_agg, sw);
+		}
+	}
+	f->assigned = capsim_xcalloc(capsim_flownet_n_links(f->net) + 1, sizeof *f->assigned);
+	return f;
+}
+
+void capsim_fabric_reset_routing(capsim_fabric *f)
+{
+	memset(f->assigned, 0, (capsim_flownet_n_links(f->net) + 1) * sizeof *f->assigned);
+}
+
+void capsim_fabric_destroy(capsim_fabric *f)
+{
+	if (!f)
+		return;
+	capsim_flownet_destroy(f->net);
+	free(f->assigned);
+	free(f->file);
+	free(f);
+}
+
+capsim_flownet *capsim_fabric_net(capsim_fabric *f)
+{
+	return f->net;
+}
+
+int capsim_fabric_gpus(const capsim_fabric *f)
+{
+	return f->nodes * f->G;
+}
+
+int capsim_fabric_gpus_per_node(const capsim_fabric *f)
+{
+	return f->G;
+}
+
+int capsim_fabric_nodes(const capsim_fabric *f)
+{
+	return f->nodes;
+}
+
+int capsim_fabric_rails(const capsim_fabric *f)
+{
+	return f->rails;
+}
+
+int capsim_fabric_node_of(const capsim_fabric *f, int gpu)
+{
+	return gpu / f->G;
+}
+
+int capsim_fabric_same_domain(const capsim_fabric *f, int a, int b)
+{
+	return a / f->domain == b / f->domain;
+}
+
+/* rail of a GPU's NIC: GPUs share NICs evenly, in order */
+static int rail_of(const capsim_fabric *f, int local)
+{
+	return local * f->rails / f->G;
+}
+
+/* first local GPU on rail r */
+static int gpu_on_rail(const capsim_fabric *f, int r)
+{
+	for (int g = 0; g < f->G; g++)
+		if (rail_of(f, g) == r)
+			return g;
+	return 0;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	/* splitmix64 finaliser: a fixed hash, the same on every machine */
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* pick one of n choices: ECMP by hash; adaptive by the fewest routes on
+ * the pair of links the choice uses (placed since the last reset, plus the
+ * flows running on them), ties to the lowest index */
+static int choose(capsim_fabric *f, int n, uint64_t h, int la_kind, int la_base,
+		  int lb_kind, int lb_base)
+{
+	if (f->routing == CAPSIM_ROUTING_ECMP)
+		return (int)(h % (uint64_t)n);
+	int best = 0;
+	size_t bl = (size_t)-1;
+	for (int j = 0; j < n; j++) {
+		int a = L(f, la_kind, la_base + j), b = L(f, lb_kind, lb_base + j);
+		size_t load = f->assigned[a] + f->assigned[b] +
+			      capsim_flownet_link_flows(f->net, a) +
+			      capsim_flownet_link_flows(f->net, b);
+		if (load < bl) {
+			bl = load;
+			best = j;
+		}
+	}
+	f->assigned[L(f, la_kind, la_base + best)]++;
+	f->assigned[L(f, lb_kind, lb_base + best)]++;
+	return best;
+}
+
+size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
+			   int *links, size_t max, double *latency_s)
+{
+	size_t n = 0;
+	*latency_s = 0.0;
+#define PUSH(x) do { if (n < max) links[n] = (x); n++; } while (0)
+	if (a == b)
+		return 0;
+	int na = a / f->G, nb = b / f->G;
+	if (capsim_fabric_same_domain(f, a, b)) {
+		if (f->r[CAPSIM_LINK_NVLINK_UP].count) {
+			PUSH(L(f, CAPSIM_LINK_NVLINK_UP, a));
+			PUSH(L(f, CAPSIM_LINK_NVLINK_DOWN, b));
+		} else {
+			PUSH(L(f, CAPSIM_LINK_PCIE_UP, a));
+			PUSH(L(f, CAPSIM_LINK_PCIE_DOWN, b));
+		}
+		return n;
+	}
+	/* PXN: leave the node on the destination GPU's rail, moving first over
+	 * NVLink to the local GPU on that rail */
+	int r = rail_of(f, b % f->G);
+	int a2 = na * f->G + (rail_of(f, a % f->G) == r ? a % f->G : gpu_on_rail(f, r));
+	if (a2 != a && f->r[CAPSIM_LINK_NVLINK_UP].count) {
+		PUSH(L(f, CAPSIM_LINK_NVLINK_UP, a));
+		PUSH(L(f, CAPSIM_LINK_NVLINK_DOWN, a2));
+	} else {
+		a2 = a;
+	}
+	PUSH(L(f, CAPSIM_LINK_PCIE_UP, a2));
+	if (!f->gdr) {
+		/* bounce through host memory: up and down the node's PCIe path */
+		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (na * f->rails + r)));
+		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (na * f->rails + r) + 1));
+	}
+	PUSH(L(f, CAPSIM_LINK_NIC_UP, na * f->rails + r));
+	int la = r * f->leaves_per_rail + na / f->down;
+	int lb = r * f->leaves_per_rail + nb / f->down;
+	*latency_s += f->sw_latency_s;
+	if (la != lb) {
+		uint64_t h = mix(hash ^ mix((uint64_t)a << 32 | (uint64_t)b));
+		int j = choose(f, f->up, h, CAPSIM_LINK_LEAF_UP, la * f->up,
+			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
+		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
+		*latency_s += 2 * f->sw_latency_s;
+		if (f->tiers == 3) {
+			int pa = la / f->pod_leaves, pb = lb / f->pod_leaves;
+			if (pa != pb) {
+				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
+				int c = choose(f, f->core_per_agg, mix(h), CAPSIM_LINK_AGG_UP,
+					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
+					       agg_b * f->core_per_agg);
+				PUSH(L(f, CAPSIM_LINK_AGG_UP, agg_a * f->core_per_agg + c));
+				PUSH(L(f, CAPSIM_LINK_CORE_DOWN, agg_b * f->core_per_agg + c));
+				*latency_s += 2 * f->sw_latency_s;
+			}
+		}
+		PUSH(L(f, CAPSIM_LINK_SPINE_DOWN, lb * f->up + j));
+	}
+	PUSH(L(f, CAPSIM_LINK_NIC_DOWN, nb * f->rails + r));
+	if (!f->gdr) {
+		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (nb * f->rails + r)));
+		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (nb * f->rails + r) + 1));
+	}
+	PUSH(L(f, CAPSIM_LINK_PCIE_DOWN, b));
+#undef PUSH
+	return n;
+}
+
+void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c)
+{
+	memset(c, 0, sizeof *c);
+	if (!f->tiers)
+		return;
+	c->leaves = f->leaves;
+	c->nodes_per_leaf = f->down;
+	c->leaf_uplinks = f->up;
+	c->cables_node_leaf = (long)f->nodes * f->rails;
+	if (f->tiers >= 2) {
+		c->spines = f->spines;
+		c->cables_leaf_spine = (long)f->leaves * f->up;
+	}
+	if (f->tiers == 3) {
+		c->cores = f->cores;
+		c->cables_spine_core = (long)f->spines * f->core_per_agg;
+	}
+}
+
+capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link)
+{
+	for (int k = 0; k < CAPSIM_LINK__COUNT; k++)
+		if (f->r[k].count && link >= f->r[k].base &&
+		    link < f->r[k].base + f->r[k].count)
+			return (capsim_link_kind)k;
+	return CAPSIM_LINK__COUNT;
+}
+
+void capsim_fabric_link_name(const capsim_fabric *f, int link, char *buf,
+			     size_t len)
+{
+	capsim_link_kind k = capsim_fabric_link_kind(f, link);
+	if (k == CAPSIM_LINK__COUNT) {
+		snprintf(buf, len, "link %d", link);
+		return;
+	}
+	int i = link - f->r[k].base;
+	switch (k) {
+	case CAPSIM_LINK_NVLINK_UP:
+	case CAPSIM_LINK_NVLINK_DOWN:
+	case CAPSIM_LINK_PCIE_UP:
+	case CAPSIM_LINK_PCIE_DOWN:
+		snprintf(buf, len, "node%d/gpu%d %s", i / f->G, i % f->G,
+			 capsim_link_kind_names[k]);
+		return;
+	case CAPSIM_LINK_HOST:
+		snprintf(buf, len, "node%d/rail%d host-%s", i / 2 / f->rails,
+			 i / 2 % f->rails, i % 2 ? "down" : "up");
+		return;
+	case CAPSIM_LINK_NIC_UP:
+	case CAPSIM_LINK_NIC_DOWN:
+		snprintf(buf, len, "node%d/nic%d %s", i / f->rails, i % f->rails,
+			 capsim_link_kind_names[k]);
+		return;
+	case CAPSIM_LINK_LEAF_UP:
+	case CAPSIM_LINK_SPINE_DOWN:
+		snprintf(buf, len, "rail%d/leaf%d uplink%d %s",
+			 i / f->up / f->leaves_per_rail, i / f->up % f->leaves_per_rail,
+			 i % f->up, k == CAPSIM_LINK_LEAF_UP ? "up" : "down");
+		return;
+	default:
+		snprintf(buf, len, "agg%d/core%d %s", i / f->core_per_agg,
+			 i % f->core_per_agg, capsim_link_kind_names[k]);
+		return;
+	}
+}

@@ -1,0 +1,87 @@
+/* fabric.h - the cluster as links: GPUs on NVSwitch (or PCIe) inside a node or
+ * an NVLink domain, PCIe to one NIC per rail, and a rail-optimised fat tree of
+ * 1, 2 or 3 tiers between nodes, with the leaf oversubscription and the
+ * switch radix of the scenario. Paths between GPUs are routed by ECMP hashing
+ * (with its collisions) or adaptively (least-loaded uplink at flow start).
+ *
+ * The fabric owns a capsim_flownet whose links are the physical links, each
+ * direction its own link. Build once per scenario; paths are computed on
+ * demand. */
+#ifndef CAPSIM_FABRIC_H
+#define CAPSIM_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "flow.h"
+#include "spec.h"
+
+typedef struct capsim_fabric capsim_fabric;
+
+typedef enum capsim_link_kind {
+	CAPSIM_LINK_NVLINK_UP,   /* GPU -> NVSwitch */
+	CAPSIM_LINK_NVLINK_DOWN, /* NVSwitch -> GPU */
+	CAPSIM_LINK_PCIE_UP,     /* GPU -> PCIe switch (towards NIC or peer) */
+	CAPSIM_LINK_PCIE_DOWN,   /* PCIe switch -> GPU */
+	CAPSIM_LINK_HOST,        /* through host memory (GPUDirect off), per node and rail */
+	CAPSIM_LINK_NIC_UP,      /* NIC -> leaf */
+	CAPSIM_LINK_NIC_DOWN,    /* leaf -> NIC */
+	CAPSIM_LINK_LEAF_UP,     /* leaf -> spine (or aggregation) */
+	CAPSIM_LINK_SPINE_DOWN,  /* spine -> leaf */
+	CAPSIM_LINK_AGG_UP,      /* aggregation -> core (3 tiers) */
+	CAPSIM_LINK_CORE_DOWN,   /* core -> aggregation */
+	CAPSIM_LINK__COUNT
+} capsim_link_kind;
+
+extern const char *const capsim_link_kind_names[CAPSIM_LINK__COUNT];
+
+/* Build the fabric of a loaded scenario. Topologies that cannot be built (a
+ * radix too small for the nodes) are reported to d with the scenario's file
+ * and return NULL. */
+capsim_fabric *capsim_fabric_build(const capsim_scenario *s, capsim_diags *d);
+void capsim_fabric_destroy(capsim_fabric *f);
+
+capsim_flownet *capsim_fabric_net(capsim_fabric *f);
+int capsim_fabric_gpus(const capsim_fabric *f);
+int capsim_fabric_gpus_per_node(const capsim_fabric *f);
+int capsim_fabric_nodes(const capsim_fabric *f);
+int capsim_fabric_rails(const capsim_fabric *f);
+
+/* Node and NVLink domain of a GPU (global index: node x gpus_per_node +
+ * local). Two GPUs of one domain talk over NVLink. */
+int capsim_fabric_node_of(const capsim_fabric *f, int gpu);
+int capsim_fabric_same_domain(const capsim_fabric *f, int a, int b);
+
+/* Route one flow from GPU a to GPU b: writes up to max link ids to links and
+ * returns how many; hash picks among equal-cost uplinks under ECMP (adaptive
+ * routing picks the least-loaded one now). *latency_s gets the path's
+ * propagation and switching latency. Returns 0 for a == b. */
+size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
+			   int *links, size_t max, double *latency_s);
+
+/* Forget the routes adaptive routing has placed (call before routing the
+ * flows of a new collective). */
+void capsim_fabric_reset_routing(capsim_fabric *f);
+
+/* Switch counts derived from the radix and oversubscription, per rail plane
+ * and in all: for checking against published bills of materials. */
+typedef struct capsim_fabric_counts {
+	int leaves, spines, cores;          /* in all */
+	int nodes_per_leaf;
+	int leaf_uplinks;                   /* per leaf */
+	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
+} capsim_fabric_counts;
+
+void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
+
+/* What a link is, for reports: kind and a readable name ("node3/nic2 up"). */
+capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link);
+void capsim_fabric_link_name(const capsim_fabric *f, int link, char *buf,
+			     size_t len);
+
+/* PCIe bandwidth of one direction of a link of generation gen and lanes,
+ * bytes/s (PCI-SIG rates after line encoding; see docs/model.md). */
+double capsim_pcie_bw(int gen, int lanes);
+
+#endif

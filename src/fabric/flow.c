@@ -1,0 +1,413 @@
+/* flow.c - max-min fair sharing of links by flows, re-solved per component;
+ * see flow.h. */
+#include "flow.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+typedef struct {
+	int *flows;   /* active flows crossing this link */
+	size_t n, cap;
+	double cap_bps, mult;
+	double load;  /* bytes/s on one physical link */
+	double bytes; /* carried so far, one physical link */
+	/* solver scratch */
+	uint32_t mark;
+	double frozen, wsum;
+} link_t;
+
+typedef struct {
+	int *links;
+	size_t *pos;  /* pos[i]: index of this flow in links[i]'s flow list */
+	size_t n_links;
+	double remaining, mult, cap, rate;
+	int active;
+	uint32_t mark;
+	int frozen;
+} flow_t;
+
+struct capsim_flownet {
+	link_t *l;
+	size_t nl, capl;
+	flow_t *f;
+	size_t nf, capf;
+	int *free_ids;
+	size_t nfree, capfree;
+	size_t active;
+	uint32_t epoch;
+	/* component scratch */
+	int *cl, *cf;
+	size_t ncl, ncf, capcl, capcf;
+	uint64_t solves, visits;
+	int hold;
+	int *seed;
+	size_t nseed, capseed;
+};
+
+capsim_flownet *capsim_flownet_create(void)
+{
+	return capsim_xcalloc(1, sizeof(capsim_flownet));
+}
+
+void capsim_flownet_destroy(capsim_flownet *net)
+{
+	if (!net)
+		return;
+	for (size_t i = 0; i < net->nl; i++)
+		free(net->l[i].flows);
+	for (size_t i = 0; i < net->nf; i++) {
+		free(net->f[i].links);
+		free(net->f[i].pos);
+	}
+	free(net->l);
+	free(net->f);
+	free(net->free_ids);
+	free(net->cl);
+	free(net->cf);
+	free(net->seed);
+	free(net);
+}
+
+int capsim_flownet_add_link(capsim_flownet *net, double cap_bytes_per_s,
+			    double mult)
+{
+	if (net->nl == net->capl) {
+		net->capl = net->capl ? 2 * net->capl : 64;
+		net->l = capsim_xrealloc(net->l, net->capl * sizeof *net->l);
+	}
+	link_t *k = &net->l[net->nl];
+	memset(k, 0, sizeof *k);
+	k->cap_bps = cap_bytes_per_s;
+	k->mult = mult >= 1.0 ? mult : 1.0;
+	return (int)net->nl++;
+}
+
+size_t capsim_flownet_n_links(const capsim_flownet *net)
+{
+	return net->nl;
+}
+
+double capsim_flownet_link_cap(const capsim_flownet *net, int link)
+{
+	return net->l[link].cap_bps;
+}
+
+static void link_push(link_t *k, int flow, size_t *pos)
+{
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 4;
+		k->flows = capsim_xrealloc(k->flows, k->cap * sizeof *k->flows);
+	}
+	*pos = k->n;
+	k->flows[k->n++] = flow;
+}
+
+/* remove flow from link li's list at position p; fix the moved flow's pos */
+static void link_remove(capsim_flownet *net, int li, size_t p)
+{
+	link_t *k = &net->l[li];
+	int last = k->flows[--k->n];
+	if (p == k->n)
+		return;
+	k->flows[p] = last;
+	flow_t *m = &net->f[last];
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i] == li && m->pos[i] == k->n) {
+			m->pos[i] = p;
+			break;
+		}
+}
+
+static void push_int(int **v, size_t *n, size_t *cap, int x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = capsim_xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = x;
+}
+
+/* Collect the component reachable from the seed links into net->cl, net->cf
+ * (breadth first over link -> flows -> links). */
+static void collect(capsim_flownet *net, const int *seed, size_t n_seed)
+{
+	uint32_t e = ++net->epoch;
+	net->ncl = net->ncf = 0;
+	for (size_t i = 0; i < n_seed; i++) {
+		link_t *k = &net->l[seed[i]];
+		if (k->mark != e) {
+			k->mark = e;
+			push_int(&net->cl, &net->ncl, &net->capcl, seed[i]);
+		}
+	}
+	for (size_t qi = 0; qi < net->ncl; qi++) {
+		link_t *k = &net->l[net->cl[qi]];
+		for (size_t j = 0; j < k->n; j++) {
+			int fi = k->flows[j];
+			flow_t *fl = &net->f[fi];
+			if (fl->mark == e)
+				continue;
+			fl->mark = e;
+			push_int(&net->cf, &net->ncf, &net->capcf, fi);
+			for (size_t m = 0; m < fl->n_links; m++) {
+				link_t *k2 = &net->l[fl->links[m]];
+				if (k2->mark != e) {
+					k2->mark = e;
+					push_int(&net->cl, &net->ncl, &net->capcl,
+						 fl->links[m]);
+				}
+			}
+		}
+	}
+}
+
+/* Progressive filling over the collected component: every unfrozen flow
+ * rises at the same rate until a link saturates or the flow meets its cap;
+ * the flows on that link (or at their cap) freeze at that level. */
+static void fill(capsim_flownet *net)
+{
+	net->solves++;
+	net->visits += net->ncf;
+	for (size_t i = 0; i < net->ncl; i++) {
+		link_t *k = &net->l[net->cl[i]];
+		k->frozen = 0.0;
+		k->wsum = 0.0;
+	}
+	size_t unfrozen = 0;
+	for (size_t i = 0; i < net->ncf; i++) {
+		flow_t *fl = &net->f[net->cf[i]];
+		fl->frozen = 0;
+		fl->rate = 0.0;
+		for (size_t m = 0; m < fl->n_links; m++) {
+			link_t *k = &net->l[fl->links[m]];
+			k->wsum += fl->mult / k->mult;
+		}
+		if (fl->n_links == 0 && fl->cap <= 0.0) {
+			fl->rate = INFINITY; /* nothing limits it */
+			fl->frozen = 1;
+			continue;
+		}
+		unfrozen++;
+	}
+	while (unfrozen) {
+		double level = INFINITY;
+		for (size_t i = 0; i < net->ncl; i++) {
+			link_t *k = &net->l[net->cl[i]];
+			if (k->wsum > 1e-300) {
+				double s = (k->cap_bps - k->frozen) / k->wsum;
+				if (s < level)
+					level = s;
+			}
+		}
+		for (size_t i = 0; i < net->ncf; i++) {
+			flow_t *fl = &net->f[net->cf[i]];
+			if (!fl->frozen && fl->cap > 0.0 && fl->cap < level)
+				level = fl->cap;
+		}
+		if (level < 0.0)
+			level = 0.0;
+		double tol = level * 1e-12;
+		size_t froze = 0;
+		for (size_t i = 0; i < net->ncf; i++) {
+			flow_t *fl = &net->f[net->cf[i]];
+			if (fl->frozen)
+				continue;
+			int hit = fl->cap > 0.0 && fl->cap <= level + tol;
+			for (size_t m = 0; !hit && m < fl->n_links; m++) {
+				link_t *k = &net->l[fl->links[m]];
+				if (k->wsum > 1e-300 &&
+				    (k->cap_bps - k->frozen) / k->wsum <= level + tol)
+					hit = 1;
+			}
+			if (!hit)
+				continue;
+			fl->frozen = 2; /* frozen in this round; apply below */
+			fl->rate = level;
+			froze++;
+		}
+		if (!froze)
+			break; /* cannot happen with finite level; guards a loop */
+		for (size_t i = 0; i < net->ncf; i++) {
+			flow_t *fl = &net->f[net->cf[i]];
+			if (fl->frozen != 2)
+				continue;
+			fl->frozen = 1;
+			for (size_t m = 0; m < fl->n_links; m++) {
+				link_t *k = &net->l[fl->links[m]];
+				double w = fl->mult / k->mult;
+				k->frozen += w * level;
+				k->wsum -= w;
+			}
+		}
+		unfrozen -= froze;
+	}
+	for (size_t i = 0; i < net->ncl; i++) {
+		link_t *k = &net->l[net->cl[i]];
+		k->load = k->frozen;
+	}
+}
+
+static int new_flow_id(capsim_flownet *net)
+{
+	if (net->nfree)
+		return net->free_ids[--net->nfree];
+	if (net->nf == net->capf) {
+		net->capf = net->capf ? 2 * net->capf : 64;
+		net->f = capsim_xrealloc(net->f, net->capf * sizeof *net->f);
+	}
+	memset(&net->f[net->nf], 0, sizeof net->f[0]);
+	return (int)net->nf++;
+}
+
+int capsim_flownet_start(capsim_flownet *net, const int *links, size_t n_links,
+			 double bytes, double mult, double cap_bytes_per_s)
+{
+	int id = new_flow_id(net);
+	flow_t *fl = &net->f[id];
+	fl->links = capsim_xrealloc(fl->links, (n_links ? n_links : 1) * sizeof *fl->links);
+	fl->pos = capsim_xrealloc(fl->pos, (n_links ? n_links : 1) * sizeof *fl->pos);
+	fl->n_links = n_links;
+	fl->remaining = bytes > 0.0 ? bytes : 0.0;
+	fl->mult = mult >= 1.0 ? mult : 1.0;
+	fl->cap = cap_bytes_per_s > 0.0 ? cap_bytes_per_s : 0.0;
+	fl->rate = 0.0;
+	fl->active = 1;
+	fl->mark = 0;
+	for (size_t i = 0; i < n_links; i++) {
+		fl->links[i] = links[i];
+		link_push(&net->l[links[i]], id, &fl->pos[i]);
+	}
+	net->active++;
+	if (net->hold) {
+		for (size_t i = 0; i < n_links; i++)
+			push_int(&net->seed, &net->nseed, &net->capseed, links[i]);
+		if (!n_links) {
+			fl->rate = fl->cap > 0.0 ? fl->cap : INFINITY;
+		}
+		return id;
+	}
+	if (n_links) {
+		collect(net, links, n_links);
+	} else {
+		net->ncl = 0;
+		net->ncf = 0;
+		push_int(&net->cf, &net->ncf, &net->capcf, id);
+	}
+	fill(net);
+	return id;
+}
+
+int capsim_flownet_stop(capsim_flownet *net, int id)
+{
+	if (id < 0 || (size_t)id >= net->nf || !net->f[id].active)
+		return -1;
+	flow_t *fl = &net->f[id];
+	for (size_t i = 0; i < fl->n_links; i++)
+		link_remove(net, fl->links[i], fl->pos[i]);
+	fl->active = 0;
+	fl->rate = 0.0;
+	net->active--;
+	push_int(&net->free_ids, &net->nfree, &net->capfree, id);
+	if (net->hold) {
+		for (size_t i = 0; i < fl->n_links; i++)
+			push_int(&net->seed, &net->nseed, &net->capseed, fl->links[i]);
+		return 0;
+	}
+	if (fl->n_links) {
+		collect(net, fl->links, fl->n_links);
+		fill(net);
+	}
+	return 0;
+}
+
+void capsim_flownet_hold(capsim_flownet *net, int on)
+{
+	if (on) {
+		net->hold = 1;
+		return;
+	}
+	net->hold = 0;
+	if (net->nseed) {
+		collect(net, net->seed, net->nseed);
+		fill(net);
+	}
+	net->nseed = 0;
+}
+
+size_t capsim_flownet_link_flows(const capsim_flownet *net, int link)
+{
+	return net->l[link].n;
+}
+
+void capsim_flownet_advance(capsim_flownet *net, double dt)
+{
+	if (dt <= 0.0)
+		return;
+	for (size_t i = 0; i < net->nf; i++) {
+		flow_t *fl = &net->f[i];
+		if (!fl->active)
+			continue;
+		double moved = fl->rate * dt;
+		fl->remaining = moved >= fl->remaining ? 0.0 : fl->remaining - moved;
+	}
+	for (size_t i = 0; i < net->nl; i++)
+		net->l[i].bytes += net->l[i].load * dt;
+}
+
+int capsim_flownet_next_completion(const capsim_flownet *net, double *dt)
+{
+	int best = -1;
+	double bt = INFINITY;
+	for (size_t i = 0; i < net->nf; i++) {
+		const flow_t *fl = &net->f[i];
+		if (!fl->active)
+			continue;
+		double t = fl->remaining <= 0.0 ? 0.0 :
+			   fl->rate > 0.0 ? fl->remaining / fl->rate : INFINITY;
+		if (t < bt) {
+			bt = t;
+			best = (int)i;
+		}
+	}
+	if (best >= 0)
+		*dt = bt;
+	return best;
+}
+
+double capsim_flownet_rate(const capsim_flownet *net, int flow)
+{
+	return net->f[flow].rate;
+}
+
+double capsim_flownet_remaining(const capsim_flownet *net, int flow)
+{
+	return net->f[flow].remaining;
+}
+
+size_t capsim_flownet_active(const capsim_flownet *net)
+{
+	return net->active;
+}
+
+double capsim_flownet_link_load(const capsim_flownet *net, int link)
+{
+	return net->l[link].load;
+}
+
+double capsim_flownet_link_bytes(const capsim_flownet *net, int link)
+{
+	return net->l[link].bytes;
+}
+
+uint64_t capsim_flownet_solves(const capsim_flownet *net)
+{
+	return net->solves;
+}
+
+uint64_t capsim_flownet_solve_visits(const capsim_flownet *net)
+{
+	return net->visits;
+}

@@ -1,0 +1,385 @@
+/* test_fabric.c - collectives through the flow engine against closed forms:
+ * ring all-reduce/all-gather alpha-beta times, links shared by rings, an
+ * oversubscribed fat tree, SHARP's bytes on the wire, switch counts of
+ * NVIDIA's SuperPOD, monotonicity in bandwidth and determinism. */
+#include "catalog.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "fabric.h"
+#include "scenario.h"
+
+static capsim_catalog *cat;
+
+static int setup(void **state)
+{
+	(void)state;
+	cat = testutil_shipped_catalog();
+	return cat ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capsim_catalog_free(cat);
+	return 0;
+}
+
+/* a DGX H100 cluster of `nodes` on QM9700s; extra --set lines */
+static capsim_scenario *scenario(int nodes, const char *topology,
+				 const capsim_set *sets, size_t n)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"t\">\n"
+		 "  <cluster nodes=\"%d\">\n"
+		 "    <node ref=\"dgx-h100\"/>\n"
+		 "    <fabric topology=\"%s\" transport=\"infiniband\" routing=\"adaptive\">\n"
+		 "      <switch ref=\"qm9700\"/>\n"
+		 "    </fabric>\n"
+		 "  </cluster>\n"
+		 "  <workload seq-len=\"4096\" global-batch=\"%d\" tokens=\"1T\" dtype=\"bf16\">\n"
+		 "    <model ref=\"llama-2-7b\"/>\n"
+		 "  </workload>\n"
+		 "</scenario>\n",
+		 nodes, topology, nodes * 8 * 4);
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	int rc = capsim_scenario_load_memory(text, strlen(text), "t.xml", cat, sets, n, s, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc != 0)
+		fail_msg("scenario does not load");
+	return s;
+}
+
+static capsim_coll_result run(capsim_fabric *f, const capsim_scenario *s,
+			      capsim_coll op, double bytes, int ranks, int algo,
+			      int proto, int channels, int caps)
+{
+	capsim_coll_req r = { 0 };
+	r.op = op;
+	r.bytes = bytes;
+	r.ranks = ranks;
+	r.algo = algo;
+	r.proto = proto;
+	r.channels = channels;
+	r.no_nccl_caps = !caps;
+	capsim_coll_result out;
+	capsim_diags d = { 0 };
+	int rc = capsim_collective_run(f, s, &r, &out, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc != 0)
+		fail_msg("collective failed");
+	return out;
+}
+
+/* One DGX H100, ring all-reduce, Simple: NCCL's latency for the ring is
+ * 8.4 + 2(n-1) x 3.4 us = 56 us (nccl_model.md 1.2-1.4, n = 8); each GPU sends
+ * 2(n-1)/n S over its NVLink at 450 GB/s a direction (900 GB/s both ways,
+ * the datasheet's figure): t = 56 us + 1.75 S / 450 GB/s. */
+static void test_ring_allreduce_one_node(void **state)
+{
+	(void)state;
+	capsim_scenario *s = scenario(1, "none", NULL, 0);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	assert_non_null(f);
+	double S = 2.385e9;
+	capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLREDUCE, S, 8, CAPSIM_ALGO_RING,
+				   CAPSIM_PROTO_SIMPLE, 16, 0);
+	assert_rel(r.latency_s, 56e-6, 1e-9);
+	assert_rel(r.time_s, 56e-6 + 1.75 * S / 450e9, 1e-6);
+	assert_rel(r.busbw_bytes_per_s, 1.75 * S / r.time_s, 1e-12);
+	/* all-gather: (n-1)/n S per GPU, latency 8.4 + 7 x 3.4 = 32.2 us */
+	r = run(f, s, CAPSIM_COLL_ALLGATHER, S, 8, CAPSIM_ALGO_RING, CAPSIM_PROTO_SIMPLE, 16, 0);
+	assert_rel(r.time_s, 32.2e-6 + 0.875 * S / 450e9, 1e-6);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
+/* Four DGX H100 on a non-blocking fat tree, 8 channels: each channel's ring
+ * leaves every node through its own 400 Gb/s NIC, so the inter-node edges
+ * limit: t = lat + 2(n-1)/n S / (8 x 50 GB/s), n = 32 ranks. */
+static void test_ring_allreduce_four_nodes(void **state)
+{
+	(void)state;
+	capsim_scenario *s = scenario(4, "fat-tree", NULL, 0);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	double S = 1.5e9;
+	capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLREDUCE, S, 32, CAPSIM_ALGO_RING,
+				   CAPSIM_PROTO_SIMPLE, 8, 0);
+	double bw = 2.0 * 31 / 32 * S / 400e9;
+	assert_rel(r.time_s - r.latency_s, bw, 1e-6);
+	/* reduce-scatter: half the bytes of the all-reduce on every edge */
+	capsim_coll_result rs = run(f, s, CAPSIM_COLL_REDUCESCATTER, S, 32, CAPSIM_ALGO_RING,
+				    CAPSIM_PROTO_SIMPLE, 8, 0);
+	assert_rel(rs.time_s - rs.latency_s, 31.0 / 32 * S / 400e9, 1e-6);
+	/* LL moves half a byte of data per wire byte: twice the bandwidth time */
+	capsim_coll_result ll = run(f, s, CAPSIM_COLL_ALLREDUCE, S, 32, CAPSIM_ALGO_RING,
+				    CAPSIM_PROTO_LL, 8, 0);
+	assert_rel(ll.time_s - ll.latency_s, 2 * bw, 1e-6);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
+/* Two flows whose routes share a leaf's only uplink each get half of it;
+ * with two uplinks and adaptive routing each gets a whole one. 4-port
+ * switches at 3:1 leave 3 node ports and 1 uplink per leaf. */
+static void test_flows_share_an_uplink(void **state)
+{
+	(void)state;
+	const capsim_set one_up[] = {
+		{ "cluster.fabric.switch.ports.count", "4" },
+		{ "cluster.fabric.oversubscription", "3:1" },
+		{ "cluster.fabric.rails", "1" },
+	};
+	capsim_scenario *s = scenario(6, "fat-tree", one_up, 3);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	capsim_fabric_counts c;
+	capsim_fabric_get_counts(f, &c);
+	assert_int_equal(c.nodes_per_leaf, 3);
+	assert_int_equal(c.leaf_uplinks, 1);
+	capsim_flownet *net = capsim_fabric_net(f);
+	int la[32], lb[32];
+	double lat;
+	/* node 0 -> node 3 and node 1 -> node 4: both cross from leaf 0 */
+	size_t na = capsim_fabric_route(f, 0, 3 * 8, 1, la, 32, &lat);
+	int a = capsim_flownet_start(net, la, na, 1e9, 1, 0);
+	size_t nb = capsim_fabric_route(f, 1 * 8, 4 * 8, 2, lb, 32, &lat);
+	int b = capsim_flownet_start(net, lb, nb, 1e9, 1, 0);
+	assert_rel(capsim_flownet_rate(net, a), 25e9, 1e-12);
+	assert_rel(capsim_flownet_rate(net, b), 25e9, 1e-12);
+	capsim_fabric_destroy(f);
+	free(s);
+
+	const capsim_set two_up[] = {
+		{ "cluster.fabric.switch.ports.count", "6" },
+		{ "cluster.fabric.oversubscription", "2:1" },
+		{ "cluster.fabric.rails", "1" },
+	};
+	s = scenario(8, "fat-tree", two_up, 3);
+	f = capsim_fabric_build(s, NULL);
+	capsim_fabric_get_counts(f, &c);
+	assert_int_equal(c.nodes_per_leaf, 4);
+	assert_int_equal(c.leaf_uplinks, 2);
+	net = capsim_fabric_net(f);
+	na = capsim_fabric_route(f, 0, 4 * 8, 1, la, 32, &lat);
+	a = capsim_flownet_start(net, la, na, 1e9, 1, 0);
+	nb = capsim_fabric_route(f, 1 * 8, 5 * 8, 1, lb, 32, &lat);
+	b = capsim_flownet_start(net, lb, nb, 1e9, 1, 0);
+	assert_rel(capsim_flownet_rate(net, a), 50e9, 1e-12);
+	assert_rel(capsim_flownet_rate(net, b), 50e9, 1e-12);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
+/* All-to-all over 8 nodes of 8 GPUs on leaves of 4 node ports at 2:1 (6-port
+ * switches: 4 down, 2 up) against the same nodes at 1:1 (8-port switches: 4
+ * down, 4 up). Every GPU sends S/n to each of the n = 64 ranks; per node,
+ * 8 x (64 - 8) x S/64 bytes leave the node, half of them (to the 4 nodes of
+ * the other leaf: 32 of 56 remote ranks) cross the spine. Per rail, a leaf
+ * has 4 nodes' NIC ports in and `up` uplinks out:
+ *   NIC time    = 7/8 S / 50 GB/s (each of a node's 8 NICs carries 1/8)
+ *   uplink time = 4 x 32/56 x 7/8 S / (up x 50 GB/s)
+ * At 1:1 the NICs limit (uplink 4 x 4/7 / 4 = 4/7 of the NIC time); at 2:1
+ * the uplinks do: 8/7 of the NIC time, i.e. the slowdown is the stated
+ * oversubscription times the fraction of traffic crossing the spine:
+ * 2 x 4/7. */
+static void test_oversubscribed_all_to_all(void **state)
+{
+	(void)state;
+	double S = 64 * 16e6;
+	const capsim_set blocking[] = {
+		{ "cluster.fabric.switch.ports.count", "6" },
+		{ "cluster.fabric.oversubscription", "2:1" },
+	};
+	const capsim_set nonblocking[] = {
+		{ "cluster.fabric.switch.ports.count", "8" },
+		{ "cluster.fabric.oversubscription", "1:1" },
+	};
+	double t[2];
+	for (int i = 0; i < 2; i++) {
+		capsim_scenario *s = scenario(8, "fat-tree", i ? nonblocking : blocking, 2);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLTOALL, S, 64, -1, -1, 0, 0);
+		t[i] = r.time_s - r.latency_s;
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+	double nic = 7.0 / 8 * S / 50e9;
+	assert_rel(t[1], nic, 0.01);
+	assert_rel(t[0], 2.0 * 4.0 / 7.0 * nic, 0.01);
+}
+
+static double nic_bytes(capsim_fabric *f)
+{
+	capsim_flownet *net = capsim_fabric_net(f);
+	double sum = 0;
+	for (size_t i = 0; i < capsim_flownet_n_links(net); i++)
+		if (capsim_fabric_link_kind(f, (int)i) == CAPSIM_LINK_NIC_UP)
+			sum += capsim_flownet_link_bytes(net, (int)i);
+	return sum;
+}
+
+/* With SHARP a node puts S on the wire; a ring over n nodes' NICs puts
+ * 2(n-1)/n S: the ratio is n/(2(n-1)). */
+static void test_sharp_bytes_on_the_wire(void **state)
+{
+	(void)state;
+	/* one GPU and one NIC per node, so that ranks are nodes */
+	const capsim_set sharp[] = {
+		{ "cluster.fabric.sharp", "on" },
+		{ "cluster.node.gpus.count", "1" },
+		{ "cluster.node.scale-up.domain-gpus", "1" },
+		{ "cluster.fabric.rails", "1" },
+	};
+	capsim_scenario *s = scenario(4, "fat-tree", sharp, 4);
+	double S = 1e9;
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	run(f, s, CAPSIM_COLL_ALLREDUCE, S, 4, CAPSIM_ALGO_RING, CAPSIM_PROTO_SIMPLE, 8, 0);
+	double ring = nic_bytes(f);
+	capsim_fabric_destroy(f);
+	f = capsim_fabric_build(s, NULL);
+	run(f, s, CAPSIM_COLL_ALLREDUCE, S, 4, CAPSIM_ALGO_COLLNET_CHAIN, CAPSIM_PROTO_SIMPLE, 8, 0);
+	double tree = nic_bytes(f);
+	capsim_fabric_destroy(f);
+	int n = 4;
+	assert_rel(ring, 4 * 2.0 * (n - 1) / n * S, 1e-9);
+	assert_rel(tree / ring, (double)n / (2 * (n - 1)), 1e-9);
+	free(s);
+}
+
+/* NVIDIA's DGX H100 SuperPOD compute fabric (RA-11333-001, Table 4; copied
+ * in tests/data/reference/superpod_bom.csv): leaves, spines and cables for
+ * 1-4 scalable units of 31 nodes on QM9700. Node-leaf cables there include 4
+ * UFM cables. */
+static void test_superpod_counts(void **state)
+{
+	(void)state;
+	static const struct { int nodes, leaves, spines; long node_leaf, leaf_spine; } t[] = {
+		{ 31, 8, 4, 252, 256 },
+		{ 63, 16, 8, 508, 512 },
+		{ 95, 24, 16, 764, 768 },
+		{ 127, 32, 16, 1020, 1024 },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		capsim_scenario *s = scenario(t[i].nodes, "fat-tree", NULL, 0);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		capsim_fabric_counts c;
+		capsim_fabric_get_counts(f, &c);
+		assert_int_equal(c.leaves, t[i].leaves);
+		assert_int_equal(c.spines, t[i].spines);
+		assert_int_equal(c.cables_node_leaf + 4, t[i].node_leaf);
+		assert_int_equal(c.cables_leaf_spine, t[i].leaf_spine);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+}
+
+/* Property: with the algorithm fixed, faster links never slow a collective. */
+static void test_faster_links_never_slower(void **state)
+{
+	(void)state;
+	const capsim_set fast[] = {
+		{ "cluster.gpu.scale-up.bandwidth", "1800 GB/s" },
+		{ "cluster.nic.port.speed", "800 Gb/s" },
+		{ "cluster.fabric.switch.ports.speed", "800 Gb/s" },
+	};
+	static const capsim_coll ops[] = { CAPSIM_COLL_ALLREDUCE, CAPSIM_COLL_ALLGATHER,
+					   CAPSIM_COLL_ALLTOALL, CAPSIM_COLL_BROADCAST };
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+		for (double S = 1e3; S <= 1e9; S *= 100) {
+			double t[2];
+			for (int i = 0; i < 2; i++) {
+				capsim_scenario *s = scenario(4, "fat-tree", i ? fast : NULL, i ? 3 : 0);
+				capsim_fabric *f = capsim_fabric_build(s, NULL);
+				int algo = ops[k] == CAPSIM_COLL_ALLTOALL ? -1 : CAPSIM_ALGO_RING;
+				t[i] = run(f, s, ops[k], S, 32, algo, CAPSIM_PROTO_SIMPLE, 8, 1).time_s;
+				capsim_fabric_destroy(f);
+				free(s);
+			}
+			if (t[1] > t[0] * (1 + 1e-9))
+				fail_msg("%s of %g B: %g s with faster links, %g s before",
+					 capsim_coll_names[ops[k]], S, t[1], t[0]);
+		}
+}
+
+/* Same inputs, same numbers; element order in the file does not matter. */
+static void test_determinism(void **state)
+{
+	(void)state;
+	static const char a[] =
+		"<scenario name=\"d\" seed=\"7\"><cluster nodes=\"4\"><node ref=\"dgx-h100\"/>"
+		"<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"ecmp\" "
+		"oversubscription=\"2:1\"><switch ref=\"qm9700\"/></fabric></cluster>"
+		"<workload seq-len=\"4096\" global-batch=\"128\" tokens=\"1T\" dtype=\"bf16\">"
+		"<model ref=\"llama-2-7b\"/></workload></scenario>";
+	static const char b[] =
+		"<scenario seed=\"7\" name=\"d\"><workload dtype=\"bf16\" tokens=\"1T\" "
+		"global-batch=\"128\" seq-len=\"4096\"><model ref=\"llama-2-7b\"/></workload>"
+		"<cluster nodes=\"4\"><fabric oversubscription=\"2:1\" routing=\"ecmp\" "
+		"transport=\"infiniband\" topology=\"fat-tree\"><switch ref=\"qm9700\"/></fabric>"
+		"<node ref=\"dgx-h100\"/></cluster></scenario>";
+	double t[3];
+	uint64_t ev[3];
+	for (int i = 0; i < 3; i++) {
+		const char *text = i == 2 ? b : a;
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load_memory(text, strlen(text), "d.xml", cat,
+							     NULL, 0, s, &d), 0);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		capsim_coll_req r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = 3.3e8, .ranks = 32,
+				      .algo = -1, .proto = -1, .seed = (uint64_t)s->seed };
+		capsim_coll_result out;
+		assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), 0);
+		t[i] = out.time_s;
+		ev[i] = out.events;
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+	assert_true(t[0] == t[1] && t[1] == t[2]);
+	assert_true(ev[0] == ev[1] && ev[1] == ev[2]);
+}
+
+/* Errors: a forced algorithm that does not apply, too many ranks. */
+static void test_errors(void **state)
+{
+	(void)state;
+	capsim_scenario *s = scenario(2, "fat-tree", NULL, 0);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	capsim_diags d = { 0 };
+	capsim_coll_result out;
+	capsim_coll_req r = { .op = CAPSIM_COLL_BROADCAST, .bytes = 1e6, .ranks = 16,
+			      .algo = CAPSIM_ALGO_TREE, .proto = -1 };
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), -1);
+	assert_true(capsim_diags_contains(&d, "algorithm tree does not apply to"));
+	capsim_diags_free(&d);
+	r.algo = -1;
+	r.ranks = 17;
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), -1);
+	assert_true(capsim_diags_contains(&d, "17 ranks, but the cluster has 16 GPUs"));
+	capsim_diags_free(&d);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_allreduce_one_node),
+		cmocka_unit_test(test_ring_allreduce_four_nodes),
+		cmocka_unit_test(test_flows_share_an_uplink),
+		cmocka_unit_test(test_oversubscribed_all_to_all),
+		cmocka_unit_test(test_sharp_bytes_on_the_wire),
+		cmocka_unit_test(test_superpod_counts),
+		cmocka_unit_test(test_faster_links_never_slower),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests_name("fabric", tests, setup, teardown);
+}
