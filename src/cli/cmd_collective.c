@@ -39,6 +39,8 @@ static void help(FILE *out)
 		"                  collnet-chain, pat, hierarchical\n"
 		"  --proto P       LL, LL128, Simple\n"
 		"  --channels N    channels (default: NCCL's)\n"
+		"  --fold, --no-fold  fold ranks into symmetry classes, or simulate every\n"
+		"                  flow (default: fold above 1024 ranks with adaptive routing)\n"
 		"  --json          one JSON object\n"
 		"  --verbose       also print the run summary (events, simulated end time)\n");
 }
@@ -48,7 +50,7 @@ typedef struct {
 	capsim_set sets[64];
 	char *bufs[64];
 	size_t n_sets;
-	int op, algo, proto, channels, ranks, json, verbose;
+	int op, algo, proto, channels, ranks, json, verbose, fold;
 	double bytes, sweep_min, sweep_max;
 	int sweep;
 } opts;
@@ -75,12 +77,14 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 		{ "channels", required_argument, NULL, 'c' },
 		{ "set", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "fold", no_argument, NULL, 'F' },
+		{ "no-fold", no_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
-	o->op = o->algo = o->proto = -1;
+	o->op = o->algo = o->proto = o->fold = -1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:b:S:n:a:p:c:s:jvh", lo, NULL)) != -1) {
 		switch (ch) {
@@ -150,6 +154,8 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 			o->n_sets++;
 			break;
 		case 'j': o->json = 1; break;
+		case 'F': o->fold = 1; break;
+		case 'U': o->fold = 0; break;
 		case 'v': o->verbose = 1; break;
 		case 'h': help(stdout); return 1;
 		default: help(stderr); return -1;
@@ -234,6 +240,7 @@ int capsim_cmd_collective(int argc, char **argv)
 	req.proto = o.proto;
 	req.channels = o.channels;
 	req.seed = (uint64_t)s->seed;
+	req.fold = o.fold;
 
 	if (o.json) {
 		root = json_object();
@@ -257,7 +264,7 @@ int capsim_cmd_collective(int argc, char **argv)
 		json_object_set_new(root, "seed", json_integer((json_int_t)s->seed));
 	}
 
-	uint64_t events = 0;
+	uint64_t events = 0, flows = 0;
 	double end_s = 0;
 	if (!o.sweep) {
 		capsim_coll_result r;
@@ -265,6 +272,7 @@ int capsim_cmd_collective(int argc, char **argv)
 		if (capsim_collective_run(f, s, &req, &r, &d) < 0)
 			goto fail;
 		events += r.events;
+		flows += r.flows;
 		end_s += r.time_s;
 		if (o.json) {
 			json_t *one = result_json(o.op, o.bytes, n, &r);
@@ -310,6 +318,7 @@ int capsim_cmd_collective(int argc, char **argv)
 			if (capsim_collective_run(f, s, &req, &r, &d) < 0)
 				goto fail;
 			events += r.events;
+			flows += r.flows;
 			end_s += r.time_s;
 			sum_busbw += r.busbw_bytes_per_s / 1e9;
 			rows_n++;
@@ -339,8 +348,9 @@ int capsim_cmd_collective(int argc, char **argv)
 	}
 	if (o.verbose)
 		fprintf(o.json ? stderr : stdout,
-			"# run summary: events %llu, simulated time %.9f s, seed %llu\n",
-			(unsigned long long)events, end_s, (unsigned long long)s->seed);
+			"# run summary: events %llu, flows %llu, simulated time %.9f s, seed %llu\n",
+			(unsigned long long)events, (unsigned long long)flows, end_s,
+			(unsigned long long)s->seed);
 	status = CAPSIM_EXIT_OK;
 	goto out;
 fail:

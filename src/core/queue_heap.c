@@ -1,12 +1,14 @@
 /* queue_heap.c - the event queue of queue.h as a 4-ary min-heap in an array.
  *
- * Entry i has its children at 4i+1 .. 4i+4, contiguous (96 bytes, two cache
- * lines at most), and its parent at (i-1)/4. Sifts move a hole rather than
- * swapping, so each level costs one 24-byte copy and one pos[] store. The
- * least of four children is picked as a small tournament of branch-free
- * comparisons (two independent pairs, then their winners), which keeps the
- * dependency chain short and spares the branch predictor the coin flips of
- * random keys. Depth is log4(n): 10 levels for a million events.
+ * Entry i has its children at 4i+1 .. 4i+4, contiguous (96 bytes, two or three
+ * cache lines), and its parent at (i-1)/4; depth is log4(n), 10 levels for a
+ * million events. Sifts move a hole rather than swapping, so each level costs
+ * one 24-byte copy and one pos[] store. Keys compare as one 128-bit integer
+ * (a GCC/Clang extension), the least of four children is picked by a
+ * branch-free tournament (random keys make that choice a coin flip, which no
+ * branch predictor learns), and sifting down prefetches the grandchildren so
+ * that a large heap's cache misses overlap. Measurements and the choices
+ * they settled: docs/performance.md.
  */
 #include "queue.h"
 

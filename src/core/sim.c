@@ -1,4 +1,4 @@
-/* sim.c - the discrete-event engine of core.h: event pool, handler table, run loop.
+/* sim.c - the discrete-event engine of core.h: event pool, handlers, run loop.
  *
  * Events live in a pool of slots with their payload inline; free slots are
  * chained in a LIFO list (the slot just delivered is the next one reused, still

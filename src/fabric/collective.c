@@ -434,6 +434,172 @@ static double run_phase(capsim_flownet *net, const phase *ph,
 	return t;
 }
 
+/* ---- folding into symmetry classes ------------------------------------------ */
+
+/* Folding finds an equitable partition by colour refinement: links start
+ * coloured by kind and capacity, flows by size, cap and the colours along
+ * their path; a link's next colour adds the multiset of flow colours
+ * crossing it, a flow's the new colours of its path, until the number of
+ * colours stops growing. Links of one colour then carry the same traffic,
+ * so one link of multiplicity m per colour, and one flow of multiplicity w
+ * per flow colour, give the max-min rates of the whole network exactly. */
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t hash_double(double v)
+{
+	uint64_t u;
+	memcpy(&u, &v, sizeof u);
+	return mix64(u);
+}
+
+typedef struct {
+	uint64_t key;
+	size_t idx;
+} keyed;
+
+static int cmp_keyed(const void *pa, const void *pb)
+{
+	const keyed *a = pa, *b = pb;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->idx < b->idx ? -1 : (a->idx > b->idx);
+}
+
+/* replace hashes by dense colour numbers (ordered by hash, so stable);
+ * returns the number of colours */
+static size_t densify(uint64_t *h, size_t n, int *colour)
+{
+	keyed *k = capsim_xmalloc((n ? n : 1) * sizeof *k);
+	for (size_t i = 0; i < n; i++) {
+		k[i].key = h[i];
+		k[i].idx = i;
+	}
+	qsort(k, n, sizeof *k, cmp_keyed);
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && k[i].key != k[i - 1].key)
+			c++;
+		colour[k[i].idx] = (int)c;
+	}
+	free(k);
+	return n ? c + 1 : 0;
+}
+
+static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
+			 uint64_t *events, uint64_t *flows, size_t *n_fclass,
+			 size_t *n_lclass)
+{
+	capsim_flownet *src = capsim_fabric_net(f);
+	size_t nl_all = capsim_flownet_n_links(src);
+	/* the links in use, numbered densely */
+	int *dense = capsim_xmalloc((nl_all ? nl_all : 1) * sizeof *dense);
+	for (size_t i = 0; i < nl_all; i++)
+		dense[i] = -1;
+	int *phys = NULL;
+	size_t nl = 0, cap_phys = 0;
+	for (size_t i = 0; i < ph->n; i++)
+		for (int j = 0; j < ph->v[i].n; j++) {
+			int l = ph->v[i].links[j];
+			if (dense[l] < 0) {
+				if (nl == cap_phys) {
+					cap_phys = cap_phys ? 2 * cap_phys : 256;
+					phys = capsim_xrealloc(phys, cap_phys * sizeof *phys);
+				}
+				phys[nl] = l;
+				dense[l] = (int)nl++;
+			}
+		}
+	size_t nf = ph->n;
+	uint64_t *lh = capsim_xcalloc(nl ? nl : 1, sizeof *lh);
+	uint64_t *fh = capsim_xcalloc(nf ? nf : 1, sizeof *fh);
+	int *lcol = capsim_xcalloc(nl ? nl : 1, sizeof *lcol);
+	int *fcol = capsim_xcalloc(nf ? nf : 1, sizeof *fcol);
+	for (size_t l = 0; l < nl; l++)
+		lh[l] = mix64((uint64_t)capsim_fabric_link_kind(f, phys[l]) * 0x9e3779b97f4a7c15ULL ^
+			      hash_double(capsim_flownet_link_cap(src, phys[l])));
+	size_t nlc = densify(lh, nl, lcol), nfc = 0;
+	for (int round = 0; round < 32; round++) {
+		/* flows: size, cap, multiplicity and the colours along the path */
+		for (size_t i = 0; i < nf; i++) {
+			const flowspec *fs = &ph->v[i];
+			uint64_t h = hash_double(fs->bytes) ^ mix64(hash_double(caps ? caps[i] : 0.0)) ^
+				     mix64(hash_double(fs->mult) + 7);
+			for (int j = 0; j < fs->n; j++)
+				h = mix64(h * 31 + (uint64_t)lcol[dense[fs->links[j]]] + 1);
+			fh[i] = h;
+		}
+		nfc = densify(fh, nf, fcol);
+		/* links: their colour and the multiset of flow colours on them */
+		for (size_t l = 0; l < nl; l++)
+			lh[l] = mix64((uint64_t)lcol[l] + 0x51ed27);
+		for (size_t i = 0; i < nf; i++)
+			for (int j = 0; j < ph->v[i].n; j++)
+				lh[dense[ph->v[i].links[j]]] += mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
+		size_t before = nlc;
+		nlc = densify(lh, nl, lcol);
+		if (nlc == before)
+			break;
+	}
+	/* the folded network */
+	double *m = capsim_xcalloc(nlc ? nlc : 1, sizeof *m);
+	double *cap = capsim_xcalloc(nlc ? nlc : 1, sizeof *cap);
+	for (size_t l = 0; l < nl; l++) {
+		m[lcol[l]] += 1;
+		cap[lcol[l]] = capsim_flownet_link_cap(src, phys[l]);
+	}
+	capsim_flownet *fn = capsim_flownet_create();
+	for (size_t c = 0; c < nlc; c++)
+		capsim_flownet_add_link(fn, cap[c], m[c]);
+	phase folded = { 0 };
+	double *fcaps = capsim_xcalloc(nfc ? nfc : 1, sizeof *fcaps);
+	int *first = capsim_xmalloc((nfc ? nfc : 1) * sizeof *first);
+	for (size_t c = 0; c < nfc; c++)
+		first[c] = -1;
+	for (size_t i = 0; i < nf; i++) {
+		int c = fcol[i];
+		if (first[c] >= 0) {
+			folded.v[first[c]].mult += ph->v[i].mult;
+			continue;
+		}
+		flowspec *g = new_flow(&folded);
+		first[c] = (int)(folded.n - 1);
+		g->n = ph->v[i].n;
+		for (int j = 0; j < g->n; j++)
+			g->links[j] = lcol[dense[ph->v[i].links[j]]];
+		g->bytes = ph->v[i].bytes;
+		g->mult = ph->v[i].mult;
+		fcaps[folded.n - 1] = caps ? caps[i] : 0.0;
+	}
+	uint64_t before = *flows;
+	double t = run_phase(fn, &folded, caps ? fcaps : NULL, events, flows);
+	*flows = before + ph->n;
+	*n_fclass += folded.n;
+	if (nlc > *n_lclass)
+		*n_lclass = nlc;
+	free(folded.v);
+	free(fcaps);
+	free(first);
+	capsim_flownet_destroy(fn);
+	free(m);
+	free(cap);
+	free(lh);
+	free(fh);
+	free(lcol);
+	free(fcol);
+	free(phys);
+	free(dense);
+	return t;
+}
+
 /* ---- choosing and running ------------------------------------------------------ */
 
 static const char *file_of(const capsim_scenario *s)
@@ -659,6 +825,9 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	for (size_t i = 0; i < nlinks; i++)
 		before[i] = capsim_flownet_link_bytes(net, (int)i);
 	double total = 0.0, lat_total = 0.0;
+	int fold = r->fold > 0 ||
+		   (r->fold < 0 && s->routing == CAPSIM_ROUTING_ADAPTIVE && n > 1024);
+	out->folded = fold;
 	for (size_t k = 0; k < p.n; k++) {
 		phase *ph = &p.ph[k];
 		double *caps = NULL;
@@ -667,7 +836,11 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			for (size_t i = 0; i < ph->n; i++)
 				caps[i] = ph->v[i].bytes / nccl_bw_s;
 		}
-		total += run_phase(net, ph, caps, &out->events, &out->flows);
+		if (fold)
+			total += run_folded(f, ph, caps, &out->events, &out->flows,
+					    &out->flow_classes, &out->link_classes);
+		else
+			total += run_phase(net, ph, caps, &out->events, &out->flows);
 		lat_total += ph->lat_s;
 		free(caps);
 	}
@@ -676,7 +849,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	free_plan(&p);
 
 	double best = -1.0;
-	for (size_t i = 0; i < nlinks; i++) {
+	for (size_t i = 0; i < nlinks && !fold; i++) {
 		double b = capsim_flownet_link_bytes(net, (int)i) - before[i];
 		if (b > best * (1 + 1e-12) + 1e-9) {
 			best = b;

@@ -32,6 +32,11 @@ typedef struct capsim_coll_req {
 	int proto;      /* -1: as NCCL would choose */
 	int channels;   /* 0: as NCCL would choose */
 	int no_nccl_caps; /* 1: only the links limit bandwidth (for closed-form checks) */
+	int fold;       /* 1: fold flows into symmetry classes (links of one kind
+			 * and capacity form a class; flows with the same class
+			 * path and size one flow of multiplicity); 0: simulate
+			 * every flow; -1: fold above 1024 ranks under adaptive
+			 * routing (ECMP's collisions break the symmetry) */
 	uint64_t seed;  /* ECMP hashing */
 } capsim_coll_req;
 
@@ -42,6 +47,8 @@ typedef struct capsim_coll_result {
 	double nccl_time_s;   /* NCCL's own closed-form prediction (-1: none) */
 	double latency_s;     /* the closed-form latency part of time_s */
 	uint64_t events, flows, solves;
+	int folded;           /* the run was folded */
+	size_t flow_classes, link_classes; /* when folded */
 	int busiest_link;     /* -1 if none */
 	double busiest_bytes; /* carried by one physical link of that class */
 } capsim_coll_result;

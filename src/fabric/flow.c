@@ -20,6 +20,11 @@ typedef struct {
 } link_t;
 
 typedef struct {
+	double level;
+	int link;
+} hent;
+
+typedef struct {
 	int *links;
 	size_t *pos;  /* pos[i]: index of this flow in links[i]'s flow list */
 	size_t n_links;
@@ -43,6 +48,8 @@ struct capsim_flownet {
 	size_t ncl, ncf, capcl, capcf;
 	uint64_t solves, visits;
 	int hold;
+	hent *heap;
+	size_t nh, caph;
 	int *seed;
 	size_t nseed, capseed;
 };
@@ -68,6 +75,7 @@ void capsim_flownet_destroy(capsim_flownet *net)
 	free(net->cl);
 	free(net->cf);
 	free(net->seed);
+	free(net->heap);
 	free(net);
 }
 
@@ -164,19 +172,97 @@ static void collect(capsim_flownet *net, const int *seed, size_t n_seed)
 	}
 }
 
+/* a min-heap of (level, link) with lazy deletion: a link's saturation level
+ * only rises as flows freeze, so an entry whose level is below the link's
+ * current one is stale and is pushed again */
+static int hless(const hent *a, const hent *b)
+{
+	return a->level < b->level || (a->level == b->level && a->link < b->link);
+}
+
+static void hpush(capsim_flownet *net, hent e)
+{
+	if (net->nh == net->caph) {
+		net->caph = net->caph ? 2 * net->caph : 256;
+		net->heap = capsim_xrealloc(net->heap, net->caph * sizeof *net->heap);
+	}
+	size_t i = net->nh++;
+	while (i) {
+		size_t p = (i - 1) / 2;
+		if (!hless(&e, &net->heap[p]))
+			break;
+		net->heap[i] = net->heap[p];
+		i = p;
+	}
+	net->heap[i] = e;
+}
+
+static hent hpop(capsim_flownet *net)
+{
+	hent top = net->heap[0], last = net->heap[--net->nh];
+	size_t i = 0, n = net->nh;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && hless(&net->heap[c + 1], &net->heap[c]))
+			c++;
+		if (!hless(&net->heap[c], &last))
+			break;
+		net->heap[i] = net->heap[c];
+		i = c;
+	}
+	if (n)
+		net->heap[i] = last;
+	return top;
+}
+
+static double link_level(const link_t *k)
+{
+	return (k->cap_bps - k->frozen) / k->wsum;
+}
+
+static int cmp_cap(const void *pa, const void *pb)
+{
+	const flow_t *a = *(flow_t *const *)pa, *b = *(flow_t *const *)pb;
+	if (a->cap != b->cap)
+		return a->cap < b->cap ? -1 : 1;
+	return a < b ? -1 : (a > b);
+}
+
+/* freeze one flow at rate x: its links carry it, its weight leaves them */
+static void freeze(capsim_flownet *net, flow_t *fl, double x)
+{
+	fl->frozen = 1;
+	fl->rate = x;
+	for (size_t m = 0; m < fl->n_links; m++) {
+		link_t *k = &net->l[fl->links[m]];
+		double w = fl->mult / k->mult;
+		k->frozen += w * x;
+		k->wsum -= w;
+		if (k->wsum > 1e-12)
+			hpush(net, (hent){ link_level(k), fl->links[m] });
+		else
+			k->wsum = 0.0;
+	}
+}
+
 /* Progressive filling over the collected component: every unfrozen flow
  * rises at the same rate until a link saturates or the flow meets its cap;
- * the flows on that link (or at their cap) freeze at that level. */
+ * the flows on that link (or at their cap) freeze at that level. Links wait
+ * in a heap by the level at which they saturate, flows with caps in a list
+ * by cap: O((F x path + L) log L) for F flows and L links. */
 static void fill(capsim_flownet *net)
 {
 	net->solves++;
 	net->visits += net->ncf;
+	net->nh = 0;
 	for (size_t i = 0; i < net->ncl; i++) {
 		link_t *k = &net->l[net->cl[i]];
 		k->frozen = 0.0;
 		k->wsum = 0.0;
 	}
-	size_t unfrozen = 0;
+	size_t ncap = 0;
 	for (size_t i = 0; i < net->ncf; i++) {
 		flow_t *fl = &net->f[net->cf[i]];
 		fl->frozen = 0;
@@ -188,62 +274,62 @@ static void fill(capsim_flownet *net)
 		if (fl->n_links == 0 && fl->cap <= 0.0) {
 			fl->rate = INFINITY; /* nothing limits it */
 			fl->frozen = 1;
+		}
+		if (fl->cap > 0.0)
+			ncap++;
+	}
+	flow_t **capped = capsim_xmalloc((ncap ? ncap : 1) * sizeof *capped);
+	ncap = 0;
+	for (size_t i = 0; i < net->ncf; i++) {
+		flow_t *fl = &net->f[net->cf[i]];
+		if (fl->cap > 0.0)
+			capped[ncap++] = fl;
+	}
+	qsort(capped, ncap, sizeof *capped, cmp_cap);
+	for (size_t i = 0; i < net->ncl; i++) {
+		link_t *k = &net->l[net->cl[i]];
+		if (k->wsum > 1e-12)
+			hpush(net, (hent){ link_level(k), net->cl[i] });
+	}
+	size_t ci = 0;
+	for (;;) {
+		while (ci < ncap && capped[ci]->frozen)
+			ci++;
+		/* the lowest link, skipping stale entries */
+		hent top = { INFINITY, -1 };
+		while (net->nh) {
+			hent e = net->heap[0];
+			link_t *k = &net->l[e.link];
+			if (k->wsum <= 1e-12) {
+				hpop(net);
+				continue;
+			}
+			double cur = link_level(k);
+			if (cur > e.level * (1 + 1e-12) + 1e-300) {
+				hpop(net);
+				hpush(net, (hent){ cur, e.link });
+				continue;
+			}
+			top = e;
+			break;
+		}
+		double cap_level = ci < ncap ? capped[ci]->cap : INFINITY;
+		if (top.link < 0 && ci >= ncap)
+			break;
+		if (cap_level <= top.level) {
+			freeze(net, capped[ci], cap_level);
 			continue;
 		}
-		unfrozen++;
+		hpop(net);
+		link_t *k = &net->l[top.link];
+		double x = top.level < 0.0 ? 0.0 : top.level;
+		for (size_t j = 0; j < k->n; j++) {
+			flow_t *fl = &net->f[k->flows[j]];
+			if (!fl->frozen)
+				freeze(net, fl, x);
+		}
 	}
-	while (unfrozen) {
-		double level = INFINITY;
-		for (size_t i = 0; i < net->ncl; i++) {
-			link_t *k = &net->l[net->cl[i]];
-			if (k->wsum > 1e-300) {
-				double s = (k->cap_bps - k->frozen) / k->wsum;
-				if (s < level)
-					level = s;
-			}
-		}
-		for (size_t i = 0; i < net->ncf; i++) {
-			flow_t *fl = &net->f[net->cf[i]];
-			if (!fl->frozen && fl->cap > 0.0 && fl->cap < level)
-				level = fl->cap;
-		}
-		if (level < 0.0)
-			level = 0.0;
-		double tol = level * 1e-12;
-		size_t froze = 0;
-		for (size_t i = 0; i < net->ncf; i++) {
-			flow_t *fl = &net->f[net->cf[i]];
-			if (fl->frozen)
-				continue;
-			int hit = fl->cap > 0.0 && fl->cap <= level + tol;
-			for (size_t m = 0; !hit && m < fl->n_links; m++) {
-				link_t *k = &net->l[fl->links[m]];
-				if (k->wsum > 1e-300 &&
-				    (k->cap_bps - k->frozen) / k->wsum <= level + tol)
-					hit = 1;
-			}
-			if (!hit)
-				continue;
-			fl->frozen = 2; /* frozen in this round; apply below */
-			fl->rate = level;
-			froze++;
-		}
-		if (!froze)
-			break; /* cannot happen with finite level; guards a loop */
-		for (size_t i = 0; i < net->ncf; i++) {
-			flow_t *fl = &net->f[net->cf[i]];
-			if (fl->frozen != 2)
-				continue;
-			fl->frozen = 1;
-			for (size_t m = 0; m < fl->n_links; m++) {
-				link_t *k = &net->l[fl->links[m]];
-				double w = fl->mult / k->mult;
-				k->frozen += w * level;
-				k->wsum -= w;
-			}
-		}
-		unfrozen -= froze;
-	}
+	free(capped);
 	for (size_t i = 0; i < net->ncl; i++) {
 		link_t *k = &net->l[net->cl[i]];
 		k->load = k->frozen;
