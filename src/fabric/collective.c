@@ -234,7 +234,7 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 /* NCCL's double binary tree between nodes, chains inside them: each tree
  * carries half the channels; every edge moves the data up (reduce) and down
  * (broadcast), pipelined */
-static void tree_flows(phase *ph, const ctx *c, double bytes)
+static void tree_flows(phase *ph, const ctx *c, double bytes, int chains)
 {
 	int per = c->n < c->G ? c->n : c->G;
 	double per_ch = bytes / c->nch / c->eff;
@@ -242,8 +242,9 @@ static void tree_flows(phase *ph, const ctx *c, double bytes)
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
 		int st = c->n < c->G ? 0 : channel_start(c, ring);
-		/* intra-node chain, both directions */
-		for (int node = 0; node < c->nodes; node++)
+		/* intra-node chain, both directions (NVLSTree reduces inside
+		 * the node with NVLS instead) */
+		for (int node = 0; chains && node < c->nodes; node++)
 			for (int p = 0; p + 1 < per; p++) {
 				int a = node * c->G + (st + p) % per;
 				int b = node * c->G + (st + p + 1) % per;
@@ -790,7 +791,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			break;
 		}
 	} else if (algo == CAPSIM_ALGO_TREE) {
-		tree_flows(new_phase(&p, lat_s), &c, S);
+		tree_flows(new_phase(&p, lat_s), &c, S, 1);
 	} else if (algo == CAPSIM_ALGO_NVLS || algo == CAPSIM_ALGO_NVLS_TREE) {
 		phase *ph = new_phase(&p, lat_s);
 		double nv = S;
@@ -801,7 +802,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			if (algo == CAPSIM_ALGO_NVLS)
 				collnet_flows(ph, &c, S, 0);
 			else
-				tree_flows(ph, &c, S);
+				tree_flows(ph, &c, S, 0);
 		}
 		if (nvls_flows(ph, &c, f, nv) < 0) {
 			capsim_diags_add(d, file_of(s), 0,
