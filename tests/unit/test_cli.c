@@ -156,6 +156,77 @@ static void test_validate_statuses(void **state)
 	free(r.out);
 }
 
+static void test_collective(void **state)
+{
+	(void)state;
+	run_result r = run("collective " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml "
+			   "--op all-reduce --bytes 1GiB --json", 0);
+	assert_int_equal(r.status, 0);
+	json_error_t err;
+	json_t *o = json_loads(r.out, 0, &err);
+	if (!o)
+		fail_msg("not JSON: %s", err.text);
+	/* the keys DESIGN.md names, and traceability */
+	static const char *const keys[] = { "op", "bytes", "ranks", "algorithm", "protocol",
+					    "channels", "time_s", "algbw_gb_per_s",
+					    "busbw_gb_per_s", "schema_version", "capsim_version",
+					    "inputs", "seed", "hardware_profile" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!json_object_get(o, keys[i]))
+			fail_msg("collective --json lacks '%s'", keys[i]);
+	assert_int_equal(json_integer_value(json_object_get(o, "ranks")), 64);
+	double t = json_real_value(json_object_get(o, "time_s"));
+	double alg = json_real_value(json_object_get(o, "algbw_gb_per_s"));
+	double bus = json_real_value(json_object_get(o, "busbw_gb_per_s"));
+	assert_rel(alg, 1073741824.0 / t / 1e9, 1e-9);
+	assert_rel(bus, alg * 2 * 63 / 64, 1e-9); /* nccl-tests' all-reduce factor */
+	json_decref(o);
+	free(r.out);
+
+	/* the sweep prints nccl-tests' columns, doubling sizes */
+	r = run("collective " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml "
+		"--op all-gather --sweep 8B:1KiB", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "size         count      type   redop    root"));
+	assert_non_null(strstr(r.out, "# Avg bus bandwidth"));
+	int lines = 0;
+	for (char *p = r.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	assert_int_equal(lines, 4 + 8); /* header lines, 8 B .. 1 KiB */
+	free(r.out);
+
+	/* same command in two processes: the same summary, to the nanosecond */
+	char *a[2];
+	for (int i = 0; i < 2; i++) {
+		r = run("collective " CAPSIM_SOURCE_DIR "/scenarios/h100-64node-roce200.xml "
+			"--op all-to-all --bytes 64MiB --ranks 256 --verbose", 0);
+		assert_int_equal(r.status, 0);
+		char *sum = strstr(r.out, "# run summary");
+		assert_non_null(sum);
+		a[i] = strdup(sum);
+		free(r.out);
+	}
+	assert_string_equal(a[0], a[1]);
+	free(a[0]);
+	free(a[1]);
+
+	r = run("collective " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml "
+		"--op broadcast --bytes 1MiB --algo tree", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "algorithm tree does not apply to broadcast"));
+	free(r.out);
+	r = run("collective " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml "
+		"--op all-reduce --bytes 1MiB --ranks 65", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "65 ranks, but the cluster has 64 GPUs"));
+	free(r.out);
+	r = run("collective " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml "
+		"--op all-reduce --bytes '1 MQ'", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "unknown unit 'MQ'"));
+	free(r.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_table),
 		cmocka_unit_test(test_catalog_json),
 		cmocka_unit_test(test_validate_statuses),
+		cmocka_unit_test(test_collective),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
