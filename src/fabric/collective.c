@@ -68,7 +68,8 @@ static capsim_gpu_arch arch_of(const capsim_gpu *g)
 void capsim_collective_nccl_hw(const capsim_scenario *s, capsim_nccl_hw *hw)
 {
 	memset(hw, 0, sizeof *hw);
-	hw->gpus_per_node = s->node.gpus;
+	/* NCCL sees a multi-node NVLink domain (NVL72) as one node */
+	hw->gpus_per_node = s->node.domain_gpus > s->node.gpus ? s->node.domain_gpus : s->node.gpus;
 	hw->arch = arch_of(&s->gpu);
 	/* NCCL's per-link NVLink figures (reference nccl_model.md 1.5,
 	 * src/graph/topo.h): SM80 20.0, SM90 20.6, SM100 40.1 GB/s */
@@ -637,13 +638,13 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	out->nccl_time_s = -1.0;
 	int G = capsim_fabric_gpus_per_node(f);
 	if (r->ranks < 1 || r->ranks > capsim_fabric_gpus(f)) {
-		capsim_diags_add(d, file_of(s), 0,
+		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %d ranks, but the cluster has %d GPUs",
 				 r->ranks, capsim_fabric_gpus(f));
 		return -1;
 	}
 	if (!(r->bytes >= 0)) {
-		capsim_diags_add(d, file_of(s), 0, "collective: negative size");
+		capsim_diags_add(d, file_of(s), s->fabric_line, "collective: negative size");
 		return -1;
 	}
 	capsim_fabric_reset_routing(f);
@@ -660,11 +661,13 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	capsim_collective_nccl_hw(s, &hw);
 	capsim_nccl_topo topo;
 	memset(&topo, 0, sizeof topo);
-	if (capsim_nccl_search(&hw, c.n, c.nodes, &topo) < 0) {
-		capsim_diags_add(d, file_of(s), 0,
+	int domain = hw.gpus_per_node;
+	int nccl_nodes = (c.n + domain - 1) / domain;
+	if (capsim_nccl_search(&hw, c.n, nccl_nodes, &topo) < 0) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: NCCL's topology search found no graph "
 				 "for %d ranks on %d nodes",
-				 c.n, c.nodes);
+				 c.n, nccl_nodes);
 		return -1;
 	}
 	topo.nvls_enable = s->has_nvswitch && s->nvswitch.nvls && hw.arch >= CAPSIM_ARCH_HOPPER;
@@ -679,7 +682,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	int nch = r->channels;
 	if (p2p) {
 		if (algo >= 0 && algo != CAPSIM_ALGO_P2P) {
-			capsim_diags_add(d, file_of(s), 0,
+			capsim_diags_add(d, file_of(s), s->fabric_line,
 					 "collective: %s runs point-to-point; algorithm "
 					 "'%s' does not apply",
 					 capsim_coll_names[r->op],
@@ -694,7 +697,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		lat_s = p2p_latency_s(c.nodes == 1);
 	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
 		if (r->op != CAPSIM_COLL_ALLREDUCE || c.nodes < 2 || c.n % G) {
-			capsim_diags_add(d, file_of(s), 0,
+			capsim_diags_add(d, file_of(s), s->fabric_line,
 					 "collective: the hierarchical algorithm needs an "
 					 "all-reduce over whole nodes, at least two");
 			return -1;
@@ -708,7 +711,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		unsigned pm = proto >= 0 ? 1u << proto : ~0u;
 		capsim_nccl_choice ch;
 		if (capsim_nccl_select(&topo, r->op, r->bytes, am, pm, &ch) < 0) {
-			capsim_diags_add(d, file_of(s), 0,
+			capsim_diags_add(d, file_of(s), s->fabric_line,
 					 "collective: %s%s%s%s does not apply to %s on %d "
 					 "ranks over %d nodes here",
 					 algo >= 0 ? "algorithm " : "no algorithm",
@@ -805,7 +808,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 				tree_flows(ph, &c, S, 0);
 		}
 		if (nvls_flows(ph, &c, f, nv) < 0) {
-			capsim_diags_add(d, file_of(s), 0,
+			capsim_diags_add(d, file_of(s), s->fabric_line,
 					 "collective: NVLS needs the ranks in NVLink "
 					 "domains of at least two GPUs");
 			free_plan(&p);

@@ -24,6 +24,7 @@ struct capsim_fabric {
 	int down, up;             /* per leaf: node ports, uplinks */
 	int leaves_per_rail, leaves, spines;
 	int pod_leaves, pods_per_rail, pods, core_per_agg, cores;
+	long line; /* of <fabric> in the scenario */
 	double sw_latency_s;
 	capsim_flownet *net;
 	uint32_t *assigned; /* adaptive routing: routes placed on each link */
@@ -85,14 +86,14 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 		return 0;
 	}
 	if (s->topology == CAPSIM_TOPO_NONE) {
-		capsim_diags_add(d, f->file, 0,
+		capsim_diags_add(d, f->file, f->line,
 				 "fabric: topology 'none' but the %d GPUs span several "
 				 "NVLink domains",
 				 f->nodes * f->G);
 		return -1;
 	}
 	if (!f->k) {
-		capsim_diags_add(d, f->file, 0,
+		capsim_diags_add(d, f->file, f->line,
 				 "fabric: a fabric between %d nodes needs a switch "
 				 "(cluster.fabric.switch.ref)",
 				 f->nodes);
@@ -107,7 +108,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 		f->down = (int)floor(f->k * o / (1.0 + o));
 		f->up = f->k - f->down;
 		if (f->up < 1 || f->down < 1) {
-			capsim_diags_add(d, f->file, 0,
+			capsim_diags_add(d, f->file, f->line,
 					 "fabric: oversubscription %.3g:1 leaves no "
 					 "uplink on %d-port switches",
 					 o, f->k);
@@ -117,7 +118,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 	f->leaves_per_rail = (f->nodes + f->down - 1) / f->down;
 	f->leaves = f->leaves_per_rail * f->rails;
 	if (f->tiers == 1 && f->leaves_per_rail > 1) {
-		capsim_diags_add(d, f->file, 0,
+		capsim_diags_add(d, f->file, f->line,
 				 "fabric: %d nodes on one switch layer, but %d-port "
 				 "switches connect at most %d",
 				 f->nodes, f->k, f->k);
@@ -125,7 +126,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 	}
 	if (f->tiers == 2) {
 		if (f->leaves_per_rail > f->k) {
-			capsim_diags_add(d, f->file, 0,
+			capsim_diags_add(d, f->file, f->line,
 					 "fabric: %d leaves per rail need more than "
 					 "the %d ports of a spine; use 3 tiers",
 					 f->leaves_per_rail, f->k);
@@ -169,6 +170,7 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 {
 	capsim_fabric *f = capsim_xcalloc(1, sizeof *f);
 	f->file = capsim_xstrdup(s->file[0] ? s->file : "scenario");
+	f->line = s->fabric_line;
 	f->nodes = s->nodes;
 	f->G = s->node.gpus;
 	f->domain = s->node.domain_gpus ? s->node.domain_gpus : f->G;

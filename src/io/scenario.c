@@ -641,6 +641,7 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 	if (capsim_fields_apply(capsim_scenario_fields, capsim_scenario_n_fields,
 				out, root, CAPSIM_APPLY_LOAD, &o, d))
 		goto done;
+	out->fabric_line = line_of(root, "cluster.fabric");
 	if (resolve_parts(out, root, cat, &o, d))
 		goto done;
 	check_consistency(out, root, cat, path, d);

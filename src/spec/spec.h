@@ -243,6 +243,7 @@ typedef struct capsim_scenario {
 	char name[CAPSIM_ID_LEN];
 	char file[CAPSIM_PATH_LEN];
 	char sha256[65];          /* of the file's bytes, before --set */
+	long fabric_line;         /* line of <fabric>, for messages about it */
 	double seed;              /* integral, < 2^53 */
 	char description[CAPSIM_TEXT_LEN];
 

@@ -346,6 +346,66 @@ static void test_determinism(void **state)
 	assert_true(ev[0] == ev[1] && ev[1] == ev[2]);
 }
 
+/* A GB200 NVL72 rack: 18 trays of 4 GPUs in one NVLink domain, no other
+ * fabric. A ring all-reduce over its 72 GPUs never leaves NVLink: t = lat +
+ * 2(n-1)/n S / 900 GB/s (NVLink 5: 1.8 TB/s both directions). */
+static void test_nvl72_domain(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"<scenario name=\"nvl72\"><cluster nodes=\"18\"><node ref=\"gb200-nvl72-tray\"/>"
+		"<fabric topology=\"none\" transport=\"infiniband\"/></cluster>"
+		"<workload seq-len=\"4096\" global-batch=\"72\" tokens=\"1T\" dtype=\"bf16\">"
+		"<model ref=\"llama-2-7b\"/></workload></scenario>";
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load_memory(text, strlen(text), "nvl72.xml", cat, NULL, 0, s, &d), 0);
+	capsim_fabric *f = capsim_fabric_build(s, &d);
+	assert_non_null(f);
+	assert_true(capsim_fabric_same_domain(f, 0, 71));
+	double S = 2.385e9;
+	capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLREDUCE, S, 72, CAPSIM_ALGO_RING,
+				   CAPSIM_PROTO_SIMPLE, 16, 0);
+	assert_rel(r.time_s - r.latency_s, 2.0 * 71 / 72 * S / 900e9, 1e-6);
+	/* NCCL's choice inside the domain is NVLS (NVSwitch gen 4) */
+	r = run(f, s, CAPSIM_COLL_ALLREDUCE, S, 72, -1, -1, 0, 1);
+	assert_int_equal(r.algo, CAPSIM_ALGO_NVLS);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
+/* Topologies that cannot be built are refused at the fabric's line. */
+static void test_unbuildable_topology(void **state)
+{
+	(void)state;
+	/* 3 leaves a rail on 2-port spines: more leaves than a spine has
+	 * ports at 2 tiers */
+	const capsim_set tiny[] = { { "cluster.fabric.switch.ports.count", "2" },
+				    { "cluster.fabric.oversubscription", "1:1" } };
+	char text[1024];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"t\">\n<cluster nodes=\"3\">\n<node ref=\"dgx-h100\"/>\n"
+		 "<fabric topology=\"fat-tree\" transport=\"infiniband\">\n<switch ref=\"qm9700\"/>"
+		 "</fabric></cluster><workload seq-len=\"4096\" global-batch=\"24\" tokens=\"1T\" "
+		 "dtype=\"bf16\"><model ref=\"llama-2-7b\"/></workload></scenario>");
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load_memory(text, strlen(text), "u.xml", cat, tiny, 2, s, &d), -1);
+	assert_true(capsim_diags_contains(&d, "u.xml:4"));
+	assert_true(capsim_diags_contains(&d, "3 nodes, more than a 2-tier fat tree of 2-port 'qm9700' switches at 1:1 connects per rail (2)"));
+	capsim_diags_free(&d);
+	/* the fabric refuses what reaches it all the same (a scenario built in
+	 * code): 3 leaves a rail on 2-port spines */
+	const capsim_set ok[] = { { "cluster.fabric.switch.ports.count", "4" } };
+	assert_int_equal(capsim_scenario_load_memory(text, strlen(text), "u.xml", cat, ok, 1, s, &d), 0);
+	s->fabric_switch.ports = 2;
+	assert_null(capsim_fabric_build(s, &d));
+	assert_true(capsim_diags_contains(&d, "u.xml:4"));
+	assert_true(capsim_diags_contains(&d, "3 leaves per rail need more than the 2 ports of a spine"));
+	capsim_diags_free(&d);
+	free(s);
+}
+
 /* Folding ranks into symmetry classes changes little where the load is
  * balanced: 1024 GPUs (128 DGX H100) on a 2:1 fat tree, adaptive routing;
  * folded and unfolded within 2%, and a folded ring has far fewer flows. */
@@ -426,6 +486,8 @@ int main(void)
 		cmocka_unit_test(test_faster_links_never_slower),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_folded_matches_unfolded),
+		cmocka_unit_test(test_nvl72_domain),
+		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests_name("fabric", tests, setup, teardown);

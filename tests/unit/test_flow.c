@@ -171,6 +171,31 @@ static void test_scaling_capacities(void **state)
 		assert_rel(rates[1][i], 2.385 * rates[0][i], 1e-9);
 }
 
+/* Simultaneous changes give the same rates whatever order they are made in
+ * (starting 60 flows forwards or backwards). */
+static void test_order_independence(void **state)
+{
+	(void)state;
+	double rates[2][60];
+	for (int pass = 0; pass < 2; pass++) {
+		capsim_flownet *n = capsim_flownet_create();
+		for (int i = 0; i < 12; i++)
+			capsim_flownet_add_link(n, 1.0 + i * 0.37, 1);
+		int ids[60];
+		for (int k = 0; k < 60; k++) {
+			int i = pass ? 59 - k : k;
+			int path[3] = { i % 12, (i * 5 + 1) % 12, (i * 7 + 3) % 12 };
+			int m = path[0] == path[1] || path[1] == path[2] || path[0] == path[2] ? 1 : 3;
+			ids[i] = capsim_flownet_start(n, path, (size_t)m, 1e3, 1, (i % 4) ? 0 : 0.05 * i);
+		}
+		for (int i = 0; i < 60; i++)
+			rates[pass][i] = capsim_flownet_rate(n, ids[i]);
+		capsim_flownet_destroy(n);
+	}
+	for (int i = 0; i < 60; i++)
+		assert_rel(rates[1][i], rates[0][i], 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_completion_order),
 		cmocka_unit_test(test_component_locality),
 		cmocka_unit_test(test_scaling_capacities),
+		cmocka_unit_test(test_order_independence),
 	};
 	return cmocka_run_group_tests_name("flow", tests, NULL, NULL);
 }
