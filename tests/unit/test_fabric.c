@@ -101,6 +101,25 @@ static void test_ring_allreduce_one_node(void **state)
 	free(s);
 }
 
+/* GPUs on PCIe switches only (no NVLink): the ring runs over each GPU's PCIe
+ * Gen5 x16 link, 32 GT/s x 128/130 / 8 x 16 lanes x 256/280 (packet
+ * efficiency) = 57.6 GB/s a direction. */
+static void test_ring_over_pcie(void **state)
+{
+	(void)state;
+	const capsim_set pcie[] = { { "cluster.node.scale-up.fabric", "pcie" } };
+	capsim_scenario *s = scenario(1, "none", pcie, 1);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	double B = 32e9 * 128.0 / 130 / 8 * 16 * 256.0 / 280;
+	assert_rel(capsim_pcie_bw(5, 16), B, 1e-12);
+	double S = 1e9;
+	capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLREDUCE, S, 8, CAPSIM_ALGO_RING,
+				   CAPSIM_PROTO_SIMPLE, 4, 0);
+	assert_rel(r.time_s - r.latency_s, 1.75 * S / B, 1e-6);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
 /* Four DGX H100 on a non-blocking fat tree, 8 channels: each channel's ring
  * leaves every node through its own 400 Gb/s NIC, so the inter-node edges
  * limit: t = lat + 2(n-1)/n S / (8 x 50 GB/s), n = 32 ranks. */
@@ -479,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_allreduce_one_node),
 		cmocka_unit_test(test_ring_allreduce_four_nodes),
+		cmocka_unit_test(test_ring_over_pcie),
 		cmocka_unit_test(test_flows_share_an_uplink),
 		cmocka_unit_test(test_oversubscribed_all_to_all),
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
