@@ -16,4 +16,13 @@ int capsim_cmd_collective(int argc, char **argv);
 
 const char *capsim_version_string(void);
 
+/* A new JSON object holding schema_version, capsim_version, inputs (each
+ * file with its SHA-256: the scenario if any, then the catalog's files) and,
+ * with a scenario, hardware_profile and seed. The caller owns it. */
+struct json_t;
+struct capsim_catalog;
+struct capsim_scenario;
+struct json_t *capsim_cli_json_head(const struct capsim_catalog *cat,
+				    const struct capsim_scenario *s);
+
 #endif

@@ -210,19 +210,7 @@ int capsim_cmd_catalog(int argc, char **argv)
 		return CAPSIM_EXIT_USAGE;
 	}
 	if (as_json) {
-		json_t *o = json_object();
-		json_object_set_new(o, "schema_version", json_integer(1));
-		json_object_set_new(o, "capsim_version", json_string(capsim_version_string()));
-		json_t *inputs = json_array();
-		for (size_t i = 0; i < capsim_catalog_n_files(c); i++) {
-			const char *sha;
-			const char *path = capsim_catalog_file(c, i, &sha);
-			json_t *f = json_object();
-			json_object_set_new(f, "file", json_string(path));
-			json_object_set_new(f, "sha256", json_string(sha));
-			json_array_append_new(inputs, f);
-		}
-		json_object_set_new(o, "inputs", inputs);
+		json_t *o = capsim_cli_json_head(c, NULL);
 		for (size_t k = 0; k < CAPSIM_KIND__COUNT; k++) {
 			if ((only && only != &capsim_kinds[k]) || only_refs)
 				continue;

@@ -243,25 +243,7 @@ int capsim_cmd_collective(int argc, char **argv)
 	req.fold = o.fold;
 
 	if (o.json) {
-		root = json_object();
-		json_object_set_new(root, "schema_version", json_integer(1));
-		json_object_set_new(root, "capsim_version", json_string(capsim_version_string()));
-		json_t *inputs = json_array();
-		json_t *sc = json_object();
-		json_object_set_new(sc, "file", json_string(s->file));
-		json_object_set_new(sc, "sha256", json_string(s->sha256));
-		json_array_append_new(inputs, sc);
-		for (size_t i = 0; i < capsim_catalog_n_files(cat); i++) {
-			const char *sha;
-			const char *path = capsim_catalog_file(cat, i, &sha);
-			json_t *fj = json_object();
-			json_object_set_new(fj, "file", json_string(path));
-			json_object_set_new(fj, "sha256", json_string(sha));
-			json_array_append_new(inputs, fj);
-		}
-		json_object_set_new(root, "inputs", inputs);
-		json_object_set_new(root, "hardware_profile", json_string(s->gpu.e.id));
-		json_object_set_new(root, "seed", json_integer((json_int_t)s->seed));
+		root = capsim_cli_json_head(cat, s);
 	}
 
 	uint64_t events = 0, flows = 0;

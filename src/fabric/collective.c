@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core.h"
+#include "mix.h"
 #include "xalloc.h"
 
 #define MAX_PATH 24
@@ -446,21 +447,11 @@ static double run_phase(capsim_flownet *net, const phase *ph,
  * so one link of multiplicity m per colour, and one flow of multiplicity w
  * per flow colour, give the max-min rates of the whole network exactly. */
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t hash_double(double v)
 {
 	uint64_t u;
 	memcpy(&u, &v, sizeof u);
-	return mix64(u);
+	return capsim_mix64(u);
 }
 
 typedef struct {
@@ -526,26 +517,26 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	int *lcol = capsim_xcalloc(nl ? nl : 1, sizeof *lcol);
 	int *fcol = capsim_xcalloc(nf ? nf : 1, sizeof *fcol);
 	for (size_t l = 0; l < nl; l++)
-		lh[l] = mix64((uint64_t)capsim_fabric_link_kind(f, phys[l]) * 0x9e3779b97f4a7c15ULL ^
+		lh[l] = capsim_mix64((uint64_t)capsim_fabric_link_kind(f, phys[l]) * 0x9e3779b97f4a7c15ULL ^
 			      hash_double(capsim_flownet_link_cap(src, phys[l])));
 	size_t nlc = densify(lh, nl, lcol), nfc = 0;
 	for (int round = 0; round < 32; round++) {
 		/* flows: size, cap, multiplicity and the colours along the path */
 		for (size_t i = 0; i < nf; i++) {
 			const flowspec *fs = &ph->v[i];
-			uint64_t h = hash_double(fs->bytes) ^ mix64(hash_double(caps ? caps[i] : 0.0)) ^
-				     mix64(hash_double(fs->mult) + 7);
+			uint64_t h = hash_double(fs->bytes) ^ capsim_mix64(hash_double(caps ? caps[i] : 0.0)) ^
+				     capsim_mix64(hash_double(fs->mult) + 7);
 			for (int j = 0; j < fs->n; j++)
-				h = mix64(h * 31 + (uint64_t)lcol[dense[fs->links[j]]] + 1);
+				h = capsim_mix64(h * 31 + (uint64_t)lcol[dense[fs->links[j]]] + 1);
 			fh[i] = h;
 		}
 		nfc = densify(fh, nf, fcol);
 		/* links: their colour and the multiset of flow colours on them */
 		for (size_t l = 0; l < nl; l++)
-			lh[l] = mix64((uint64_t)lcol[l] + 0x51ed27);
+			lh[l] = capsim_mix64((uint64_t)lcol[l] + 0x51ed27);
 		for (size_t i = 0; i < nf; i++)
 			for (int j = 0; j < ph->v[i].n; j++)
-				lh[dense[ph->v[i].links[j]]] += mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
+				lh[dense[ph->v[i].links[j]]] += capsim_mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
 		size_t before = nlc;
 		nlc = densify(lh, nl, lcol);
 		if (nlc == before)

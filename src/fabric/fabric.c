@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mix.h"
 #include "xalloc.h"
 
 const char *const capsim_link_kind_names[CAPSIM_LINK__COUNT] = {
@@ -283,17 +284,6 @@ static int gpu_on_rail(const capsim_fabric *f, int r)
 	return 0;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	/* splitmix64 finaliser: a fixed hash, the same on every machine */
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	return x;
-}
-
 /* pick one of n choices: ECMP by hash; adaptive by the fewest routes on
  * the pair of links the choice uses (placed since the last reset, plus the
  * flows running on them), ties to the lowest index */
@@ -359,7 +349,7 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	int lb = r * f->leaves_per_rail + nb / f->down;
 	*latency_s += f->sw_latency_s;
 	if (la != lb) {
-		uint64_t h = mix(hash ^ mix((uint64_t)a << 32 | (uint64_t)b));
+		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
 		int j = choose(f, f->up, h, CAPSIM_LINK_LEAF_UP, la * f->up,
 			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
 		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
@@ -368,7 +358,7 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 			int pa = la / f->pod_leaves, pb = lb / f->pod_leaves;
 			if (pa != pb) {
 				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
-				int c = choose(f, f->core_per_agg, mix(h), CAPSIM_LINK_AGG_UP,
+				int c = choose(f, f->core_per_agg, capsim_mix64(h), CAPSIM_LINK_AGG_UP,
 					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
 					       agg_b * f->core_per_agg);
 				PUSH(L(f, CAPSIM_LINK_AGG_UP, agg_a * f->core_per_agg + c));

@@ -9,21 +9,7 @@
 #include "catalog.h"
 #include "spec.h"
 
-static capsim_catalog *cat;
-
-static int setup(void **state)
-{
-	(void)state;
-	cat = testutil_shipped_catalog();
-	return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capsim_catalog_free(cat);
-	return 0;
-}
+TESTUTIL_CATALOG_FIXTURE
 
 static void test_counts(void **state)
 {

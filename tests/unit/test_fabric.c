@@ -12,21 +12,7 @@
 #include "fabric.h"
 #include "scenario.h"
 
-static capsim_catalog *cat;
-
-static int setup(void **state)
-{
-	(void)state;
-	cat = testutil_shipped_catalog();
-	return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capsim_catalog_free(cat);
-	return 0;
-}
+TESTUTIL_CATALOG_FIXTURE
 
 /* a DGX H100 cluster of `nodes` on QM9700s; extra --set lines */
 static capsim_scenario *scenario(int nodes, const char *topology,

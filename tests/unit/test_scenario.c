@@ -12,21 +12,7 @@
 #include "ioint.h"
 #include "scenario.h"
 
-static capsim_catalog *cat;
-
-static int setup(void **state)
-{
-	(void)state;
-	cat = testutil_shipped_catalog();
-	return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capsim_catalog_free(cat);
-	return 0;
-}
+TESTUTIL_CATALOG_FIXTURE
 
 static int load(const char *text, const capsim_set *sets, size_t n,
 		capsim_scenario *s, capsim_diags *d)

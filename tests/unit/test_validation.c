@@ -13,21 +13,7 @@
 #include "scenario.h"
 #include "units.h"
 
-static capsim_catalog *cat;
-
-static int setup(void **state)
-{
-	(void)state;
-	cat = testutil_shipped_catalog();
-	return cat ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capsim_catalog_free(cat);
-	return 0;
-}
+TESTUTIL_CATALOG_FIXTURE
 
 typedef struct {
 	char id[64], node[64], op[32], bytes[32], algo[32];

@@ -41,6 +41,22 @@ static inline capsim_catalog *testutil_shipped_catalog(void)
 	}
 	return c;
 }
+
+/* A file-level `cat` loaded once for a group, and its setup and teardown. */
+#define TESTUTIL_CATALOG_FIXTURE                                               \
+	static capsim_catalog *cat;                                            \
+	static int setup(void **state)                                         \
+	{                                                                      \
+		(void)state;                                                   \
+		cat = testutil_shipped_catalog();                              \
+		return cat ? 0 : -1;                                           \
+	}                                                                      \
+	static int teardown(void **state)                                      \
+	{                                                                      \
+		(void)state;                                                   \
+		capsim_catalog_free(cat);                                      \
+		return 0;                                                      \
+	}
 #endif
 
 #endif
