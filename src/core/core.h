@@ -54,9 +54,10 @@ void capsim_sim_destroy(capsim_sim *sim);
  * or -1 past 65535 kinds. ctx is passed back to the handler untouched. */
 int capsim_sim_add_kind(capsim_sim *sim, capsim_handler h, void *ctx);
 
-/* Schedule an event of kind at absolute time t (t >= now) with priority prio
- * (0 first). payload may be NULL (zeros) and len <= CAPSIM_EVENT_PAYLOAD.
- * Returns the id, or 0 when t < now, the kind is unknown or len too large. */
+/* Schedule an event of kind at absolute time t (now <= t < CAPSIM_TIME_NEVER)
+ * with priority prio (0 first). payload may be NULL (zeros) and len <=
+ * CAPSIM_EVENT_PAYLOAD. Returns the id, or 0 when t is out of range, the kind
+ * is unknown or len too large. */
 capsim_event_id capsim_sim_schedule(capsim_sim *sim, capsim_time_ns t,
 				    uint8_t prio, int kind, const void *payload,
 				    size_t len);
@@ -65,8 +66,10 @@ capsim_event_id capsim_sim_schedule(capsim_sim *sim, capsim_time_ns t,
 int capsim_sim_cancel(capsim_sim *sim, capsim_event_id id);
 
 /* Deliver events in order until the queue is empty, or the next event lies
- * after until (CAPSIM_TIME_NEVER: no limit), or capsim_sim_stop is called from
- * a handler. Returns the number of events delivered by this call. */
+ * after until (inclusive; CAPSIM_TIME_NEVER: no limit), or capsim_sim_stop is
+ * called from a handler. now stays at the last delivered event's time. A
+ * call from inside a handler delivers nothing and returns 0. Returns the
+ * number of events delivered by this call. */
 uint64_t capsim_sim_run(capsim_sim *sim, capsim_time_ns until);
 
 /* Ask a running capsim_sim_run to return after the current handler. */
