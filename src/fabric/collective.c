@@ -98,6 +98,7 @@ void capsim_collective_nccl_hw(const capsim_scenario *s, capsim_nccl_hw *hw)
 typedef struct {
 	int links[MAX_PATH];
 	int n;
+	int origin; /* the NIC it enters the fabric through, or -1 */
 	double bytes, mult;
 } flowspec;
 
@@ -154,6 +155,7 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	fs->n = (int)capsim_fabric_route(f, a, b, hash, fs->links, MAX_PATH, &lat);
 	if (fs->n > MAX_PATH)
 		fs->n = MAX_PATH;
+	fs->origin = capsim_fabric_origin(f, fs->links, (size_t)fs->n);
 	fs->bytes = bytes;
 	fs->mult = mult;
 }
@@ -165,6 +167,7 @@ static void path_flow(phase *ph, const int *links, int n, double bytes,
 	for (int i = 0; i < n && i < MAX_PATH; i++)
 		fs->links[i] = links[i];
 	fs->n = n < MAX_PATH ? n : MAX_PATH;
+	fs->origin = -1;
 	fs->bytes = bytes;
 	fs->mult = mult;
 }
@@ -417,8 +420,8 @@ static double run_phase(capsim_flownet *net, const phase *ph,
 	capsim_flownet_hold(net, 1);
 	for (size_t i = 0; i < ph->n; i++) {
 		const flowspec *fs = &ph->v[i];
-		dr.ids[i] = capsim_flownet_start(net, fs->links, (size_t)fs->n, fs->bytes,
-						 fs->mult, caps ? caps[i] : 0.0);
+		dr.ids[i] = capsim_flownet_start_from(net, fs->links, (size_t)fs->n, fs->bytes,
+						      fs->mult, caps ? caps[i] : 0.0, fs->origin);
 		dr.bytes0[i] = fs->bytes;
 	}
 	dr.left = ph->n;
@@ -570,6 +573,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 			g->links[j] = lcol[dense[ph->v[i].links[j]]];
 		g->bytes = ph->v[i].bytes;
 		g->mult = ph->v[i].mult;
+		g->origin = -1;
 		fcaps[folded.n - 1] = caps ? caps[i] : 0.0;
 	}
 	uint64_t before = *flows;
@@ -591,6 +595,29 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	free(phys);
 	free(dense);
 	return t;
+}
+
+/* network steps a collective takes in sequence (the nInter of NCCL's
+ * latency model, reference nccl_model.md 1.4) */
+static double net_steps(capsim_coll op, int algo, int nodes)
+{
+	int lg = 0;
+	while ((2 << lg) <= nodes)
+		lg++; /* floor(log2(nodes)) */
+	switch (algo) {
+	case CAPSIM_ALGO_RING:
+	case CAPSIM_ALGO_HIERARCHICAL:
+		return op == CAPSIM_COLL_ALLREDUCE ? 2.0 * (nodes - 1) : nodes - 1;
+	case CAPSIM_ALGO_TREE:
+	case CAPSIM_ALGO_NVLS_TREE:
+		return 2.0 * lg;
+	case CAPSIM_ALGO_PAT:
+		return lg;
+	case CAPSIM_ALGO_P2P:
+		return 1.0;
+	default: /* CollNet, NVLS across nodes: up and down once */
+		return 2.0;
+	}
 }
 
 /* ---- choosing and running ------------------------------------------------------ */
@@ -722,6 +749,13 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	}
 	c.nch = nch;
 	c.eff = proto_eff(proto);
+	if (s->transport == CAPSIM_NET_TCP && c.nodes > 1) {
+		/* every network step pays the socket path's extra latency */
+		double steps = net_steps(r->op, algo, c.nodes);
+		lat_s += steps * s->tcp_latency_s;
+		if (out->nccl_time_s >= 0)
+			out->nccl_time_s += steps * s->tcp_latency_s;
+	}
 
 	plan p = { 0 };
 	double S = r->bytes;
@@ -820,8 +854,11 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	for (size_t i = 0; i < nlinks; i++)
 		before[i] = capsim_flownet_link_bytes(net, (int)i);
 	double total = 0.0, lat_total = 0.0;
-	int fold = r->fold > 0 ||
-		   (r->fold < 0 && s->routing == CAPSIM_ROUTING_ADAPTIVE && n > 1024);
+	/* folding loses which NIC each flow came from, which incast on a lossy
+	 * fabric depends on: such runs are never folded */
+	int fold = !capsim_fabric_lossy(f) &&
+		   (r->fold > 0 ||
+		    (r->fold < 0 && s->routing == CAPSIM_ROUTING_ADAPTIVE && n > 1024));
 	out->folded = fold;
 	for (size_t k = 0; k < p.n; k++) {
 		phase *ph = &p.ph[k];

@@ -26,6 +26,7 @@ struct capsim_fabric {
 	int leaves_per_rail, leaves, spines;
 	int pod_leaves, pods_per_rail, pods, core_per_agg, cores;
 	long line; /* of <fabric> in the scenario */
+	int lossy; /* links lose capacity under incast (untuned RoCE) */
 	double sw_latency_s;
 	capsim_flownet *net;
 	uint32_t *assigned; /* adaptive routing: routes placed on each link */
@@ -179,7 +180,8 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 	f->nvlink = s->node.scaleup_fabric == CAPSIM_NODE_NVSWITCH ||
 		    s->node.scaleup_fabric == CAPSIM_NODE_NVLINK_DIRECT ||
 		    s->node.scaleup_fabric == CAPSIM_NODE_INFINITY_FABRIC;
-	f->gdr = s->gpudirect;
+	/* NCCL's socket transport copies through host memory like GPUDirect off */
+	f->gdr = s->gpudirect && s->transport != CAPSIM_NET_TCP;
 	f->routing = s->routing;
 	f->sw_latency_s = s->has_switch ? s->fabric_switch.latency_s : 0.0;
 	if (plan(f, s, d) < 0) {
@@ -194,6 +196,8 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 	/* the GPU-NIC path is limited by the slower end's PCIe */
 	double nic_pcie = capsim_pcie_bw(s->nic.pcie_generation, s->nic.pcie_lanes);
 	double port = s->nic.port_speed_bytes_per_s;
+	if (s->transport == CAPSIM_NET_TCP)
+		port *= s->tcp_efficiency; /* what NCCL's sockets reach */
 	if (f->nvlink && nvl > 0) {
 		add_links(f, CAPSIM_LINK_NVLINK_UP, gpus, nvl);
 		add_links(f, CAPSIM_LINK_NVLINK_DOWN, gpus, nvl);
@@ -216,6 +220,19 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 		}
 	}
 	f->assigned = capsim_xcalloc(capsim_flownet_n_links(f->net) + 1, sizeof *f->assigned);
+	if (s->transport == CAPSIM_NET_ROCE && s->congestion_control == CAPSIM_CC_UNTUNED) {
+		/* lossy Ethernet under incast: the links where flows from
+		 * several NICs converge */
+		static const capsim_link_kind lossy[] = {
+			CAPSIM_LINK_NIC_DOWN, CAPSIM_LINK_LEAF_UP, CAPSIM_LINK_SPINE_DOWN,
+			CAPSIM_LINK_AGG_UP, CAPSIM_LINK_CORE_DOWN,
+		};
+		for (size_t k = 0; k < sizeof lossy / sizeof lossy[0]; k++)
+			for (int i = 0; i < f->r[lossy[k]].count; i++)
+				capsim_flownet_set_incast(f->net, f->r[lossy[k]].base + i,
+							  s->congestion_efficiency);
+		f->lossy = 1;
+	}
 	return f;
 }
 
@@ -257,6 +274,19 @@ int capsim_fabric_nodes(const capsim_fabric *f)
 int capsim_fabric_rails(const capsim_fabric *f)
 {
 	return f->rails;
+}
+
+int capsim_fabric_lossy(const capsim_fabric *f)
+{
+	return f->lossy;
+}
+
+int capsim_fabric_origin(const capsim_fabric *f, const int *links, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (capsim_fabric_link_kind(f, links[i]) == CAPSIM_LINK_NIC_UP)
+			return links[i];
+	return -1;
 }
 
 int capsim_fabric_node_of(const capsim_fabric *f, int gpu)

@@ -48,6 +48,13 @@ int capsim_fabric_gpus_per_node(const capsim_fabric *f);
 int capsim_fabric_nodes(const capsim_fabric *f);
 int capsim_fabric_rails(const capsim_fabric *f);
 
+/* 1 if links lose capacity under incast (RoCE with untuned PFC/ECN). */
+int capsim_fabric_lossy(const capsim_fabric *f);
+
+/* The origin of a routed path for incast accounting: its NIC uplink, or -1
+ * for a path that stays inside a node. */
+int capsim_fabric_origin(const capsim_fabric *f, const int *links, size_t n);
+
 /* Node and NVLink domain of a GPU (global index: node x gpus_per_node +
  * local). Two GPUs of one domain talk over NVLink. */
 int capsim_fabric_node_of(const capsim_fabric *f, int gpu);

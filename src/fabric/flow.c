@@ -12,6 +12,8 @@ typedef struct {
 	int *flows;   /* active flows crossing this link */
 	size_t n, cap;
 	double cap_bps, mult;
+	double incast; /* capacity share under many-to-one congestion */
+	double eff_cap; /* capacity this solve */
 	double load;  /* bytes/s on one physical link */
 	double bytes; /* carried so far, one physical link */
 	/* solver scratch */
@@ -29,6 +31,7 @@ typedef struct {
 	size_t *pos;  /* pos[i]: index of this flow in links[i]'s flow list */
 	size_t n_links;
 	double remaining, mult, cap, rate;
+	int origin;
 	int active;
 	uint32_t mark;
 	int frozen;
@@ -89,6 +92,7 @@ int capsim_flownet_add_link(capsim_flownet *net, double cap_bytes_per_s,
 	link_t *k = &net->l[net->nl];
 	memset(k, 0, sizeof *k);
 	k->cap_bps = cap_bytes_per_s;
+	k->incast = 1.0;
 	k->mult = mult >= 1.0 ? mult : 1.0;
 	return (int)net->nl++;
 }
@@ -219,7 +223,27 @@ static hent hpop(capsim_flownet *net)
 
 static double link_level(const link_t *k)
 {
-	return (k->cap_bps - k->frozen) / k->wsum;
+	return (k->eff_cap - k->frozen) / k->wsum;
+}
+
+/* capacity of a link for this solve: reduced while flows of two or more
+ * origins (or a folded class of several unknown origins) share it */
+static double effective_cap(const capsim_flownet *net, const link_t *k)
+{
+	if (k->incast >= 1.0 || k->n < 1)
+		return k->cap_bps;
+	int first = -2;
+	for (size_t j = 0; j < k->n; j++) {
+		const flow_t *fl = &net->f[k->flows[j]];
+		int o = fl->origin;
+		if (o < 0 && fl->mult / k->mult > 1.0 + 1e-9)
+			return k->cap_bps * k->incast;
+		if (first == -2)
+			first = o;
+		else if (o != first || o < 0)
+			return k->cap_bps * k->incast;
+	}
+	return k->cap_bps;
 }
 
 static int cmp_cap(const void *pa, const void *pb)
@@ -261,6 +285,7 @@ static void fill(capsim_flownet *net)
 		link_t *k = &net->l[net->cl[i]];
 		k->frozen = 0.0;
 		k->wsum = 0.0;
+		k->eff_cap = effective_cap(net, k);
 	}
 	size_t ncap = 0;
 	for (size_t i = 0; i < net->ncf; i++) {
@@ -351,6 +376,19 @@ static int new_flow_id(capsim_flownet *net)
 int capsim_flownet_start(capsim_flownet *net, const int *links, size_t n_links,
 			 double bytes, double mult, double cap_bytes_per_s)
 {
+	return capsim_flownet_start_from(net, links, n_links, bytes, mult,
+					 cap_bytes_per_s, -1);
+}
+
+void capsim_flownet_set_incast(capsim_flownet *net, int link, double eff)
+{
+	net->l[link].incast = eff > 0.0 && eff <= 1.0 ? eff : 1.0;
+}
+
+int capsim_flownet_start_from(capsim_flownet *net, const int *links,
+			      size_t n_links, double bytes, double mult,
+			      double cap_bytes_per_s, int origin)
+{
 	int id = new_flow_id(net);
 	flow_t *fl = &net->f[id];
 	fl->links = capsim_xrealloc(fl->links, (n_links ? n_links : 1) * sizeof *fl->links);
@@ -360,6 +398,7 @@ int capsim_flownet_start(capsim_flownet *net, const int *links, size_t n_links,
 	fl->mult = mult >= 1.0 ? mult : 1.0;
 	fl->cap = cap_bytes_per_s > 0.0 ? cap_bytes_per_s : 0.0;
 	fl->rate = 0.0;
+	fl->origin = origin;
 	fl->active = 1;
 	fl->mark = 0;
 	for (size_t i = 0; i < n_links; i++) {

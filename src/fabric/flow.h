@@ -36,6 +36,18 @@ double capsim_flownet_link_cap(const capsim_flownet *net, int link);
 int capsim_flownet_start(capsim_flownet *net, const int *links, size_t n_links,
 			 double bytes, double mult, double cap_bytes_per_s);
 
+/* The same, with the flow's origin: an id (the NIC it entered the fabric
+ * through, say) that links with an incast efficiency use to tell many-to-one
+ * congestion from one sender's many flows; -1 for none. */
+int capsim_flownet_start_from(capsim_flownet *net, const int *links,
+			      size_t n_links, double bytes, double mult,
+			      double cap_bytes_per_s, int origin);
+
+/* Congestion: while flows from two or more origins share the link, it
+ * delivers only eff (0 < eff <= 1) of its capacity (lossy Ethernet under
+ * incast). Default 1. */
+void capsim_flownet_set_incast(capsim_flownet *net, int link, double eff);
+
 /* Remove a flow (finished or cancelled); rates of its former component are
  * re-solved. Returns 0, or -1 if id is not active. */
 int capsim_flownet_stop(capsim_flownet *net, int flow);

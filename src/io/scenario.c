@@ -565,9 +565,10 @@ static int check_consistency(capsim_scenario *s, xmlNode *root,
 		    s->nic.e.id);
 	if (s->has_switch) {
 		int sw_t = s->fabric_switch.transport;
+		/* TCP runs on either (over IPoIB on InfiniBand) */
 		if ((s->transport == CAPSIM_NET_INFINIBAND &&
 		     sw_t == CAPSIM_TRANSPORT_ETHERNET) ||
-		    (s->transport != CAPSIM_NET_INFINIBAND &&
+		    (s->transport == CAPSIM_NET_ROCE &&
 		     sw_t == CAPSIM_TRANSPORT_INFINIBAND))
 			BAD(fab, "fabric: switch '%s' does not carry transport '%s'",
 			    s->fabric_switch.e.id,

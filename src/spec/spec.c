@@ -298,6 +298,10 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("cluster.fabric.routing", S, routing, routings, 0, "ecmp", "routing"),
 	FFLAG("cluster.fabric.gpudirect", S, gpudirect, 0, "on", "GPUDirect RDMA"),
 	FENUM("cluster.fabric.congestion-control", S, congestion_control, congestions, 0, "tuned", "PFC/ECN tuning (RoCE)"),
+	/* assumptions, overridable; sources in docs/model.md ("Transports") */
+	SDBL("cluster.fabric.tcp-efficiency", tcp_efficiency, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "40%", "share of line rate NCCL reaches over TCP sockets (assumption: NVIDIA/nccl #450, #398)"),
+	SDBL("cluster.fabric.tcp-latency", tcp_latency_s, CAPSIM_DIM_SECONDS, NN, 0.0, 1e-2, "25 us", "extra latency per network step over TCP sockets (assumption: nccl-tests #82 vs NVIDIA/nccl #1291)"),
+	SDBL("cluster.fabric.congestion-efficiency", congestion_efficiency, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "60%", "share of a congested link's capacity with untuned PFC/ECN (assumption: NVIDIA, 2024-10-28)"),
 	FREF("cluster.fabric.switch.ref", S, switch_ref, "switch", 0, "fabric switch"),
 	FREF("cluster.storage.local.ref", S, local_storage_ref, "storage", 0, "node-local storage"),
 	FREF("cluster.storage.shared.ref", S, shared_storage_ref, "storage", 0, "shared file system"),

@@ -260,6 +260,9 @@ typedef struct capsim_scenario {
 	int topology, tiers, transport, rails;
 	double oversubscription;  /* 1.0 is non-blocking; "2:1" is 2.0 */
 	int sharp, routing, gpudirect, congestion_control;
+	double tcp_efficiency;      /* share of line rate NCCL's sockets reach */
+	double tcp_latency_s;       /* extra latency a network step pays over sockets */
+	double congestion_efficiency; /* share of a congested link's capacity, untuned RoCE */
 	char switch_ref[CAPSIM_ID_LEN];
 	int has_switch;
 	capsim_switch fabric_switch;

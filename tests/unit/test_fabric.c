@@ -411,6 +411,64 @@ static void test_unbuildable_topology(void **state)
 	free(s);
 }
 
+/* Transports between nodes, on 2 or 8 nodes of one GPU and one NIC:
+ * - TCP sockets reach 40% of line rate (cluster.fabric.tcp-efficiency) and
+ *   add 25 us per network step (tcp-latency): a ring all-reduce over 2 ranks
+ *   moves S at 20 GB/s and pays 2 x 25 us more;
+ * - GPUDirect RDMA off bounces through host memory: the node's PCIe path
+ *   to the CPU carries what it sends and what it receives, 2r <= 57.6 GB/s;
+ * - RoCE with untuned PFC/ECN: a NIC receiving from 7 senders (all-to-all)
+ *   delivers 60% (congestion-efficiency); a ring, one sender per NIC, none. */
+static capsim_coll_result transport_run(const char *transport, const capsim_set *extra,
+					size_t n_extra, int nodes, capsim_coll op, int algo)
+{
+	capsim_set sets[8] = {
+		{ "cluster.node.gpus.count", "1" },
+		{ "cluster.node.scale-up.domain-gpus", "1" },
+		{ "cluster.fabric.rails", "1" },
+		{ "cluster.fabric.transport", transport },
+	};
+	size_t n = 4;
+	for (size_t i = 0; i < n_extra; i++)
+		sets[n++] = extra[i];
+	capsim_scenario *s = scenario(nodes, "fat-tree", sets, n);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	capsim_coll_result r = run(f, s, op, 8e8, nodes, algo, CAPSIM_PROTO_SIMPLE, 2, 0);
+	capsim_fabric_destroy(f);
+	free(s);
+	return r;
+}
+
+static void test_transports(void **state)
+{
+	(void)state;
+	double S = 8e8;
+	capsim_coll_result ib = transport_run("infiniband", NULL, 0, 2, CAPSIM_COLL_ALLREDUCE,
+					      CAPSIM_ALGO_RING);
+	assert_rel(ib.time_s - ib.latency_s, S / 50e9, 1e-6);
+	capsim_coll_result tcp = transport_run("tcp", NULL, 0, 2, CAPSIM_COLL_ALLREDUCE,
+					       CAPSIM_ALGO_RING);
+	assert_rel(tcp.time_s - tcp.latency_s, S / (0.4 * 50e9), 1e-6);
+	assert_rel(tcp.latency_s - ib.latency_s, 2 * 25e-6, 1e-9);
+	const capsim_set nogdr[] = { { "cluster.fabric.gpudirect", "off" } };
+	capsim_coll_result host = transport_run("infiniband", nogdr, 1, 2, CAPSIM_COLL_ALLREDUCE,
+						CAPSIM_ALGO_RING);
+	assert_rel(host.time_s - host.latency_s, S / (capsim_pcie_bw(5, 16) / 2), 1e-6);
+
+	const capsim_set roce_tuned[] = { { "cluster.nic.ref", "cx7-400gbe" },
+					  { "cluster.fabric.switch.ref", "sn5600" } };
+	const capsim_set roce_untuned[] = { { "cluster.nic.ref", "cx7-400gbe" },
+					    { "cluster.fabric.switch.ref", "sn5600" },
+					    { "cluster.fabric.congestion-control", "untuned" } };
+	capsim_coll_result a = transport_run("roce", roce_tuned, 2, 8, CAPSIM_COLL_ALLTOALL, -1);
+	capsim_coll_result b = transport_run("roce", roce_untuned, 3, 8, CAPSIM_COLL_ALLTOALL, -1);
+	assert_rel(a.time_s - a.latency_s, 7.0 / 8 * S / 50e9, 1e-6);
+	assert_rel(b.time_s - b.latency_s, 7.0 / 8 * S / (0.6 * 50e9), 1e-6);
+	a = transport_run("roce", roce_tuned, 2, 8, CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_RING);
+	b = transport_run("roce", roce_untuned, 3, 8, CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_RING);
+	assert_rel(b.time_s, a.time_s, 1e-9);
+}
+
 /* Folding ranks into symmetry classes changes little where the load is
  * balanced: 1024 GPUs (128 DGX H100) on a 2:1 fat tree, adaptive routing;
  * folded and unfolded within 2%, and a folded ring has far fewer flows. */
@@ -491,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_superpod_counts),
 		cmocka_unit_test(test_faster_links_never_slower),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_transports),
 		cmocka_unit_test(test_folded_matches_unfolded),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
