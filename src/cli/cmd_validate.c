@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "memory.h"
 #include "cli.h"
 #include "scenario.h"
 #include "units.h"
@@ -72,6 +73,22 @@ static void print_summary(const capsim_scenario *s)
 	       s->tokens / tokens_per_step,
 	       (int)(s->global_batch / ((double)s->micro_batch * s->dp)),
 	       s->micro_batch);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	const capsim_stage_memory *p = &m.peak;
+	char w[32], g[32], o[32], act[32], r[32], tot[32], cap[32];
+	capsim_units_format(p->weights_bytes, CAPSIM_DIM_BYTES, w, sizeof w);
+	capsim_units_format(p->grads_bytes, CAPSIM_DIM_BYTES, g, sizeof g);
+	capsim_units_format(p->optimizer_bytes, CAPSIM_DIM_BYTES, o, sizeof o);
+	capsim_units_format(p->activations_bytes, CAPSIM_DIM_BYTES, act, sizeof act);
+	capsim_units_format(p->reserve_bytes, CAPSIM_DIM_BYTES, r, sizeof r);
+	capsim_units_format(p->total_bytes, CAPSIM_DIM_BYTES, tot, sizeof tot);
+	capsim_units_format(m.capacity_bytes, CAPSIM_DIM_BYTES, cap, sizeof cap);
+	printf("  memory    %s of %s per GPU at the peak (pipeline stage %d): %s\n"
+	       "            weights %s, gradients %s, optimizer %s, activations %s "
+	       "(%.3g micro-batches), reserve %s\n",
+	       tot, cap, p->stage, m.fits ? "fits" : "DOES NOT FIT", w, g, o, act,
+	       p->in_flight, r);
 }
 
 /* every --set path: scenario fields, then each part slot's fields */

@@ -323,6 +323,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("workload.parallelism.zero", S, zero, zeros, 0, "0", "ZeRO stage"),
 	FENUM("workload.parallelism.recompute", S, recompute, recomputes, 0, "none", "activation recomputation"),
 	FFLAG("workload.parallelism.sequence-parallel", S, sequence_parallel, 0, "off", "Megatron sequence parallelism"),
+	SDBL("workload.memory-reserve", memory_reserve_bytes, CAPSIM_DIM_BYTES, NN, 0, 1e12, "2 GiB", "memory per GPU outside the model: CUDA context, NCCL buffers, allocator slack (assumption)"),
 	FREF("facility.ref", S, facility_ref, "facility", 0, "facility defaults"),
 	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),
 	SDBL("cost.utilization", utilization, CAPSIM_DIM_RATIO, P, 0.001, 1.0, "60%", "share of time the cluster is busy"),
@@ -371,11 +372,11 @@ int capsim_model_head_dim(const capsim_model *m)
 	return m->head_dim ? m->head_dim : m->hidden / m->heads;
 }
 
-double capsim_model_params(const capsim_model *m, int active)
+void capsim_model_layer_params(const capsim_model *m, int layer,
+			       capsim_layer_params *out)
 {
 	double h = m->hidden, hd = capsim_model_head_dim(m);
 	double heads = m->heads, kv = m->kv_heads ? m->kv_heads : m->heads;
-	double attn;
 
 	if (m->mla_kv_lora_rank) {
 		/* multi-head latent attention (DeepSeek-V2/V3): low-rank query and
@@ -389,26 +390,33 @@ double capsim_model_params(const capsim_model *m, int active)
 			     m->mla_kv_lora_rank * heads *
 				     (m->mla_qk_nope_head_dim + m->mla_v_head_dim) +
 			     m->mla_kv_lora_rank /* kv norm */;
-		attn = q + kvp + heads * m->mla_v_head_dim * h;
+		out->attention = q + kvp + heads * m->mla_v_head_dim * h;
 	} else {
-		attn = h * heads * hd + 2.0 * h * kv * hd + heads * hd * h;
+		out->attention = h * heads * hd + 2.0 * h * kv * hd + heads * hd * h;
 	}
 	double mats = m->activation == CAPSIM_ACT_SWIGLU ? 3.0 : 2.0;
-	double dense_mlp = mats * h * m->ffn;
-	double norm_params = 2.0 * h;
-	double layers = m->layers, total = 0.0;
-
-	if (m->moe_experts) {
-		double dense = m->moe_dense_layers;
-		double moe = layers - dense;
-		double routed = active ? m->moe_top_k : m->moe_experts;
-		double expert = mats * h * m->moe_expert_ffn;
-		double moe_mlp = (routed + m->moe_shared_experts) * expert +
-				 h * m->moe_experts /* router */;
-		total += dense * (attn + dense_mlp + norm_params) +
-			 moe * (attn + moe_mlp + norm_params);
+	out->norms = 2.0 * h;
+	out->moe = m->moe_experts && layer >= m->moe_dense_layers;
+	if (out->moe) {
+		out->mlp = 0.0;
+		out->expert = mats * h * m->moe_expert_ffn;
+		out->shared = m->moe_shared_experts * out->expert;
+		out->router = h * m->moe_experts;
 	} else {
-		total += layers * (attn + dense_mlp + norm_params);
+		out->mlp = mats * h * m->ffn;
+		out->expert = out->shared = out->router = 0.0;
+	}
+}
+
+double capsim_model_params(const capsim_model *m, int active)
+{
+	double h = m->hidden, total = 0.0;
+	for (int l = 0; l < m->layers; l++) {
+		capsim_layer_params p;
+		capsim_model_layer_params(m, l, &p);
+		double routed = active ? m->moe_top_k : m->moe_experts;
+		total += p.attention + p.mlp + p.norms + p.shared + p.router +
+			 (p.moe ? routed * p.expert : 0.0);
 	}
 	double emb = (double)m->vocab * h;
 	total += m->tied_embeddings ? emb : 2.0 * emb;

@@ -283,6 +283,7 @@ typedef struct capsim_scenario {
 	capsim_model model;
 	int tp, pp, dp, cp, ep;
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
+	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
 
 	/* facility and cost */
 	char facility_ref[CAPSIM_ID_LEN];
@@ -331,6 +332,18 @@ extern const char *const capsim_dtype_names[];
  * tied), attention (GQA or MLA), MLP or experts, norms; biases are left out.
  * active: count top-k routed experts instead of all (MoE). */
 double capsim_model_params(const capsim_model *m, int active);
+
+/* Parameters of one transformer layer (0-based): attention (GQA or MLA), the
+ * dense MLP, or for an MoE layer one expert, the shared experts and the
+ * router; norms. Biases are left out. */
+typedef struct capsim_layer_params {
+	double attention, mlp, norms;
+	int moe;
+	double expert, shared, router;
+} capsim_layer_params;
+
+void capsim_model_layer_params(const capsim_model *m, int layer,
+			       capsim_layer_params *out);
 
 /* Head dimension: head-dim if given, else hidden / heads. */
 int capsim_model_head_dim(const capsim_model *m);

@@ -1,0 +1,162 @@
+/* test_memory.c - memory per GPU against closed forms: Korthikanti et al.
+ * (2022) activations per layer (34sbh/t with sequence parallelism,
+ * sbh(10 + 24/t) without, 2sbh/t with full recomputation), GQA and SwiGLU
+ * worked by hand, 18 bytes a parameter and ZeRO sharding, and the
+ * micro-batches each pipeline schedule keeps in flight. */
+#include "catalog.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory.h"
+#include "scenario.h"
+
+TESTUTIL_CATALOG_FIXTURE
+
+static capsim_scenario *load(const char *node, int nodes, const char *model,
+			     int seq, int batch, const capsim_set *sets, size_t n)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"m\"><cluster nodes=\"%d\"><node ref=\"%s\"/>"
+		 "<fabric topology=\"fat-tree\" transport=\"infiniband\"><switch ref=\"qm9700\"/>"
+		 "</fabric></cluster><workload seq-len=\"%d\" global-batch=\"%d\" tokens=\"1T\" "
+		 "dtype=\"bf16\"><model ref=\"%s\"/></workload></scenario>",
+		 nodes, node, seq, batch, model);
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	int rc = capsim_scenario_load_memory(text, strlen(text), "m.xml", cat, sets, n, s, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc)
+		fail_msg("scenario does not load");
+	return s;
+}
+
+/* GPT-3 175B (h = 12288, 96 heads, FFN 4h, GELU), s = 2048, b = 1, t = 8. */
+static void test_gpt3_activations(void **state)
+{
+	(void)state;
+	double s_ = 2048, h = 12288, t = 8;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.pp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" } };
+	capsim_scenario *s = load("dgx-a100", 8, "gpt3-175b", 2048, 64, sp, 3);
+	assert_rel(capsim_activation_bytes_per_layer(s), 34 * s_ * h / t, 1e-12);
+	s->sequence_parallel = 0;
+	assert_rel(capsim_activation_bytes_per_layer(s), s_ * h * (10 + 24 / t), 1e-12);
+	s->sequence_parallel = 1;
+	s->recompute = CAPSIM_RECOMPUTE_FULL;
+	assert_rel(capsim_activation_bytes_per_layer(s), 2 * s_ * h / t, 1e-12);
+	/* selective recomputation only drops the s x s terms a fused attention
+	 * kernel never keeps */
+	s->recompute = CAPSIM_RECOMPUTE_SELECTIVE;
+	assert_rel(capsim_activation_bytes_per_layer(s), 34 * s_ * h / t, 1e-12);
+	/* fp32 doubles it; context parallelism divides the sequence */
+	s->dtype = CAPSIM_DTYPE_FP32;
+	assert_rel(capsim_activation_bytes_per_layer(s), 2 * 34 * s_ * h / t, 1e-12);
+	s->dtype = CAPSIM_DTYPE_BF16;
+	s->cp = 2;
+	assert_rel(capsim_activation_bytes_per_layer(s), 34 * s_ / 2 * h / t, 1e-12);
+	free(s);
+}
+
+/* Llama 2 70B: h 8192, 64 heads of 128, 8 KV heads, SwiGLU FFN 28672.
+ * Per token, outside TP regions 10h = 81920; inside 2q + 2k + 2v + 2o + 6f =
+ * 16384 + 2048 + 2048 + 16384 + 172032 = 208896; with SP all over t = 8. */
+static void test_llama70b_activations(void **state)
+{
+	(void)state;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, sp, 2);
+	assert_rel(capsim_activation_bytes_per_layer(s), 4096.0 * (81920 + 208896) / 8, 1e-12);
+	free(s);
+}
+
+/* 18 bytes a parameter without ZeRO; ZeRO-1/2/3 divide the optimizer, then
+ * gradients, then weights by the data-parallel ranks. Llama 2 7B on 8 nodes,
+ * TP 1, PP 1: dp = 64. */
+static void test_model_states(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load("dgx-h100", 8, "llama-2-7b", 4096, 64, NULL, 0);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	double P = capsim_model_params(&s->model, 0);
+	assert_rel(m.peak.params, P, 1e-12); /* one stage, no TP: everything */
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes,
+		   18 * P, 1e-12);
+	int dp = 64;
+	s->zero = 1;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes,
+		   (6 + 12.0 / dp) * P, 1e-12);
+	s->zero = 3;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes,
+		   18.0 / dp * P, 1e-12);
+	free(s);
+}
+
+/* 1F1B: the first stage holds p micro-batches, the last one; interleaved
+ * multiplies the first stage's by 1 + (p-1)/(p v); GPipe holds all m. */
+static void test_pipeline_in_flight(void **state)
+{
+	(void)state;
+	const capsim_set pp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.pp", "4" } };
+	/* 4 nodes: dp = 1; 64 sequences of 1: m = 64 micro-batches */
+	capsim_scenario *s = load("dgx-h100", 4, "llama-2-70b", 4096, 64, pp, 2);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	double A = capsim_activation_bytes_per_layer(s);
+	assert_rel(m.first.in_flight, 4, 0);
+	assert_rel(m.first.activations_bytes, 4 * 20 * A, 1e-12);
+	assert_rel(m.last.in_flight, 1, 0);
+	s->schedule = CAPSIM_SCHED_1F1B_INTERLEAVED;
+	s->virtual_stages = 5;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.first.in_flight, 4 * (1 + 3.0 / 20), 1e-12);
+	s->schedule = CAPSIM_SCHED_GPIPE;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.first.in_flight, 64, 0);
+	free(s);
+}
+
+/* A 70B model's 18 bytes a parameter do not fit 8 H100s without ZeRO; the
+ * estimate says so instead of failing. */
+static void test_fits(void **state)
+{
+	(void)state;
+	const capsim_set tp[] = { { "workload.parallelism.tp", "8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, tp, 1);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	assert_false(m.fits);
+	assert_true(m.peak.total_bytes > 150e9);
+	assert_rel(m.capacity_bytes, 80e9, 1e-12);
+	free(s);
+	const capsim_set fit[] = { { "workload.parallelism.tp", "8" },
+				   { "workload.parallelism.pp", "4" },
+				   { "workload.parallelism.zero", "1" },
+				   { "workload.parallelism.sequence-parallel", "on" },
+				   { "workload.parallelism.recompute", "full" } };
+	s = load("dgx-h100", 8, "llama-2-70b", 4096, 64, fit, 5);
+	capsim_memory_estimate(s, &m);
+	assert_true(m.fits);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpt3_activations),
+		cmocka_unit_test(test_llama70b_activations),
+		cmocka_unit_test(test_model_states),
+		cmocka_unit_test(test_pipeline_in_flight),
+		cmocka_unit_test(test_fits),
+	};
+	return cmocka_run_group_tests_name("memory", tests, setup, teardown);
+}
