@@ -6,6 +6,9 @@
 #include <stdlib.h>
 
 #include "catalog.h"
+#include "collective.h"
+#include "fabric.h"
+#include "memory.h"
 #include "scenario.h"
 
 static capsim_catalog *cat;
@@ -38,8 +41,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!s)
 		return 0;
 	static const capsim_set set = { "cluster.nodes", "3" };
-	capsim_scenario_load_memory((const char *)data, size, "fuzz.xml", cat,
-				    &set, size & 1, s, &d);
+	if (capsim_scenario_load_memory((const char *)data, size, "fuzz.xml", cat,
+					&set, size & 1, s, &d) == 0) {
+		/* whatever loads must also estimate, build and simulate */
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		if (capsim_scenario_gpus(s) <= 2048) {
+			capsim_fabric *f = capsim_fabric_build(s, &d);
+			if (f) {
+				int n = (int)capsim_scenario_gpus(s);
+				capsim_coll_req r = { .op = (capsim_coll)(size % CAPSIM_COLL__COUNT),
+						      .bytes = 1048576.0, .ranks = n < 64 ? n : 64,
+						      .algo = -1, .proto = -1, .fold = -1 };
+				capsim_coll_result out;
+				capsim_collective_run(f, s, &r, &out, &d);
+				capsim_fabric_destroy(f);
+			}
+		}
+	}
 	free(s);
 	capsim_diags_free(&d);
 	return 0;
