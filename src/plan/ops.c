@@ -1,0 +1,552 @@
+/* ops.c - GPU compute: FLOP accounting, the kernels of a layer and op time;
+ * see ops.h and docs/model.md ("GPU compute: FLOPs and op time"). */
+#include "ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+
+/* Widths of attention per token (all heads, before TP): q_dim and k_dim
+ * (query/key projections), v_dim (value projection), o_dim (the attention
+ * output, heads x value head size, input of the output projection). GQA:
+ * k_dim = v_dim = kv_heads x head_dim. MLA: decompressed per-head keys and
+ * values, as memory.c counts them. */
+static void attn_dims(const capsim_model *m, double *q, double *k, double *v,
+		      double *o)
+{
+	double hd = capsim_model_head_dim(m);
+	double kv = m->kv_heads ? m->kv_heads : m->heads;
+	*q = m->heads * hd;
+	*o = *q;
+	*k = *v = kv * hd;
+	if (m->mla_kv_lora_rank) {
+		double qk = m->mla_qk_nope_head_dim + m->mla_qk_rope_head_dim;
+		*q = *k = m->heads * qk;
+		*v = *o = m->heads * (double)m->mla_v_head_dim;
+	}
+}
+
+/* ---- FLOP accounting ---------------------------------------------------- */
+
+/* Causal attention per token and layer. In the forward pass the query at
+ * position i (1..s) scores i keys: QK^T costs 2 q_dim i FLOP (a dot product
+ * of q_dim/heads elements per head and key, over all heads), and the
+ * weighted sum of values AV costs 2 o_dim i. Averaged over the sequence i is
+ * s/2 (the convention; exactly (s+1)/2), so the forward costs
+ * 2 (s/2) (q_dim + o_dim) = s (q_dim + o_dim), and training (forward,
+ * backward for inputs, backward for weights: 3x, as for the 6N rule) costs
+ * 3 s (q_dim + o_dim). With q_dim = o_dim = h this is 6 s h per layer, half
+ * of PaLM's non-causal 12 s h (Chowdhery et al. 2022, App. B). */
+double capsim_flops_per_token(const capsim_model *m, int seq_len, int active)
+{
+	double n = 0.0, q, k, v, o;
+	attn_dims(m, &q, &k, &v, &o);
+	double routed = active ? m->moe_top_k : m->moe_experts;
+	for (int l = 0; l < m->layers; l++) {
+		capsim_layer_params p;
+		capsim_model_layer_params(m, l, &p);
+		n += p.attention + p.mlp + p.norms + p.shared + p.router +
+		     (p.moe ? routed * p.expert : 0.0);
+	}
+	/* the LM head multiplies by a vocab x hidden matrix (tied or not); the
+	 * input embedding is a lookup and costs no FLOPs */
+	n += (double)m->vocab * m->hidden + m->hidden /* final norm */;
+	return 6.0 * n + 3.0 * seq_len * (q + o) * m->layers;
+}
+
+double capsim_flops_megatron(int layers, int hidden, int seq, int vocab,
+			     double batch_seqs)
+{
+	double l = layers, h = hidden, s = seq, V = vocab;
+	return 96.0 * batch_seqs * s * l * h * h *
+	       (1.0 + s / (6.0 * h) + V / (16.0 * l * h));
+}
+
+/* Megatron-LM megatron/training/training.py, num_floating_point_operations:
+ * core_v0.8.0 (as at f2e5db402c, the README's H100 table) and from
+ * 8873b55d6a on. Per token, x3 (forward, dgrad, wgrad) x2 (multiply-add). */
+double capsim_flops_megatron_core(const capsim_model *m, int seq,
+				  double batch_seqs, int version)
+{
+	double h = m->hidden, s = seq, heads = m->heads;
+	double c = version == CAPSIM_MCORE_FLOPS_2025 ? 0.5 : 1.0; /* causal */
+	double attn;
+	if (m->mla_kv_lora_rank) {
+		double qk = m->mla_qk_nope_head_dim + m->mla_qk_rope_head_dim;
+		double vh = m->mla_v_head_dim;
+		double qr = m->mla_q_lora_rank;
+		double q_term = qr > 0 ? qr * (h + heads * qk + 1.0) : h * heads * qk;
+		attn = q_term +
+		       m->mla_kv_lora_rank * (h + heads * (m->mla_qk_nope_head_dim + vh) + 1.0) +
+		       h * m->mla_qk_rope_head_dim + heads * vh * h +
+		       c * s * heads * qk + c * s * heads * vh;
+	} else {
+		double hd = capsim_model_head_dim(m);
+		double q = hd * heads;
+		double kv = hd * (m->kv_heads ? m->kv_heads : m->heads);
+		/* projections, then QK^T and AV both of q width */
+		attn = h * (q + 2.0 * kv) + 2.0 * c * q * s + q * h;
+	}
+	double gated = m->activation == CAPSIM_ACT_SWIGLU ? 3.0 : 2.0;
+	double moe_ffn = (double)m->moe_expert_ffn * m->moe_top_k +
+			 (double)m->moe_shared_experts * m->moe_expert_ffn;
+	double mlp = 0.0;
+	for (int l = 0; l < m->layers; l++) {
+		int moe = m->moe_experts != 0;
+		if (version == CAPSIM_MCORE_FLOPS_2025)
+			moe = moe && l >= m->moe_dense_layers;
+		mlp += h * gated * (moe ? moe_ffn : m->ffn);
+	}
+	double per_token = m->layers * attn + mlp + h * m->vocab;
+	return 6.0 * batch_seqs * s * per_token;
+}
+
+/* ---- GPU performance model ---------------------------------------------- */
+
+/* The GEMM shape term S(F) = 1 / (1 + (f0/F)^p), fitted by
+ * tests/bench/fit_gemm.c (capsim_gemm_fit_curve) to the 12 square FP8
+ * cuBLASLt rows of tests/data/reference/gemm.csv (m = n = k = 1024 ... 32768
+ * on H100 80GB and H200 141GB, Azure ND H100 v5 / ND H200 v5, CUDA 12.6,
+ * github:Azure/AI-benchmarking-guide 'Azure Results/NDv5 Results.md'),
+ * fraction = achieved TFLOP/s / 1979. The measured FLOP range is 2 x 1024^3
+ * = 2.147e9 to 2 x 32768^3 = 7.037e13; S is held at its ends outside it.
+ * Residuals of the fit (fraction of the fp8 peak): see capsim_gemm_fitted's
+ * rms and max_abs, and docs/model.md for the table. */
+/* Output of `fit_gemm` (14 iterations), fraction of the fp8 peak 1979:
+ *   m = n = k   H100 meas  H200 meas  model   residuals (model - meas)
+ *    1024        0.1385     0.1469    0.1483  +0.0098 +0.0014
+ *    2048        0.5110     0.5121    0.5016  -0.0094 -0.0105
+ *    4096        0.6149     0.6312    0.6515  +0.0366 +0.0203
+ *    8192        0.6519     0.6572    0.6708  +0.0189 +0.0136
+ *   16384        0.6960     0.6904    0.6728  -0.0232 -0.0176
+ *   32768        0.6984     0.6819    0.6730  -0.0255 -0.0089
+ * rms 0.0186, largest 0.0366 (6% of the 4096^3 value). */
+#define GEMM_FIT_SAT 0.672982
+#define GEMM_FIT_F0 6.60791e+09
+#define GEMM_FIT_P 1.12402
+#define GEMM_FIT_RMS 0.0186
+#define GEMM_FIT_MAX 0.0366
+const capsim_gemm_fit capsim_gemm_fitted = {
+	.sat = GEMM_FIT_SAT,
+	.f0_flop = GEMM_FIT_F0,
+	.p = GEMM_FIT_P,
+	.rms = GEMM_FIT_RMS,
+	.max_abs = GEMM_FIT_MAX,
+	.iterations = 14,
+};
+
+#define GEMM_FLOP_MIN (2.0 * 1024.0 * 1024.0 * 1024.0)
+#define GEMM_FLOP_MAX (2.0 * 32768.0 * 32768.0 * 32768.0)
+
+/* Per-GPU measured fractions, by catalog id prefix.
+ * sat: best bf16 GEMM (torch.matmul, brute-force shape search, "MAMF") over
+ *   the datasheet dense bf16 peak, github:stas00/ml-engineering
+ *   compute/accelerator/README.md@744d01e (rows in tests/data/reference/
+ *   gemm.csv). H200 uses the GH200 row (same GH100 die and 141 GB HBM3e,
+ *   but a 900 W part against the H200's 700 W: an assumption; the H100 row's
+ *   0.803 is the other candidate). MI300X: the same table's BF16 row.
+ * hbm: BabelStream Copy over datasheet bandwidth, Azure AI-benchmarking-guide
+ *   (H100 2.90/3.35 TB/s, H200 4.01/4.8 TB/s: 'Azure Results/NDv5 Results.md';
+ *   A100 80GB 1.61/2.039 TB/s: 'Azure_Results/ND_A100_v4_results.md').
+ * attn: flash-attn 2 benchmark, causal, fwd + bwd, batch 2, seq 8192 (H100,
+ *   H200: head dim 128; A100: head dim 64), over the dense bf16 peak, same
+ *   Azure pages: H100 327.9, H200 329.3, A100 179.5 TFLOP/s. FlashAttention-2
+ *   is not the fastest kernel on Hopper (FA3, cuDNN); a measured number is
+ *   kept over a claimed one. */
+typedef struct perf_row {
+	const char *prefix;
+	double sat;
+	double hbm;  /* 0: take H100's, flagged */
+	double attn; /* 0: take H100's, flagged */
+} perf_row;
+
+static const perf_row perf_rows[] = {
+	{ "h100", 794.5 / 989.0, 2.90 / 3.35, 327.9 / 989.4 },
+	{ "h200", 828.6 / 989.0, 4.01 / 4.8, 329.3 / 989.5 },
+	{ "a100", 271.2 / 312.0, 1.61 / 2.039, 179.5 / 312.0 },
+	{ "b200", 1745.0 / 2250.0, 0.0, 0.0 },
+	/* the same table's v2 BF16 row, ROCm 6.3, PYTORCH_TUNABLEOP_ENABLED=1 */
+	{ "mi300x", 668.4 / 1300.0, 0.0, 0.0 },
+};
+
+/* PyTorch eager: the CPU cost of issuing one kernel, 5 us: pytorch/pytorch
+ * issue #82793 (4 us per op, A100), flagos-ai/Torch-FL PR #27 (8 us per op
+ * submitted, A100), meta-pytorch/tritonbench PR #1017 (3.0 us for a bare
+ * cuLaunchKernel, GB200). CUDA graphs: 0.6 us per node of a replayed graph,
+ * ahrefs/ocannl issue #488 (0.58 us, RTX 5070 Ti, CUDA 13.3). Neither was
+ * measured on an H100-class GPU: assumptions until calibrate/ measures them. */
+#define LAUNCH_EAGER_S 5e-6
+#define LAUNCH_GRAPH_S 0.6e-6
+
+void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
+			     capsim_gpu_perf *out)
+{
+	memset(out, 0, sizeof *out);
+	const perf_row *h100 = &perf_rows[0], *row = NULL;
+	for (size_t i = 0; i < sizeof perf_rows / sizeof perf_rows[0]; i++)
+		if (strncmp(g->e.id, perf_rows[i].prefix, strlen(perf_rows[i].prefix)) == 0)
+			row = &perf_rows[i];
+	int known = row != NULL;
+	if (!known) {
+		row = h100;
+		out->assumed |= CAPSIM_PERF_ASSUMED_GEMM_SAT;
+	}
+	out->gemm_sat = row->sat;
+	out->gemm_f0_flop = capsim_gemm_fitted.f0_flop;
+	out->gemm_p = capsim_gemm_fitted.p;
+	out->gemm_flop_min = GEMM_FLOP_MIN;
+	out->gemm_flop_max = GEMM_FLOP_MAX;
+	/* fp8: measured on H100/H200 (the fitted asymptote); elsewhere the bf16
+	 * saturation scaled by H100's fp8/bf16 ratio */
+	if (known && (row == &perf_rows[0] || row == &perf_rows[1])) {
+		out->gemm_sat_fp8 = capsim_gemm_fitted.sat;
+	} else {
+		out->gemm_sat_fp8 = row->sat * capsim_gemm_fitted.sat / h100->sat;
+		out->assumed |= CAPSIM_PERF_ASSUMED_FP8_SAT;
+	}
+	out->hbm_eff = row->hbm > 0.0 ? row->hbm : h100->hbm;
+	if (!known || !(row->hbm > 0.0))
+		out->assumed |= CAPSIM_PERF_ASSUMED_HBM;
+	out->attn_frac = row->attn > 0.0 ? row->attn : h100->attn;
+	if (!known || !(row->attn > 0.0))
+		out->assumed |= CAPSIM_PERF_ASSUMED_ATTN;
+	out->launch_eager_s = LAUNCH_EAGER_S;
+	out->launch_graph_s = LAUNCH_GRAPH_S;
+	out->cuda_graphs = cuda_graphs != 0;
+	out->launch_s = cuda_graphs ? LAUNCH_GRAPH_S : LAUNCH_EAGER_S;
+	out->assumed |= CAPSIM_PERF_ASSUMED_LAUNCH;
+}
+
+double capsim_gemm_shape(const capsim_gpu_perf *perf, double flop)
+{
+	double f = flop;
+	if (f < perf->gemm_flop_min)
+		f = perf->gemm_flop_min;
+	if (f > perf->gemm_flop_max)
+		f = perf->gemm_flop_max;
+	return 1.0 / (1.0 + pow(perf->gemm_f0_flop / f, perf->gemm_p));
+}
+
+double capsim_gemm_efficiency(const capsim_gpu_perf *perf, int dtype,
+			      double flop)
+{
+	double sat = dtype == CAPSIM_DTYPE_FP8 ? perf->gemm_sat_fp8 : perf->gemm_sat;
+	return sat * capsim_gemm_shape(perf, flop);
+}
+
+static double peak_of(const capsim_gpu *g, int dtype)
+{
+	double p = capsim_gpu_peak(g, dtype);
+	return p > 0.0 ? p : g->peak_bf16_flop_per_s;
+}
+
+static double mem_time(const capsim_gpu *g, const capsim_gpu_perf *perf,
+		       double bytes)
+{
+	double bw = g->mem_bw_bytes_per_s * perf->hbm_eff;
+	return bytes > 0.0 && bw > 0.0 ? bytes / bw : 0.0;
+}
+
+double capsim_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
+			int dtype, double flop, double bytes, double m,
+			double n, double k)
+{
+	double peak = peak_of(g, dtype);
+	double f = m > 0.0 && n > 0.0 && k > 0.0 ? 2.0 * m * n * k : flop;
+	double eff = capsim_gemm_efficiency(perf, dtype, f);
+	double tc = flop > 0.0 && peak > 0.0 && eff > 0.0 ? flop / (peak * eff) : 0.0;
+	double tm = mem_time(g, perf, bytes);
+	return (tc > tm ? tc : tm) + perf->launch_s;
+}
+
+/* ---- the kernels of one transformer layer -------------------------------- */
+
+static void set_op(capsim_op *op, const char *name, int kind, double count,
+		   double flop, double bytes, double m, double n, double k)
+{
+	op->name = name;
+	op->kind = kind;
+	op->count = count;
+	op->flop = flop;
+	op->bytes = bytes;
+	op->m = m;
+	op->n = n;
+	op->k = k;
+}
+
+/* `count` GEMMs of an m x k by k x n product: 2mnk FLOP each; each reads its
+ * two operands and writes its output once (the compulsory traffic). */
+static void gemm(capsim_op *op, const char *name, double count, double m,
+		 double n, double k, double ein, double eout)
+{
+	set_op(op, name, CAPSIM_OPK_GEMM, count, count * 2.0 * m * n * k,
+	       count * (ein * (m * k + k * n) + eout * m * n), m, n, k);
+}
+
+/* an elementwise kernel over `elems` elements: `flop_per` nominal FLOP and
+ * `moves` elements read + written per element */
+static void elementwise(capsim_op *op, const char *name, double elems,
+			double flop_per, double moves, double e)
+{
+	set_op(op, name, CAPSIM_OPK_ELEMENTWISE, 1.0, flop_per * elems,
+	       moves * e * elems, 0.0, 0.0, 0.0);
+}
+
+/* The MLP's up, activation and down kernels for f (the total intermediate
+ * size on all TP ranks), over `tokens` rows, `count` times (one per local
+ * expert). SwiGLU's gate and up projections are one GEMM of width 2f, as
+ * Megatron-Core's linear_fc1 computes them. */
+static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
+		const char *names[3], const capsim_model *m, double count,
+		double tokens, double f, double t, double e, double ein,
+		double eout)
+{
+	double h = m->hidden;
+	int glu = m->activation == CAPSIM_ACT_SWIGLU;
+	gemm(up, names[0], count, tokens, (glu ? 2.0 : 1.0) * f / t, h, ein, eout);
+	/* GELU (tanh form) ~8 FLOP an element, reads x and writes y; SwiGLU
+	 * ~5 (silu and the product), reads gate and up, writes one */
+	double elems = count * tokens * f / t;
+	elementwise(act, names[1], elems, glu ? 5.0 : 8.0, glu ? 3.0 : 2.0, e);
+	gemm(down, names[2], count, tokens, h, f / t, ein, eout);
+}
+
+void capsim_layer_forward(const capsim_scenario *s, int layer,
+			  capsim_layer_work *out)
+{
+	const capsim_model *m = &s->model;
+	memset(out, 0, sizeof *out);
+	double t = s->tp > 0 ? s->tp : 1, cp = s->cp > 0 ? s->cp : 1;
+	double ep = s->ep > 0 ? s->ep : 1;
+	double b = s->micro_batch > 0 ? s->micro_batch : 1;
+	double seq = s->seq_len, h = m->hidden;
+	double T = b * seq / cp;                       /* queries on this GPU */
+	double Tn = s->sequence_parallel ? T / t : T;  /* rows of norms and adds */
+	int full32 = s->dtype == CAPSIM_DTYPE_FP32 || s->dtype == CAPSIM_DTYPE_TF32;
+	double e = full32 ? 4.0 : 2.0;
+	double ein = s->dtype == CAPSIM_DTYPE_FP8 ? 1.0 : e, eout = e;
+	double q, k, v, o;
+	attn_dims(m, &q, &k, &v, &o);
+	capsim_layer_params lp;
+	capsim_model_layer_params(m, layer, &lp);
+	capsim_op *op = out->op;
+	out->tokens = T;
+
+	/* LayerNorm/RMSNorm: ~5 FLOP an element; reads x, writes y */
+	elementwise(&op[CAPSIM_LOP_NORM_ATTN], "norm_attn", Tn * h, 5.0, 2.0, e);
+	/* QKV, column-parallel. MLA: the width that gives its projections'
+	 * FLOPs (its down-projections, replicated in Megatron, are divided by
+	 * TP here too: an approximation) */
+	double qkv = m->mla_kv_lora_rank ? (lp.attention - o * h) / h : q + k + v;
+	gemm(&op[CAPSIM_LOP_QKV], "qkv", 1.0, T, qkv / t, h, ein, eout);
+	if (m->position == 1 /* rope */)
+		/* rotate q and k: ~3 FLOP an element, read and written */
+		elementwise(&op[CAPSIM_LOP_ROPE], "rope", T * (q + k) / t, 3.0, 2.0, e);
+	/* fused causal attention on this GPU's heads: each of T queries scores
+	 * s/2 keys on average (causal; with CP the load-balanced ring gives
+	 * every rank the same share), 2 (q_dim + o_dim)/t FLOP per query-key
+	 * pair. Reads Q, the whole sequence's K and V, writes O; CP runs it as
+	 * cp steps of a ring, one launch each. */
+	double hd = q / m->heads;
+	set_op(&op[CAPSIM_LOP_ATTN], "attention", CAPSIM_OPK_ATTENTION, cp,
+	       2.0 * T * (seq / 2.0) * (q + o) / t,
+	       e * (T * q / t + b * seq * (k + v) / t + T * o / t),
+	       seq / cp, seq, hd);
+	/* output projection, row-parallel */
+	gemm(&op[CAPSIM_LOP_PROJ], "proj", 1.0, T, h, o / t, ein, eout);
+	/* residual add: reads two, writes one, 1 FLOP an element */
+	elementwise(&op[CAPSIM_LOP_RESID_ATTN], "resid_attn", Tn * h, 1.0, 3.0, e);
+	elementwise(&op[CAPSIM_LOP_NORM_MLP], "norm_mlp", Tn * h, 5.0, 2.0, e);
+
+	static const char *dense_names[3] = { "fc1", "act", "fc2" };
+	static const char *shared_names[3] = { "shared_fc1", "shared_act", "shared_fc2" };
+	static const char *expert_names[3] = { "expert_fc1", "expert_act", "expert_fc2" };
+	if (lp.moe) {
+		double E = m->moe_experts;
+		/* router: replicated over TP, on this rank's rows */
+		gemm(&op[CAPSIM_LOP_ROUTER], "router", 1.0, Tn, E, h, e, 4.0);
+		if (m->moe_shared_experts > 0)
+			mlp(&op[CAPSIM_LOP_FC1], &op[CAPSIM_LOP_ACT], &op[CAPSIM_LOP_FC2],
+			    shared_names, m, 1.0, T,
+			    (double)m->moe_shared_experts * m->moe_expert_ffn, t, e, ein, eout);
+		/* E/ep local experts, each with T ep top_k / E rows (even routing) */
+		double rows = T * ep * m->moe_top_k / E;
+		mlp(&op[CAPSIM_LOP_EXPERT_FC1], &op[CAPSIM_LOP_EXPERT_ACT],
+		    &op[CAPSIM_LOP_EXPERT_FC2], expert_names, m, E / ep, rows,
+		    m->moe_expert_ffn, t, e, ein, eout);
+	} else {
+		mlp(&op[CAPSIM_LOP_FC1], &op[CAPSIM_LOP_ACT], &op[CAPSIM_LOP_FC2],
+		    dense_names, m, 1.0, T, m->ffn, t, e, ein, eout);
+	}
+	elementwise(&op[CAPSIM_LOP_RESID_MLP], "resid_mlp", Tn * h, 1.0, 3.0, e);
+
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
+		out->flop += op[i].flop;
+		out->bytes += op[i].bytes;
+	}
+}
+
+void capsim_layer_backward(const capsim_layer_work *fwd,
+			   capsim_layer_work *bwd)
+{
+	*bwd = *fwd;
+	bwd->backward = 1;
+	bwd->flop = bwd->bytes = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
+		capsim_op *op = &bwd->op[i];
+		if (op->count <= 0.0)
+			continue;
+		switch (op->kind) {
+		case CAPSIM_OPK_GEMM:
+			/* dgrad (m x k output) and wgrad (k x n output), each
+			 * 2mnk FLOP and the same three matrices' traffic */
+			op->count *= 2.0;
+			op->flop *= 2.0;
+			op->bytes *= 2.0;
+			break;
+		case CAPSIM_OPK_ATTENTION:
+			/* FlashAttention-2 backward: 5 matmuls to the forward's 2;
+			 * reads Q, K, V, O, dO and writes dQ, dK, dV */
+			op->flop *= 2.5;
+			op->bytes *= 2.0;
+			break;
+		default:
+			op->flop *= 2.0;
+			op->bytes *= 2.0;
+			break;
+		}
+		bwd->flop += op->flop;
+		bwd->bytes += op->bytes;
+	}
+}
+
+double capsim_layer_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
+			      int dtype, const capsim_op *op)
+{
+	if (op->count <= 0.0)
+		return 0.0;
+	double c = op->count, f = op->flop / c, by = op->bytes / c, t;
+	switch (op->kind) {
+	case CAPSIM_OPK_GEMM:
+		return c * capsim_op_time_s(g, perf, dtype, f, by, op->m, op->n, op->k);
+	case CAPSIM_OPK_ATTENTION: {
+		/* attention stays in 16 bits in fp8 recipes */
+		int adt = dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : dtype;
+		double eff = perf->attn_frac * capsim_gemm_shape(perf, f);
+		double peak = peak_of(g, adt);
+		double tc = f > 0.0 && peak > 0.0 ? f / (peak * eff) : 0.0;
+		double tm = mem_time(g, perf, by);
+		t = (tc > tm ? tc : tm) + perf->launch_s;
+		return c * t;
+	}
+	default: {
+		double peak = g->peak_fp32_flop_per_s > 0.0 ? g->peak_fp32_flop_per_s :
+							     g->peak_bf16_flop_per_s;
+		double tc = f > 0.0 && peak > 0.0 ? f / peak : 0.0;
+		double tm = mem_time(g, perf, by);
+		t = (tc > tm ? tc : tm) + perf->launch_s;
+		return c * t;
+	}
+	}
+}
+
+double capsim_layer_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
+			   int dtype, const capsim_layer_work *w)
+{
+	double t = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
+		t += capsim_layer_op_time_s(g, perf, dtype, &w->op[i]);
+	return t;
+}
+
+/* ---- fitting the GEMM efficiency ----------------------------------------- */
+
+typedef struct fit_data {
+	const double *flop, *frac;
+	size_t n;
+} fit_data;
+
+/* residual_i = sat / (1 + u_i) - frac_i, u_i = 10^(p (lf0 - log10 flop_i)) */
+static int fit_f(const gsl_vector *x, void *params, gsl_vector *f)
+{
+	const fit_data *d = params;
+	double sat = gsl_vector_get(x, 0), lf0 = gsl_vector_get(x, 1);
+	double p = gsl_vector_get(x, 2);
+	for (size_t i = 0; i < d->n; i++) {
+		double u = pow(10.0, p * (lf0 - log10(d->flop[i])));
+		gsl_vector_set(f, i, sat / (1.0 + u) - d->frac[i]);
+	}
+	return GSL_SUCCESS;
+}
+
+static int fit_df(const gsl_vector *x, void *params, gsl_matrix *J)
+{
+	const fit_data *d = params;
+	double sat = gsl_vector_get(x, 0), lf0 = gsl_vector_get(x, 1);
+	double p = gsl_vector_get(x, 2);
+	for (size_t i = 0; i < d->n; i++) {
+		double a = lf0 - log10(d->flop[i]);
+		double u = pow(10.0, p * a), D = 1.0 + u;
+		double du = -sat / (D * D) * u * M_LN10; /* d model / d (p a) */
+		gsl_matrix_set(J, i, 0, 1.0 / D);
+		gsl_matrix_set(J, i, 1, du * p);
+		gsl_matrix_set(J, i, 2, du * a);
+	}
+	return GSL_SUCCESS;
+}
+
+int capsim_gemm_fit_curve(const double *flop, const double *frac, size_t n,
+			  capsim_gemm_fit *out)
+{
+	gsl_set_error_handler_off();
+	memset(out, 0, sizeof *out);
+	if (!flop || !frac || n < 4)
+		return GSL_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!(flop[i] > 0.0) || !(frac[i] > 0.0) || !(frac[i] <= 1.0))
+			return GSL_EINVAL;
+
+	fit_data d = { flop, frac, n };
+	gsl_multifit_nlinear_fdf fdf = { 0 };
+	fdf.f = fit_f;
+	fdf.df = fit_df;
+	fdf.n = n;
+	fdf.p = 3;
+	fdf.params = &d;
+	gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_workspace *w =
+		gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, 3);
+	if (!w)
+		return GSL_ENOMEM;
+	double x0[3] = { 0.7, 10.0, 1.5 };
+	gsl_vector_view xv = gsl_vector_view_array(x0, 3);
+	int rc = gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
+	int info = 0;
+	if (rc == GSL_SUCCESS)
+		rc = gsl_multifit_nlinear_driver(200, 1e-12, 1e-12, 0.0, NULL, NULL,
+						 &info, w);
+	if (rc == GSL_SUCCESS) {
+		const gsl_vector *x = gsl_multifit_nlinear_position(w);
+		const gsl_vector *r = gsl_multifit_nlinear_residual(w);
+		out->sat = gsl_vector_get(x, 0);
+		out->f0_flop = pow(10.0, gsl_vector_get(x, 1));
+		out->p = gsl_vector_get(x, 2);
+		out->iterations = gsl_multifit_nlinear_niter(w);
+		double ss = 0.0;
+		for (size_t i = 0; i < n; i++) {
+			double ri = gsl_vector_get(r, i);
+			ss += ri * ri;
+			if (fabs(ri) > out->max_abs)
+				out->max_abs = fabs(ri);
+		}
+		out->rms = sqrt(ss / (double)n);
+		if (!(out->sat > 0.0) || !(out->p > 0.0) || !isfinite(out->f0_flop))
+			rc = GSL_EFAILED;
+	}
+	gsl_multifit_nlinear_free(w);
+	return rc;
+}

@@ -1,0 +1,441 @@
+/* schedule.c - one training step's pipeline schedule on the event engine; see
+ * schedule.h and docs/model.md ("Pipeline schedules").
+ *
+ * Tasks are held by position: pos = k * per + n is the n-th task of stage k's
+ * order (per = 2 v m), so a stage's stream is a cursor into its own slice.
+ * Events: the end of a task (payload: its position), the arrival of a task's
+ * input (payload: the consumer's position), the end of a stage's tail
+ * (payload: the stage). After every event the stage it concerns tries to start
+ * its next task, so a task starts at max(previous end, input arrival) whatever
+ * the order of events at one instant. */
+#include "schedule.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* Times above this are refused up front, so no sum below can overflow. */
+#define TIME_LIMIT (CAPSIM_TIME_NEVER / 4)
+/* Positions travel as uint32 and index int32 fields. */
+#define MAX_TASKS ((size_t)INT32_MAX)
+
+#define BROKEN(what) broken(__FILE__, __LINE__, what)
+
+static _Noreturn void broken(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "%s:%d: capsim: broken invariant: %s\n", file, line, what);
+	abort();
+}
+
+const char *capsim_pipeline_strerror(int code)
+{
+	switch (code) {
+	case CAPSIM_PIPELINE_OK:
+		return "success";
+	case CAPSIM_PIPELINE_EINVAL:
+		return "invalid argument";
+	case CAPSIM_PIPELINE_EDIVIDE:
+		return "micro-batches not a multiple of stages";
+	case CAPSIM_PIPELINE_ERANGE:
+		return "out of range";
+	default:
+		return "unknown error";
+	}
+}
+
+/* Every failure passes here (one breakpoint catches them all): record the
+ * message in out and return code. */
+static int fail(capsim_pipeline_result *out, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(capsim_pipeline_result *out, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out->errmsg, sizeof out->errmsg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* ---- the orders ---- */
+
+typedef struct slot_id {
+	int chunk, mb, bwd;
+} slot_id;
+
+/* Stage k's order (per = 2 v m entries) into o. */
+static void order_gpipe(int m, slot_id *o)
+{
+	for (int i = 0; i < m; i++)
+		o[i] = (slot_id){ 0, i, 0 };
+	for (int i = 0; i < m; i++)
+		o[m + i] = (slot_id){ 0, i, 1 };
+}
+
+static void order_1f1b(int p, int m, int k, slot_id *o)
+{
+	int w = p - k - 1 < m ? p - k - 1 : m;
+	size_t n = 0;
+	for (int i = 0; i < w; i++)
+		o[n++] = (slot_id){ 0, i, 0 };
+	for (int i = 0; i < m - w; i++) {
+		o[n++] = (slot_id){ 0, w + i, 0 };
+		o[n++] = (slot_id){ 0, i, 1 };
+	}
+	for (int i = m - w; i < m; i++)
+		o[n++] = (slot_id){ 0, i, 1 };
+}
+
+/* Megatron-LM (megatron/core/pipeline_parallel/schedules.py,
+ * forward_backward_pipelining_with_interleaving): the q-th forward (or
+ * backward) of a stage is chunk (q mod pv) / p (backward: v - 1 minus that)
+ * of micro-batch (q / pv) p + q mod p; warm-up of (p - k - 1) 2 + (v - 1) p
+ * forwards, all of them when m = p; then one forward, one backward; then the
+ * remaining backwards. */
+static slot_id interleaved_at(int p, int v, long q, int bwd)
+{
+	long pv = (long)p * v;
+	int chunk = (int)((q % pv) / p);
+	if (bwd)
+		chunk = v - 1 - chunk;
+	return (slot_id){ chunk, (int)((q / pv) * p + q % p), bwd };
+}
+
+static void order_interleaved(int p, int m, int v, int k, slot_id *o)
+{
+	long total = (long)m * v, w;
+	if (m == p) {
+		w = total;
+	} else {
+		w = (long)(p - k - 1) * 2 + (long)(v - 1) * p;
+		if (w > total)
+			w = total;
+	}
+	size_t n = 0;
+	for (long q = 0; q < w; q++)
+		o[n++] = interleaved_at(p, v, q, 0);
+	for (long q = 0; q < total - w; q++) {
+		o[n++] = interleaved_at(p, v, w + q, 0);
+		o[n++] = interleaved_at(p, v, q, 1);
+	}
+	for (long q = total - w; q < total; q++)
+		o[n++] = interleaved_at(p, v, q, 1);
+}
+
+/* ---- the simulation ---- */
+
+typedef struct run {
+	const capsim_pipeline_spec *in;
+	capsim_pipeline_result *out;
+	int p, v, m;
+	size_t per;               /* tasks per stage: 2 v m */
+	int k_end, k_arrive, k_tail; /* event kinds */
+	/* per position */
+	capsim_time_ns *dur;
+	int32_t *consumer;        /* position needing this task's output, or -1 */
+	capsim_time_ns *delay;    /* transfer to the consumer */
+	unsigned char *ready;     /* input has arrived */
+	/* per stage */
+	size_t *next;             /* cursor into the stage's order; per + 1: tail begun */
+	unsigned char *busy;
+} run;
+
+/* Key of a task independent of the order: ((k v + c) m + i) 2 + bwd. */
+static size_t key_of(const run *r, int k, int c, int i, int bwd)
+{
+	return (((size_t)k * r->v + c) * r->m + i) * 2 + bwd;
+}
+
+static void sched(capsim_sim *sim, capsim_time_ns t, uint8_t prio, int kind,
+		  uint32_t what)
+{
+	if (capsim_sim_schedule(sim, t, prio, kind, &what, sizeof what) == 0)
+		BROKEN("event refused");
+}
+
+static uint32_t payload_u32(const capsim_event *ev)
+{
+	uint32_t v;
+	memcpy(&v, ev->payload, sizeof v);
+	return v;
+}
+
+/* Start stage k's next task if its stream is free and its input is there;
+ * after its last task, begin its tail. */
+static void try_start(capsim_sim *sim, run *r, int k)
+{
+	if (r->busy[k] || r->next[k] > r->per)
+		return;
+	capsim_time_ns now = capsim_sim_now(sim);
+	if (r->next[k] == r->per) {
+		r->next[k]++;
+		r->out->stage[k].last_end_ns = now;
+		sched(sim, now + r->out->stage[k].tail_ns, 2, r->k_tail, (uint32_t)k);
+		return;
+	}
+	size_t pos = (size_t)k * r->per + r->next[k];
+	if (!r->ready[pos])
+		return;
+	r->next[k]++;
+	r->busy[k] = 1;
+	r->out->tasks[pos].start_ns = now;
+	sched(sim, now + r->dur[pos], 0, r->k_end, (uint32_t)pos);
+}
+
+static void on_end(capsim_sim *sim, const capsim_event *ev, void *ctx)
+{
+	run *r = ctx;
+	uint32_t pos = payload_u32(ev);
+	int k = (int)(pos / r->per);
+	r->out->tasks[pos].end_ns = ev->t;
+	r->out->stage[k].busy_ns += r->dur[pos];
+	r->busy[k] = 0;
+	if (r->consumer[pos] >= 0)
+		sched(sim, ev->t + r->delay[pos], 1, r->k_arrive,
+		      (uint32_t)r->consumer[pos]);
+	try_start(sim, r, k);
+}
+
+static void on_arrive(capsim_sim *sim, const capsim_event *ev, void *ctx)
+{
+	run *r = ctx;
+	uint32_t pos = payload_u32(ev);
+	r->ready[pos] = 1;
+	try_start(sim, r, (int)(pos / r->per));
+}
+
+static void on_tail(capsim_sim *sim, const capsim_event *ev, void *ctx)
+{
+	(void)sim;
+	run *r = ctx;
+	r->out->stage[payload_u32(ev)].finish_ns = ev->t;
+}
+
+/* Check what can be checked before allocating anything. */
+static int validate(const capsim_pipeline_spec *in, capsim_pipeline_result *out)
+{
+	int p = in->stages, m = in->microbatches, v = in->chunks;
+	if (p < 1)
+		return fail(out, CAPSIM_PIPELINE_EINVAL, "pipeline: %d stages (need at least 1)", p);
+	if (m < 1)
+		return fail(out, CAPSIM_PIPELINE_EINVAL,
+			    "pipeline: %d micro-batches (need at least 1)", m);
+	if (v < 1)
+		return fail(out, CAPSIM_PIPELINE_EINVAL, "pipeline: %d chunks per stage (need at least 1)", v);
+	switch (in->schedule) {
+	case CAPSIM_SCHED_GPIPE:
+	case CAPSIM_SCHED_1F1B:
+		if (v != 1)
+			return fail(out, CAPSIM_PIPELINE_EINVAL,
+				    "pipeline: %d chunks per stage need the interleaved schedule", v);
+		break;
+	case CAPSIM_SCHED_1F1B_INTERLEAVED:
+		if (m % p != 0)
+			return fail(out, CAPSIM_PIPELINE_EDIVIDE,
+				    "pipeline: interleaved schedule needs micro-batches (%d) "
+				    "to be a multiple of stages (%d)", m, p);
+		break;
+	default:
+		return fail(out, CAPSIM_PIPELINE_EINVAL, "pipeline: unknown schedule %d", in->schedule);
+	}
+	if ((double)p * v * m * 2.0 > (double)MAX_TASKS)
+		return fail(out, CAPSIM_PIPELINE_ERANGE,
+			    "pipeline: %d x %d x %d x 2 tasks is more than %zu", p, v, m, MAX_TASKS);
+	if (!in->task_ns && (!in->fwd_ns || !in->bwd_ns))
+		return fail(out, CAPSIM_PIPELINE_EINVAL,
+			    "pipeline: no durations (fwd_ns and bwd_ns, or task_ns)");
+	if (in->p2p_ns < 0 || in->p2p_ns > TIME_LIMIT)
+		return fail(out, CAPSIM_PIPELINE_EINVAL, "pipeline: p2p time %lld ns out of range",
+			    (long long)in->p2p_ns);
+	for (int k = 0; k < p; k++) {
+		if (in->p2p_link_ns && (in->p2p_link_ns[k] < 0 || in->p2p_link_ns[k] > TIME_LIMIT))
+			return fail(out, CAPSIM_PIPELINE_EINVAL,
+				    "pipeline: p2p time of link %d, %lld ns, out of range", k,
+				    (long long)in->p2p_link_ns[k]);
+		if (in->tail_ns && (in->tail_ns[k] < 0 || in->tail_ns[k] > TIME_LIMIT))
+			return fail(out, CAPSIM_PIPELINE_EINVAL,
+				    "pipeline: tail of stage %d, %lld ns, out of range", k,
+				    (long long)in->tail_ns[k]);
+	}
+	return CAPSIM_PIPELINE_OK;
+}
+
+static capsim_time_ns link_ns(const capsim_pipeline_spec *in, int k)
+{
+	return in->p2p_link_ns ? in->p2p_link_ns[k] : in->p2p_ns;
+}
+
+/* Durations, dependencies and orders into r (allocated here, freed by the
+ * caller through run_free). Returns 0, or an error for a bad duration or a
+ * step whose total time could overflow. */
+static int prepare(run *r)
+{
+	const capsim_pipeline_spec *in = r->in;
+	int p = r->p, v = r->v, m = r->m;
+	size_t total = (size_t)p * r->per;
+	r->dur = capsim_xmalloc(total * sizeof *r->dur);
+	r->consumer = capsim_xmalloc(total * sizeof *r->consumer);
+	r->delay = capsim_xmalloc(total * sizeof *r->delay);
+	r->ready = capsim_xcalloc(total, 1);
+	r->next = capsim_xcalloc((size_t)p, sizeof *r->next);
+	r->busy = capsim_xcalloc((size_t)p, 1);
+	int32_t *pos_of = capsim_xmalloc(total * sizeof *pos_of);
+	memset(pos_of, 0xff, total * sizeof *pos_of); /* -1: no position yet */
+	slot_id *o = capsim_xmalloc(r->per * sizeof *o);
+
+	/* orders: position <- key */
+	for (int k = 0; k < p; k++) {
+		if (in->schedule == CAPSIM_SCHED_GPIPE)
+			order_gpipe(m, o);
+		else if (in->schedule == CAPSIM_SCHED_1F1B)
+			order_1f1b(p, m, k, o);
+		else
+			order_interleaved(p, m, v, k, o);
+		for (size_t n = 0; n < r->per; n++) {
+			size_t pos = (size_t)k * r->per + n;
+			size_t key = key_of(r, k, o[n].chunk, o[n].mb, o[n].bwd);
+			if (pos_of[key] >= 0)
+				BROKEN("a task twice in one stage's order");
+			pos_of[key] = (int32_t)pos;
+			r->out->tasks[pos] = (capsim_pipeline_task){ .stage = k, .chunk = o[n].chunk,
+				.microbatch = o[n].mb, .backward = o[n].bwd };
+		}
+	}
+	free(o);
+
+	/* durations and dependencies, in key order (the callback's contract);
+	 * bound is a step's longest possible time: all work, all transfers
+	 * and all tails one after another */
+	int rc = CAPSIM_PIPELINE_OK;
+	int vp = v * p;
+	capsim_time_ns bound = 0;
+	for (int k = 0; k < p && rc == CAPSIM_PIPELINE_OK; k++) {
+		if (in->tail_ns)
+			bound += in->tail_ns[k];
+		for (int c = 0; c < v && rc == CAPSIM_PIPELINE_OK; c++) {
+			int j = c * p + k; /* virtual stage */
+			for (int i = 0; i < m && rc == CAPSIM_PIPELINE_OK; i++) {
+				for (int b = 0; b < 2; b++) {
+					int32_t pos = pos_of[key_of(r, k, c, i, b)];
+					capsim_time_ns d;
+					if (in->task_ns)
+						d = in->task_ns(in->task_ctx, k, c, i, b);
+					else
+						d = b ? in->bwd_ns[k * v + c] : in->fwd_ns[k * v + c];
+					if (d < 0 || d > TIME_LIMIT) {
+						rc = fail(r->out, CAPSIM_PIPELINE_EINVAL,
+							  "pipeline: %s of stage %d, chunk %d, "
+							  "micro-batch %d: %lld ns out of range",
+							  b ? "backward" : "forward", k, c, i,
+							  (long long)d);
+						break;
+					}
+					r->dur[pos] = d;
+					/* the consumer: next virtual stage forward, previous backward */
+					int jc = b ? j - 1 : j + 1, cb = b;
+					if (!b && j == vp - 1) {
+						jc = j; /* own backward */
+						cb = 1;
+					}
+					capsim_time_ns x = 0;
+					if (jc < 0) {
+						r->consumer[pos] = -1;
+					} else {
+						int kc = jc % p;
+						r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
+						if (kc != k) /* link between k and kc */
+							x = link_ns(in, b ? kc : k);
+					}
+					r->delay[pos] = x;
+					bound += d + x;
+					if (bound > TIME_LIMIT) {
+						rc = fail(r->out, CAPSIM_PIPELINE_ERANGE,
+							  "pipeline: a step could exceed %lld ns",
+							  (long long)TIME_LIMIT);
+						break;
+					}
+				}
+			}
+		}
+	}
+	/* the first virtual stage's forwards have their input from the start */
+	for (int i = 0; i < m; i++)
+		r->ready[pos_of[key_of(r, 0, 0, i, 0)]] = 1;
+	free(pos_of);
+	return rc;
+}
+
+static void run_free(run *r)
+{
+	free(r->dur);
+	free(r->consumer);
+	free(r->delay);
+	free(r->ready);
+	free(r->next);
+	free(r->busy);
+}
+
+int capsim_pipeline_simulate(const capsim_pipeline_spec *in,
+			     capsim_pipeline_result *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!in)
+		return fail(out, CAPSIM_PIPELINE_EINVAL, "pipeline: no input");
+	int rc = validate(in, out);
+	if (rc != CAPSIM_PIPELINE_OK)
+		return rc;
+
+	run r = { .in = in, .out = out, .p = in->stages, .v = in->chunks,
+		  .m = in->microbatches };
+	r.per = (size_t)2 * r.v * r.m;
+	out->stages = r.p;
+	out->tasks_per_stage = r.per;
+	out->tasks = capsim_xcalloc((size_t)r.p * r.per, sizeof *out->tasks);
+	out->stage = capsim_xcalloc((size_t)r.p, sizeof *out->stage);
+	for (int k = 0; k < r.p; k++)
+		out->stage[k].tail_ns = in->tail_ns ? in->tail_ns[k] : 0;
+	rc = prepare(&r);
+	if (rc != CAPSIM_PIPELINE_OK) {
+		char msg[sizeof out->errmsg];
+		memcpy(msg, out->errmsg, sizeof msg);
+		run_free(&r);
+		capsim_pipeline_result_free(out);
+		memcpy(out->errmsg, msg, sizeof msg);
+		return rc;
+	}
+
+	capsim_sim *sim = capsim_sim_create();
+	if (!sim)
+		BROKEN("out of memory");
+	r.k_end = capsim_sim_add_kind(sim, on_end, &r);
+	r.k_arrive = capsim_sim_add_kind(sim, on_arrive, &r);
+	r.k_tail = capsim_sim_add_kind(sim, on_tail, &r);
+	for (int k = 0; k < r.p; k++)
+		try_start(sim, &r, k);
+	out->events = capsim_sim_run(sim, CAPSIM_TIME_NEVER);
+	capsim_sim_destroy(sim);
+
+	for (int k = 0; k < r.p; k++) {
+		if (r.next[k] != r.per + 1)
+			BROKEN("pipeline schedule deadlocked");
+		if (out->stage[k].finish_ns > out->makespan_ns)
+			out->makespan_ns = out->stage[k].finish_ns;
+	}
+	for (int k = 0; k < r.p; k++) {
+		capsim_pipeline_stage *s = &out->stage[k];
+		s->idle_ns = out->makespan_ns - s->busy_ns - s->tail_ns;
+	}
+	run_free(&r);
+	return CAPSIM_PIPELINE_OK;
+}
+
+void capsim_pipeline_result_free(capsim_pipeline_result *r)
+{
+	if (!r)
+		return;
+	free(r->tasks);
+	free(r->stage);
+	memset(r, 0, sizeof *r);
+}

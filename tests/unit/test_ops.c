@@ -1,0 +1,501 @@
+/* test_ops.c - GPU compute against closed forms: model FLOPs per token of
+ * Llama 2 7B by hand, Narayanan et al.'s Eq. 3 on an SC21 row and its step
+ * time, Megatron-Core's counts, the kernels of a GPT-3 175B layer at TP 8
+ * (and CP 2), backward factors, op time switching from compute- to
+ * memory-bound, launch overheads, the GEMM efficiency curve (monotone, on the
+ * fitted points, clamped), per-GPU defaults, and the GSL refit of the
+ * recorded constants from tests/data/reference/gemm.csv. */
+#include "catalog.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "ops.h"
+#include "scenario.h"
+
+TESTUTIL_CATALOG_FIXTURE
+
+static capsim_scenario *load(const char *node, int nodes, const char *model,
+			     int seq, int batch, const capsim_set *sets, size_t n)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"o\"><cluster nodes=\"%d\"><node ref=\"%s\"/>"
+		 "<fabric topology=\"fat-tree\" transport=\"infiniband\"><switch ref=\"qm9700\"/>"
+		 "</fabric></cluster><workload seq-len=\"%d\" global-batch=\"%d\" tokens=\"1T\" "
+		 "dtype=\"bf16\"><model ref=\"%s\"/></workload></scenario>",
+		 nodes, node, seq, batch, model);
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	int rc = capsim_scenario_load_memory(text, strlen(text), "o.xml", cat, sets, n, s, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc)
+		fail_msg("scenario does not load");
+	return s;
+}
+
+static const capsim_model *model(const char *id)
+{
+	const capsim_model *m = capsim_catalog_find(cat, CAPSIM_KIND_MODEL, id);
+	if (!m)
+		fail_msg("no model %s", id);
+	return m;
+}
+
+/* Llama 2 7B: h 4096, 32 layers, 32 heads of 128 (no GQA), SwiGLU FFN 11008,
+ * vocabulary 32000, untied. Per layer: attention 4h^2 = 67,108,864; MLP
+ * 3 h f = 135,266,304; two norms 2h = 8,192; sum 202,383,360. x32 =
+ * 6,476,267,520; LM head V h = 131,072,000; final norm 4,096: N =
+ * 6,607,343,616 (the input embedding left out), 6N = 39,644,061,696.
+ * Attention at s = 4096: 3 s (q + o) L = 3 x 4096 x 8192 x 32 =
+ * 3,221,225,472. Total 42,865,287,168 FLOP per token. */
+static void test_flops_per_token_llama7b(void **state)
+{
+	(void)state;
+	const capsim_model *m = model("llama-2-7b");
+	assert_rel(capsim_flops_per_token(m, 4096, 1), 42865287168.0, 1e-15);
+	/* the attention term alone grows linearly with s: doubling s adds
+	 * 3,221,225,472 */
+	assert_rel(capsim_flops_per_token(m, 8192, 1) - capsim_flops_per_token(m, 4096, 1),
+		   3221225472.0, 1e-12);
+	/* a dense model: active or not is the same */
+	assert_rel(capsim_flops_per_token(m, 4096, 0), 42865287168.0, 1e-15);
+}
+
+/* An MoE model touches its top-k experts: the difference between all and
+ * active is 6 x (experts - top_k) x expert params x MoE layers. */
+static void test_flops_per_token_moe(void **state)
+{
+	(void)state;
+	const capsim_model *m = NULL;
+	for (size_t i = 0; i < capsim_catalog_count(cat, CAPSIM_KIND_MODEL); i++) {
+		const capsim_model *c = capsim_catalog_at(cat, CAPSIM_KIND_MODEL, i);
+		if (c->moe_experts > c->moe_top_k && c->moe_top_k > 0) {
+			m = c;
+			break;
+		}
+	}
+	if (!m)
+		skip();
+	capsim_layer_params lp;
+	capsim_model_layer_params(m, m->layers - 1, &lp);
+	double moe_layers = m->layers - m->moe_dense_layers;
+	double want = 6.0 * (m->moe_experts - m->moe_top_k) * lp.expert * moe_layers;
+	assert_rel(capsim_flops_per_token(m, 4096, 0) - capsim_flops_per_token(m, 4096, 1),
+		   want, 1e-9);
+}
+
+/* SC21 Table 1, first row: 1.7B, l 24, h 2304, s 2048, V 51200, B 512.
+ * 1 + s/(6h) + V/(16 l h) = 1 + 2048/13824 + 51200/884736
+ *   = 1 + 0.148148... + 0.057870... = 1.2060185185...
+ * 96 B s l h^2 = 96 x 512 x 2048 x 24 x 5,308,416 = 1.28247...e16,
+ * F = 1.54668300679e16 FLOP a step. At 137 TFLOP/s on each of 32 GPUs,
+ * step time = F / (137e12 x 32) = 3.528 s. */
+static void test_megatron_sc21(void **state)
+{
+	(void)state;
+	double F = capsim_flops_megatron(24, 2304, 2048, 51200, 512);
+	assert_rel(F, 1.5466830067924994e16, 1e-12);
+	assert_rel(F / (137e12 * 32), 3.528017807464643, 1e-12);
+}
+
+/* Megatron-Core for GPT-3 175B (MHA, GELU, ffn 4h; h 12288, l 96, V 50257):
+ * per token and layer 6 (4h^2 + 2 c q s + 8h^2) with q = h, so
+ *   2024 (c = 1): 72 B s l h^2 (1 + s/(6h) + V/(12 l h)),
+ *   2025 (c = 1/2): 72 B s l h^2 (1 + s/(12h) + V/(12 l h)).
+ * SC21's count is 96/72 = 4/3 of the 2024 one on the layers (recomputation:
+ * 4 passes, not 3) and equal on the logits. */
+static void test_megatron_core_gpt3(void **state)
+{
+	(void)state;
+	const capsim_model *m = model("gpt3-175b");
+	double B = 1152, s = 2048, l = 96, h = 12288, V = 50257;
+	double base = 72.0 * B * s * l * h * h;
+	assert_rel(capsim_flops_megatron_core(m, 2048, B, CAPSIM_MCORE_FLOPS_2024),
+		   base * (1 + s / (6 * h) + V / (12 * l * h)), 1e-12);
+	assert_rel(capsim_flops_megatron_core(m, 2048, B, CAPSIM_MCORE_FLOPS_2025),
+		   base * (1 + s / (12 * h) + V / (12 * l * h)), 1e-12);
+	double sc21 = capsim_flops_megatron(96, 12288, 2048, 50257, B);
+	double logits = 6.0 * B * s * h * V;
+	assert_rel(sc21 - logits,
+		   4.0 / 3.0 * (capsim_flops_megatron_core(m, 2048, B, CAPSIM_MCORE_FLOPS_2024) - logits),
+		   1e-12);
+}
+
+/* Llama 2 70B (GQA 64/8 heads of 128, SwiGLU 28672, V 32000, h 8192),
+ * 2025 count by hand per token and layer: projections h (q + 2 kv) + q h =
+ * 8192 x (8192 + 2048) + 8192^2 = 150,994,944; QK^T and AV q s = 8192 x 4096
+ * = 33,554,432; MLP 3 h f = 704,643,072. 80 layers: 71,453,309,... plus
+ * logits h V = 262,144,000; x6 per token. The same count is capsim's model
+ * FLOPs less the norms: 6 (2h L + h). */
+static void test_megatron_core_gqa_swiglu(void **state)
+{
+	(void)state;
+	const capsim_model *m = model("llama-2-70b");
+	double per_layer = 150994944.0 + 33554432.0 + 704643072.0;
+	double want = 6.0 * (80.0 * per_layer + 262144000.0) * 4096.0 * 3.0;
+	assert_rel(capsim_flops_megatron_core(m, 4096, 3, CAPSIM_MCORE_FLOPS_2025), want, 1e-12);
+	double norms = 6.0 * (2.0 * 8192 * 80 + 8192);
+	assert_rel(capsim_flops_megatron_core(m, 4096, 1, CAPSIM_MCORE_FLOPS_2025) / 4096,
+		   capsim_flops_per_token(m, 4096, 1) - norms, 1e-12);
+}
+
+/* GPT-3 175B layer on one GPU at TP 8, micro-batch 1, s 2048: T = 2048.
+ *   QKV:  2 T h (3h/8)     = 2 x 2048 x 12288 x 4608  = 231,928,233,984
+ *   attn: 2 T (s/2) (2h)/8 = 2 x 2048 x 1024 x 3072   =  12,884,901,888
+ *   proj: 2 T (h/8) h      = 77,309,411,328
+ *   fc1, fc2: 2 T h (4h/8) = 309,237,645,312 each
+ * QKV bytes (bf16): 2 (T h + h 3h/8 + T 3h/8) = 2 x (25,165,824 + 56,623,104 +
+ * 9,437,184) = 182,452,224. Norms with SP on T/8 rows: 2 x 2 h T/8 bytes. */
+static void test_layer_gpt3_tp8(void **state)
+{
+	(void)state;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.pp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" } };
+	capsim_scenario *s = load("dgx-a100", 8, "gpt3-175b", 2048, 64, sp, 3);
+	capsim_layer_work w;
+	capsim_layer_forward(s, 5, &w);
+	const capsim_op *op = w.op;
+	assert_rel(w.tokens, 2048, 0);
+	assert_rel(op[CAPSIM_LOP_QKV].flop, 231928233984.0, 1e-15);
+	assert_rel(op[CAPSIM_LOP_QKV].m, 2048, 0);
+	assert_rel(op[CAPSIM_LOP_QKV].n, 4608, 0);
+	assert_rel(op[CAPSIM_LOP_QKV].k, 12288, 0);
+	assert_rel(op[CAPSIM_LOP_QKV].bytes, 182452224.0, 1e-15);
+	assert_rel(op[CAPSIM_LOP_ATTN].flop, 12884901888.0, 1e-15);
+	assert_rel(op[CAPSIM_LOP_PROJ].flop, 77309411328.0, 1e-15);
+	assert_rel(op[CAPSIM_LOP_FC1].flop, 309237645312.0, 1e-15);
+	assert_rel(op[CAPSIM_LOP_FC2].flop, 309237645312.0, 1e-15);
+	assert_rel(op[CAPSIM_LOP_NORM_ATTN].bytes, 2.0 * 2.0 * 12288 * 2048 / 8, 1e-15);
+	assert_rel(op[CAPSIM_LOP_ROPE].count, 0, 0); /* learned positions */
+	assert_rel(op[CAPSIM_LOP_ROUTER].count, 0, 0);
+	/* all GEMMs: 2 T 12 h^2 / 8 = 927,712,935,936 */
+	double gemms = op[CAPSIM_LOP_QKV].flop + op[CAPSIM_LOP_PROJ].flop +
+		       op[CAPSIM_LOP_FC1].flop + op[CAPSIM_LOP_FC2].flop;
+	assert_rel(gemms, 927712935936.0, 1e-15);
+
+	/* backward: GEMMs 2x in twice the launches, attention 2.5x */
+	capsim_layer_work b;
+	capsim_layer_backward(&w, &b);
+	assert_true(b.backward);
+	assert_rel(b.op[CAPSIM_LOP_QKV].flop, 2 * 231928233984.0, 1e-15);
+	assert_rel(b.op[CAPSIM_LOP_QKV].count, 2, 0);
+	assert_rel(b.op[CAPSIM_LOP_ATTN].flop, 2.5 * 12884901888.0, 1e-15);
+	assert_rel(b.op[CAPSIM_LOP_NORM_ATTN].bytes, 2 * op[CAPSIM_LOP_NORM_ATTN].bytes, 1e-15);
+
+	/* CP 2: T = 1024 queries, keys still 2048; attention halves, run as
+	 * two ring steps; GEMMs halve with T */
+	s->cp = 2;
+	capsim_layer_forward(s, 5, &w);
+	assert_rel(w.tokens, 1024, 0);
+	assert_rel(op[CAPSIM_LOP_ATTN].flop, 12884901888.0 / 2, 1e-15);
+	assert_rel(op[CAPSIM_LOP_ATTN].count, 2, 0);
+	assert_rel(op[CAPSIM_LOP_ATTN].m, 1024, 0);
+	assert_rel(op[CAPSIM_LOP_ATTN].n, 2048, 0);
+	assert_rel(op[CAPSIM_LOP_QKV].flop, 231928233984.0 / 2, 1e-15);
+	free(s);
+}
+
+/* Llama 2 70B layer at TP 8: GQA's QKV width is (8192 + 2 x 1024)/8 = 1280;
+ * SwiGLU's gate and up as one GEMM of 2 x 28672 / 8 = 7168; rope on q and k. */
+static void test_layer_llama70b(void **state)
+{
+	(void)state;
+	const capsim_set tp[] = { { "workload.parallelism.tp", "8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, tp, 1);
+	capsim_layer_work w;
+	capsim_layer_forward(s, 0, &w);
+	assert_rel(w.op[CAPSIM_LOP_QKV].n, 1280, 0);
+	assert_rel(w.op[CAPSIM_LOP_FC1].n, 7168, 0);
+	assert_rel(w.op[CAPSIM_LOP_FC2].k, 3584, 0);
+	assert_rel(w.op[CAPSIM_LOP_ROPE].count, 1, 0);
+	/* SwiGLU: reads gate and up, writes one: 3 x 2 bytes x T f/t */
+	assert_rel(w.op[CAPSIM_LOP_ACT].bytes, 6.0 * 4096 * 3584, 1e-15);
+	/* forward FLOPs of all layers x 3 = the model FLOPs of the layers
+	 * (norms and elementwise ops aside): a check across the two counts */
+	double gemm_attn = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
+		if (w.op[i].kind != CAPSIM_OPK_ELEMENTWISE)
+			gemm_attn += w.op[i].flop;
+	const capsim_model *m = &s->model;
+	double per_layer_model = (capsim_flops_per_token(m, 4096, 1) -
+				  6.0 * ((double)m->vocab * m->hidden + m->hidden)) / m->layers -
+				 6.0 * 2.0 * m->hidden; /* the two norms' 6N share */
+	assert_rel(3.0 * gemm_attn * 8 / 4096, per_layer_model, 1e-12);
+	free(s);
+}
+
+static void h100_perf(capsim_scenario **sp, capsim_gpu_perf *perf)
+{
+	*sp = load("dgx-h100", 1, "llama-2-7b", 4096, 8, NULL, 0);
+	capsim_gpu_perf_default(&(*sp)->gpu, 0, perf);
+}
+
+/* 8192^3 bf16 on H100: 1.0995e12 FLOP, 3 x 8192^2 x 2 = 402,653,184 bytes.
+ * eff = 794.5/989 x S(1.0995e12) ~ 0.8033 x 0.997; compute 1.38 ms against
+ * memory 402,653,184 / (3.35e12 x 2.90/3.35) = 0.139 ms: compute-bound.
+ * 1e9 FLOP and 1e9 bytes: memory 1e9 / 2.90e12 = 0.345 ms against compute
+ * ~6 us: memory-bound. Between, the bytes where the two meet. */
+static void test_op_time_switch(void **state)
+{
+	(void)state;
+	capsim_scenario *s;
+	capsim_gpu_perf perf;
+	h100_perf(&s, &perf);
+	const capsim_gpu *g = &s->gpu;
+	double F = 2.0 * 8192.0 * 8192.0 * 8192.0, by = 3.0 * 8192 * 8192 * 2;
+	double eff = 794.5 / 989.0 / (1.0 + pow(capsim_gemm_fitted.f0_flop / F, capsim_gemm_fitted.p));
+	double tc = F / (989.4e12 * eff);
+	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, F, by, 8192, 8192, 8192),
+		   tc + 5e-6, 1e-12);
+	assert_true(tc > 1.3e-3 && tc < 1.45e-3);
+	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, 1e9, 1e9, 0, 0, 0),
+		   1e9 / 2.90e12 + 5e-6, 1e-12);
+	/* the switch: at F = 1e11 (m, n, k unset), compute time tc1; bytes a
+	 * little under tc1 x bandwidth keep it compute-bound, a little over
+	 * make it memory-bound */
+	double F1 = 1e11;
+	double tc1 = F1 / (989.4e12 * capsim_gemm_efficiency(&perf, CAPSIM_DTYPE_BF16, F1));
+	double cross = tc1 * 2.90e12;
+	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, F1, 0.99 * cross, 0, 0, 0),
+		   tc1 + 5e-6, 1e-12);
+	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, F1, 1.01 * cross, 0, 0, 0),
+		   1.01 * tc1 + 5e-6, 1e-12);
+	/* fp8 is faster per FLOP at the same size: twice the peak, lower
+	 * saturation (0.673 / 0.803) */
+	double t8 = capsim_op_time_s(g, &perf, CAPSIM_DTYPE_FP8, F, 0, 8192, 8192, 8192) - 5e-6;
+	assert_rel(t8, F / (1978.9e12 * capsim_gemm_fitted.sat /
+			    (1.0 + pow(capsim_gemm_fitted.f0_flop / F, capsim_gemm_fitted.p))),
+		   1e-12);
+	/* CUDA graphs: the same op, 0.6 us of launch instead of 5 */
+	capsim_gpu_perf graphs;
+	capsim_gpu_perf_default(g, 1, &graphs);
+	assert_rel(capsim_op_time_s(g, &graphs, CAPSIM_DTYPE_BF16, 1e9, 1e9, 0, 0, 0),
+		   1e9 / 2.90e12 + 0.6e-6, 1e-12);
+	free(s);
+}
+
+/* A small model's layer is launch-bound: GPT-2 124M, s 128, one sequence.
+ * Eager minus graphs is exactly (5 - 0.6) us per launch; the eager time is
+ * mostly launches. */
+static void test_layer_launch_bound(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load("dgx-h100", 1, "gpt2-124m", 128, 8, NULL, 0);
+	capsim_gpu_perf eager, graphs;
+	capsim_gpu_perf_default(&s->gpu, 0, &eager);
+	capsim_gpu_perf_default(&s->gpu, 1, &graphs);
+	capsim_layer_work w;
+	capsim_layer_forward(s, 0, &w);
+	double launches = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
+		launches += w.op[i].count;
+	/* 2 norms, qkv, attention, proj, 2 residual adds, fc1, act, fc2; no rope */
+	assert_rel(launches, 10, 0);
+	double te = capsim_layer_time_s(&s->gpu, &eager, CAPSIM_DTYPE_BF16, &w);
+	double tg = capsim_layer_time_s(&s->gpu, &graphs, CAPSIM_DTYPE_BF16, &w);
+	assert_rel(te - tg, launches * 4.4e-6, 1e-9);
+	assert_true(launches * 5e-6 > 0.5 * te);
+	free(s);
+}
+
+/* S(F) rises with F, is held outside the measured range, and sat x S
+ * reproduces the measured fp8 points within the fit's largest residual. */
+static void test_efficiency_curve(void **state)
+{
+	(void)state;
+	capsim_scenario *s;
+	capsim_gpu_perf perf;
+	h100_perf(&s, &perf);
+	double prev = 0.0;
+	for (double F = 1e8; F < 1e15; F *= 1.37) {
+		double e = capsim_gemm_efficiency(&perf, CAPSIM_DTYPE_BF16, F);
+		assert_true(e >= prev);
+		if (F > perf.gemm_flop_min && F / 1.37 > perf.gemm_flop_min && F < perf.gemm_flop_max)
+			assert_true(e > prev);
+		prev = e;
+	}
+	double fmin = 2.0 * 1024 * 1024 * 1024, fmax = 2.0 * 32768.0 * 32768.0 * 32768.0;
+	assert_rel(capsim_gemm_shape(&perf, 1e6), capsim_gemm_shape(&perf, fmin), 0);
+	assert_rel(capsim_gemm_shape(&perf, 1e17), capsim_gemm_shape(&perf, fmax), 0);
+	/* the measured points (H100 column of the fit), fraction of 1979 */
+	static const double edge[6] = { 1024, 2048, 4096, 8192, 16384, 32768 };
+	static const double meas[6] = { 274.1, 1011.3, 1216.9, 1290.1, 1377.3, 1382.2 };
+	for (int i = 0; i < 6; i++) {
+		double F = 2.0 * edge[i] * edge[i] * edge[i];
+		double e = capsim_gemm_efficiency(&perf, CAPSIM_DTYPE_FP8, F);
+		assert_true(fabs(e - meas[i] / 1979.0) <= capsim_gemm_fitted.max_abs + 1e-4);
+	}
+	/* bf16 saturates at the best measured fraction */
+	assert_rel(capsim_gemm_efficiency(&perf, CAPSIM_DTYPE_BF16, 1e16),
+		   794.5 / 989.0 * capsim_gemm_shape(&perf, fmax), 1e-15);
+	assert_true(capsim_gemm_shape(&perf, fmax) > 0.99);
+	free(s);
+}
+
+/* Defaults per GPU and which are assumptions. */
+static void test_perf_defaults(void **state)
+{
+	(void)state;
+	capsim_gpu g;
+	capsim_gpu_perf p;
+	memset(&g, 0, sizeof g);
+	struct {
+		const char *id;
+		double sat, hbm;
+		unsigned assumed;
+	} cases[] = {
+		{ "h100-sxm5-80gb", 794.5 / 989.0, 2.90 / 3.35, CAPSIM_PERF_ASSUMED_LAUNCH },
+		{ "h200-sxm-141gb", 828.6 / 989.0, 4.01 / 4.8, CAPSIM_PERF_ASSUMED_LAUNCH },
+		{ "a100-sxm4-80gb", 271.2 / 312.0, 1.61 / 2.039,
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT },
+		{ "b200-sxm", 1745.0 / 2250.0, 2.90 / 3.35,
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
+			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
+		{ "mi300x", 668.4 / 1300.0, 2.90 / 3.35,
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
+			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
+		{ "gb200-gpu", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
+		{ "rtx-4090", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(g.e.id, sizeof g.e.id, "%s", cases[i].id);
+		capsim_gpu_perf_default(&g, 0, &p);
+		assert_rel(p.gemm_sat, cases[i].sat, 1e-15);
+		assert_rel(p.hbm_eff, cases[i].hbm, 1e-15);
+		if (p.assumed != cases[i].assumed)
+			fail_msg("%s: assumed 0x%x, expected 0x%x", cases[i].id, p.assumed,
+				 cases[i].assumed);
+		assert_rel(p.launch_s, 5e-6, 0);
+	}
+	/* fp8 elsewhere: the bf16 saturation x H100's fp8/bf16 ratio */
+	snprintf(g.e.id, sizeof g.e.id, "b200-sxm");
+	capsim_gpu_perf_default(&g, 1, &p);
+	assert_rel(p.gemm_sat_fp8, 1745.0 / 2250.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
+	assert_rel(p.launch_s, 0.6e-6, 0);
+}
+
+/* ---- the refit ----------------------------------------------------------- */
+
+/* CSV fields of one line (double quotes group commas); modifies line. */
+static int split(char *line, char **f, int nf)
+{
+	int n = 0;
+	char *p = line;
+	while (n < nf) {
+		int q = *p == '"';
+		if (q)
+			p++;
+		f[n++] = p;
+		while (*p && (q ? *p != '"' : *p != ',' && *p != '\n' && *p != '\r'))
+			p++;
+		if (q && *p == '"')
+			*p++ = '\0';
+		if (*p != ',') {
+			*p = '\0';
+			break;
+		}
+		*p++ = '\0';
+	}
+	return n;
+}
+
+/* Re-run the fit from the rows kept in tests/data/reference/gemm.csv: the
+ * constants recorded in ops.c must come out within 1%, and the bf16 rows
+ * must give the saturations the defaults use. */
+static void test_gemm_refit(void **state)
+{
+	(void)state;
+	FILE *fp = fopen(CAPSIM_SOURCE_DIR "/tests/data/reference/gemm.csv", "r");
+	assert_non_null(fp);
+	char line[2048];
+	double flop[32], frac[32];
+	size_t n = 0;
+	int header = 1, bf16 = 0;
+	capsim_gpu g;
+	memset(&g, 0, sizeof g);
+	while (fgets(line, sizeof line, fp)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (header) {
+			header = 0;
+			continue;
+		}
+		char *f[10];
+		assert_true(split(line, f, 10) == 10);
+		assert_true(strlen(f[9]) > 10); /* every row keeps its source */
+		double m = atof(f[3]), nn = atof(f[4]), k = atof(f[5]);
+		double frac_i = atof(f[6]) / atof(f[7]);
+		if (strcmp(f[1], "FP8") == 0 && m == nn && nn == k && n < 32) {
+			flop[n] = 2.0 * m * nn * k;
+			frac[n++] = frac_i;
+		} else if (strcmp(f[1], "BF16") == 0) {
+			const char *id = strstr(f[0], "H100") ? "h100-sxm5-80gb" :
+					 strstr(f[0], "GH200") ? "h200-sxm-141gb" :
+					 strstr(f[0], "A100") ? "a100-sxm4-80gb" :
+					 strstr(f[0], "B200") ? "b200-sxm" :
+					 strstr(f[0], "MI300X") ? "mi300x" : NULL;
+			assert_non_null(id);
+			snprintf(g.e.id, sizeof g.e.id, "%s", id);
+			capsim_gpu_perf p;
+			capsim_gpu_perf_default(&g, 0, &p);
+			assert_rel(p.gemm_sat, frac_i, 1e-12);
+			bf16++;
+		}
+	}
+	fclose(fp);
+	assert_int_equal(n, 12);
+	assert_int_equal(bf16, 5);
+	capsim_gemm_fit fit;
+	int rc = capsim_gemm_fit_curve(flop, frac, n, &fit);
+	if (rc)
+		fail_msg("fit: %s", gsl_strerror(rc));
+	assert_rel(fit.sat, capsim_gemm_fitted.sat, 0.01);
+	assert_rel(fit.f0_flop, capsim_gemm_fitted.f0_flop, 0.01);
+	assert_rel(fit.p, capsim_gemm_fitted.p, 0.01);
+	assert_rel(fit.rms, capsim_gemm_fitted.rms, 0.01);
+	assert_rel(fit.max_abs, capsim_gemm_fitted.max_abs, 0.01);
+}
+
+/* Bad input to the fit is refused, never aborts. */
+static void test_fit_errors(void **state)
+{
+	(void)state;
+	double flop[4] = { 2e9, 2e10, 2e11, 2e12 }, frac[4] = { 0.15, 0.5, 0.62, 0.66 };
+	capsim_gemm_fit fit;
+	assert_int_equal(capsim_gemm_fit_curve(flop, frac, 3, &fit), GSL_EINVAL);
+	assert_int_equal(capsim_gemm_fit_curve(NULL, frac, 4, &fit), GSL_EINVAL);
+	frac[2] = 1.2;
+	assert_int_equal(capsim_gemm_fit_curve(flop, frac, 4, &fit), GSL_EINVAL);
+	frac[2] = 0.62;
+	flop[0] = -1.0;
+	assert_int_equal(capsim_gemm_fit_curve(flop, frac, 4, &fit), GSL_EINVAL);
+	flop[0] = 2e9;
+	assert_int_equal(capsim_gemm_fit_curve(flop, frac, 4, &fit), 0);
+}
+
+int main(void)
+{
+	gsl_set_error_handler_off();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flops_per_token_llama7b),
+		cmocka_unit_test(test_flops_per_token_moe),
+		cmocka_unit_test(test_megatron_sc21),
+		cmocka_unit_test(test_megatron_core_gpt3),
+		cmocka_unit_test(test_megatron_core_gqa_swiglu),
+		cmocka_unit_test(test_layer_gpt3_tp8),
+		cmocka_unit_test(test_layer_llama70b),
+		cmocka_unit_test(test_op_time_switch),
+		cmocka_unit_test(test_layer_launch_bound),
+		cmocka_unit_test(test_efficiency_curve),
+		cmocka_unit_test(test_perf_defaults),
+		cmocka_unit_test(test_gemm_refit),
+		cmocka_unit_test(test_fit_errors),
+	};
+	return cmocka_run_group_tests_name("ops", tests, setup, teardown);
+}
