@@ -642,7 +642,7 @@ static double proto_eff(int proto)
 /* point-to-point latency: NCCL's ring step for Simple, the base plus one
  * hop's hardware latency (reference nccl_model.md 1.2-1.3: 8.4 us base;
  * NVLink 3.4 us, network 14.0 us) */
-static double p2p_latency_s(int intra)
+double capsim_p2p_latency_s(int intra)
 {
 	return (8.4 + (intra ? 3.4 : 14.0)) * 1e-6;
 }
@@ -712,7 +712,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		if (!nch)
 			nch = topo.graph[CAPSIM_ALGO_RING].n_channels > 0 ?
 				      topo.graph[CAPSIM_ALGO_RING].n_channels : 1;
-		lat_s = p2p_latency_s(c.nodes == 1);
+		lat_s = capsim_p2p_latency_s(c.nodes == 1);
 	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
 		if (r->op != CAPSIM_COLL_ALLREDUCE || c.nodes < 2 || c.n % G) {
 			capsim_diags_add(d, file_of(s), s->fabric_line,

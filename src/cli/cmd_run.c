@@ -1,0 +1,184 @@
+/* cmd_run.c - `capsim run SCENARIO`: one training step of the scenario's
+ * workload on its cluster, and what follows from it (throughput, MFU, memory,
+ * time to train). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "fabric.h"
+#include "scenario.h"
+#include "step.h"
+#include "units.h"
+#include "xalloc.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--json] [--verbose]\n"
+		"\n"
+		"Predict one training step of the scenario's workload on its cluster: step\n"
+		"time and its breakdown, tokens/s, MFU, memory per GPU, time to train the\n"
+		"token budget. SCENARIO defaults to scenarios/default.xml of the catalog.\n"
+		"\n"
+		"  --set PATH=VALUE  override a scenario field (see capsim validate --paths)\n"
+		"  --json            one JSON object\n"
+		"  --verbose         also print the run summary (events, simulated step)\n");
+}
+
+static void line(const char *label, double v, capsim_dim dim, const char *note)
+{
+	char buf[48];
+	capsim_units_format(v, dim, buf, sizeof buf);
+	printf("  %-24s %12s%s%s\n", label, buf, note ? "  " : "", note ? note : "");
+}
+
+static void print_text(const capsim_scenario *s, const capsim_step *r)
+{
+	char pct[64];
+	printf("%s: %ld x %s, %s, tp %d pp %d cp %d dp %d ep %d, %d micro-batches of %d\n",
+	       s->name, capsim_scenario_gpus(s), s->gpu.e.id, s->model.e.id, s->tp, s->pp,
+	       s->cp, s->dp, s->ep, r->microbatches, s->micro_batch);
+	line("step time", r->step_time_s, CAPSIM_DIM_SECONDS, NULL);
+	snprintf(pct, sizeof pct, "(stage %d, %d micro-batches)", r->critical_stage,
+		 r->microbatches);
+	line("  compute", r->compute_s, CAPSIM_DIM_SECONDS, pct);
+	line("  exposed comm TP", r->exposed_comm_tp_s, CAPSIM_DIM_SECONDS, NULL);
+	if (s->cp > 1)
+		line("  exposed comm CP", r->exposed_comm_cp_s, CAPSIM_DIM_SECONDS, NULL);
+	if (s->pp > 1)
+		line("  exposed comm PP", r->exposed_comm_pp_s, CAPSIM_DIM_SECONDS, NULL);
+	line("  exposed comm DP", r->exposed_comm_dp_s, CAPSIM_DIM_SECONDS, NULL);
+	if (s->ep > 1)
+		line("  exposed comm EP", r->exposed_comm_ep_s, CAPSIM_DIM_SECONDS, NULL);
+	if (s->pp > 1)
+		line("  pipeline bubble", r->bubble_s, CAPSIM_DIM_SECONDS, NULL);
+	line("  optimizer step", r->optimizer_s, CAPSIM_DIM_SECONDS, NULL);
+	printf("  %-24s %12.4g\n", "tokens/s", r->tokens_per_s);
+	printf("  %-24s %11.1f%%\n", "MFU", 100 * r->mfu);
+	snprintf(pct, sizeof pct, "of %.4g GB (%s)", r->memory.capacity_bytes / 1e9,
+		 r->memory.fits ? "fits" : "DOES NOT FIT");
+	line("peak memory per GPU", r->memory.peak.total_bytes, CAPSIM_DIM_BYTES, pct);
+	snprintf(pct, sizeof pct, "(%.0f steps)", r->steps);
+	line("time to train", r->time_to_train_s, CAPSIM_DIM_SECONDS, pct);
+}
+
+static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
+			   const capsim_step *r)
+{
+	json_t *o = capsim_cli_json_head(cat, s);
+#define NUM(k, v) json_object_set_new(o, k, json_real(v))
+	NUM("step_time_s", r->step_time_s);
+	NUM("tokens_per_s", r->tokens_per_s);
+	NUM("mfu", r->mfu);
+	NUM("peak_mem_per_gpu_bytes", r->memory.peak.total_bytes);
+	json_object_set_new(o, "fits_in_memory", json_boolean(r->memory.fits));
+	NUM("compute_s", r->compute_s);
+	NUM("exposed_comm_s", r->exposed_comm_s);
+	NUM("exposed_comm_tp_s", r->exposed_comm_tp_s);
+	NUM("exposed_comm_cp_s", r->exposed_comm_cp_s);
+	NUM("exposed_comm_pp_s", r->exposed_comm_pp_s);
+	NUM("exposed_comm_dp_s", r->exposed_comm_dp_s);
+	NUM("exposed_comm_ep_s", r->exposed_comm_ep_s);
+	NUM("bubble_s", r->bubble_s);
+	NUM("time_to_train_s", r->time_to_train_s);
+#undef NUM
+	return o;
+}
+
+int capsim_cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "set", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	capsim_set *sets = capsim_xcalloc((size_t)argc, sizeof *sets);
+	char **bufs = capsim_xcalloc((size_t)argc, sizeof *bufs);
+	size_t n_sets = 0;
+	int json = 0, verbose = 0, ch, status = CAPSIM_EXIT_USAGE;
+	capsim_diags d = { 0 };
+	capsim_catalog *cat = NULL;
+	capsim_scenario *s = NULL;
+	capsim_fabric *f = NULL;
+	char def[4096];
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "s:jvh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			bufs[n_sets] = capsim_xmalloc(strlen(optarg) + 1);
+			if (capsim_set_parse(optarg, bufs[n_sets], &sets[n_sets], &d) < 0)
+				goto fail;
+			n_sets++;
+			break;
+		case 'j': json = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h':
+			help(stdout);
+			status = CAPSIM_EXIT_OK;
+			goto out;
+		default:
+			help(stderr);
+			goto out;
+		}
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "capsim run: one SCENARIO at most\n");
+		goto out;
+	}
+	const char *path = optind < argc ? argv[optind] : NULL;
+	if (!path) {
+		snprintf(def, sizeof def, "%s/scenarios/default.xml", capsim_catalog_default_root());
+		path = def;
+	}
+	cat = capsim_catalog_create();
+	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
+		goto fail;
+	s = capsim_xcalloc(1, sizeof *s);
+	if (capsim_scenario_load(path, cat, sets, n_sets, s, &d) < 0)
+		goto fail;
+	f = capsim_fabric_build(s, &d);
+	if (!f)
+		goto fail;
+	capsim_step r;
+	if (capsim_step_simulate(s, f, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		status = CAPSIM_EXIT_FAILURE;
+		goto out;
+	}
+	if (json) {
+		json_t *o = result_json(cat, s, &r);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		print_text(s, &r);
+	}
+	if (verbose)
+		fprintf(json ? stderr : stdout,
+			"# run summary: events %llu, step %.9f s, seed %llu\n",
+			(unsigned long long)r.events, r.step_time_s,
+			(unsigned long long)s->seed);
+	status = CAPSIM_EXIT_OK;
+	goto out;
+fail:
+	capsim_diags_print(&d, stderr);
+	status = CAPSIM_EXIT_USAGE;
+out:
+	capsim_fabric_destroy(f);
+	free(s);
+	capsim_catalog_free(cat);
+	capsim_diags_free(&d);
+	for (size_t i = 0; i < n_sets; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(sets);
+	return status;
+}

@@ -1,0 +1,329 @@
+/* step.c - one training step; see step.h and docs/model.md ("Training
+ * step"). */
+#include "step.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "ops.h"
+#include "schedule.h"
+#include "xalloc.h"
+
+static double act_bytes(int dtype)
+{
+	return dtype == CAPSIM_DTYPE_FP32 || dtype == CAPSIM_DTYPE_TF32 ? 4.0 : 2.0;
+}
+
+/* one collective on the first `ranks` GPUs of a fabric (a tensor-parallel
+ * group sits inside a node, so its GPUs are the first of node 0) */
+static int coll(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
+		double bytes, int ranks, double *t, capsim_diags *d)
+{
+	*t = 0.0;
+	if (ranks <= 1 || bytes <= 0.0)
+		return 0;
+	capsim_coll_req r = { .op = op, .bytes = bytes, .ranks = ranks, .algo = -1,
+			      .proto = -1, .fold = -1, .seed = (uint64_t)s->seed };
+	capsim_coll_result out;
+	if (capsim_collective_run(f, s, &r, &out, d) < 0)
+		return -1;
+	*t = out.time_s;
+	return 0;
+}
+
+/* Megatron orders ranks tensor, context, data, then pipeline (fastest
+ * first): GPUs per node that belong to one data-parallel group */
+static int dp_members_per_node(const capsim_scenario *s)
+{
+	int per = s->node.gpus / (s->tp > 0 ? s->tp : 1);
+	int group = s->dp * s->cp;
+	if (per < 1)
+		per = 1;
+	return per < group ? per : group;
+}
+
+/* Gradient synchronisation of one data-parallel group (data x context
+ * ranks): all-reduce of the gradients, or with ZeRO a reduce-scatter of them
+ * and an all-gather of the updated weights. The groups of a step run at once,
+ * one per rail on a rail-optimised fabric, so one group is simulated on a
+ * plane of its own: its GPUs, their NICs and the same switches. */
+static int dp_sync(const capsim_scenario *s, double bytes, double *t,
+		   capsim_diags *d)
+{
+	*t = 0.0;
+	int group = s->dp * s->cp;
+	if (group <= 1 || bytes <= 0.0)
+		return 0;
+	int per = dp_members_per_node(s);
+	capsim_scenario *plane = capsim_xmalloc(sizeof *plane);
+	*plane = *s;
+	int G = s->node.gpus;
+	plane->node.gpus = per;
+	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
+	plane->nodes = (group + per - 1) / per;
+	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
+	plane->rails = rails > 0 ? rails : 1;
+	plane->node.nics = plane->rails;
+	int rc = -1;
+	capsim_fabric *pf = capsim_fabric_build(plane, d);
+	if (pf) {
+		double a = 0, b = 0;
+		if (s->zero >= 1)
+			rc = coll(pf, plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, &a, d) < 0 ||
+					     coll(pf, plane, CAPSIM_COLL_ALLGATHER, bytes, group, &b, d) < 0 ?
+				     -1 : 0;
+		else
+			rc = coll(pf, plane, CAPSIM_COLL_ALLREDUCE, bytes, group, &a, d);
+		*t = a + b;
+		capsim_fabric_destroy(pf);
+	}
+	free(plane);
+	return rc;
+}
+
+/* point-to-point transfer between GPUs of different pipeline stages (or
+ * context ranks): NCCL's p2p latency plus the bytes over the slower of the
+ * link kinds on the way */
+static double p2p_time(const capsim_scenario *s, double bytes, int same_domain)
+{
+	if (bytes <= 0.0)
+		return 0.0;
+	double bw;
+	if (same_domain && s->gpu.scaleup_kind != CAPSIM_SCALEUP_NONE &&
+	    s->node.scaleup_fabric != CAPSIM_NODE_PCIE) {
+		bw = capsim_gpu_scaleup_bw_per_dir(&s->gpu);
+	} else if (same_domain) {
+		bw = capsim_pcie_bw(s->gpu.pcie_generation ? s->gpu.pcie_generation : 4,
+				    s->gpu.pcie_lanes ? s->gpu.pcie_lanes : 16);
+	} else {
+		bw = s->nic.port_speed_bytes_per_s;
+		if (s->transport == CAPSIM_NET_TCP)
+			bw *= s->tcp_efficiency;
+		double pcie = capsim_pcie_bw(s->nic.pcie_generation, s->nic.pcie_lanes);
+		if (pcie < bw)
+			bw = pcie;
+	}
+	return capsim_p2p_latency_s(same_domain) + bytes / bw;
+}
+
+static int domain_of(const capsim_scenario *s, long gpu)
+{
+	long dom = s->node.domain_gpus > s->node.gpus ? s->node.domain_gpus : s->node.gpus;
+	return (int)(gpu / dom);
+}
+
+typedef struct {
+	double fwd, bwd;         /* compute per micro-batch, seconds */
+	double tp_fwd, tp_bwd;   /* exposed tensor-parallel collectives */
+	double cp_fwd, cp_bwd;   /* exposed context-parallel exchange */
+	double ep_fwd, ep_bwd;   /* expert-parallel all-to-all */
+	double params;           /* on one GPU */
+} stage_cost;
+
+/* compute and exposed communication of one stage for one micro-batch */
+static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
+			 const capsim_gpu_perf *perf, int k, const double *tp_coll,
+			 double ep_a2a, double cp_step, stage_cost *c,
+			 capsim_diags *d)
+{
+	(void)f;
+	(void)d;
+	memset(c, 0, sizeof *c);
+	const capsim_model *m = &s->model;
+	int per = m->layers / s->pp;
+	for (int l = k * per; l < (k + 1) * per; l++) {
+		capsim_layer_work w, wb;
+		capsim_layer_forward(s, l, &w);
+		capsim_layer_backward(&w, &wb);
+		double tf = capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
+		double tb = capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
+		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+			tb += tf; /* the forward again, before the backward */
+		c->fwd += tf;
+		c->bwd += tb;
+		/* tensor parallelism: per layer, two all-reduces forward and two
+		 * backward; with sequence parallelism, two all-gathers and two
+		 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5) */
+		c->tp_fwd += tp_coll[0];
+		c->tp_bwd += tp_coll[1];
+		/* context parallelism: cp-1 exchanges of K and V around the ring,
+		 * hidden behind the attention kernel where it is long enough */
+		double attn = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
+		double attn_b = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
+		double ring = (s->cp - 1) * cp_step;
+		c->cp_fwd += ring > attn ? ring - attn : 0.0;
+		c->cp_bwd += 2 * ring > attn_b ? 2 * ring - attn_b : 0.0;
+		if (m->moe_experts && l >= m->moe_dense_layers) {
+			c->ep_fwd += 2 * ep_a2a; /* dispatch and combine */
+			c->ep_bwd += 2 * ep_a2a;
+		}
+	}
+	if (k == s->pp - 1) {
+		/* LM head and loss: a GEMM of T x V/t x h, and the logits */
+		double T = (double)s->micro_batch * s->seq_len / s->cp;
+		double V = (double)m->vocab / s->tp, h = m->hidden;
+		double head = capsim_op_time_s(&s->gpu, perf, s->dtype, 2 * T * V * h,
+					       act_bytes(s->dtype) * (T * h + V * h + T * V), T, V, h);
+		double loss = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 5 * T * V,
+					       T * V * (act_bytes(s->dtype) + 4.0) * 2, 0, 0, 0);
+		c->fwd += head + loss;
+		c->bwd += 2 * head + loss;
+	}
+	return 0;
+}
+
+int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
+			 capsim_step *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	const capsim_model *m = &s->model;
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, 0, &perf);
+	capsim_memory_estimate(s, &out->memory);
+	int mb = capsim_microbatches(s);
+	out->microbatches = mb;
+	double T = (double)s->micro_batch * s->seq_len / s->cp;
+	double ab = act_bytes(s->dtype);
+
+	/* tensor-parallel collectives of one layer, each way */
+	double tp_coll[2] = { 0, 0 };
+	if (s->tp > 1) {
+		double full = T * m->hidden * ab, a, b;
+		if (s->sequence_parallel) {
+			if (coll(f, s, CAPSIM_COLL_ALLGATHER, full, s->tp, &a, d) < 0 ||
+			    coll(f, s, CAPSIM_COLL_REDUCESCATTER, full, s->tp, &b, d) < 0)
+				return -1;
+			tp_coll[0] = tp_coll[1] = 2 * (a + b);
+		} else {
+			if (coll(f, s, CAPSIM_COLL_ALLREDUCE, full, s->tp, &a, d) < 0)
+				return -1;
+			tp_coll[0] = tp_coll[1] = 2 * a;
+		}
+	}
+	/* expert-parallel all-to-all of the routed tokens */
+	double ep_a2a = 0.0;
+	if (s->ep > 1 && m->moe_experts &&
+	    coll(f, s, CAPSIM_COLL_ALLTOALL, T * m->moe_top_k * m->hidden * ab, s->ep,
+		 &ep_a2a, d) < 0)
+		return -1;
+	/* one step of the context-parallel ring: this rank's K and V */
+	double cp_step = 0.0;
+	if (s->cp > 1) {
+		double kv = (m->kv_heads ? m->kv_heads : m->heads) * capsim_model_head_dim(m);
+		int same = s->tp * s->cp <= s->node.gpus;
+		cp_step = p2p_time(s, 2 * T * kv / s->tp * ab, same);
+	}
+
+	/* stages */
+	int p = s->pp, v = s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED ? s->virtual_stages : 1;
+	stage_cost *sc = capsim_xcalloc((size_t)p, sizeof *sc);
+	capsim_time_ns *fwd = capsim_xcalloc((size_t)p * v, sizeof *fwd);
+	capsim_time_ns *bwd = capsim_xcalloc((size_t)p * v, sizeof *bwd);
+	capsim_time_ns *tail = capsim_xcalloc((size_t)p, sizeof *tail);
+	capsim_time_ns *link = capsim_xcalloc((size_t)p, sizeof *link);
+	capsim_time_ns *zero_link = capsim_xcalloc((size_t)p, sizeof *zero_link);
+	int rc = -1;
+	capsim_pipeline_result pr, pr0;
+	memset(&pr, 0, sizeof pr);
+	memset(&pr0, 0, sizeof pr0);
+
+	double stride = (double)s->tp * s->cp * s->dp; /* GPUs between stages */
+	double act = T * m->hidden * ab / (s->sequence_parallel ? s->tp : 1);
+	out->p2p_s = 0.0;
+	for (int k = 0; k < p; k++) {
+		if (stage_cost_of(s, f, &perf, k, tp_coll, ep_a2a, cp_step, &sc[k], d) < 0)
+			goto done;
+		double f_s = sc[k].fwd + sc[k].tp_fwd + sc[k].cp_fwd + sc[k].ep_fwd;
+		double b_s = sc[k].bwd + sc[k].tp_bwd + sc[k].cp_bwd + sc[k].ep_bwd;
+		for (int c = 0; c < v; c++) {
+			fwd[k * v + c] = capsim_ns_from_s(f_s / v);
+			bwd[k * v + c] = capsim_ns_from_s(b_s / v);
+		}
+		long a = (long)(k * stride), b = (long)(((k + 1) % p) * stride);
+		double t = p > 1 ? p2p_time(s, act, domain_of(s, a) == domain_of(s, b)) : 0.0;
+		link[k] = capsim_ns_from_s(t);
+		if (k == 0)
+			out->p2p_s = t;
+	}
+	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
+	 * first stage, with the embedding, has the most); Megatron overlaps the
+	 * reduction with the last micro-batch's backward */
+	double grads = out->memory.first.params * ab;
+	double dp_t;
+	if (dp_sync(s, grads, &dp_t, d) < 0)
+		goto done;
+	out->dp_sync_s = dp_t;
+	for (int k = 0; k < p; k++) {
+		double window = (sc[k].bwd + sc[k].tp_bwd) / v;
+		double exposed = dp_t > window ? dp_t - window : 0.0;
+		/* Adam: read and write fp32 master weights, both moments and the
+		 * gradient, on this GPU's shard */
+		double shard = s->zero >= 1 ? (double)s->dp * s->cp : 1.0;
+		double pbytes = (k == 0 ? out->memory.first.params : out->memory.last.params);
+		double opt = pbytes / shard * 4.0 * 4.0 * 2.0 /
+			     (s->gpu.mem_bw_bytes_per_s * perf.hbm_eff);
+		tail[k] = capsim_ns_from_s(exposed + opt);
+		if (k == 0) {
+			out->exposed_comm_dp_s = exposed;
+			out->optimizer_s = opt;
+		}
+	}
+
+	capsim_pipeline_spec ps = { .stages = p, .microbatches = mb, .chunks = v,
+				    .schedule = s->schedule, .fwd_ns = fwd, .bwd_ns = bwd,
+				    .p2p_link_ns = link, .tail_ns = tail };
+	if (p == 1)
+		ps.schedule = CAPSIM_SCHED_1F1B;
+	int prc = capsim_pipeline_simulate(&ps, &pr);
+	if (prc != CAPSIM_PIPELINE_OK) {
+		capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s", pr.errmsg);
+		goto done;
+	}
+	ps.p2p_link_ns = zero_link;
+	if (capsim_pipeline_simulate(&ps, &pr0) != CAPSIM_PIPELINE_OK)
+		goto done;
+
+	/* the stage that finishes last sets the step */
+	int crit = 0;
+	for (int k = 1; k < p; k++)
+		if (pr.stage[k].busy_ns > pr.stage[crit].busy_ns)
+			crit = k;
+	out->critical_stage = crit;
+	out->step_time_s = (double)pr.makespan_ns * 1e-9;
+	out->events = pr.events + pr0.events;
+	out->compute_s = mb * (sc[crit].fwd + sc[crit].bwd);
+	out->exposed_comm_tp_s = mb * (sc[crit].tp_fwd + sc[crit].tp_bwd);
+	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
+	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
+	out->exposed_comm_pp_s = (double)(pr.makespan_ns - pr0.makespan_ns) * 1e-9;
+	if (out->exposed_comm_pp_s < 0)
+		out->exposed_comm_pp_s = 0;
+	out->exposed_comm_s = out->exposed_comm_tp_s + out->exposed_comm_cp_s +
+			      out->exposed_comm_pp_s + out->exposed_comm_dp_s +
+			      out->exposed_comm_ep_s;
+	out->bubble_s = (double)pr0.stage[crit].idle_ns * 1e-9;
+	out->layer_fwd_s = sc[0].fwd / (m->layers / p);
+	out->layer_bwd_s = sc[0].bwd / (m->layers / p);
+	out->tp_fwd_s = tp_coll[0];
+	out->tp_bwd_s = tp_coll[1];
+	out->tokens_per_step = s->global_batch * s->seq_len;
+	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
+	out->model_flops_per_step = capsim_flops_per_token(m, s->seq_len, 1) * out->tokens_per_step;
+	out->mfu = out->model_flops_per_step /
+		   (s->gpu.peak_bf16_flop_per_s * (double)capsim_scenario_gpus(s) * out->step_time_s);
+	out->steps = ceil(s->tokens / out->tokens_per_step);
+	out->time_to_train_s = out->steps * out->step_time_s;
+	rc = 0;
+done:
+	capsim_pipeline_result_free(&pr);
+	capsim_pipeline_result_free(&pr0);
+	free(sc);
+	free(fwd);
+	free(bwd);
+	free(tail);
+	free(link);
+	free(zero_link);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* step.h - one training step of a scenario's workload on its cluster: the
+ * layers' kernels timed by the GPU op model (ops.h), tensor-, context- and
+ * expert-parallel collectives and data-parallel gradient reduction simulated
+ * on the fabric (collective.h), the pipeline schedule run on the event engine
+ * (schedule.h), memory from memory.h. Ranks are folded: tensor-parallel
+ * groups and data-parallel replicas behave alike, so one replica's pipeline is
+ * simulated; pipeline stages never fold together.
+ *
+ * All times in seconds. Equations and what is left out: docs/model.md
+ * ("Training step"). */
+#ifndef CAPSIM_STEP_H
+#define CAPSIM_STEP_H
+
+#include "diag.h"
+#include "fabric.h"
+#include "memory.h"
+#include "spec.h"
+
+typedef struct capsim_step {
+	double step_time_s;
+	double tokens_per_step, tokens_per_s;
+	double mfu;                    /* model FLOPs / (bf16 dense peak x GPUs x step) */
+	double model_flops_per_step;
+	double compute_s;              /* kernels on the busiest stage, per step */
+	double exposed_comm_s;         /* sum of the kinds below */
+	double exposed_comm_tp_s, exposed_comm_cp_s, exposed_comm_pp_s;
+	double exposed_comm_dp_s, exposed_comm_ep_s;
+	double bubble_s;               /* pipeline idle on the busiest stage */
+	double optimizer_s;
+	double steps, time_to_train_s; /* to the token budget */
+	int microbatches;
+	int critical_stage;
+	/* per micro-batch, per layer (first stage's layers) */
+	double layer_fwd_s, layer_bwd_s, tp_fwd_s, tp_bwd_s;
+	double p2p_s, dp_sync_s;
+	uint64_t events;
+	capsim_memory memory;
+} capsim_step;
+
+/* Simulate one step. f is the scenario's fabric (capsim_fabric_build); its
+ * flow network must be idle. Returns 0, or -1 after adding the reason to d
+ * (a collective that cannot run on this fabric, a schedule that does not
+ * apply). */
+int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
+			 capsim_step *out, capsim_diags *d);
+
+#endif
