@@ -77,10 +77,17 @@ void capsim_collective_nccl_hw(const capsim_scenario *s, capsim_nccl_hw *hw)
 	static const double per_link[] = { 20.0, 20.0, 20.6, 40.1 };
 	if (s->gpu.scaleup_kind == CAPSIM_SCALEUP_NVLINK &&
 	    s->node.scaleup_fabric != CAPSIM_NODE_PCIE) {
+		/* a link carries 25 GB/s a direction up to NVLink 4, 50 from
+		 * NVLink 5; NCCL's per-link figure scales with what the scenario
+		 * says the GPU's links carry (an override of their bandwidth) */
+		double nominal = s->gpu.scaleup_generation >= 5 ? 50e9 : 25e9;
+		double per_dir = capsim_gpu_scaleup_bw_per_dir(&s->gpu);
 		int links = s->gpu.scaleup_links;
-		if (!links) /* datasheet bandwidth per direction / 25 GB/s a link */
-			links = (int)lround(capsim_gpu_scaleup_bw_per_dir(&s->gpu) / 25e9);
-		hw->nvlink_bw_per_gpu = links * per_link[hw->arch];
+		if (!links)
+			links = (int)lround(per_dir / nominal);
+		if (links < 1)
+			links = 1;
+		hw->nvlink_bw_per_gpu = links * per_link[hw->arch] * (per_dir / (links * nominal));
 	}
 	hw->nvswitch = s->node.scaleup_fabric == CAPSIM_NODE_NVSWITCH;
 	/* NCCL counts PCIe as width x speed / 80 GB/s, speed code 60/120/240/480

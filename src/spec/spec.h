@@ -284,6 +284,8 @@ typedef struct capsim_scenario {
 	int tp, pp, dp, cp, ep;
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
+	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
+	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
 
 	/* facility and cost */
 	char facility_ref[CAPSIM_ID_LEN];

@@ -122,6 +122,18 @@ typedef struct {
 	double params;           /* on one GPU */
 } stage_cost;
 
+/* time of a layer's GEMMs (what tensor-parallel communication can hide
+ * behind) */
+static double gemm_time(const capsim_scenario *s, const capsim_gpu_perf *perf,
+			const capsim_layer_work *w)
+{
+	double t = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
+		if (w->op[i].count > 0 && w->op[i].kind == CAPSIM_OPK_GEMM)
+			t += capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w->op[i]);
+	return t;
+}
+
 /* compute and exposed communication of one stage for one micro-batch */
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 const capsim_gpu_perf *perf, int k, const double *tp_coll,
@@ -141,13 +153,25 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		double tb = capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
 		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
 			tb += tf; /* the forward again, before the backward */
-		c->fwd += tf;
-		c->bwd += tb;
 		/* tensor parallelism: per layer, two all-reduces forward and two
 		 * backward; with sequence parallelism, two all-gathers and two
-		 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5) */
-		c->tp_fwd += tp_coll[0];
-		c->tp_bwd += tp_coll[1];
+		 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5).
+		 * Overlapped (--tp-comm-overlap) they hide behind the layer's
+		 * GEMMs, which then run slower by comm-slowdown */
+		if (s->tp_comm_overlap) {
+			double gf = gemm_time(s, perf, &w), gb = gemm_time(s, perf, &wb);
+			double hf = tp_coll[0] < gf ? tp_coll[0] : gf;
+			double hb = tp_coll[1] < gb ? tp_coll[1] : gb;
+			tf += hf * (s->comm_slowdown - 1.0);
+			tb += hb * (s->comm_slowdown - 1.0);
+			c->tp_fwd += tp_coll[0] - hf;
+			c->tp_bwd += tp_coll[1] - hb;
+		} else {
+			c->tp_fwd += tp_coll[0];
+			c->tp_bwd += tp_coll[1];
+		}
+		c->fwd += tf;
+		c->bwd += tb;
 		/* context parallelism: cp-1 exchanges of K and V around the ring,
 		 * hidden behind the attention kernel where it is long enough */
 		double attn = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);

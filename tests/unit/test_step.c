@@ -1,0 +1,247 @@
+/* test_step.c - one training step: consistency of what it reports,
+ * properties (faster links never slower, determinism, weak scaling), and the
+ * published Megatron-LM step times of SC21 Table 1 (A100) and the Megatron-LM
+ * README's H100 table, printed with their errors (docs/validation.md). */
+#include "catalog.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric.h"
+#include "ops.h"
+#include "scenario.h"
+#include "step.h"
+
+TESTUTIL_CATALOG_FIXTURE
+
+static capsim_scenario *load(const char *text, const capsim_set *sets, size_t n)
+{
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	int rc = capsim_scenario_load_memory(text, strlen(text), "s.xml", cat, sets, n, s, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc)
+		fail_msg("scenario does not load");
+	return s;
+}
+
+static capsim_step step_of(const capsim_scenario *s)
+{
+	capsim_diags d = { 0 };
+	capsim_fabric *f = capsim_fabric_build(s, &d);
+	if (!f)
+		fail_msg("fabric");
+	capsim_step r;
+	if (capsim_step_simulate(s, f, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("step fails");
+	}
+	capsim_fabric_destroy(f);
+	capsim_diags_free(&d);
+	return r;
+}
+
+static const char base[] =
+	"<scenario name=\"b\"><cluster nodes=\"4\"><node ref=\"dgx-h100\"/>"
+	"<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"adaptive\">"
+	"<switch ref=\"qm9700\"/></fabric></cluster>"
+	"<workload seq-len=\"4096\" global-batch=\"64\" tokens=\"1T\" dtype=\"bf16\">"
+	"<model ref=\"llama-2-13b\"/><parallelism tp=\"8\" pp=\"2\" zero=\"1\" "
+	"sequence-parallel=\"on\"/></workload></scenario>";
+
+/* What the step reports adds up: tokens/s is tokens per step over the step;
+ * MFU is model FLOPs over bf16 peak x GPUs x step; the breakdown's parts
+ * never exceed the step; time to train is steps x step. */
+static void test_consistency(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	capsim_step r = step_of(s);
+	assert_rel(r.tokens_per_step, 64.0 * 4096, 0);
+	assert_rel(r.tokens_per_s, r.tokens_per_step / r.step_time_s, 1e-12);
+	double flops = capsim_flops_per_token(&s->model, 4096, 1) * r.tokens_per_step;
+	assert_rel(r.mfu, flops / (989.4e12 * 32 * r.step_time_s), 1e-9);
+	assert_true(r.compute_s < r.step_time_s);
+	assert_true(r.compute_s + r.exposed_comm_s + r.bubble_s <= r.step_time_s * 1.001);
+	assert_int_equal(r.microbatches, 64 / 2); /* dp = 32 / (8 x 2) = 2 */
+	assert_rel(r.time_to_train_s, r.steps * r.step_time_s, 1e-12);
+	assert_true(r.mfu > 0.2 && r.mfu < 0.8);
+	free(s);
+}
+
+/* Faster links never slow a step; the same inputs give the same step. */
+static void test_properties(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	capsim_step a = step_of(s), b = step_of(s);
+	assert_true(a.step_time_s == b.step_time_s && a.events == b.events);
+	const capsim_set fast[] = { { "cluster.gpu.scale-up.bandwidth", "3.6 TB/s" },
+				    { "cluster.nic.port.speed", "1600 Gb/s" },
+				    { "cluster.fabric.switch.ports.speed", "1600 Gb/s" } };
+	capsim_scenario *t = load(base, fast, 3);
+	capsim_step c = step_of(t);
+	assert_true(c.step_time_s <= a.step_time_s * (1 + 1e-12));
+	assert_true(c.exposed_comm_tp_s < a.exposed_comm_tp_s);
+	/* overlapping TP communication with the GEMMs never makes it slower
+	 * than comm-slowdown allows, and exposes less */
+	const capsim_set ov[] = { { "workload.parallelism.tp-comm-overlap", "on" } };
+	capsim_scenario *u = load(base, ov, 1);
+	capsim_step e = step_of(u);
+	assert_true(e.exposed_comm_tp_s < a.exposed_comm_tp_s);
+	free(s);
+	free(t);
+	free(u);
+}
+
+/* Weak scaling: twice the data-parallel replicas and twice the batch keep
+ * the step within a few percent on a non-blocking fabric. */
+static void test_weak_scaling(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	const capsim_set twice[] = { { "cluster.nodes", "8" }, { "workload.global-batch", "128" } };
+	capsim_scenario *t = load(base, twice, 2);
+	capsim_step a = step_of(s), b = step_of(t);
+	assert_rel(b.step_time_s, a.step_time_s, 0.05);
+	assert_rel(b.tokens_per_s, 2 * a.tokens_per_s, 0.05);
+	free(s);
+	free(t);
+}
+
+/* A job that does not fit still gets a step, flagged. */
+static void test_does_not_fit_is_a_result(void **state)
+{
+	(void)state;
+	const capsim_set big[] = { { "workload.model.ref", "llama-2-70b" },
+				   { "workload.parallelism.pp", "1" },
+				   { "workload.parallelism.zero", "0" } };
+	capsim_scenario *s = load(base, big, 3);
+	capsim_step r = step_of(s);
+	assert_false(r.memory.fits);
+	assert_true(r.step_time_s > 0);
+	free(s);
+}
+
+/* ---- published step times -------------------------------------------------- */
+
+typedef struct {
+	const char *model;
+	int tp, pp, gpus, batch, micro, vstages;
+	double tflops; /* published, per GPU */
+} pub_row;
+
+static double sc21_step(const capsim_model *m, double batch, double tflops, int gpus)
+{
+	/* SC21's own FLOP count (Eq. 3: full recomputation, full attention) */
+	double f = capsim_flops_megatron(m->layers, m->hidden, 2048, m->vocab, batch);
+	return f / (tflops * 1e12 * gpus);
+}
+
+static void test_published_steps(void **state)
+{
+	(void)state;
+	/* Narayanan et al. SC21 Table 1 (tests/data/reference/megatron_sc21.csv):
+	 * DGX A100 on HDR InfiniBand, fp16, full recomputation; interleaved
+	 * schedules as in the paper's run script (virtual stages = layers per
+	 * stage / layers per virtual stage) */
+	static const pub_row sc21[] = {
+		{ "megatron-1.7b", 1, 1, 32, 512, 16, 1, 137 },
+		{ "megatron-3.6b", 2, 1, 64, 512, 16, 1, 138 },
+		{ "megatron-7.5b", 4, 1, 128, 512, 16, 1, 142 },
+		{ "megatron-18.4b", 8, 1, 256, 1024, 8, 1, 135 },
+		{ "megatron-39.1b", 8, 2, 512, 1536, 4, 1, 138 },
+		{ "megatron-76.1b", 8, 4, 1024, 1792, 2, 3, 140 },
+		{ "megatron-145.6b", 8, 8, 1536, 2304, 2, 2, 148 },
+		{ "megatron-310.1b", 8, 16, 1920, 2160, 1, 2, 155 },
+		{ "megatron-529.6b", 8, 35, 2520, 2520, 1, 3, 163 },
+		{ "megatron-1t", 8, 64, 3072, 3072, 1, 1, 163 },
+	};
+	double sum = 0;
+	int n = 0;
+	printf("| model | GPUs | TP | PP | published step (s) | capsim (s) | error |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < sizeof sc21 / sizeof sc21[0]; i++) {
+		const pub_row *w = &sc21[i];
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "<scenario name=\"sc21\"><cluster nodes=\"%d\"><node ref=\"dgx-a100\"/>"
+			 "<fabric topology=\"fat-tree\" tiers=\"3\" transport=\"infiniband\" "
+			 "routing=\"adaptive\"><switch ref=\"qm8700\"/></fabric></cluster>"
+			 "<workload seq-len=\"2048\" global-batch=\"%d\" micro-batch=\"%d\" "
+			 "tokens=\"300B\" dtype=\"fp16\"><model ref=\"%s\"/><parallelism tp=\"%d\" "
+			 "pp=\"%d\" recompute=\"full\" schedule=\"%s\" virtual-stages=\"%d\"/>"
+			 "</workload></scenario>",
+			 w->gpus / 8, w->batch, w->micro, w->model, w->tp, w->pp,
+			 w->vstages > 1 ? "1f1b-interleaved" : "1f1b", w->vstages);
+		capsim_scenario *s = load(text, NULL, 0);
+		capsim_step r = step_of(s);
+		double pub = sc21_step(&s->model, w->batch, w->tflops, w->gpus);
+		double e = (r.step_time_s - pub) / pub;
+		printf("| %s | %d | %d | %d | %.3f | %.3f | %+.1f%% |\n", w->model, w->gpus, w->tp,
+		       w->pp, pub, r.step_time_s, 100 * e);
+		sum += fabs(e);
+		n++;
+		/* issue 4 aims at 10%; until the model's knobs are fitted, hold
+		 * the present band so that a regression shows */
+		assert_true(e > -0.50 && e < 0.10);
+		free(s);
+	}
+	printf("\nSC21 mean absolute error: %.1f%%\n\n", 100 * sum / n);
+
+	/* Megatron-LM README, H100 weak scaling (Megatron-Core r0.8.0, with
+	 * overlapped TP, DP gradient and parameter communication); FLOPs as
+	 * Megatron-Core 0.8 counted them (full attention, no recomputation) */
+	static const pub_row h100[] = {
+		{ "megatron-h100-1.7b", 1, 1, 48, 192, 1, 1, 408.8 },
+		{ "megatron-h100-7.1b", 2, 1, 96, 192, 1, 1, 465.9 },
+		{ "megatron-h100-16b", 4, 1, 192, 192, 1, 1, 489.1 },
+		{ "megatron-h100-32b", 8, 1, 384, 192, 1, 1, 459.6 },
+		{ "megatron-h100-70b", 8, 2, 768, 384, 1, 1, 419.7 },
+		{ "megatron-h100-119b", 8, 4, 1536, 768, 1, 1, 420.5 },
+		{ "megatron-h100-177b", 8, 6, 2304, 1152, 1, 1, 432.8 },
+		{ "megatron-h100-314b", 8, 8, 3072, 1536, 1, 1, 474.4 },
+		{ "megatron-h100-462b", 8, 16, 6144, 3072, 1, 1, 459.9 },
+	};
+	sum = 0;
+	n = 0;
+	printf("| model | GPUs | TP | PP | published step (s) | capsim (s) | error |\n|---|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; i++) {
+		const pub_row *w = &h100[i];
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "<scenario name=\"mh\"><cluster nodes=\"%d\"><node ref=\"dgx-h100\"/>"
+			 "<fabric topology=\"fat-tree\" tiers=\"3\" transport=\"infiniband\" "
+			 "routing=\"adaptive\"><switch ref=\"qm9700\"/></fabric></cluster>"
+			 "<workload seq-len=\"4096\" global-batch=\"%d\" tokens=\"1T\" dtype=\"bf16\">"
+			 "<model ref=\"%s\"/><parallelism tp=\"%d\" pp=\"%d\" zero=\"1\" "
+			 "sequence-parallel=\"%s\" tp-comm-overlap=\"on\"/></workload></scenario>",
+			 w->gpus / 8, w->batch, w->model, w->tp, w->pp, w->tp > 1 ? "on" : "off");
+		capsim_scenario *s = load(text, NULL, 0);
+		capsim_step r = step_of(s);
+		double f = capsim_flops_megatron_core(&s->model, 4096, (double)w->batch,
+						      CAPSIM_MCORE_FLOPS_2024);
+		double pub = f / (w->tflops * 1e12 * w->gpus);
+		double e = (r.step_time_s - pub) / pub;
+		printf("| %s | %d | %d | %d | %.3f | %.3f | %+.1f%% |\n", w->model, w->gpus, w->tp,
+		       w->pp, pub, r.step_time_s, 100 * e);
+		sum += fabs(e);
+		n++;
+		assert_true(e > -0.30 && e < 0.30);
+		free(s);
+	}
+	printf("\nH100 table mean absolute error: %.1f%%\n", 100 * sum / n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_consistency),
+		cmocka_unit_test(test_properties),
+		cmocka_unit_test(test_weak_scaling),
+		cmocka_unit_test(test_does_not_fit_is_a_result),
+		cmocka_unit_test(test_published_steps),
+	};
+	return cmocka_run_group_tests_name("step", tests, setup, teardown);
+}
