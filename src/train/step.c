@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "knobs.h"
 #include "ops.h"
 #include "schedule.h"
 #include "xalloc.h"
@@ -136,9 +137,9 @@ static double gemm_time(const capsim_scenario *s, const capsim_gpu_perf *perf,
 
 /* compute and exposed communication of one stage for one micro-batch */
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
-			 const capsim_gpu_perf *perf, int k, const double *tp_coll,
-			 double ep_a2a, double cp_step, stage_cost *c,
-			 capsim_diags *d)
+			 const capsim_gpu_perf *perf, const capsim_knobs *kn, int k,
+			 const double *tp_coll, double ep_a2a, double cp_step,
+			 stage_cost *c, capsim_diags *d)
 {
 	(void)f;
 	(void)d;
@@ -149,8 +150,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
 		capsim_layer_backward(&w, &wb);
-		double tf = capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
-		double tb = capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
+		double tf = kn->compute_scale * capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
+		double tb = kn->compute_scale * capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
 		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
 			tb += tf; /* the forward again, before the backward */
 		/* tensor parallelism: per layer, two all-reduces forward and two
@@ -159,7 +160,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		 * Overlapped (--tp-comm-overlap) they hide behind the layer's
 		 * GEMMs, which then run slower by comm-slowdown */
 		if (s->tp_comm_overlap) {
-			double gf = gemm_time(s, perf, &w), gb = gemm_time(s, perf, &wb);
+			double gf = kn->compute_scale * gemm_time(s, perf, &w);
+			double gb = kn->compute_scale * gemm_time(s, perf, &wb);
 			double hf = tp_coll[0] < gf ? tp_coll[0] : gf;
 			double hb = tp_coll[1] < gb ? tp_coll[1] : gb;
 			tf += hf * (s->comm_slowdown - 1.0);
@@ -192,14 +194,21 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 					       act_bytes(s->dtype) * (T * h + V * h + T * V), T, V, h);
 		double loss = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 5 * T * V,
 					       T * V * (act_bytes(s->dtype) + 4.0) * 2, 0, 0, 0);
-		c->fwd += head + loss;
-		c->bwd += 2 * head + loss;
+		c->fwd += kn->compute_scale * (head + loss);
+		c->bwd += kn->compute_scale * (2 * head + loss);
 	}
 	return 0;
 }
 
 int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
 			 capsim_step *out, capsim_diags *d)
+{
+	return capsim_step_simulate_knobs(s, f, &capsim_knobs_fitted, out, d);
+}
+
+int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
+			       const capsim_knobs *kn, capsim_step *out,
+			       capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
 	const capsim_model *m = &s->model;
@@ -257,7 +266,7 @@ int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
 	double act = T * m->hidden * ab / (s->sequence_parallel ? s->tp : 1);
 	out->p2p_s = 0.0;
 	for (int k = 0; k < p; k++) {
-		if (stage_cost_of(s, f, &perf, k, tp_coll, ep_a2a, cp_step, &sc[k], d) < 0)
+		if (stage_cost_of(s, f, &perf, kn, k, tp_coll, ep_a2a, cp_step, &sc[k], d) < 0)
 			goto done;
 		double f_s = sc[k].fwd + sc[k].tp_fwd + sc[k].cp_fwd + sc[k].ep_fwd;
 		double b_s = sc[k].bwd + sc[k].tp_bwd + sc[k].cp_bwd + sc[k].ep_bwd;

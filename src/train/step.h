@@ -13,6 +13,7 @@
 
 #include "diag.h"
 #include "fabric.h"
+#include "knobs.h"
 #include "memory.h"
 #include "spec.h"
 
@@ -43,5 +44,10 @@ typedef struct capsim_step {
  * apply). */
 int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
 			 capsim_step *out, capsim_diags *d);
+
+/* The same with other global knobs (for fitting them). */
+int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
+			       const capsim_knobs *kn, capsim_step *out,
+			       capsim_diags *d);
 
 #endif
