@@ -227,6 +227,43 @@ static void test_collective(void **state)
 	free(r.out);
 }
 
+static void test_run(void **state)
+{
+	(void)state;
+	run_result r = run("run --json", 0); /* the default scenario */
+	assert_int_equal(r.status, 0);
+	json_error_t err;
+	json_t *o = json_loads(r.out, 0, &err);
+	if (!o)
+		fail_msg("not JSON: %s", err.text);
+	static const char *const keys[] = {
+		"step_time_s", "tokens_per_s", "mfu", "peak_mem_per_gpu_bytes",
+		"fits_in_memory", "compute_s", "exposed_comm_s", "exposed_comm_tp_s",
+		"exposed_comm_cp_s", "exposed_comm_pp_s", "exposed_comm_dp_s",
+		"exposed_comm_ep_s", "bubble_s", "time_to_train_s", "schema_version",
+		"capsim_version", "inputs", "seed", "hardware_profile" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (!json_object_get(o, keys[i]))
+			fail_msg("run --json lacks '%s'", keys[i]);
+	/* keys of models that do not exist yet must not appear */
+	assert_null(json_object_get(o, "data_stall_s"));
+	assert_null(json_object_get(o, "capex_usd"));
+	double step = json_real_value(json_object_get(o, "step_time_s"));
+	double tps = json_real_value(json_object_get(o, "tokens_per_s"));
+	assert_rel(tps * step, 512.0 * 8192, 1e-9); /* default: 512 x 8192 tokens */
+	json_decref(o);
+	free(r.out);
+	r = run("run " CAPSIM_SOURCE_DIR "/scenarios/default.xml --set workload.parallelism.tp=3", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "tp=3 does not divide 64 attention heads"));
+	free(r.out);
+	r = run("run " CAPSIM_SOURCE_DIR "/scenarios/default.xml", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "step time"));
+	assert_non_null(strstr(r.out, "MFU"));
+	free(r.out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_catalog_json),
 		cmocka_unit_test(test_validate_statuses),
 		cmocka_unit_test(test_collective),
+		cmocka_unit_test(test_run),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
