@@ -534,6 +534,12 @@ static int check_consistency(capsim_scenario *s, xmlNode *root,
 			BAD(wl, "workload: global-batch=%.0f is not a multiple of "
 			    "micro-batch x dp = %d x %d = %.0f",
 			    s->global_batch, s->micro_batch, s->dp, per);
+		else if (s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED && s->pp > 1 &&
+			 fmod(q, s->pp) != 0)
+			BAD(par, "parallelism: the interleaved schedule needs the "
+			    "micro-batches per step (%.0f = global-batch / (micro-batch "
+			    "x dp)) to be a multiple of pp=%d",
+			    q, s->pp);
 	}
 	if (capsim_gpu_peak(&s->gpu, s->dtype) <= 0)
 		BAD(wl, "workload: dtype=%s, but GPU '%s' has no %s peak in the "
