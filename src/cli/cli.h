@@ -14,6 +14,7 @@ int capsim_cmd_catalog(int argc, char **argv);
 int capsim_cmd_validate(int argc, char **argv);
 int capsim_cmd_collective(int argc, char **argv);
 int capsim_cmd_run(int argc, char **argv);
+int capsim_cmd_scale(int argc, char **argv);
 
 const char *capsim_version_string(void);
 

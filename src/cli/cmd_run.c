@@ -27,6 +27,8 @@ static void help(FILE *out)
 		"\n"
 		"  --set PATH=VALUE  override a scenario field (see capsim validate --paths)\n"
 		"  --json            one JSON object\n"
+		"  --trace FILE      write the step's timeline as Chrome trace-event JSON\n"
+		"                    (open it in Perfetto or chrome://tracing)\n"
 		"  --verbose         also print the run summary (events, simulated step)\n");
 }
 
@@ -90,12 +92,61 @@ static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
 	return o;
 }
 
+/* tokens/s per GPU here over tokens/s per GPU of the same job at data
+ * parallelism 1 (weak scaling: micro-batches per replica kept); 0 if it
+ * cannot be simulated */
+static double scaling_efficiency(const capsim_scenario *s, const capsim_catalog *cat,
+				 const capsim_step *r, capsim_diags *d)
+{
+	(void)cat;
+	if (s->dp <= 1)
+		return 1.0;
+	long gpus1 = (long)s->tp * s->pp * s->cp;
+	capsim_scenario *one = capsim_xmalloc(sizeof *one);
+	*one = *s;
+	one->nodes = (int)((gpus1 + s->node.gpus - 1) / s->node.gpus);
+	one->dp = 1;
+	one->global_batch = s->global_batch / s->dp;
+	double eff = 0.0;
+	capsim_diags scratch = { 0 };
+	capsim_fabric *f = capsim_fabric_build(one, &scratch);
+	capsim_step r1;
+	if (f && capsim_step_simulate(one, f, &r1, &scratch) == 0 && r1.tokens_per_s > 0)
+		eff = (r->tokens_per_s / (double)capsim_scenario_gpus(s)) /
+		      (r1.tokens_per_s / (double)gpus1);
+	capsim_fabric_destroy(f);
+	capsim_diags_free(&scratch);
+	(void)d;
+	free(one);
+	return eff;
+}
+
+/* write the trace to FILE.tmp, then rename: nothing half-written */
+static int write_trace(const char *path, const capsim_step *r)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "capsim run: cannot write %s\n", tmp);
+		return -1;
+	}
+	int rc = capsim_step_trace(r, f);
+	if (fclose(f) != 0 || rc < 0 || rename(tmp, path) != 0) {
+		remove(tmp);
+		fprintf(stderr, "capsim run: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int capsim_cmd_run(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "trace", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +154,7 @@ int capsim_cmd_run(int argc, char **argv)
 	char **bufs = capsim_xcalloc((size_t)argc, sizeof *bufs);
 	size_t n_sets = 0;
 	int json = 0, verbose = 0, ch, status = CAPSIM_EXIT_USAGE;
+	const char *trace = NULL;
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *s = NULL;
@@ -110,7 +162,7 @@ int capsim_cmd_run(int argc, char **argv)
 	char def[4096];
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:jvh", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:jvt:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			bufs[n_sets] = capsim_xmalloc(strlen(optarg) + 1);
@@ -120,6 +172,7 @@ int capsim_cmd_run(int argc, char **argv)
 			break;
 		case 'j': json = 1; break;
 		case 'v': verbose = 1; break;
+		case 't': trace = optarg; break;
 		case 'h':
 			help(stdout);
 			status = CAPSIM_EXIT_OK;
@@ -148,18 +201,30 @@ int capsim_cmd_run(int argc, char **argv)
 	if (!f)
 		goto fail;
 	capsim_step r;
-	if (capsim_step_simulate(s, f, &r, &d) < 0) {
+	if (capsim_step_simulate_ex(s, f, &capsim_knobs_fitted, trace != NULL, &r, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		status = CAPSIM_EXIT_FAILURE;
 		goto out;
 	}
+	double eff = scaling_efficiency(s, cat, &r, &d);
+	if (trace && write_trace(trace, &r) < 0) {
+		capsim_step_free(&r);
+		status = CAPSIM_EXIT_FAILURE;
+		goto out;
+	}
+	capsim_step_free(&r);
 	if (json) {
 		json_t *o = result_json(cat, s, &r);
+		if (eff > 0)
+			json_object_set_new(o, "scaling_efficiency", json_real(eff));
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 		json_decref(o);
 	} else {
 		print_text(s, &r);
+		if (eff > 0)
+			printf("  %-24s %11.1f%%  (tokens/s per GPU against dp = 1)\n",
+			       "scaling efficiency", 100 * eff);
 	}
 	if (verbose)
 		fprintf(json ? stderr : stdout,

@@ -210,6 +210,13 @@ int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
 			       const capsim_knobs *kn, capsim_step *out,
 			       capsim_diags *d)
 {
+	return capsim_step_simulate_ex(s, f, kn, 0, out, d);
+}
+
+int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
+			    const capsim_knobs *kn, int keep, capsim_step *out,
+			    capsim_diags *d)
+{
 	memset(out, 0, sizeof *out);
 	const capsim_model *m = &s->model;
 	capsim_gpu_perf perf;
@@ -349,6 +356,11 @@ int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
 	out->steps = ceil(s->tokens / out->tokens_per_step);
 	out->time_to_train_s = out->steps * out->step_time_s;
 	rc = 0;
+	if (keep) {
+		out->pipeline = capsim_xmalloc(sizeof *out->pipeline);
+		*out->pipeline = pr; /* the step owns it now */
+		memset(&pr, 0, sizeof pr);
+	}
 done:
 	capsim_pipeline_result_free(&pr);
 	capsim_pipeline_result_free(&pr0);
@@ -359,4 +371,47 @@ done:
 	free(link);
 	free(zero_link);
 	return rc;
+}
+
+void capsim_step_free(capsim_step *r)
+{
+	if (r && r->pipeline) {
+		capsim_pipeline_result_free(r->pipeline);
+		free(r->pipeline);
+		r->pipeline = NULL;
+	}
+}
+
+int capsim_step_trace(const capsim_step *r, FILE *out)
+{
+	const capsim_pipeline_result *p = r->pipeline;
+	if (!p)
+		return -1;
+	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", out);
+	int first = 1;
+	for (int k = 0; k < p->stages; k++) {
+		fprintf(out, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+			"\"args\":{\"name\":\"stage %d\"}},\n"
+			"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+			"\"args\":{\"name\":\"compute\"}},\n"
+			"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":1,"
+			"\"args\":{\"name\":\"gradient sync + optimizer\"}}",
+			first ? "" : ",\n", k, k, k, k);
+		first = 0;
+		for (size_t n = 0; n < p->tasks_per_stage; n++) {
+			const capsim_pipeline_task *t = capsim_pipeline_task_at(p, k, n);
+			fprintf(out, ",\n{\"name\":\"%s mb%d c%d\",\"cat\":\"%s\",\"ph\":\"X\","
+				"\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":0}",
+				t->backward ? "B" : "F", t->microbatch, t->chunk,
+				t->backward ? "backward" : "forward", (double)t->start_ns / 1e3,
+				(double)(t->end_ns - t->start_ns) / 1e3, k);
+		}
+		const capsim_pipeline_stage *st = &p->stage[k];
+		if (st->tail_ns > 0)
+			fprintf(out, ",\n{\"name\":\"gradient sync + optimizer\",\"cat\":\"tail\","
+				"\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":1}",
+				(double)st->last_end_ns / 1e3, (double)st->tail_ns / 1e3, k);
+	}
+	fputs("\n]}\n", out);
+	return ferror(out) ? -1 : 0;
 }

@@ -11,6 +11,8 @@
 #ifndef CAPSIM_STEP_H
 #define CAPSIM_STEP_H
 
+#include <stdio.h>
+
 #include "diag.h"
 #include "fabric.h"
 #include "knobs.h"
@@ -36,6 +38,9 @@ typedef struct capsim_step {
 	double p2p_s, dp_sync_s;
 	uint64_t events;
 	capsim_memory memory;
+	/* the schedule's tasks, kept when asked (capsim_step_simulate_ex);
+	 * owned by the step: capsim_step_free */
+	struct capsim_pipeline_result *pipeline;
 } capsim_step;
 
 /* Simulate one step. f is the scenario's fabric (capsim_fabric_build); its
@@ -44,6 +49,21 @@ typedef struct capsim_step {
  * apply). */
 int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
 			 capsim_step *out, capsim_diags *d);
+
+/* The same with other global knobs (for fitting them), keeping the
+ * schedule's tasks for a trace when keep is set. */
+int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
+			    const capsim_knobs *kn, int keep, capsim_step *out,
+			    capsim_diags *d);
+
+/* Write the step as Chrome trace-event JSON (opens in Perfetto): one process
+ * per pipeline stage, its compute stream (forward and backward of each
+ * micro-batch and chunk, with their tensor-parallel collectives) and its
+ * tail (exposed gradient reduction and the optimizer step). Needs a step
+ * simulated with keep. Returns 0 or -1 on a write error. */
+int capsim_step_trace(const capsim_step *r, FILE *out);
+
+void capsim_step_free(capsim_step *r);
 
 /* The same with other global knobs (for fitting them). */
 int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,

@@ -264,6 +264,63 @@ static void test_run(void **state)
 	free(r.out);
 }
 
+static void test_scale_and_trace(void **state)
+{
+	(void)state;
+	run_result r = run("scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 32,64,128 "
+			   "--csv /tmp/capsim-test-scale.csv", 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "weak scaling: tp 8, pp 4, cp 1 fixed"));
+	free(r.out);
+	FILE *f = fopen("/tmp/capsim-test-scale.csv", "r");
+	assert_non_null(f);
+	char line[512];
+	int rows = 0;
+	double first = 0, eff = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (rows++ == 0)
+			continue;
+		long gpus, nodes, dp;
+		double batch, step, tps, per, mfu;
+		assert_int_equal(sscanf(line, "%ld,%ld,%ld,%lf,%lf,%lf,%lf,%lf,%lf", &gpus,
+					&nodes, &dp, &batch, &step, &tps, &per, &mfu, &eff), 9);
+		assert_rel(per, tps / gpus, 1e-6);
+		assert_rel(batch, 64.0 * dp, 0); /* weak: the batch grows with dp */
+		if (rows == 2)
+			first = per;
+		assert_rel(eff, per / first, 1e-5);
+	}
+	fclose(f);
+	remove("/tmp/capsim-test-scale.csv");
+	assert_int_equal(rows, 4);
+	assert_true(eff > 0.9 && eff <= 1.0 + 1e-9);
+	r = run("scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 33", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "33 GPUs is not a whole number of 8-GPU nodes"));
+	free(r.out);
+
+	/* the trace is Chrome trace-event JSON with every task of the step */
+	r = run("run " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml --trace /tmp/capsim-test-trace.json", 0);
+	assert_int_equal(r.status, 0);
+	free(r.out);
+	json_error_t err;
+	json_t *t = json_load_file("/tmp/capsim-test-trace.json", 0, &err);
+	if (!t)
+		fail_msg("trace is not JSON: %s", err.text);
+	json_t *ev = json_object_get(t, "traceEvents");
+	size_t n_fwd = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(ev, i, e) {
+		const char *cat = json_string_value(json_object_get(e, "cat"));
+		if (cat && strcmp(cat, "forward") == 0)
+			n_fwd++;
+	}
+	assert_int_equal(n_fwd, 8); /* 8 micro-batches, one stage */
+	json_decref(t);
+	remove("/tmp/capsim-test-trace.json");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_validate_statuses),
 		cmocka_unit_test(test_collective),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_scale_and_trace),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
