@@ -126,6 +126,37 @@ static void test_does_not_fit_is_a_result(void **state)
 	free(s);
 }
 
+/* Expert and context parallelism show in the breakdown where they apply:
+ * Mixtral 8x7B with 8-way expert parallelism pays all-to-alls; Llama 3.1 8B
+ * over 16-way context parallelism exchanges K and V (hidden or not). */
+static void test_moe_and_context(void **state)
+{
+	(void)state;
+	const capsim_set moe[] = { { "workload.model.ref", "mixtral-8x7b" },
+				   { "workload.parallelism.tp", "2" },
+				   { "workload.parallelism.pp", "1" },
+				   { "workload.parallelism.ep", "8" } };
+	capsim_scenario *s = load(base, moe, 4);
+	capsim_step r = step_of(s);
+	assert_true(r.exposed_comm_ep_s > 0);
+	assert_rel(r.exposed_comm_s, r.exposed_comm_tp_s + r.exposed_comm_cp_s +
+		   r.exposed_comm_pp_s + r.exposed_comm_dp_s + r.exposed_comm_ep_s, 1e-12);
+	s->ep = 1;
+	capsim_step r1 = step_of(s);
+	assert_true(r1.exposed_comm_ep_s == 0);
+	free(s);
+	const capsim_set cp[] = { { "workload.model.ref", "llama-3.1-8b" },
+				  { "workload.seq-len", "131072" },
+				  { "workload.parallelism.pp", "1" },
+				  { "workload.parallelism.cp", "4" },
+				  { "workload.global-batch", "8" } };
+	s = load(base, cp, 5);
+	r = step_of(s);
+	assert_true(r.exposed_comm_cp_s >= 0);
+	assert_true(r.step_time_s > 0 && r.mfu > 0.1);
+	free(s);
+}
+
 /* ---- published step times -------------------------------------------------- */
 
 typedef struct {
@@ -291,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_weak_scaling),
 		cmocka_unit_test(test_does_not_fit_is_a_result),
+		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_fit_knobs),
 		cmocka_unit_test(test_published_steps),
 	};
