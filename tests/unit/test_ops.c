@@ -6,6 +6,7 @@
  * fitted points, clamped), per-GPU defaults, and the GSL refit of the
  * recorded constants from tests/data/reference/gemm.csv. */
 #include "catalog.h"
+#include "scenario.h"
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -21,21 +22,7 @@ TESTUTIL_CATALOG_FIXTURE
 static capsim_scenario *load(const char *node, int nodes, const char *model,
 			     int seq, int batch, const capsim_set *sets, size_t n)
 {
-	char text[2048];
-	snprintf(text, sizeof text,
-		 "<scenario name=\"o\"><cluster nodes=\"%d\"><node ref=\"%s\"/>"
-		 "<fabric topology=\"fat-tree\" transport=\"infiniband\"><switch ref=\"qm9700\"/>"
-		 "</fabric></cluster><workload seq-len=\"%d\" global-batch=\"%d\" tokens=\"1T\" "
-		 "dtype=\"bf16\"><model ref=\"%s\"/></workload></scenario>",
-		 nodes, node, seq, batch, model);
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	int rc = capsim_scenario_load_memory(text, strlen(text), "o.xml", cat, sets, n, s, &d);
-	capsim_diags_print(&d, stderr);
-	capsim_diags_free(&d);
-	if (rc)
-		fail_msg("scenario does not load");
-	return s;
+	return testutil_scenario(cat, node, nodes, model, seq, batch, sets, n);
 }
 
 static const capsim_model *model(const char *id)

@@ -42,6 +42,35 @@ static inline capsim_catalog *testutil_shipped_catalog(void)
 	return c;
 }
 
+#ifdef CAPSIM_SCENARIO_H
+#include <stdlib.h>
+#include <string.h>
+/* A scenario of `nodes` x node type on QM9700 with the given model, sequence
+ * length and global batch (bf16, 1T tokens), loaded against cat with sets;
+ * fails the test when it does not load. The caller frees it. */
+static inline capsim_scenario *testutil_scenario(const capsim_catalog *c,
+						 const char *node, int nodes,
+						 const char *model, int seq, int batch,
+						 const capsim_set *sets, size_t n)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"t\"><cluster nodes=\"%d\"><node ref=\"%s\"/>"
+		 "<fabric topology=\"fat-tree\" transport=\"infiniband\"><switch ref=\"qm9700\"/>"
+		 "</fabric></cluster><workload seq-len=\"%d\" global-batch=\"%d\" tokens=\"1T\" "
+		 "dtype=\"bf16\"><model ref=\"%s\"/></workload></scenario>",
+		 nodes, node, seq, batch, model);
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	int rc = capsim_scenario_load_memory(text, strlen(text), "t.xml", c, sets, n, s, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	if (rc)
+		fail_msg("scenario does not load");
+	return s;
+}
+#endif
+
 /* A file-level `cat` loaded once for a group, and its setup and teardown. */
 #define TESTUTIL_CATALOG_FIXTURE                                               \
 	static capsim_catalog *cat;                                            \
