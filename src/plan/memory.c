@@ -65,9 +65,14 @@ static double layer_bytes(const capsim_scenario *s, int moe)
 		full = outside + inside / t;
 	if (s->recompute == CAPSIM_RECOMPUTE_FULL) /* only the layer's input */
 		return sb * scale * 2.0 * m->hidden / (s->sequence_parallel ? t : 1.0);
-	/* selective recomputation drops the attention core's s x s terms, which
-	 * a fused attention kernel never keeps: the same as none here */
-	return sb * scale * full;
+	/* an unfused attention core keeps its s x s matrices: softmax output
+	 * (2 bytes), dropout mask (1) and output (2), 5 a s^2 b / t (Korthikanti
+	 * et al. Sec. 4.1); selective recomputation drops exactly these, and a
+	 * fused kernel never keeps them */
+	double core = 0.0;
+	if (s->attention == 1 && s->recompute == CAPSIM_RECOMPUTE_NONE)
+		core = 5.0 * m->heads * sb * s->seq_len / t;
+	return sb * scale * full + core * scale;
 }
 
 double capsim_activation_bytes_per_layer(const capsim_scenario *s)

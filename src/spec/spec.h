@@ -285,6 +285,7 @@ typedef struct capsim_scenario {
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
+	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
 
 	/* facility and cost */

@@ -123,6 +123,30 @@ typedef struct {
 	double params;           /* on one GPU */
 } stage_cost;
 
+/* An unfused attention core (before FlashAttention, as in Megatron-LM
+ * 2021): batched GEMMs for QK^T and AV over the full s x s (no causal
+ * skipping), and memory-bound passes over the a/t x s x s scores: fused
+ * scale-mask-softmax (read 2, write 2 bytes an element) and dropout (read 2,
+ * write 2, mask 1); backward, four GEMMs and the softmax and dropout
+ * gradients (read 6 and 5 bytes an element). Replaces the fused kernel's
+ * time; returns seconds. */
+static double unfused_attention_s(const capsim_scenario *s, const capsim_gpu_perf *perf,
+				  int backward)
+{
+	const capsim_model *m = &s->model;
+	double hd = capsim_model_head_dim(m), a = (double)m->heads / s->tp;
+	double S = s->seq_len, Sq = S / s->cp, b = s->micro_batch;
+	double e = b * a * Sq * S; /* score elements on this GPU */
+	double gemm = 2.0 * e * hd;
+	/* one batched kernel over b x a/t heads: its efficiency is that of its
+	 * whole FLOP count */
+	double g1 = capsim_op_time_s(&s->gpu, perf, s->dtype, gemm, e * 2 + 2 * b * a * S * hd * 2,
+				     0, 0, 0);
+	double elt = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 0.0,
+				      e * (backward ? 11.0 : 9.0), 0, 0, 0);
+	return (backward ? 4.0 : 2.0) * g1 + elt;
+}
+
 /* time of a layer's GEMMs (what tensor-parallel communication can hide
  * behind) */
 static double gemm_time(const capsim_scenario *s, const capsim_gpu_perf *perf,
@@ -150,8 +174,16 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
 		capsim_layer_backward(&w, &wb);
-		double tf = kn->compute_scale * capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
-		double tb = kn->compute_scale * capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
+		double tf = capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
+		double tb = capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
+		if (s->attention == 1) {
+			tf += unfused_attention_s(s, perf, 0) -
+			      capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
+			tb += unfused_attention_s(s, perf, 1) -
+			      capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
+		}
+		tf *= kn->compute_scale;
+		tb *= kn->compute_scale;
 		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
 			tb += tf; /* the forward again, before the backward */
 		/* tensor parallelism: per layer, two all-reduces forward and two
