@@ -40,6 +40,15 @@ static void test_gpt3_activations(void **state)
 	 * kernel never keeps */
 	s->recompute = CAPSIM_RECOMPUTE_SELECTIVE;
 	assert_rel(capsim_activation_bytes_per_layer(s), 34 * s_ * h / t, 1e-12);
+	/* unfused attention keeps the s x s terms, 5 a s^2 b / t (Korthikanti
+	 * et al.'s 34 + 5as/h), until selective recomputation drops them */
+	s->attention = 1;
+	s->recompute = CAPSIM_RECOMPUTE_NONE;
+	assert_rel(capsim_activation_bytes_per_layer(s),
+		   s_ * h / t * (34 + 5.0 * 96 * s_ / h), 1e-12);
+	s->recompute = CAPSIM_RECOMPUTE_SELECTIVE;
+	assert_rel(capsim_activation_bytes_per_layer(s), 34 * s_ * h / t, 1e-12);
+	s->attention = 0;
 	/* fp32 doubles it; context parallelism divides the sequence */
 	s->dtype = CAPSIM_DTYPE_FP32;
 	assert_rel(capsim_activation_bytes_per_layer(s), 2 * 34 * s_ * h / t, 1e-12);
