@@ -909,3 +909,75 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	}
 	return 0;
 }
+
+int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
+				 const capsim_coll_req *r, const int *bases,
+				 int n_groups, int stride, capsim_coll_result *out,
+				 capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	out->busiest_link = -1;
+	out->nccl_time_s = -1.0;
+	int n = r->ranks, G = capsim_fabric_gpus_per_node(f);
+	if (r->op != CAPSIM_COLL_ALLREDUCE && r->op != CAPSIM_COLL_ALLGATHER &&
+	    r->op != CAPSIM_COLL_REDUCESCATTER) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
+				 "collective: groups run all-reduce, all-gather or "
+				 "reduce-scatter only");
+		return -1;
+	}
+	for (int j = 0; j < n_groups; j++)
+		if (bases[j] < 0 || bases[j] + (long)(n - 1) * stride >= capsim_fabric_gpus(f)) {
+			capsim_diags_add(d, file_of(s), s->fabric_line,
+					 "collective: group %d reaches past the cluster's %d "
+					 "GPUs", j, capsim_fabric_gpus(f));
+			return -1;
+		}
+	capsim_fabric_reset_routing(f);
+	/* NCCL's ring latency for n ranks over the nodes one group spans */
+	capsim_nccl_hw hw;
+	capsim_collective_nccl_hw(s, &hw);
+	int per_node = stride >= G ? 1 : G / stride;
+	if (per_node > n)
+		per_node = n;
+	hw.gpus_per_node = per_node;
+	capsim_nccl_topo topo;
+	memset(&topo, 0, sizeof topo);
+	int nodes = (n + per_node - 1) / per_node;
+	if (capsim_nccl_search(&hw, n, nodes, &topo) < 0) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
+				 "collective: no NCCL ring for %d ranks on %d nodes", n, nodes);
+		return -1;
+	}
+	int proto = r->proto >= 0 ? r->proto : CAPSIM_PROTO_SIMPLE;
+	int nch = r->channels ? r->channels :
+		  (topo.graph[CAPSIM_ALGO_RING].n_channels > 0 ? topo.graph[CAPSIM_ALGO_RING].n_channels : 1);
+	double lat[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT], bw[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	capsim_nccl_tune(&topo, r->op, lat, bw);
+	double eff = proto_eff(proto), S = r->bytes;
+	double edge = r->op == CAPSIM_COLL_ALLREDUCE ? 2.0 * (n - 1) / n * S : (double)(n - 1) / n * S;
+	plan p = { 0 };
+	phase *ph = new_phase(&p, lat[CAPSIM_ALGO_RING][proto] * 1e-6);
+	for (int j = 0; j < n_groups; j++)
+		for (int i = 0; i < n && n > 1; i++)
+			xfer(ph, f, bases[j] + i * stride, bases[j] + ((i + 1) % n) * stride,
+			     edge / eff, 1.0, r->seed + (uint64_t)j * 1009 + (uint64_t)i);
+	int fold = r->fold > 0;
+	double t = 0.0;
+	if (ph->n)
+		t = fold ? run_folded(f, ph, NULL, &out->events, &out->flows,
+				      &out->flow_classes, &out->link_classes) :
+			   run_phase(capsim_fabric_net(f), ph, NULL, &out->events, &out->flows);
+	out->folded = fold;
+	out->latency_s = n > 1 && S > 0 ? ph->lat_s : 0.0;
+	free_plan(&p);
+	out->algo = CAPSIM_ALGO_RING;
+	out->proto = proto;
+	out->channels = nch;
+	out->time_s = t + out->latency_s;
+	if (out->time_s > 0) {
+		out->algbw_bytes_per_s = S / out->time_s;
+		out->busbw_bytes_per_s = out->algbw_bytes_per_s * capsim_busbw_factor(r->op, n);
+	}
+	return 0;
+}

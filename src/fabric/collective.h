@@ -75,4 +75,16 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			  const capsim_coll_req *r, capsim_coll_result *out,
 			  capsim_diags *d);
 
+/* Many groups at once, each a ring over strided GPUs (Megatron's data-
+ * parallel groups: member i of group j is GPU base_j + i x stride, base_j
+ * running over the other parallel dimensions). n_groups bases are given;
+ * r->ranks members each; ring algorithm, r->proto (Simple if -1),
+ * r->channels (NCCL's ring channels if 0); all-reduce, all-gather or
+ * reduce-scatter; links only limit (no NCCL caps). The unfolded check of
+ * simulating one group on a plane of its own. Returns 0 or -1. */
+int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
+				 const capsim_coll_req *r, const int *bases,
+				 int n_groups, int stride, capsim_coll_result *out,
+				 capsim_diags *d);
+
 #endif

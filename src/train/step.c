@@ -45,6 +45,20 @@ static int dp_members_per_node(const capsim_scenario *s)
 	return per < group ? per : group;
 }
 
+void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
+{
+	int group = s->dp * s->cp;
+	int per = dp_members_per_node(s);
+	int G = s->node.gpus;
+	*plane = *s;
+	plane->node.gpus = per;
+	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
+	plane->nodes = (group + per - 1) / per;
+	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
+	plane->rails = rails > 0 ? rails : 1;
+	plane->node.nics = plane->rails;
+}
+
 /* Gradient synchronisation of one data-parallel group (data x context
  * ranks): all-reduce of the gradients, or with ZeRO a reduce-scatter of them
  * and an all-gather of the updated weights. The groups of a step run at once,
@@ -57,16 +71,8 @@ static int dp_sync(const capsim_scenario *s, double bytes, double *t,
 	int group = s->dp * s->cp;
 	if (group <= 1 || bytes <= 0.0)
 		return 0;
-	int per = dp_members_per_node(s);
 	capsim_scenario *plane = capsim_xmalloc(sizeof *plane);
-	*plane = *s;
-	int G = s->node.gpus;
-	plane->node.gpus = per;
-	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
-	plane->nodes = (group + per - 1) / per;
-	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
-	plane->rails = rails > 0 ? rails : 1;
-	plane->node.nics = plane->rails;
+	capsim_step_dp_plane(s, plane);
 	int rc = -1;
 	capsim_fabric *pf = capsim_fabric_build(plane, d);
 	if (pf) {

@@ -65,6 +65,13 @@ int capsim_step_trace(const capsim_step *r, FILE *out);
 
 void capsim_step_free(capsim_step *r);
 
+/* The plane on which one data-parallel group's gradient synchronisation is
+ * simulated: the group's GPUs (dp x cp of them, as many a node as Megatron's
+ * rank order puts there), one rail's NICs each, and the same switches. The
+ * groups of a step run at once on different rails; unit/test_step checks
+ * this folding against all groups on the whole fabric. */
+void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane);
+
 /* The same with other global knobs (for fitting them). */
 int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
 			       const capsim_knobs *kn, capsim_step *out,
