@@ -60,6 +60,8 @@ static void print_text(const capsim_scenario *s, const capsim_step *r)
 	if (s->pp > 1)
 		line("  pipeline bubble", r->bubble_s, CAPSIM_DIM_SECONDS, NULL);
 	line("  optimizer step", r->optimizer_s, CAPSIM_DIM_SECONDS, NULL);
+	if (s->has_shared_storage || s->has_local_storage)
+		line("  data stall", r->data_stall_s, CAPSIM_DIM_SECONDS, NULL);
 	printf("  %-24s %12.4g\n", "tokens/s", r->tokens_per_s);
 	printf("  %-24s %11.1f%%\n", "MFU", 100 * r->mfu);
 	snprintf(pct, sizeof pct, "of %.4g GB (%s)", r->memory.capacity_bytes / 1e9,
@@ -87,6 +89,7 @@ static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
 	NUM("exposed_comm_dp_s", r->exposed_comm_dp_s);
 	NUM("exposed_comm_ep_s", r->exposed_comm_ep_s);
 	NUM("bubble_s", r->bubble_s);
+	NUM("data_stall_s", r->data_stall_s);
 	NUM("time_to_train_s", r->time_to_train_s);
 #undef NUM
 	return o;

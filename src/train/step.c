@@ -45,6 +45,42 @@ static int dp_members_per_node(const capsim_scenario *s)
 	return per < group ? per : group;
 }
 
+/* The data loader reads the next step's tokens while this one runs
+ * (PyTorch's prefetching workers): tokens stored as uint16 where the
+ * vocabulary fits, else int32 (Megatron-LM's indexed datasets,
+ * DType.optimal_dtype), read by the first pipeline stage and, for labels,
+ * the last; each tensor-parallel group reads once. From shared storage every
+ * node reads its share at up to the system's per-client rate and all at the
+ * system's aggregate rate; from local storage each node at its drives' rate.
+ * What the step's time does not cover stalls it. No storage in the
+ * scenario: the data is taken to be in memory, no stall. */
+static void data_loader(const capsim_scenario *s, capsim_step *out)
+{
+	const capsim_storage *st = s->has_shared_storage ? &s->shared_storage :
+				   s->has_local_storage ? &s->local_storage : NULL;
+	if (!st)
+		return;
+	double per_token = s->model.vocab <= 65500 ? 2.0 : 4.0;
+	double readers = s->pp > 1 ? 2.0 : 1.0;
+	double total = out->tokens_per_step * per_token * readers;
+	double nodes = s->nodes;
+	double t;
+	if (st == &s->shared_storage) {
+		double agg = total / st->read_bytes_per_s;
+		double client = st->client_read_bytes_per_s > 0 ?
+				total / nodes / st->client_read_bytes_per_s : 0.0;
+		t = agg > client ? agg : client;
+	} else {
+		t = total / nodes / st->read_bytes_per_s;
+	}
+	out->data_read_s = t;
+	out->data_stall_s = t > out->step_time_s ? t - out->step_time_s : 0.0;
+	out->step_time_s += out->data_stall_s;
+	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
+	out->mfu = out->model_flops_per_step /
+		   (s->gpu.peak_bf16_flop_per_s * (double)capsim_scenario_gpus(s) * out->step_time_s);
+}
+
 void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
 {
 	int group = s->dp * s->cp;
@@ -391,6 +427,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->model_flops_per_step = capsim_flops_per_token(m, s->seq_len, 1) * out->tokens_per_step;
 	out->mfu = out->model_flops_per_step /
 		   (s->gpu.peak_bf16_flop_per_s * (double)capsim_scenario_gpus(s) * out->step_time_s);
+	data_loader(s, out);
 	out->steps = ceil(s->tokens / out->tokens_per_step);
 	out->time_to_train_s = out->steps * out->step_time_s;
 	rc = 0;

@@ -29,6 +29,8 @@ typedef struct capsim_step {
 	double exposed_comm_tp_s, exposed_comm_cp_s, exposed_comm_pp_s;
 	double exposed_comm_dp_s, exposed_comm_ep_s;
 	double bubble_s;               /* pipeline idle on the busiest stage */
+	double data_read_s;            /* reading one step's tokens from storage */
+	double data_stall_s;           /* what of it the loader's prefetch does not hide */
 	double optimizer_s;
 	double steps, time_to_train_s; /* to the token budget */
 	int microbatches;

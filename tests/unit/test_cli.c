@@ -240,14 +240,14 @@ static void test_run(void **state)
 		"step_time_s", "tokens_per_s", "mfu", "peak_mem_per_gpu_bytes",
 		"fits_in_memory", "compute_s", "exposed_comm_s", "exposed_comm_tp_s",
 		"exposed_comm_cp_s", "exposed_comm_pp_s", "exposed_comm_dp_s",
-		"exposed_comm_ep_s", "bubble_s", "time_to_train_s", "schema_version",
+		"exposed_comm_ep_s", "bubble_s", "data_stall_s", "time_to_train_s", "schema_version",
 		"capsim_version", "inputs", "seed", "hardware_profile" };
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (!json_object_get(o, keys[i]))
 			fail_msg("run --json lacks '%s'", keys[i]);
 	/* keys of models that do not exist yet must not appear */
-	assert_null(json_object_get(o, "data_stall_s"));
 	assert_null(json_object_get(o, "capex_usd"));
+	assert_null(json_object_get(o, "power_it_kw"));
 	double step = json_real_value(json_object_get(o, "step_time_s"));
 	double tps = json_real_value(json_object_get(o, "tokens_per_s"));
 	assert_rel(tps * step, 512.0 * 8192, 1e-9); /* default: 512 x 8192 tokens */

@@ -158,6 +158,39 @@ static void test_moe_and_context(void **state)
 	free(s);
 }
 
+/* The data loader reads the next step's tokens during this one: 64 x 4096
+ * tokens as int32 (Llama 3.1's vocabulary of 128256 does not fit uint16),
+ * twice with pipelining (first and last stage), from Lustre at its aggregate
+ * rate; a stall only where reading takes longer than the step. */
+static void test_data_stall(void **state)
+{
+	(void)state;
+	static const char lustre[] =
+		"<scenario name=\"d\"><cluster nodes=\"4\"><node ref=\"dgx-h100\"/>"
+		"<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"adaptive\">"
+		"<switch ref=\"qm9700\"/></fabric><storage><shared ref=\"lustre\">"
+		"<bandwidth read=\"%s\" per-client-read=\"%s\"/></shared></storage></cluster>"
+		"<workload seq-len=\"4096\" global-batch=\"64\" tokens=\"1T\" dtype=\"bf16\">"
+		"<model ref=\"llama-3.1-8b\"/><parallelism tp=\"8\" pp=\"2\" zero=\"1\" "
+		"sequence-parallel=\"on\"/></workload></scenario>";
+	char text[2048];
+	double bytes = 64.0 * 4096 * 4 * 2;
+	snprintf(text, sizeof text, lustre, "80 GB/s", "40 GB/s");
+	capsim_scenario *s = load(text, NULL, 0);
+	capsim_step fast = step_of(s);
+	assert_rel(fast.data_read_s, bytes / 80e9, 1e-9);
+	assert_true(fast.data_stall_s == 0);
+	free(s);
+	snprintf(text, sizeof text, lustre, "1 MB/s", "1 MB/s");
+	s = load(text, NULL, 0);
+	capsim_step slow = step_of(s);
+	assert_rel(slow.data_read_s, bytes / 1e6, 1e-9); /* aggregate binds: 4 nodes */
+	assert_true(slow.data_read_s > fast.step_time_s);
+	assert_rel(slow.data_stall_s, slow.data_read_s - fast.step_time_s, 1e-6);
+	assert_rel(slow.step_time_s, slow.data_read_s, 1e-9);
+	free(s);
+}
+
 /* The step simulates one data-parallel group's gradient reduction on a
  * plane of its own (capsim_step_dp_plane). Unfolded, all 32 groups of 1,024
  * GPUs (TP 8, PP 4, DP 32) reduce at once over the whole 2:1 fat tree; the
@@ -379,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_does_not_fit_is_a_result),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
+		cmocka_unit_test(test_data_stall),
 		cmocka_unit_test(test_fit_knobs),
 		cmocka_unit_test(test_published_steps),
 	};
