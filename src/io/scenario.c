@@ -499,7 +499,20 @@ static int check_consistency(capsim_scenario *s, xmlNode *root,
 		    "divides the other",
 		    s->tp, m->kv_heads);
 	int chunks = s->pp * s->virtual_stages;
-	if (m->layers % chunks)
+	if (s->first_stage_layers || s->last_stage_layers) {
+		int ends = (s->first_stage_layers ? 1 : 0) + (s->last_stage_layers ? 1 : 0);
+		int rest = m->layers - s->first_stage_layers - s->last_stage_layers;
+		if (s->pp < 2 || s->virtual_stages > 1)
+			BAD(par, "parallelism: first- and last-stage-layers need pp >= 2 "
+			    "and no virtual stages");
+		else if (rest < 0 || (s->pp > ends && (rest % (s->pp - ends) || rest == 0)) ||
+			 (s->pp == ends && rest != 0))
+			BAD(par, "parallelism: %d layers less first-stage-layers=%d and "
+			    "last-stage-layers=%d leave %d, which %d middle stages do not "
+			    "share evenly",
+			    m->layers, s->first_stage_layers, s->last_stage_layers, rest,
+			    s->pp - ends);
+	} else if (m->layers % chunks)
 		BAD(par, "parallelism: pp x virtual-stages = %d x %d = %d does not "
 		    "divide %d layers",
 		    s->pp, s->virtual_stages, chunks, m->layers);

@@ -104,12 +104,13 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 	const capsim_model *m = &s->model;
 	memset(out, 0, sizeof *out);
 	out->stage = k;
-	int per = m->layers / s->pp;
+	int first;
+	int per = capsim_stage_layers(s, k, &first);
 	out->layers = per;
 	double t = s->tp, e = s->ep;
 	double params = 0.0, act = 0.0;
 	double one_act[2] = { layer_bytes(s, 0), layer_bytes(s, 1) };
-	for (int l = k * per; l < (k + 1) * per; l++) {
+	for (int l = first; l < first + per; l++) {
 		capsim_layer_params lp;
 		capsim_model_layer_params(m, l, &lp);
 		params += (lp.attention + lp.mlp + lp.shared) / t + lp.norms + lp.router;

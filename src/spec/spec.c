@@ -320,6 +320,8 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("workload.parallelism.cp", cp, P, 1, 1e5, "1", "context-parallel degree"),
 	SINT("workload.parallelism.ep", ep, P, 1, 1e5, "1", "expert-parallel degree"),
 	FENUM("workload.parallelism.schedule", S, schedule, schedules, 0, "1f1b", "pipeline schedule"),
+	SINT("workload.parallelism.first-stage-layers", first_stage_layers, P, 1, 1e5, NULL, "layers of the first pipeline stage; default: an even split"),
+	SINT("workload.parallelism.last-stage-layers", last_stage_layers, P, 1, 1e5, NULL, "layers of the last pipeline stage; default: an even split"),
 	SINT("workload.parallelism.virtual-stages", virtual_stages, P, 1, 1000, "1", "model chunks per stage (interleaved)"),
 	FENUM("workload.parallelism.zero", S, zero, zeros, 0, "0", "ZeRO stage"),
 	FENUM("workload.parallelism.recompute", S, recompute, recomputes, 0, "none", "activation recomputation"),
@@ -428,4 +430,24 @@ double capsim_model_params(const capsim_model *m, int active)
 		total += (double)m->max_seq_len * h;
 	total += h; /* final norm */
 	return total;
+}
+
+int capsim_stage_layers(const capsim_scenario *s, int k, int *first)
+{
+	int L = s->model.layers, p = s->pp;
+	int f = s->first_stage_layers, l = s->last_stage_layers;
+	if (p <= 1 || (!f && !l)) {
+		*first = k * (L / p);
+		return L / p;
+	}
+	int ends = (f ? 1 : 0) + (l ? 1 : 0);
+	int rest = L - f - l;
+	int mid = p - ends > 0 ? rest / (p - ends) : 0;
+	int fl = f ? f : mid, ll = l ? l : mid;
+	if (k == 0) {
+		*first = 0;
+		return fl;
+	}
+	*first = fl + (k - 1) * mid;
+	return k == p - 1 ? ll : mid;
 }

@@ -283,6 +283,7 @@ typedef struct capsim_scenario {
 	capsim_model model;
 	int tp, pp, dp, cp, ep;
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
+	int first_stage_layers, last_stage_layers; /* 0: an even split */
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
@@ -316,6 +317,11 @@ typedef struct capsim_part_slot {
 
 extern const capsim_part_slot capsim_part_slots[];
 extern const size_t capsim_n_part_slots;
+
+/* Layers of pipeline stage k: first and last from the scenario when given
+ * (Megatron's --decoder-first/last-pipeline-num-layers), the rest split
+ * evenly. Writes the first layer's index to *first. */
+int capsim_stage_layers(const capsim_scenario *s, int k, int *first);
 
 /* Total GPUs of a scenario. */
 static inline long capsim_scenario_gpus(const capsim_scenario *s)

@@ -211,8 +211,9 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	(void)d;
 	memset(c, 0, sizeof *c);
 	const capsim_model *m = &s->model;
-	int per = m->layers / s->pp;
-	for (int l = k * per; l < (k + 1) * per; l++) {
+	int first;
+	int per = capsim_stage_layers(s, k, &first);
+	for (int l = first; l < first + per; l++) {
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
 		capsim_layer_backward(&w, &wb);
@@ -418,8 +419,10 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 			      out->exposed_comm_pp_s + out->exposed_comm_dp_s +
 			      out->exposed_comm_ep_s;
 	out->bubble_s = (double)pr0.stage[crit].idle_ns * 1e-9;
-	out->layer_fwd_s = sc[0].fwd / (m->layers / p);
-	out->layer_bwd_s = sc[0].bwd / (m->layers / p);
+	int first0;
+	int layers0 = capsim_stage_layers(s, 0, &first0);
+	out->layer_fwd_s = sc[0].fwd / layers0;
+	out->layer_bwd_s = sc[0].bwd / layers0;
 	out->tp_fwd_s = tp_coll[0];
 	out->tp_bwd_s = tp_coll[1];
 	out->tokens_per_step = s->global_batch * s->seq_len;

@@ -121,6 +121,33 @@ static void test_pipeline_in_flight(void **state)
 	free(s);
 }
 
+/* Uneven pipeline stages: Llama 3.1 405B's 126 layers on 16 stages, one
+ * layer fewer on the first and the last (7 + 14 x 8 + 7) as Meta describes
+ * for its 405B run. */
+static void test_uneven_stages(void **state)
+{
+	(void)state;
+	const capsim_set pp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.pp", "16" },
+				  { "workload.parallelism.first-stage-layers", "7" },
+				  { "workload.parallelism.last-stage-layers", "7" } };
+	capsim_scenario *s = load("dgx-h100", 16, "llama-3.1-405b", 8192, 16, pp, 4);
+	int sum = 0, first, expect = 0;
+	for (int k = 0; k < 16; k++) {
+		int n = capsim_stage_layers(s, k, &first);
+		assert_int_equal(first, expect);
+		assert_int_equal(n, k == 0 || k == 15 ? 7 : 8);
+		expect += n;
+		sum += n;
+	}
+	assert_int_equal(sum, 126);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	assert_int_equal(m.first.layers, 7);
+	assert_int_equal(m.last.layers, 7);
+	free(s);
+}
+
 /* A 70B model's 18 bytes a parameter do not fit 8 H100s without ZeRO; the
  * estimate says so instead of failing. */
 static void test_fits(void **state)
@@ -152,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_llama70b_activations),
 		cmocka_unit_test(test_model_states),
 		cmocka_unit_test(test_pipeline_in_flight),
+		cmocka_unit_test(test_uneven_stages),
 		cmocka_unit_test(test_fits),
 	};
 	return cmocka_run_group_tests_name("memory", tests, setup, teardown);
