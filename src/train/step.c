@@ -101,9 +101,10 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
  * one per rail on a rail-optimised fabric, so one group is simulated on a
  * plane of its own: its GPUs, their NICs and the same switches. */
 static int dp_sync(const capsim_scenario *s, double bytes, double *t,
-		   capsim_diags *d)
+		   double *gather, capsim_diags *d)
 {
 	*t = 0.0;
+	*gather = 0.0;
 	int group = s->dp * s->cp;
 	if (group <= 1 || bytes <= 0.0)
 		return 0;
@@ -119,7 +120,8 @@ static int dp_sync(const capsim_scenario *s, double bytes, double *t,
 				     -1 : 0;
 		else
 			rc = coll(pf, plane, CAPSIM_COLL_ALLREDUCE, bytes, group, &a, d);
-		*t = a + b;
+		*t = a;
+		*gather = b;
 		capsim_fabric_destroy(pf);
 	}
 	free(plane);
@@ -363,16 +365,20 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 			out->p2p_s = t;
 	}
 	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
-	 * first stage, with the embedding, has the most); Megatron overlaps the
-	 * reduction with the last micro-batch's backward */
+	 * first stage, with the embedding, has the most). Megatron overlaps the
+	 * reduction with the last micro-batch's backward (--overlap-grad-reduce)
+	 * and, with the distributed optimizer, the all-gather of the updated
+	 * weights with the next step's first forward (--overlap-param-gather) */
 	double grads = out->memory.first.params * ab;
-	double dp_t;
-	if (dp_sync(s, grads, &dp_t, d) < 0)
+	double dp_t, dp_g;
+	if (dp_sync(s, grads, &dp_t, &dp_g, d) < 0)
 		goto done;
-	out->dp_sync_s = dp_t;
+	out->dp_sync_s = dp_t + dp_g;
 	for (int k = 0; k < p; k++) {
 		double window = (sc[k].bwd + sc[k].tp_bwd) / v;
-		double exposed = dp_t > window ? dp_t - window : 0.0;
+		double fwd_window = (sc[k].fwd + sc[k].tp_fwd) / v;
+		double exposed = (dp_t > window ? dp_t - window : 0.0) +
+				 (dp_g > fwd_window ? dp_g - fwd_window : 0.0);
 		/* Adam: read and write fp32 master weights, both moments and the
 		 * gradient, on this GPU's shard */
 		double shard = s->zero >= 1 ? (double)s->dp * s->cp : 1.0;
