@@ -164,8 +164,32 @@ typedef struct {
 	double tp_fwd, tp_bwd;   /* exposed tensor-parallel collectives */
 	double cp_fwd, cp_bwd;   /* exposed context-parallel exchange */
 	double ep_fwd, ep_bwd;   /* expert-parallel all-to-all */
+	double dp_fwd, dp_bwd;   /* ZeRO-3: exposed per-layer weight gathers and gradient scatters */
 	double params;           /* on one GPU */
 } stage_cost;
+
+/* ZeRO-3 (FSDP): each layer's weights are all-gathered before its forward
+ * and again before its backward, and its gradients reduce-scattered after
+ * it, over the data-parallel group; prefetching hides them behind the layer
+ * before. Times in seconds for one layer of `params` parameters. */
+typedef struct {
+	capsim_scenario *plane;
+	capsim_fabric *f;
+} fsdp_ctx;
+
+static int fsdp_layer(fsdp_ctx *z, const capsim_scenario *s, double params,
+		      double *ag, double *rs, capsim_diags *d)
+{
+	*ag = *rs = 0.0;
+	if (!z->f)
+		return 0;
+	double bytes = params * 2.0; /* 16-bit weights and gradients */
+	int group = s->dp * s->cp;
+	if (coll(z->f, z->plane, CAPSIM_COLL_ALLGATHER, bytes, group, ag, d) < 0 ||
+	    coll(z->f, z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, rs, d) < 0)
+		return -1;
+	return 0;
+}
 
 /* An unfused attention core (before FlashAttention, as in Megatron-LM
  * 2021): batched GEMMs for QK^T and AV over the full s x s (no causal
@@ -207,10 +231,9 @@ static double gemm_time(const capsim_scenario *s, const capsim_gpu_perf *perf,
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 const capsim_gpu_perf *perf, const capsim_knobs *kn, int k,
 			 const double *tp_coll, double ep_a2a, double cp_step,
-			 stage_cost *c, capsim_diags *d)
+			 fsdp_ctx *z, stage_cost *c, capsim_diags *d)
 {
 	(void)f;
-	(void)d;
 	memset(c, 0, sizeof *c);
 	const capsim_model *m = &s->model;
 	int first;
@@ -251,6 +274,18 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		}
 		c->fwd += tf;
 		c->bwd += tb;
+		if (s->zero >= 3) {
+			capsim_layer_params lp;
+			capsim_model_layer_params(m, l, &lp);
+			double lparams = (lp.attention + lp.mlp + lp.shared) / s->tp + lp.norms +
+					 lp.router +
+					 (lp.moe ? m->moe_experts / (double)s->ep * lp.expert / s->tp : 0.0);
+			double ag, rs;
+			if (fsdp_layer(z, s, lparams, &ag, &rs, d) < 0)
+				return -1;
+			c->dp_fwd += ag > tf ? ag - tf : 0.0;
+			c->dp_bwd += ag + rs > tb ? ag + rs - tb : 0.0;
+		}
 		/* context parallelism: cp-1 exchanges of K and V around the ring,
 		 * hidden behind the attention kernel where it is long enough */
 		double attn = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
@@ -342,18 +377,26 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	capsim_time_ns *link = capsim_xcalloc((size_t)p, sizeof *link);
 	capsim_time_ns *zero_link = capsim_xcalloc((size_t)p, sizeof *zero_link);
 	int rc = -1;
+	fsdp_ctx z = { NULL, NULL };
 	capsim_pipeline_result pr, pr0;
 	memset(&pr, 0, sizeof pr);
 	memset(&pr0, 0, sizeof pr0);
 
+	if (s->zero >= 3 && s->dp * s->cp > 1) {
+		z.plane = capsim_xmalloc(sizeof *z.plane);
+		capsim_step_dp_plane(s, z.plane);
+		z.f = capsim_fabric_build(z.plane, d);
+		if (!z.f)
+			goto done;
+	}
 	double stride = (double)s->tp * s->cp * s->dp; /* GPUs between stages */
 	double act = T * m->hidden * ab / (s->sequence_parallel ? s->tp : 1);
 	out->p2p_s = 0.0;
 	for (int k = 0; k < p; k++) {
-		if (stage_cost_of(s, f, &perf, kn, k, tp_coll, ep_a2a, cp_step, &sc[k], d) < 0)
+		if (stage_cost_of(s, f, &perf, kn, k, tp_coll, ep_a2a, cp_step, &z, &sc[k], d) < 0)
 			goto done;
-		double f_s = sc[k].fwd + sc[k].tp_fwd + sc[k].cp_fwd + sc[k].ep_fwd;
-		double b_s = sc[k].bwd + sc[k].tp_bwd + sc[k].cp_bwd + sc[k].ep_bwd;
+		double f_s = sc[k].fwd + sc[k].tp_fwd + sc[k].cp_fwd + sc[k].ep_fwd + sc[k].dp_fwd;
+		double b_s = sc[k].bwd + sc[k].tp_bwd + sc[k].cp_bwd + sc[k].ep_bwd + sc[k].dp_bwd;
 		for (int c = 0; c < v; c++) {
 			fwd[k * v + c] = capsim_ns_from_s(f_s / v);
 			bwd[k * v + c] = capsim_ns_from_s(b_s / v);
@@ -370,8 +413,8 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	 * and, with the distributed optimizer, the all-gather of the updated
 	 * weights with the next step's first forward (--overlap-param-gather) */
 	double grads = out->memory.first.params * ab;
-	double dp_t, dp_g;
-	if (dp_sync(s, grads, &dp_t, &dp_g, d) < 0)
+	double dp_t = 0.0, dp_g = 0.0;
+	if (s->zero < 3 && dp_sync(s, grads, &dp_t, &dp_g, d) < 0)
 		goto done;
 	out->dp_sync_s = dp_t + dp_g;
 	for (int k = 0; k < p; k++) {
@@ -418,6 +461,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->exposed_comm_tp_s = mb * (sc[crit].tp_fwd + sc[crit].tp_bwd);
 	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
 	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
+	out->exposed_comm_dp_s += mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
 	out->exposed_comm_pp_s = (double)(pr.makespan_ns - pr0.makespan_ns) * 1e-9;
 	if (out->exposed_comm_pp_s < 0)
 		out->exposed_comm_pp_s = 0;
@@ -446,6 +490,8 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 		memset(&pr, 0, sizeof pr);
 	}
 done:
+	capsim_fabric_destroy(z.f);
+	free(z.plane);
 	capsim_pipeline_result_free(&pr);
 	capsim_pipeline_result_free(&pr0);
 	free(sc);

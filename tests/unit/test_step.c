@@ -113,6 +113,22 @@ static void test_weak_scaling(void **state)
 	free(t);
 }
 
+/* ZeRO-3 gathers every layer's weights before its forward and backward and
+ * scatters its gradients after, for every micro-batch: more exposed DP
+ * communication than ZeRO-1's once-a-step reduction, less memory. */
+static void test_zero3(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	capsim_step z1 = step_of(s);
+	s->zero = 3;
+	capsim_step z3 = step_of(s);
+	assert_true(z3.exposed_comm_dp_s > z1.exposed_comm_dp_s);
+	assert_true(z3.memory.peak.weights_bytes < z1.memory.peak.weights_bytes);
+	assert_true(z3.step_time_s >= z1.step_time_s);
+	free(s);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -410,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_properties),
 		cmocka_unit_test(test_weak_scaling),
 		cmocka_unit_test(test_does_not_fit_is_a_result),
+		cmocka_unit_test(test_zero3),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
 		cmocka_unit_test(test_data_stall),
