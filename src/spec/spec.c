@@ -327,6 +327,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("workload.parallelism.recompute", S, recompute, recomputes, 0, "none", "activation recomputation"),
 	FFLAG("workload.parallelism.sequence-parallel", S, sequence_parallel, 0, "off", "Megatron sequence parallelism"),
 	FENUM("workload.attention", S, attention, attentions, 0, "fused", "attention kernel: fused (flash) or unfused (QK^T and AV GEMMs, softmax, dropout, as before FlashAttention)"),
+	FFLAG("workload.cuda-graphs", S, cuda_graphs, 0, "off", "kernels replayed from CUDA graphs (launch overhead per kernel: graphs, else eager)"),
 	FFLAG("workload.parallelism.tp-comm-overlap", S, tp_comm_overlap, 0, "off", "overlap tensor-parallel collectives with GEMMs (Megatron-Core --tp-comm-overlap)"),
 	SDBL("workload.comm-slowdown", comm_slowdown, CAPSIM_DIM_RATIO, P, 1.0, 3.0, "1.1", "compute slows by this factor while a collective runs beside it (assumption)"),
 	SDBL("workload.memory-reserve", memory_reserve_bytes, CAPSIM_DIM_BYTES, NN, 0, 1e12, "2 GiB", "memory per GPU outside the model: CUDA context, NCCL buffers, allocator slack (assumption)"),

@@ -287,6 +287,7 @@ typedef struct capsim_scenario {
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
+	int cuda_graphs;             /* kernels replayed from CUDA graphs, not launched eagerly */
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
 
 	/* facility and cost */

@@ -332,7 +332,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	memset(out, 0, sizeof *out);
 	const capsim_model *m = &s->model;
 	capsim_gpu_perf perf;
-	capsim_gpu_perf_default(&s->gpu, 0, &perf);
+	capsim_gpu_perf_default(&s->gpu, s->cuda_graphs, &perf);
 	capsim_memory_estimate(s, &out->memory);
 	int mb = capsim_microbatches(s);
 	out->microbatches = mb;
