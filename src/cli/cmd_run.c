@@ -39,6 +39,28 @@ static void line(const char *label, double v, capsim_dim dim, const char *note)
 	printf("  %-24s %12s%s%s\n", label, buf, note ? "  " : "", note ? note : "");
 }
 
+/* "busiest link  nic-up, 1.5 GiB per sync" under a collective's line */
+static void print_link(const char *what, const capsim_step_link *l)
+{
+	if (!l->kind)
+		return;
+	char b[32], note[80];
+	capsim_units_format(l->bytes, CAPSIM_DIM_BYTES, b, sizeof b);
+	snprintf(note, sizeof note, "%s on one link, per %s", b, what);
+	printf("    %-22s %12s %s\n", "busiest link", l->kind, note);
+}
+
+/* {"kind": "nic-up", "bytes": ...}, or null where there is no collective */
+static void link_json(json_t *o, const char *key, const capsim_step_link *l)
+{
+	if (!l->kind) {
+		json_object_set_new(o, key, json_null());
+		return;
+	}
+	json_object_set_new(o, key, json_pack("{s:s, s:f}", "kind", l->kind, "bytes",
+					      l->bytes));
+}
+
 static void print_text(const capsim_scenario *s, const capsim_step *r)
 {
 	char pct[64];
@@ -50,11 +72,13 @@ static void print_text(const capsim_scenario *s, const capsim_step *r)
 		 r->microbatches);
 	line("  compute", r->compute_s, CAPSIM_DIM_SECONDS, pct);
 	line("  exposed comm TP", r->exposed_comm_tp_s, CAPSIM_DIM_SECONDS, NULL);
+	print_link("collective", &r->busiest_tp);
 	if (s->cp > 1)
 		line("  exposed comm CP", r->exposed_comm_cp_s, CAPSIM_DIM_SECONDS, NULL);
 	if (s->pp > 1)
 		line("  exposed comm PP", r->exposed_comm_pp_s, CAPSIM_DIM_SECONDS, NULL);
 	line("  exposed comm DP", r->exposed_comm_dp_s, CAPSIM_DIM_SECONDS, NULL);
+	print_link(s->zero >= 3 ? "layer collective" : "gradient sync", &r->busiest_dp);
 	if (s->ep > 1)
 		line("  exposed comm EP", r->exposed_comm_ep_s, CAPSIM_DIM_SECONDS, NULL);
 	if (s->pp > 1)
@@ -92,6 +116,8 @@ static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
 	NUM("data_stall_s", r->data_stall_s);
 	NUM("time_to_train_s", r->time_to_train_s);
 #undef NUM
+	link_json(o, "busiest_link_tp", &r->busiest_tp);
+	link_json(o, "busiest_link_dp", &r->busiest_dp);
 	return o;
 }
 

@@ -887,16 +887,20 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		lat_total = n > 1 && S > 0 ? lat_s : 0.0;
 	free_plan(&p);
 
-	double best = -1.0;
+	/* busiest: the link busy longest (bytes over capacity), the bottleneck */
+	double best = 0.0, best_bytes = 0.0;
 	for (size_t i = 0; i < nlinks && !fold; i++) {
 		double b = capsim_flownet_link_bytes(net, (int)i) - before[i];
-		if (b > best * (1 + 1e-12) + 1e-9) {
-			best = b;
+		double cap = capsim_flownet_link_cap(net, (int)i);
+		double busy = b > 0 && cap > 0 ? b / cap : 0.0;
+		if (busy > best * (1 + 1e-12)) {
+			best = busy;
+			best_bytes = b;
 			out->busiest_link = (int)i;
 		}
 	}
 	free(before);
-	out->busiest_bytes = best > 0 ? best : 0.0;
+	out->busiest_bytes = best_bytes;
 	out->algo = algo;
 	out->proto = proto;
 	out->channels = nch;

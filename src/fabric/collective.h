@@ -49,8 +49,9 @@ typedef struct capsim_coll_result {
 	uint64_t events, flows, solves;
 	int folded;           /* the run was folded */
 	size_t flow_classes, link_classes; /* when folded */
-	int busiest_link;     /* -1 if none */
-	double busiest_bytes; /* carried by one physical link of that class */
+	int busiest_link;     /* the link busy longest (bytes / capacity); -1 if
+			       * none or the run was folded */
+	double busiest_bytes; /* what that link carried */
 } capsim_coll_result;
 
 /* Name of an algorithm, including capsim's own. */

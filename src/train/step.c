@@ -19,8 +19,9 @@ static double act_bytes(int dtype)
 
 /* one collective on the first `ranks` GPUs of a fabric (a tensor-parallel
  * group sits inside a node, so its GPUs are the first of node 0) */
-static int coll(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
-		double bytes, int ranks, double *t, capsim_diags *d)
+static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
+		     double bytes, int ranks, double *t, capsim_step_link *busiest,
+		     capsim_diags *d)
 {
 	*t = 0.0;
 	if (ranks <= 1 || bytes <= 0.0)
@@ -31,7 +32,20 @@ static int coll(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
 	if (capsim_collective_run(f, s, &r, &out, d) < 0)
 		return -1;
 	*t = out.time_s;
+	if (busiest && out.busiest_link >= 0 && out.busiest_bytes > busiest->bytes) {
+		capsim_link_kind k = capsim_fabric_link_kind(f, out.busiest_link);
+		if (k < CAPSIM_LINK__COUNT) {
+			busiest->kind = capsim_link_kind_names[k];
+			busiest->bytes = out.busiest_bytes;
+		}
+	}
 	return 0;
+}
+
+static int coll(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
+		double bytes, int ranks, double *t, capsim_diags *d)
+{
+	return coll_link(f, s, op, bytes, ranks, t, NULL, d);
 }
 
 /* Megatron orders ranks tensor, context, data, then pipeline (fastest
@@ -101,7 +115,7 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
  * one per rail on a rail-optimised fabric, so one group is simulated on a
  * plane of its own: its GPUs, their NICs and the same switches. */
 static int dp_sync(const capsim_scenario *s, double bytes, double *t,
-		   double *gather, capsim_diags *d)
+		   double *gather, capsim_step_link *busiest, capsim_diags *d)
 {
 	*t = 0.0;
 	*gather = 0.0;
@@ -115,11 +129,14 @@ static int dp_sync(const capsim_scenario *s, double bytes, double *t,
 	if (pf) {
 		double a = 0, b = 0;
 		if (s->zero >= 1)
-			rc = coll(pf, plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, &a, d) < 0 ||
-					     coll(pf, plane, CAPSIM_COLL_ALLGATHER, bytes, group, &b, d) < 0 ?
+			rc = coll_link(pf, plane, CAPSIM_COLL_REDUCESCATTER, bytes, group,
+				       &a, busiest, d) < 0 ||
+					     coll_link(pf, plane, CAPSIM_COLL_ALLGATHER, bytes, group,
+						       &b, busiest, d) < 0 ?
 				     -1 : 0;
 		else
-			rc = coll(pf, plane, CAPSIM_COLL_ALLREDUCE, bytes, group, &a, d);
+			rc = coll_link(pf, plane, CAPSIM_COLL_ALLREDUCE, bytes, group, &a,
+				       busiest, d);
 		*t = a;
 		*gather = b;
 		capsim_fabric_destroy(pf);
@@ -175,6 +192,7 @@ typedef struct {
 typedef struct {
 	capsim_scenario *plane;
 	capsim_fabric *f;
+	capsim_step_link *busiest;
 } fsdp_ctx;
 
 static int fsdp_layer(fsdp_ctx *z, const capsim_scenario *s, double params,
@@ -185,8 +203,10 @@ static int fsdp_layer(fsdp_ctx *z, const capsim_scenario *s, double params,
 		return 0;
 	double bytes = params * 2.0; /* 16-bit weights and gradients */
 	int group = s->dp * s->cp;
-	if (coll(z->f, z->plane, CAPSIM_COLL_ALLGATHER, bytes, group, ag, d) < 0 ||
-	    coll(z->f, z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, rs, d) < 0)
+	if (coll_link(z->f, z->plane, CAPSIM_COLL_ALLGATHER, bytes, group, ag,
+		      z->busiest, d) < 0 ||
+	    coll_link(z->f, z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, rs,
+		      z->busiest, d) < 0)
 		return -1;
 	return 0;
 }
@@ -344,12 +364,15 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	if (s->tp > 1) {
 		double full = T * m->hidden * ab, a, b;
 		if (s->sequence_parallel) {
-			if (coll(f, s, CAPSIM_COLL_ALLGATHER, full, s->tp, &a, d) < 0 ||
-			    coll(f, s, CAPSIM_COLL_REDUCESCATTER, full, s->tp, &b, d) < 0)
+			if (coll_link(f, s, CAPSIM_COLL_ALLGATHER, full, s->tp, &a,
+				      &out->busiest_tp, d) < 0 ||
+			    coll_link(f, s, CAPSIM_COLL_REDUCESCATTER, full, s->tp, &b,
+				      &out->busiest_tp, d) < 0)
 				return -1;
 			tp_coll[0] = tp_coll[1] = 2 * (a + b);
 		} else {
-			if (coll(f, s, CAPSIM_COLL_ALLREDUCE, full, s->tp, &a, d) < 0)
+			if (coll_link(f, s, CAPSIM_COLL_ALLREDUCE, full, s->tp, &a,
+				      &out->busiest_tp, d) < 0)
 				return -1;
 			tp_coll[0] = tp_coll[1] = 2 * a;
 		}
@@ -377,7 +400,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	capsim_time_ns *link = capsim_xcalloc((size_t)p, sizeof *link);
 	capsim_time_ns *zero_link = capsim_xcalloc((size_t)p, sizeof *zero_link);
 	int rc = -1;
-	fsdp_ctx z = { NULL, NULL };
+	fsdp_ctx z = { NULL, NULL, &out->busiest_dp };
 	capsim_pipeline_result pr, pr0;
 	memset(&pr, 0, sizeof pr);
 	memset(&pr0, 0, sizeof pr0);
@@ -414,7 +437,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	 * weights with the next step's first forward (--overlap-param-gather) */
 	double grads = out->memory.first.params * ab;
 	double dp_t = 0.0, dp_g = 0.0;
-	if (s->zero < 3 && dp_sync(s, grads, &dp_t, &dp_g, d) < 0)
+	if (s->zero < 3 && dp_sync(s, grads, &dp_t, &dp_g, &out->busiest_dp, d) < 0)
 		goto done;
 	out->dp_sync_s = dp_t + dp_g;
 	for (int k = 0; k < p; k++) {

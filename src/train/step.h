@@ -19,6 +19,13 @@
 #include "memory.h"
 #include "spec.h"
 
+/* The most loaded link of one collective: its kind and what one physical
+ * link of that kind carries. */
+typedef struct capsim_step_link {
+	const char *kind; /* a capsim_link_kind_names entry; NULL: no collective */
+	double bytes;
+} capsim_step_link;
+
 typedef struct capsim_step {
 	double step_time_s;
 	double tokens_per_step, tokens_per_s;
@@ -38,6 +45,10 @@ typedef struct capsim_step {
 	/* per micro-batch, per layer (first stage's layers) */
 	double layer_fwd_s, layer_bwd_s, tp_fwd_s, tp_bwd_s;
 	double p2p_s, dp_sync_s;
+	/* busiest link of one tensor-parallel collective (per layer, per
+	 * direction) and of one data-parallel gradient sync (the larger of
+	 * its reduce-scatter and all-gather with ZeRO) */
+	capsim_step_link busiest_tp, busiest_dp;
 	uint64_t events;
 	capsim_memory memory;
 	/* the schedule's tasks, kept when asked (capsim_step_simulate_ex);

@@ -147,6 +147,32 @@ static void test_zero3(void **state)
 	free(s);
 }
 
+/* The report names each collective's bottleneck: a tensor-parallel
+ * all-gather or reduce-scatter inside a DGX moves 7/8 of the layer's
+ * activations through each GPU's NVLink (ring or NVLS alike); the
+ * data-parallel reduce-scatter over 2 replicas, one GPU of each per node on
+ * its plane, sends half the gradients (2 bytes a parameter) out of one NIC. */
+static void test_busiest_links(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	capsim_step r = step_of(s);
+	assert_non_null(r.busiest_tp.kind);
+	assert_non_null(r.busiest_dp.kind);
+	assert_int_equal(strncmp(r.busiest_tp.kind, "nvlink-", 7), 0);
+	assert_int_equal(strncmp(r.busiest_dp.kind, "nic-", 4), 0);
+	double full = (double)s->micro_batch * s->seq_len * s->model.hidden * 2.0;
+	assert_rel(r.busiest_tp.bytes, full * 7.0 / 8.0, 0.02);
+	assert_int_equal(s->dp, 2);
+	assert_rel(r.busiest_dp.bytes, r.memory.first.params * 2.0 / 2.0, 0.02);
+	/* one replica: no data-parallel collective, no link to name */
+	s->nodes = 2;
+	s->dp = 1;
+	r = step_of(s);
+	assert_null(r.busiest_dp.kind);
+	free(s);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -445,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_weak_scaling),
 		cmocka_unit_test(test_does_not_fit_is_a_result),
 		cmocka_unit_test(test_zero3),
+		cmocka_unit_test(test_busiest_links),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
