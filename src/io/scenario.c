@@ -529,6 +529,9 @@ static int check_consistency(capsim_scenario *s, xmlNode *root,
 		BAD(par, "parallelism: cp=%d needs seq-len divisible by 2 x cp = %d "
 		    "(causal load balancing); seq-len is %d",
 		    s->cp, 2 * s->cp, s->seq_len);
+	if (s->moe_capacity_factor > 0 && !m->moe_experts)
+		BAD(wl, "workload: moe-capacity-factor=%g, but model '%s' has no experts",
+		    s->moe_capacity_factor, m->e.id);
 	if (s->ep > 1) {
 		if (!m->moe_experts)
 			BAD(par, "parallelism: ep=%d, but model '%s' has no experts",

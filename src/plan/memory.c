@@ -29,8 +29,8 @@ int capsim_microbatches(const capsim_scenario *s)
  * With q = kv = h and f = 4h GELU this is 10h + 24h = 34h, the paper's figure
  * with a fused attention kernel (no 5as/h term: flash attention keeps no
  * s x s matrix). */
-static void layer_terms(const capsim_model *m, int moe, double *outside,
-			double *inside)
+static void layer_terms(const capsim_model *m, int moe, double capacity,
+			double *outside, double *inside)
 {
 	double h = m->hidden, hd = capsim_model_head_dim(m);
 	double q = m->heads * hd, o = q;
@@ -42,8 +42,9 @@ static void layer_terms(const capsim_model *m, int moe, double *outside,
 	}
 	double act = m->activation == CAPSIM_ACT_SWIGLU ? 6.0 : 4.0;
 	double mlp;
-	if (moe) /* each token's top-k experts, and the shared ones */
-		mlp = act * m->moe_expert_ffn * (m->moe_top_k + m->moe_shared_experts);
+	if (moe) /* each token's top-k experts (padded to capacity), and the shared ones */
+		mlp = act * m->moe_expert_ffn *
+		      (m->moe_top_k * capacity + m->moe_shared_experts);
 	else
 		mlp = act * m->ffn;
 	*outside = 10.0 * h;
@@ -55,7 +56,7 @@ static double layer_bytes(const capsim_scenario *s, int moe)
 	const capsim_model *m = &s->model;
 	double sb = (double)s->seq_len / s->cp * s->micro_batch;
 	double outside, inside;
-	layer_terms(m, moe, &outside, &inside);
+	layer_terms(m, moe, capsim_moe_capacity(s), &outside, &inside);
 	double scale = act_bytes(s->dtype) / 2.0; /* the terms count 16-bit values */
 	double t = s->tp;
 	double full;

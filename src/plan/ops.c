@@ -373,8 +373,9 @@ void capsim_layer_forward(const capsim_scenario *s, int layer,
 			mlp(&op[CAPSIM_LOP_FC1], &op[CAPSIM_LOP_ACT], &op[CAPSIM_LOP_FC2],
 			    shared_names, m, 1.0, T,
 			    (double)m->moe_shared_experts * m->moe_expert_ffn, t, e, ein, eout);
-		/* E/ep local experts, each with T ep top_k / E rows (even routing) */
-		double rows = T * ep * m->moe_top_k / E;
+		/* E/ep local experts, each with T ep top_k / E rows (even
+		 * routing), times the capacity factor where buffers are padded */
+		double rows = T * ep * m->moe_top_k / E * capsim_moe_capacity(s);
 		mlp(&op[CAPSIM_LOP_EXPERT_FC1], &op[CAPSIM_LOP_EXPERT_ACT],
 		    &op[CAPSIM_LOP_EXPERT_FC2], expert_names, m, E / ep, rows,
 		    m->moe_expert_ffn, t, e, ein, eout);

@@ -289,6 +289,7 @@ typedef struct capsim_scenario {
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
 	int cuda_graphs;             /* kernels replayed from CUDA graphs, not launched eagerly */
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
+	double moe_capacity_factor;  /* expert buffers, x the even share; 0: dropless */
 
 	/* facility and cost */
 	char facility_ref[CAPSIM_ID_LEN];
@@ -301,6 +302,14 @@ typedef struct capsim_scenario {
 	char burst_cloud[CAPSIM_ID_LEN];
 	int burst_max_gpus;
 } capsim_scenario;
+
+/* Tokens an expert's buffers hold, over its share under even routing: the
+ * capacity factor (GShard, Switch Transformer: dispatch padded to capacity),
+ * or 1 for dropless routing, where capsim assumes even routing. */
+static inline double capsim_moe_capacity(const capsim_scenario *s)
+{
+	return s->moe_capacity_factor > 0 ? s->moe_capacity_factor : 1.0;
+}
 
 /* Fields of the scenario's own elements (paths from below <scenario>). */
 extern const capsim_field capsim_scenario_fields[];

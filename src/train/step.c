@@ -380,7 +380,8 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	/* expert-parallel all-to-all of the routed tokens */
 	double ep_a2a = 0.0;
 	if (s->ep > 1 && m->moe_experts &&
-	    coll(f, s, CAPSIM_COLL_ALLTOALL, T * m->moe_top_k * m->hidden * ab, s->ep,
+	    coll(f, s, CAPSIM_COLL_ALLTOALL,
+		 T * m->moe_top_k * capsim_moe_capacity(s) * m->hidden * ab, s->ep,
 		 &ep_a2a, d) < 0)
 		return -1;
 	/* one step of the context-parallel ring: this rank's K and V */

@@ -71,6 +71,20 @@ static void test_llama70b_activations(void **state)
 	free(s);
 }
 
+/* An MoE layer keeps its top-k experts' activations for each token: with
+ * Mixtral's SwiGLU experts (f = 14336), 6f a token for each of the k = 2;
+ * a capacity factor of 1.25 pads them, 4096 x 6 x 14336 x 2 x 0.25 =
+ * 176,160,768 bytes more at s 4096, b 1, TP 1. */
+static void test_moe_capacity_activations(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load("dgx-h100", 1, "mixtral-8x7b", 4096, 8, NULL, 0);
+	double even = capsim_activation_bytes_per_layer(s);
+	s->moe_capacity_factor = 1.25;
+	assert_rel(capsim_activation_bytes_per_layer(s) - even, 176160768.0, 1e-12);
+	free(s);
+}
+
 /* 18 bytes a parameter without ZeRO; ZeRO-1/2/3 divide the optimizer, then
  * gradients, then weights by the data-parallel ranks. Llama 2 7B on 8 nodes,
  * TP 1, PP 1: dp = 64. */
@@ -178,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_gpt3_activations),
 		cmocka_unit_test(test_llama70b_activations),
 		cmocka_unit_test(test_model_states),
+		cmocka_unit_test(test_moe_capacity_activations),
 		cmocka_unit_test(test_pipeline_in_flight),
 		cmocka_unit_test(test_uneven_stages),
 		cmocka_unit_test(test_fits),

@@ -188,6 +188,29 @@ static void test_layer_gpt3_tp8(void **state)
 	free(s);
 }
 
+/* Mixtral 8x7B at EP 8, s 4096, b 1: each GPU's one expert gets
+ * T ep k / E = 4096 x 8 x 2 / 8 = 8192 rows under even routing, gate and up
+ * as one GEMM of 2 x 8192 x 4096 x 28672 = 1,924,145,348,608 FLOP. A
+ * capacity factor of 1.25 pads the expert's buffer to 10240 rows. */
+static void test_layer_moe_capacity(void **state)
+{
+	(void)state;
+	const capsim_set ep[] = { { "workload.model.ref", "mixtral-8x7b" },
+				  { "workload.parallelism.ep", "8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "mixtral-8x7b", 4096, 8, ep, 2);
+	capsim_layer_work w;
+	capsim_layer_forward(s, 0, &w);
+	assert_rel(w.op[CAPSIM_LOP_EXPERT_FC1].count, 1, 0);
+	assert_rel(w.op[CAPSIM_LOP_EXPERT_FC1].m, 8192, 0);
+	assert_rel(w.op[CAPSIM_LOP_EXPERT_FC1].n, 28672, 0);
+	assert_rel(w.op[CAPSIM_LOP_EXPERT_FC1].flop, 1924145348608.0, 1e-15);
+	s->moe_capacity_factor = 1.25;
+	capsim_layer_forward(s, 0, &w);
+	assert_rel(w.op[CAPSIM_LOP_EXPERT_FC1].m, 10240, 0);
+	assert_rel(w.op[CAPSIM_LOP_EXPERT_FC1].flop, 1.25 * 1924145348608.0, 1e-15);
+	free(s);
+}
+
 /* Llama 2 70B layer at TP 8: GQA's QKV width is (8192 + 2 x 1024)/8 = 1280;
  * SwiGLU's gate and up as one GEMM of 2 x 28672 / 8 = 7168; rope on q and k. */
 static void test_layer_llama70b(void **state)
@@ -472,6 +495,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flops_per_token_llama7b),
 		cmocka_unit_test(test_flops_per_token_moe),
+		cmocka_unit_test(test_layer_moe_capacity),
 		cmocka_unit_test(test_megatron_sc21),
 		cmocka_unit_test(test_megatron_core_gpt3),
 		cmocka_unit_test(test_megatron_core_gqa_swiglu),

@@ -202,6 +202,13 @@ static void test_moe_and_context(void **state)
 	assert_true(r.exposed_comm_ep_s > 0);
 	assert_rel(r.exposed_comm_s, r.exposed_comm_tp_s + r.exposed_comm_cp_s +
 		   r.exposed_comm_pp_s + r.exposed_comm_dp_s + r.exposed_comm_ep_s, 1e-12);
+	/* a capacity factor of 2 doubles the all-to-all's bytes and the
+	 * experts' rows: more exposed EP time, more compute */
+	s->moe_capacity_factor = 2.0;
+	capsim_step r2 = step_of(s);
+	assert_true(r2.exposed_comm_ep_s > 1.5 * r.exposed_comm_ep_s);
+	assert_true(r2.compute_s > r.compute_s);
+	s->moe_capacity_factor = 0.0;
 	s->ep = 1;
 	capsim_step r1 = step_of(s);
 	assert_true(r1.exposed_comm_ep_s == 0);
