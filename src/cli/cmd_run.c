@@ -71,6 +71,9 @@ static void print_text(const capsim_scenario *s, const capsim_step *r)
 	snprintf(pct, sizeof pct, "(stage %d, %d micro-batches)", r->critical_stage,
 		 r->microbatches);
 	line("  compute", r->compute_s, CAPSIM_DIM_SECONDS, pct);
+	if (r->straggler_stage >= 0)
+		printf("    %-22s %11.3gx on stage %d (its slowest GPU)\n", "straggler",
+		       s->straggler, r->straggler_stage);
 	line("  exposed comm TP", r->exposed_comm_tp_s, CAPSIM_DIM_SECONDS, NULL);
 	print_link("collective", &r->busiest_tp);
 	if (s->cp > 1)
@@ -116,6 +119,7 @@ static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
 	NUM("data_stall_s", r->data_stall_s);
 	NUM("time_to_train_s", r->time_to_train_s);
 #undef NUM
+	json_object_set_new(o, "straggler_stage", json_integer(r->straggler_stage));
 	link_json(o, "busiest_link_tp", &r->busiest_tp);
 	link_json(o, "busiest_link_dp", &r->busiest_dp);
 	return o;

@@ -331,6 +331,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FFLAG("workload.parallelism.tp-comm-overlap", S, tp_comm_overlap, 0, "off", "overlap tensor-parallel collectives with GEMMs (Megatron-Core --tp-comm-overlap)"),
 	SDBL("workload.comm-slowdown", comm_slowdown, CAPSIM_DIM_RATIO, P, 1.0, 3.0, "1.1", "compute slows by this factor while a collective runs beside it (assumption)"),
 	SDBL("workload.moe-capacity-factor", moe_capacity_factor, CAPSIM_DIM_RATIO, P, 0.01, 64.0, NULL, "expert capacity over the even share of tokens, buffers padded to it (GShard, Switch); default: dropless, even routing"),
+	SDBL("workload.straggler", straggler, CAPSIM_DIM_RATIO, P, 1.0, 100.0, "1", "one GPU's kernels run this many times slower (throttled or faulty); the step waits for it; placed on the busiest stage"),
 	SDBL("workload.memory-reserve", memory_reserve_bytes, CAPSIM_DIM_BYTES, NN, 0, 1e12, "2 GiB", "memory per GPU outside the model: CUDA context, NCCL buffers, allocator slack (assumption)"),
 	FREF("facility.ref", S, facility_ref, "facility", 0, "facility defaults"),
 	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),

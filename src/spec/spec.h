@@ -290,6 +290,7 @@ typedef struct capsim_scenario {
 	int cuda_graphs;             /* kernels replayed from CUDA graphs, not launched eagerly */
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
 	double moe_capacity_factor;  /* expert buffers, x the even share; 0: dropless */
+	double straggler;            /* one GPU's kernels this much slower; 1: none */
 
 	/* facility and cost */
 	char facility_ref[CAPSIM_ID_LEN];

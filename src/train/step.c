@@ -211,6 +211,25 @@ static int fsdp_layer(fsdp_ctx *z, const capsim_scenario *s, double params,
 	return 0;
 }
 
+/* A straggler: one GPU whose kernels run s->straggler times slower (a
+ * throttled or faulty part). Synchronous training waits for it at every TP
+ * collective of its stage, at the pipeline's hand-offs and at the gradient
+ * sync, so its stage computes that much slower in every replica's step. It
+ * is placed on the stage with the most work per micro-batch, the worst
+ * case. Returns that stage, or -1 without a straggler. */
+static int straggle(const capsim_scenario *s, stage_cost *sc, int p)
+{
+	if (!(s->straggler > 1.0))
+		return -1;
+	int worst = 0;
+	for (int k = 1; k < p; k++)
+		if (sc[k].fwd + sc[k].bwd > sc[worst].fwd + sc[worst].bwd)
+			worst = k;
+	sc[worst].fwd *= s->straggler;
+	sc[worst].bwd *= s->straggler;
+	return worst;
+}
+
 /* An unfused attention core (before FlashAttention, as in Megatron-LM
  * 2021): batched GEMMs for QK^T and AV over the full s x s (no causal
  * skipping), and memory-bound passes over the a/t x s x s scores: fused
@@ -416,9 +435,11 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	double stride = (double)s->tp * s->cp * s->dp; /* GPUs between stages */
 	double act = T * m->hidden * ab / (s->sequence_parallel ? s->tp : 1);
 	out->p2p_s = 0.0;
-	for (int k = 0; k < p; k++) {
+	for (int k = 0; k < p; k++)
 		if (stage_cost_of(s, f, &perf, kn, k, tp_coll, ep_a2a, cp_step, &z, &sc[k], d) < 0)
 			goto done;
+	out->straggler_stage = straggle(s, sc, p);
+	for (int k = 0; k < p; k++) {
 		double f_s = sc[k].fwd + sc[k].tp_fwd + sc[k].cp_fwd + sc[k].ep_fwd + sc[k].dp_fwd;
 		double b_s = sc[k].bwd + sc[k].tp_bwd + sc[k].cp_bwd + sc[k].ep_bwd + sc[k].dp_bwd;
 		for (int c = 0; c < v; c++) {
@@ -452,6 +473,8 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 		double pbytes = (k == 0 ? out->memory.first.params : out->memory.last.params);
 		double opt = pbytes / shard * 4.0 * 4.0 * 2.0 /
 			     (s->gpu.mem_bw_bytes_per_s * perf.hbm_eff);
+		if (k == out->straggler_stage)
+			opt *= s->straggler;
 		tail[k] = capsim_ns_from_s(exposed + opt);
 		if (k == 0) {
 			out->exposed_comm_dp_s = exposed;

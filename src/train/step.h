@@ -42,6 +42,7 @@ typedef struct capsim_step {
 	double steps, time_to_train_s; /* to the token budget */
 	int microbatches;
 	int critical_stage;
+	int straggler_stage;           /* where the straggler was put; -1: none */
 	/* per micro-batch, per layer (first stage's layers) */
 	double layer_fwd_s, layer_bwd_s, tp_fwd_s, tp_bwd_s;
 	double p2p_s, dp_sync_s;

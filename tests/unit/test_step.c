@@ -173,6 +173,27 @@ static void test_busiest_links(void **state)
 	free(s);
 }
 
+/* A GPU 20% slow holds up every replica: it goes to the stage with the
+ * most work, whose kernels then take 1.2 times as long, and the step grows
+ * by nearly all of that (1F1B's steady state runs at the slowest stage's
+ * pace); no straggler, no stage named. */
+static void test_straggler(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	capsim_step fast = step_of(s);
+	assert_int_equal(fast.straggler_stage, -1);
+	s->straggler = 1.2;
+	capsim_step slow = step_of(s);
+	assert_int_equal(slow.straggler_stage, fast.critical_stage);
+	assert_int_equal(slow.critical_stage, fast.critical_stage);
+	assert_rel(slow.compute_s, 1.2 * fast.compute_s, 1e-6);
+	double more = slow.compute_s - fast.compute_s;
+	assert_true(slow.step_time_s - fast.step_time_s > 0.9 * more);
+	assert_true(slow.step_time_s - fast.step_time_s < 1.1 * more);
+	free(s);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -488,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_does_not_fit_is_a_result),
 		cmocka_unit_test(test_zero3),
 		cmocka_unit_test(test_busiest_links),
+		cmocka_unit_test(test_straggler),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
