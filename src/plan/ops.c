@@ -182,6 +182,34 @@ static const perf_row perf_rows[] = {
 #define LAUNCH_EAGER_S 5e-6
 #define LAUNCH_GRAPH_S 0.6e-6
 
+/* What the GPU's profile measured (calibrate/, or --set) replaces the
+ * defaults and clears their flags. */
+static void apply_measured(const capsim_gpu *g, capsim_gpu_perf *out)
+{
+	if (g->eff_gemm > 0) {
+		out->gemm_sat = g->eff_gemm;
+		out->assumed &= ~CAPSIM_PERF_ASSUMED_GEMM_SAT;
+	}
+	if (g->eff_gemm_fp8 > 0) {
+		out->gemm_sat_fp8 = g->eff_gemm_fp8;
+		out->assumed &= ~CAPSIM_PERF_ASSUMED_FP8_SAT;
+	}
+	if (g->eff_hbm > 0) {
+		out->hbm_eff = g->eff_hbm;
+		out->assumed &= ~CAPSIM_PERF_ASSUMED_HBM;
+	}
+	if (g->eff_attention > 0) {
+		out->attn_frac = g->eff_attention;
+		out->assumed &= ~CAPSIM_PERF_ASSUMED_ATTN;
+	}
+	if (g->launch_eager_s > 0)
+		out->launch_eager_s = g->launch_eager_s;
+	if (g->launch_graph_s > 0)
+		out->launch_graph_s = g->launch_graph_s;
+	if (g->launch_eager_s > 0 && g->launch_graph_s > 0)
+		out->assumed &= ~CAPSIM_PERF_ASSUMED_LAUNCH;
+}
+
 void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 			     capsim_gpu_perf *out)
 {
@@ -217,8 +245,9 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 	out->launch_eager_s = LAUNCH_EAGER_S;
 	out->launch_graph_s = LAUNCH_GRAPH_S;
 	out->cuda_graphs = cuda_graphs != 0;
-	out->launch_s = cuda_graphs ? LAUNCH_GRAPH_S : LAUNCH_EAGER_S;
 	out->assumed |= CAPSIM_PERF_ASSUMED_LAUNCH;
+	apply_measured(g, out);
+	out->launch_s = cuda_graphs ? out->launch_graph_s : out->launch_eager_s;
 }
 
 double capsim_gemm_shape(const capsim_gpu_perf *perf, double flop)

@@ -91,8 +91,11 @@ typedef struct capsim_gpu_perf {
 } capsim_gpu_perf;
 
 /* Defaults for a GPU, by its catalog id (h100-*, h200-*, a100-*, b200-*;
- * any other GPU takes H100's fractions, flagged in out->assumed). cuda_graphs
- * picks the launch overhead. Sources and values: ops.c and docs/model.md. */
+ * any other GPU takes H100's fractions, flagged in out->assumed), replaced by
+ * what the GPU's profile measured (its <efficiency> element: a calibrated
+ * profile, or --set cluster.gpu.efficiency.*), which clears those flags.
+ * cuda_graphs picks the launch overhead. Sources and values: ops.c and
+ * docs/model.md. */
 void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 			     capsim_gpu_perf *out);
 

@@ -78,6 +78,12 @@ static const capsim_field gpu_fields[] = {
 	FINT("scale-up.links", capsim_gpu, scaleup_links, P, 1, 100, "links per GPU"),
 	FINT("pcie.generation", capsim_gpu, pcie_generation, P, 1, 8, "PCIe generation; absent: not attached over PCIe"),
 	FINT("pcie.lanes", capsim_gpu, pcie_lanes, P, 1, 32, "PCIe lanes"),
+	FDBL("efficiency.gemm", capsim_gpu, eff_gemm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best bf16/fp16 GEMM rate over the dense peak; default: capsim's published table"),
+	FDBL("efficiency.gemm-fp8", capsim_gpu, eff_gemm_fp8, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best fp8 GEMM rate over the dense fp8 peak; default: capsim's published table"),
+	FDBL("efficiency.hbm", capsim_gpu, eff_hbm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "device-memory copy bandwidth over the datasheet's; default: capsim's published table"),
+	FDBL("efficiency.attention", capsim_gpu, eff_attention, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "fused causal attention, fwd + bwd, over the dense bf16 peak; default: capsim's published table"),
+	FDBL("efficiency.launch", capsim_gpu, launch_eager_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-3, "CPU cost of launching one kernel eagerly; default 5 us (assumption)"),
+	FDBL("efficiency.launch-graph", capsim_gpu, launch_graph_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "cost of one kernel replayed from a CUDA graph; default 0.6 us (assumption)"),
 	PRICE_FIELDS(capsim_gpu),
 };
 

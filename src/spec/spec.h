@@ -80,6 +80,12 @@ typedef struct capsim_gpu {
 	double scaleup_bw_bytes_per_s; /* as the datasheet gives it */
 	int scaleup_direction;     /* capsim_direction of that figure */
 	int pcie_generation, pcie_lanes;
+	/* measured efficiencies (a calibrated profile, or --set); 0: capsim's
+	 * published defaults (capsim_gpu_perf_default) */
+	double eff_gemm, eff_gemm_fp8;  /* best GEMM fraction of the dense peak */
+	double eff_hbm;                 /* copy bandwidth over the datasheet's */
+	double eff_attention;           /* fused attention fraction of the bf16 peak */
+	double launch_eager_s, launch_graph_s; /* per kernel: eager, graph replay */
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];
 } capsim_gpu;

@@ -4,6 +4,7 @@
 #include "catalog.h"
 #include "testutil.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "catalog.h"
@@ -199,6 +200,46 @@ static void test_unsourced_child_is_an_error(void **state)
 	capsim_catalog_free(c);
 }
 
+/* A calibrated profile carries measured efficiencies, in human units, with
+ * their source; a fraction above 1 is refused at its line. */
+static void test_efficiency_profile(void **state)
+{
+	(void)state;
+	static const char doc[] =
+		"<catalog>\n"
+		"<gpu id=\"g\" name=\"G\" src=\"ds\">\n"
+		"  <compute fp32=\"60 TFLOP/s\" bf16=\"900 TFLOP/s\" fp16=\"900 TFLOP/s\" src=\"ds\"/>\n"
+		"  <memory capacity=\"80 GB\" bandwidth=\"3 TB/s\" src=\"ds\"/>\n"
+		"  <power tdp=\"700 W\" src=\"ds\"/>\n"
+		"  <efficiency gemm=\"81.5%\" hbm=\"0.86\" launch=\"4.2 us\" src=\"ds\"/>\n"
+		"</gpu>\n"
+		"</catalog>\n";
+	char buf[1024];
+	capsim_diags d = { 0 };
+	capsim_catalog *c = capsim_catalog_create();
+	capsim_catalog_load_memory(c, bib, strlen(bib), "bib.xml", &d);
+	snprintf(buf, sizeof buf, "%s", doc);
+	assert_int_equal(capsim_catalog_load_memory(c, buf, strlen(buf), "g.xml", &d), 0);
+	const capsim_gpu *g = capsim_catalog_find(c, CAPSIM_KIND_GPU, "g");
+	assert_non_null(g);
+	assert_true(fabs(g->eff_gemm - 0.815) < 1e-12);
+	assert_true(fabs(g->eff_hbm - 0.86) < 1e-12);
+	assert_true(fabs(g->launch_eager_s - 4.2e-6) < 1e-18);
+	assert_true(g->eff_attention == 0.0); /* not measured: the default */
+	capsim_catalog_free(c);
+	capsim_diags_free(&d);
+
+	c = capsim_catalog_create();
+	capsim_catalog_load_memory(c, bib, strlen(bib), "bib.xml", &d);
+	char *at = strstr(buf, "81.5%");
+	memcpy(at, "181.%", 5);
+	assert_int_equal(capsim_catalog_load_memory(c, buf, strlen(buf), "g.xml", &d), -1);
+	assert_true(capsim_diags_contains(&d, "g.xml:6"));
+	assert_true(capsim_diags_contains(&d, "efficiency.gemm"));
+	capsim_diags_free(&d);
+	capsim_catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_params_closed_form),
 		cmocka_unit_test(test_dangling_source_is_an_error),
 		cmocka_unit_test(test_unsourced_child_is_an_error),
+		cmocka_unit_test(test_efficiency_profile),
 	};
 	return cmocka_run_group_tests_name("catalog", tests, setup, teardown);
 }

@@ -388,6 +388,41 @@ static void test_perf_defaults(void **state)
 	capsim_gpu_perf_default(&g, 1, &p);
 	assert_rel(p.gemm_sat_fp8, 1745.0 / 2250.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
 	assert_rel(p.launch_s, 0.6e-6, 0);
+
+	/* a profile's measured efficiencies replace the defaults and clear
+	 * their flags; what it leaves out stays default and flagged */
+	g.eff_gemm = 0.71;
+	g.eff_hbm = 0.88;
+	g.launch_graph_s = 2e-6;
+	capsim_gpu_perf_default(&g, 1, &p);
+	assert_rel(p.gemm_sat, 0.71, 0);
+	assert_rel(p.hbm_eff, 0.88, 0);
+	assert_rel(p.launch_s, 2e-6, 0);
+	assert_rel(p.launch_eager_s, 5e-6, 0);
+	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
+					    CAPSIM_PERF_ASSUMED_ATTN);
+	g.eff_gemm_fp8 = 0.6;
+	g.eff_attention = 0.4;
+	g.launch_eager_s = 4e-6;
+	capsim_gpu_perf_default(&g, 0, &p);
+	assert_rel(p.gemm_sat_fp8, 0.6, 0);
+	assert_rel(p.attn_frac, 0.4, 0);
+	assert_rel(p.launch_s, 4e-6, 0);
+	assert_int_equal(p.assumed, 0);
+}
+
+/* --set reaches the GPU's profile: a slower GEMM makes a slower step's
+ * compute; a rate above the peak is refused. */
+static void test_perf_from_scenario(void **state)
+{
+	(void)state;
+	const capsim_set slow[] = { { "cluster.gpu.efficiency.gemm", "40%" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, slow, 1);
+	assert_rel(s->gpu.eff_gemm, 0.4, 1e-15);
+	capsim_gpu_perf p;
+	capsim_gpu_perf_default(&s->gpu, 0, &p);
+	assert_rel(p.gemm_sat, 0.4, 1e-15);
+	free(s);
 }
 
 /* ---- the refit ----------------------------------------------------------- */
@@ -505,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_layer_launch_bound),
 		cmocka_unit_test(test_efficiency_curve),
 		cmocka_unit_test(test_perf_defaults),
+		cmocka_unit_test(test_perf_from_scenario),
 		cmocka_unit_test(test_gemm_refit),
 		cmocka_unit_test(test_fit_errors),
 	};
