@@ -1,0 +1,452 @@
+/* gemm.cu - capsim-calibrate-gemm: GEMM rates through cuBLASLt and the
+ * device-memory copy bandwidth of one GPU, as JSON lines (calibrate/README.md).
+ *
+ * Method (after METHOD.md of the lending workplace and nccl-tests' habits):
+ * inputs are random, never zeros, drawn from a pool larger than the L2 cache
+ * and rotated between repetitions so that no repetition reads what the last
+ * one left in cache; every CUDA and cuBLASLt call is checked; each shape is
+ * warmed up, then timed rep by rep with CUDA events; the median is reported
+ * with every sample. Each dtype is first checked against a float64 product
+ * on the host, on inputs that every format holds exactly (k/8, |k| <= 8).
+ *
+ * SPDX-License-Identifier: MIT (calibrate/LICENSE) */
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CUDA_OK(x) check_cuda((x), #x, __FILE__, __LINE__)
+#define LT_OK(x) check_lt((x), #x, __FILE__, __LINE__)
+
+static void check_cuda(cudaError_t e, const char *what, const char *file, int line)
+{
+	if (e != cudaSuccess) {
+		fprintf(stderr, "%s:%d: %s: %s\n", file, line, what, cudaGetErrorString(e));
+		exit(1);
+	}
+}
+
+static void check_lt(cublasStatus_t s, const char *what, const char *file, int line)
+{
+	if (s != CUBLAS_STATUS_SUCCESS) {
+		fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", file, line, what, (int)s);
+		exit(1);
+	}
+}
+
+/* ---- inputs: k/8 for k in [-8, 8], from a hash of the index ------------- */
+
+__host__ __device__ static inline float value_at(uint64_t i, uint32_t seed)
+{
+	uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
+	x ^= x >> 31;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 29;
+	return (float)((int)(x % 17u) - 8) / 8.0f;
+}
+
+template <typename T> __device__ static inline T from_float(float v);
+template <> __device__ inline float from_float<float>(float v) { return v; }
+template <> __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+template <> __device__ inline __half from_float<__half>(float v) { return __float2half(v); }
+template <> __device__ inline __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) { return __nv_fp8_e4m3(v); }
+
+template <typename T>
+__global__ static void fill(T *p, size_t n, uint32_t seed)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = from_float<T>(value_at(i, seed));
+}
+
+/* ---- the dtypes --------------------------------------------------------- */
+
+typedef struct dtype_desc {
+	const char *name;
+	cudaDataType_t ab, cd;
+	cublasComputeType_t compute;
+	size_t ab_size, cd_size;
+	int fp8; /* TN layout, scale pointers, dims multiple of 16 */
+} dtype_desc;
+
+static const dtype_desc dtypes[] = {
+	{ "fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4, 0 },
+	{ "tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, 0 },
+	{ "bf16", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2, 0 },
+	{ "fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2, 0 },
+	{ "fp8", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2, 1 },
+};
+
+static void fill_any(const dtype_desc *t, void *p, size_t n, uint32_t seed, int ab)
+{
+	cudaDataType_t ty = ab ? t->ab : t->cd;
+	int blocks = 1024, threads = 256;
+	switch (ty) {
+	case CUDA_R_32F: fill<float><<<blocks, threads>>>((float *)p, n, seed); break;
+	case CUDA_R_16BF: fill<__nv_bfloat16><<<blocks, threads>>>((__nv_bfloat16 *)p, n, seed); break;
+	case CUDA_R_16F: fill<__half><<<blocks, threads>>>((__half *)p, n, seed); break;
+	case CUDA_R_8F_E4M3: fill<__nv_fp8_e4m3><<<blocks, threads>>>((__nv_fp8_e4m3 *)p, n, seed); break;
+	default: fprintf(stderr, "fill: unsupported type\n"); exit(1);
+	}
+	CUDA_OK(cudaGetLastError());
+}
+
+/* ---- one GEMM: D (m x n) = A^T (m x k) B (k x n), column-major, TN -------- */
+
+typedef struct gemm_plan {
+	cublasLtMatmulDesc_t desc;
+	cublasLtMatrixLayout_t a, b, d;
+	cublasLtMatmulAlgo_t algo;
+	size_t workspace;
+	float alpha, beta;
+	float *scale; /* device scales for fp8 (1.0) */
+} gemm_plan;
+
+static int plan_gemm(cublasLtHandle_t lt, const dtype_desc *t, int m, int n, int k,
+		     void *work, size_t work_size, gemm_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->alpha = 1.0f;
+	p->beta = 0.0f;
+	LT_OK(cublasLtMatmulDescCreate(&p->desc, t->compute, CUDA_R_32F));
+	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+	LT_OK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+	LT_OK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+	if (t->fp8) {
+		CUDA_OK(cudaMalloc(&p->scale, sizeof(float)));
+		float one = 1.0f;
+		CUDA_OK(cudaMemcpy(p->scale, &one, sizeof one, cudaMemcpyHostToDevice));
+		LT_OK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+						     &p->scale, sizeof p->scale));
+		LT_OK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+						     &p->scale, sizeof p->scale));
+	}
+	LT_OK(cublasLtMatrixLayoutCreate(&p->a, t->ab, k, m, k));
+	LT_OK(cublasLtMatrixLayoutCreate(&p->b, t->ab, k, n, k));
+	LT_OK(cublasLtMatrixLayoutCreate(&p->d, t->cd, m, n, m));
+	cublasLtMatmulPreference_t pref;
+	LT_OK(cublasLtMatmulPreferenceCreate(&pref));
+	LT_OK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+						   &work_size, sizeof work_size));
+	cublasLtMatmulHeuristicResult_t h;
+	int found = 0;
+	cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(lt, p->desc, p->a, p->b, p->d, p->d,
+							  pref, 1, &h, &found);
+	cublasLtMatmulPreferenceDestroy(pref);
+	(void)work;
+	if (s != CUBLAS_STATUS_SUCCESS || found == 0)
+		return -1;
+	p->algo = h.algo;
+	p->workspace = h.workspaceSize;
+	return 0;
+}
+
+static void unplan_gemm(gemm_plan *p)
+{
+	cublasLtMatrixLayoutDestroy(p->a);
+	cublasLtMatrixLayoutDestroy(p->b);
+	cublasLtMatrixLayoutDestroy(p->d);
+	cublasLtMatmulDescDestroy(p->desc);
+	if (p->scale)
+		cudaFree(p->scale);
+}
+
+static void run_gemm(cublasLtHandle_t lt, gemm_plan *p, const void *a, const void *b,
+		     void *d, void *work)
+{
+	LT_OK(cublasLtMatmul(lt, p->desc, &p->alpha, a, p->a, b, p->b, &p->beta, d, p->d,
+			     d, p->d, &p->algo, work, p->workspace, 0));
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void print_samples(FILE *out, const double *v, int n)
+{
+	fputc('[', out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%.9g", i ? "," : "", v[i]);
+	fputc(']', out);
+}
+
+static float to_float(const dtype_desc *t, const void *d, size_t i)
+{
+	if (t->cd == CUDA_R_32F)
+		return ((const float *)d)[i];
+	uint16_t bits = ((const uint16_t *)d)[i];
+	if (t->cd == CUDA_R_16BF) {
+		uint32_t u = (uint32_t)bits << 16;
+		float f;
+		memcpy(&f, &u, sizeof f);
+		return f;
+	}
+	__half_raw r;
+	r.x = bits;
+	return __half2float(__half(r));
+}
+
+/* ||D - A^T B|| / ||A^T B|| against a float64 product of the same inputs */
+static double check_dtype(cublasLtHandle_t lt, const dtype_desc *t, void *work,
+			  size_t work_size)
+{
+	const int m = 256, n = 192, k = 320;
+	void *a, *b, *d;
+	CUDA_OK(cudaMalloc(&a, (size_t)m * k * t->ab_size));
+	CUDA_OK(cudaMalloc(&b, (size_t)k * n * t->ab_size));
+	CUDA_OK(cudaMalloc(&d, (size_t)m * n * t->cd_size));
+	fill_any(t, a, (size_t)m * k, 11, 1);
+	fill_any(t, b, (size_t)k * n, 12, 1);
+	CUDA_OK(cudaMemset(d, 0xff, (size_t)m * n * t->cd_size)); /* poison: NaN */
+	gemm_plan p;
+	if (plan_gemm(lt, t, m, n, k, work, work_size, &p) < 0)
+		return -1.0;
+	run_gemm(lt, &p, a, b, d, work);
+	CUDA_OK(cudaDeviceSynchronize());
+	void *host = malloc((size_t)m * n * t->cd_size);
+	CUDA_OK(cudaMemcpy(host, d, (size_t)m * n * t->cd_size, cudaMemcpyDeviceToHost));
+	double num = 0, den = 0;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < m; i++) {
+			double ref = 0;
+			for (int l = 0; l < k; l++) /* A is k x m (column-major), B k x n */
+				ref += (double)value_at((uint64_t)i * k + l, 11) *
+				       (double)value_at((uint64_t)j * k + l, 12);
+			double got = to_float(t, host, (size_t)j * m + i);
+			if (isnan(got))
+				num = INFINITY;
+			num += (got - ref) * (got - ref);
+			den += ref * ref;
+		}
+	free(host);
+	unplan_gemm(&p);
+	cudaFree(a);
+	cudaFree(b);
+	cudaFree(d);
+	return sqrt(num / den);
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+typedef struct shape {
+	int m, n, k;
+	const char *what;
+} shape;
+
+/* square sweeps and the GEMMs of transformer layers: Llama-class layers at
+ * TP 8 with 8192 tokens a micro-batch (QKV, attention output, MLP up and
+ * down), and GPT-3 175B at TP 8 with 2048 tokens */
+static const shape shapes[] = {
+	{ 1024, 1024, 1024, "square" },   { 2048, 2048, 2048, "square" },
+	{ 4096, 4096, 4096, "square" },   { 8192, 8192, 8192, "square" },
+	{ 16384, 16384, 16384, "square" },
+	{ 8192, 1280, 8192, "llama70b-tp8-qkv" },
+	{ 8192, 8192, 1024, "llama70b-tp8-proj" },
+	{ 8192, 7168, 8192, "llama70b-tp8-fc1" },
+	{ 8192, 8192, 3584, "llama70b-tp8-fc2" },
+	{ 2048, 4608, 12288, "gpt3-tp8-qkv" },
+	{ 2048, 12288, 1536, "gpt3-tp8-proj" },
+	{ 2048, 6144, 12288, "gpt3-tp8-fc1" },
+	{ 2048, 12288, 6144, "gpt3-tp8-fc2" },
+};
+
+static void copy_bandwidth(FILE *out, int reps)
+{
+	const size_t bytes = (size_t)4 << 30;
+	void *src, *dst;
+	CUDA_OK(cudaMalloc(&src, bytes));
+	CUDA_OK(cudaMalloc(&dst, bytes));
+	fill<float><<<1024, 256>>>((float *)src, bytes / 4, 5);
+	CUDA_OK(cudaGetLastError());
+	cudaEvent_t e0, e1;
+	CUDA_OK(cudaEventCreate(&e0));
+	CUDA_OK(cudaEventCreate(&e1));
+	for (int w = 0; w < 3; w++)
+		CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+	double *s = (double *)malloc(sizeof(double) * reps);
+	for (int r = 0; r < reps; r++) {
+		CUDA_OK(cudaEventRecord(e0, 0));
+		CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+		CUDA_OK(cudaEventRecord(e1, 0));
+		CUDA_OK(cudaEventSynchronize(e1));
+		float ms;
+		CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+		s[r] = ms * 1e-3;
+	}
+	fprintf(out, "{\"kind\":\"hbm-copy\",\"bytes\":%zu,\"moved_bytes\":%zu,\"samples_s\":",
+		bytes, 2 * bytes);
+	print_samples(out, s, reps);
+	double med = median(s, reps);
+	fprintf(out, ",\"median_s\":%.9g,\"bytes_per_s\":%.6g}\n", med, 2.0 * bytes / med);
+	fflush(out);
+	free(s);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	cudaFree(src);
+	cudaFree(dst);
+}
+
+static void gemm_sweep(FILE *out, cublasLtHandle_t lt, const dtype_desc *t, int reps,
+		       void *work, size_t work_size, size_t l2)
+{
+	double err = check_dtype(lt, t, work, work_size);
+	fprintf(out, "{\"kind\":\"gemm-check\",\"dtype\":\"%s\",\"rel_err\":%.3g}\n", t->name, err);
+	fflush(out);
+	cudaEvent_t e0, e1;
+	CUDA_OK(cudaEventCreate(&e0));
+	CUDA_OK(cudaEventCreate(&e1));
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		const shape *sh = &shapes[i];
+		size_t a_bytes = (size_t)sh->m * sh->k * t->ab_size;
+		size_t b_bytes = (size_t)sh->k * sh->n * t->ab_size;
+		/* enough input sets that the rotation outruns the L2 cache */
+		int sets = (int)((4 * l2) / (a_bytes + b_bytes)) + 1;
+		if (sets > 8)
+			sets = 8;
+		if ((a_bytes + b_bytes) * sets > ((size_t)24 << 30))
+			sets = 1;
+		void *a, *b, *d;
+		CUDA_OK(cudaMalloc(&a, a_bytes * sets));
+		CUDA_OK(cudaMalloc(&b, b_bytes * sets));
+		CUDA_OK(cudaMalloc(&d, (size_t)sh->m * sh->n * t->cd_size));
+		fill_any(t, a, (size_t)sh->m * sh->k * sets, 21 + (uint32_t)i, 1);
+		fill_any(t, b, (size_t)sh->k * sh->n * sets, 41 + (uint32_t)i, 1);
+		gemm_plan p;
+		if (plan_gemm(lt, t, sh->m, sh->n, sh->k, work, work_size, &p) < 0) {
+			fprintf(out, "{\"kind\":\"gemm\",\"dtype\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,"
+				"\"shape\":\"%s\",\"error\":\"no cuBLASLt algorithm\"}\n",
+				t->name, sh->m, sh->n, sh->k, sh->what);
+		} else {
+			for (int w = 0; w < 5; w++)
+				run_gemm(lt, &p, (char *)a + a_bytes * (w % sets),
+					 (char *)b + b_bytes * (w % sets), d, work);
+			double *s = (double *)malloc(sizeof(double) * reps);
+			for (int r = 0; r < reps; r++) {
+				int q = r % sets;
+				CUDA_OK(cudaEventRecord(e0, 0));
+				run_gemm(lt, &p, (char *)a + a_bytes * q, (char *)b + b_bytes * q, d, work);
+				CUDA_OK(cudaEventRecord(e1, 0));
+				CUDA_OK(cudaEventSynchronize(e1));
+				float ms;
+				CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+				s[r] = ms * 1e-3;
+			}
+			double flop = 2.0 * sh->m * sh->n * sh->k;
+			fprintf(out, "{\"kind\":\"gemm\",\"dtype\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,"
+				"\"shape\":\"%s\",\"layout\":\"TN\",\"input_sets\":%d,\"flop\":%.6g,"
+				"\"samples_s\":", t->name, sh->m, sh->n, sh->k, sh->what, sets, flop);
+			print_samples(out, s, reps);
+			double med = median(s, reps);
+			fprintf(out, ",\"median_s\":%.9g,\"flop_per_s\":%.6g}\n", med, flop / med);
+			fflush(out);
+			free(s);
+			unplan_gemm(&p);
+		}
+		cudaFree(a);
+		cudaFree(b);
+		cudaFree(d);
+		fprintf(stderr, "  %s %s %dx%dx%d done\n", t->name, sh->what, sh->m, sh->n, sh->k);
+	}
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+}
+
+static void machine(FILE *out)
+{
+	cudaDeviceProp prop;
+	int dev, driver, runtime;
+	CUDA_OK(cudaGetDevice(&dev));
+	CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+	CUDA_OK(cudaDriverGetVersion(&driver));
+	CUDA_OK(cudaRuntimeGetVersion(&runtime));
+	char date[32];
+	time_t now = time(NULL);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	fprintf(out, "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"%s\","
+		"\"gpu\":\"%s\",\"cc\":\"%d.%d\",\"sms\":%d,\"memory_bytes\":%zu,\"l2_bytes\":%d,"
+		"\"cuda_driver\":%d,\"cuda_runtime\":%d,\"cublaslt\":%zu}\n",
+		date, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+		prop.totalGlobalMem, prop.l2CacheSize, driver, runtime, cublasLtGetVersion());
+	fflush(out);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: capsim-calibrate-gemm [--dtypes fp32,tf32,bf16,fp16,fp8] "
+			"[--reps N] [--out FILE.jsonl]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *list = "fp32,tf32,bf16,fp16,fp8", *path = NULL;
+	int reps = 30;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--dtypes") && i + 1 < argc)
+			list = argv[++i];
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			path = argv[++i];
+		else
+			usage();
+	}
+	if (reps < 3 || reps > 10000) {
+		fprintf(stderr, "--reps: expected 3 to 10000, found %d\n", reps);
+		return 2;
+	}
+	FILE *out = path ? fopen(path, "w") : stdout;
+	if (!out) {
+		perror(path);
+		return 1;
+	}
+	machine(out);
+	copy_bandwidth(out, reps);
+	cublasLtHandle_t lt;
+	LT_OK(cublasLtCreate(&lt));
+	size_t work_size = (size_t)64 << 20;
+	void *work;
+	CUDA_OK(cudaMalloc(&work, work_size));
+	cudaDeviceProp prop;
+	CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+	for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++) {
+		const dtype_desc *t = &dtypes[i];
+		char buf[128];
+		snprintf(buf, sizeof buf, ",%s,", list);
+		char key[16];
+		snprintf(key, sizeof key, ",%s,", t->name);
+		if (!strstr(buf, key))
+			continue;
+		if (t->fp8 && prop.major < 9) {
+			fprintf(stderr, "fp8 needs compute capability 8.9 or later; skipped\n");
+			continue;
+		}
+		fprintf(stderr, "%s:\n", t->name);
+		gemm_sweep(out, lt, t, reps, work, work_size, (size_t)prop.l2CacheSize);
+	}
+	cudaFree(work);
+	cublasLtDestroy(lt);
+	if (path && fclose(out) != 0) {
+		perror(path);
+		return 1;
+	}
+	return 0;
+}
