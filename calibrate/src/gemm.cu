@@ -5,8 +5,9 @@
  * inputs are random, never zeros, drawn from a pool larger than the L2 cache
  * and rotated between repetitions so that no repetition reads what the last
  * one left in cache; every CUDA and cuBLASLt call is checked; each shape is
- * warmed up, then timed rep by rep with CUDA events; the median is reported
- * with every sample. Each dtype is first checked against a float64 product
+ * warmed up, then timed with CUDA events around batches of back-to-back
+ * GEMMs (about 2 ms a batch, so launch gaps do not count); the median time
+ * per GEMM is reported with every sample. Each dtype is first checked against a float64 product
  * on the host, on inputs that every format holds exactly (k/8, |k| <= 8).
  *
  * SPDX-License-Identifier: MIT (calibrate/LICENSE) */
@@ -335,24 +336,43 @@ static void gemm_sweep(FILE *out, cublasLtHandle_t lt, const dtype_desc *t, int 
 				"\"shape\":\"%s\",\"error\":\"no cuBLASLt algorithm\"}\n",
 				t->name, sh->m, sh->n, sh->k, sh->what);
 		} else {
+			/* warm-up, which also sizes the batch: each sample times
+			 * `batch` back-to-back GEMMs (about 2 ms of them), so
+			 * that the host's launch cost never shows between the
+			 * events, as nccl-tests times its iterations */
+			float ms = 0;
 			for (int w = 0; w < 5; w++)
 				run_gemm(lt, &p, (char *)a + a_bytes * (w % sets),
 					 (char *)b + b_bytes * (w % sets), d, work);
+			CUDA_OK(cudaEventRecord(e0, 0));
+			for (int w = 0; w < 20; w++)
+				run_gemm(lt, &p, (char *)a + a_bytes * (w % sets),
+					 (char *)b + b_bytes * (w % sets), d, work);
+			CUDA_OK(cudaEventRecord(e1, 0));
+			CUDA_OK(cudaEventSynchronize(e1));
+			CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+			double one = ms * 1e-3 / 20;
+			int batch = (int)(2e-3 / one) + 1;
+			if (batch > 1000)
+				batch = 1000;
 			double *s = (double *)malloc(sizeof(double) * reps);
 			for (int r = 0; r < reps; r++) {
-				int q = r % sets;
 				CUDA_OK(cudaEventRecord(e0, 0));
-				run_gemm(lt, &p, (char *)a + a_bytes * q, (char *)b + b_bytes * q, d, work);
+				for (int j = 0; j < batch; j++) {
+					int q = (r * batch + j) % sets;
+					run_gemm(lt, &p, (char *)a + a_bytes * q,
+						 (char *)b + b_bytes * q, d, work);
+				}
 				CUDA_OK(cudaEventRecord(e1, 0));
 				CUDA_OK(cudaEventSynchronize(e1));
-				float ms;
 				CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-				s[r] = ms * 1e-3;
+				s[r] = ms * 1e-3 / batch;
 			}
 			double flop = 2.0 * sh->m * sh->n * sh->k;
 			fprintf(out, "{\"kind\":\"gemm\",\"dtype\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,"
-				"\"shape\":\"%s\",\"layout\":\"TN\",\"input_sets\":%d,\"flop\":%.6g,"
-				"\"samples_s\":", t->name, sh->m, sh->n, sh->k, sh->what, sets, flop);
+				"\"shape\":\"%s\",\"layout\":\"TN\",\"input_sets\":%d,\"batch\":%d,"
+				"\"flop\":%.6g,\"samples_s\":", t->name, sh->m, sh->n, sh->k, sh->what,
+				sets, batch, flop);
 			print_samples(out, s, reps);
 			double med = median(s, reps);
 			fprintf(out, ",\"median_s\":%.9g,\"flop_per_s\":%.6g}\n", med, flop / med);

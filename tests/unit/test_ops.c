@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+#include <jansson.h>
 
 #include "ops.h"
 #include "scenario.h"
@@ -425,6 +426,78 @@ static void test_perf_from_scenario(void **state)
 	free(s);
 }
 
+/* capsim's default H200 op model (no calibration) against what
+ * calibrate/capsim-calibrate-gemm measured on the lent H200 (2026-12-02,
+ * calibrate/results/): each GEMM's rate, peak(dtype) x sat x S(2mnk), and
+ * the copy bandwidth. Printed as docs/validation.md's table; held to the
+ * present band so that a regression shows. */
+static void test_measured_h200(void **state)
+{
+	(void)state;
+	const capsim_gpu *g = capsim_catalog_find(cat, CAPSIM_KIND_GPU, "h200-sxm-141gb");
+	assert_non_null(g);
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(g, 0, &perf);
+	FILE *fp = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gemm.jsonl", "r");
+	assert_non_null(fp);
+	static const char *const names[] = { "fp32", "tf32", "bf16", "fp16", "fp8" };
+	static const int dts[] = { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16,
+				   CAPSIM_DTYPE_FP16, CAPSIM_DTYPE_FP8 };
+	double sum[5] = { 0 }, worst[5] = { 0 };
+	int count[5] = { 0 }, hbm_seen = 0;
+	char line[8192];
+	printf("| dtype | shape | m x n x k | measured TFLOP/s | capsim TFLOP/s | error |\n"
+	       "|---|---|---|---:|---:|---:|\n");
+	while (fgets(line, sizeof line, fp)) {
+		json_error_t err;
+		json_t *o = json_loads(line, 0, &err);
+		assert_non_null(o);
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		if (kind && !strcmp(kind, "hbm-copy")) {
+			double bw = json_real_value(json_object_get(o, "bytes_per_s"));
+			double pred = g->mem_bw_bytes_per_s * perf.hbm_eff;
+			printf("copy bandwidth: measured %.3f TB/s, capsim %.3f TB/s (%+.1f%%)\n\n",
+			       bw / 1e12, pred / 1e12, 100 * (pred - bw) / bw);
+			assert_true(fabs(pred - bw) / bw < 0.10);
+			hbm_seen = 1;
+		} else if (kind && !strcmp(kind, "gemm")) {
+			const char *dt = json_string_value(json_object_get(o, "dtype"));
+			int i = 0;
+			while (i < 5 && strcmp(names[i], dt))
+				i++;
+			assert_true(i < 5);
+			double m = (double)json_integer_value(json_object_get(o, "m"));
+			double n = (double)json_integer_value(json_object_get(o, "n"));
+			double k = (double)json_integer_value(json_object_get(o, "k"));
+			double meas = json_real_value(json_object_get(o, "flop_per_s"));
+			double pred = capsim_gpu_peak(g, dts[i]) *
+				      capsim_gemm_efficiency(&perf, dts[i], 2 * m * n * k);
+			double e = (pred - meas) / meas;
+			printf("| %s | %s | %.0f x %.0f x %.0f | %.1f | %.1f | %+.1f%% |\n", dt,
+			       json_string_value(json_object_get(o, "shape")), m, n, k, meas / 1e12,
+			       pred / 1e12, 100 * e);
+			sum[i] += fabs(e);
+			count[i]++;
+			if (fabs(e) > worst[i])
+				worst[i] = fabs(e);
+		}
+		json_decref(o);
+	}
+	fclose(fp);
+	assert_true(hbm_seen);
+	printf("\n");
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(count[i], 13);
+		printf("%s: mean absolute error %.1f%%, largest %.1f%%\n", names[i],
+		       100 * sum[i] / count[i], 100 * worst[i]);
+	}
+	/* present band: 6 to 13% mean absolute error per dtype */
+	for (int i = 0; i < 5; i++)
+		if (sum[i] / count[i] > 0.15)
+			fail_msg("%s: mean absolute error %.1f%% above 15%%", names[i],
+				 100 * sum[i] / count[i]);
+}
+
 /* ---- the refit ----------------------------------------------------------- */
 
 /* CSV fields of one line (double quotes group commas); modifies line. */
@@ -541,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_efficiency_curve),
 		cmocka_unit_test(test_perf_defaults),
 		cmocka_unit_test(test_perf_from_scenario),
+		cmocka_unit_test(test_measured_h200),
 		cmocka_unit_test(test_gemm_refit),
 		cmocka_unit_test(test_fit_errors),
 	};
