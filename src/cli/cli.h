@@ -15,6 +15,7 @@ int capsim_cmd_validate(int argc, char **argv);
 int capsim_cmd_collective(int argc, char **argv);
 int capsim_cmd_run(int argc, char **argv);
 int capsim_cmd_scale(int argc, char **argv);
+int capsim_cmd_calibrate(int argc, char **argv);
 
 const char *capsim_version_string(void);
 

@@ -22,6 +22,7 @@ static const command commands[] = {
 	{ "run", capsim_cmd_run, "predict one training step: step time, tokens/s, MFU, memory, time to train" },
 	{ "scale", capsim_cmd_scale, "the same job at several GPU counts: step time, throughput, scaling efficiency" },
 	{ "collective", capsim_cmd_collective, "simulate one NCCL collective (or a sweep of sizes) on a scenario's fabric" },
+	{ "calibrate", capsim_cmd_calibrate, "store calibrate/'s measurements in an SQLite database (import)" },
 	{ "catalog", capsim_cmd_catalog, "list the catalog: gpus, nics, switches, nvswitches, storage, nodes, clouds, facilities, models" },
 	{ "validate", capsim_cmd_validate, "check scenario, hardware and model files; show what a scenario resolves to" },
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -37,6 +38,33 @@ static run_result run(const char *args, int merge)
 	int st = pclose(p);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return r;
+}
+
+/* calibrate import: a run goes in once (exit 0, then 2), usage errors exit 2 */
+static void test_calibrate_import(void **state)
+{
+	(void)state;
+	char db[64], args[512];
+	snprintf(db, sizeof db, "/tmp/capsim-cli-%ld.sqlite", (long)getpid());
+	remove(db);
+	snprintf(args, sizeof args, "calibrate import '%s/calibrate/results/h200-2026-12-02-gemm.jsonl' "
+		 "--db '%s'", CAPSIM_SOURCE_DIR, db);
+	run_result r = run(args, 1);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "65 GEMMs (0 without an algorithm), 1 copy, 5 checks"));
+	free(r.out);
+	r = run(args, 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "already imported"));
+	free(r.out);
+	remove(db);
+	r = run("calibrate import x.jsonl", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "--db is required"));
+	free(r.out);
+	r = run("calibrate frob", 1);
+	assert_int_equal(r.status, 2);
+	free(r.out);
 }
 
 static void test_help_and_version(void **state)
@@ -325,6 +353,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_calibrate_import),
 		cmocka_unit_test(test_catalog_table),
 		cmocka_unit_test(test_catalog_json),
 		cmocka_unit_test(test_validate_statuses),

@@ -1,0 +1,30 @@
+/* measure.h - the measurement store: runs of calibrate/'s programs (JSON
+ * lines, calibrate/README.md) kept in an SQLite database, which the fit
+ * reads. Schema: docs/user-guide.md ("Calibration"). */
+#ifndef CAPSIM_MEASURE_H
+#define CAPSIM_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+/* the schema's version, kept in PRAGMA user_version */
+#define CAPSIM_MEASURE_SCHEMA 1
+
+typedef struct capsim_import_stats {
+	int64_t run_id;
+	size_t gemm, gemm_failed, copy, checks;
+} capsim_import_stats;
+
+/* Import one JSON-lines file written by capsim-calibrate-gemm into the
+ * database at db_path, creating it and its tables where absent. The whole
+ * file goes in one transaction: every line is checked first (its kind, the
+ * keys and types it needs, positive sizes and times, a median that matches
+ * its samples), and any fault adds "file:line: ..." to d and leaves the
+ * database as it was. A file whose SHA-256 is already stored is refused.
+ * Returns 0, or -1 with the reason in d. */
+int capsim_measure_import(const char *jsonl_path, const char *db_path,
+			  capsim_import_stats *out, capsim_diags *d);
+
+#endif
