@@ -24,6 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #define CUDA_OK(x) check_cuda((x), #x, __FILE__, __LINE__)
 #define LT_OK(x) check_lt((x), #x, __FILE__, __LINE__)
 
@@ -389,6 +392,139 @@ static void gemm_sweep(FILE *out, cublasLtHandle_t lt, const dtype_desc *t, int 
 	cudaEventDestroy(e1);
 }
 
+/* ---- NVML, loaded at run time (no nvml.h needed to build) --------------- */
+
+typedef struct nvml {
+	void *lib, *dev;
+	int (*power)(void *dev, unsigned *mw);
+	int (*clock)(void *dev, int type, unsigned *mhz);
+	int (*temp)(void *dev, int sensor, unsigned *c);
+	int (*limit)(void *dev, unsigned *mw);
+	int (*reasons)(void *dev, unsigned long long *r);
+} nvml;
+
+/* 0 when NVML answers for GPU 0 (one GPU visible: the same as CUDA's 0) */
+static int nvml_open(nvml *n)
+{
+	memset(n, 0, sizeof *n);
+	n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+	if (!n->lib)
+		return -1;
+	int (*init)(void) = (int (*)(void))dlsym(n->lib, "nvmlInit_v2");
+	int (*handle)(unsigned, void **) =
+		(int (*)(unsigned, void **))dlsym(n->lib, "nvmlDeviceGetHandleByIndex_v2");
+	n->power = (int (*)(void *, unsigned *))dlsym(n->lib, "nvmlDeviceGetPowerUsage");
+	n->clock = (int (*)(void *, int, unsigned *))dlsym(n->lib, "nvmlDeviceGetClockInfo");
+	n->temp = (int (*)(void *, int, unsigned *))dlsym(n->lib, "nvmlDeviceGetTemperature");
+	n->limit = (int (*)(void *, unsigned *))dlsym(n->lib, "nvmlDeviceGetEnforcedPowerLimit");
+	n->reasons = (int (*)(void *, unsigned long long *))dlsym(
+		n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+	if (!init || !handle || !n->power || !n->clock || !n->temp || !n->limit ||
+	    init() != 0 || handle(0, &n->dev) != 0) {
+		dlclose(n->lib);
+		n->lib = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* one reading: power (W), SM clock (MHz), temperature (C), throttle bits */
+static void nvml_read(const nvml *n, FILE *out, double t)
+{
+	unsigned mw = 0, mhz = 0, c = 0;
+	unsigned long long r = 0;
+	n->power(n->dev, &mw);
+	n->clock(n->dev, 1 /* NVML_CLOCK_SM */, &mhz);
+	n->temp(n->dev, 0 /* NVML_TEMPERATURE_GPU */, &c);
+	if (n->reasons)
+		n->reasons(n->dev, &r);
+	fprintf(out, "{\"t_s\":%.3f,\"power_w\":%.3f,\"sm_mhz\":%u,\"temp_c\":%u,"
+		"\"throttle_reasons\":%llu}", t, mw / 1000.0, mhz, c, r);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Power and clocks idle, then under `seconds` of back-to-back bf16 8192^3
+ * GEMMs: NVML read every 100 ms while batches of 50 run, each batch's rate
+ * from CUDA events. */
+static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_size,
+		      double seconds)
+{
+	nvml n;
+	if (nvml_open(&n) < 0) {
+		fprintf(stderr, "NVML not available: no power or clock readings\n");
+		return;
+	}
+	unsigned lim = 0;
+	n.limit(n.dev, &lim);
+	fprintf(out, "{\"kind\":\"power-idle\",\"power_limit_w\":%.3f,\"reading\":", lim / 1000.0);
+	nvml_read(&n, out, 0.0);
+	fputs("}\n", out);
+	const dtype_desc *t = &dtypes[2]; /* bf16 */
+	const int m = 8192, batch = 50;
+	void *a, *b, *d;
+	CUDA_OK(cudaMalloc(&a, (size_t)m * m * t->ab_size));
+	CUDA_OK(cudaMalloc(&b, (size_t)m * m * t->ab_size));
+	CUDA_OK(cudaMalloc(&d, (size_t)m * m * t->cd_size));
+	fill_any(t, a, (size_t)m * m, 71, 1);
+	fill_any(t, b, (size_t)m * m, 72, 1);
+	gemm_plan p;
+	if (plan_gemm(lt, t, m, m, m, work, work_size, &p) < 0) {
+		fprintf(stderr, "sustained: no cuBLASLt algorithm\n");
+		exit(1);
+	}
+	cudaEvent_t e0, e1;
+	CUDA_OK(cudaEventCreate(&e0));
+	CUDA_OK(cudaEventCreate(&e1));
+	fprintf(out, "{\"kind\":\"power-sustained\",\"dtype\":\"bf16\",\"m\":%d,\"n\":%d,\"k\":%d,"
+		"\"batch\":%d,\"readings\":[", m, m, m, batch);
+	double flop = 2.0 * m * m * m * batch, start = now_s(), next = start;
+	int first = 1;
+	size_t nb = 0, cap = 1024;
+	double *rates = (double *)malloc(cap * sizeof *rates);
+	while (now_s() - start < seconds) {
+		CUDA_OK(cudaEventRecord(e0, 0));
+		for (int j = 0; j < batch; j++)
+			run_gemm(lt, &p, a, b, d, work);
+		CUDA_OK(cudaEventRecord(e1, 0));
+		cudaError_t q;
+		while ((q = cudaEventQuery(e1)) == cudaErrorNotReady) {
+			double t_now = now_s();
+			if (t_now >= next) {
+				if (!first)
+					fputc(',', out);
+				nvml_read(&n, out, t_now - start);
+				first = 0;
+				next += 0.1;
+			}
+			usleep(2000);
+		}
+		CUDA_OK(q);
+		float ms;
+		CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+		if (nb == cap)
+			rates = (double *)realloc(rates, (cap *= 2) * sizeof *rates);
+		rates[nb++] = flop / (ms * 1e-3);
+	}
+	fputs("],\"batch_flop_per_s\":", out);
+	print_samples(out, rates, (int)nb);
+	fputs("}\n", out);
+	fflush(out);
+	free(rates);
+	unplan_gemm(&p);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	cudaFree(a);
+	cudaFree(b);
+	cudaFree(d);
+	dlclose(n.lib);
+}
+
 static void machine(FILE *out)
 {
 	cudaDeviceProp prop;
@@ -411,7 +547,7 @@ static void machine(FILE *out)
 static void usage(void)
 {
 	fprintf(stderr, "usage: capsim-calibrate-gemm [--dtypes fp32,tf32,bf16,fp16,fp8] "
-			"[--reps N] [--out FILE.jsonl]\n");
+			"[--reps N] [--sustain SECONDS] [--out FILE.jsonl]\n");
 	exit(2);
 }
 
@@ -419,6 +555,7 @@ int main(int argc, char **argv)
 {
 	const char *list = "fp32,tf32,bf16,fp16,fp8", *path = NULL;
 	int reps = 30;
+	double sustain_s = 10.0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dtypes") && i + 1 < argc)
 			list = argv[++i];
@@ -426,6 +563,8 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
 			path = argv[++i];
+		else if (!strcmp(argv[i], "--sustain") && i + 1 < argc)
+			sustain_s = atof(argv[++i]);
 		else
 			usage();
 	}
@@ -462,6 +601,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s:\n", t->name);
 		gemm_sweep(out, lt, t, reps, work, work_size, (size_t)prop.l2CacheSize);
 	}
+	if (sustain_s > 0)
+		sustained(out, lt, work, work_size, sustain_s);
 	cudaFree(work);
 	cublasLtDestroy(lt);
 	if (path && fclose(out) != 0) {

@@ -51,8 +51,8 @@ static int import(int argc, char **argv)
 			status = CAPSIM_EXIT_USAGE;
 		} else {
 			printf("%s: run %lld in %s: %zu GEMMs (%zu without an algorithm), "
-			       "%zu copy, %zu checks\n", argv[i], (long long)st.run_id, db,
-			       st.gemm, st.gemm_failed, st.copy, st.checks);
+			       "%zu copy, %zu checks, %zu power\n", argv[i], (long long)st.run_id,
+			       db, st.gemm, st.gemm_failed, st.copy, st.checks, st.power);
 		}
 		capsim_diags_free(&d);
 	}

@@ -42,7 +42,17 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS copy_bandwidth("
 	" run_id INTEGER NOT NULL REFERENCES runs(id),"
 	" bytes INTEGER NOT NULL, moved_bytes INTEGER NOT NULL,"
-	" median_s REAL NOT NULL, bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL);";
+	" median_s REAL NOT NULL, bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS power_idle("
+	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" power_limit_w REAL NOT NULL, power_w REAL NOT NULL, sm_mhz REAL NOT NULL,"
+	" temp_c REAL, throttle_reasons INTEGER);"
+	"CREATE TABLE IF NOT EXISTS power_sustained("
+	" run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,"
+	" median_power_w REAL NOT NULL, median_sm_mhz REAL NOT NULL,"
+	" median_flop_per_s REAL NOT NULL, readings TEXT NOT NULL,"
+	" batch_flop_per_s TEXT NOT NULL);";
 
 /* one import: the file, where we are in it, and the open statement set */
 typedef struct importer {
@@ -261,6 +271,72 @@ static int check(importer *im, json_t *o)
 		      json_number_value(e));
 }
 
+/* one NVML reading: power_w > 0, sm_mhz > 0 */
+static int reading(importer *im, json_t *r, double *power, double *mhz)
+{
+	if (!json_is_object(r))
+		return bad(im, "reading: expected an object of power_w, sm_mhz, temp_c");
+	return get_pos(im, r, "power_w", power) || get_pos(im, r, "sm_mhz", mhz) ? -1 : 0;
+}
+
+static int power_idle(importer *im, json_t *o)
+{
+	double limit, power, mhz;
+	json_t *r = json_object_get(o, "reading");
+	if (get_pos(im, o, "power_limit_w", &limit) || reading(im, r, &power, &mhz) < 0)
+		return -1;
+	im->st->power++;
+	return insert(im, "INSERT INTO power_idle VALUES(?,?,?,?,?,?)", "idddii", im->run, limit,
+		      power, mhz, opt_int(r, "temp_c"), opt_int(r, "throttle_reasons"));
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* readings under load and each batch's rate; their medians are stored
+ * beside the arrays */
+static int power_sustained(importer *im, json_t *o)
+{
+	const char *dtype = NULL;
+	double m, n, k;
+	if (get_str(im, o, "dtype", &dtype) || get_pos(im, o, "m", &m) ||
+	    get_pos(im, o, "n", &n) || get_pos(im, o, "k", &k))
+		return -1;
+	json_t *rs = json_object_get(o, "readings"), *bs = json_object_get(o, "batch_flop_per_s");
+	size_t nr = json_array_size(rs), nb = json_array_size(bs);
+	if (!json_is_array(rs) || nr == 0 || !json_is_array(bs) || nb == 0)
+		return bad(im, "readings, batch_flop_per_s: expected two non-empty arrays");
+	double *pw = capsim_xcalloc(nr, sizeof *pw), *mhz = capsim_xcalloc(nr, sizeof *mhz);
+	double *rate = capsim_xcalloc(nb, sizeof *rate);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < nr; i++)
+		rc = reading(im, json_array_get(rs, i), &pw[i], &mhz[i]);
+	for (size_t i = 0; rc == 0 && i < nb; i++) {
+		json_t *x = json_array_get(bs, i);
+		rate[i] = json_is_number(x) ? json_number_value(x) : -1.0;
+		if (!(rate[i] > 0) || !isfinite(rate[i]))
+			rc = bad(im, "batch_flop_per_s[%zu]: expected a positive rate", i);
+	}
+	if (rc == 0) {
+		char *rtext = json_dumps(rs, JSON_COMPACT), *btext = json_dumps(bs, JSON_COMPACT);
+		rc = insert(im, "INSERT INTO power_sustained VALUES(?,?,?,?,?,?,?,?,?,?)",
+			    "isiiidddss", im->run, dtype, (int64_t)m, (int64_t)n, (int64_t)k,
+			    median_of(pw, nr), median_of(mhz, nr), median_of(rate, nb), rtext, btext);
+		free(rtext);
+		free(btext);
+		im->st->power++;
+	}
+	free(pw);
+	free(mhz);
+	free(rate);
+	return rc;
+}
+
+#define KINDS "gemm, gemm-check, hbm-copy, power-idle or power-sustained"
+
 static int one_line(importer *im, const char *text, const char *sha)
 {
 	json_error_t jerr;
@@ -275,7 +351,7 @@ static int one_line(importer *im, const char *text, const char *sha)
 		int first = im->run == 0;
 		if (first != !strcmp(kind, "machine"))
 			rc = bad(im, "kind: expected %s, found '%s'",
-				 first ? "'machine' on the first line" : "gemm, gemm-check or hbm-copy",
+				 first ? "'machine' on the first line" : KINDS,
 				 kind);
 		else if (first)
 			rc = machine(im, o, sha);
@@ -285,8 +361,12 @@ static int one_line(importer *im, const char *text, const char *sha)
 			rc = check(im, o);
 		else if (!strcmp(kind, "hbm-copy"))
 			rc = copy_bw(im, o);
+		else if (!strcmp(kind, "power-idle"))
+			rc = power_idle(im, o);
+		else if (!strcmp(kind, "power-sustained"))
+			rc = power_sustained(im, o);
 		else
-			rc = bad(im, "kind: expected gemm, gemm-check or hbm-copy, found '%s'", kind);
+			rc = bad(im, "kind: expected %s, found '%s'", KINDS, kind);
 	}
 	json_decref(o);
 	return rc;

@@ -14,7 +14,7 @@
 
 typedef struct capsim_import_stats {
 	int64_t run_id;
-	size_t gemm, gemm_failed, copy, checks;
+	size_t gemm, gemm_failed, copy, checks, power;
 } capsim_import_stats;
 
 /* Import one JSON-lines file written by capsim-calibrate-gemm into the

@@ -51,7 +51,7 @@ static void test_calibrate_import(void **state)
 		 "--db '%s'", CAPSIM_SOURCE_DIR, db);
 	run_result r = run(args, 1);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "65 GEMMs (0 without an algorithm), 1 copy, 5 checks"));
+	assert_non_null(strstr(r.out, "65 GEMMs (0 without an algorithm), 1 copy, 5 checks, 0 power"));
 	free(r.out);
 	r = run(args, 1);
 	assert_int_equal(r.status, 2);

@@ -86,6 +86,29 @@ static void test_import_h200(void **state)
 	capsim_diags_free(&d);
 }
 
+/* 20 s of bf16 8192^3 GEMMs on the H200 under its 700 W cap: power sits
+ * just under the cap and the SM clock below its 1980 MHz maximum */
+static void test_import_power(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/p.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(CAPSIM_SOURCE_DIR
+					       "/calibrate/results/h200-2026-12-02-power.jsonl",
+					       db, &st, &d), 0);
+	assert_int_equal(st.power, 2);
+	assert_int_equal(st.gemm, 0);
+	assert_true(query(db, "SELECT power_limit_w FROM power_idle") == 700.0);
+	double w = query(db, "SELECT median_power_w FROM power_sustained");
+	double mhz = query(db, "SELECT median_sm_mhz FROM power_sustained");
+	assert_true(w > 600.0 && w <= 700.0);
+	assert_true(mhz > 1000.0 && mhz < 1980.0);
+	assert_true(query(db, "SELECT median_flop_per_s FROM power_sustained") < 989.4e12);
+	capsim_diags_free(&d);
+}
+
 static const char machine[] =
 	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"2026-12-02\","
 	"\"gpu\":\"NVIDIA H200\"}\n";
@@ -114,6 +137,11 @@ static void test_faulty_files(void **state)
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":-2,\"n\":2,\"k\":2}\n",
 		  ":3", "m: expected a positive number, found -2" },
+		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
+		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
+		  "{\"kind\":\"power-sustained\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,"
+		  "\"readings\":[],\"batch_flop_per_s\":[1]}\n",
+		  ":3", "expected two non-empty arrays" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"nccl\"}\n",
@@ -163,6 +191,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_import_h200),
+		cmocka_unit_test(test_import_power),
 		cmocka_unit_test(test_faulty_files),
 	};
 	return cmocka_run_group_tests_name("measure", tests, setup, teardown);
