@@ -2,6 +2,11 @@
 #ifndef CAPSIM_CLI_H
 #define CAPSIM_CLI_H
 
+#include <stddef.h>
+
+#include "diag.h"
+#include "scenario.h"
+
 enum {
 	CAPSIM_EXIT_OK = 0,
 	CAPSIM_EXIT_FAILURE = 1,
@@ -18,6 +23,19 @@ int capsim_cmd_scale(int argc, char **argv);
 int capsim_cmd_calibrate(int argc, char **argv);
 
 const char *capsim_version_string(void);
+
+/* The --set PATH=VALUE options of one command, with the buffers the pairs
+ * point into. Start zeroed; capsim_cli_sets_free releases. */
+typedef struct capsim_cli_sets {
+	capsim_set *v;
+	char **bufs;
+	size_t n, cap;
+} capsim_cli_sets;
+
+/* Parse and keep one --set argument (borrowed: it must outlive the sets).
+ * Returns 0, or -1 after adding the reason to d, keeping nothing. */
+int capsim_cli_sets_add(capsim_cli_sets *s, const char *arg, capsim_diags *d);
+void capsim_cli_sets_free(capsim_cli_sets *s);
 
 /* A new JSON object holding schema_version, capsim_version, inputs (each
  * file with its SHA-256: the scenario if any, then the catalog's files) and,

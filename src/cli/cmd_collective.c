@@ -47,9 +47,7 @@ static void help(FILE *out)
 
 typedef struct {
 	const char *scenario;
-	capsim_set sets[64];
-	char *bufs[64];
-	size_t n_sets;
+	capsim_cli_sets sets;
 	int op, algo, proto, channels, ranks, json, verbose, fold;
 	double bytes, sweep_min, sweep_max;
 	int sweep;
@@ -142,16 +140,8 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 			}
 			break;
 		case 's':
-			if (o->n_sets == 64) {
-				fprintf(stderr, "capsim collective: too many --set\n");
+			if (capsim_cli_sets_add(&o->sets, optarg, d) < 0)
 				return -1;
-			}
-			o->bufs[o->n_sets] = capsim_xmalloc(strlen(optarg) + 1);
-			if (capsim_set_parse(optarg, o->bufs[o->n_sets], &o->sets[o->n_sets], d) < 0) {
-				free(o->bufs[o->n_sets]);
-				return -1;
-			}
-			o->n_sets++;
 			break;
 		case 'j': o->json = 1; break;
 		case 'F': o->fold = 1; break;
@@ -226,7 +216,7 @@ int capsim_cmd_collective(int argc, char **argv)
 	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
 		goto fail;
 	s = capsim_xcalloc(1, sizeof *s);
-	if (capsim_scenario_load(o.scenario, cat, o.sets, o.n_sets, s, &d) < 0)
+	if (capsim_scenario_load(o.scenario, cat, o.sets.v, o.sets.n, s, &d) < 0)
 		goto fail;
 	f = capsim_fabric_build(s, &d);
 	if (!f)
@@ -344,7 +334,6 @@ out:
 	free(s);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
-	for (size_t i = 0; i < o.n_sets; i++)
-		free(o.bufs[i]);
+	capsim_cli_sets_free(&o.sets);
 	return status;
 }

@@ -183,9 +183,7 @@ int capsim_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	capsim_set *sets = capsim_xcalloc((size_t)argc, sizeof *sets);
-	char **bufs = capsim_xcalloc((size_t)argc, sizeof *bufs);
-	size_t n_sets = 0;
+	capsim_cli_sets sets = { 0 };
 	int json = 0, verbose = 0, ch, status = CAPSIM_EXIT_USAGE;
 	const char *trace = NULL;
 	capsim_diags d = { 0 };
@@ -198,10 +196,8 @@ int capsim_cmd_run(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "s:jvt:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's':
-			bufs[n_sets] = capsim_xmalloc(strlen(optarg) + 1);
-			if (capsim_set_parse(optarg, bufs[n_sets], &sets[n_sets], &d) < 0)
+			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
 				goto fail;
-			n_sets++;
 			break;
 		case 'j': json = 1; break;
 		case 'v': verbose = 1; break;
@@ -228,7 +224,7 @@ int capsim_cmd_run(int argc, char **argv)
 	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
 		goto fail;
 	s = capsim_xcalloc(1, sizeof *s);
-	if (capsim_scenario_load(path, cat, sets, n_sets, s, &d) < 0)
+	if (capsim_scenario_load(path, cat, sets.v, sets.n, s, &d) < 0)
 		goto fail;
 	f = capsim_fabric_build(s, &d);
 	if (!f)
@@ -274,9 +270,6 @@ out:
 	free(s);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
-	for (size_t i = 0; i < n_sets; i++)
-		free(bufs[i]);
-	free(bufs);
-	free(sets);
+	capsim_cli_sets_free(&sets);
 	return status;
 }

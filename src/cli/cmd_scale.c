@@ -60,9 +60,8 @@ int capsim_cmd_scale(int argc, char **argv)
 	long sizes[64];
 	int n_sizes = 0, strong = 0, ch, status = CAPSIM_EXIT_USAGE;
 	const char *csv = NULL;
-	capsim_set *sets = capsim_xcalloc((size_t)argc + 2, sizeof *sets);
-	char **bufs = capsim_xcalloc((size_t)argc, sizeof *bufs);
-	size_t n_sets = 0, n_bufs = 0;
+	capsim_cli_sets sets = { 0 };
+	capsim_set *with = NULL; /* the user's sets, then nodes and batch */
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *base = NULL, *s = NULL;
@@ -83,10 +82,8 @@ int capsim_cmd_scale(int argc, char **argv)
 		case 'S': strong = 1; break;
 		case 'c': csv = optarg; break;
 		case 's':
-			bufs[n_bufs] = capsim_xmalloc(strlen(optarg) + 1);
-			if (capsim_set_parse(optarg, bufs[n_bufs++], &sets[n_sets], &d) < 0)
+			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
 				goto fail;
-			n_sets++;
 			break;
 		case 'h': help(stdout); status = CAPSIM_EXIT_OK; goto out;
 		default: help(stderr); goto out;
@@ -101,8 +98,11 @@ int capsim_cmd_scale(int argc, char **argv)
 	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
 		goto fail;
 	base = capsim_xcalloc(1, sizeof *base);
-	if (capsim_scenario_load(argv[optind], cat, sets, n_sets, base, &d) < 0)
+	if (capsim_scenario_load(argv[optind], cat, sets.v, sets.n, base, &d) < 0)
 		goto fail;
+	with = capsim_xcalloc(sets.n + 2, sizeof *with);
+	if (sets.n)
+		memcpy(with, sets.v, sets.n * sizeof *with);
 	if (csv) {
 		snprintf(tmp, sizeof tmp, "%s.tmp", csv);
 		out = fopen(tmp, "w");
@@ -136,11 +136,11 @@ int capsim_cmd_scale(int argc, char **argv)
 		char nodes_s[32], batch_s[32];
 		snprintf(nodes_s, sizeof nodes_s, "%ld", gpus / G);
 		snprintf(batch_s, sizeof batch_s, "%.0f", batch);
-		sets[n_sets] = (capsim_set){ "cluster.nodes", nodes_s };
-		sets[n_sets + 1] = (capsim_set){ "workload.global-batch", batch_s };
+		with[sets.n] = (capsim_set){ "cluster.nodes", nodes_s };
+		with[sets.n + 1] = (capsim_set){ "workload.global-batch", batch_s };
 		free(s);
 		s = capsim_xcalloc(1, sizeof *s);
-		if (capsim_scenario_load(argv[optind], cat, sets, n_sets + 2, s, &d) < 0)
+		if (capsim_scenario_load(argv[optind], cat, with, sets.n + 2, s, &d) < 0)
 			goto fail;
 		capsim_fabric *f = capsim_fabric_build(s, &d);
 		if (!f)
@@ -187,9 +187,7 @@ out:
 	free(base);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
-	for (size_t i = 0; i < n_bufs; i++)
-		free(bufs[i]);
-	free(bufs);
-	free(sets);
+	free(with);
+	capsim_cli_sets_free(&sets);
 	return status;
 }

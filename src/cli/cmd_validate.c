@@ -185,9 +185,7 @@ int capsim_cmd_validate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *root = capsim_catalog_default_root();
-	capsim_set *sets = capsim_xcalloc((size_t)argc, sizeof *sets);
-	char **bufs = capsim_xcalloc((size_t)argc, sizeof *bufs);
-	size_t n_sets = 0;
+	capsim_cli_sets sets = { 0 };
 	int resolved = 0, ch, status = CAPSIM_EXIT_OK;
 	capsim_diags d = { 0 };
 
@@ -195,11 +193,7 @@ int capsim_cmd_validate(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "s:rpc:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
-			bufs[n_sets] = capsim_xmalloc(strlen(optarg) + 1);
-			if (capsim_set_parse(optarg, bufs[n_sets], &sets[n_sets], &d) == 0)
-				n_sets++;
-			else
-				free(bufs[n_sets]);
+			capsim_cli_sets_add(&sets, optarg, &d); /* reported with the rest */
 			break;
 		case 'r': resolved = 1; break;
 		case 'p':
@@ -242,9 +236,9 @@ int capsim_cmd_validate(int argc, char **argv)
 					 rn);
 		} else if (!fd.n) {
 			if (strcmp(rn, "scenario") == 0)
-				validate_scenario(argv[i], root, &cat, sets, n_sets,
+				validate_scenario(argv[i], root, &cat, sets.v, sets.n,
 						  resolved, &fd);
-			else if (n_sets) {
+			else if (sets.n) {
 				capsim_diags_add(&fd, argv[i], 0,
 						 "--set applies to scenarios only");
 			} else
@@ -258,10 +252,7 @@ int capsim_cmd_validate(int argc, char **argv)
 	}
 	capsim_catalog_free(cat);
 out:
-	for (size_t i = 0; i < n_sets; i++)
-		free(bufs[i]);
-	free(bufs);
-	free(sets);
+	capsim_cli_sets_free(&sets);
 	capsim_diags_free(&d);
 	return status;
 }

@@ -1,0 +1,31 @@
+/* cli_sets.c - the --set options every command takes; see cli.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "xalloc.h"
+
+int capsim_cli_sets_add(capsim_cli_sets *s, const char *arg, capsim_diags *d)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->v = capsim_xrealloc(s->v, s->cap * sizeof *s->v);
+		s->bufs = capsim_xrealloc(s->bufs, s->cap * sizeof *s->bufs);
+	}
+	char *buf = capsim_xmalloc(strlen(arg) + 1);
+	if (capsim_set_parse(arg, buf, &s->v[s->n], d) < 0) {
+		free(buf);
+		return -1;
+	}
+	s->bufs[s->n++] = buf;
+	return 0;
+}
+
+void capsim_cli_sets_free(capsim_cli_sets *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->bufs[i]);
+	free(s->bufs);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
