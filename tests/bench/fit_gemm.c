@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "csv.h"
 #include "ops.h"
 
 #define MAX_ROWS 64
@@ -19,30 +20,6 @@ typedef struct row {
 	char gpu[128], dtype[32];
 	double m, n, k, tflops, peak;
 } row;
-
-/* Splits one CSV line into up to nf fields (double quotes group commas);
- * returns the count. Modifies line. */
-static int split(char *line, char **f, int nf)
-{
-	int n = 0;
-	char *p = line;
-	while (n < nf) {
-		int q = *p == '"';
-		if (q)
-			p++;
-		f[n++] = p;
-		while (*p && (q ? *p != '"' : *p != ',' && *p != '\n' && *p != '\r'))
-			p++;
-		if (q && *p == '"')
-			*p++ = '\0';
-		if (*p != ',') {
-			*p = '\0';
-			break;
-		}
-		*p++ = '\0';
-	}
-	return n;
-}
 
 static int read_rows(const char *path, row *r, int max)
 {
@@ -61,7 +38,7 @@ static int read_rows(const char *path, row *r, int max)
 			continue;
 		}
 		char *f[10];
-		if (split(line, f, 10) < 8)
+		if (csv_split(line, f, 10) < 8)
 			continue;
 		snprintf(r[n].gpu, sizeof r[n].gpu, "%s", f[0]);
 		snprintf(r[n].dtype, sizeof r[n].dtype, "%s", f[1]);

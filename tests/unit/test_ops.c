@@ -7,6 +7,7 @@
  * recorded constants from tests/data/reference/gemm.csv. */
 #include "catalog.h"
 #include "scenario.h"
+#include "csv.h"
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -500,29 +501,6 @@ static void test_measured_h200(void **state)
 
 /* ---- the refit ----------------------------------------------------------- */
 
-/* CSV fields of one line (double quotes group commas); modifies line. */
-static int split(char *line, char **f, int nf)
-{
-	int n = 0;
-	char *p = line;
-	while (n < nf) {
-		int q = *p == '"';
-		if (q)
-			p++;
-		f[n++] = p;
-		while (*p && (q ? *p != '"' : *p != ',' && *p != '\n' && *p != '\r'))
-			p++;
-		if (q && *p == '"')
-			*p++ = '\0';
-		if (*p != ',') {
-			*p = '\0';
-			break;
-		}
-		*p++ = '\0';
-	}
-	return n;
-}
-
 /* Re-run the fit from the rows kept in tests/data/reference/gemm.csv: the
  * constants recorded in ops.c must come out within 1%, and the bf16 rows
  * must give the saturations the defaults use. */
@@ -545,7 +523,7 @@ static void test_gemm_refit(void **state)
 			continue;
 		}
 		char *f[10];
-		assert_true(split(line, f, 10) == 10);
+		assert_true(csv_split(line, f, 10) == 10);
 		assert_true(strlen(f[9]) > 10); /* every row keeps its source */
 		double m = atof(f[3]), nn = atof(f[4]), k = atof(f[5]);
 		double frac_i = atof(f[6]) / atof(f[7]);
