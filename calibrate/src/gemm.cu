@@ -115,7 +115,7 @@ typedef struct gemm_plan {
 } gemm_plan;
 
 static int plan_gemm(cublasLtHandle_t lt, const dtype_desc *t, int m, int n, int k,
-		     void *work, size_t work_size, gemm_plan *p)
+		     size_t work_size, gemm_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->alpha = 1.0f;
@@ -145,7 +145,6 @@ static int plan_gemm(cublasLtHandle_t lt, const dtype_desc *t, int m, int n, int
 	cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(lt, p->desc, p->a, p->b, p->d, p->d,
 							  pref, 1, &h, &found);
 	cublasLtMatmulPreferenceDestroy(pref);
-	(void)work;
 	if (s != CUBLAS_STATUS_SUCCESS || found == 0)
 		return -1;
 	p->algo = h.algo;
@@ -221,8 +220,13 @@ static double check_dtype(cublasLtHandle_t lt, const dtype_desc *t, void *work,
 	fill_any(t, b, (size_t)k * n, 12, 1);
 	CUDA_OK(cudaMemset(d, 0xff, (size_t)m * n * t->cd_size)); /* poison: NaN */
 	gemm_plan p;
-	if (plan_gemm(lt, t, m, n, k, work, work_size, &p) < 0)
+	if (plan_gemm(lt, t, m, n, k, work_size, &p) < 0) {
+		unplan_gemm(&p);
+		cudaFree(a);
+		cudaFree(b);
+		cudaFree(d);
 		return -1.0;
+	}
 	run_gemm(lt, &p, a, b, d, work);
 	CUDA_OK(cudaDeviceSynchronize());
 	void *host = malloc((size_t)m * n * t->cd_size);
@@ -334,10 +338,11 @@ static void gemm_sweep(FILE *out, cublasLtHandle_t lt, const dtype_desc *t, int 
 		fill_any(t, a, (size_t)sh->m * sh->k * sets, 21 + (uint32_t)i, 1);
 		fill_any(t, b, (size_t)sh->k * sh->n * sets, 41 + (uint32_t)i, 1);
 		gemm_plan p;
-		if (plan_gemm(lt, t, sh->m, sh->n, sh->k, work, work_size, &p) < 0) {
+		if (plan_gemm(lt, t, sh->m, sh->n, sh->k, work_size, &p) < 0) {
 			fprintf(out, "{\"kind\":\"gemm\",\"dtype\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,"
 				"\"shape\":\"%s\",\"error\":\"no cuBLASLt algorithm\"}\n",
 				t->name, sh->m, sh->n, sh->k, sh->what);
+			unplan_gemm(&p);
 		} else {
 			/* warm-up, which also sizes the batch: each sample times
 			 * `batch` back-to-back GEMMs (about 2 ms of them), so
@@ -474,7 +479,7 @@ static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_si
 	fill_any(t, a, (size_t)m * m, 71, 1);
 	fill_any(t, b, (size_t)m * m, 72, 1);
 	gemm_plan p;
-	if (plan_gemm(lt, t, m, m, m, work, work_size, &p) < 0) {
+	if (plan_gemm(lt, t, m, m, m, work_size, &p) < 0) {
 		fprintf(stderr, "sustained: no cuBLASLt algorithm\n");
 		exit(1);
 	}
