@@ -61,6 +61,92 @@ static void link_json(json_t *o, const char *key, const capsim_step_link *l)
 					      l->bytes));
 }
 
+static const char *const path_kinds[] = { "compute", "p2p", "tail" };
+
+/* one segment of the critical path, in words */
+static void path_words(const capsim_path_segment *g, char *buf, size_t n)
+{
+	switch (g->kind) {
+	case CAPSIM_PATH_COMPUTE:
+		snprintf(buf, n, "stage %d: %d F + %d B (mb %d..%d)", g->stage, g->forwards,
+			 g->backwards, g->first_microbatch, g->last_microbatch);
+		break;
+	case CAPSIM_PATH_TRANSFER:
+		snprintf(buf, n, "p2p stage %d -> %d", g->stage, g->to_stage);
+		break;
+	default:
+		snprintf(buf, n, "stage %d: gradient sync + optimizer", g->stage);
+		break;
+	}
+}
+
+/* The critical path: its share by kind, then its segments (the first and
+ * last few when it is long). */
+static void print_path(const capsim_step *r)
+{
+	if (!r->path_len)
+		return;
+	double by[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < r->path_len; i++)
+		by[r->path[i].kind] += (double)(r->path[i].end_ns - r->path[i].start_ns) * 1e-9;
+	char a[32], b[32], c[32];
+	capsim_units_format(by[0], CAPSIM_DIM_SECONDS, a, sizeof a);
+	capsim_units_format(by[1], CAPSIM_DIM_SECONDS, b, sizeof b);
+	capsim_units_format(by[2], CAPSIM_DIM_SECONDS, c, sizeof c);
+	printf("critical path (replica %d, %zu segments): compute %s, p2p %s, tail %s\n",
+	       r->critical_replica, r->path_len, a, b, c);
+	size_t head = 6, tail = 6;
+	for (size_t i = 0; i < r->path_len; i++) {
+		if (r->path_len > head + tail + 1 && i == head) {
+			printf("    ... %zu more segments ...\n", r->path_len - head - tail);
+			i = r->path_len - tail - 1;
+			continue;
+		}
+		const capsim_path_segment *g = &r->path[i];
+		char words[96], at[32], dur[32];
+		path_words(g, words, sizeof words);
+		capsim_units_format((double)g->start_ns * 1e-9, CAPSIM_DIM_SECONDS, at, sizeof at);
+		capsim_units_format((double)(g->end_ns - g->start_ns) * 1e-9, CAPSIM_DIM_SECONDS,
+				    dur, sizeof dur);
+		printf("    at %-10s %-40s %12s\n", at, words, dur);
+	}
+}
+
+static json_t *path_json(const capsim_step *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->path_len; i++) {
+		const capsim_path_segment *g = &r->path[i];
+		json_t *o = json_pack("{s:s, s:i, s:f, s:f}", "kind", path_kinds[g->kind], "stage",
+				      g->stage, "start_s", (double)g->start_ns * 1e-9, "time_s",
+				      (double)(g->end_ns - g->start_ns) * 1e-9);
+		if (g->kind == CAPSIM_PATH_TRANSFER)
+			json_object_set_new(o, "to_stage", json_integer(g->to_stage));
+		if (g->kind == CAPSIM_PATH_COMPUTE) {
+			json_object_set_new(o, "forwards", json_integer(g->forwards));
+			json_object_set_new(o, "backwards", json_integer(g->backwards));
+			json_object_set_new(o, "first_microbatch", json_integer(g->first_microbatch));
+			json_object_set_new(o, "last_microbatch", json_integer(g->last_microbatch));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* the larger of the two node types' peaks, and whether both fit */
+static double peak_bytes(const capsim_step *r)
+{
+	double p = r->memory.peak.total_bytes;
+	if (r->has_mix && r->mix_memory.peak.total_bytes > p)
+		p = r->mix_memory.peak.total_bytes;
+	return p;
+}
+
+static int fits(const capsim_step *r)
+{
+	return r->memory.fits && (!r->has_mix || r->mix_memory.fits);
+}
+
 static void print_text(const capsim_scenario *s, const capsim_step *r)
 {
 	char pct[64];
@@ -72,8 +158,12 @@ static void print_text(const capsim_scenario *s, const capsim_step *r)
 		 r->microbatches);
 	line("  compute", r->compute_s, CAPSIM_DIM_SECONDS, pct);
 	if (r->straggler_stage >= 0)
-		printf("    %-22s %11.3gx on stage %d (its slowest GPU)\n", "straggler",
-		       s->straggler, r->straggler_stage);
+		printf("    %-22s %11.3gx on stage %d of replica %d\n", "straggler",
+		       s->straggler, r->straggler_stage, s->straggler_replica);
+	if (r->replica_classes > 1)
+		printf("    %-22s %12d classes simulated; the slowest is replica %d, stage %d on %s\n",
+		       "replicas", r->replica_classes, r->critical_replica, r->critical_stage,
+		       r->critical_kind ? s->mix_gpu.e.id : s->gpu.e.id);
 	line("  exposed comm TP", r->exposed_comm_tp_s, CAPSIM_DIM_SECONDS, NULL);
 	print_link("collective", &r->busiest_tp);
 	if (s->cp > 1)
@@ -94,6 +184,13 @@ static void print_text(const capsim_scenario *s, const capsim_step *r)
 	snprintf(pct, sizeof pct, "of %.4g GB (%s)", r->memory.capacity_bytes / 1e9,
 		 r->memory.fits ? "fits" : "DOES NOT FIT");
 	line("peak memory per GPU", r->memory.peak.total_bytes, CAPSIM_DIM_BYTES, pct);
+	if (r->has_mix) {
+		snprintf(pct, sizeof pct, "of %.4g GB (%s)", r->mix_memory.capacity_bytes / 1e9,
+			 r->mix_memory.fits ? "fits" : "DOES NOT FIT");
+		char label[96];
+		snprintf(label, sizeof label, "  on %s", s->mix_gpu.e.id);
+		line(label, r->mix_memory.peak.total_bytes, CAPSIM_DIM_BYTES, pct);
+	}
 	snprintf(pct, sizeof pct, "(%.0f steps)", r->steps);
 	line("time to train", r->time_to_train_s, CAPSIM_DIM_SECONDS, pct);
 }
@@ -106,8 +203,8 @@ static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
 	NUM("step_time_s", r->step_time_s);
 	NUM("tokens_per_s", r->tokens_per_s);
 	NUM("mfu", r->mfu);
-	NUM("peak_mem_per_gpu_bytes", r->memory.peak.total_bytes);
-	json_object_set_new(o, "fits_in_memory", json_boolean(r->memory.fits));
+	NUM("peak_mem_per_gpu_bytes", peak_bytes(r));
+	json_object_set_new(o, "fits_in_memory", json_boolean(fits(r)));
 	NUM("compute_s", r->compute_s);
 	NUM("exposed_comm_s", r->exposed_comm_s);
 	NUM("exposed_comm_tp_s", r->exposed_comm_tp_s);
@@ -120,6 +217,10 @@ static json_t *result_json(const capsim_catalog *cat, const capsim_scenario *s,
 	NUM("time_to_train_s", r->time_to_train_s);
 #undef NUM
 	json_object_set_new(o, "straggler_stage", json_integer(r->straggler_stage));
+	json_object_set_new(o, "replica_classes", json_integer(r->replica_classes));
+	json_object_set_new(o, "critical_replica", json_integer(r->critical_replica));
+	json_object_set_new(o, "critical_stage", json_integer(r->critical_stage));
+	json_object_set_new(o, "critical_path", path_json(r));
 	link_json(o, "busiest_link_tp", &r->busiest_tp);
 	link_json(o, "busiest_link_dp", &r->busiest_dp);
 	return o;
@@ -140,6 +241,9 @@ static double scaling_efficiency(const capsim_scenario *s, const capsim_catalog 
 	one->nodes = (int)((gpus1 + s->node.gpus - 1) / s->node.gpus);
 	one->dp = 1;
 	one->global_batch = s->global_batch / s->dp;
+	one->has_mix = 0; /* the reference replica: on the cluster's own nodes */
+	one->mix_nodes = 0;
+	one->straggler_replica = 0;
 	double eff = 0.0;
 	capsim_diags scratch = { 0 };
 	capsim_fabric *f = capsim_fabric_build(one, &scratch);
@@ -147,6 +251,7 @@ static double scaling_efficiency(const capsim_scenario *s, const capsim_catalog 
 	if (f && capsim_step_simulate(one, f, &r1, &scratch) == 0 && r1.tokens_per_s > 0)
 		eff = (r->tokens_per_s / (double)capsim_scenario_gpus(s)) /
 		      (r1.tokens_per_s / (double)gpus1);
+	capsim_step_free(&r1);
 	capsim_fabric_destroy(f);
 	capsim_diags_free(&scratch);
 	(void)d;
@@ -241,7 +346,6 @@ int capsim_cmd_run(int argc, char **argv)
 		status = CAPSIM_EXIT_FAILURE;
 		goto out;
 	}
-	capsim_step_free(&r);
 	if (json) {
 		json_t *o = result_json(cat, s, &r);
 		if (eff > 0)
@@ -254,7 +358,9 @@ int capsim_cmd_run(int argc, char **argv)
 		if (eff > 0)
 			printf("  %-24s %11.1f%%  (tokens/s per GPU against dp = 1)\n",
 			       "scaling efficiency", 100 * eff);
+		print_path(&r);
 	}
+	capsim_step_free(&r);
 	if (verbose)
 		fprintf(json ? stderr : stdout,
 			"# run summary: events %llu, step %.9f s, seed %llu\n",

@@ -148,6 +148,7 @@ int capsim_cmd_scale(int argc, char **argv)
 		capsim_step r;
 		int rc = capsim_step_simulate(s, f, &r, &d);
 		capsim_fabric_destroy(f);
+		capsim_step_free(&r);
 		if (rc < 0)
 			goto fail;
 		double per_gpu = r.tokens_per_s / (double)gpus;

@@ -336,6 +336,33 @@ static const char *set_value_of(const capsim_origin *o, const char *path)
 	return v;
 }
 
+/* The second node type's own GPU, NIC and NVSwitch, from the catalog
+ * (its node entry names them; the catalog checked that they exist). */
+static int resolve_mix(capsim_scenario *s, xmlNode *root, const capsim_catalog *cat,
+		       const capsim_origin *base, capsim_diags *d)
+{
+	const capsim_node *n = &s->mix_node;
+	const capsim_gpu *g = capsim_catalog_find(cat, CAPSIM_KIND_GPU, n->gpu);
+	const capsim_nic *c = capsim_catalog_find(cat, CAPSIM_KIND_NIC, n->nic);
+	if (!g || !c) {
+		capsim_diags_add(d, base->file, line_of(root, "cluster.mix"),
+				 "cluster.mix: node '%s' names %s '%s', which is not in the catalog",
+				 n->e.id, g ? "NIC" : "GPU", g ? n->nic : n->gpu);
+		return 1;
+	}
+	s->mix_gpu = *g;
+	s->mix_nic = *c;
+	s->mix_has_nvswitch = 0;
+	if (n->nvswitch[0]) {
+		const capsim_nvswitch *nv = capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, n->nvswitch);
+		if (nv) {
+			s->mix_nvswitch = *nv;
+			s->mix_has_nvswitch = 1;
+		}
+	}
+	return 0;
+}
+
 static int resolve_parts(capsim_scenario *s, xmlNode *root,
 			 const capsim_catalog *cat, const capsim_origin *base,
 			 capsim_diags *d)
@@ -424,6 +451,8 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 			s->has_nvswitch = 1;
 		}
 	}
+	if (s->has_mix)
+		problems += resolve_mix(s, root, cat, base, d);
 	return problems;
 }
 
@@ -491,6 +520,32 @@ static int check_consistency(capsim_scenario *s, xmlNode *root,
 		else
 			s->dp = (int)dp;
 	}
+	long mix = line_of(root, "cluster.mix");
+	if (s->has_mix) {
+		if (s->mix_nodes < 1 || s->mix_nodes >= s->nodes)
+			BAD(mix, "cluster.mix.nodes: expected 1 to %d (fewer than the "
+			    "cluster's %d nodes), found %d",
+			    s->nodes - 1, s->nodes, s->mix_nodes);
+		if (s->mix_node.gpus != s->node.gpus ||
+		    (s->mix_node.domain_gpus ? s->mix_node.domain_gpus : s->mix_node.gpus) !=
+			    (s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus))
+			BAD(mix, "cluster.mix: node '%s' has %d GPUs in NVLink domains of %d; "
+			    "the cluster's '%s' has %d in domains of %d: mixed nodes must "
+			    "match, so that ranks keep their places",
+			    s->mix_node.e.id, s->mix_node.gpus,
+			    s->mix_node.domain_gpus ? s->mix_node.domain_gpus : s->mix_node.gpus,
+			    s->node.e.id, s->node.gpus,
+			    s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus);
+	} else if (s->mix_nodes) {
+		BAD(mix, "cluster.mix.nodes: %d nodes of a second type, but no "
+		    "<mix ref=\"...\"/> names it", s->mix_nodes);
+	}
+	if (s->straggler_stage >= s->pp)
+		BAD(wl, "workload.straggler-stage: expected -1 or 0 to %d (pp=%d), found %d",
+		    s->pp - 1, s->pp, s->straggler_stage);
+	if (s->dp && s->straggler_replica >= s->dp)
+		BAD(wl, "workload.straggler-replica: expected 0 to %d (dp=%d), found %d",
+		    s->dp - 1, s->dp, s->straggler_replica);
 	if (m->heads % s->tp)
 		BAD(par, "parallelism: tp=%d does not divide %d attention heads",
 		    s->tp, m->heads);

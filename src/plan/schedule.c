@@ -135,8 +135,10 @@ typedef struct run {
 	/* per position */
 	capsim_time_ns *dur;
 	int32_t *consumer;        /* position needing this task's output, or -1 */
+	int32_t *producer;        /* position whose output this task needs, or -1 */
 	capsim_time_ns *delay;    /* transfer to the consumer */
 	unsigned char *ready;     /* input has arrived */
+	capsim_time_ns *arrived;  /* when it did */
 	/* per stage */
 	size_t *next;             /* cursor into the stage's order; per + 1: tail begun */
 	unsigned char *busy;
@@ -178,9 +180,22 @@ static void try_start(capsim_sim *sim, run *r, int k)
 	size_t pos = (size_t)k * r->per + r->next[k];
 	if (!r->ready[pos])
 		return;
+	capsim_pipeline_task *t = &r->out->tasks[pos];
+	/* what released it: the stream (the previous task ended now) or the
+	 * input (it arrived now); the stream on a tie */
+	if (r->next[k] > 0 && t[-1].end_ns == now) {
+		t->pred = (int32_t)(pos - 1);
+		t->via_transfer = 0;
+	} else if (r->producer[pos] >= 0 && r->arrived[pos] == now && now > 0) {
+		t->pred = r->producer[pos];
+		t->via_transfer = 1;
+	} else {
+		t->pred = -1;
+		t->via_transfer = 0;
+	}
 	r->next[k]++;
 	r->busy[k] = 1;
-	r->out->tasks[pos].start_ns = now;
+	t->start_ns = now;
 	sched(sim, now + r->dur[pos], 0, r->k_end, (uint32_t)pos);
 }
 
@@ -203,6 +218,7 @@ static void on_arrive(capsim_sim *sim, const capsim_event *ev, void *ctx)
 	run *r = ctx;
 	uint32_t pos = payload_u32(ev);
 	r->ready[pos] = 1;
+	r->arrived[pos] = ev->t;
 	try_start(sim, r, (int)(pos / r->per));
 }
 
@@ -277,8 +293,11 @@ static int prepare(run *r)
 	size_t total = (size_t)p * r->per;
 	r->dur = capsim_xmalloc(total * sizeof *r->dur);
 	r->consumer = capsim_xmalloc(total * sizeof *r->consumer);
+	r->producer = capsim_xmalloc(total * sizeof *r->producer);
+	memset(r->producer, 0xff, total * sizeof *r->producer); /* -1: none */
 	r->delay = capsim_xmalloc(total * sizeof *r->delay);
 	r->ready = capsim_xcalloc(total, 1);
+	r->arrived = capsim_xcalloc(total, sizeof *r->arrived);
 	r->next = capsim_xcalloc((size_t)p, sizeof *r->next);
 	r->busy = capsim_xcalloc((size_t)p, 1);
 	int32_t *pos_of = capsim_xmalloc(total * sizeof *pos_of);
@@ -345,6 +364,7 @@ static int prepare(run *r)
 					} else {
 						int kc = jc % p;
 						r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
+						r->producer[r->consumer[pos]] = pos;
 						if (kc != k) /* link between k and kc */
 							x = link_ns(in, b ? kc : k);
 					}
@@ -371,8 +391,10 @@ static void run_free(run *r)
 {
 	free(r->dur);
 	free(r->consumer);
+	free(r->producer);
 	free(r->delay);
 	free(r->ready);
+	free(r->arrived);
 	free(r->next);
 	free(r->busy);
 }
@@ -438,4 +460,77 @@ void capsim_pipeline_result_free(capsim_pipeline_result *r)
 	free(r->tasks);
 	free(r->stage);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---- the critical path ---- */
+
+static void path_push(capsim_path_segment **a, size_t *n, size_t *cap,
+		      capsim_path_segment seg)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*a = capsim_xrealloc(*a, *cap * sizeof **a);
+	}
+	(*a)[(*n)++] = seg;
+}
+
+size_t capsim_pipeline_critical_path(const capsim_pipeline_result *r,
+				     capsim_path_segment **out)
+{
+	*out = NULL;
+	if (!r || !r->tasks || r->stages < 1 || r->tasks_per_stage == 0)
+		return 0;
+	int crit = 0;
+	for (int k = 1; k < r->stages; k++)
+		if (r->stage[k].finish_ns > r->stage[crit].finish_ns)
+			crit = k;
+	/* walk back from the critical stage's last task; the chain is at most
+	 * every task once */
+	size_t total = (size_t)r->stages * r->tasks_per_stage;
+	int32_t *chain = capsim_xmalloc(total * sizeof *chain);
+	size_t len = 0;
+	int32_t pos = (int32_t)((size_t)crit * r->tasks_per_stage + r->tasks_per_stage - 1);
+	while (pos >= 0 && len < total) {
+		chain[len++] = pos;
+		pos = r->tasks[pos].pred;
+	}
+	capsim_path_segment *a = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t q = len; q-- > 0;) {
+		const capsim_pipeline_task *t = &r->tasks[chain[q]];
+		capsim_path_segment *last = n ? &a[n - 1] : NULL;
+		if (q + 1 < len && t->via_transfer) {
+			const capsim_pipeline_task *from = &r->tasks[chain[q + 1]];
+			if (t->start_ns > from->end_ns || from->stage != t->stage) {
+				path_push(&a, &n, &cap, (capsim_path_segment){
+					.kind = CAPSIM_PATH_TRANSFER, .stage = from->stage,
+					.to_stage = t->stage, .start_ns = from->end_ns,
+					.end_ns = t->start_ns });
+				last = NULL;
+			}
+		}
+		if (last && last->kind == CAPSIM_PATH_COMPUTE && last->stage == t->stage &&
+		    last->end_ns == t->start_ns) {
+			last->end_ns = t->end_ns;
+			last->last_microbatch = t->microbatch;
+			if (t->backward)
+				last->backwards++;
+			else
+				last->forwards++;
+			continue;
+		}
+		path_push(&a, &n, &cap, (capsim_path_segment){
+			.kind = CAPSIM_PATH_COMPUTE, .stage = t->stage, .to_stage = t->stage,
+			.forwards = !t->backward, .backwards = t->backward,
+			.first_microbatch = t->microbatch, .last_microbatch = t->microbatch,
+			.start_ns = t->start_ns, .end_ns = t->end_ns });
+	}
+	free(chain);
+	const capsim_pipeline_stage *st = &r->stage[crit];
+	if (st->tail_ns > 0)
+		path_push(&a, &n, &cap, (capsim_path_segment){
+			.kind = CAPSIM_PATH_TAIL, .stage = crit, .to_stage = crit,
+			.start_ns = st->last_end_ns, .end_ns = st->finish_ns });
+	*out = a;
+	return n;
 }

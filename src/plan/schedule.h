@@ -73,6 +73,13 @@ typedef struct capsim_pipeline_task {
 	int32_t stage, chunk, microbatch;
 	int32_t backward; /* 0 forward, 1 backward */
 	capsim_time_ns start_ns, end_ns;
+	/* what it waited for: the position (stage * tasks_per_stage + n) of the
+	 * task whose end released it, or -1 when it could start at time 0;
+	 * via_transfer: 1 when that was its input arriving from another task
+	 * (after the link's delay), 0 when it was the stream coming free
+	 * (the stage's previous task). On a tie the stream is named. */
+	int32_t pred;
+	int32_t via_transfer;
 } capsim_pipeline_task;
 
 /* One stage's account: busy_ns + tail_ns + idle_ns = the step's makespan. */
@@ -114,6 +121,30 @@ capsim_pipeline_task_at(const capsim_pipeline_result *r, int k, size_t n)
 {
 	return &r->tasks[(size_t)k * r->tasks_per_stage + n];
 }
+
+/* One piece of a critical path: a run of tasks back to back on one stage's
+ * stream, a transfer between stages, or a stage's tail. */
+typedef enum capsim_path_kind {
+	CAPSIM_PATH_COMPUTE,  /* tasks of `stage`, forwards and backwards of them */
+	CAPSIM_PATH_TRANSFER, /* from `stage` to `to_stage` */
+	CAPSIM_PATH_TAIL      /* `stage`'s tail (gradient sync, optimizer) */
+} capsim_path_kind;
+
+typedef struct capsim_path_segment {
+	int kind;             /* capsim_path_kind */
+	int stage, to_stage;
+	int forwards, backwards;
+	int first_microbatch, last_microbatch; /* compute: of its first and last task */
+	capsim_time_ns start_ns, end_ns;
+} capsim_path_segment;
+
+/* The step's critical path: from the stage that finishes last, back through
+ * what each task waited for (capsim_pipeline_task.pred) to time 0, then
+ * forward in time as segments that tile [0, makespan] with no gap. Fills
+ * *out with a malloc'd array (the caller frees it) and returns its length,
+ * or 0 for an empty result. */
+size_t capsim_pipeline_critical_path(const capsim_pipeline_result *r,
+				     capsim_path_segment **out);
 
 /* The message of a return code ("success", "invalid argument", ...). */
 const char *capsim_pipeline_strerror(int code);

@@ -66,6 +66,42 @@ typedef struct capsim_entry {
 typedef enum { CAPSIM_SCALEUP_NONE, CAPSIM_SCALEUP_NVLINK, CAPSIM_SCALEUP_INFINITY_FABRIC } capsim_scaleup_kind;
 typedef enum { CAPSIM_DIR_BIDIRECTIONAL, CAPSIM_DIR_PER_DIRECTION } capsim_direction;
 
+/* ---- calibration: what `capsim fit` measured on one GPU model ----------- */
+
+#define CAPSIM_CAL_DTYPES 5 /* one per capsim_dtype: fp32, tf32, bf16, fp16, fp8 */
+#define CAPSIM_CAL_TABLE 16 /* square GEMMs in one dtype's correction table */
+
+/* GEMM efficiency of one dtype, fitted to cuBLASLt runs on this GPU model:
+ * the fraction of the dtype's dense peak that a GEMM of F = 2mnk FLOP and
+ * arithmetic intensity I = F / bytes(A + B + C) reaches,
+ *   eff = sat x T(F) / T(flop_max) x U(I) / U(ai_max) x c(F),
+ *   T(F) = 1 / (1 + (f0/F)^p),  U(I) = 1 / (1 + (i0/I)^q),
+ * with F and I clamped to the measured range, and c(F) a Steffen
+ * interpolation in log10 F of measured / smooth over the square GEMMs
+ * (held at its ends). Evaluated by capsim_gemm_cal_eff (src/plan/ops.h);
+ * docs/model.md, "Calibrated GEMM efficiency". */
+typedef struct capsim_gemm_cal {
+	int params;                  /* 0: not calibrated; 1 (sat), 3 (+ f0, p) or 5 (+ i0, q) */
+	double sat;                  /* model fraction at (flop_max, ai_max) */
+	double f0_flop, p;           /* params >= 3 */
+	double i0_flop_per_byte, q;  /* params == 5 */
+	double flop_min, flop_max;   /* measured range of F */
+	double ai_min, ai_max;       /* measured range of I, FLOP per byte */
+	int n_table;                 /* 0: no correction */
+	double table_flop[CAPSIM_CAL_TABLE];  /* ascending F of the square GEMMs */
+	double table_ratio[CAPSIM_CAL_TABLE]; /* measured / smooth there */
+} capsim_gemm_cal;
+
+/* What a calibrated profile (src/io/profile.h) gives a GPU beyond its
+ * <efficiency> values. Zero: not calibrated. */
+typedef struct capsim_gpu_cal {
+	char profile[CAPSIM_ID_LEN];     /* the profile's name, or "" */
+	capsim_gemm_cal gemm[CAPSIM_CAL_DTYPES]; /* by capsim_dtype */
+	double power_idle_w;             /* 0: not measured */
+	double power_sustained_w;        /* under back-to-back GEMMs */
+	double clock_sustained_hz;       /* median SM clock under that load */
+} capsim_gpu_cal;
+
 typedef struct capsim_gpu {
 	capsim_entry e;
 	double peak_fp64_flop_per_s, peak_fp32_flop_per_s, peak_tf32_flop_per_s;
@@ -86,6 +122,7 @@ typedef struct capsim_gpu {
 	double eff_hbm;                 /* copy bandwidth over the datasheet's */
 	double eff_attention;           /* fused attention fraction of the bf16 peak */
 	double launch_eager_s, launch_graph_s; /* per kernel: eager, graph replay */
+	capsim_gpu_cal cal;             /* a calibrated profile's fits (capsim_profile_apply) */
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];
 } capsim_gpu;
@@ -261,6 +298,15 @@ typedef struct capsim_scenario {
 	capsim_nic nic;
 	int has_nvswitch;
 	capsim_nvswitch nvswitch;
+	/* a second node type (mixed parts): the last mix_nodes nodes */
+	int mix_nodes;
+	char mix_node_ref[CAPSIM_ID_LEN];
+	int has_mix;
+	capsim_node mix_node;     /* resolved with its own GPU, NIC, NVSwitch */
+	capsim_gpu mix_gpu;
+	capsim_nic mix_nic;
+	int mix_has_nvswitch;
+	capsim_nvswitch mix_nvswitch;
 
 	/* fabric between nodes */
 	int topology, tiers, transport, rails;
@@ -297,6 +343,10 @@ typedef struct capsim_scenario {
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
 	double moe_capacity_factor;  /* expert buffers, x the even share; 0: dropless */
 	double straggler;            /* one GPU's kernels this much slower; 1: none */
+	int straggler_stage;         /* its pipeline stage; -1: the busiest */
+	int straggler_replica;       /* its data-parallel replica */
+	double jitter;               /* coefficient of variation of a GPU's kernel
+				      * time per layer and micro-batch; 0: none */
 
 	/* facility and cost */
 	char facility_ref[CAPSIM_ID_LEN];

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "collective.h"
 #include "knobs.h"
 #include "ops.h"
@@ -211,25 +214,6 @@ static int fsdp_layer(fsdp_ctx *z, const capsim_scenario *s, double params,
 	return 0;
 }
 
-/* A straggler: one GPU whose kernels run s->straggler times slower (a
- * throttled or faulty part). Synchronous training waits for it at every TP
- * collective of its stage, at the pipeline's hand-offs and at the gradient
- * sync, so its stage computes that much slower in every replica's step. It
- * is placed on the stage with the most work per micro-batch, the worst
- * case. Returns that stage, or -1 without a straggler. */
-static int straggle(const capsim_scenario *s, stage_cost *sc, int p)
-{
-	if (!(s->straggler > 1.0))
-		return -1;
-	int worst = 0;
-	for (int k = 1; k < p; k++)
-		if (sc[k].fwd + sc[k].bwd > sc[worst].fwd + sc[worst].bwd)
-			worst = k;
-	sc[worst].fwd *= s->straggler;
-	sc[worst].bwd *= s->straggler;
-	return worst;
-}
-
 /* An unfused attention core (before FlashAttention, as in Megatron-LM
  * 2021): batched GEMMs for QK^T and AV over the full s x s (no causal
  * skipping), and memory-bound passes over the a/t x s x s scores: fused
@@ -364,67 +348,96 @@ int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
 	return capsim_step_simulate_ex(s, f, kn, 0, out, d);
 }
 
-int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
-			    const capsim_knobs *kn, int keep, capsim_step *out,
-			    capsim_diags *d)
-{
-	memset(out, 0, sizeof *out);
-	const capsim_model *m = &s->model;
+/* ---- kinds of GPU, replicas and the step ---- */
+
+/* One kind of GPU in the job (two with a <mix>): the scenario as its GPUs
+ * see it, and what one micro-batch costs on each stage there. */
+typedef struct gpu_view {
+	const capsim_scenario *s; /* the scenario, or copy */
+	capsim_scenario *copy; /* owned: the scenario with the mix's parts */
+	capsim_fabric *f;     /* the step's fabric, or an owned one of the copy */
+	int owned;
 	capsim_gpu_perf perf;
-	capsim_gpu_perf_default(&s->gpu, s->cuda_graphs, &perf);
-	capsim_memory_estimate(s, &out->memory);
-	int mb = capsim_microbatches(s);
-	out->microbatches = mb;
+	double tp_coll[2];    /* one layer's tensor-parallel collectives, each way */
+	double ep_a2a, cp_step;
+	double dp_t, dp_g;    /* gradient reduction and weight all-gather of a DP group */
+	stage_cost *sc;       /* [pp] */
+	capsim_memory memory;
+} gpu_view;
+
+static void view_free(gpu_view *w)
+{
+	if (w->owned) {
+		capsim_fabric_destroy(w->f);
+		free(w->copy);
+	}
+	free(w->sc);
+	memset(w, 0, sizeof *w);
+}
+
+/* The scenario as the second node type's GPUs see it: its node, GPU, NIC
+ * and NVSwitch in place of the first's. */
+static capsim_scenario *mix_view(const capsim_scenario *s)
+{
+	capsim_scenario *m = capsim_xmalloc(sizeof *m);
+	*m = *s;
+	m->node = s->mix_node;
+	m->gpu = s->mix_gpu;
+	m->nic = s->mix_nic;
+	m->has_nvswitch = s->mix_has_nvswitch;
+	m->nvswitch = s->mix_nvswitch;
+	if (m->rails > m->node.nics)
+		m->rails = m->node.nics;
+	m->has_mix = 0;
+	m->mix_nodes = 0;
+	return m;
+}
+
+/* Everything one kind of GPU needs: op model, memory, the collectives of a
+ * layer, each stage's cost per micro-batch, the gradient sync. */
+static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
+		      capsim_diags *d)
+{
+	const capsim_scenario *s = w->s;
+	const capsim_model *m = &s->model;
+	capsim_gpu_perf_default(&s->gpu, s->cuda_graphs, &w->perf);
+	capsim_memory_estimate(s, &w->memory);
 	double T = (double)s->micro_batch * s->seq_len / s->cp;
 	double ab = act_bytes(s->dtype);
 
 	/* tensor-parallel collectives of one layer, each way */
-	double tp_coll[2] = { 0, 0 };
 	if (s->tp > 1) {
 		double full = T * m->hidden * ab, a, b;
 		if (s->sequence_parallel) {
-			if (coll_link(f, s, CAPSIM_COLL_ALLGATHER, full, s->tp, &a,
+			if (coll_link(w->f, s, CAPSIM_COLL_ALLGATHER, full, s->tp, &a,
 				      &out->busiest_tp, d) < 0 ||
-			    coll_link(f, s, CAPSIM_COLL_REDUCESCATTER, full, s->tp, &b,
+			    coll_link(w->f, s, CAPSIM_COLL_REDUCESCATTER, full, s->tp, &b,
 				      &out->busiest_tp, d) < 0)
 				return -1;
-			tp_coll[0] = tp_coll[1] = 2 * (a + b);
+			w->tp_coll[0] = w->tp_coll[1] = 2 * (a + b);
 		} else {
-			if (coll_link(f, s, CAPSIM_COLL_ALLREDUCE, full, s->tp, &a,
+			if (coll_link(w->f, s, CAPSIM_COLL_ALLREDUCE, full, s->tp, &a,
 				      &out->busiest_tp, d) < 0)
 				return -1;
-			tp_coll[0] = tp_coll[1] = 2 * a;
+			w->tp_coll[0] = w->tp_coll[1] = 2 * a;
 		}
 	}
 	/* expert-parallel all-to-all of the routed tokens */
-	double ep_a2a = 0.0;
 	if (s->ep > 1 && m->moe_experts &&
-	    coll(f, s, CAPSIM_COLL_ALLTOALL,
+	    coll(w->f, s, CAPSIM_COLL_ALLTOALL,
 		 T * m->moe_top_k * capsim_moe_capacity(s) * m->hidden * ab, s->ep,
-		 &ep_a2a, d) < 0)
+		 &w->ep_a2a, d) < 0)
 		return -1;
 	/* one step of the context-parallel ring: this rank's K and V */
-	double cp_step = 0.0;
 	if (s->cp > 1) {
 		double kv = (m->kv_heads ? m->kv_heads : m->heads) * capsim_model_head_dim(m);
 		int same = s->tp * s->cp <= s->node.gpus;
-		cp_step = p2p_time(s, 2 * T * kv / s->tp * ab, same);
+		w->cp_step = p2p_time(s, 2 * T * kv / s->tp * ab, same);
 	}
 
-	/* stages */
-	int p = s->pp, v = s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED ? s->virtual_stages : 1;
-	stage_cost *sc = capsim_xcalloc((size_t)p, sizeof *sc);
-	capsim_time_ns *fwd = capsim_xcalloc((size_t)p * v, sizeof *fwd);
-	capsim_time_ns *bwd = capsim_xcalloc((size_t)p * v, sizeof *bwd);
-	capsim_time_ns *tail = capsim_xcalloc((size_t)p, sizeof *tail);
-	capsim_time_ns *link = capsim_xcalloc((size_t)p, sizeof *link);
-	capsim_time_ns *zero_link = capsim_xcalloc((size_t)p, sizeof *zero_link);
-	int rc = -1;
+	w->sc = capsim_xcalloc((size_t)s->pp, sizeof *w->sc);
 	fsdp_ctx z = { NULL, NULL, &out->busiest_dp };
-	capsim_pipeline_result pr, pr0;
-	memset(&pr, 0, sizeof pr);
-	memset(&pr0, 0, sizeof pr0);
-
+	int rc = -1;
 	if (s->zero >= 3 && s->dp * s->cp > 1) {
 		z.plane = capsim_xmalloc(sizeof *z.plane);
 		capsim_step_dp_plane(s, z.plane);
@@ -432,83 +445,388 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 		if (!z.f)
 			goto done;
 	}
-	double stride = (double)s->tp * s->cp * s->dp; /* GPUs between stages */
-	double act = T * m->hidden * ab / (s->sequence_parallel ? s->tp : 1);
-	out->p2p_s = 0.0;
-	for (int k = 0; k < p; k++)
-		if (stage_cost_of(s, f, &perf, kn, k, tp_coll, ep_a2a, cp_step, &z, &sc[k], d) < 0)
+	for (int k = 0; k < s->pp; k++)
+		if (stage_cost_of(s, w->f, &w->perf, kn, k, w->tp_coll, w->ep_a2a, w->cp_step,
+				  &z, &w->sc[k], d) < 0)
 			goto done;
-	out->straggler_stage = straggle(s, sc, p);
-	for (int k = 0; k < p; k++) {
-		double f_s = sc[k].fwd + sc[k].tp_fwd + sc[k].cp_fwd + sc[k].ep_fwd + sc[k].dp_fwd;
-		double b_s = sc[k].bwd + sc[k].tp_bwd + sc[k].cp_bwd + sc[k].ep_bwd + sc[k].dp_bwd;
-		for (int c = 0; c < v; c++) {
-			fwd[k * v + c] = capsim_ns_from_s(f_s / v);
-			bwd[k * v + c] = capsim_ns_from_s(b_s / v);
-		}
-		long a = (long)(k * stride), b = (long)(((k + 1) % p) * stride);
-		double t = p > 1 ? p2p_time(s, act, domain_of(s, a) == domain_of(s, b)) : 0.0;
-		link[k] = capsim_ns_from_s(t);
-		if (k == 0)
-			out->p2p_s = t;
-	}
 	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
-	 * first stage, with the embedding, has the most). Megatron overlaps the
-	 * reduction with the last micro-batch's backward (--overlap-grad-reduce)
-	 * and, with the distributed optimizer, the all-gather of the updated
-	 * weights with the next step's first forward (--overlap-param-gather) */
-	double grads = out->memory.first.params * ab;
-	double dp_t = 0.0, dp_g = 0.0;
-	if (s->zero < 3 && dp_sync(s, grads, &dp_t, &dp_g, &out->busiest_dp, d) < 0)
+	 * first stage, with the embedding, has the most) */
+	if (s->zero < 3 &&
+	    dp_sync(s, w->memory.first.params * ab, &w->dp_t, &w->dp_g, &out->busiest_dp, d) < 0)
 		goto done;
-	out->dp_sync_s = dp_t + dp_g;
+	rc = 0;
+done:
+	capsim_fabric_destroy(z.f);
+	free(z.plane);
+	return rc;
+}
+
+/* The kind of GPU (0, or 1 for the mix) that runs stage k of replica r: its
+ * tensor x context group's GPUs in Megatron's rank order (tensor, context,
+ * data, pipeline), the mix's nodes last. A group on both kinds runs at the
+ * slower one's pace. */
+static int group_kind(const capsim_scenario *s, const gpu_view *v, int r, int k)
+{
+	if (!s->has_mix)
+		return 0;
+	long size = (long)s->tp * s->cp;
+	long first = size * (r + (long)s->dp * k), last = first + size - 1;
+	long boundary = (long)(s->nodes - s->mix_nodes) * s->node.gpus;
+	if (first >= boundary)
+		return 1;
+	if (last < boundary)
+		return 0;
+	return v[1].sc[k].fwd + v[1].sc[k].bwd > v[0].sc[k].fwd + v[0].sc[k].bwd;
+}
+
+/* Replicas that behave alike: the same kind of GPU on every stage and the
+ * straggler or not. With jitter no two are alike. */
+typedef struct replica_class {
+	int replica;          /* the first replica of the class */
+	int count;
+	int straggler;        /* holds the straggler */
+	unsigned char *kind;  /* [pp] */
+} replica_class;
+
+/* One replica's step, ready for the schedule. */
+typedef struct replica_run {
+	const capsim_scenario *s;
+	const gpu_view *view;
+	const replica_class *rc;
+	int straggler_stage;
+	int chunks;
+	stage_cost *sc;                   /* [p], the straggler applied */
+	capsim_time_ns *fwd, *bwd;        /* [p v] */
+	capsim_time_ns *link, *zero_link, *tail; /* [p] */
+	double exposed_dp0, optimizer0, p2p0;
+	/* jitter */
+	gsl_rng *rng;
+	uint64_t seed;
+} replica_run;
+
+static void run_free(replica_run *x)
+{
+	free(x->sc);
+	free(x->fwd);
+	free(x->bwd);
+	free(x->link);
+	free(x->zero_link);
+	free(x->tail);
+	if (x->rng)
+		gsl_rng_free(x->rng);
+	memset(x, 0, sizeof *x);
+}
+
+/* A task with jitter: its kernels take J x their time, where J is the mean
+ * over the chunk's layers of the slowest of the tensor x context group's
+ * GPUs, each a lognormal draw of mean 1 and coefficient of variation
+ * s->jitter (the group synchronises at every layer's collectives). Its
+ * communication keeps its time. Draws come in the schedule's key order from
+ * a generator seeded by the scenario's seed and the replica, so a run
+ * repeats bit for bit. */
+static capsim_time_ns jitter_task(void *ctx, int k, int c, int i, int b)
+{
+	(void)c;
+	(void)i;
+	replica_run *x = ctx;
+	const capsim_scenario *s = x->s;
+	const stage_cost *sc = &x->sc[k];
+	double comp = (b ? sc->bwd : sc->fwd) / x->chunks;
+	double comm = (b ? sc->tp_bwd + sc->cp_bwd + sc->ep_bwd + sc->dp_bwd :
+			   sc->tp_fwd + sc->cp_fwd + sc->ep_fwd + sc->dp_fwd) / x->chunks;
+	int first;
+	int layers = capsim_stage_layers(s, k, &first) / x->chunks;
+	if (layers < 1)
+		layers = 1;
+	double sigma2 = log1p(s->jitter * s->jitter);
+	double sigma = sqrt(sigma2), mu = -sigma2 / 2.0;
+	int group = s->tp * s->cp;
+	double sum = 0.0;
+	for (int l = 0; l < layers; l++) {
+		double worst = 0.0;
+		for (int g = 0; g < group; g++) {
+			double xg = gsl_ran_lognormal(x->rng, mu, sigma);
+			if (xg > worst)
+				worst = xg;
+		}
+		sum += worst;
+	}
+	return capsim_ns_from_s(comp * sum / layers + comm);
+}
+
+/* Stage costs, transfers and tails of one replica class. dp_t and dp_g are
+ * per stage: a data-parallel group runs at its slowest kind's pace. */
+static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_view *view,
+			    const replica_class *rc, int straggler_stage, const double *dp_t,
+			    const double *dp_g)
+{
+	int p = s->pp, v = s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED ? s->virtual_stages : 1;
+	x->s = s;
+	x->view = view;
+	x->rc = rc;
+	x->chunks = v;
+	x->straggler_stage = rc->straggler ? straggler_stage : -1;
+	x->sc = capsim_xcalloc((size_t)p, sizeof *x->sc);
+	x->fwd = capsim_xcalloc((size_t)p * v, sizeof *x->fwd);
+	x->bwd = capsim_xcalloc((size_t)p * v, sizeof *x->bwd);
+	x->link = capsim_xcalloc((size_t)p, sizeof *x->link);
+	x->zero_link = capsim_xcalloc((size_t)p, sizeof *x->zero_link);
+	x->tail = capsim_xcalloc((size_t)p, sizeof *x->tail);
+	const capsim_model *m = &s->model;
+	double T = (double)s->micro_batch * s->seq_len / s->cp;
+	double act = T * m->hidden * act_bytes(s->dtype) / (s->sequence_parallel ? s->tp : 1);
+	double stride = (double)s->tp * s->cp * s->dp; /* GPUs between stages */
 	for (int k = 0; k < p; k++) {
-		double window = (sc[k].bwd + sc[k].tp_bwd) / v;
-		double fwd_window = (sc[k].fwd + sc[k].tp_fwd) / v;
-		double exposed = (dp_t > window ? dp_t - window : 0.0) +
-				 (dp_g > fwd_window ? dp_g - fwd_window : 0.0);
+		x->sc[k] = view[rc->kind[k]].sc[k];
+		if (k == x->straggler_stage) {
+			x->sc[k].fwd *= s->straggler;
+			x->sc[k].bwd *= s->straggler;
+		}
+	}
+	for (int k = 0; k < p; k++) {
+		const stage_cost *c = &x->sc[k];
+		double f_s = c->fwd + c->tp_fwd + c->cp_fwd + c->ep_fwd + c->dp_fwd;
+		double b_s = c->bwd + c->tp_bwd + c->cp_bwd + c->ep_bwd + c->dp_bwd;
+		for (int q = 0; q < v; q++) {
+			x->fwd[k * v + q] = capsim_ns_from_s(f_s / v);
+			x->bwd[k * v + q] = capsim_ns_from_s(b_s / v);
+		}
+		/* activations to the next stage: the slower end's link */
+		int kn = (k + 1) % p;
+		long a = (long)(k * stride), b = (long)(kn * stride);
+		double t = 0.0;
+		if (p > 1) {
+			int same = domain_of(s, a) == domain_of(s, b);
+			double t0 = p2p_time(view[rc->kind[k]].s, act, same);
+			double t1 = p2p_time(view[rc->kind[kn]].s, act, same);
+			t = t0 > t1 ? t0 : t1;
+		}
+		x->link[k] = capsim_ns_from_s(t);
+		if (k == 0)
+			x->p2p0 = t;
+		/* Megatron overlaps the reduction with the last micro-batch's
+		 * backward (--overlap-grad-reduce) and, with the distributed
+		 * optimizer, the all-gather of the updated weights with the next
+		 * step's first forward (--overlap-param-gather) */
+		double window = (c->bwd + c->tp_bwd) / v;
+		double fwd_window = (c->fwd + c->tp_fwd) / v;
+		double exposed = (dp_t[k] > window ? dp_t[k] - window : 0.0) +
+				 (dp_g[k] > fwd_window ? dp_g[k] - fwd_window : 0.0);
 		/* Adam: read and write fp32 master weights, both moments and the
 		 * gradient, on this GPU's shard */
+		const gpu_view *w = &view[rc->kind[k]];
 		double shard = s->zero >= 1 ? (double)s->dp * s->cp : 1.0;
-		double pbytes = (k == 0 ? out->memory.first.params : out->memory.last.params);
+		double pbytes = k == 0 ? w->memory.first.params : w->memory.last.params;
 		double opt = pbytes / shard * 4.0 * 4.0 * 2.0 /
-			     (s->gpu.mem_bw_bytes_per_s * perf.hbm_eff);
-		if (k == out->straggler_stage)
+			     (w->s->gpu.mem_bw_bytes_per_s * w->perf.hbm_eff);
+		if (k == x->straggler_stage)
 			opt *= s->straggler;
-		tail[k] = capsim_ns_from_s(exposed + opt);
+		x->tail[k] = capsim_ns_from_s(exposed + opt);
 		if (k == 0) {
-			out->exposed_comm_dp_s = exposed;
-			out->optimizer_s = opt;
+			x->exposed_dp0 = exposed;
+			x->optimizer0 = opt;
 		}
 	}
-
-	capsim_pipeline_spec ps = { .stages = p, .microbatches = mb, .chunks = v,
-				    .schedule = s->schedule, .fwd_ns = fwd, .bwd_ns = bwd,
-				    .p2p_link_ns = link, .tail_ns = tail };
-	if (p == 1)
-		ps.schedule = CAPSIM_SCHED_1F1B;
-	int prc = capsim_pipeline_simulate(&ps, &pr);
-	if (prc != CAPSIM_PIPELINE_OK) {
-		capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s", pr.errmsg);
-		goto done;
+	if (s->jitter > 0) {
+		x->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		x->seed = (uint64_t)s->seed * 1000003u + (uint64_t)rc->replica;
 	}
-	ps.p2p_link_ns = zero_link;
-	if (capsim_pipeline_simulate(&ps, &pr0) != CAPSIM_PIPELINE_OK)
+}
+
+/* Run one replica's schedule, with its transfers or without them. */
+static int replica_simulate(replica_run *x, int with_links, capsim_pipeline_result *pr)
+{
+	const capsim_scenario *s = x->s;
+	capsim_pipeline_spec ps = { .stages = s->pp, .microbatches = capsim_microbatches(s),
+				    .chunks = x->chunks, .schedule = s->schedule,
+				    .fwd_ns = x->fwd, .bwd_ns = x->bwd,
+				    .p2p_link_ns = with_links ? x->link : x->zero_link,
+				    .tail_ns = x->tail };
+	if (s->pp == 1)
+		ps.schedule = CAPSIM_SCHED_1F1B;
+	if (x->rng) {
+		gsl_rng_set(x->rng, (unsigned long)x->seed);
+		ps.task_ns = jitter_task;
+		ps.task_ctx = x;
+	}
+	return capsim_pipeline_simulate(&ps, pr);
+}
+
+/* The classes of alike replicas; returns how many, *out owned by the
+ * caller (classes_free). */
+static int replica_classes(const capsim_scenario *s, const gpu_view *view,
+			   replica_class **out)
+{
+	int p = s->pp, n = 0;
+	replica_class *c = capsim_xcalloc((size_t)s->dp, sizeof *c);
+	unsigned char *kind = capsim_xmalloc((size_t)p);
+	for (int r = 0; r < s->dp; r++) {
+		for (int k = 0; k < p; k++)
+			kind[k] = (unsigned char)group_kind(s, view, r, k);
+		int strag = s->straggler > 1.0 && r == s->straggler_replica;
+		int j = 0;
+		if (!(s->jitter > 0))
+			for (; j < n; j++)
+				if (c[j].straggler == strag && !memcmp(c[j].kind, kind, (size_t)p))
+					break;
+		if (s->jitter > 0 || j == n) {
+			c[n] = (replica_class){ .replica = r, .count = 0, .straggler = strag,
+						.kind = capsim_xmalloc((size_t)p) };
+			memcpy(c[n].kind, kind, (size_t)p);
+			j = n++;
+		}
+		c[j].count++;
+	}
+	free(kind);
+	*out = c;
+	return n;
+}
+
+static void classes_free(replica_class *c, int n)
+{
+	for (int j = 0; j < n; j++)
+		free(c[j].kind);
+	free(c);
+}
+
+/* The straggler's stage: the scenario's, else the one with the most compute
+ * per micro-batch in the straggler's replica (the worst case). */
+static int straggler_stage_of(const capsim_scenario *s, const gpu_view *view,
+			      const replica_class *c, int n)
+{
+	if (!(s->straggler > 1.0))
+		return -1;
+	if (s->straggler_stage >= 0)
+		return s->straggler_stage;
+	const replica_class *rc = NULL;
+	for (int j = 0; j < n; j++)
+		if (c[j].straggler)
+			rc = &c[j];
+	if (!rc)
+		return -1;
+	int worst = 0;
+	for (int k = 1; k < s->pp; k++) {
+		const stage_cost *a = &view[rc->kind[k]].sc[k], *b = &view[rc->kind[worst]].sc[worst];
+		if (a->fwd + a->bwd > b->fwd + b->bwd)
+			worst = k;
+	}
+	return worst;
+}
+
+int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
+			    const capsim_knobs *kn, int keep, capsim_step *out,
+			    capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	out->straggler_stage = -1;
+	const capsim_model *m = &s->model;
+	int p = s->pp;
+	int mb = capsim_microbatches(s);
+	out->microbatches = mb;
+	int kinds = s->has_mix ? 2 : 1;
+	gpu_view view[2];
+	memset(view, 0, sizeof view);
+	replica_class *cls = NULL;
+	int ncls = 0;
+	replica_run best;
+	memset(&best, 0, sizeof best);
+	capsim_pipeline_result pr, pr0;
+	memset(&pr, 0, sizeof pr);
+	memset(&pr0, 0, sizeof pr0);
+	double *dp_t = capsim_xcalloc((size_t)p, sizeof *dp_t);
+	double *dp_g = capsim_xcalloc((size_t)p, sizeof *dp_g);
+	unsigned *present = capsim_xcalloc((size_t)p, sizeof *present);
+	int rc = -1;
+
+	view[0].s = s;
+	view[0].f = f;
+	if (kinds == 2) {
+		view[1].copy = mix_view(s);
+		view[1].s = view[1].copy;
+		view[1].owned = 1;
+		view[1].f = capsim_fabric_build(view[1].copy, d);
+		if (!view[1].f)
+			goto done;
+	}
+	for (int t = 0; t < kinds; t++)
+		if (view_costs(&view[t], kn, out, d) < 0)
+			goto done;
+	out->memory = view[0].memory;
+	if (kinds == 2) {
+		out->has_mix = 1;
+		out->mix_memory = view[1].memory;
+	}
+
+	/* the replicas, and each stage's gradient sync at its slowest kind's pace */
+	ncls = replica_classes(s, view, &cls);
+	for (int j = 0; j < ncls; j++)
+		for (int k = 0; k < p; k++)
+			present[k] |= 1u << cls[j].kind[k];
+	for (int k = 0; k < p; k++)
+		for (int t = 0; t < kinds; t++)
+			if (present[k] & (1u << t)) {
+				if (view[t].dp_t > dp_t[k])
+					dp_t[k] = view[t].dp_t;
+				if (view[t].dp_g > dp_g[k])
+					dp_g[k] = view[t].dp_g;
+			}
+	out->straggler_stage = straggler_stage_of(s, view, cls, ncls);
+	out->replica_classes = ncls;
+
+	/* every class's step; the slowest sets everyone's (they meet at the
+	 * gradient sync) */
+	int crit_cls = -1;
+	for (int j = 0; j < ncls; j++) {
+		replica_run x;
+		memset(&x, 0, sizeof x);
+		capsim_pipeline_result r;
+		replica_prepare(&x, s, view, &cls[j], out->straggler_stage, dp_t, dp_g);
+		int prc = replica_simulate(&x, 1, &r);
+		if (prc != CAPSIM_PIPELINE_OK) {
+			capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s", r.errmsg);
+			run_free(&x);
+			goto done;
+		}
+		out->events += r.events;
+		if (crit_cls < 0 || r.makespan_ns > pr.makespan_ns) {
+			capsim_pipeline_result_free(&pr);
+			run_free(&best);
+			pr = r;
+			best = x;
+			crit_cls = j;
+		} else {
+			capsim_pipeline_result_free(&r);
+			run_free(&x);
+		}
+	}
+	if (replica_simulate(&best, 0, &pr0) != CAPSIM_PIPELINE_OK)
 		goto done;
+	out->events += pr0.events;
+	out->critical_replica = cls[crit_cls].replica;
 
 	/* the stage that finishes last sets the step */
+	const stage_cost *sc = best.sc;
 	int crit = 0;
 	for (int k = 1; k < p; k++)
 		if (pr.stage[k].busy_ns > pr.stage[crit].busy_ns)
 			crit = k;
 	out->critical_stage = crit;
+	out->critical_kind = cls[crit_cls].kind[crit];
 	out->step_time_s = (double)pr.makespan_ns * 1e-9;
-	out->events = pr.events + pr0.events;
-	out->compute_s = mb * (sc[crit].fwd + sc[crit].bwd);
+	out->p2p_s = best.p2p0;
+	out->dp_sync_s = dp_t[0] + dp_g[0];
+	out->exposed_comm_dp_s = best.exposed_dp0;
+	out->optimizer_s = best.optimizer0;
 	out->exposed_comm_tp_s = mb * (sc[crit].tp_fwd + sc[crit].tp_bwd);
 	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
 	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
-	out->exposed_comm_dp_s += mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
+	double dp_layers = mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
+	out->exposed_comm_dp_s += dp_layers;
+	if (s->jitter > 0) /* the kernels' share of the jittered busy time */
+		out->compute_s = (double)pr.stage[crit].busy_ns * 1e-9 - out->exposed_comm_tp_s -
+				 out->exposed_comm_cp_s - out->exposed_comm_ep_s - dp_layers;
+	else
+		out->compute_s = mb * (sc[crit].fwd + sc[crit].bwd);
 	out->exposed_comm_pp_s = (double)(pr.makespan_ns - pr0.makespan_ns) * 1e-9;
 	if (out->exposed_comm_pp_s < 0)
 		out->exposed_comm_pp_s = 0;
@@ -520,8 +838,9 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	int layers0 = capsim_stage_layers(s, 0, &first0);
 	out->layer_fwd_s = sc[0].fwd / layers0;
 	out->layer_bwd_s = sc[0].bwd / layers0;
-	out->tp_fwd_s = tp_coll[0];
-	out->tp_bwd_s = tp_coll[1];
+	out->tp_fwd_s = view[0].tp_coll[0];
+	out->tp_bwd_s = view[0].tp_coll[1];
+	out->path_len = capsim_pipeline_critical_path(&pr, &out->path);
 	out->tokens_per_step = s->global_batch * s->seq_len;
 	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
 	out->model_flops_per_step = capsim_flops_per_token(m, s->seq_len, 1) * out->tokens_per_step;
@@ -537,22 +856,28 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 		memset(&pr, 0, sizeof pr);
 	}
 done:
-	capsim_fabric_destroy(z.f);
-	free(z.plane);
+	if (rc < 0)
+		capsim_step_free(out);
+	run_free(&best);
+	classes_free(cls, ncls);
+	for (int t = 0; t < kinds; t++)
+		view_free(&view[t]);
 	capsim_pipeline_result_free(&pr);
 	capsim_pipeline_result_free(&pr0);
-	free(sc);
-	free(fwd);
-	free(bwd);
-	free(tail);
-	free(link);
-	free(zero_link);
+	free(dp_t);
+	free(dp_g);
+	free(present);
 	return rc;
 }
 
 void capsim_step_free(capsim_step *r)
 {
-	if (r && r->pipeline) {
+	if (!r)
+		return;
+	free(r->path);
+	r->path = NULL;
+	r->path_len = 0;
+	if (r->pipeline) {
 		capsim_pipeline_result_free(r->pipeline);
 		free(r->pipeline);
 		r->pipeline = NULL;

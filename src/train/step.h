@@ -4,7 +4,9 @@
  * on the fabric (collective.h), the pipeline schedule run on the event engine
  * (schedule.h), memory from memory.h. Ranks are folded: tensor-parallel
  * groups and data-parallel replicas behave alike, so one replica's pipeline is
- * simulated; pipeline stages never fold together.
+ * simulated; pipeline stages never fold together. Mixed node types, a
+ * straggler and jitter unfold the replicas into classes that differ (all of
+ * them with jitter); the slowest sets the step.
  *
  * All times in seconds. Equations and what is left out: docs/model.md
  * ("Training step"). */
@@ -17,6 +19,7 @@
 #include "fabric.h"
 #include "knobs.h"
 #include "memory.h"
+#include "schedule.h"
 #include "spec.h"
 
 /* The most loaded link of one collective: its kind and what one physical
@@ -43,6 +46,15 @@ typedef struct capsim_step {
 	int microbatches;
 	int critical_stage;
 	int straggler_stage;           /* where the straggler was put; -1: none */
+	/* replicas: classes of alike ones simulated (1 unless GPUs are mixed,
+	 * a straggler is set or jitter unfolds them all), the replica whose
+	 * step was the slowest and the kind of GPU of its critical stage (0:
+	 * the cluster's node, 1: the <mix> node) */
+	int replica_classes, critical_replica, critical_kind;
+	/* the critical path of that replica's step (schedule.h); owned by the
+	 * step: capsim_step_free */
+	capsim_path_segment *path;
+	size_t path_len;
 	/* per micro-batch, per layer (first stage's layers) */
 	double layer_fwd_s, layer_bwd_s, tp_fwd_s, tp_bwd_s;
 	double p2p_s, dp_sync_s;
@@ -51,14 +63,17 @@ typedef struct capsim_step {
 	 * its reduce-scatter and all-gather with ZeRO) */
 	capsim_step_link busiest_tp, busiest_dp;
 	uint64_t events;
-	capsim_memory memory;
+	capsim_memory memory;          /* per GPU of the cluster's node type */
+	int has_mix;
+	capsim_memory mix_memory;      /* per GPU of the <mix> node type */
 	/* the schedule's tasks, kept when asked (capsim_step_simulate_ex);
 	 * owned by the step: capsim_step_free */
 	struct capsim_pipeline_result *pipeline;
 } capsim_step;
 
 /* Simulate one step. f is the scenario's fabric (capsim_fabric_build); its
- * flow network must be idle. Returns 0, or -1 after adding the reason to d
+ * flow network must be idle. The step owns what it allocates: release it with
+ * capsim_step_free, after success or failure. Returns 0, or -1 after adding the reason to d
  * (a collective that cannot run on this fabric, a schedule that does not
  * apply). */
 int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,

@@ -417,6 +417,118 @@ static void test_p2p_delay(void **state)
 	}
 }
 
+/* ---- the critical path ---- */
+
+/* Walk a result's critical path: contiguous from 0 to the makespan, and
+ * count what is on it. */
+static void path_counts(const capsim_pipeline_result *r, int *fwd, int *bwd,
+			int *transfers, capsim_time_ns *tail)
+{
+	capsim_path_segment *seg;
+	size_t n = capsim_pipeline_critical_path(r, &seg);
+	assert_true(n > 0);
+	*fwd = *bwd = *transfers = 0;
+	*tail = 0;
+	capsim_time_ns t = 0;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(seg[i].start_ns, t);
+		assert_true(seg[i].end_ns >= seg[i].start_ns);
+		t = seg[i].end_ns;
+		if (seg[i].kind == CAPSIM_PATH_COMPUTE) {
+			*fwd += seg[i].forwards;
+			*bwd += seg[i].backwards;
+			if (i > 0)
+				assert_int_not_equal(seg[i - 1].kind, CAPSIM_PATH_COMPUTE);
+		} else if (seg[i].kind == CAPSIM_PATH_TRANSFER) {
+			(*transfers)++;
+			assert_int_not_equal(seg[i].stage, seg[i].to_stage);
+		} else {
+			assert_int_equal(i, n - 1);
+			*tail = seg[i].end_ns - seg[i].start_ns;
+		}
+	}
+	assert_int_equal(t, r->makespan_ns);
+	free(seg);
+}
+
+/* The path through 1F1B and GPipe holds m + p - 1 forwards and as many
+ * backwards (the closed form's (m + p - 1)(tf + tb)) and exactly the
+ * transfers the makespan exposes: 2(p - 1) for GPipe, 2(p - 1 + up) for
+ * 1F1B (test_p2p_delay). tf, tb and d share no common multiple in range, so
+ * only the right counts add up to the makespan. */
+static void test_critical_path(void **state)
+{
+	(void)state;
+	capsim_time_ns f[MAXP * MAXV], b[MAXP * MAXV];
+	for (int p = 1; p <= 8; p++) {
+		for (int m = 1; m <= 2 * p + 1; m++) {
+			int n = m >= 2 ? m - 2 : 0;
+			int up = (n * (p - 1) + p - 1) / p;
+			for (int kind = CAPSIM_SCHED_GPIPE; kind <= CAPSIM_SCHED_1F1B; kind++) {
+				capsim_pipeline_spec s = uniform(kind, p, m, 1, f, b, TF, TB, D);
+				capsim_pipeline_result r;
+				simulate(&s, &r);
+				int fw, bw, tr;
+				capsim_time_ns tail;
+				path_counts(&r, &fw, &bw, &tr, &tail);
+				assert_int_equal(fw, m + p - 1);
+				assert_int_equal(bw, m + p - 1);
+				assert_int_equal(tr, kind == CAPSIM_SCHED_GPIPE ? 2 * (p - 1) :
+								     2 * (p - 1 + up));
+				assert_int_equal(tail, 0);
+				capsim_pipeline_result_free(&r);
+			}
+		}
+	}
+	/* the hand example of test_p2p_delay: stage 0 F0 F1, over to stage 1,
+	 * F0 B0 F1 B1 there... */
+	capsim_pipeline_spec s = uniform(CAPSIM_SCHED_1F1B, 2, 2, 1, f, b, TF, TB, D);
+	capsim_pipeline_result r;
+	simulate(&s, &r);
+	capsim_path_segment *seg;
+	size_t n = capsim_pipeline_critical_path(&r, &seg);
+	assert_int_equal(n, 5);
+	assert_int_equal(seg[0].kind, CAPSIM_PATH_COMPUTE);
+	assert_int_equal(seg[0].stage, 0);
+	assert_int_equal(seg[0].forwards, 1);
+	assert_int_equal(seg[1].kind, CAPSIM_PATH_TRANSFER);
+	assert_int_equal(seg[1].to_stage, 1);
+	assert_int_equal(seg[2].stage, 1);
+	assert_int_equal(seg[2].forwards, 2);
+	assert_int_equal(seg[2].backwards, 2);
+	assert_int_equal(seg[2].first_microbatch, 0);
+	assert_int_equal(seg[2].last_microbatch, 1);
+	assert_int_equal(seg[3].kind, CAPSIM_PATH_TRANSFER);
+	assert_int_equal(seg[4].stage, 0);
+	assert_int_equal(seg[4].backwards, 1);
+	assert_int_equal(seg[4].end_ns, r.makespan_ns);
+	free(seg);
+	capsim_pipeline_result_free(&r);
+
+	/* a tail closes the path on the stage that finishes last */
+	const capsim_time_ns tails[4] = { 1009, 2003, 3001, 4 * TB + 1013 };
+	s = uniform(CAPSIM_SCHED_1F1B, 4, 8, 1, f, b, TF, TB, 0);
+	s.tail_ns = tails;
+	simulate(&s, &r);
+	int fw, bw, tr;
+	capsim_time_ns tail;
+	path_counts(&r, &fw, &bw, &tr, &tail);
+	assert_int_equal(tail, tails[3]);
+	capsim_pipeline_result_free(&r);
+
+	/* interleaved: every chunk counted, the path still tiles the step */
+	for (int v = 2; v <= MAXV; v++) {
+		s = uniform(CAPSIM_SCHED_1F1B_INTERLEAVED, 4, 8, v, f, b, TFV / v, TBV / v,
+			    TFV / v);
+		simulate(&s, &r);
+		path_counts(&r, &fw, &bw, &tr, &tail);
+		assert_int_equal((capsim_time_ns)fw * (TFV / v) + (capsim_time_ns)bw * (TBV / v) +
+					 (capsim_time_ns)tr * (TFV / v),
+				 r.makespan_ns);
+		capsim_pipeline_result_free(&r);
+	}
+}
+
 /* ---- heterogeneous stages, per-micro-batch times, links, tails ---- */
 
 /* The last stage 1.5x slower (the LM head). Without transfers the slowest
@@ -673,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_interleaved_closed_form),
 		cmocka_unit_test(test_interleaved_order),
 		cmocka_unit_test(test_p2p_delay),
+		cmocka_unit_test(test_critical_path),
 		cmocka_unit_test(test_heterogeneous),
 		cmocka_unit_test(test_per_microbatch),
 		cmocka_unit_test(test_links),

@@ -42,6 +42,7 @@ static capsim_step step_of(const capsim_scenario *s)
 	}
 	capsim_fabric_destroy(f);
 	capsim_diags_free(&d);
+	capsim_step_free(&r); /* the numbers stay; the path goes */
 	return r;
 }
 
@@ -191,6 +192,149 @@ static void test_straggler(void **state)
 	double more = slow.compute_s - fast.compute_s;
 	assert_true(slow.step_time_s - fast.step_time_s > 0.9 * more);
 	assert_true(slow.step_time_s - fast.step_time_s < 1.1 * more);
+	free(s);
+}
+
+/* ---- mixed GPUs, stragglers anywhere, jitter, the critical path ---- */
+
+/* Mixed parts. The base job's ranks (tp 8, dp 2, pp 2) put stage 1 on GPUs
+ * 16-31: nodes 2 and 3. Two A100 nodes at the end run stage 1 of both
+ * replicas (one class, slower than all-H100, faster than all-A100); one
+ * A100 node runs replica 1's stage 1 only (two classes), and that replica
+ * sets the step: the same step as with two A100 nodes, since replica 0
+ * waits for it at the gradient sync either way. */
+static void test_mixed_gpus(void **state)
+{
+	(void)state;
+	capsim_scenario *h = load(base, NULL, 0);
+	capsim_step hr = step_of(h);
+	assert_int_equal(hr.replica_classes, 1);
+	assert_int_equal(hr.has_mix, 0);
+	const capsim_set two[] = { { "cluster.mix.ref", "dgx-a100" }, { "cluster.mix.nodes", "2" } };
+	capsim_scenario *m2 = load(base, two, 2);
+	capsim_step r2 = step_of(m2);
+	assert_int_equal(r2.replica_classes, 1);
+	assert_int_equal(r2.critical_stage, 1);
+	assert_int_equal(r2.critical_kind, 1);
+	assert_int_equal(r2.has_mix, 1);
+	assert_rel(r2.mix_memory.capacity_bytes, 80e9, 1e-9);
+	const capsim_set one[] = { { "cluster.mix.ref", "dgx-a100" }, { "cluster.mix.nodes", "1" } };
+	capsim_scenario *m1 = load(base, one, 2);
+	capsim_step r1 = step_of(m1);
+	assert_int_equal(r1.replica_classes, 2);
+	assert_int_equal(r1.critical_replica, 1);
+	assert_rel(r1.step_time_s, r2.step_time_s, 1e-9);
+	const capsim_set all[] = { { "cluster.node.ref", "dgx-a100" } };
+	capsim_scenario *a = load(base, all, 1);
+	capsim_step ar = step_of(a);
+	assert_true(r2.step_time_s > hr.step_time_s * 1.2);
+	assert_true(r2.step_time_s < ar.step_time_s);
+	/* an all-A100 stage 1 computes as in the all-A100 job */
+	assert_rel(r2.compute_s, ar.compute_s, 0.02);
+	free(h);
+	free(m2);
+	free(m1);
+	free(a);
+}
+
+/* A straggler anywhere: on a given stage it slows that stage's kernels; on
+ * any replica of a uniform cluster the step is the same (replicas are
+ * alike); the busiest stage is the worst place for it. */
+static void test_straggler_placement(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	s->straggler = 1.3;
+	capsim_step worst = step_of(s);
+	assert_int_equal(worst.replica_classes, 2);
+	s->straggler_replica = 1;
+	capsim_step other = step_of(s);
+	assert_int_equal(other.critical_replica, 1);
+	assert_rel(other.step_time_s, worst.step_time_s, 1e-12);
+	for (int k = 0; k < s->pp; k++) {
+		s->straggler_stage = k;
+		capsim_step r = step_of(s);
+		assert_int_equal(r.straggler_stage, k);
+		assert_true(r.step_time_s <= worst.step_time_s * (1 + 1e-12));
+		if (k != worst.straggler_stage)
+			assert_true(r.step_time_s < worst.step_time_s);
+	}
+	free(s);
+}
+
+/* E[max of g lognormal draws of mean 1 and coefficient of variation c],
+ * by Simpson's rule over the standard normal: the integral of
+ * exp(mu + sigma z) g Phi(z)^(g-1) phi(z). */
+static double expected_max_lognormal(int g, double c)
+{
+	double s2 = log1p(c * c), sg = sqrt(s2), mu = -s2 / 2;
+	int n = 20000;
+	double a = -10, b = 10, h = (b - a) / n, sum = 0;
+	for (int i = 0; i <= n; i++) {
+		double z = a + i * h;
+		double phi = exp(-z * z / 2) / sqrt(2 * M_PI);
+		double Phi = 0.5 * erfc(-z / sqrt(2));
+		double f = exp(mu + sg * z) * g * pow(Phi, g - 1) * phi;
+		sum += f * (i == 0 || i == n ? 1 : i % 2 ? 4 : 2);
+	}
+	return sum * h / 3;
+}
+
+/* Jitter: each layer waits for the slowest of its tensor-parallel group's 8
+ * GPUs, so the kernels of one stage (pp = 1: no pipeline to absorb it) take
+ * E[max of 8 draws] times as long; 16 micro-batches x 40 layers average the
+ * draws to within 0.5%. The same seed repeats bit for bit; another seed
+ * differs. */
+static void test_jitter(void **state)
+{
+	(void)state;
+	const capsim_set flat[] = { { "workload.parallelism.pp", "1" } };
+	capsim_scenario *s = load(base, flat, 1);
+	capsim_step r0 = step_of(s);
+	for (double c = 0.05; c <= 0.2; c *= 2) {
+		s->jitter = c;
+		capsim_step r = step_of(s);
+		assert_int_equal(r.replica_classes, s->dp);
+		double want = expected_max_lognormal(s->tp, c);
+		assert_true(want > 1.0 + c); /* the max of 8 is well above the mean */
+		assert_rel(r.compute_s / r0.compute_s, want, 0.005);
+		capsim_step again = step_of(s);
+		assert_true(again.step_time_s == r.step_time_s);
+		s->seed = 2;
+		capsim_step other = step_of(s);
+		assert_true(other.step_time_s != r.step_time_s);
+		assert_rel(other.step_time_s, r.step_time_s, 0.01);
+		s->seed = 1;
+	}
+	free(s);
+}
+
+/* The step's critical path tiles the step from 0 to its end and names the
+ * stage that finishes last at its end. */
+static void test_step_critical_path(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(base, NULL, 0);
+	capsim_diags d = { 0 };
+	capsim_fabric *f = capsim_fabric_build(s, &d);
+	assert_non_null(f);
+	capsim_step r;
+	assert_int_equal(capsim_step_simulate(s, f, &r, &d), 0);
+	assert_true(r.path_len >= 3);
+	capsim_time_ns t = 0;
+	int transfers = 0;
+	for (size_t i = 0; i < r.path_len; i++) {
+		assert_int_equal(r.path[i].start_ns, t);
+		t = r.path[i].end_ns;
+		transfers += r.path[i].kind == CAPSIM_PATH_TRANSFER;
+	}
+	assert_rel((double)t * 1e-9, r.step_time_s, 1e-9);
+	assert_true(transfers >= 2); /* up to the last stage and back */
+	assert_int_equal(r.path[r.path_len - 1].kind, CAPSIM_PATH_TAIL);
+	capsim_step_free(&r);
+	assert_null(r.path);
+	capsim_fabric_destroy(f);
+	capsim_diags_free(&d);
 	free(s);
 }
 
@@ -415,6 +559,7 @@ static void errors(const pub_row *rows, size_t n, int a100, const capsim_knobs *
 		}
 		capsim_fabric_destroy(f);
 		capsim_diags_free(&d);
+		capsim_step_free(&r);
 		double flops = a100 ?
 			capsim_flops_megatron(s->model.layers, s->model.hidden, 2048,
 					      s->model.vocab, w->batch) :
@@ -510,6 +655,10 @@ int main(void)
 		cmocka_unit_test(test_zero3),
 		cmocka_unit_test(test_busiest_links),
 		cmocka_unit_test(test_straggler),
+		cmocka_unit_test(test_mixed_gpus),
+		cmocka_unit_test(test_straggler_placement),
+		cmocka_unit_test(test_jitter),
+		cmocka_unit_test(test_step_critical_path),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
