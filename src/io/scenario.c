@@ -798,11 +798,13 @@ static void write_attrs(FILE *out, const capsim_field *f, size_t n,
 
 /* distinct element paths of a kind's fields directly below prefix */
 static void write_part(FILE *out, const capsim_kind *k, const void *obj,
-		       const char *tag, const char *ref, int indent)
+		       const char *tag, const char *ref, int indent, const char *extra)
 {
 	fprintf(out, "%*s<%s ref=\"", indent, "", tag);
 	xml_escape(out, ref);
 	fputc('"', out);
+	if (extra)
+		fputs(extra, out);
 	write_attrs(out, k->fields, k->n_fields, obj, "", 1);
 	fputs(">\n", out);
 	for (size_t i = 0; i < k->n_fields; i++) {
@@ -862,43 +864,48 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 		if (strncmp(slot->path, "cluster.", 8) != 0 ||
 		    strchr(slot->path + 8, '.'))
 			continue;
+		char extra[48] = "";
+		if (slot->has_offset != (size_t)-1 && !*(const int *)(sc + slot->has_offset))
+			continue;
+		if (slot->obj_offset == offsetof(capsim_scenario, mix_node))
+			snprintf(extra, sizeof extra, " nodes=\"%d\"", s->mix_nodes);
 		write_part(out, &capsim_kinds[slot->kind], sc + slot->obj_offset,
-			   slot->path + 8, sc + slot->ref_offset, 4);
+			   slot->path + 8, sc + slot->ref_offset, 4, extra[0] ? extra : NULL);
 	}
 	fputs("    <fabric", out);
 	write_attrs(out, f, n, s, "cluster.fabric", 0);
 	fputs(">\n", out);
 	if (s->has_switch)
 		write_part(out, &capsim_kinds[CAPSIM_KIND_SWITCH], &s->fabric_switch,
-			   "switch", s->switch_ref, 6);
+			   "switch", s->switch_ref, 6, NULL);
 	fputs("    </fabric>\n", out);
 	fputs("    <storage", out);
 	write_attrs(out, f, n, s, "cluster.storage", 0);
 	fputs(">\n", out);
 	if (s->has_local_storage)
 		write_part(out, &capsim_kinds[CAPSIM_KIND_STORAGE], &s->local_storage,
-			   "local", s->local_storage_ref, 6);
+			   "local", s->local_storage_ref, 6, NULL);
 	if (s->has_shared_storage)
 		write_part(out, &capsim_kinds[CAPSIM_KIND_STORAGE], &s->shared_storage,
-			   "shared", s->shared_storage_ref, 6);
+			   "shared", s->shared_storage_ref, 6, NULL);
 	fputs("    </storage>\n  </cluster>\n", out);
 	fputs("  <workload", out);
 	write_attrs(out, f, n, s, "workload", 0);
 	fputs(">\n", out);
 	write_part(out, &capsim_kinds[CAPSIM_KIND_MODEL], &s->model, "model",
-		   s->model_ref, 4);
+		   s->model_ref, 4, NULL);
 	fputs("    <parallelism", out);
 	write_attrs(out, f, n, s, "workload.parallelism", 0);
 	fputs("/>\n  </workload>\n", out);
 	if (s->has_facility)
 		write_part(out, &capsim_kinds[CAPSIM_KIND_FACILITY], &s->facility,
-			   "facility", s->facility_ref, 2);
+			   "facility", s->facility_ref, 2, NULL);
 	fputs("  <cost", out);
 	write_attrs(out, f, n, s, "cost", 0);
 	fputs(">\n", out);
 	if (s->has_cloud)
 		write_part(out, &capsim_kinds[CAPSIM_KIND_CLOUD], &s->cloud, "cloud",
-			   s->cloud_ref, 4);
+			   s->cloud_ref, 4, NULL);
 	if (s->burst_cloud[0]) {
 		fputs("    <burst", out);
 		write_attrs(out, f, n, s, "cost.burst", 0);
