@@ -150,9 +150,12 @@ static int fits(const capsim_step *r)
 static void print_text(const capsim_scenario *s, const capsim_step *r)
 {
 	char pct[64];
-	printf("%s: %ld x %s, %s, tp %d pp %d cp %d dp %d ep %d, %d micro-batches of %d\n",
-	       s->name, capsim_scenario_gpus(s), s->gpu.e.id, s->model.e.id, s->tp, s->pp,
-	       s->cp, s->dp, s->ep, r->microbatches, s->micro_batch);
+	long mixed = s->has_mix ? (long)s->mix_nodes * s->node.gpus : 0;
+	printf("%s: %ld x %s", s->name, capsim_scenario_gpus(s) - mixed, s->gpu.e.id);
+	if (mixed)
+		printf(" + %ld x %s", mixed, s->mix_gpu.e.id);
+	printf(", %s, tp %d pp %d cp %d dp %d ep %d, %d micro-batches of %d\n", s->model.e.id,
+	       s->tp, s->pp, s->cp, s->dp, s->ep, r->microbatches, s->micro_batch);
 	line("step time", r->step_time_s, CAPSIM_DIM_SECONDS, NULL);
 	snprintf(pct, sizeof pct, "(stage %d, %d micro-batches)", r->critical_stage,
 		 r->microbatches);
