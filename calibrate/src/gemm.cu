@@ -433,18 +433,39 @@ static int nvml_open(nvml *n)
 	return 0;
 }
 
-/* one reading: power (W), SM clock (MHz), temperature (C), throttle bits */
+/* one NVML reading at t_s seconds into a phase */
+typedef struct reading {
+	double t_s;
+	unsigned mw, mhz, temp_c;
+	unsigned long long reasons;
+} reading;
+
+/* power (mW), SM clock (MHz), temperature (C), throttle bits, now */
+static reading nvml_get(const nvml *n, double t)
+{
+	reading r;
+	memset(&r, 0, sizeof r);
+	r.t_s = t;
+	n->power(n->dev, &r.mw);
+	n->clock(n->dev, 1 /* NVML_CLOCK_SM */, &r.mhz);
+	n->temp(n->dev, 0 /* NVML_TEMPERATURE_GPU */, &r.temp_c);
+	if (n->reasons)
+		n->reasons(n->dev, &r.reasons);
+	return r;
+}
+
+static void print_reading(FILE *out, const reading *r)
+{
+	fprintf(out, "{\"t_s\":%.3f,\"power_w\":%.3f,\"sm_mhz\":%u,\"temp_c\":%u,"
+		"\"throttle_reasons\":%llu}", r->t_s, r->mw / 1000.0, r->mhz, r->temp_c,
+		r->reasons);
+}
+
+/* one reading, printed: power (W), SM clock (MHz), temperature (C), throttle bits */
 static void nvml_read(const nvml *n, FILE *out, double t)
 {
-	unsigned mw = 0, mhz = 0, c = 0;
-	unsigned long long r = 0;
-	n->power(n->dev, &mw);
-	n->clock(n->dev, 1 /* NVML_CLOCK_SM */, &mhz);
-	n->temp(n->dev, 0 /* NVML_TEMPERATURE_GPU */, &c);
-	if (n->reasons)
-		n->reasons(n->dev, &r);
-	fprintf(out, "{\"t_s\":%.3f,\"power_w\":%.3f,\"sm_mhz\":%u,\"temp_c\":%u,"
-		"\"throttle_reasons\":%llu}", t, mw / 1000.0, mhz, c, r);
+	reading r = nvml_get(n, t);
+	print_reading(out, &r);
 }
 
 static double now_s(void)
@@ -454,9 +475,29 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Power and clocks idle, then under `seconds` of back-to-back bf16 8192^3
- * GEMMs: NVML read every 100 ms while batches of 50 run, each batch's rate
- * from CUDA events. */
+/* Power and clocks idle: read before any GPU work of this program, after
+ * 2 s with nothing running, since NVML's power is a 1 s average on Ampere
+ * and later (NVML API reference, nvmlDeviceGetPowerUsage). Read after the
+ * GEMM sweep instead, it gave 693 W on the H200 (2026-12-02). */
+static void idle_power(FILE *out)
+{
+	nvml n;
+	if (nvml_open(&n) < 0) {
+		fprintf(stderr, "NVML not available: no power or clock readings\n");
+		return;
+	}
+	struct timespec settle = { 2, 0 };
+	nanosleep(&settle, NULL);
+	unsigned lim = 0;
+	n.limit(n.dev, &lim);
+	fprintf(out, "{\"kind\":\"power-idle\",\"power_limit_w\":%.3f,\"reading\":", lim / 1000.0);
+	nvml_read(&n, out, 0.0);
+	fputs("}\n", out);
+}
+
+/* Power and clocks under `seconds` of back-to-back bf16 8192^3 GEMMs: NVML
+ * read every 100 ms while batches of 50 run, each batch's rate from CUDA
+ * events. */
 static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_size,
 		      double seconds)
 {
@@ -465,11 +506,6 @@ static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_si
 		fprintf(stderr, "NVML not available: no power or clock readings\n");
 		return;
 	}
-	unsigned lim = 0;
-	n.limit(n.dev, &lim);
-	fprintf(out, "{\"kind\":\"power-idle\",\"power_limit_w\":%.3f,\"reading\":", lim / 1000.0);
-	nvml_read(&n, out, 0.0);
-	fputs("}\n", out);
 	const dtype_desc *t = &dtypes[2]; /* bf16 */
 	const int m = 8192, batch = 50;
 	void *a, *b, *d;
@@ -530,6 +566,160 @@ static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_si
 	dlclose(n.lib);
 }
 
+/* Power against utilisation: for each duty d, bf16 8192^3 GEMMs for d of
+ * every 100 ms window and no GPU work for the rest, for one settling second
+ * and then `seconds` more, NVML read every 20 ms of the latter. Each window
+ * runs as many GEMMs as the last window's time per GEMM says fill d x 100 ms
+ * (at least one). achieved_flop_per_s is the GEMMs' FLOP over the whole
+ * measured phase, busy and idle; busy_fraction their CUDA-event time over
+ * it. On Ampere (but GA100) and later GPUs, NVML's power reading is an
+ * average over 1 s (NVML API reference, nvmlDeviceGetPowerUsage), hence the
+ * settling second; the readings give the pattern's mean power, not each
+ * window's swing. */
+static void duty_cycle(FILE *out, cublasLtHandle_t lt, void *work, size_t work_size,
+		       const double *duties, int nduty, double seconds)
+{
+	nvml n;
+	if (nvml_open(&n) < 0) {
+		fprintf(stderr, "NVML not available: no power-duty readings\n");
+		return;
+	}
+	const dtype_desc *t = &dtypes[2]; /* bf16 */
+	const int m = 8192, settle = 10, windows = (int)(seconds * 10 + 0.5);
+	const double window_s = 0.1, every_s = 0.02, flop = 2.0 * m * m * m;
+	void *a, *b, *d;
+	CUDA_OK(cudaMalloc(&a, (size_t)m * m * t->ab_size));
+	CUDA_OK(cudaMalloc(&b, (size_t)m * m * t->ab_size));
+	CUDA_OK(cudaMalloc(&d, (size_t)m * m * t->cd_size));
+	fill_any(t, a, (size_t)m * m, 81, 1);
+	fill_any(t, b, (size_t)m * m, 82, 1);
+	gemm_plan p;
+	if (plan_gemm(lt, t, m, m, m, work_size, &p) < 0) {
+		fprintf(stderr, "duty: no cuBLASLt algorithm\n");
+		exit(1);
+	}
+	cudaEvent_t e0, e1;
+	CUDA_OK(cudaEventCreate(&e0));
+	CUDA_OK(cudaEventCreate(&e1));
+	float ms;
+	CUDA_OK(cudaEventRecord(e0, 0));
+	for (int j = 0; j < 10; j++)
+		run_gemm(lt, &p, a, b, d, work);
+	CUDA_OK(cudaEventRecord(e1, 0));
+	CUDA_OK(cudaEventSynchronize(e1));
+	CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+	double one = ms * 1e-3 / 10; /* seconds per GEMM, updated every window */
+	size_t cap = (size_t)(seconds / every_s) + 64;
+	reading *rs = (reading *)malloc(cap * sizeof *rs);
+	double *pw = (double *)malloc(cap * sizeof *pw), *mhz = (double *)malloc(cap * sizeof *mhz);
+	for (int u = 0; u < nduty; u++) {
+		double duty = duties[u], w0 = now_s(), start = 0, next = 0, busy = 0, done = 0;
+		size_t nr = 0;
+		for (int win = 0; win < settle + windows; win++) {
+			int measuring = win >= settle;
+			if (win == settle)
+				next = start = w0;
+			int count = (int)(duty * window_s / one + 0.5);
+			if (count < 1)
+				count = 1;
+			CUDA_OK(cudaEventRecord(e0, 0));
+			for (int j = 0; j < count; j++)
+				run_gemm(lt, &p, a, b, d, work);
+			CUDA_OK(cudaEventRecord(e1, 0));
+			/* wait for the GEMMs, then idle to the window's end; read NVML
+			 * every 20 ms all along */
+			for (int phase = 0; phase < 2; phase++) {
+				for (;;) {
+					double t_now = now_s();
+					if (phase == 0) {
+						cudaError_t q = cudaEventQuery(e1);
+						if (q != cudaErrorNotReady) {
+							CUDA_OK(q);
+							break;
+						}
+					} else if (t_now >= w0 + window_s) {
+						break;
+					}
+					if (measuring && t_now >= next && nr < cap) {
+						rs[nr++] = nvml_get(&n, t_now - start);
+						next += every_s;
+						if (next < t_now) /* late: no burst to catch up */
+							next = t_now + every_s;
+					}
+					usleep(500);
+				}
+			}
+			CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+			one = ms * 1e-3 / count;
+			if (measuring) {
+				busy += ms * 1e-3;
+				done += flop * count;
+			}
+			double t_end = now_s();
+			w0 += window_s;
+			if (t_end > w0 + 2e-3) /* the GEMMs overran the window */
+				w0 = t_end;
+		}
+		double elapsed = now_s() - start;
+		fprintf(out, "{\"kind\":\"power-duty\",\"duty\":%g,\"dtype\":\"bf16\",\"m\":%d,"
+			"\"n\":%d,\"k\":%d,\"window_s\":%g,\"windows\":%d,\"readings\":[", duty, m, m,
+			m, window_s, windows);
+		for (size_t i = 0; i < nr; i++) {
+			if (i)
+				fputc(',', out);
+			print_reading(out, &rs[i]);
+			pw[i] = rs[i].mw / 1000.0;
+			mhz[i] = rs[i].mhz;
+		}
+		double pmed = nr ? median(pw, (int)nr) : 0, fmed = nr ? median(mhz, (int)nr) : 0;
+		fprintf(out, "],\"median_power_w\":%.9g,\"median_sm_mhz\":%.9g,"
+			"\"achieved_flop_per_s\":%.6g,\"busy_fraction\":%.4f}\n", pmed, fmed,
+			done / elapsed, busy / elapsed);
+		fflush(out);
+		fprintf(stderr, "  duty %g: %.0f W, %.0f MHz, %.3g FLOP/s, busy %.2f\n", duty, pmed,
+			fmed, done / elapsed, busy / elapsed);
+	}
+	free(rs);
+	free(pw);
+	free(mhz);
+	unplan_gemm(&p);
+	cudaEventDestroy(e0);
+	cudaEventDestroy(e1);
+	cudaFree(a);
+	cudaFree(b);
+	cudaFree(d);
+	dlclose(n.lib);
+}
+
+/* a clear message and exit 1 where no GPU can be used */
+static void need_gpu(void)
+{
+	int count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+	if (e != cudaSuccess || count == 0) {
+		fprintf(stderr, "capsim-calibrate-gemm: no CUDA GPU visible (%s)\n",
+			e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+		exit(1);
+	}
+}
+
+/* --duty's list: "none", or fractions in (0, 1]; returns how many, or -1 */
+static int parse_duties(const char *list, double *v, int max)
+{
+	if (!strcmp(list, "none"))
+		return 0;
+	int n = 0;
+	for (const char *p = list; *p;) {
+		char *end;
+		double x = strtod(p, &end);
+		if (end == p || !(x > 0 && x <= 1) || n == max || (*end && *end != ','))
+			return -1;
+		v[n++] = x;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 static void machine(FILE *out)
 {
 	cudaDeviceProp prop;
@@ -552,7 +742,9 @@ static void machine(FILE *out)
 static void usage(void)
 {
 	fprintf(stderr, "usage: capsim-calibrate-gemm [--dtypes fp32,tf32,bf16,fp16,fp8] "
-			"[--reps N] [--sustain SECONDS] [--out FILE.jsonl]\n");
+			"[--reps N] [--sustain SECONDS]\n"
+			"       [--duty 0.25,0.5,0.75|none] [--duty-seconds SECONDS] "
+			"[--out FILE.jsonl]\n");
 	exit(2);
 }
 
@@ -560,7 +752,8 @@ int main(int argc, char **argv)
 {
 	const char *list = "fp32,tf32,bf16,fp16,fp8", *path = NULL;
 	int reps = 30;
-	double sustain_s = 10.0;
+	double sustain_s = 10.0, duty_s = 5.0, duties[16];
+	int nduty = parse_duties("0.25,0.5,0.75", duties, 16);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--dtypes") && i + 1 < argc)
 			list = argv[++i];
@@ -570,19 +763,35 @@ int main(int argc, char **argv)
 			path = argv[++i];
 		else if (!strcmp(argv[i], "--sustain") && i + 1 < argc)
 			sustain_s = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--duty") && i + 1 < argc)
+			nduty = parse_duties(argv[++i], duties, 16);
+		else if (!strcmp(argv[i], "--duty-seconds") && i + 1 < argc)
+			duty_s = atof(argv[++i]);
 		else
 			usage();
+	}
+	if (nduty < 0) {
+		fprintf(stderr, "--duty: expected 'none' or up to 16 fractions in (0, 1], "
+				"comma-separated\n");
+		return 2;
+	}
+	if (!(duty_s >= 0.1 && duty_s <= 3600)) {
+		fprintf(stderr, "--duty-seconds: expected 0.1 to 3600, found %g\n", duty_s);
+		return 2;
 	}
 	if (reps < 3 || reps > 10000) {
 		fprintf(stderr, "--reps: expected 3 to 10000, found %d\n", reps);
 		return 2;
 	}
+	need_gpu();
 	FILE *out = path ? fopen(path, "w") : stdout;
 	if (!out) {
 		perror(path);
 		return 1;
 	}
 	machine(out);
+	if (sustain_s > 0 || nduty > 0)
+		idle_power(out);
 	copy_bandwidth(out, reps);
 	cublasLtHandle_t lt;
 	LT_OK(cublasLtCreate(&lt));
@@ -608,6 +817,8 @@ int main(int argc, char **argv)
 	}
 	if (sustain_s > 0)
 		sustained(out, lt, work, work_size, sustain_s);
+	if (nduty > 0)
+		duty_cycle(out, lt, work, work_size, duties, nduty, duty_s);
 	cudaFree(work);
 	cublasLtDestroy(lt);
 	if (path && fclose(out) != 0) {

@@ -30,6 +30,13 @@ json_t *capsim_cli_json_head(const capsim_catalog *cat, const capsim_scenario *s
 	json_object_set_new(o, "inputs", inputs);
 	if (s) {
 		json_object_set_new(o, "hardware_profile", json_string(s->gpu.e.id));
+		/* the calibrated profiles applied (cluster.node.profile, cluster.mix.profile) */
+		json_object_set_new(o, "calibrated_profile",
+				    s->gpu.cal.profile[0] ? json_string(s->gpu_profile) : json_null());
+		if (s->has_mix)
+			json_object_set_new(o, "mix_calibrated_profile",
+					    s->mix_gpu.cal.profile[0] ? json_string(s->mix_profile) :
+									json_null());
 		json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
 	}
 	return o;

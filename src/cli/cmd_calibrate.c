@@ -1,22 +1,50 @@
-/* cmd_calibrate.c - capsim calibrate import: calibrate/'s runs into the
- * measurement store (src/store/measure.h). */
+/* cmd_calibrate.c - capsim calibrate import|run: calibrate/'s runs into the
+ * measurement store (src/store/measure.h), and calibrate/'s programs run in
+ * turn on the machine to be measured. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "measure.h"
+#include "xalloc.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim calibrate import FILE.jsonl... --db DB.sqlite\n"
+		"       capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
+		"                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
 		"\n"
-		"Stores runs of calibrate/'s programs (JSON lines) in an SQLite database,\n"
-		"creating it where absent. Each file goes in whole or not at all; a file\n"
-		"already stored (same SHA-256) is refused.\n"
+		"import stores runs of calibrate/'s programs (JSON lines) in an SQLite\n"
+		"database, creating it where absent. Each file goes in whole or not at all;\n"
+		"a file already stored (same SHA-256) is refused.\n"
 		"\n"
-		"  --db FILE   the measurement database\n");
+		"run runs capsim-calibrate-gemm, -pcie and -nccl in turn on this machine,\n"
+		"writing NAME-DATE-{gemm,pcie,nccl}.jsonl, then imports each into --db.\n"
+		"\n"
+		"  --db FILE       the measurement database\n"
+		"  --bin-dir DIR   where the programs are (default: beside capsim under\n"
+		"                  calibrate/, ../calibrate/ or build/calibrate/, then PATH)\n"
+		"  --out-dir DIR   where the JSON lines go (default: .; created if absent)\n"
+		"  --quick         small sweeps, for a smoke run (about a minute in all)\n"
+		"  --only LIST     some of gemm, pcie, nccl (default: all three)\n"
+		"  --name NAME     the files' prefix (default: this host's name)\n");
+}
+
+/* one import's counts, as a line on stdout */
+static void print_stats(const char *path, const char *db, const capsim_import_stats *st)
+{
+	printf("%s: run %lld in %s: %zu GEMMs (%zu without an algorithm), %zu copy, %zu checks, "
+	       "%zu power, %zu power-duty, %zu nccl, %zu pcie, %zu torch-launch, %zu torch-step\n",
+	       path, (long long)st->run_id, db, st->gemm, st->gemm_failed, st->copy, st->checks,
+	       st->power, st->power_duty, st->nccl, st->pcie, st->torch_launch, st->torch_step);
 }
 
 static int import(int argc, char **argv)
@@ -50,13 +78,327 @@ static int import(int argc, char **argv)
 			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_USAGE;
 		} else {
-			printf("%s: run %lld in %s: %zu GEMMs (%zu without an algorithm), "
-			       "%zu copy, %zu checks, %zu power\n", argv[i], (long long)st.run_id,
-			       db, st.gemm, st.gemm_failed, st.copy, st.checks, st.power);
+			print_stats(argv[i], db, &st);
 		}
 		capsim_diags_free(&d);
 	}
 	return status;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+/* calibrate/'s programs, in the order run runs them, with the arguments
+ * --quick adds (small sweeps that finish in seconds on one GPU) */
+static const struct {
+	const char *kind, *program;
+	const char *quick[12];
+} programs[] = {
+	{ "gemm", "capsim-calibrate-gemm",
+	  { "--dtypes", "bf16", "--reps", "5", "--sustain", "1", "--duty", "0.5",
+	    "--duty-seconds", "1", NULL } },
+	{ "pcie", "capsim-calibrate-pcie", { "--max-bytes", "16M", "--reps", "5", NULL } },
+	{ "nccl", "capsim-calibrate-nccl",
+	  { "--max-bytes", "1M", "--iters", "5", "--warmup", "2", "--samples", "3", NULL } },
+};
+enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
+
+/* What run was asked to do. */
+typedef struct run_opts {
+	const char *bin_dir, *out_dir, *db, *name;
+	int quick;
+	int want[NPROGRAMS];
+} run_opts;
+
+/* --only's list into want[]; -1 on a name that is not a program's kind */
+static int parse_only(const char *list, int *want)
+{
+	memset(want, 0, NPROGRAMS * sizeof *want);
+	const char *p = list;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int found = 0;
+		for (int i = 0; i < NPROGRAMS; i++)
+			if (len == strlen(programs[i].kind) && !strncmp(p, programs[i].kind, len))
+				want[i] = found = 1;
+		if (!found) {
+			fprintf(stderr, "capsim calibrate run: --only: expected gemm, pcie or nccl, "
+					"found '%.*s'\n", (int)len, p);
+			return -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* 1 if dir/name is an executable regular file; its path goes to path */
+static int executable(const char *dir, const char *name, char *path, size_t size)
+{
+	struct stat sb;
+	snprintf(path, size, "%s/%s", *dir ? dir : ".", name);
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Find a program: in bin_dir alone when given; else beside capsim's own
+ * binary (DIR/calibrate, DIR/../calibrate, DIR/build/calibrate, DIR), then
+ * in PATH. Returns 1 with its path, or 0 with the places looked in
+ * `looked` (", "-separated). */
+static int find_program(const char *bin_dir, const char *name, char *path, size_t size,
+			char *looked, size_t looked_size)
+{
+	looked[0] = '\0';
+	if (bin_dir) {
+		snprintf(looked, looked_size, "%s (--bin-dir)", bin_dir);
+		return executable(bin_dir, name, path, size);
+	}
+	char self[4096], dir[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';
+		static const char *const below[] = { "/calibrate", "/../calibrate",
+						     "/build/calibrate", "" };
+		for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
+			snprintf(dir, sizeof dir, "%s%s", self, below[i]);
+			size_t len = strlen(looked);
+			snprintf(looked + len, looked_size - len, "%s%s", len ? ", " : "", dir);
+			if (executable(dir, name, path, size))
+				return 1;
+		}
+	}
+	const char *env = getenv("PATH");
+	size_t len = strlen(looked);
+	snprintf(looked + len, looked_size - len, "%sPATH", len ? ", " : "");
+	for (const char *p = env ? env : ""; *p;) {
+		size_t l = strcspn(p, ":");
+		snprintf(dir, sizeof dir, "%.*s", (int)l, p);
+		if (executable(dir, name, path, size))
+			return 1;
+		p += l + (p[l] == ':');
+	}
+	return 0;
+}
+
+/* the prefix of the output files: --name, else the host name, with anything
+ * but letters, digits, '.', '_' and '-' made '_' */
+static void file_prefix(const char *name, char *out, size_t size)
+{
+	char host[256] = "machine";
+	if (!name && gethostname(host, sizeof host) == 0)
+		host[sizeof host - 1] = '\0';
+	snprintf(out, size, "%s", name ? name : host);
+	for (char *p = out; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p))
+			*p = '_';
+	if (!out[0])
+		snprintf(out, size, "machine");
+}
+
+/* Run path with argv, its stdout and stderr those of capsim; returns its
+ * exit status, or -1 after printing how it ended otherwise. */
+static int spawn(const char *path, char *const *argv)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "capsim calibrate run: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		execv(path, argv);
+		fprintf(stderr, "capsim calibrate run: %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			fprintf(stderr, "capsim calibrate run: waitpid: %s\n", strerror(errno));
+			return -1;
+		}
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, "capsim calibrate run: %s killed by signal %d\n", path,
+			WTERMSIG(st));
+		return -1;
+	}
+	return WEXITSTATUS(st);
+}
+
+/* the records of a JSON-lines file: its non-blank lines after the first
+ * (the machine line); -1 when it cannot be read */
+static long count_records(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	long lines = 0;
+	int c, blank = 1;
+	while ((c = getc(fp)) != EOF) {
+		if (c == '\n') {
+			lines += !blank;
+			blank = 1;
+		} else if (c != ' ' && c != '\t' && c != '\r') {
+			blank = 0;
+		}
+	}
+	lines += !blank;
+	fclose(fp);
+	return lines > 0 ? lines - 1 : 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Run program i (the step-th of n) into out, then import out into o->db
+ * when given. Returns an exit status. */
+static int run_step(const run_opts *o, int i, const char *path, const char *out, int step,
+		    int n)
+{
+	char *argv[32]; /* copies: execv wants them writable */
+	int a = 0;
+	argv[a++] = capsim_xstrdup(path);
+	argv[a++] = capsim_xstrdup("--out");
+	argv[a++] = capsim_xstrdup(out);
+	for (int q = 0; o->quick && programs[i].quick[q]; q++)
+		argv[a++] = capsim_xstrdup(programs[i].quick[q]);
+	argv[a] = NULL;
+	fprintf(stderr, "[%d/%d] %s ...\n", step, n, programs[i].program);
+	double t0 = now_s();
+	int rc = spawn(path, argv);
+	double dt = now_s() - t0;
+	for (int q = 0; q < a; q++)
+		free(argv[q]);
+	if (rc != 0) {
+		if (rc > 0)
+			fprintf(stderr, "capsim calibrate run: %s failed (exit status %d) after %.0f s",
+				programs[i].program, rc, dt);
+		else
+			fprintf(stderr, "capsim calibrate run: %s failed after %.0f s",
+				programs[i].program, dt);
+		if (access(out, F_OK) == 0)
+			fprintf(stderr, "; what it wrote is in %s, not imported\n", out);
+		else
+			fprintf(stderr, "; it wrote no %s\n", out);
+		return CAPSIM_EXIT_FAILURE;
+	}
+	fprintf(stderr, "[%d/%d] %s ... done in %.0f s, %ld records\n", step, n,
+		programs[i].program, dt, count_records(out));
+	if (!o->db)
+		return CAPSIM_EXIT_OK;
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	int status = CAPSIM_EXIT_OK;
+	if (capsim_measure_import(out, o->db, &st, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fprintf(stderr, "capsim calibrate run: %s wrote what cannot be imported\n",
+			programs[i].program);
+		status = CAPSIM_EXIT_FAILURE;
+	} else {
+		print_stats(out, o->db, &st);
+	}
+	capsim_diags_free(&d);
+	return status;
+}
+
+/* the output directory, made when absent; -1 after a message */
+static int ensure_dir(const char *dir)
+{
+	struct stat sb;
+	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return 0;
+	if (mkdir(dir, 0777) == 0)
+		return 0;
+	fprintf(stderr, "capsim calibrate run: --out-dir %s: %s\n", dir, strerror(errno));
+	return -1;
+}
+
+/* Find every wanted program and name its output file, refusing files that
+ * exist; then run them in turn. */
+static int run_all(const run_opts *o)
+{
+	static char paths[NPROGRAMS][4096], outs[NPROGRAMS][4096];
+	char looked[8192], prefix[256], date[16];
+	time_t t = time(NULL);
+	strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
+	file_prefix(o->name, prefix, sizeof prefix);
+	int n = 0;
+	for (int i = 0; i < NPROGRAMS; i++) {
+		if (!o->want[i])
+			continue;
+		n++;
+		if (!find_program(o->bin_dir, programs[i].program, paths[i], sizeof paths[i], looked,
+				  sizeof looked)) {
+			fprintf(stderr, "capsim calibrate run: %s not found; looked in %s\n",
+				programs[i].program, looked);
+			return CAPSIM_EXIT_USAGE;
+		}
+		snprintf(outs[i], sizeof outs[i], "%s/%s-%s-%s.jsonl", o->out_dir, prefix, date,
+			 programs[i].kind);
+		if (access(outs[i], F_OK) == 0) {
+			fprintf(stderr, "capsim calibrate run: %s exists; choose another --out-dir "
+					"or --name\n", outs[i]);
+			return CAPSIM_EXIT_USAGE;
+		}
+	}
+	if (ensure_dir(o->out_dir) < 0)
+		return CAPSIM_EXIT_USAGE;
+	for (int i = 0, step = 0; i < NPROGRAMS; i++) {
+		if (!o->want[i])
+			continue;
+		int rc = run_step(o, i, paths[i], outs[i], ++step, n);
+		if (rc != CAPSIM_EXIT_OK)
+			return rc;
+	}
+	return CAPSIM_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	run_opts o = { .out_dir = "." };
+	for (int i = 0; i < NPROGRAMS; i++)
+		o.want[i] = 1;
+	static const struct option opts[] = {
+		{ "bin-dir", required_argument, NULL, 'b' },
+		{ "out-dir", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.bin_dir = optarg; break;
+		case 'o': o.out_dir = optarg; break;
+		case 'd': o.db = optarg; break;
+		case 'q': o.quick = 1; break;
+		case 'n': o.name = optarg; break;
+		case 'O':
+			if (parse_only(optarg, o.want) < 0)
+				return CAPSIM_EXIT_USAGE;
+			break;
+		case 'h': usage(stdout); return CAPSIM_EXIT_OK;
+		default: usage(stderr); return CAPSIM_EXIT_USAGE;
+		}
+	}
+	int any = 0;
+	for (int i = 0; i < NPROGRAMS; i++)
+		any |= o.want[i];
+	if (optind < argc || !any) {
+		fprintf(stderr, "capsim calibrate run: %s\n",
+			!any ? "--only names no program" : "unexpected argument");
+		usage(stderr);
+		return CAPSIM_EXIT_USAGE;
+	}
+	return run_all(&o);
 }
 
 int capsim_cmd_calibrate(int argc, char **argv)
@@ -67,6 +409,8 @@ int capsim_cmd_calibrate(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "import"))
 		return import(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "run"))
+		return run(argc - 1, argv + 1);
 	fprintf(stderr, "capsim calibrate: no subcommand '%s'; see 'capsim calibrate --help'\n",
 		argv[1]);
 	return CAPSIM_EXIT_USAGE;

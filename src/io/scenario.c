@@ -4,8 +4,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ioint.h"
+#include "profile.h"
 #include "sha256.h"
 #include "xalloc.h"
 #include "xml.h"
@@ -361,6 +363,56 @@ static int resolve_mix(capsim_scenario *s, xmlNode *root, const capsim_catalog *
 		}
 	}
 	return 0;
+}
+
+/* Find a profile: as given when absolute, else beside the scenario, else
+ * under the catalog root. Writes the path found (or the first tried) to
+ * out; returns 0 when found. */
+static int find_profile(const char *name, const char *scenario_path, char *out, size_t n)
+{
+	if (name[0] == '/') {
+		snprintf(out, n, "%s", name);
+		return access(out, R_OK) == 0 ? 0 : -1;
+	}
+	const char *slash = strrchr(scenario_path, '/');
+	int dir = slash ? (int)(slash - scenario_path) : 0;
+	char first[CAPSIM_PATH_LEN + 256];
+	if (dir)
+		snprintf(first, sizeof first, "%.*s/%s", dir, scenario_path, name);
+	else
+		snprintf(first, sizeof first, "%s", name);
+	if (access(first, R_OK) == 0) {
+		snprintf(out, n, "%s", first);
+		return 0;
+	}
+	snprintf(out, n, "%s/%s", capsim_catalog_default_root(), name);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, n, "%s", first);
+	return -1;
+}
+
+/* Load the profile named at `path` (an element path below <scenario>) and
+ * give its GPU model's fits to g. */
+static int apply_profile(const char *name, const char *where, capsim_gpu *g,
+			 xmlNode *root, const char *file, capsim_diags *d)
+{
+	char found[CAPSIM_PATH_LEN + 512];
+	if (find_profile(name, file, found, sizeof found) < 0) {
+		capsim_diags_add(d, file, line_of(root, where),
+				 "%s.profile: no readable profile '%s' (looked beside the "
+				 "scenario and under %s)",
+				 where, name, capsim_catalog_default_root());
+		return 1;
+	}
+	capsim_profile *p = capsim_xcalloc(1, sizeof *p);
+	int bad = capsim_profile_load(found, p, d) < 0 || capsim_profile_apply(p, g, d) < 0;
+	if (bad)
+		capsim_diags_add(d, file, line_of(root, where),
+				 "%s.profile: '%s' cannot be used (above)", where, name);
+	capsim_profile_free(p);
+	free(p);
+	return bad;
 }
 
 static int resolve_parts(capsim_scenario *s, xmlNode *root,
@@ -722,6 +774,13 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 	out->fabric_line = line_of(root, "cluster.fabric");
 	if (resolve_parts(out, root, cat, &o, d))
 		goto done;
+	if (out->gpu_profile[0])
+		apply_profile(out->gpu_profile,
+			      capsim_xml_child(capsim_xml_child(root, "cluster"), "gpu") ?
+				      "cluster.gpu" : "cluster.node",
+			      &out->gpu, root, path, d);
+	if (out->mix_profile[0] && out->has_mix)
+		apply_profile(out->mix_profile, "cluster.mix", &out->mix_gpu, root, path, d);
 	check_consistency(out, root, cat, path, d);
 done:
 	free(sp);
@@ -864,11 +923,15 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 		if (strncmp(slot->path, "cluster.", 8) != 0 ||
 		    strchr(slot->path + 8, '.'))
 			continue;
-		char extra[48] = "";
+		char extra[CAPSIM_PATH_LEN + 48] = "";
 		if (slot->has_offset != (size_t)-1 && !*(const int *)(sc + slot->has_offset))
 			continue;
 		if (slot->obj_offset == offsetof(capsim_scenario, mix_node))
-			snprintf(extra, sizeof extra, " nodes=\"%d\"", s->mix_nodes);
+			snprintf(extra, sizeof extra, " nodes=\"%d\"%s%s%s", s->mix_nodes,
+				 s->mix_profile[0] ? " profile=\"" : "", s->mix_profile,
+				 s->mix_profile[0] ? "\"" : "");
+		if (slot->obj_offset == offsetof(capsim_scenario, gpu) && s->gpu_profile[0])
+			snprintf(extra, sizeof extra, " profile=\"%s\"", s->gpu_profile);
 		write_part(out, &capsim_kinds[slot->kind], sc + slot->obj_offset,
 			   slot->path + 8, sc + slot->ref_offset, 4, extra[0] ? extra : NULL);
 	}

@@ -185,7 +185,7 @@ static struct {
 	xmlSchemaPtr schema;
 } schemas[] = {
 	{ "hardware", NULL }, { "model", NULL }, { "scenario", NULL },
-	{ "bibliography", NULL },
+	{ "bibliography", NULL }, { "profile", NULL },
 };
 
 static void ignore_error(void *ctx, xmlErrorPtr err)

@@ -29,7 +29,7 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 			       capsim_diags *d);
 
 /* Validate doc against schema ("hardware", "model", "scenario",
- * "bibliography"). Returns 0 when valid, else -1 after adding every schema
+ * "bibliography", "profile"). Returns 0 when valid, else -1 after adding every schema
  * error to d as file:line messages. */
 int capsim_xml_validate(xmlDoc *doc, const char *schema, const char *file,
 			capsim_diags *d);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_interp.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
@@ -248,6 +249,7 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 	out->assumed |= CAPSIM_PERF_ASSUMED_LAUNCH;
 	apply_measured(g, out);
 	out->launch_s = cuda_graphs ? out->launch_graph_s : out->launch_eager_s;
+	memcpy(out->gemm_cal, g->cal.gemm, sizeof out->gemm_cal);
 }
 
 double capsim_gemm_shape(const capsim_gpu_perf *perf, double flop)
@@ -260,11 +262,145 @@ double capsim_gemm_shape(const capsim_gpu_perf *perf, double flop)
 	return 1.0 / (1.0 + pow(perf->gemm_f0_flop / f, perf->gemm_p));
 }
 
+/* the calibrated model of dtype, or NULL where there is none */
+static const capsim_gemm_cal *cal_of(const capsim_gpu_perf *perf, int dtype)
+{
+	if (dtype < 0 || dtype >= CAPSIM_CAL_DTYPES || perf->gemm_cal[dtype].params <= 0)
+		return NULL;
+	return &perf->gemm_cal[dtype];
+}
+
 double capsim_gemm_efficiency(const capsim_gpu_perf *perf, int dtype,
 			      double flop)
 {
+	const capsim_gemm_cal *c = cal_of(perf, dtype);
+	if (c) {
+		double e = cbrt(flop > 0.0 ? flop / 2.0 : 0.0);
+		return capsim_gemm_cal_eff(c, dtype, e, e, e, NULL);
+	}
 	double sat = dtype == CAPSIM_DTYPE_FP8 ? perf->gemm_sat_fp8 : perf->gemm_sat;
 	return sat * capsim_gemm_shape(perf, flop);
+}
+
+double capsim_gemm_efficiency_mnk(const capsim_gpu_perf *perf, int dtype,
+				  double m, double n, double k)
+{
+	const capsim_gemm_cal *c = cal_of(perf, dtype);
+	if (c)
+		return capsim_gemm_cal_eff(c, dtype, m, n, k, NULL);
+	return capsim_gemm_efficiency(perf, dtype, 2.0 * m * n * k);
+}
+
+/* ---- calibrated GEMM efficiency ------------------------------------------ */
+
+void capsim_gemm_elem_bytes(int dtype, double *in, double *out)
+{
+	switch (dtype) {
+	case CAPSIM_DTYPE_FP32:
+	case CAPSIM_DTYPE_TF32:
+		*in = *out = 4.0;
+		break;
+	case CAPSIM_DTYPE_FP8:
+		*in = 1.0;
+		*out = 2.0;
+		break;
+	default:
+		*in = *out = 2.0;
+		break;
+	}
+}
+
+double capsim_gemm_intensity(int dtype, double m, double n, double k)
+{
+	double ein, eout;
+	capsim_gemm_elem_bytes(dtype, &ein, &eout);
+	double bytes = ein * (m * k + k * n) + eout * m * n;
+	return bytes > 0.0 ? 2.0 * m * n * k / bytes : 0.0;
+}
+
+static double clampd(double x, double lo, double hi, int *clamped)
+{
+	if (x < lo) {
+		*clamped = 1;
+		return lo;
+	}
+	if (x > hi) {
+		*clamped = 1;
+		return hi;
+	}
+	return x;
+}
+
+/* T(x) / T(x_max) for T(x) = 1 / (1 + (x0/x)^pw), written so that neither
+ * term is divided by a number near 0 */
+static double rise(double x0, double pw, double x, double x_max)
+{
+	return (1.0 + pow(x0 / x_max, pw)) / (1.0 + pow(x0 / x, pw));
+}
+
+double capsim_gemm_cal_smooth(const capsim_gemm_cal *c, double flop,
+			      double ai)
+{
+	int clamped = 0;
+	double F = clampd(flop, c->flop_min, c->flop_max, &clamped);
+	double I = clampd(ai, c->ai_min, c->ai_max, &clamped);
+	double e = c->sat;
+	if (c->params >= 3)
+		e *= rise(c->f0_flop, c->p, F, c->flop_max);
+	if (c->params >= 5)
+		e *= rise(c->i0_flop_per_byte, c->q, I, c->ai_max);
+	return e;
+}
+
+double capsim_gemm_cal_table(const capsim_gemm_cal *c, double flop)
+{
+	int n = c->n_table;
+	if (n <= 0)
+		return 1.0;
+	if (n == 1 || !(flop > c->table_flop[0]))
+		return c->table_ratio[0];
+	if (!(flop < c->table_flop[n - 1]))
+		return c->table_ratio[n - 1];
+	double x[CAPSIM_CAL_TABLE];
+	for (int i = 0; i < n; i++)
+		x[i] = log10(c->table_flop[i]);
+	gsl_interp *in = gsl_interp_alloc(n >= 3 ? gsl_interp_steffen : gsl_interp_linear,
+					  (size_t)n);
+	if (!in)
+		abort(); /* out of memory: capsim's policy (xalloc.h) */
+	double r = c->table_ratio[0];
+	if (gsl_interp_init(in, x, c->table_ratio, (size_t)n) == GSL_SUCCESS)
+		r = gsl_interp_eval(in, x, c->table_ratio, log10(flop), NULL);
+	gsl_interp_free(in);
+	return r;
+}
+
+double capsim_gemm_cal_correction(const capsim_gemm_cal *c, double m,
+				  double n, double k)
+{
+	for (int i = 0; i < c->n_shapes; i++)
+		if (c->shape_m[i] == m && c->shape_n[i] == n && c->shape_k[i] == k)
+			return c->shape_ratio[i];
+	if (m == n && n == k)
+		return capsim_gemm_cal_table(c, 2.0 * m * n * k);
+	return 1.0;
+}
+
+double capsim_gemm_cal_eff(const capsim_gemm_cal *c, int dtype, double m,
+			   double n, double k, int *clamped)
+{
+	double F = 2.0 * m * n * k, I = capsim_gemm_intensity(dtype, m, n, k);
+	int cl = 0;
+	if (!(F > 0.0)) {
+		F = c->flop_min;
+		I = c->ai_min;
+		cl = 1;
+	}
+	F = clampd(F, c->flop_min, c->flop_max, &cl);
+	I = clampd(I, c->ai_min, c->ai_max, &cl);
+	if (clamped)
+		*clamped = cl;
+	return capsim_gemm_cal_smooth(c, F, I) * capsim_gemm_cal_correction(c, m, n, k);
 }
 
 static double peak_of(const capsim_gpu *g, int dtype)
@@ -285,8 +421,9 @@ double capsim_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 			double n, double k)
 {
 	double peak = peak_of(g, dtype);
-	double f = m > 0.0 && n > 0.0 && k > 0.0 ? 2.0 * m * n * k : flop;
-	double eff = capsim_gemm_efficiency(perf, dtype, f);
+	double eff = m > 0.0 && n > 0.0 && k > 0.0 ?
+			     capsim_gemm_efficiency_mnk(perf, dtype, m, n, k) :
+			     capsim_gemm_efficiency(perf, dtype, flop);
 	double tc = flop > 0.0 && peak > 0.0 && eff > 0.0 ? flop / (peak * eff) : 0.0;
 	double tm = mem_time(g, perf, bytes);
 	return (tc > tm ? tc : tm) + perf->launch_s;

@@ -7,9 +7,12 @@
  *
  * with a GEMM efficiency that rises smoothly with the GEMM's FLOP count to the
  * best fraction of peak measured on each GPU, fitted (GSL) to published
- * cuBLASLt sweeps. Equations and sources: docs/model.md ("GPU compute: FLOPs
- * and op time"). FLOP are floating-point operations (a multiply-add is 2),
- * bytes are bytes, times are seconds. This module keeps no state. */
+ * cuBLASLt sweeps; or, for a GPU that carries a calibrated profile
+ * (capsim_gpu.cal, from `capsim fit`), that profile's per-dtype model of FLOP
+ * and arithmetic intensity. Equations and sources: docs/model.md ("GPU
+ * compute: FLOPs and op time", "Calibrated GEMM efficiency"). FLOP are
+ * floating-point operations (a multiply-add is 2), bytes are bytes, times
+ * are seconds. This module keeps no state. */
 #ifndef CAPSIM_OPS_H
 #define CAPSIM_OPS_H
 
@@ -72,7 +75,10 @@ double capsim_flops_megatron_core(const capsim_model *m, int seq,
 
 /* How fast one GPU runs kernels. All fractions are of the datasheet dense
  * peak (capsim_gpu_peak) or bandwidth, at the clocks the source measured
- * (so power-capped throttling is already in them). */
+ * (so power-capped throttling is already in them). A dtype whose
+ * gemm_cal[dtype].params > 0 takes its GEMM efficiency from that calibrated
+ * model instead of gemm_sat x S(F) (so --set efficiency.gemm does not move
+ * it); attention keeps attn_frac x S(F). */
 typedef struct capsim_gpu_perf {
 	/* GEMM efficiency: eff(F) = sat x S(F), S(F) = 1 / (1 + (f0 / F)^p),
 	 * F the FLOP of one GEMM clamped to [flop_min, flop_max] */
@@ -88,12 +94,14 @@ typedef struct capsim_gpu_perf {
 	double launch_graph_s;    /* CUDA graphs: per node of a replayed graph */
 	int cuda_graphs;          /* launch_s is launch_graph_s */
 	unsigned assumed;         /* CAPSIM_PERF_ASSUMED_* */
+	capsim_gemm_cal gemm_cal[CAPSIM_CAL_DTYPES]; /* the GPU's calibration, by capsim_dtype */
 } capsim_gpu_perf;
 
 /* Defaults for a GPU, by its catalog id (h100-*, h200-*, a100-*, b200-*;
  * any other GPU takes H100's fractions, flagged in out->assumed), replaced by
  * what the GPU's profile measured (its <efficiency> element: a calibrated
- * profile, or --set cluster.gpu.efficiency.*), which clears those flags.
+ * profile, or --set cluster.gpu.efficiency.*), which clears those flags; the
+ * calibrated GEMM models of g->cal are copied into out->gemm_cal.
  * cuda_graphs picks the launch overhead. Sources and values: ops.c and
  * docs/model.md. */
 void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
@@ -104,15 +112,57 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 double capsim_gemm_shape(const capsim_gpu_perf *perf, double flop);
 
 /* Fraction of the dtype's (capsim_dtype) dense peak a GEMM of `flop` FLOP
- * reaches: gemm_sat (gemm_sat_fp8 for fp8) x S(flop). */
+ * reaches: gemm_sat (gemm_sat_fp8 for fp8) x S(flop); for a calibrated
+ * dtype, its model at the square GEMM of that FLOP count (m = n = k =
+ * (flop/2)^(1/3)). */
 double capsim_gemm_efficiency(const capsim_gpu_perf *perf, int dtype,
 			      double flop);
 
+/* The same for a GEMM of shape m x n x k (all > 0): the calibrated model at
+ * F = 2mnk and its arithmetic intensity where the dtype is calibrated, else
+ * capsim_gemm_efficiency at 2mnk. */
+double capsim_gemm_efficiency_mnk(const capsim_gpu_perf *perf, int dtype,
+				  double m, double n, double k);
+
+/* ---- calibrated GEMM efficiency (capsim_gemm_cal, spec.h) ---------------- */
+
+/* Bytes of one element of A and B (*in) and of C (*out) in a GEMM of dtype,
+ * as capsim counts a layer's traffic: 4 for fp32 and tf32, 2 for bf16 and
+ * fp16, fp8 operands of 1 byte with a 2-byte (bf16) output. */
+void capsim_gemm_elem_bytes(int dtype, double *in, double *out);
+
+/* Arithmetic intensity of an m x n x k GEMM of dtype: 2mnk over the bytes of
+ * A (m x k), B (k x n) and C (m x n), FLOP per byte. */
+double capsim_gemm_intensity(int dtype, double m, double n, double k);
+
+/* The smooth part of a calibrated model: sat x T(F)/T(flop_max) x
+ * U(I)/U(ai_max), F and I clamped to the measured range (spec.h). */
+double capsim_gemm_cal_smooth(const capsim_gemm_cal *c, double flop,
+			      double ai);
+
+/* The square GEMMs' correction at F: a Steffen interpolation in log10 F of
+ * table_ratio (GSL gsl_interp_steffen with 3 or more sizes, linear with 2,
+ * the one ratio with 1), held at its end values; 1 with no table. */
+double capsim_gemm_cal_table(const capsim_gemm_cal *c, double flop);
+
+/* The correction c(m, n, k): the measured / smooth ratio of that shape where
+ * it was measured; for another square GEMM capsim_gemm_cal_table at 2mnk;
+ * else 1. */
+double capsim_gemm_cal_correction(const capsim_gemm_cal *c, double m,
+				  double n, double k);
+
+/* Fraction of the dtype's dense peak an m x n x k GEMM of dtype reaches
+ * under calibration c (params > 0): smooth x correction at F = 2mnk and its
+ * intensity. *clamped (may be NULL) is set to 1 when F or I lay outside the
+ * measured range and was held at its end, else 0. */
+double capsim_gemm_cal_eff(const capsim_gemm_cal *c, int dtype, double m,
+			   double n, double k, int *clamped);
+
 /* Time of one kernel in seconds:
  *   max(flop / (peak(dtype) x eff), bytes / (mem_bw x hbm_eff)) + launch_s,
- * eff = capsim_gemm_efficiency at 2 m n k when m, n, k > 0 (a GEMM of that
- * shape), else at flop. flop, bytes >= 0. A dtype the GPU lacks (peak 0)
- * falls back to its bf16 peak. */
+ * eff = capsim_gemm_efficiency_mnk when m, n, k > 0 (a GEMM of that shape),
+ * else capsim_gemm_efficiency at flop. flop, bytes >= 0. A dtype the GPU
+ * lacks (peak 0) falls back to its bf16 peak. */
 double capsim_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 			int dtype, double flop, double bytes, double m,
 			double n, double k);

@@ -69,17 +69,19 @@ typedef enum { CAPSIM_DIR_BIDIRECTIONAL, CAPSIM_DIR_PER_DIRECTION } capsim_direc
 /* ---- calibration: what `capsim fit` measured on one GPU model ----------- */
 
 #define CAPSIM_CAL_DTYPES 5 /* one per capsim_dtype: fp32, tf32, bf16, fp16, fp8 */
-#define CAPSIM_CAL_TABLE 16 /* square GEMMs in one dtype's correction table */
+#define CAPSIM_CAL_TABLE 16 /* square GEMM sizes in one dtype's table */
+#define CAPSIM_CAL_SHAPES 32 /* measured shapes in one dtype's table */
 
 /* GEMM efficiency of one dtype, fitted to cuBLASLt runs on this GPU model:
  * the fraction of the dtype's dense peak that a GEMM of F = 2mnk FLOP and
  * arithmetic intensity I = F / bytes(A + B + C) reaches,
- *   eff = sat x T(F) / T(flop_max) x U(I) / U(ai_max) x c(F),
+ *   eff = sat x T(F) / T(flop_max) x U(I) / U(ai_max) x c(m, n, k),
  *   T(F) = 1 / (1 + (f0/F)^p),  U(I) = 1 / (1 + (i0/I)^q),
- * with F and I clamped to the measured range, and c(F) a Steffen
- * interpolation in log10 F of measured / smooth over the square GEMMs
- * (held at its ends). Evaluated by capsim_gemm_cal_eff (src/plan/ops.h);
- * docs/model.md, "Calibrated GEMM efficiency". */
+ * with F and I clamped to the measured range. The correction c is
+ * measured / smooth: at a measured shape its own ratio; for a square GEMM
+ * (m = n = k) a Steffen interpolation in log10 F over the measured square
+ * sizes (held at its ends); 1 elsewhere. Evaluated by capsim_gemm_cal_eff
+ * (src/plan/ops.h); docs/model.md, "Calibrated GEMM efficiency". */
 typedef struct capsim_gemm_cal {
 	int params;                  /* 0: not calibrated; 1 (sat), 3 (+ f0, p) or 5 (+ i0, q) */
 	double sat;                  /* model fraction at (flop_max, ai_max) */
@@ -87,9 +89,12 @@ typedef struct capsim_gemm_cal {
 	double i0_flop_per_byte, q;  /* params == 5 */
 	double flop_min, flop_max;   /* measured range of F */
 	double ai_min, ai_max;       /* measured range of I, FLOP per byte */
-	int n_table;                 /* 0: no correction */
+	int n_table;                 /* square sizes, 0: none */
 	double table_flop[CAPSIM_CAL_TABLE];  /* ascending F of the square GEMMs */
 	double table_ratio[CAPSIM_CAL_TABLE]; /* measured / smooth there */
+	int n_shapes;                /* measured shapes (squares included) */
+	double shape_m[CAPSIM_CAL_SHAPES], shape_n[CAPSIM_CAL_SHAPES];
+	double shape_k[CAPSIM_CAL_SHAPES], shape_ratio[CAPSIM_CAL_SHAPES];
 } capsim_gemm_cal;
 
 /* What a calibrated profile (src/io/profile.h) gives a GPU beyond its
@@ -307,6 +312,9 @@ typedef struct capsim_scenario {
 	capsim_nic mix_nic;
 	int mix_has_nvswitch;
 	capsim_nvswitch mix_nvswitch;
+	/* calibrated profiles (hardware/calibrated/NAME.xml) applied to the
+	 * GPU and to the mix's GPU; "" none */
+	char gpu_profile[CAPSIM_PATH_LEN], mix_profile[CAPSIM_PATH_LEN];
 
 	/* fabric between nodes */
 	int topology, tiers, transport, rails;

@@ -1,6 +1,7 @@
 /* test_measure.c - the measurement store: calibrate/'s H200 run goes into
  * SQLite whole, once; a faulty file is refused at its line and leaves the
- * database as it was. */
+ * database as it was; the nccl, pcie and power-duty kinds of schema 2 go
+ * in with their values, and a version-1 database is upgraded in place. */
 #include "testutil.h"
 
 #include <math.h>
@@ -144,8 +145,8 @@ static void test_faulty_files(void **state)
 		  ":3", "expected two non-empty arrays" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
-		  "{\"kind\":\"nccl\"}\n",
-		  ":3", "found 'nccl'" },
+		  "{\"kind\":\"nvlink\"}\n",
+		  ":3", "found 'nvlink'" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\n",
@@ -187,12 +188,389 @@ static void test_faulty_files(void **state)
 	capsim_diags_free(&d);
 }
 
+#define FIXTURES CAPSIM_SOURCE_DIR "/tests/data/calibrate/"
+
+/* one text value from a query, into buf ("" when there is no row or NULL) */
+static const char *query_text(const char *db, const char *sql, char *buf, size_t size)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	buf[0] = '\0';
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return buf;
+}
+
+/* the synthetic 8-rank NCCL run: 7 records, its machine line's NCCL keys
+ * in runs, busbw = algbw x 2(n-1)/n = 1.75 for all_reduce at 8 ranks */
+static void test_import_nccl(void **state)
+{
+	(void)state;
+	char db[128], buf[256];
+	snprintf(db, sizeof db, "%s/n.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(FIXTURES "nccl-8gpu.jsonl", db, &st, &d), 0);
+	capsim_diags_free(&d);
+	assert_int_equal(st.nccl, 7);
+	assert_int_equal(st.gemm + st.pcie + st.power_duty + st.power, 0);
+	assert_true(query(db, "SELECT count(*) FROM nccl") == 7);
+	assert_true(query(db, "SELECT count(*) FROM nccl WHERE in_place = 1") == 2);
+	assert_true(query(db, "SELECT nccl FROM runs") == 22803);
+	assert_true(query(db, "SELECT ranks FROM runs") == 8);
+	assert_true(query(db, "SELECT nodes FROM runs") == 1);
+	assert_string_equal(query_text(db, "SELECT launcher FROM runs", buf, sizeof buf),
+			    "single-process");
+	assert_string_equal(query_text(db, "SELECT env FROM runs", buf, sizeof buf),
+			    "{\"NCCL_ALGO\":\"Ring\",\"NCCL_NVLS_ENABLE\":\"0\"}");
+	/* 1 MiB in 25 us: 41.94304 GB/s, and 73.40032 on the bus */
+	assert_rel(query(db, "SELECT median_s FROM nccl WHERE op = 'all_reduce' AND in_place = 0"),
+		   2.5e-5, 1e-12);
+	assert_rel(query(db, "SELECT algbw_gb_per_s FROM nccl WHERE op = 'all_reduce' AND "
+			     "in_place = 0"), 41.94304, 1e-9);
+	assert_rel(query(db, "SELECT busbw_gb_per_s FROM nccl WHERE op = 'all_reduce' AND "
+			     "in_place = 0"), 41.94304 * 1.75, 1e-9);
+	assert_true(query(db, "SELECT count FROM nccl WHERE op = 'all_gather'") == 32768);
+	assert_true(query(db, "SELECT bytes FROM nccl WHERE op = 'all_reduce' AND in_place = 1") ==
+		    4194304);
+	assert_string_equal(query_text(db, "SELECT redop FROM nccl WHERE op = 'reduce_scatter'", buf,
+				       sizeof buf), "sum");
+	assert_true(query(db, "SELECT json_array_length(samples_s) FROM nccl WHERE op = "
+			      "'sendrecv'") == 3);
+	assert_rel(query(db, "SELECT json_extract(samples_s, '$[1]') FROM nccl WHERE op = "
+			     "'sendrecv'"), 1.25e-5, 1e-12);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+}
+
+/* host-device copies: 4 rows, 1 GiB in 20 ms each way's rate */
+static void test_import_pcie(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/c.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(FIXTURES "pcie.jsonl", db, &st, &d), 0);
+	capsim_diags_free(&d);
+	assert_int_equal(st.pcie, 4);
+	assert_int_equal(st.nccl, 0);
+	assert_true(query(db, "SELECT count(*) FROM pcie WHERE direction = 'h2d' AND pinned = 1") ==
+		    2);
+	assert_rel(query(db, "SELECT bytes_per_s FROM pcie WHERE direction = 'h2d' AND "
+			     "bytes = 1073741824"), 1073741824 / 0.02, 1e-8);
+	assert_rel(query(db, "SELECT median_s FROM pcie WHERE direction = 'd2h' AND bytes = 4096"),
+		   5e-6, 1e-12);
+	/* the NCCL columns of a run that has none are NULL */
+	assert_true(query(db, "SELECT count(*) FROM runs WHERE nccl IS NULL AND ranks IS NULL AND "
+			      "launcher IS NULL AND env IS NULL") == 1);
+}
+
+/* calibrate/torch/gpt2_step.py's run on the H200: its launch microbenchmark
+ * and nine training-step points go in with their values; a step whose
+ * tokens/s is not micro-batch x seq / median, or a launch whose kernels
+ * finish before they are issued, is refused at its line */
+static void test_import_torch(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/t.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(CAPSIM_SOURCE_DIR
+					       "/calibrate/results/h200-2026-12-02-gpt2-step-c.jsonl",
+					       db, &st, &d), 0);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	assert_int_equal(st.torch_launch, 1);
+	assert_int_equal(st.torch_step, 9);
+	assert_rel(query(db, "SELECT host_median_s FROM torch_launch"), 7.123292000002834e-06, 1e-12);
+	assert_rel(query(db, "SELECT median_s FROM torch_step WHERE model = 'gpt2-124m' AND "
+			     "micro_batch = 32"), 0.13592, 1e-3);
+	assert_true(query(db, "SELECT count(*) FROM torch_step WHERE vocab = 50257") == 9);
+	assert_true(query(db, "SELECT count(*) FROM runs WHERE program = 'gpt2_step.py'") == 1);
+
+	char bad[128];
+	snprintf(bad, sizeof bad, "%s/torch-bad.jsonl", dir);
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02\","
+			"\"gpu\":\"NVIDIA H200\"}\n"
+			"{\"kind\":\"torch-step\",\"model\":\"gpt2-124m\",\"micro_batch\":8,\"seq\":1024,"
+			"\"dtype\":\"bf16\",\"mode\":\"eager\",\"samples_s\":[0.04,0.05,0.06],"
+			"\"median_s\":0.05,\"tokens_per_s\":100000,\"peak_allocated_bytes\":1,"
+			"\"peak_reserved_bytes\":2}\n");
+	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "torch-bad.jsonl:2"));
+	assert_true(capsim_diags_contains(&d, "tokens_per_s: 100000 is not "
+					      "micro_batch x seq / median_s = 163840"));
+	capsim_diags_free(&d);
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02\","
+			"\"gpu\":\"NVIDIA H200\"}\n"
+			"{\"kind\":\"torch-launch\",\"op\":\"add\",\"elements\":1024,\"kernels\":10,"
+			"\"host_samples_s\":[7e-6],\"host_median_s\":7e-6,\"total_median_s\":5e-6}\n");
+	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "torch-bad.jsonl:2"));
+	assert_true(capsim_diags_contains(&d, "total_median_s: 5e-06 is less "
+					      "than host_median_s 7e-06"));
+	capsim_diags_free(&d);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
+}
+
+/* power against utilisation: two duties, their medians and readings */
+static void test_import_duty(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/u.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(FIXTURES "gemm-duty.jsonl", db, &st, &d), 0);
+	capsim_diags_free(&d);
+	assert_int_equal(st.power_duty, 2);
+	assert_int_equal(st.power, 1);
+	assert_true(query(db, "SELECT median_power_w FROM power_duty WHERE duty = 0.5") == 410.0);
+	assert_true(query(db, "SELECT median_sm_mhz FROM power_duty WHERE duty = 0.5") == 1830.0);
+	assert_true(query(db, "SELECT median_power_w FROM power_duty WHERE duty = 0.25") == 265.25);
+	assert_rel(query(db, "SELECT achieved_flop_per_s FROM power_duty WHERE duty = 0.25"), 1.6e14,
+		   1e-12);
+	assert_true(query(db, "SELECT json_array_length(readings) FROM power_duty WHERE duty = 0.5") ==
+		    5);
+	assert_true(query(db, "SELECT m * n * k FROM power_duty WHERE duty = 0.5") ==
+		    8192.0 * 8192 * 8192);
+}
+
+static const char nccl_machine[] =
+	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02\","
+	"\"gpu\":\"NVIDIA H200\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,"
+	"\"launcher\":\"single-process\",\"env\":{\"NCCL_NVLS_ENABLE\":\"0\"}}\n";
+
+/* a good all_reduce record at 8 ranks (1 MiB in 25 us), printf'd with the
+ * fields a case replaces: op, ranks, bytes, count, in_place, median,
+ * algbw, busbw, wrong */
+#define NCCL_REC(op, ranks, bytes, count, inpl, med, alg, bus, wrong)                         \
+	"{\"kind\":\"nccl\",\"op\":\"" op "\",\"dtype\":\"float\",\"redop\":\"sum\","        \
+	"\"ranks\":" ranks ",\"nodes\":1,\"bytes\":" bytes ",\"count\":" count ","           \
+	"\"algo\":\"Ring\",\"proto\":\"default\",\"in_place\":" inpl ","                     \
+	"\"samples_s\":[2.25e-5,2.5e-5,3e-5],\"median_s\":" med ",\"algbw_gb_per_s\":" alg   \
+	",\"busbw_gb_per_s\":" bus ",\"wrong\":" wrong "}\n"
+#define NCCL_GOOD NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304", \
+			   "73.40032", "0")
+#define PCIE_GOOD                                                                           \
+	"{\"kind\":\"pcie\",\"direction\":\"h2d\",\"pinned\":1,\"bytes\":4096,"               \
+	"\"samples_s\":[4e-6,5e-6,6e-6],\"median_s\":5e-6,\"bytes_per_s\":819200000}\n"
+#define DUTY_REC(duty, pmed, readings)                                                      \
+	"{\"kind\":\"power-duty\",\"duty\":" duty ",\"dtype\":\"bf16\",\"m\":8192,\"n\":8192,"  \
+	"\"k\":8192,\"readings\":" readings ",\"median_power_w\":" pmed                      \
+	",\"median_sm_mhz\":1830,\"achieved_flop_per_s\":3.1e14}\n"
+#define READINGS                                                                            \
+	"[{\"t_s\":0,\"power_w\":400,\"sm_mhz\":1830},{\"t_s\":0.02,\"power_w\":410,"          \
+	"\"sm_mhz\":1830},{\"t_s\":0.04,\"power_w\":420,\"sm_mhz\":1830}]"
+
+/* Every kind of fault in the new kinds, each refused at its line with its
+ * message; the database keeps the one good run imported first. */
+static void test_faulty_new_kinds(void **state)
+{
+	(void)state;
+	char db[128], bad[128];
+	snprintf(db, sizeof db, "%s/g.sqlite", dir);
+	snprintf(bad, sizeof bad, "%s/bad2.jsonl", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(FIXTURES "pcie.jsonl", db, &st, &d), 0);
+	static const struct {
+		const char *machine, *line2, *line3, *where, *what;
+	} cases[] = {
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			   "41.94304", "0"),
+		  ":3", "busbw_gb_per_s: 41.943 is not algbw x 1.75 (all_reduce at 8 ranks) = 73.4003" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "40", "70", "0"),
+		  ":3", "algbw_gb_per_s: 40 is not bytes / median_s / 1e9 = 41.943" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_to_all", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			   "73.40032", "0"),
+		  ":3", "op: expected one of all_reduce, all_gather, reduce_scatter, alltoall, "
+			"broadcast, sendrecv, found 'all_to_all'" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "4", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			   "62.91456", "0"),
+		  ":3", "ranks: expected the machine line's 8, found 4" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "0", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			   "73.40032", "0"),
+		  ":3", "ranks: expected an integer from 1 to 16777216, found 0" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_gather", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			   "36.70016", "0"),
+		  ":3", "count: 262144 is not bytes / (8 x 4) for all_gather float = 32768" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "8", "\"1M\"", "262144", "0", "2.5e-5", "41.94304",
+			   "73.40032", "0"),
+		  ":3", "bytes: expected an integer, found a string" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "3e-5", "34.9525333",
+			   "61.1669333", "0"),
+		  ":3", "median_s: 3e-05 is not the median of samples_s (2.5e-05)" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			   "73.40032", "-1"),
+		  ":3", "wrong: expected an integer from 0 to" },
+		{ nccl_machine, NCCL_GOOD,
+		  NCCL_REC("all_reduce", "8", "1048576", "262144", "2", "2.5e-5", "41.94304",
+			   "73.40032", "0"),
+		  ":3", "in_place: expected an integer from 0 to 1, found 2" },
+		{ nccl_machine, NCCL_GOOD,
+		  "{\"kind\":\"nccl\",\"op\":\"broadcast\",\"dtype\":\"float32\"}\n",
+		  ":3", "dtype: expected one of int8, uint8, int32, uint32, int64, uint64, half, "
+			"float, double, bfloat16, f8e4m3, f8e5m2, found 'float32'" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  "\"gpu\":\"g\",\"nccl\":22803,\"nodes\":1,\"launcher\":\"mpi\",\"env\":{}}\n",
+		  NCCL_GOOD, "", ":1",
+		  "ranks: expected in the machine line of capsim-calibrate-nccl, found nothing" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,\"launcher\":\"mpi\","
+		  "\"env\":\"NCCL_ALGO=Ring\"}\n",
+		  NCCL_GOOD, "", ":1", "env: expected an object of strings, found a string" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,\"launcher\":\"slurm\","
+		  "\"env\":{}}\n",
+		  NCCL_GOOD, "", ":1", "launcher: expected one of single-process, mpi, found 'slurm'" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":2,\"nodes\":3,\"launcher\":\"mpi\","
+		  "\"env\":{}}\n",
+		  NCCL_GOOD, "", ":1", "nodes: expected at most ranks (2), found 3" },
+		{ machine, PCIE_GOOD,
+		  "{\"kind\":\"pcie\",\"direction\":\"h2h\",\"pinned\":1,\"bytes\":4096}\n",
+		  ":3", "direction: expected one of h2d, d2h, found 'h2h'" },
+		{ machine, PCIE_GOOD,
+		  "{\"kind\":\"pcie\",\"direction\":\"d2h\",\"pinned\":1,\"bytes\":4096,"
+		  "\"samples_s\":[5e-6],\"median_s\":5e-6,\"bytes_per_s\":9e8}\n",
+		  ":3", "bytes_per_s: 9e+08 is not bytes / median_s = 8.192e+08" },
+		{ machine, PCIE_GOOD,
+		  "{\"kind\":\"pcie\",\"direction\":\"d2h\",\"pinned\":1,\"bytes\":0}\n",
+		  ":3", "bytes: expected an integer from 1 to" },
+		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("1.5", "410", READINGS),
+		  ":3", "duty: expected a fraction in (0, 1], found 1.5" },
+		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("0.75", "500", READINGS),
+		  ":3", "median_power_w: 500 is not the median of the readings (410)" },
+		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("0.75", "410", "[]"),
+		  ":3", "readings: expected a non-empty array, found an empty one" },
+		{ machine, DUTY_REC("0.5", "410", READINGS),
+		  DUTY_REC("0.75", "410", "[{\"t_s\":0,\"sm_mhz\":1830}]"),
+		  ":3", "power_w: expected a number, found nothing" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[4096];
+		snprintf(text, sizeof text, "%s%s%s", cases[i].machine, cases[i].line2,
+			 cases[i].line3);
+		write_file(bad, text);
+		capsim_diags_free(&d);
+		assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
+		char where[160];
+		snprintf(where, sizeof where, "bad2.jsonl%s", cases[i].where);
+		int found = 0;
+		for (size_t j = 0; j < d.n; j++)
+			found |= strstr(d.v[j].where, where) && strstr(d.v[j].msg, cases[i].what);
+		if (!found) {
+			capsim_diags_print(&d, stderr);
+			fail_msg("case %zu: expected '%s' at %s", i, cases[i].what, where);
+		}
+		assert_int_equal(st.run_id, 0);
+		assert_true(query(db, "SELECT count(*) FROM runs") == 1);
+		assert_true(query(db, "SELECT count(*) FROM nccl") == 0);
+		assert_true(query(db, "SELECT count(*) FROM pcie") == 4);
+		assert_true(query(db, "SELECT count(*) FROM power_duty") == 0);
+	}
+	capsim_diags_free(&d);
+	/* the good lines of the cases go in */
+	char text[4096];
+	snprintf(text, sizeof text, "%s%s", nccl_machine, NCCL_GOOD);
+	write_file(bad, text);
+	assert_int_equal(capsim_measure_import(bad, db, &st, &d), 0);
+	assert_int_equal(st.nccl, 1);
+	capsim_diags_free(&d);
+}
+
+/* the tables of schema version 1, as capsim wrote them before NCCL */
+static const char schema_v1[] =
+	"CREATE TABLE runs(id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE,"
+	" source TEXT NOT NULL, program TEXT NOT NULL, date TEXT NOT NULL, gpu TEXT NOT NULL,"
+	" cc TEXT, sms INTEGER, memory_bytes INTEGER, l2_bytes INTEGER, cuda_driver INTEGER,"
+	" cuda_runtime INTEGER, cublaslt INTEGER, imported_at TEXT NOT NULL);"
+	"CREATE TABLE copy_bandwidth(run_id INTEGER NOT NULL REFERENCES runs(id),"
+	" bytes INTEGER NOT NULL, moved_bytes INTEGER NOT NULL, median_s REAL NOT NULL,"
+	" bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL);"
+	"INSERT INTO runs VALUES(1, 'ab', 'old.jsonl', 'capsim-calibrate-gemm', '2026-12-01',"
+	" 'NVIDIA H200', '9.0', 132, 0, 0, 13000, 13000, 130100, '2026-12-01T00:00:00Z');"
+	"INSERT INTO copy_bandwidth VALUES(1, 8, 16, 2, 8, '[2]');"
+	"PRAGMA user_version = 1;";
+
+/* A version-1 database: a refused file leaves it at version 1 as it was; a
+ * good one upgrades it to 2, keeping the old run; a newer one is refused. */
+static void test_upgrade_v1(void **state)
+{
+	(void)state;
+	char db[128], bad[128];
+	snprintf(db, sizeof db, "%s/v1.sqlite", dir);
+	snprintf(bad, sizeof bad, "%s/bad3.jsonl", dir);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, schema_v1, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	char text[4096];
+	snprintf(text, sizeof text, "%s%s",
+		 nccl_machine, NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5",
+					"41.94304", "41.94304", "0"));
+	write_file(bad, text);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
+	capsim_diags_free(&d);
+	assert_true(query(db, "PRAGMA user_version") == 1);
+	assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'nccl'") == 0);
+	assert_true(query(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
+			      "'ranks'") == 0);
+
+	assert_int_equal(capsim_measure_import(FIXTURES "nccl-8gpu.jsonl", db, &st, &d), 0);
+	capsim_diags_free(&d);
+	assert_int_equal(st.run_id, 2);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 2);
+	assert_true(query(db, "SELECT count(*) FROM runs WHERE id = 1 AND ranks IS NULL AND "
+			      "program = 'capsim-calibrate-gemm'") == 1);
+	assert_true(query(db, "SELECT ranks FROM runs WHERE id = 2") == 8);
+	assert_true(query(db, "SELECT count(*) FROM copy_bandwidth") == 1);
+	assert_true(query(db, "SELECT count(*) FROM nccl WHERE run_id = 2") == 7);
+	/* a later import needs no upgrade */
+	assert_int_equal(capsim_measure_import(FIXTURES "pcie.jsonl", db, &st, &d), 0);
+	assert_int_equal(st.run_id, 3);
+	capsim_diags_free(&d);
+
+	/* a database from a newer capsim is left alone */
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(capsim_measure_import(FIXTURES "gemm-duty.jsonl", db, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "schema version 4 is newer than this capsim's 3"));
+	capsim_diags_free(&d);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_import_h200),
 		cmocka_unit_test(test_import_power),
 		cmocka_unit_test(test_faulty_files),
+		cmocka_unit_test(test_import_nccl),
+		cmocka_unit_test(test_import_pcie),
+		cmocka_unit_test(test_import_duty),
+		cmocka_unit_test(test_import_torch),
+		cmocka_unit_test(test_faulty_new_kinds),
+		cmocka_unit_test(test_upgrade_v1),
 	};
 	return cmocka_run_group_tests_name("measure", tests, setup, teardown);
 }

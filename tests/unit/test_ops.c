@@ -3,8 +3,10 @@
  * time, Megatron-Core's counts, the kernels of a GPT-3 175B layer at TP 8
  * (and CP 2), backward factors, op time switching from compute- to
  * memory-bound, launch overheads, the GEMM efficiency curve (monotone, on the
- * fitted points, clamped), per-GPU defaults, and the GSL refit of the
- * recorded constants from tests/data/reference/gemm.csv. */
+ * fitted points, clamped), per-GPU defaults, a calibrated GEMM model
+ * (intensity, clamping, the table's corrections) taking over only its own
+ * dtypes, and the GSL refit of the recorded constants from
+ * tests/data/reference/gemm.csv. */
 #include "catalog.h"
 #include "scenario.h"
 #include "csv.h"
@@ -427,6 +429,95 @@ static void test_perf_from_scenario(void **state)
 	free(s);
 }
 
+/* A calibrated bf16 model (capsim_gemm_cal) by hand: intensity from the
+ * element sizes, sat at the top of the measured range, F and I clamped and
+ * said so, the square table interpolated (Steffen: between its neighbours)
+ * and held at its ends, a measured shape's own ratio, and every other
+ * dtype on the default curve, unchanged. */
+static void test_calibrated_model(void **state)
+{
+	(void)state;
+	/* 4096^3 bf16: 2 n^3 / (2 x 3 n^2) = n / 3 FLOP per byte */
+	assert_rel(capsim_gemm_intensity(CAPSIM_DTYPE_BF16, 4096, 4096, 4096), 4096.0 / 3, 1e-15);
+	/* fp8 reads 1-byte A and B and writes 2-byte C */
+	double m = 8192, n = 8192, k = 1024;
+	assert_rel(capsim_gemm_intensity(CAPSIM_DTYPE_FP8, m, n, k),
+		   2 * m * n * k / (m * k + k * n + 2 * m * n), 1e-15);
+	assert_rel(capsim_gemm_intensity(CAPSIM_DTYPE_TF32, m, n, k),
+		   2 * m * n * k / (4 * (m * k + k * n + m * n)), 1e-15);
+
+	capsim_gemm_cal c;
+	memset(&c, 0, sizeof c);
+	c.params = 5;
+	c.sat = 0.8;
+	c.f0_flop = 3.1e9;
+	c.p = 2.2;
+	c.i0_flop_per_byte = 310.0;
+	c.q = 1.7;
+	c.flop_min = 2.0 * 1024 * 1024 * 1024;
+	c.flop_max = 2.0 * 16384.0 * 16384 * 16384;
+	c.ai_min = 1024.0 / 3;
+	c.ai_max = 16384.0 / 3;
+	int clamped = -1;
+	assert_rel(capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, 16384, 16384, 16384, &clamped), 0.8,
+		   1e-15);
+	assert_int_equal(clamped, 0);
+	/* the formula at 8192 x 8192 x 1024 */
+	double F = 2 * m * n * k, I = capsim_gemm_intensity(CAPSIM_DTYPE_BF16, m, n, k);
+	double want = 0.8 * (1 + pow(3.1e9 / c.flop_max, 2.2)) / (1 + pow(3.1e9 / F, 2.2)) *
+		      (1 + pow(310.0 / c.ai_max, 1.7)) / (1 + pow(310.0 / I, 1.7));
+	assert_rel(capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, m, n, k, &clamped), want, 1e-14);
+	/* outside the measured range: held at its end, and flagged */
+	assert_rel(capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, 65536, 65536, 65536, &clamped), 0.8,
+		   1e-15);
+	assert_int_equal(clamped, 1);
+	double small = capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, 256, 256, 256, &clamped);
+	assert_int_equal(clamped, 1);
+	assert_rel(small, capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, 1024, 1024, 1024, NULL), 1e-15);
+
+	/* the table: square sizes 1024, 4096, 16384 and one thin shape */
+	c.n_table = 3;
+	c.table_flop[0] = c.flop_min;
+	c.table_flop[1] = 2.0 * 4096 * 4096 * 4096;
+	c.table_flop[2] = c.flop_max;
+	c.table_ratio[0] = 1.1;
+	c.table_ratio[1] = 0.9;
+	c.table_ratio[2] = 1.0;
+	c.n_shapes = 1;
+	c.shape_m[0] = m;
+	c.shape_n[0] = n;
+	c.shape_k[0] = k;
+	c.shape_ratio[0] = 0.85;
+	assert_rel(capsim_gemm_cal_correction(&c, 4096, 4096, 4096), 0.9, 1e-15);
+	double mid = capsim_gemm_cal_correction(&c, 2048, 2048, 2048);
+	assert_true(mid > 0.9 && mid < 1.1);
+	assert_rel(capsim_gemm_cal_correction(&c, 512, 512, 512), 1.1, 0);   /* held */
+	assert_rel(capsim_gemm_cal_correction(&c, 1e5, 1e5, 1e5), 1.0, 0);   /* held */
+	assert_rel(capsim_gemm_cal_correction(&c, m, n, k), 0.85, 0);        /* measured */
+	assert_rel(capsim_gemm_cal_correction(&c, m, n, k + 1), 1.0, 0);     /* not measured */
+	assert_rel(capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, m, n, k, NULL), 0.85 * want, 1e-14);
+
+	/* through a GPU: bf16 calibrated, the rest on the default curve */
+	capsim_gpu g = *(const capsim_gpu *)capsim_catalog_find(cat, CAPSIM_KIND_GPU,
+								 "h200-sxm-141gb");
+	capsim_gpu_perf def, perf;
+	capsim_gpu_perf_default(&g, 0, &def);
+	g.cal.gemm[CAPSIM_DTYPE_BF16] = c;
+	capsim_gpu_perf_default(&g, 0, &perf);
+	assert_rel(capsim_gemm_efficiency_mnk(&perf, CAPSIM_DTYPE_BF16, m, n, k), 0.85 * want,
+		   1e-14);
+	assert_rel(capsim_gemm_efficiency(&perf, CAPSIM_DTYPE_BF16, 2.0 * 4096 * 4096 * 4096),
+		   capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, 4096, 4096, 4096, NULL), 1e-12);
+	for (int dt = CAPSIM_DTYPE_FP32; dt <= CAPSIM_DTYPE_FP8; dt++) {
+		if (dt == CAPSIM_DTYPE_BF16)
+			continue;
+		assert_rel(capsim_gemm_efficiency_mnk(&perf, dt, m, n, k),
+			   capsim_gemm_efficiency(&def, dt, F), 0);
+	}
+	double t = capsim_op_time_s(&g, &perf, CAPSIM_DTYPE_BF16, F, 0, m, n, k);
+	assert_rel(t, F / (989.5e12 * 0.85 * want) + perf.launch_s, 1e-14);
+}
+
 /* capsim's default H200 op model (no calibration) against what
  * calibrate/capsim-calibrate-gemm measured on the lent H200 (2026-12-02,
  * calibrate/results/): each GEMM's rate, peak(dtype) x sat x S(2mnk), and
@@ -592,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_efficiency_curve),
 		cmocka_unit_test(test_perf_defaults),
 		cmocka_unit_test(test_perf_from_scenario),
+		cmocka_unit_test(test_calibrated_model),
 		cmocka_unit_test(test_measured_h200),
 		cmocka_unit_test(test_gemm_refit),
 		cmocka_unit_test(test_fit_errors),

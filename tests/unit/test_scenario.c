@@ -268,6 +268,61 @@ static void test_every_set_path_is_settable(void **state)
 	free(s);
 }
 
+/* A calibrated profile named on the node (or GPU) reaches the scenario's
+ * GPU: found beside the scenario or under the catalog root, applied to its
+ * own GPU model, refused on another, and a missing file named. */
+static void test_profile(void **state)
+{
+	(void)state;
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	const capsim_set h200[] = { { "cluster.node.ref", "dgx-h200" },
+				    { "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+	assert_int_equal(load(base, h200, 2, s, &d), 0);
+	capsim_diags_print(&d, stderr);
+	assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
+	assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].sat > 0.5);
+	assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].sat < 0.85);
+	assert_true(s->gpu.eff_hbm > 0.85 && s->gpu.eff_hbm < 0.9); /* 4.27 of 4.8 TB/s */
+	capsim_diags_free(&d);
+
+	/* the same profile on the GPU element */
+	const capsim_set on_gpu[] = { { "cluster.node.ref", "dgx-h200" },
+				      { "cluster.gpu.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+	assert_int_equal(load(base, on_gpu, 2, s, &d), 0);
+	assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_FP8].params > 0);
+	capsim_diags_free(&d);
+
+	/* without it: no calibration */
+	const capsim_set plain[] = { { "cluster.node.ref", "dgx-h200" } };
+	assert_int_equal(load(base, plain, 1, s, &d), 0);
+	assert_int_equal(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params, 0);
+	capsim_diags_free(&d);
+
+	/* an H200 profile on an H100 is refused, naming both */
+	const capsim_set wrong[] = { { "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+	assert_int_equal(load(base, wrong, 1, s, &d), -1);
+	assert_true(capsim_diags_contains(&d, "h200-sxm-141gb"));
+	assert_true(capsim_diags_contains(&d, "h100-sxm5-80gb"));
+	assert_true(capsim_diags_contains(&d, "cluster.node.profile: 'hardware/calibrated/h200-lent-2026-12-02.xml' cannot be used"));
+	capsim_diags_free(&d);
+
+	/* a missing file */
+	const capsim_set missing[] = { { "cluster.node.profile", "hardware/calibrated/none.xml" } };
+	assert_int_equal(load(base, missing, 1, s, &d), -1);
+	assert_true(capsim_diags_contains(&d, "cluster.node.profile: no readable profile 'hardware/calibrated/none.xml'"));
+	capsim_diags_free(&d);
+
+	/* the mix's own profile */
+	const capsim_set mix[] = { { "cluster.mix.ref", "dgx-h200" }, { "cluster.mix.nodes", "2" },
+				   { "cluster.mix.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+	assert_int_equal(load(base, mix, 3, s, &d), 0);
+	assert_true(s->mix_gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
+	assert_int_equal(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params, 0);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_consistency_errors_all_reported),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_every_set_path_is_settable),
+		cmocka_unit_test(test_profile),
 	};
 	return cmocka_run_group_tests_name("scenario", tests, setup, teardown);
 }

@@ -1,0 +1,421 @@
+/* cmd_verify.c - `capsim verify`: acceptance checks of a cluster from
+ * nccl-tests logs (and calibrate/'s measurements), against what the
+ * scenario's hardware should deliver; exit 3 when it falls short. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "collective.h"
+#include "fabric.h"
+#include "nccltests.h"
+#include "scenario.h"
+#include "units.h"
+#include "verify.h"
+#include "xalloc.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"usage: capsim verify SCENARIO --nccl-tests LOG... [--measurements DB]\n"
+		"                     [--tolerance F] [--min-bytes SIZE] [--op OP] [--ranks N]\n"
+		"                     [--algo A] [--proto P] [--set PATH=VALUE]... [--json]\n"
+		"\n"
+		"Check a cluster against the scenario that describes what it should be:\n"
+		"each size of each nccl-tests log (the text all_reduce_perf and the other\n"
+		"*_perf programs print) against the busbw capsim predicts for that\n"
+		"collective and rank count on the scenario's fabric. A size passes when\n"
+		"measured >= (1 - tolerance) x predicted; sizes from --min-bytes count. A\n"
+		"shortfall is set against the same model on degraded hardware (PCIe for\n"
+		"NVLink, k of the N NICs, TCP sockets, no GPUDirect RDMA) to name the likely\n"
+		"cause. A measurements database adds GPU checks (GEMM rate, copy bandwidth).\n"
+		"\n"
+		"  --nccl-tests LOG  an nccl-tests log; more LOGs may follow\n"
+		"  --measurements DB an SQLite database from 'capsim calibrate import'\n"
+		"  --tolerance F     shortfall allowed (default 15%%)\n"
+		"  --min-bytes SIZE  the smallest size that counts (default 1 GiB, or the\n"
+		"                    log's largest if smaller); smaller sizes are shown\n"
+		"  --op OP           the collective, where the log does not name its program\n"
+		"  --ranks N         ranks, where the log has no '# Rank' lines\n"
+		"  --algo A, --proto P  as the run forced them (NCCL_ALGO, NCCL_PROTO)\n"
+		"  --set PATH=VALUE  override a scenario field\n"
+		"  --json            one JSON object\n"
+		"\n"
+		"Exit status: 0 every check passes, 3 a check fails, 2 a log or the\n"
+		"scenario cannot be read.\n");
+}
+
+typedef struct {
+	const char *scenario, *db;
+	const char **logs;
+	size_t n_logs;
+	capsim_cli_sets sets;
+	capsim_verify_opts vo;
+	capsim_nccltests_hint hint;
+	int json;
+} opts;
+
+static void add_log(opts *o, const char *path)
+{
+	o->logs = capsim_xrealloc(o->logs, (o->n_logs + 1) * sizeof *o->logs);
+	o->logs[o->n_logs++] = path;
+}
+
+static int parse_quantity(const char *flag, const char *s, capsim_dim dim, double *out)
+{
+	char err[256];
+	if (capsim_units_parse(s, dim, NULL, out, err, sizeof err) < 0) {
+		fprintf(stderr, "capsim verify: %s: %s\n", flag, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_option(int ch, opts *o, capsim_diags *d)
+{
+	switch (ch) {
+	case 'l': add_log(o, optarg); return 0;
+	case 'm': o->db = optarg; return 0;
+	case 't':
+		if (parse_quantity("--tolerance", optarg, CAPSIM_DIM_RATIO, &o->vo.tolerance) < 0)
+			return -1;
+		if (o->vo.tolerance < 0 || o->vo.tolerance >= 1) {
+			fprintf(stderr, "capsim verify: --tolerance wants 0 to 1 (or 0%% to 100%%), found '%s'\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 'b': return parse_quantity("--min-bytes", optarg, CAPSIM_DIM_BYTES, &o->vo.min_bytes);
+	case 'o':
+		if ((o->hint.op = capsim_coll_parse(optarg)) < 0) {
+			fprintf(stderr, "capsim verify: unknown --op '%s'\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 'n':
+		o->hint.ranks = atoi(optarg);
+		if (o->hint.ranks < 1) {
+			fprintf(stderr, "capsim verify: --ranks wants a positive count, found '%s'\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 'a':
+		if ((o->vo.algo = capsim_collective_algo_parse(optarg)) < 0) {
+			fprintf(stderr, "capsim verify: unknown --algo '%s'\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 'p':
+		if ((o->vo.proto = capsim_proto_parse(optarg)) < 0) {
+			fprintf(stderr, "capsim verify: unknown --proto '%s' (LL, LL128, Simple)\n", optarg);
+			return -1;
+		}
+		return 0;
+	case 's': return capsim_cli_sets_add(&o->sets, optarg, d);
+	case 'j': o->json = 1; return 0;
+	default: return -1;
+	}
+}
+
+/* 1 after --help, 0, or -1 on bad usage */
+static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
+{
+	static const struct option lo[] = {
+		{ "nccl-tests", required_argument, NULL, 'l' },
+		{ "measurements", required_argument, NULL, 'm' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "min-bytes", required_argument, NULL, 'b' },
+		{ "op", required_argument, NULL, 'o' },
+		{ "ranks", required_argument, NULL, 'n' },
+		{ "algo", required_argument, NULL, 'a' },
+		{ "proto", required_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	capsim_verify_opts_default(&o->vo);
+	o->hint.op = -1;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "l:m:t:b:o:n:a:p:s:jh", lo, NULL)) != -1) {
+		if (ch == 'h') {
+			help(stdout);
+			return 1;
+		}
+		if (parse_option(ch, o, d) < 0) {
+			if (ch == '?')
+				help(stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "capsim verify: a SCENARIO is required\n");
+		return -1;
+	}
+	o->scenario = argv[optind++];
+	while (optind < argc)
+		add_log(o, argv[optind++]);
+	if (o->n_logs == 0 && !o->db) {
+		fprintf(stderr, "capsim verify: --nccl-tests LOG... or --measurements DB is required\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+static void print_log(const capsim_nccltests_log *lg, const capsim_verify_result *r,
+		      double tolerance)
+{
+	char size[48];
+	printf("\n%s\n  %s, %d ranks", r->file, capsim_coll_names[r->op], r->ranks);
+	if (r->hosts > 0)
+		printf(" on %d host%s", r->hosts, r->hosts == 1 ? "" : "s");
+	if (r->device[0])
+		printf(" (%s)", r->device);
+	printf("; collective from: %s\n", lg->op_from);
+	printf("  %12s  %10s  %10s  %6s  %-18s %s\n", "size", "busbw GB/s", "predicted", "ratio",
+	       "capsim", "check");
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const capsim_verify_check *k = &r->checks[i];
+		char model[40];
+		capsim_verify_format_size(k->bytes, size, sizeof size);
+		snprintf(model, sizeof model, "%s/%s", capsim_collective_algo_name(k->algo),
+			 capsim_proto_names[k->proto]);
+		printf("  %12s  %10.2f  %10.2f  %6.3f  %-18s %s\n", size,
+		       k->measured_bytes_per_s / 1e9, k->predicted_bytes_per_s / 1e9,
+		       k->predicted_bytes_per_s > 0 ? k->measured_bytes_per_s / k->predicted_bytes_per_s : 0,
+		       model, !k->checked ? "-" : k->pass ? "pass" : "FAIL");
+	}
+	capsim_verify_format_size(r->min_checked_bytes, size, sizeof size);
+	if (r->n_checked == 0)
+		printf("  no size could be checked\n");
+	else if (r->pass)
+		printf("  PASS: %zu of %zu sizes from %s reach %.0f%% of the prediction\n",
+		       r->n_checked, r->n_checked, size, 100 * (1 - tolerance));
+	else
+		printf("  FAIL: %zu of %zu sizes from %s below %.0f%% of the prediction\n",
+		       r->n_failed, r->n_checked, size, 100 * (1 - tolerance));
+	if (r->diagnosed) {
+		printf("  likely cause: %s\n", r->diag.text);
+		printf("  evidence: %s (GB/s)\n", r->diag.evidence);
+	}
+	for (int i = 0; i < r->n_notes; i++)
+		printf("  note: %s\n", r->notes[i]);
+}
+
+static void print_gpu(const char *db, const capsim_verify_gpu *g)
+{
+	printf("\n%s\n  GPU checks%s%s%s: %s\n", db, g->db_gpu[0] ? " (measured on " : "",
+	       g->db_gpu, g->db_gpu[0] ? ")" : "", g->pass ? "PASS" : "FAIL");
+	if (!g->pass)
+		printf("  likely cause: %s\n", g->diag.text);
+	printf("  evidence: %s\n", g->diag.evidence);
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static json_t *diag_json(const capsim_verify_diagnosis *g, int with_row)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "cause", json_string(capsim_verify_cause_names[g->cause]));
+	json_object_set_new(o, "text", json_string(g->text));
+	json_object_set_new(o, "evidence", json_string(g->evidence));
+	if (g->cause == CAPSIM_CAUSE_FEWER_NICS) {
+		json_object_set_new(o, "nics_per_node", json_integer(g->k));
+		json_object_set_new(o, "nics_per_node_claimed", json_integer(g->of));
+	}
+	if (with_row) {
+		json_object_set_new(o, "bytes", json_real(g->bytes));
+		json_object_set_new(o, "line", json_integer(g->line));
+		json_object_set_new(o, "measured_busbw_gb_per_s", json_real(g->measured_bytes_per_s / 1e9));
+		json_object_set_new(o, "predicted_busbw_gb_per_s", json_real(g->predicted_bytes_per_s / 1e9));
+		json_object_set_new(o, "path_busbw_gb_per_s", json_real(g->path_bytes_per_s / 1e9));
+	}
+	return o;
+}
+
+static json_t *log_json(const capsim_nccltests_log *lg, const capsim_verify_result *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "file", json_string(r->file));
+	json_object_set_new(o, "sha256", json_string(r->sha256));
+	json_object_set_new(o, "op", json_string(capsim_coll_names[r->op]));
+	json_object_set_new(o, "op_from", json_string(lg->op_from));
+	json_object_set_new(o, "ranks", json_integer(r->ranks));
+	json_object_set_new(o, "hosts", json_integer(r->hosts));
+	json_object_set_new(o, "nodes", json_integer(r->nodes));
+	json_object_set_new(o, "device", json_string(r->device));
+	json_object_set_new(o, "min_checked_bytes", json_real(r->min_checked_bytes));
+	json_t *checks = json_array();
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const capsim_verify_check *k = &r->checks[i];
+		json_t *c = json_object();
+		json_object_set_new(c, "op", json_string(capsim_coll_names[r->op]));
+		json_object_set_new(c, "ranks", json_integer(r->ranks));
+		json_object_set_new(c, "bytes", json_real(k->bytes));
+		json_object_set_new(c, "line", json_integer(k->line));
+		json_object_set_new(c, "measured_busbw_gb_per_s", json_real(k->measured_bytes_per_s / 1e9));
+		json_object_set_new(c, "predicted_busbw_gb_per_s", json_real(k->predicted_bytes_per_s / 1e9));
+		json_object_set_new(c, "algorithm", json_string(capsim_collective_algo_name(k->algo)));
+		json_object_set_new(c, "protocol", json_string(capsim_proto_names[k->proto]));
+		json_object_set_new(c, "checked", json_boolean(k->checked));
+		json_object_set_new(c, "pass", json_boolean(k->pass));
+		json_array_append_new(checks, c);
+	}
+	json_object_set_new(o, "checks", checks);
+	json_object_set_new(o, "checks_counted", json_integer((json_int_t)r->n_checked));
+	json_object_set_new(o, "checks_failed", json_integer((json_int_t)r->n_failed));
+	json_object_set_new(o, "pass", json_boolean(r->pass));
+	json_object_set_new(o, "diagnosis", r->diagnosed ? diag_json(&r->diag, 1) : json_null());
+	json_t *notes = json_array();
+	for (int i = 0; i < r->n_notes; i++)
+		json_array_append_new(notes, json_string(r->notes[i]));
+	json_object_set_new(o, "notes", notes);
+	return o;
+}
+
+static json_t *gpu_json(const char *db, const capsim_verify_gpu *g)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "file", json_string(db));
+	json_object_set_new(o, "measured_gpu", json_string(g->db_gpu));
+	json_object_set_new(o, "gemms", json_integer((json_int_t)g->gemms));
+	json_object_set_new(o, "gemm_rate_ratio", json_real(g->gemm_ratio));
+	json_object_set_new(o, "copy_bytes_per_s", json_real(g->copy_bytes_per_s));
+	json_object_set_new(o, "copy_predicted_bytes_per_s", json_real(g->copy_predicted_bytes_per_s));
+	if (g->sm_mhz > 0)
+		json_object_set_new(o, "sustained_sm_mhz", json_real(g->sm_mhz));
+	json_object_set_new(o, "pass", json_boolean(g->pass));
+	json_object_set_new(o, "diagnosis", g->pass ? json_null() : diag_json(&g->diag, 0));
+	return o;
+}
+
+/* ---- the command --------------------------------------------------------------- */
+
+typedef struct {
+	capsim_catalog *cat;
+	capsim_scenario *s;
+	capsim_fabric *f;
+	capsim_nccltests_log *logs;
+	capsim_verify_result *res;
+	size_t n;
+} state;
+
+static void state_free(state *st)
+{
+	for (size_t i = 0; i < st->n; i++) {
+		capsim_nccltests_free(&st->logs[i]);
+		capsim_verify_result_free(&st->res[i]);
+	}
+	free(st->logs);
+	free(st->res);
+	capsim_fabric_destroy(st->f);
+	free(st->s);
+	capsim_catalog_free(st->cat);
+}
+
+/* parse every log, then check each; 0, or -1 with the reasons in d */
+static int check_logs(const opts *o, state *st, capsim_diags *d)
+{
+	st->logs = capsim_xcalloc(o->n_logs ? o->n_logs : 1, sizeof *st->logs);
+	st->res = capsim_xcalloc(o->n_logs ? o->n_logs : 1, sizeof *st->res);
+	st->n = o->n_logs;
+	int bad = 0;
+	for (size_t i = 0; i < o->n_logs; i++)
+		bad |= capsim_nccltests_parse_file(o->logs[i], &o->hint, &st->logs[i], d) < 0;
+	if (bad)
+		return -1;
+	capsim_verify_ctx c = { o->scenario, st->cat, o->sets.v, o->sets.n, st->s, st->f };
+	for (size_t i = 0; i < o->n_logs; i++)
+		if (capsim_verify_log(&c, &st->logs[i], &o->vo, &st->res[i], d) < 0)
+			return -1;
+	return 0;
+}
+
+static int report(const opts *o, const state *st, const capsim_verify_gpu *gpu)
+{
+	size_t failed = 0;
+	for (size_t i = 0; i < st->n; i++)
+		failed += !st->res[i].pass;
+	int pass = failed == 0 && (!o->db || gpu->pass);
+	if (o->json) {
+		json_t *root = capsim_cli_json_head(st->cat, st->s);
+		json_object_set_new(root, "tolerance", json_real(o->vo.tolerance));
+		json_object_set_new(root, "min_bytes", json_real(o->vo.min_bytes));
+		json_object_set_new(root, "algorithm_forced", o->vo.algo >= 0 ?
+				    json_string(capsim_collective_algo_name(o->vo.algo)) : json_null());
+		json_object_set_new(root, "protocol_forced", o->vo.proto >= 0 ?
+				    json_string(capsim_proto_names[o->vo.proto]) : json_null());
+		json_t *logs = json_array();
+		for (size_t i = 0; i < st->n; i++)
+			json_array_append_new(logs, log_json(&st->logs[i], &st->res[i]));
+		json_object_set_new(root, "logs", logs);
+		if (o->db)
+			json_object_set_new(root, "gpu", gpu_json(o->db, gpu));
+		json_object_set_new(root, "pass", json_boolean(pass));
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		json_decref(root);
+	} else {
+		printf("capsim verify: scenario %s (%s): %ld x %s, tolerance %.0f%%\n", st->s->name,
+		       st->s->file, capsim_scenario_gpus(st->s), st->s->gpu.e.id,
+		       100 * o->vo.tolerance);
+		for (size_t i = 0; i < st->n; i++)
+			print_log(&st->logs[i], &st->res[i], o->vo.tolerance);
+		if (o->db)
+			print_gpu(o->db, gpu);
+		printf("\nresult: %s", pass ? "PASS" : "FAIL");
+		if (failed)
+			printf(", %zu of %zu logs fall short", failed, st->n);
+		if (o->db && !gpu->pass)
+			printf(", GPU checks fail");
+		printf("\n");
+	}
+	return pass ? CAPSIM_EXIT_OK : CAPSIM_EXIT_ACCEPTANCE;
+}
+
+int capsim_cmd_verify(int argc, char **argv)
+{
+	opts o;
+	memset(&o, 0, sizeof o);
+	state st;
+	memset(&st, 0, sizeof st);
+	capsim_diags d = { 0 };
+	capsim_verify_gpu gpu;
+	memset(&gpu, 0, sizeof gpu);
+	int status = CAPSIM_EXIT_USAGE;
+
+	int pr = parse_args(argc, argv, &o, &d);
+	if (pr != 0) {
+		capsim_diags_print(&d, stderr);
+		status = pr > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
+		goto out;
+	}
+	st.cat = capsim_catalog_create();
+	if (capsim_catalog_load_root(st.cat, capsim_catalog_default_root(), NULL, &d) < 0)
+		goto fail;
+	st.s = capsim_xcalloc(1, sizeof *st.s);
+	if (capsim_scenario_load(o.scenario, st.cat, o.sets.v, o.sets.n, st.s, &d) < 0)
+		goto fail;
+	st.f = capsim_fabric_build(st.s, &d);
+	if (!st.f || check_logs(&o, &st, &d) < 0)
+		goto fail;
+	if (o.db && capsim_verify_gpu_db(o.db, st.s, o.vo.tolerance, &gpu, &d) < 0)
+		goto fail;
+	status = report(&o, &st, &gpu);
+	goto out;
+fail:
+	capsim_diags_print(&d, stderr);
+	status = CAPSIM_EXIT_USAGE;
+out:
+	state_free(&st);
+	free(o.logs);
+	capsim_diags_free(&d);
+	capsim_cli_sets_free(&o.sets);
+	return status;
+}

@@ -1,0 +1,629 @@
+/* nccltests.c - the nccl-tests output parser (nccltests.h): one pass over
+ * the lines, each classified as a comment (header, rank line, column
+ * header, trailer), a data row (its first field a whole number) or noise
+ * (NCCL's own INFO and WARN lines, a shell prompt), then the checks that
+ * need the whole file (rows present, trailer present, ranks known). */
+#include "nccltests.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "nccl.h"
+#include "xalloc.h"
+
+#define MAX_TOKENS 40
+#define MAX_ERRORS 20
+#define MAX_LOG_BYTES (64L << 20)
+#define HOST_LEN 64
+
+typedef struct proc {
+	char host[HOST_LEN];
+	long pid;
+} proc;
+
+typedef struct parser {
+	const char *name;
+	capsim_nccltests_log *log;
+	capsim_diags *d;
+	long line;
+	int errors;
+	int cols_known, has_ip_wrong;
+	size_t cap;
+	proc *procs;
+	size_t n_procs, cap_procs;
+	char (*hosts)[HOST_LEN];
+	size_t n_hosts, cap_hosts;
+	long op_line;           /* where the program was named */
+	int after_trailer;
+	int order_reported;     /* one "sizes do not increase" is enough */
+	char last_type[16], last_redop[16];
+	double last_bytes;
+	long last_line;
+} parser;
+
+static void fault(parser *p, long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* add one error at line of the file, up to MAX_ERRORS of them */
+static void fault(parser *p, long line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	p->errors++;
+	if (p->errors > MAX_ERRORS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (p->errors == MAX_ERRORS)
+		capsim_diags_add(p->d, p->name, line, "%s (further errors not shown)", msg);
+	else
+		capsim_diags_add(p->d, p->name, line, "%s", msg);
+}
+
+/* split s (modified) at blanks into at most max tokens; returns the count */
+static int tokenize(char *s, char **tok, int max)
+{
+	int n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(s, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (n == max)
+			return max + 1;
+		tok[n++] = t;
+	}
+	return n;
+}
+
+/* the rest of a line after a launcher's label: Slurm's "  0: ", Open MPI's
+ * "[1,0]<stdout>:" */
+static char *strip_label(char *s)
+{
+	char *q = s;
+	while (*q == ' ' || *q == '\t')
+		q++;
+	if (isdigit((unsigned char)*q)) {
+		char *r = q;
+		while (isdigit((unsigned char)*r))
+			r++;
+		if (*r == ':' && (r[1] == ' ' || r[1] == '\t' || r[1] == '\0'))
+			return r[1] ? r + 2 : r + 1;
+		return s;
+	}
+	if (*q == '[') {
+		char *r = strchr(q, ']');
+		if (r && (strncmp(r + 1, "<stdout>:", 9) == 0 || strncmp(r + 1, "<stderr>:", 9) == 0))
+			return r + 10;
+	}
+	return s;
+}
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+int capsim_nccltests_type_size(const char *type)
+{
+	static const struct { const char *name; int size; } types[] = {
+		{ "int8", 1 }, { "uint8", 1 }, { "int32", 4 }, { "uint32", 4 },
+		{ "int64", 8 }, { "uint64", 8 }, { "half", 2 }, { "float", 4 },
+		{ "double", 8 }, { "bfloat16", 2 }, { "f8e4m3", 1 }, { "f8e5m2", 1 },
+	};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (strcmp(type, types[i].name) == 0)
+			return types[i].size;
+	return 0;
+}
+
+/* ---- naming the collective ---------------------------------------------- */
+
+/* nccl-tests' program for each capsim_coll, and the programs capsim has no
+ * model of (op -1) */
+static const struct { const char *prog; int op; } programs[] = {
+	{ "all_reduce", CAPSIM_COLL_ALLREDUCE },
+	{ "all_gather", CAPSIM_COLL_ALLGATHER },
+	{ "reduce_scatter", CAPSIM_COLL_REDUCESCATTER },
+	{ "broadcast", CAPSIM_COLL_BROADCAST },
+	{ "reduce", CAPSIM_COLL_REDUCE },
+	{ "alltoall", CAPSIM_COLL_ALLTOALL },
+	{ "sendrecv", CAPSIM_COLL_SENDRECV },
+	{ "gather", -1 },
+	{ "scatter", -1 },
+	{ "hypercube", -1 },
+};
+
+/* index into programs[] of the first "NAME_perf" word in s, or -1 */
+static int find_program(const char *s)
+{
+	for (const char *q = strstr(s, "_perf"); q; q = strstr(q + 1, "_perf")) {
+		char after = q[5];
+		if (isalnum((unsigned char)after) || after == '_')
+			continue;
+		const char *b = q;
+		while (b > s && (islower((unsigned char)b[-1]) || b[-1] == '_'))
+			b--;
+		size_t len = (size_t)(q - b);
+		for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
+			if (strlen(programs[i].prog) == len && strncmp(b, programs[i].prog, len) == 0)
+				return (int)i;
+	}
+	return -1;
+}
+
+/* a program named on line: the first one counts; another one is an error */
+static void note_program(parser *p, int idx, const char *from)
+{
+	capsim_nccltests_log *g = p->log;
+	char name[32];
+	snprintf(name, sizeof name, "%s_perf", programs[idx].prog);
+	if (!g->program[0]) {
+		snprintf(g->program, sizeof g->program, "%s", name);
+		g->op = programs[idx].op;
+		g->op_from = from;
+		p->op_line = p->line;
+		return;
+	}
+	if (strcmp(g->program, name) != 0)
+		fault(p, p->line, "program: expected one nccl-tests program per log (%s on line %ld), found %s",
+		      g->program, p->op_line, name);
+}
+
+/* ---- comment lines -------------------------------------------------------- */
+
+/* "# nThread 1 nGpus 8 minBytes ... validation: 1 graph: 0" */
+static void header(parser *p, char **tok, int n)
+{
+	capsim_nccltests_log *g = p->log;
+	g->header_line = p->line;
+	for (int i = 0; i + 1 < n; i++) {
+		if (strcmp(tok[i], "nThread") == 0)
+			g->nthreads = atoi(tok[i + 1]);
+		else if (strcmp(tok[i], "nGpus") == 0)
+			g->ngpus = atoi(tok[i + 1]);
+		else if (strcmp(tok[i], "validation:") == 0)
+			g->validation = atoi(tok[i + 1]);
+	}
+	if (g->nthreads < 1 || g->ngpus < 1)
+		fault(p, p->line, "header: expected 'nThread N nGpus M' with N, M >= 1, found nThread %d nGpus %d",
+		      g->nthreads, g->ngpus);
+}
+
+static void add_host(parser *p, const char *host)
+{
+	for (size_t i = 0; i < p->n_hosts; i++)
+		if (strcmp(p->hosts[i], host) == 0)
+			return;
+	if (p->n_hosts == p->cap_hosts) {
+		p->cap_hosts = p->cap_hosts ? 2 * p->cap_hosts : 16;
+		p->hosts = capsim_xrealloc(p->hosts, p->cap_hosts * sizeof *p->hosts);
+	}
+	snprintf(p->hosts[p->n_hosts++], HOST_LEN, "%s", host);
+}
+
+static void add_proc(parser *p, const char *host, long pid)
+{
+	for (size_t i = 0; i < p->n_procs; i++)
+		if (p->procs[i].pid == pid && strcmp(p->procs[i].host, host) == 0)
+			return;
+	if (p->n_procs == p->cap_procs) {
+		p->cap_procs = p->cap_procs ? 2 * p->cap_procs : 16;
+		p->procs = capsim_xrealloc(p->procs, p->cap_procs * sizeof *p->procs);
+	}
+	snprintf(p->procs[p->n_procs].host, HOST_LEN, "%s", host);
+	p->procs[p->n_procs++].pid = pid;
+}
+
+/* "#  Rank  0 Group  0 Pid 295203 on node005 device  0 [0x18] NVIDIA H100 80GB HBM3"
+ * (older: no Group; the host may be empty) */
+static void rank_line(parser *p, char **tok, int n)
+{
+	capsim_nccltests_log *g = p->log;
+	const char *host = "";
+	long pid = -1;
+	int dev = -1;
+	for (int i = 1; i + 1 < n; i++) {
+		if (strcmp(tok[i], "Pid") == 0)
+			pid = strtol(tok[i + 1], NULL, 10);
+		else if (strcmp(tok[i], "on") == 0 && strcmp(tok[i + 1], "device") != 0)
+			host = tok[i + 1];
+		else if (strcmp(tok[i], "device") == 0) {
+			dev = i + 1;
+			break;
+		}
+	}
+	if (dev < 0) {
+		fault(p, p->line, "rank line: expected '# Rank N ... on HOST device D [BUS] NAME', found no 'device'");
+		return;
+	}
+	g->rank_lines++;
+	add_host(p, host);
+	add_proc(p, host, pid);
+	if (g->rank_lines == 1) {
+		int first = dev + 1;
+		if (first < n && tok[first][0] == '[')
+			first++;
+		g->device[0] = '\0';
+		for (int i = first; i < n; i++) {
+			size_t len = strlen(g->device);
+			snprintf(g->device + len, sizeof g->device - len, "%s%s", len ? " " : "", tok[i]);
+		}
+	}
+}
+
+/* "#  size  count  type  redop  root  time  algbw  busbw #wrong  time ..." */
+static void column_header(parser *p, char **tok, int n)
+{
+	capsim_nccltests_log *g = p->log;
+	int times = 0, wrongs = 0;
+	g->has_redop = g->has_root = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(tok[i], "redop") == 0)
+			g->has_redop = 1;
+		else if (strcmp(tok[i], "root") == 0)
+			g->has_root = 1;
+		else if (strcmp(tok[i], "time") == 0)
+			times++;
+		else if (strcmp(tok[i], "#wrong") == 0 || strcmp(tok[i], "error") == 0)
+			wrongs++;
+	}
+	if (times != 2 || wrongs < 1) {
+		fault(p, p->line, "column header: expected out-of-place and in-place 'time algbw busbw #wrong', found %d time and %d #wrong columns",
+		      times, wrongs);
+		return;
+	}
+	p->has_ip_wrong = wrongs >= 2;
+	p->cols_known = 1;
+}
+
+static void trailer_avg(parser *p, const char *s)
+{
+	const char *colon = strchr(s, ':');
+	char *end;
+	double v = colon ? strtod(colon + 1, &end) : 0;
+	if (!colon || end == colon + 1 || !isfinite(v)) {
+		fault(p, p->line, "trailer: expected '# Avg bus bandwidth : X', found '%s'", s);
+		return;
+	}
+	p->log->avg_busbw_gb_per_s = v;
+	p->log->trailer_line = p->line;
+	p->after_trailer = 1;
+}
+
+static void comment(parser *p, char *s)
+{
+	char copy[1024];
+	char *tok[MAX_TOKENS];
+	snprintf(copy, sizeof copy, "%s", s + 1);
+	int n = tokenize(copy, tok, MAX_TOKENS);
+	if (n > MAX_TOKENS)
+		n = MAX_TOKENS;
+	if (n == 0)
+		return;
+	if (strcmp(tok[0], "nThread") == 0)
+		header(p, tok, n);
+	else if (strcmp(tok[0], "Rank") == 0)
+		rank_line(p, tok, n);
+	else if (strcmp(tok[0], "size") == 0 && n > 1 && strcmp(tok[1], "count") == 0)
+		column_header(p, tok, n);
+	else if (strcmp(tok[0], "Avg") == 0 && n > 2 && strcmp(tok[1], "bus") == 0)
+		trailer_avg(p, s);
+	else if (strcmp(tok[0], "Out") == 0 && n > 5 && strcmp(tok[3], "values") == 0)
+		p->log->oob_values = strtol(tok[5], NULL, 10);
+	else if (n >= 4 && strcmp(tok[0], "Collective") == 0 && strcmp(tok[2], "starting:") == 0) {
+		int idx = find_program(tok[3]);
+		if (idx >= 0)
+			note_program(p, idx, "test line");
+	}
+}
+
+/* ---- data rows ------------------------------------------------------------ */
+
+static int number(parser *p, const char *field, const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end != '\0' || end == s || errno == ERANGE || !isfinite(v) || v < 0) {
+		fault(p, p->line, "%s: expected a number, found '%s'", field, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int wrong(parser *p, const char *field, const char *s, double *out)
+{
+	if (strcmp(s, "N/A") == 0) {
+		*out = -1;
+		return 0;
+	}
+	return number(p, field, s, out);
+}
+
+/* columns the rows must have, from the column header; without one, the
+ * usual layouts by their field count (13: redop and root; 12: redop, as
+ * nccl-tests printed before the root column; 11: neither) */
+static int layout(parser *p, int n)
+{
+	capsim_nccltests_log *g = p->log;
+	if (!p->cols_known) {
+		p->cols_known = 1;
+		p->has_ip_wrong = 1;
+		g->has_redop = n >= 12;
+		g->has_root = n >= 13;
+	}
+	return 3 + g->has_redop + g->has_root + 7 + p->has_ip_wrong;
+}
+
+static void check_order(parser *p, const capsim_nccltests_row *r)
+{
+	int same_block = p->last_line > 0 && strcmp(r->type, p->last_type) == 0 &&
+			 strcmp(r->redop, p->last_redop) == 0;
+	if (same_block && !(r->bytes > p->last_bytes) && !p->order_reported) {
+		fault(p, p->line, "size: expected more than %.0f (line %ld), as sizes increase within a run, found %.0f (several runs mixed in one log?)",
+		      p->last_bytes, p->last_line, r->bytes);
+		p->order_reported = 1;
+	}
+	snprintf(p->last_type, sizeof p->last_type, "%s", r->type);
+	snprintf(p->last_redop, sizeof p->last_redop, "%s", r->redop);
+	p->last_bytes = r->bytes;
+	p->last_line = p->line;
+}
+
+static void data_row(parser *p, char *s)
+{
+	capsim_nccltests_log *g = p->log;
+	char *tok[MAX_TOKENS];
+	int n = tokenize(s, tok, MAX_TOKENS);
+	int want = layout(p, n);
+	if (p->after_trailer) {
+		fault(p, p->line, "row: expected the end of the run after its trailer (line %ld), found another data row: one nccl-tests run per log",
+		      g->trailer_line);
+		return;
+	}
+	if (n != want) {
+		fault(p, p->line, "row: expected %d fields (size count type%s%s, then time algbw busbw #wrong out-of-place and in-place), found %d%s",
+		      want, g->has_redop ? " redop" : "", g->has_root ? " root" : "",
+		      n > MAX_TOKENS ? MAX_TOKENS + 1 : n, n < want ? " (a truncated row)" : "");
+		return;
+	}
+	capsim_nccltests_row r;
+	memset(&r, 0, sizeof r);
+	r.line = p->line;
+	r.root = -1;
+	int i = 0, bad = 0;
+	bad |= number(p, "size", tok[i++], &r.bytes);
+	bad |= number(p, "count", tok[i++], &r.count);
+	if (!bad && r.bytes != floor(r.bytes)) {
+		fault(p, p->line, "size: expected a whole number of bytes, found '%s'", tok[0]);
+		bad = -1;
+	}
+	const char *type = tok[i++];
+	if (capsim_nccltests_type_size(type) == 0) {
+		fault(p, p->line, "type: expected an nccl-tests data type (float, half, bfloat16, ...), found '%s'", type);
+		bad = -1;
+	}
+	snprintf(r.type, sizeof r.type, "%s", type);
+	if (g->has_redop)
+		snprintf(r.redop, sizeof r.redop, "%s", tok[i++]);
+	if (g->has_root) {
+		char *end;
+		long root = strtol(tok[i], &end, 10);
+		if (*end != '\0' || end == tok[i] || root < -1) {
+			fault(p, p->line, "root: expected -1 or a rank, found '%s'", tok[i]);
+			bad = -1;
+		}
+		r.root = (int)root;
+		i++;
+	}
+	bad |= number(p, "out-of-place time", tok[i++], &r.oop_time_us);
+	bad |= number(p, "out-of-place algbw", tok[i++], &r.oop_algbw_gb_per_s);
+	bad |= number(p, "out-of-place busbw", tok[i++], &r.oop_busbw_gb_per_s);
+	bad |= wrong(p, "out-of-place #wrong", tok[i++], &r.oop_wrong);
+	bad |= number(p, "in-place time", tok[i++], &r.ip_time_us);
+	bad |= number(p, "in-place algbw", tok[i++], &r.ip_algbw_gb_per_s);
+	bad |= number(p, "in-place busbw", tok[i++], &r.ip_busbw_gb_per_s);
+	r.ip_wrong = -1;
+	if (p->has_ip_wrong)
+		bad |= wrong(p, "in-place #wrong", tok[i++], &r.ip_wrong);
+	if (bad)
+		return;
+	check_order(p, &r);
+	if (g->n_rows == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 32;
+		g->rows = capsim_xrealloc(g->rows, p->cap * sizeof *g->rows);
+	}
+	g->rows[g->n_rows++] = r;
+}
+
+/* ---- the whole file ------------------------------------------------------- */
+
+static void one_line(parser *p, char *raw)
+{
+	size_t len = strlen(raw);
+	while (len && (raw[len - 1] == '\r' || raw[len - 1] == ' ' || raw[len - 1] == '\t'))
+		raw[--len] = '\0';
+	char *s = strip_label(raw);
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '\0')
+		return;
+	int prog = find_program(s);
+	if (prog >= 0 && !strstr(s, "Collective test"))
+		note_program(p, prog, "command line");
+	if (*s == '#') {
+		comment(p, s);
+		return;
+	}
+	char first[64];
+	size_t k = strcspn(s, " \t");
+	snprintf(first, sizeof first, "%.*s", (int)(k < sizeof first ? k : sizeof first - 1), s);
+	if (all_digits(first)) {
+		char copy[1024];
+		snprintf(copy, sizeof copy, "%s", s);
+		data_row(p, copy);
+	} else if (strstr(s, "NCCL WARN")) {
+		p->log->warnings++;
+	}
+}
+
+/* the collective from the first row's columns: reductions with count x
+ * type size = size are all-reduce, with count x ranks x type size = size
+ * reduce-scatter; a root makes it reduce or broadcast; "none" with the
+ * gathered count is all-gather or all-to-all, which columns cannot tell */
+static int op_from_columns(const capsim_nccltests_log *g)
+{
+	const capsim_nccltests_row *r = &g->rows[0];
+	double per = r->count * capsim_nccltests_type_size(r->type);
+	int reduces = g->has_redop && strcmp(r->redop, "none") != 0;
+	if (r->root >= 0)
+		return reduces ? CAPSIM_COLL_REDUCE : CAPSIM_COLL_BROADCAST;
+	if (reduces && per == r->bytes)
+		return CAPSIM_COLL_ALLREDUCE;
+	if (reduces && g->nranks > 0 && per * g->nranks == r->bytes)
+		return CAPSIM_COLL_REDUCESCATTER;
+	return -1;
+}
+
+static void finish_ranks(parser *p, const capsim_nccltests_hint *h)
+{
+	capsim_nccltests_log *g = p->log;
+	g->hosts = (int)p->n_hosts;
+	g->processes = (int)p->n_procs;
+	int hint = h ? h->ranks : 0;
+	if (g->rank_lines > 0) {
+		g->nranks = g->rank_lines;
+		if (hint > 0 && hint != g->rank_lines)
+			fault(p, p->line, "ranks: expected --ranks %d to match the log, found %d rank lines",
+			      hint, g->rank_lines);
+	} else if (hint > 0) {
+		g->nranks = hint;
+	} else if (g->nthreads > 0 && g->ngpus > 0) {
+		g->nranks = g->nthreads * g->ngpus; /* one process, as without MPI */
+	} else {
+		fault(p, p->line, "ranks: expected '#  Rank N ... device D' lines or --ranks N, found neither");
+	}
+}
+
+static void finish_op(parser *p, const capsim_nccltests_hint *h)
+{
+	capsim_nccltests_log *g = p->log;
+	int hint = h ? h->op : -1;
+	if (g->program[0] && g->op < 0) {
+		fault(p, p->op_line, "program: expected a collective capsim models (all_reduce, all_gather, reduce_scatter, broadcast, reduce, alltoall, sendrecv), found %s",
+		      g->program);
+		return;
+	}
+	if (hint >= 0) {
+		int cols = g->n_rows ? op_from_columns(g) : -1;
+		if (g->op >= 0 && g->op != hint)
+			fault(p, p->op_line, "program: expected %s as --op says, found %s",
+			      capsim_coll_names[hint], g->program);
+		else if (g->op < 0 && cols >= 0 && cols != hint)
+			fault(p, g->rows[0].line, "columns: expected %s's as --op says, found %s's (redop %s, root %d, count %.0f for size %.0f)",
+			      capsim_coll_names[hint], capsim_coll_names[cols], g->rows[0].redop,
+			      g->rows[0].root, g->rows[0].count, g->rows[0].bytes);
+		g->op = hint;
+		g->op_from = "--op";
+		return;
+	}
+	if (g->op >= 0 || g->n_rows == 0)
+		return;
+	g->op = op_from_columns(g);
+	g->op_from = "columns";
+	if (g->op < 0)
+		fault(p, g->rows[0].line, "collective: expected a *_perf command line in the log or --op, found none (the columns do not tell which)");
+}
+
+static void finish(parser *p, const capsim_nccltests_hint *h)
+{
+	capsim_nccltests_log *g = p->log;
+	if (g->n_rows == 0 && p->errors == 0)
+		fault(p, p->line, "rows: expected data rows (size count type ... busbw #wrong), found none");
+	if (!g->trailer_line)
+		fault(p, p->line, "trailer: expected '# Avg bus bandwidth : X' after the rows, found the end of the file (the run died or the log was cut)");
+	finish_ranks(p, h);
+	finish_op(p, h);
+}
+
+int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
+				  const capsim_nccltests_hint *hint,
+				  capsim_nccltests_log *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->file, sizeof out->file, "%s", name);
+	out->op = -1;
+	out->validation = -1;
+	out->oob_values = -1;
+	parser p;
+	memset(&p, 0, sizeof p);
+	p.name = name;
+	p.log = out;
+	p.d = d;
+	const char *s = buf, *end = buf + len;
+	char line[1024];
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		p.line++;
+		if (memchr(s, '\0', n)) {
+			fault(&p, p.line, "line: expected text, found a NUL byte (not an nccl-tests log?)");
+			break;
+		}
+		snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
+		one_line(&p, line);
+		s += n + (nl ? 1 : 0);
+	}
+	finish(&p, hint);
+	free(p.procs);
+	free(p.hosts);
+	return p.errors ? -1 : 0;
+}
+
+int capsim_nccltests_parse_file(const char *path, const capsim_nccltests_hint *hint,
+				capsim_nccltests_log *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	out->op = -1;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		capsim_diags_add(d, path, 0, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	char *buf = capsim_xmalloc(MAX_LOG_BYTES + 1);
+	size_t n = fread(buf, 1, MAX_LOG_BYTES + 1, f);
+	int err = ferror(f);
+	fclose(f);
+	if (err || n > MAX_LOG_BYTES) {
+		if (err)
+			capsim_diags_add(d, path, 0, "cannot read: read error");
+		else
+			capsim_diags_add(d, path, 0, "expected an nccl-tests log under %ld MiB, found a larger file",
+					 MAX_LOG_BYTES >> 20);
+		free(buf);
+		return -1;
+	}
+	int rc = capsim_nccltests_parse_memory(buf, n, path, hint, out, d);
+	free(buf);
+	return rc;
+}
+
+void capsim_nccltests_free(capsim_nccltests_log *log)
+{
+	if (!log)
+		return;
+	free(log->rows);
+	log->rows = NULL;
+	log->n_rows = 0;
+}

@@ -1,0 +1,590 @@
+/* verify.c - acceptance checks (verify.h): each nccl-tests row against the
+ * collective model, the likely cause of a shortfall from the same model on
+ * degraded copies of the scenario, and GPU checks from a measurements
+ * database. */
+#include "verify.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sqlite3.h>
+
+#include "collective.h"
+#include "nccl.h"
+#include "ops.h"
+#include "sha256.h"
+#include "xalloc.h"
+
+#define MAX_PATHS 40
+#define LARGE_GEMM_FLOP 1e11
+
+const char *const capsim_verify_cause_names[CAPSIM_CAUSE__COUNT] = {
+	"none", "pcie-instead-of-nvlink", "fewer-nics", "tcp-fallback",
+	"no-gpudirect-rdma", "gpu-throttled-or-virtualised", "unexplained",
+};
+
+void capsim_verify_opts_default(capsim_verify_opts *o)
+{
+	o->tolerance = 0.15;
+	o->min_bytes = 1073741824.0;
+	o->algo = -1;
+	o->proto = -1;
+	o->band = 1.25;
+}
+
+/* ---- naming a cause -------------------------------------------------------- */
+
+/* a path in a few words, for evidence lists */
+static void path_label(const capsim_verify_path *p, char *buf, size_t len)
+{
+	switch (p->cause) {
+	case CAPSIM_CAUSE_PCIE: snprintf(buf, len, "PCIe instead of NVLink"); break;
+	case CAPSIM_CAUSE_FEWER_NICS: snprintf(buf, len, "%d of %d NICs", p->k, p->of); break;
+	case CAPSIM_CAUSE_TCP: snprintf(buf, len, "TCP sockets"); break;
+	case CAPSIM_CAUSE_NO_GDR: snprintf(buf, len, "no GPUDirect RDMA"); break;
+	default: snprintf(buf, len, "%s", capsim_verify_cause_names[p->cause]); break;
+	}
+}
+
+static void cause_text(int cause, int k, int of, char *buf, size_t len)
+{
+	switch (cause) {
+	case CAPSIM_CAUSE_NONE: snprintf(buf, len, "no shortfall"); break;
+	case CAPSIM_CAUSE_PCIE:
+		snprintf(buf, len, "PCIe instead of NVLink (P2P disabled or NVLink down)");
+		break;
+	case CAPSIM_CAUSE_FEWER_NICS:
+		snprintf(buf, len, "fewer NICs than claimed (%d of %d per node)", k, of);
+		break;
+	case CAPSIM_CAUSE_TCP:
+		snprintf(buf, len, "TCP fallback instead of RDMA (NCCL's sockets)");
+		break;
+	case CAPSIM_CAUSE_NO_GDR:
+		snprintf(buf, len, "GPUDirect RDMA not in use (NIC traffic through host memory)");
+		break;
+	case CAPSIM_CAUSE_GPU: snprintf(buf, len, "throttled or virtualised GPU"); break;
+	default:
+		snprintf(buf, len, "shortfall not explained by one degraded path");
+		break;
+	}
+}
+
+void capsim_verify_classify(double measured, double predicted,
+			    const capsim_verify_path *paths, size_t n, double band,
+			    capsim_verify_diagnosis *out)
+{
+	size_t best = n;
+	double best_dist = INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		if (!(paths[i].busbw_bytes_per_s > 0) || !(measured > 0))
+			continue;
+		double dist = fabs(log(measured / paths[i].busbw_bytes_per_s));
+		if (dist < best_dist) {
+			best_dist = dist;
+			best = i;
+		}
+	}
+	out->measured_bytes_per_s = measured;
+	out->predicted_bytes_per_s = predicted;
+	out->path_bytes_per_s = best < n ? paths[best].busbw_bytes_per_s : 0;
+	out->k = out->of = 0;
+	if (best < n && best_dist <= log(band)) {
+		out->cause = paths[best].cause;
+		out->k = paths[best].k;
+		out->of = paths[best].of;
+	} else {
+		out->cause = CAPSIM_CAUSE_UNEXPLAINED;
+	}
+	cause_text(out->cause, out->k, out->of, out->text, sizeof out->text);
+}
+
+/* ---- the model on the scenario and its degraded copies -------------------- */
+
+/* capsim's prediction of op at bytes on the first `ranks` GPUs of f */
+static int predict(capsim_fabric *f, const capsim_scenario *s, int op, double bytes,
+		   int ranks, int algo, int proto, capsim_coll_result *r,
+		   capsim_diags *d)
+{
+	capsim_coll_req req;
+	memset(&req, 0, sizeof req);
+	req.op = (capsim_coll)op;
+	req.bytes = bytes;
+	req.ranks = ranks;
+	req.algo = algo;
+	req.proto = proto;
+	req.fold = -1;
+	req.seed = (uint64_t)s->seed;
+	return capsim_collective_run(f, s, &req, r, d);
+}
+
+/* busbw of r's collective on the scenario loaded again with one more --set,
+ * into out; out's busbw stays 0 (the path is left out) when that copy does
+ * not load or build, or a forced algorithm does not apply to it */
+static void variant(const capsim_verify_ctx *c, const char *path, const char *value,
+		    const capsim_coll_req *r, capsim_verify_path *out)
+{
+	capsim_set *sets = capsim_xmalloc((c->n_sets + 1) * sizeof *sets);
+	if (c->n_sets)
+		memcpy(sets, c->sets, c->n_sets * sizeof *sets);
+	sets[c->n_sets].path = path;
+	sets[c->n_sets].value = value;
+	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
+	capsim_diags scratch = { 0 };
+	capsim_fabric *f = NULL;
+	capsim_coll_result res;
+	capsim_coll_req q = *r;
+	out->busbw_bytes_per_s = 0;
+	if (capsim_scenario_load(c->scenario_path, c->cat, sets, c->n_sets + 1, s, &scratch) == 0)
+		f = capsim_fabric_build(s, &scratch);
+	q.seed = (uint64_t)s->seed;
+	if (f && capsim_collective_run(f, s, &q, &res, &scratch) == 0) {
+		out->busbw_bytes_per_s = res.busbw_bytes_per_s;
+		out->algo = res.algo;
+		out->proto = res.proto;
+	}
+	capsim_diags_free(&scratch);
+	capsim_fabric_destroy(f);
+	free(s);
+	free(sets);
+}
+
+/* one degraded path, kept in out[*n] when the model runs on it */
+static void add_path(const capsim_verify_ctx *c, const capsim_coll_req *r, int cause,
+		     int k, int of, const char *path, const char *value,
+		     capsim_verify_path *out, size_t max, size_t *n)
+{
+	if (*n == max)
+		return;
+	capsim_verify_path *p = &out[*n];
+	memset(p, 0, sizeof *p);
+	p->cause = cause;
+	p->k = k;
+	p->of = of;
+	variant(c, path, value, r, p);
+	if (p->busbw_bytes_per_s > 0)
+		(*n)++;
+}
+
+size_t capsim_verify_paths(const capsim_verify_ctx *c, int op, double bytes,
+			   int ranks, int algo, int proto, capsim_verify_path *out,
+			   size_t max)
+{
+	const capsim_scenario *s = c->s;
+	int gpn = s->node.gpus > 0 ? s->node.gpus : 1;
+	int nodes = (ranks + gpn - 1) / gpn;
+	int per_node = ranks < gpn ? ranks : gpn;
+	capsim_coll_req r;
+	memset(&r, 0, sizeof r);
+	r.op = (capsim_coll)op;
+	r.bytes = bytes;
+	r.ranks = ranks;
+	r.algo = algo;
+	r.proto = proto;
+	r.fold = -1;
+	size_t n = 0;
+	if (per_node > 1 && s->node.scaleup_fabric != CAPSIM_NODE_PCIE)
+		add_path(c, &r, CAPSIM_CAUSE_PCIE, 0, 0, "cluster.node.scale-up.fabric", "pcie",
+			 out, max, &n);
+	if (nodes < 2)
+		return n;
+	int nics = s->rails > 0 && s->rails < s->node.nics ? s->rails : s->node.nics;
+	for (int k = 1; k < nics; k++) {
+		char value[16];
+		snprintf(value, sizeof value, "%d", k);
+		add_path(c, &r, CAPSIM_CAUSE_FEWER_NICS, k, nics, "cluster.fabric.rails", value,
+			 out, max, &n);
+	}
+	if (s->transport != CAPSIM_NET_TCP)
+		add_path(c, &r, CAPSIM_CAUSE_TCP, 0, 0, "cluster.fabric.transport", "tcp", out, max, &n);
+	if (s->gpudirect)
+		add_path(c, &r, CAPSIM_CAUSE_NO_GDR, 0, 0, "cluster.fabric.gpudirect", "off", out, max, &n);
+	return n;
+}
+
+/* ---- one log ---------------------------------------------------------------- */
+
+static void note(capsim_verify_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(capsim_verify_result *r, const char *fmt, ...)
+{
+	if (r->n_notes == CAPSIM_VERIFY_NOTES)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->notes[r->n_notes++], sizeof r->notes[0], fmt, ap);
+	va_end(ap);
+}
+
+/* SHA-256 of a file's bytes, or "" when it cannot be read */
+static void file_sha256(const char *path, char hex[65])
+{
+	hex[0] = '\0';
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return;
+	capsim_sha256 c;
+	capsim_sha256_init(&c);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		capsim_sha256_update(&c, buf, n);
+	if (!ferror(f))
+		capsim_sha256_final_hex(&c, hex);
+	fclose(f);
+}
+
+/* 1 if the log's GPU name contains the first part of the catalog id that
+ * holds a digit ("h100" of h100-sxm5-80gb, "4090" of rtx-4090) */
+static int same_gpu(const char *device, const char *id)
+{
+	char part[CAPSIM_ID_LEN];
+	const char *p = id;
+	while (*p) {
+		size_t len = strcspn(p, "-");
+		snprintf(part, sizeof part, "%.*s", (int)len, p);
+		if (strpbrk(part, "0123456789")) {
+			for (const char *q = device; *q; q++)
+				if (strncasecmp(q, part, strlen(part)) == 0)
+					return 1;
+			return 0;
+		}
+		p += len + (p[len] == '-');
+	}
+	return 1;
+}
+
+static void placement_notes(const capsim_verify_ctx *c, const capsim_nccltests_log *log,
+			    capsim_verify_result *r)
+{
+	const capsim_scenario *s = c->s;
+	if (log->device[0] && !same_gpu(log->device, s->gpu.e.id))
+		note(r, "the log ran on '%s'; the scenario's GPU is %s", log->device, s->gpu.e.id);
+	if (log->hosts > 0 && log->hosts != r->nodes)
+		note(r, "the log's %d ranks sit on %d hosts; capsim fills nodes of %d GPUs in order (%d nodes): the prediction is for that placement",
+		     r->ranks, log->hosts, s->node.gpus, r->nodes);
+	if (log->warnings > 0)
+		note(r, "the log holds %d NCCL WARN lines", log->warnings);
+}
+
+void capsim_verify_format_size(double bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = bytes;
+	int i = 0;
+	while (i < 4 && v >= 1024 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%.0f %s", v, unit[i]);
+}
+
+/* the evidence of a diagnosis: the failing row, the prediction and every
+ * degraded path */
+static void evidence(capsim_verify_diagnosis *g, const capsim_verify_check *k,
+		     const capsim_verify_path *paths, size_t n)
+{
+	char size[48], label[64];
+	capsim_verify_format_size(k->bytes, size, sizeof size);
+	int len = snprintf(g->evidence, sizeof g->evidence,
+			   "at %s (line %ld) measured %.1f GB/s; capsim predicts %.1f GB/s (%s/%s) on the claimed hardware",
+			   size, k->line, k->measured_bytes_per_s / 1e9,
+			   k->predicted_bytes_per_s / 1e9, capsim_collective_algo_name(k->algo),
+			   capsim_proto_names[k->proto]);
+	for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof g->evidence; i++) {
+		path_label(&paths[i], label, sizeof label);
+		len += snprintf(g->evidence + len, sizeof g->evidence - (size_t)len, "%s%s %.1f",
+				i ? ", " : "; with ", label, paths[i].busbw_bytes_per_s / 1e9);
+	}
+	if (n == 0 && len > 0 && (size_t)len < sizeof g->evidence)
+		snprintf(g->evidence + len, sizeof g->evidence - (size_t)len,
+			 "; no degraded path applies to this placement");
+}
+
+/* predict every row; mark those in the large-message regime and their result */
+static int check_rows(const capsim_verify_ctx *c, const capsim_nccltests_log *log,
+		      const capsim_verify_opts *o, capsim_verify_result *r, capsim_diags *d)
+{
+	double largest = 0;
+	for (size_t i = 0; i < log->n_rows; i++)
+		largest = fmax(largest, log->rows[i].bytes);
+	r->min_checked_bytes = fmin(o->min_bytes, largest);
+	r->checks = capsim_xcalloc(log->n_rows ? log->n_rows : 1, sizeof *r->checks);
+	double factor = capsim_busbw_factor((capsim_coll)log->op, log->nranks);
+	if (!(factor > 0))
+		note(r, "%d rank%s: %s moves no bus bandwidth; nothing to check", log->nranks,
+		     log->nranks == 1 ? "" : "s", capsim_coll_names[log->op]);
+	double worst_excess = 0, excess_bytes = 0;
+	for (size_t i = 0; i < log->n_rows; i++) {
+		const capsim_nccltests_row *row = &log->rows[i];
+		capsim_verify_check *k = &r->checks[r->n_checks++];
+		capsim_coll_result res;
+		k->bytes = row->bytes;
+		k->line = row->line;
+		k->measured_bytes_per_s = row->oop_busbw_gb_per_s * 1e9;
+		if (predict(c->f, c->s, log->op, row->bytes, log->nranks, o->algo, o->proto, &res, d) < 0)
+			return -1;
+		k->predicted_bytes_per_s = res.busbw_bytes_per_s;
+		k->algo = res.algo;
+		k->proto = res.proto;
+		k->checked = factor > 0 && k->predicted_bytes_per_s > 0 &&
+			     row->bytes >= r->min_checked_bytes;
+		k->pass = k->measured_bytes_per_s >= (1 - o->tolerance) * k->predicted_bytes_per_s;
+		if (!k->checked)
+			continue;
+		r->n_checked++;
+		r->n_failed += !k->pass;
+		double excess = k->predicted_bytes_per_s > 0 ?
+					k->measured_bytes_per_s / k->predicted_bytes_per_s - 1 : 0;
+		if (excess > o->tolerance && excess > worst_excess) {
+			worst_excess = excess;
+			excess_bytes = k->bytes;
+		}
+	}
+	if (worst_excess > 0) {
+		char size[48];
+		capsim_verify_format_size(excess_bytes, size, sizeof size);
+		note(r, "measured busbw exceeds the prediction by up to %.0f%% (at %s): the scenario may understate this cluster",
+		     100 * worst_excess, size);
+	}
+	return 0;
+}
+
+/* the largest failing checked row, diagnosed */
+static void diagnose(const capsim_verify_ctx *c, const capsim_nccltests_log *log,
+		     const capsim_verify_opts *o, capsim_verify_result *r)
+{
+	const capsim_verify_check *worst = NULL;
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const capsim_verify_check *k = &r->checks[i];
+		if (k->checked && !k->pass && (!worst || k->bytes > worst->bytes))
+			worst = k;
+	}
+	if (!worst)
+		return;
+	capsim_verify_path paths[MAX_PATHS];
+	size_t n = capsim_verify_paths(c, log->op, worst->bytes, log->nranks, o->algo, o->proto,
+				       paths, MAX_PATHS);
+	capsim_verify_classify(worst->measured_bytes_per_s, worst->predicted_bytes_per_s,
+			       paths, n, o->band, &r->diag);
+	r->diag.bytes = worst->bytes;
+	r->diag.line = worst->line;
+	evidence(&r->diag, worst, paths, n);
+	r->diagnosed = 1;
+}
+
+int capsim_verify_log(const capsim_verify_ctx *c, const capsim_nccltests_log *log,
+		      const capsim_verify_opts *o, capsim_verify_result *out,
+		      capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	snprintf(out->file, sizeof out->file, "%s", log->file);
+	file_sha256(log->file, out->sha256);
+	snprintf(out->device, sizeof out->device, "%s", log->device);
+	out->op = log->op;
+	out->ranks = log->nranks;
+	out->hosts = log->hosts;
+	int gpn = c->s->node.gpus > 0 ? c->s->node.gpus : 1;
+	out->nodes = (log->nranks + gpn - 1) / gpn;
+	int gpus = capsim_fabric_gpus(c->f);
+	if (log->nranks > gpus) {
+		capsim_diags_add(d, log->file, 0, "ranks: expected at most the scenario's %d GPUs (%s), found %d",
+				 gpus, c->s->file, log->nranks);
+		return -1;
+	}
+	placement_notes(c, log, out);
+	if (check_rows(c, log, o, out, d) < 0)
+		return -1;
+	diagnose(c, log, o, out);
+	out->pass = out->n_failed == 0;
+	return 0;
+}
+
+void capsim_verify_result_free(capsim_verify_result *r)
+{
+	if (!r)
+		return;
+	free(r->checks);
+	r->checks = NULL;
+	r->n_checks = 0;
+}
+
+/* ---- GPU checks from a measurements database ------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int dtype_index(const char *name)
+{
+	for (int i = 0; capsim_dtype_names[i]; i++)
+		if (strcmp(capsim_dtype_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int elt_bytes(int dtype)
+{
+	return dtype == CAPSIM_DTYPE_FP32 || dtype == CAPSIM_DTYPE_TF32 ? 4 :
+	       dtype == CAPSIM_DTYPE_FP8 ? 1 : 2;
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *db_path, const char *sql,
+			     capsim_diags *d)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		capsim_diags_add(d, db_path, 0, "expected a capsim measurements database (capsim calibrate import), found: %s",
+				 sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* median of measured / predicted over the large GEMMs */
+static int gemm_ratio(sqlite3 *db, const char *db_path, const capsim_scenario *s,
+		      capsim_verify_gpu *out, capsim_diags *d)
+{
+	sqlite3_stmt *st = prepare(db, db_path, "SELECT dtype, m, n, k, flop, flop_per_s FROM gemm", d);
+	if (!st)
+		return -1;
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, 1, &perf);
+	perf.launch_s = 0; /* calibrate/ times batches of back-to-back GEMMs */
+	size_t n = 0, cap = 64;
+	double *ratios = capsim_xmalloc(cap * sizeof *ratios);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int dt = dtype_index((const char *)sqlite3_column_text(st, 0));
+		double m = sqlite3_column_double(st, 1), nn = sqlite3_column_double(st, 2);
+		double k = sqlite3_column_double(st, 3), flop = sqlite3_column_double(st, 4);
+		double rate = sqlite3_column_double(st, 5);
+		if (dt < 0 || flop < LARGE_GEMM_FLOP || !(rate > 0) || capsim_gpu_peak(&s->gpu, dt) <= 0)
+			continue;
+		double bytes = elt_bytes(dt) * (m * k + k * nn + m * nn);
+		double t = capsim_op_time_s(&s->gpu, &perf, dt, flop, bytes, m, nn, k);
+		if (n == cap)
+			ratios = capsim_xrealloc(ratios, (cap *= 2) * sizeof *ratios);
+		ratios[n++] = rate / (flop / t);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		capsim_diags_add(d, db_path, 0, "reading gemm: %s", sqlite3_errmsg(db));
+		free(ratios);
+		return -1;
+	}
+	out->gemms = n;
+	out->gemm_ratio = median(ratios, n);
+	free(ratios);
+	return 0;
+}
+
+/* one number from a query (0 when NULL or no row); -1 on an error */
+static int scalar(sqlite3 *db, const char *db_path, const char *sql, double *v,
+		  capsim_diags *d)
+{
+	sqlite3_stmt *st = prepare(db, db_path, sql, d);
+	if (!st)
+		return -1;
+	*v = 0;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		capsim_diags_add(d, db_path, 0, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+static int sustained_clock(sqlite3 *db, const char *db_path, capsim_verify_gpu *out,
+			   capsim_diags *d)
+{
+	sqlite3_stmt *st = prepare(db, db_path, "SELECT median_sm_mhz FROM power_sustained", d);
+	if (!st)
+		return -1;
+	double v[64];
+	size_t n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && n < sizeof v / sizeof v[0])
+		v[n++] = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	out->sm_mhz = median(v, n);
+	return 0;
+}
+
+static void gpu_verdict(const capsim_scenario *s, double tolerance, capsim_verify_gpu *g)
+{
+	double copy_ratio = g->copy_predicted_bytes_per_s > 0 && g->copy_bytes_per_s > 0 ?
+				    g->copy_bytes_per_s / g->copy_predicted_bytes_per_s : 0;
+	int gemm_ok = g->gemms == 0 || g->gemm_ratio >= 1 - tolerance;
+	int copy_ok = copy_ratio == 0 || copy_ratio >= 1 - tolerance;
+	g->pass = gemm_ok && copy_ok;
+	g->diag.cause = g->pass ? CAPSIM_CAUSE_NONE : CAPSIM_CAUSE_GPU;
+	cause_text(g->diag.cause, 0, 0, g->diag.text, sizeof g->diag.text);
+	int len = snprintf(g->diag.evidence, sizeof g->diag.evidence,
+			   "median of %zu GEMMs of 1e11 FLOP or more at %.0f%% of capsim's rate for %s",
+			   g->gemms, 100 * g->gemm_ratio, s->gpu.e.id);
+	if (copy_ratio > 0 && len > 0)
+		len += snprintf(g->diag.evidence + len, sizeof g->diag.evidence - (size_t)len,
+				"; copy %.3g TB/s against %.3g TB/s predicted (%.0f%%)",
+				g->copy_bytes_per_s / 1e12, g->copy_predicted_bytes_per_s / 1e12,
+				100 * copy_ratio);
+	if (g->sm_mhz > 0 && len > 0 && (size_t)len < sizeof g->diag.evidence)
+		snprintf(g->diag.evidence + len, sizeof g->diag.evidence - (size_t)len,
+			 "; sustained SM clock %.0f MHz of %.0f MHz max", g->sm_mhz,
+			 g->clock_max_mhz);
+}
+
+int capsim_verify_gpu_db(const char *db_path, const capsim_scenario *s,
+			 double tolerance, capsim_verify_gpu *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		capsim_diags_add(d, db_path, 0, "cannot open the measurements database: %s",
+				 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	int rc = -1;
+	sqlite3_stmt *st = prepare(db, db_path, "SELECT gpu FROM runs ORDER BY id LIMIT 1", d);
+	if (!st)
+		goto out;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out->db_gpu, sizeof out->db_gpu, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (gemm_ratio(db, db_path, s, out, d) < 0 ||
+	    scalar(db, db_path, "SELECT MAX(bytes_per_s) FROM copy_bandwidth", &out->copy_bytes_per_s, d) < 0 ||
+	    sustained_clock(db, db_path, out, d) < 0)
+		goto out;
+	if (out->gemms == 0 && !(out->copy_bytes_per_s > 0)) {
+		capsim_diags_add(d, db_path, 0, "expected GEMMs of 1e11 FLOP or more or a copy bandwidth in a known dtype, found none");
+		goto out;
+	}
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, 1, &perf);
+	out->copy_predicted_bytes_per_s = s->gpu.mem_bw_bytes_per_s * perf.hbm_eff;
+	out->clock_max_mhz = s->gpu.clock_max_hz / 1e6;
+	gpu_verdict(s, tolerance, out);
+	rc = 0;
+out:
+	sqlite3_close(db);
+	return rc;
+}

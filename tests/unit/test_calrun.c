@@ -1,0 +1,299 @@
+/* test_calrun.c - capsim calibrate run, with small shell scripts standing in
+ * for calibrate/'s CUDA programs (each writes a fixture of
+ * tests/data/calibrate/ to its --out): the order and progress of the steps,
+ * the files and the import, --quick and --only, a failing step, a missing
+ * program and an output file that exists. */
+#include "testutil.h"
+
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#define FIXTURES CAPSIM_SOURCE_DIR "/tests/data/calibrate/"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/capsim-calrun-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A stand-in for program in bin: logs its arguments to dir/args.log, says
+ * it is measuring on stderr, copies fixture to its --out, exits with
+ * status. */
+static void stand_in(const char *bin, const char *program, const char *fixture, int status)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", bin, program);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp,
+		"#!/bin/sh\n"
+		"# stands in for %s in test_calrun.c\n"
+		"echo \"%s $*\" >> '%s/args.log'\n"
+		"out=\n"
+		"while [ $# -gt 0 ]; do\n"
+		"\tif [ \"$1\" = --out ]; then out=$2; shift; fi\n"
+		"\tshift\n"
+		"done\n"
+		"echo '%s: measuring' >&2\n"
+		"cat '%s%s' > \"$out\"\n"
+		"exit %d\n",
+		program, program, dir, program, FIXTURES, fixture, status);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* a fresh bin directory under dir holding the stand-ins; nccl's exits
+ * with nccl_status, and `missing` (a program) is left out */
+static void make_bin(const char *bin, int nccl_status, const char *missing)
+{
+	mkdir(bin, 0755);
+	static const char *const names[] = { "capsim-calibrate-gemm", "capsim-calibrate-pcie",
+					     "capsim-calibrate-nccl" };
+	static const char *const fixtures[] = { "gemm-duty.jsonl", "pcie.jsonl", "nccl-8gpu.jsonl" };
+	for (int i = 0; i < 3; i++)
+		if (!missing || strcmp(missing, names[i]))
+			stand_in(bin, names[i], fixtures[i], i == 2 ? nccl_status : 0);
+}
+
+typedef struct result {
+	int status;
+	char out[8192], err[8192];
+} result;
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return;
+	size_t n = fread(buf, 1, size - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+}
+
+/* capsim with args (shell-quoted), its stdout and stderr apart */
+static void capsim(const char *args, result *r)
+{
+	char cmd[2048], out[128], err[128];
+	snprintf(out, sizeof out, "%s/stdout", dir);
+	snprintf(err, sizeof err, "%s/stderr", dir);
+	snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s'", CAPSIM_BIN, args, out, err);
+	int st = system(cmd);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	slurp(out, r->out, sizeof r->out);
+	slurp(err, r->err, sizeof r->err);
+}
+
+static double query(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	double v = -1;
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return v;
+}
+
+/* how many files match a pattern */
+static size_t count_files(const char *pattern)
+{
+	glob_t g;
+	size_t n = glob(pattern, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+	globfree(&g);
+	return n;
+}
+
+/* p's position in s, failing the test when absent */
+static size_t at(const char *s, const char *p)
+{
+	const char *q = strstr(s, p);
+	if (!q)
+		fail_msg("'%s' not in:\n%s", p, s);
+	return (size_t)(q - s);
+}
+
+static void clear(const char *what)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/%s'", dir, what);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* all three in order, each with its progress, record count and import */
+static void test_run_all(void **state)
+{
+	(void)state;
+	char bin[128], args[1024], pattern[256];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	make_bin(bin, 0, NULL);
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --out-dir '%s/out' --db '%s/m.sqlite' "
+		 "--name box-1", bin, dir, dir);
+	result r;
+	capsim(args, &r);
+	if (r.status != 0)
+		fail_msg("status %d:\n%s", r.status, r.err);
+	size_t a = at(r.err, "[1/3] capsim-calibrate-gemm ...\n");
+	size_t b = at(r.err, "capsim-calibrate-gemm: measuring");
+	size_t c = at(r.err, "[1/3] capsim-calibrate-gemm ... done in ");
+	size_t e = at(r.err, "[2/3] capsim-calibrate-pcie ...\n");
+	size_t f = at(r.err, "capsim-calibrate-pcie: measuring");
+	size_t g = at(r.err, "[3/3] capsim-calibrate-nccl ... done in ");
+	assert_true(a < b && b < c && c < e && e < f && f < g);
+	/* records: the lines after the machine line */
+	assert_non_null(strstr(r.err, " s, 3 records\n")); /* gemm: idle and two duties */
+	assert_non_null(strstr(r.err, " s, 4 records\n"));
+	assert_non_null(strstr(r.err, " s, 7 records\n"));
+	snprintf(pattern, sizeof pattern, "%s/out/box-1-20[0-9][0-9]-[01][0-9]-[0-3][0-9]-*.jsonl",
+		 dir);
+	assert_int_equal(count_files(pattern), 3);
+	snprintf(pattern, sizeof pattern, "%s/out/box-1-*-nccl.jsonl", dir);
+	assert_int_equal(count_files(pattern), 1);
+	/* each imported, in the order run */
+	char db[128];
+	snprintf(db, sizeof db, "%s/m.sqlite", dir);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 3);
+	assert_true(query(db, "SELECT id FROM runs WHERE program = 'capsim-calibrate-nccl'") == 3);
+	assert_true(query(db, "SELECT count(*) FROM nccl") == 7);
+	assert_true(query(db, "SELECT count(*) FROM pcie") == 4);
+	assert_true(query(db, "SELECT count(*) FROM power_duty") == 2);
+	assert_non_null(strstr(r.out, "0 power-duty, 7 nccl, 0 pcie, 0 torch-launch, 0 torch-step\n"));
+	/* no --quick: each got --out and nothing more */
+	char log[4096];
+	snprintf(args, sizeof args, "%s/args.log", dir);
+	slurp(args, log, sizeof log);
+	assert_non_null(strstr(log, "capsim-calibrate-pcie --out "));
+	assert_null(strstr(log, "--max-bytes"));
+
+	/* again into the same files: refused before anything runs */
+	clear("args.log");
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --out-dir '%s/out' --name box-1",
+		 bin, dir);
+	capsim(args, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "-gemm.jsonl exists; choose another --out-dir or --name"));
+	snprintf(args, sizeof args, "%s/args.log", dir);
+	assert_int_equal(access(args, F_OK), -1);
+	clear("out");
+	clear("bin");
+}
+
+/* --quick passes small sweeps; --only picks and keeps the order; no --db,
+ * no database */
+static void test_run_quick_only(void **state)
+{
+	(void)state;
+	char bin[128], args[1024], path[256];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	make_bin(bin, 0, NULL);
+	clear("args.log");
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --out-dir '%s/q' --quick "
+		 "--only nccl,pcie --name q", bin, dir);
+	result r;
+	capsim(args, &r);
+	if (r.status != 0)
+		fail_msg("status %d:\n%s", r.status, r.err);
+	assert_true(at(r.err, "[1/2] capsim-calibrate-pcie ... done") <
+		    at(r.err, "[2/2] capsim-calibrate-nccl ... done"));
+	assert_null(strstr(r.err, "gemm"));
+	char log[4096];
+	snprintf(path, sizeof path, "%s/args.log", dir);
+	slurp(path, log, sizeof log);
+	assert_non_null(strstr(log, "-pcie.jsonl --max-bytes 16M --reps 5\n"));
+	assert_non_null(strstr(log, "-nccl.jsonl --max-bytes 1M --iters 5 --warmup 2 --samples 3\n"));
+	snprintf(path, sizeof path, "%s/q/q-*-gemm.jsonl", dir);
+	assert_int_equal(count_files(path), 0);
+	snprintf(path, sizeof path, "%s/q/q-*.jsonl", dir);
+	assert_int_equal(count_files(path), 2);
+	snprintf(path, sizeof path, "%s/q/*.sqlite", dir);
+	assert_int_equal(count_files(path), 0);
+
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --only nccl,hbm", bin);
+	capsim(args, &r);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "--only: expected gemm, pcie or nccl, found 'hbm'"));
+	clear("q");
+	clear("bin");
+}
+
+/* a failing step: exit 1, the earlier steps' files and imports kept, its
+ * own file kept but not imported */
+static void test_run_failure(void **state)
+{
+	(void)state;
+	char bin[128], args[1024], path[256];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	make_bin(bin, 3, NULL);
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --out-dir '%s/f' --db '%s/f.sqlite' "
+		 "--name f", bin, dir, dir);
+	result r;
+	capsim(args, &r);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "[2/3] capsim-calibrate-pcie ... done in "));
+	assert_non_null(strstr(r.err, "capsim calibrate run: capsim-calibrate-nccl failed "
+				      "(exit status 3) after "));
+	assert_non_null(strstr(r.err, "-nccl.jsonl, not imported\n"));
+	assert_null(strstr(r.err, "[3/3] capsim-calibrate-nccl ... done"));
+	snprintf(path, sizeof path, "%s/f/f-*.jsonl", dir);
+	assert_int_equal(count_files(path), 3);
+	snprintf(path, sizeof path, "%s/f.sqlite", dir);
+	assert_true(query(path, "SELECT count(*) FROM runs") == 2);
+	assert_true(query(path, "SELECT count(*) FROM nccl") == 0);
+	assert_true(query(path, "SELECT count(*) FROM pcie") == 4);
+	clear("f");
+	clear("bin");
+}
+
+/* a missing program: exit 2 before anything runs, naming where it looked */
+static void test_run_missing(void **state)
+{
+	(void)state;
+	char bin[128], args[1024], path[256];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	make_bin(bin, 0, "capsim-calibrate-pcie");
+	clear("args.log");
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --out-dir '%s/m'", bin, dir);
+	result r;
+	capsim(args, &r);
+	assert_int_equal(r.status, 2);
+	char want[256];
+	snprintf(want, sizeof want, "capsim-calibrate-pcie not found; looked in %s (--bin-dir)", bin);
+	assert_non_null(strstr(r.err, want));
+	snprintf(path, sizeof path, "%s/args.log", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof path, "%s/m", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	clear("bin");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_all),
+		cmocka_unit_test(test_run_quick_only),
+		cmocka_unit_test(test_run_failure),
+		cmocka_unit_test(test_run_missing),
+	};
+	return cmocka_run_group_tests_name("calrun", tests, setup, teardown);
+}
