@@ -27,6 +27,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define CUDA_OK(x) check_cuda((x), #x, __FILE__, __LINE__)
 #define LT_OK(x) check_lt((x), #x, __FILE__, __LINE__)
 
@@ -171,25 +173,8 @@ static void run_gemm(cublasLtHandle_t lt, gemm_plan *p, const void *a, const voi
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
 
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
-static void print_samples(FILE *out, const double *v, int n)
-{
-	fputc('[', out);
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s%.9g", i ? "," : "", v[i]);
-	fputc(']', out);
-}
 
 static float to_float(const dtype_desc *t, const void *d, size_t i)
 {
@@ -691,17 +676,6 @@ static void duty_cycle(FILE *out, cublasLtHandle_t lt, void *work, size_t work_s
 	dlclose(n.lib);
 }
 
-/* a clear message and exit 1 where no GPU can be used */
-static void need_gpu(void)
-{
-	int count = 0;
-	cudaError_t e = cudaGetDeviceCount(&count);
-	if (e != cudaSuccess || count == 0) {
-		fprintf(stderr, "capsim-calibrate-gemm: no CUDA GPU visible (%s)\n",
-			e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-		exit(1);
-	}
-}
 
 /* --duty's list: "none", or fractions in (0, 1]; returns how many, or -1 */
 static int parse_duties(const char *list, double *v, int max)
@@ -722,20 +696,10 @@ static int parse_duties(const char *list, double *v, int max)
 
 static void machine(FILE *out)
 {
-	cudaDeviceProp prop;
-	int dev, driver, runtime;
+	int dev;
 	CUDA_OK(cudaGetDevice(&dev));
-	CUDA_OK(cudaGetDeviceProperties(&prop, dev));
-	CUDA_OK(cudaDriverGetVersion(&driver));
-	CUDA_OK(cudaRuntimeGetVersion(&runtime));
-	char date[32];
-	time_t now = time(NULL);
-	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(out, "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"%s\","
-		"\"gpu\":\"%s\",\"cc\":\"%d.%d\",\"sms\":%d,\"memory_bytes\":%zu,\"l2_bytes\":%d,"
-		"\"cuda_driver\":%d,\"cuda_runtime\":%d,\"cublaslt\":%zu}\n",
-		date, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-		prop.totalGlobalMem, prop.l2CacheSize, driver, runtime, cublasLtGetVersion());
+	CUDA_OK(machine_head(out, "capsim-calibrate-gemm", dev));
+	fprintf(out, ",\"cublaslt\":%zu}\n", cublasLtGetVersion());
 	fflush(out);
 }
 
@@ -783,7 +747,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "--reps: expected 3 to 10000, found %d\n", reps);
 		return 2;
 	}
-	need_gpu();
+	need_gpu("capsim-calibrate-gemm");
 	FILE *out = path ? fopen(path, "w") : stdout;
 	if (!out) {
 		perror(path);

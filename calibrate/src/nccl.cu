@@ -46,6 +46,8 @@
 
 #include <unistd.h>
 
+#include "common.h"
+
 extern char **environ;
 
 static int use_mpi; /* --mpi: MPI is initialised; an error aborts every rank */
@@ -302,41 +304,10 @@ static double max_over_ranks(double v)
 
 /* ---- output -------------------------------------------------------------- */
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
 
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
-static void print_samples(FILE *out, const double *v, int n)
-{
-	fputc('[', out);
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s%.9g", i ? "," : "", v[i]);
-	fputc(']', out);
-}
 
 /* s as a JSON string, quotes included */
-static void print_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
 
 /* NCCL_ALGO or NCCL_PROTO as set, or "default" */
 static const char *forced(const char *var)
@@ -347,23 +318,11 @@ static const char *forced(const char *var)
 
 static void machine(FILE *out, const world *w)
 {
-	cudaDeviceProp prop;
-	int driver, runtime, version;
-	CUDA_OK(cudaGetDeviceProperties(&prop, w->g[0].dev));
-	CUDA_OK(cudaDriverGetVersion(&driver));
-	CUDA_OK(cudaRuntimeGetVersion(&runtime));
+	int version;
 	NCCL_OK(ncclGetVersion(&version));
-	char date[32];
-	time_t now = time(NULL);
-	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(out, "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"%s\","
-		"\"gpu\":", date);
-	print_json_string(out, prop.name);
-	fprintf(out, ",\"cc\":\"%d.%d\",\"sms\":%d,\"memory_bytes\":%zu,\"l2_bytes\":%d,"
-		"\"cuda_driver\":%d,\"cuda_runtime\":%d,\"nccl\":%d,\"ranks\":%d,\"nodes\":%d,"
-		"\"launcher\":\"%s\",\"env\":{", prop.major, prop.minor, prop.multiProcessorCount,
-		prop.totalGlobalMem, prop.l2CacheSize, driver, runtime, version, w->ranks,
-		w->nodes, w->launcher);
+	CUDA_OK(machine_head(out, "capsim-calibrate-nccl", w->g[0].dev));
+	fprintf(out, ",\"nccl\":%d,\"ranks\":%d,\"nodes\":%d,\"launcher\":\"%s\",\"env\":{",
+		version, w->ranks, w->nodes, w->launcher);
 	int first = 1;
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');

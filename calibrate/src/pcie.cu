@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
+
 #define CUDA_OK(x) check_cuda((x), #x, __FILE__, __LINE__)
 
 static void check_cuda(cudaError_t e, const char *what, const char *file, int line)
@@ -28,26 +30,8 @@ static void check_cuda(cudaError_t e, const char *what, const char *file, int li
 	}
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
 
-/* the median of v (sorted in place) */
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
-static void print_samples(FILE *out, const double *v, int n)
-{
-	fputc('[', out);
-	for (int i = 0; i < n; i++)
-		fprintf(out, "%s%.9g", i ? "," : "", v[i]);
-	fputc(']', out);
-}
 
 /* "4K", "16M", "1G" (binary multiples) or plain bytes; 0 when malformed */
 static size_t parse_bytes(const char *s)
@@ -65,35 +49,16 @@ static size_t parse_bytes(const char *s)
 	return *end ? 0 : (size_t)v;
 }
 
-/* a clear message and exit 1 where no GPU can be used */
-static void need_gpu(const char *program)
-{
-	int n = 0;
-	cudaError_t e = cudaGetDeviceCount(&n);
-	if (e != cudaSuccess || n == 0) {
-		fprintf(stderr, "%s: no CUDA GPU visible (%s)\n", program,
-			e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-		exit(1);
-	}
-}
 
 static void machine(FILE *out)
 {
+	int dev;
 	cudaDeviceProp prop;
-	int dev, driver, runtime;
 	CUDA_OK(cudaGetDevice(&dev));
 	CUDA_OK(cudaGetDeviceProperties(&prop, dev));
-	CUDA_OK(cudaDriverGetVersion(&driver));
-	CUDA_OK(cudaRuntimeGetVersion(&runtime));
-	char date[32];
-	time_t now = time(NULL);
-	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(out, "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-pcie\",\"date\":\"%s\","
-		"\"gpu\":\"%s\",\"cc\":\"%d.%d\",\"sms\":%d,\"memory_bytes\":%zu,\"l2_bytes\":%d,"
-		"\"cuda_driver\":%d,\"cuda_runtime\":%d,\"pci_bus_id\":\"%04x:%02x:%02x.0\"}\n",
-		date, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-		prop.totalGlobalMem, prop.l2CacheSize, driver, runtime, prop.pciDomainID,
-		prop.pciBusID, prop.pciDeviceID);
+	CUDA_OK(machine_head(out, "capsim-calibrate-pcie", dev));
+	fprintf(out, ",\"pci_bus_id\":\"%04x:%02x:%02x.0\"}\n", prop.pciDomainID, prop.pciBusID,
+		prop.pciDeviceID);
 	fflush(out);
 }
 

@@ -344,14 +344,6 @@ static void set_range(gdata *g)
 	}
 }
 
-static void add_run(capsim_run_ids *r, int64_t id)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (r->id[i] == id)
-			return;
-	if (r->n < CAPSIM_PROFILE_MAX_RUNS)
-		r->id[r->n++] = id;
-}
 
 int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 		    capsim_profile_gemm *out, capsim_profile *p)
@@ -401,7 +393,7 @@ int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 				    dropped, CAPSIM_CAL_SHAPES, CAPSIM_CAL_TABLE);
 	residuals(&g, c, 1, &out->table_rms, &out->table_max_abs);
 	for (size_t i = 0; i < n; i++)
-		add_run(&out->runs, pts[i].run);
+		capsim_run_ids_add(&out->runs, pts[i].run);
 	free(g.flop);
 	free(g.ai);
 	return rc;

@@ -88,14 +88,6 @@ static int has_column(fitter *f, const char *table, const char *col)
 	return rc == 1;
 }
 
-static void add_run(capsim_run_ids *r, int64_t id)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (r->id[i] == id)
-			return;
-	if (r->n < CAPSIM_PROFILE_MAX_RUNS)
-		r->id[r->n++] = id;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -285,7 +277,7 @@ static int fit_hbm(fitter *f)
 	while ((rc = step(f, st)) == 1) {
 		bw = capsim_xrealloc(bw, (n + 1) * sizeof *bw);
 		bw[n++] = sqlite3_column_double(st, 1);
-		add_run(&h->runs, sqlite3_column_int64(st, 0));
+		capsim_run_ids_add(&h->runs, sqlite3_column_int64(st, 0));
 	}
 	sqlite3_finalize(st);
 	if (rc == 0 && n && f->g->mem_bw_bytes_per_s > 0) {
@@ -325,7 +317,7 @@ static int fit_launch(fitter *f)
 	while ((rc = step(f, st)) == 1) {
 		v = capsim_xrealloc(v, (n + 1) * sizeof *v);
 		v[n++] = sqlite3_column_double(st, 1);
-		add_run(&f->p->eff_runs, sqlite3_column_int64(st, 0));
+		capsim_run_ids_add(&f->p->eff_runs, sqlite3_column_int64(st, 0));
 	}
 	sqlite3_finalize(st);
 	if (rc == 0 && n)
@@ -357,7 +349,7 @@ static int fit_pcie(fitter *f)
 			y = capsim_xrealloc(y, (n + 1) * sizeof *y);
 			x[n] = (double)sqlite3_column_int64(st, 1);
 			y[n++] = sqlite3_column_double(st, 2);
-			add_run(&runs, sqlite3_column_int64(st, 0));
+			capsim_run_ids_add(&runs, sqlite3_column_int64(st, 0));
 		}
 		sqlite3_finalize(st);
 		if (rc == 0 && n) {
@@ -472,7 +464,7 @@ static int fit_nccl(fitter *f)
 		}
 		g.x[g.n] = (double)sqlite3_column_int64(st, 6);
 		g.y[g.n++] = sqlite3_column_double(st, 7);
-		add_run(&g.runs, sqlite3_column_int64(st, 0));
+		capsim_run_ids_add(&g.runs, sqlite3_column_int64(st, 0));
 	}
 	sqlite3_finalize(st);
 	if (rc == 0 && open)
@@ -539,7 +531,7 @@ static int read_power(fitter *f, const char *sql, double u, pw_points *out,
 		if (limit)
 			*limit = fmax(*limit, sqlite3_column_double(st, 3));
 		out->n = n;
-		add_run(&f->p->power.runs, sqlite3_column_int64(st, 0));
+		capsim_run_ids_add(&f->p->power.runs, sqlite3_column_int64(st, 0));
 	}
 	sqlite3_finalize(st);
 	*rows = out->n - before;
@@ -693,17 +685,17 @@ static void fill_efficiency(capsim_profile *p)
 	if (g16->cal.params && g16->cal.sat <= 1.0) {
 		p->eff_gemm = g16->cal.sat;
 		for (size_t i = 0; i < g16->runs.n; i++)
-			add_run(&p->eff_runs, g16->runs.id[i]);
+			capsim_run_ids_add(&p->eff_runs, g16->runs.id[i]);
 	}
 	if (g8->cal.params && g8->cal.sat <= 1.0) {
 		p->eff_gemm_fp8 = g8->cal.sat;
 		for (size_t i = 0; i < g8->runs.n; i++)
-			add_run(&p->eff_runs, g8->runs.id[i]);
+			capsim_run_ids_add(&p->eff_runs, g8->runs.id[i]);
 	}
 	if (p->hbm.points && p->hbm.eff <= 1.0) {
 		p->eff_hbm = p->hbm.eff;
 		for (size_t i = 0; i < p->hbm.runs.n; i++)
-			add_run(&p->eff_runs, p->hbm.runs.id[i]);
+			capsim_run_ids_add(&p->eff_runs, p->hbm.runs.id[i]);
 	}
 }
 

@@ -894,6 +894,15 @@ int capsim_profile_gemm_tables(capsim_profile_gemm *g)
 
 /* ---- notes and freeing -------------------------------------------------------- */
 
+void capsim_run_ids_add(capsim_run_ids *r, int64_t id)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->id[i] == id)
+			return;
+	if (r->n < CAPSIM_PROFILE_MAX_RUNS)
+		r->id[r->n++] = id;
+}
+
 void capsim_profile_note(capsim_profile *p, const char *fmt, ...)
 {
 	va_list ap;

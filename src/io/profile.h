@@ -195,6 +195,10 @@ int capsim_profile_save(const capsim_profile *p, const char *path, int force,
  * CAPSIM_CAL_TABLE, left out of the lookup (0 normally). */
 int capsim_profile_gemm_tables(capsim_profile_gemm *g);
 
+/* Add id to r unless it is there; ids beyond CAPSIM_PROFILE_MAX_RUNS are
+ * dropped. */
+void capsim_run_ids_add(capsim_run_ids *r, int64_t id);
+
 /* Add a note (printf format) to p, kept in the file as <note>. */
 void capsim_profile_note(capsim_profile *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
