@@ -11,20 +11,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "measure.h"
+#include "nccl.h"
+#include "nccltests.h"
 #include "xalloc.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim calibrate import FILE.jsonl... --db DB.sqlite\n"
+		"       capsim calibrate import --nccl-tests LOG... --db DB.sqlite [--ranks N]\n"
+		"                               [--date YYYY-MM-DD]\n"
 		"       capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
 		"                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
 		"\n"
 		"import stores runs of calibrate/'s programs (JSON lines) in an SQLite\n"
 		"database, creating it where absent. Each file goes in whole or not at all;\n"
-		"a file already stored (same SHA-256) is refused.\n"
+		"a file already stored (same SHA-256) is refused. With --nccl-tests the files\n"
+		"are the text that nccl-tests' *_perf programs print: each size's out-of-place\n"
+		"and in-place times become nccl rows (algbw and busbw recomputed from size and\n"
+		"time, which nccl-tests prints rounded); --ranks gives the rank count of a log\n"
+		"without rank lines, --date the day the log was made (else it is unknown).\n"
 		"\n"
 		"run runs capsim-calibrate-gemm, -pcie and -nccl in turn on this machine,\n"
 		"writing NAME-DATE-{gemm,pcie,nccl}.jsonl, then imports each into --db.\n"
@@ -47,11 +57,138 @@ static void print_stats(const char *path, const char *db, const capsim_import_st
 	       st->power, st->power_duty, st->nccl, st->pcie, st->torch_launch, st->torch_step);
 }
 
+/* ---- nccl-tests logs ------------------------------------------------------- */
+
+/* the store's name of a capsim_coll (measure.c's nccl_ops), or NULL for one
+ * it does not hold */
+static const char *store_op(int op)
+{
+	switch (op) {
+	case CAPSIM_COLL_ALLREDUCE: return "all_reduce";
+	case CAPSIM_COLL_ALLGATHER: return "all_gather";
+	case CAPSIM_COLL_REDUCESCATTER: return "reduce_scatter";
+	case CAPSIM_COLL_ALLTOALL: return "alltoall";
+	case CAPSIM_COLL_BROADCAST: return "broadcast";
+	case CAPSIM_COLL_SENDRECV: return "sendrecv";
+	default: return NULL;
+	}
+}
+
+/* nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md) */
+static double bus_factor(int op, int n)
+{
+	if (op == CAPSIM_COLL_ALLREDUCE)
+		return 2.0 * (n - 1) / n;
+	if (op == CAPSIM_COLL_ALLGATHER || op == CAPSIM_COLL_REDUCESCATTER ||
+	    op == CAPSIM_COLL_ALLTOALL)
+		return (double)(n - 1) / n;
+	return 1.0;
+}
+
+/* one size, one placement, as the store's nccl record */
+static void nccl_record(FILE *out, const capsim_nccltests_log *log, const char *op,
+			const capsim_nccltests_row *r, int in_place)
+{
+	double t = (in_place ? r->ip_time_us : r->oop_time_us) * 1e-6;
+	double wrong = in_place ? r->ip_wrong : r->oop_wrong;
+	double algbw = r->bytes / t / 1e9;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:i, s:[f],"
+			      " s:f, s:f, s:f, s:I}",
+			      "kind", "nccl", "op", op, "dtype", r->type, "redop",
+			      r->redop[0] ? r->redop : "none", "ranks", log->nranks, "nodes",
+			      log->hosts > 0 ? log->hosts : 1, "bytes", (json_int_t)r->bytes,
+			      "count", (json_int_t)r->count, "algo", "default", "proto", "default",
+			      "in_place", in_place, "samples_s", t, "median_s", t, "algbw_gb_per_s",
+			      algbw, "busbw_gb_per_s", algbw * bus_factor(log->op, log->nranks),
+			      "wrong", (json_int_t)(wrong > 0 ? wrong : 0));
+	json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	fputc('\n', out);
+	json_decref(o);
+}
+
+/* A parsed log as the store's JSON lines: a machine line (the log's
+ * program, GPU, ranks and hosts) and the rows. nccl-tests
+ * gives one averaged time per size and placement: one sample each. A #wrong
+ * of N/A (validation off) is stored as 0. */
+static int log_to_jsonl(const capsim_nccltests_log *log, const char *date, FILE *out,
+			capsim_diags *d)
+{
+	const char *op = store_op(log->op);
+	if (!op) {
+		capsim_diags_add(d, log->file, 0, "the store holds all_reduce, all_gather, "
+				 "reduce_scatter, alltoall, broadcast and sendrecv, not '%s'",
+				 log->op >= 0 ? capsim_coll_names[log->op] : "unknown");
+		return -1;
+	}
+	char program[64];
+	snprintf(program, sizeof program, "nccl-tests %s",
+		 log->program[0] ? log->program : "(program not named)");
+	json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s}", "kind", "machine",
+			      "program", program, "date", date ? date : "unknown (nccl-tests log)", "gpu",
+			      log->device[0] ? log->device : "unknown", "ranks", log->nranks,
+			      "nodes", log->hosts > 0 ? log->hosts : 1, "launcher",
+			      log->processes > 1 ? "mpi" : "single-process");
+	json_dumpf(m, out, JSON_COMPACT);
+	fputc('\n', out);
+	json_decref(m);
+	for (size_t i = 0; i < log->n_rows; i++) {
+		const capsim_nccltests_row *r = &log->rows[i];
+		if (r->oop_time_us > 0)
+			nccl_record(out, log, op, r, 0);
+		if (r->ip_time_us > 0)
+			nccl_record(out, log, op, r, 1);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+/* Import one nccl-tests log: parse it, write it as JSON lines to a file of
+ * its own in TMPDIR, import that, remove it. */
+static int import_log(const char *path, const char *db, int ranks, const char *date,
+		      capsim_import_stats *st, capsim_diags *d)
+{
+	capsim_nccltests_hint hint = { .op = -1, .ranks = ranks };
+	capsim_nccltests_log log;
+	int rc = capsim_nccltests_parse_file(path, &hint, &log, d);
+	if (rc == 0) {
+		const char *tmp = getenv("TMPDIR");
+		char name[4096];
+		snprintf(name, sizeof name, "%s/capsim-nccl-tests-XXXXXX.jsonl",
+			 tmp && *tmp ? tmp : "/tmp");
+		int fd = mkstemps(name, 6);
+		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (!f) {
+			capsim_diags_add(d, name, 0, "cannot write: %s", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			rc = -1;
+		} else {
+			rc = log_to_jsonl(&log, date, f, d);
+			if (fclose(f) != 0)
+				rc = -1;
+			size_t before = d->n;
+			if (rc == 0 && capsim_measure_import_converted(name, path, db, st, d) < 0) {
+				if (!capsim_diags_contains(d, "already imported") || d->n > before + 1)
+					capsim_diags_add(d, path, 0, "its rows, converted to the store's "
+							 "records, were refused (above)");
+				rc = -1;
+			}
+			unlink(name);
+		}
+	}
+	capsim_nccltests_free(&log);
+	return rc;
+}
+
 static int import(int argc, char **argv)
 {
 	const char *db = NULL;
+	int logs = 0, ranks = 0;
+	const char *date = NULL;
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "nccl-tests", no_argument, NULL, 'n' },
+		{ "ranks", required_argument, NULL, 'r' },
+		{ "date", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -60,6 +197,24 @@ static int import(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': db = optarg; break;
+		case 'n': logs = 1; break;
+		case 't':
+			date = optarg;
+			if (strlen(date) != 10 || date[4] != '-' || date[7] != '-' ||
+			    strspn(date, "0123456789-") != 10) {
+				fprintf(stderr, "capsim calibrate import: --date: expected YYYY-MM-DD, "
+						"found '%s'\n", date);
+				return CAPSIM_EXIT_USAGE;
+			}
+			break;
+		case 'r':
+			ranks = atoi(optarg);
+			if (ranks < 1) {
+				fprintf(stderr, "capsim calibrate import: --ranks: expected a positive "
+						"integer, found '%s'\n", optarg);
+				return CAPSIM_EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return CAPSIM_EXIT_OK;
 		default: usage(stderr); return CAPSIM_EXIT_USAGE;
 		}
@@ -74,7 +229,9 @@ static int import(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		capsim_diags d = { 0 };
 		capsim_import_stats st;
-		if (capsim_measure_import(argv[i], db, &st, &d) < 0) {
+		int rc = logs ? import_log(argv[i], db, ranks, date, &st, &d) :
+				capsim_measure_import(argv[i], db, &st, &d);
+		if (rc < 0) {
 			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_USAGE;
 		} else {

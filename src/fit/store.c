@@ -656,11 +656,24 @@ static void fill_head(fitter *f, const capsim_fit_options *o)
 	capsim_profile *p = f->p;
 	capsim_strlcpy(p->gpu, f->g->e.id, sizeof p->gpu);
 	capsim_strlcpy(p->gpu_name, p->runs[0].gpu, sizeof p->gpu_name);
-	const char *newest = p->runs[0].date;
-	for (size_t i = 1; i < p->n_runs; i++)
-		if (strcmp(p->runs[i].date, newest) > 0)
-			newest = p->runs[i].date;
-	snprintf(p->date, sizeof p->date, "%.10s", newest);
+	/* the newest dated run (ISO 8601: an imported nccl-tests log may have
+	 * no date), else today */
+	const char *newest = NULL;
+	for (size_t i = 0; i < p->n_runs; i++) {
+		const char *t = p->runs[i].date;
+		int iso = strlen(t) >= 10 && t[4] == '-' && t[7] == '-' &&
+			  strspn(t, "0123456789") == 4;
+		if (iso && (!newest || strcmp(t, newest) > 0))
+			newest = t;
+	}
+	if (newest) {
+		snprintf(p->date, sizeof p->date, "%.10s", newest);
+	} else {
+		time_t today = time(NULL);
+		struct tm tm_today;
+		gmtime_r(&today, &tm_today);
+		strftime(p->date, sizeof p->date, "%Y-%m-%d", &tm_today);
+	}
 	if (o->name) {
 		capsim_strlcpy(p->name, o->name, sizeof p->name);
 	} else {

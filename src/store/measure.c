@@ -95,6 +95,7 @@ static const char upgrade_1_sql[] =
 /* one import: the file, where we are in it, and the open statement set */
 typedef struct importer {
 	const char *path;
+	const char *source; /* what runs.source records: path, or what it was converted from */
 	long line;
 	sqlite3 *db;
 	int64_t run;
@@ -347,7 +348,7 @@ static int machine(importer *im, json_t *o, const char *sha)
 			"INSERT INTO runs(sha256, source, program, date, gpu, cc, sms, memory_bytes,"
 			" l2_bytes, cuda_driver, cuda_runtime, cublaslt, imported_at, nccl, ranks,"
 			" nodes, launcher, env) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			"ssssssiiiiiisjjjss", sha, im->path, program, date, gpu,
+			"ssssssiiiiiisjjjss", sha, im->source, program, date, gpu,
 			json_is_string(cc) ? json_string_value(cc) : "", opt_int(o, "sms"),
 			opt_int(o, "memory_bytes"), opt_int(o, "l2_bytes"),
 			opt_int(o, "cuda_driver"), opt_int(o, "cuda_runtime"),
@@ -875,22 +876,17 @@ static char *slurp(const char *path, size_t *len, capsim_diags *d)
 	return buf;
 }
 
-int capsim_measure_import(const char *jsonl_path, const char *db_path,
-			  capsim_import_stats *out, capsim_diags *d)
+/* Import text (len bytes of the JSON lines at jsonl_path; modified) as one
+ * run whose identity is sha and whose source is source. */
+static int import_text(char *text, const char *jsonl_path, const char *source,
+		       const char *sha, const char *db_path, capsim_import_stats *out,
+		       capsim_diags *d)
 {
-	memset(out, 0, sizeof *out);
-	size_t len;
-	char *text = slurp(jsonl_path, &len, d);
-	if (!text)
-		return -1;
-	char sha[65];
-	capsim_sha256_hex(text, len, sha);
-	importer im = { .path = jsonl_path, .st = out, .d = d };
+	importer im = { .path = jsonl_path, .source = source, .st = out, .d = d };
 	if (sqlite3_open(db_path, &im.db) != SQLITE_OK) {
 		capsim_diags_add(d, db_path, 0, "cannot open the database: %s",
 				 im.db ? sqlite3_errmsg(im.db) : "out of memory");
 		sqlite3_close(im.db);
-		free(text);
 		return -1;
 	}
 	sqlite3_busy_timeout(im.db, 5000);
@@ -906,7 +902,7 @@ int capsim_measure_import(const char *jsonl_path, const char *db_path,
 		} else {
 			sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
 			if (sqlite3_step(st) == SQLITE_ROW) {
-				capsim_diags_add(d, jsonl_path, 0,
+				capsim_diags_add(d, source, 0,
 						 "already imported into %s as run %lld (same SHA-256)",
 						 db_path, (long long)sqlite3_column_int64(st, 0));
 				rc = -1;
@@ -941,6 +937,40 @@ int capsim_measure_import(const char *jsonl_path, const char *db_path,
 		memset(out, 0, sizeof *out);
 	}
 	sqlite3_close(im.db);
+	return rc;
+}
+
+int capsim_measure_import(const char *jsonl_path, const char *db_path,
+			  capsim_import_stats *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	size_t len;
+	char *text = slurp(jsonl_path, &len, d);
+	if (!text)
+		return -1;
+	char sha[65];
+	capsim_sha256_hex(text, len, sha);
+	int rc = import_text(text, jsonl_path, jsonl_path, sha, db_path, out, d);
+	free(text);
+	return rc;
+}
+
+int capsim_measure_import_converted(const char *jsonl_path, const char *source_path,
+				    const char *db_path, capsim_import_stats *out,
+				    capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	size_t len, slen;
+	char *src = slurp(source_path, &slen, d);
+	if (!src)
+		return -1;
+	char sha[65];
+	capsim_sha256_hex(src, slen, sha);
+	free(src);
+	char *text = slurp(jsonl_path, &len, d);
+	if (!text)
+		return -1;
+	int rc = import_text(text, jsonl_path, source_path, sha, db_path, out, d);
 	free(text);
 	return rc;
 }

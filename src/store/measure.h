@@ -34,4 +34,12 @@ typedef struct capsim_import_stats {
 int capsim_measure_import(const char *jsonl_path, const char *db_path,
 			  capsim_import_stats *out, capsim_diags *d);
 
+/* The same for JSON lines converted from another program's output
+ * (source_path: an nccl-tests log): the run's identity, for refusing a
+ * repeat, is the SHA-256 of source_path's bytes, and runs.source records
+ * source_path; messages about lines name jsonl_path. */
+int capsim_measure_import_converted(const char *jsonl_path, const char *source_path,
+				    const char *db_path, capsim_import_stats *out,
+				    capsim_diags *d);
+
 #endif
