@@ -501,6 +501,23 @@ int capsim_profile_apply(const capsim_profile *p, capsim_gpu *g,
 	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)
 		if (p->gemm[i].cal.params > 0)
 			g->cal.gemm[i] = p->gemm[i].cal;
+	for (size_t i = 0; i < p->n_coll && g->cal.n_coll < CAPSIM_CAL_COLLS; i++) {
+		const capsim_profile_coll *c = &p->coll[i];
+		if (c->nodes != 1 || strcmp(c->algo, "default") || strcmp(c->proto, "default") ||
+		    c->regimes < 1)
+			continue;
+		capsim_coll_cal *k = &g->cal.coll[g->cal.n_coll++];
+		capsim_strlcpy(k->op, c->op, sizeof k->op);
+		k->ranks = c->ranks;
+		k->regimes = c->regimes > 2 ? 2 : c->regimes;
+		for (int r = 0; r < k->regimes; r++) {
+			k->latency_s[r] = c->regime[r].latency_s;
+			k->bw_bytes_per_s[r] = c->regime[r].bw_bytes_per_s;
+		}
+		k->split_bytes = k->regimes == 2 ? c->regime[1].bytes_min : c->regime[0].bytes_max;
+		k->bytes_min = c->regime[0].bytes_min;
+		k->bytes_max = c->regime[k->regimes - 1].bytes_max;
+	}
 	if (p->power.present) {
 		g->cal.power_idle_w = p->power.idle_w;
 		g->cal.power_sustained_w = p->power.sustained_w;

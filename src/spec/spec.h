@@ -97,11 +97,29 @@ typedef struct capsim_gemm_cal {
 	double shape_k[CAPSIM_CAL_SHAPES], shape_ratio[CAPSIM_CAL_SHAPES];
 } capsim_gemm_cal;
 
+#define CAPSIM_CAL_COLLS 8 /* collectives one GPU's calibration carries */
+
+/* One NCCL collective measured inside one node at `ranks` GPUs under NCCL's
+ * own choice of algorithm and protocol: t = latency + bytes / bandwidth in
+ * each regime, bytes as nccl-tests counts them (the whole tensor of an
+ * all-gather or reduce-scatter). Used only over [bytes_min, bytes_max];
+ * src/train/step.c. */
+typedef struct capsim_coll_cal {
+	char op[24];                     /* all_reduce, all_gather, ... (the store's names) */
+	int ranks;
+	int regimes;                     /* 1 or 2 */
+	double split_bytes;              /* regime 1 from here */
+	double latency_s[2], bw_bytes_per_s[2];
+	double bytes_min, bytes_max;
+} capsim_coll_cal;
+
 /* What a calibrated profile (src/io/profile.h) gives a GPU beyond its
  * <efficiency> values. Zero: not calibrated. */
 typedef struct capsim_gpu_cal {
 	char profile[CAPSIM_ID_LEN];     /* the profile's name, or "" */
 	capsim_gemm_cal gemm[CAPSIM_CAL_DTYPES]; /* by capsim_dtype */
+	int n_coll;
+	capsim_coll_cal coll[CAPSIM_CAL_COLLS]; /* single-node, NCCL's own choice */
 	double power_idle_w;             /* 0: not measured */
 	double power_sustained_w;        /* under back-to-back GEMMs */
 	double clock_sustained_hz;       /* median SM clock under that load */

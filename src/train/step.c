@@ -20,8 +20,37 @@ static double act_bytes(int dtype)
 	return dtype == CAPSIM_DTYPE_FP32 || dtype == CAPSIM_DTYPE_TF32 ? 4.0 : 2.0;
 }
 
+/* The time a calibrated profile measured for this collective, when it
+ * holds one: inside one node, at this rank count, within the sizes it
+ * measured (an alpha-beta fit per regime, src/io/profile.h). Returns 1 and
+ * sets *t, or 0. */
+static int calibrated_coll(const capsim_scenario *s, capsim_coll op, double bytes, int ranks,
+			   double *t)
+{
+	static const char *const names[CAPSIM_COLL__COUNT] = {
+		[CAPSIM_COLL_ALLREDUCE] = "all_reduce", [CAPSIM_COLL_ALLGATHER] = "all_gather",
+		[CAPSIM_COLL_REDUCESCATTER] = "reduce_scatter", [CAPSIM_COLL_BROADCAST] = "broadcast",
+		[CAPSIM_COLL_ALLTOALL] = "alltoall", [CAPSIM_COLL_SENDRECV] = "sendrecv",
+	};
+	const capsim_gpu_cal *cal = &s->gpu.cal;
+	if (!names[op] || ranks > s->node.gpus)
+		return 0;
+	for (int i = 0; i < cal->n_coll; i++) {
+		const capsim_coll_cal *c = &cal->coll[i];
+		if (c->ranks != ranks || strcmp(c->op, names[op]) || bytes < c->bytes_min ||
+		    bytes > c->bytes_max)
+			continue;
+		int r = c->regimes == 2 && bytes >= c->split_bytes;
+		*t = c->latency_s[r] + bytes / c->bw_bytes_per_s[r];
+		return 1;
+	}
+	return 0;
+}
+
 /* one collective on the first `ranks` GPUs of a fabric (a tensor-parallel
- * group sits inside a node, so its GPUs are the first of node 0) */
+ * group sits inside a node, so its GPUs are the first of node 0); its time
+ * is the calibrated profile's where that measured it (the fabric still
+ * names the busiest link) */
 static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
 		     double bytes, int ranks, double *t, capsim_step_link *busiest,
 		     capsim_diags *d)
@@ -35,6 +64,7 @@ static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
 	if (capsim_collective_run(f, s, &r, &out, d) < 0)
 		return -1;
 	*t = out.time_s;
+	calibrated_coll(s, op, bytes, ranks, t);
 	if (busiest && out.busiest_link >= 0 && out.busiest_bytes > busiest->bytes) {
 		capsim_link_kind k = capsim_fabric_link_kind(f, out.busiest_link);
 		if (k < CAPSIM_LINK__COUNT) {

@@ -17,6 +17,8 @@
 #include "measure.h"
 #include "ops.h"
 #include "profile.h"
+#include "scenario.h"
+#include "step.h"
 #include "testutil.h"
 
 #define RESULTS CAPSIM_SOURCE_DIR "/calibrate/results/"
@@ -868,6 +870,37 @@ static void test_nccl_tests_log(void **state)
 	assert_rel(large->bw_bytes_per_s * c->bus_factor, 473.60e9, 0.02);
 	assert_true(large->rms < 0.01);
 	assert_int_equal(large->points + c->regime[0].points, 12); /* 6 sizes x 2 placements */
+	/* the profile on an H100 node: its tensor-parallel all-reduce (2 x 8192 x
+	 * 8192 bf16 = 268 MB, in the measured small-message regime) takes the
+	 * fitted time, two each way per layer, where the fabric alone gives
+	 * another; without the profile, the fabric's */
+	double lat = c->regime[0].latency_s, bw = c->regime[0].bw_bytes_per_s;
+	double bytes = 2.0 * 8192 * 8192 * 2;
+	assert_true(bytes >= c->regime[0].bytes_min && bytes < c->regime[1].bytes_min);
+	static const char one_node[] =
+		"<scenario name=\"tp8\"><cluster nodes=\"1\"><node ref=\"dgx-h100\"/>"
+		"<fabric topology=\"none\" transport=\"infiniband\"/></cluster>"
+		"<workload seq-len=\"8192\" global-batch=\"2\" micro-batch=\"2\" tokens=\"1B\" "
+		"dtype=\"bf16\"><model ref=\"llama-3.1-70b\"/>"
+		"<parallelism tp=\"8\" pp=\"1\"/></workload></scenario>";
+	double tp[2];
+	for (int with = 0; with < 2; with++) {
+		capsim_set set = { "cluster.node.profile", out };
+		capsim_scenario *sc = malloc(sizeof *sc);
+		assert_int_equal(capsim_scenario_load_memory(one_node, strlen(one_node), "tp8.xml", cat,
+							     &set, with ? 1 : 0, sc, &d), 0);
+		capsim_fabric *f = capsim_fabric_build(sc, &d);
+		assert_non_null(f);
+		capsim_step r;
+		assert_int_equal(capsim_step_simulate(sc, f, &r, &d), 0);
+		tp[with] = r.tp_fwd_s;
+		capsim_step_free(&r);
+		capsim_fabric_destroy(f);
+		free(sc);
+	}
+	capsim_diags_print(&d, stderr);
+	assert_rel(tp[1], 2 * (lat + bytes / bw), 1e-9);
+	assert_true(fabs(tp[0] / tp[1] - 1) > 0.01);
 	capsim_profile_free(&p);
 	capsim_diags_free(&d);
 	/* the same log again, with or without a date: already stored */
