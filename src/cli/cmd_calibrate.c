@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "collective.h"
 #include "measure.h"
 #include "nccl.h"
 #include "nccltests.h"
@@ -74,16 +75,6 @@ static const char *store_op(int op)
 	}
 }
 
-/* nccl-tests' bus bandwidth factor (its doc/PERFORMANCE.md) */
-static double bus_factor(int op, int n)
-{
-	if (op == CAPSIM_COLL_ALLREDUCE)
-		return 2.0 * (n - 1) / n;
-	if (op == CAPSIM_COLL_ALLGATHER || op == CAPSIM_COLL_REDUCESCATTER ||
-	    op == CAPSIM_COLL_ALLTOALL)
-		return (double)(n - 1) / n;
-	return 1.0;
-}
 
 /* one size, one placement, as the store's nccl record */
 static void nccl_record(FILE *out, const capsim_nccltests_log *log, const char *op,
@@ -99,7 +90,7 @@ static void nccl_record(FILE *out, const capsim_nccltests_log *log, const char *
 			      log->hosts > 0 ? log->hosts : 1, "bytes", (json_int_t)r->bytes,
 			      "count", (json_int_t)r->count, "algo", "default", "proto", "default",
 			      "in_place", in_place, "samples_s", t, "median_s", t, "algbw_gb_per_s",
-			      algbw, "busbw_gb_per_s", algbw * bus_factor(log->op, log->nranks),
+			      algbw, "busbw_gb_per_s", algbw * capsim_busbw_factor((capsim_coll)log->op, log->nranks),
 			      "wrong", (json_int_t)(wrong > 0 ? wrong : 0));
 	json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	fputc('\n', out);
