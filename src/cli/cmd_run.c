@@ -156,6 +156,10 @@ static void print_text(const capsim_scenario *s, const capsim_step *r)
 		printf(" + %ld x %s", mixed, s->mix_gpu.e.id);
 	printf(", %s, tp %d pp %d cp %d dp %d ep %d, %d micro-batches of %d\n", s->model.e.id,
 	       s->tp, s->pp, s->cp, s->dp, s->ep, r->microbatches, s->micro_batch);
+	if (s->gpu.cal.profile[0] || (s->has_mix && s->mix_gpu.cal.profile[0]))
+		printf("calibrated: %s%s%s\n", s->gpu.cal.profile[0] ? s->gpu_profile : "",
+		       s->gpu.cal.profile[0] && s->has_mix && s->mix_gpu.cal.profile[0] ? ", " : "",
+		       s->has_mix && s->mix_gpu.cal.profile[0] ? s->mix_profile : "");
 	line("step time", r->step_time_s, CAPSIM_DIM_SECONDS, NULL);
 	snprintf(pct, sizeof pct, "(stage %d, %d micro-batches)", r->critical_stage,
 		 r->microbatches);
