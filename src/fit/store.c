@@ -488,24 +488,44 @@ typedef struct pw_points {
 /* Append the rows of sql, whose columns are run_id, watts, MHz, a rate (for
  * power_idle the power limit, kept in *limit when not NULL) and, when u < 0,
  * the utilisation; else every row is at u. *rows counts them. */
-#define IDLE_OK "(throttle_reasons IS NULL OR (throttle_reasons & 4) = 0) AND " \
-		"power_w < 0.5 * power_limit_w"
+/* An idle reading that NVML itself marks idle (clock-event reason bit 1,
+ * GpuIdle: the clocks are down for want of work) is the idle state; when
+ * none is, any reading not under load. */
+#define IDLE_LOADED "(throttle_reasons IS NOT NULL AND (throttle_reasons & 4) != 0) OR " \
+	"power_w >= 0.5 * power_limit_w"
+#define IDLE_MARKED "(throttle_reasons IS NOT NULL AND (throttle_reasons & 1) != 0)"
+
+/* Which idle readings count: 1 when NVML marked some idle (only those
+ * then), 0 when none, -1 on a database error. */
+static int idle_marked(fitter *f)
+{
+	sqlite3_stmt *st = prepare(f, "SELECT count(*) FROM power_idle WHERE " IDLE_MARKED
+				      " AND NOT (" IDLE_LOADED ")%s", f->filter);
+	if (!st)
+		return -1;
+	int rc = step(f, st);
+	int n = rc == 1 ? (int)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : n > 0;
+}
 
 /* Say which idle readings were left out, and why. */
-static int note_loaded_idle(fitter *f)
+static int note_loaded_idle(fitter *f, int marked)
 {
-	sqlite3_stmt *st = prepare(f, "SELECT run_id, power_w, sm_mhz, throttle_reasons "
-				      "FROM (SELECT * FROM power_idle WHERE NOT (" IDLE_OK
-				      ")) WHERE 1%s", f->filter);
+	sqlite3_stmt *st = prepare(f, "SELECT run_id, power_w, sm_mhz, throttle_reasons, "
+				      "(" IDLE_LOADED ") FROM (SELECT * FROM power_idle WHERE (" IDLE_LOADED ") OR "
+				      "(%d AND NOT " IDLE_MARKED ")) WHERE 1%s", marked, f->filter);
 	if (!st)
 		return -1;
 	int rc;
 	while ((rc = step(f, st)) == 1)
 		capsim_profile_note(f->p, "power: run %lld's idle reading (%.0f W at %.0f MHz, "
-					  "throttle reasons %lld) was taken under load; left out",
+					  "throttle reasons %lld) %s; left out",
 				    (long long)sqlite3_column_int64(st, 0),
 				    sqlite3_column_double(st, 1), sqlite3_column_double(st, 2),
-				    (long long)sqlite3_column_int64(st, 3));
+				    (long long)sqlite3_column_int64(st, 3),
+				    sqlite3_column_int64(st, 4) ? "was taken under load" :
+					    "is not one NVML marks idle, as others are");
 	sqlite3_finalize(st);
 	return rc < 0 ? -1 : 0;
 }
@@ -563,11 +583,16 @@ static int fit_power(fitter *f)
 		 * power cap active, NVML bit 4, or over half the limit) is no idle
 		 * reading: NVML's power is a 1 s average, and calibrate-gemm read it
 		 * right after its sweep until 2026-12-02 */
-		rc = read_power(f, "SELECT run_id, power_w, sm_mhz, power_limit_w FROM "
-				   "(SELECT * FROM power_idle WHERE " IDLE_OK ")",
-				0.0, &pts, &idle, &limit);
+		int marked = idle_marked(f);
+		rc = marked < 0 ? -1 : 0;
+		char sql[512];
+		snprintf(sql, sizeof sql, "SELECT run_id, power_w, sm_mhz, power_limit_w FROM "
+					  "(SELECT * FROM power_idle WHERE NOT (" IDLE_LOADED ")%s)",
+			 marked ? " AND " IDLE_MARKED : "");
 		if (rc == 0)
-			rc = note_loaded_idle(f);
+			rc = read_power(f, sql, 0.0, &pts, &idle, &limit);
+		if (rc == 0)
+			rc = note_loaded_idle(f, marked);
 	}
 	if (rc == 0 && ts == 1)
 		rc = read_power(f, "SELECT run_id, median_power_w, median_sm_mhz,"

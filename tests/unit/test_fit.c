@@ -918,6 +918,44 @@ static void test_nccl_tests_log(void **state)
 	assert_int_equal(run_capsim(args), 2);
 }
 
+/* Idle readings: the H200 runs hold three: 119 W at 1980 MHz just after the
+ * CUDA context came up (NVML reason 0), 693 W power-capped right after a
+ * sweep (reason 4), and 80 W at 345 MHz that NVML marks idle (reason 1).
+ * Only the last is the idle state; the fit says why it left out the other
+ * two. Without a marked one, the unloaded 119 W counts. */
+static void test_idle_readings(void **state)
+{
+	(void)state;
+	char path[160];
+	snprintf(path, sizeof path, "%s/idle.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(RESULTS "h200-2026-12-02-power.jsonl", path, &st, &d), 0);
+	assert_int_equal(capsim_measure_import(RESULTS "h200-2026-12-02-gemm-b.jsonl", path, &st, &d), 0);
+	capsim_profile p;
+	capsim_fit_options o = { 0 };
+	assert_int_equal(capsim_fit(path, cat, &o, &p, &d), 0);
+	assert_rel(p.power.idle_w, 118.808, 1e-6);
+	int loaded = 0;
+	for (size_t i = 0; i < p.n_notes; i++)
+		loaded += strstr(p.notes[i], "run 2's idle reading (693 W") &&
+			  strstr(p.notes[i], "taken under load");
+	assert_int_equal(loaded, 1);
+	capsim_profile_free(&p);
+	assert_int_equal(capsim_measure_import(RESULTS "h200-2026-12-02-power-b.jsonl", path, &st, &d), 0);
+	assert_int_equal(capsim_fit(path, cat, &o, &p, &d), 0);
+	capsim_diags_print(&d, stderr);
+	assert_rel(p.power.idle_w, 80.23, 1e-6);
+	assert_rel(p.power.idle_clock_hz, 345e6, 1e-9);
+	int unmarked = 0;
+	for (size_t i = 0; i < p.n_notes; i++)
+		unmarked += strstr(p.notes[i], "run 1's idle reading (119 W") &&
+			    strstr(p.notes[i], "not one NVML marks idle");
+	assert_int_equal(unmarked, 1);
+	capsim_profile_free(&p);
+	capsim_diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_infer_gpu),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_nccl_tests_log),
+		cmocka_unit_test(test_idle_readings),
 	};
 	return cmocka_run_group_tests_name("fit", tests, setup, teardown);
 }
