@@ -246,7 +246,12 @@ typedef struct shape {
 
 /* square sweeps and the GEMMs of transformer layers: Llama-class layers at
  * TP 8 with 8192 tokens a micro-batch (QKV, attention output, MLP up and
- * down), and GPT-3 175B at TP 8 with 2048 tokens */
+ * down), and GPT-3 175B at TP 8 with 2048 tokens; then GPT-2's LM head for
+ * 8192 tokens with its vocabulary of 50257, which no alignment divides, and
+ * padded to 50304 (= 393 x 128): the logits (D = 50257 x 8192, its leading
+ * dimension misaligned) and the GEMM with the vocabulary inside (K = 50257:
+ * A's and B's leading dimensions misaligned). fp8 needs every dimension a
+ * multiple of 16 and skips the misaligned ones. */
 static const shape shapes[] = {
 	{ 1024, 1024, 1024, "square" },   { 2048, 2048, 2048, "square" },
 	{ 4096, 4096, 4096, "square" },   { 8192, 8192, 8192, "square" },
@@ -259,6 +264,10 @@ static const shape shapes[] = {
 	{ 2048, 12288, 1536, "gpt3-tp8-proj" },
 	{ 2048, 6144, 12288, "gpt3-tp8-fc1" },
 	{ 2048, 12288, 6144, "gpt3-tp8-fc2" },
+	{ 50257, 8192, 768, "gpt2-lmhead-v50257" },
+	{ 50304, 8192, 768, "gpt2-lmhead-v50304" },
+	{ 768, 8192, 50257, "gpt2-lmhead-k-v50257" },
+	{ 768, 8192, 50304, "gpt2-lmhead-k-v50304" },
 };
 
 static void copy_bandwidth(FILE *out, int reps)
@@ -308,6 +317,8 @@ static void gemm_sweep(FILE *out, cublasLtHandle_t lt, const dtype_desc *t, int 
 	CUDA_OK(cudaEventCreate(&e1));
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		const shape *sh = &shapes[i];
+		if (t->fp8 && (sh->m % 16 || sh->n % 16 || sh->k % 16))
+			continue;
 		size_t a_bytes = (size_t)sh->m * sh->k * t->ab_size;
 		size_t b_bytes = (size_t)sh->k * sh->n * t->ab_size;
 		/* enough input sets that the rotation outruns the L2 cache */

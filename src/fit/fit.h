@@ -97,6 +97,9 @@ int capsim_fit_alpha_beta(const double *bytes, const double *t_s, size_t n,
 int capsim_fit_alpha_beta_regimes(const double *bytes, const double *t_s,
 				  size_t n, capsim_profile_ab out[2]);
 
+/* The median of v[0..n-1], n > 0; sorts v in place. */
+double capsim_fit_median(double *v, size_t n);
+
 /* nccl-tests' bus bandwidth factor of op on ranks ranks: all_reduce
  * 2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; broadcast and
  * sendrecv 1; 0 for an unknown op. */

@@ -355,7 +355,22 @@ int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (!(pts[i].frac > 0.0) || !(pts[i].m > 0) || !(pts[i].n > 0) || !(pts[i].k > 0))
 			return -1;
-	gdata g = { .pts = pts, .n = n, .dtype = dtype };
+	/* the smooth model is fitted to the aligned GEMMs; misaligned ones
+	 * (capsim_gemm_aligned: a leading dimension cuBLAS cannot vectorise)
+	 * run other kernels and are set against it afterwards */
+	capsim_profile_point *fit = capsim_xcalloc(n, sizeof *fit);
+	size_t n_fit = 0;
+	for (size_t i = 0; i < n; i++)
+		if (capsim_gemm_aligned(dtype, pts[i].m, pts[i].n, pts[i].k))
+			fit[n_fit++] = pts[i];
+	if (n_fit == 0) {
+		free(fit);
+		if (p)
+			capsim_profile_note(p, "%s: every GEMM measured has a misaligned dimension: "
+					    "no smooth model", capsim_dtype_names[dtype]);
+		return -1;
+	}
+	gdata g = { .pts = fit, .n = n_fit, .dtype = dtype };
 	g.flop = capsim_xcalloc(n, sizeof *g.flop);
 	g.ai = capsim_xcalloc(n, sizeof *g.ai);
 	set_range(&g);
@@ -379,13 +394,30 @@ int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 	}
 	note_bounds(&g, c, p);
 	residuals(&g, c, 0, &out->rms, &out->max_abs);
-	if (n > (size_t)g.params)
+	if (n_fit > (size_t)g.params)
 		leave_one_out(&g, c, x, &out->loo_rms, &out->loo_max_abs);
 	out->points = capsim_xcalloc(n, sizeof *out->points);
 	memcpy(out->points, pts, n * sizeof *pts);
 	out->n_points = n;
-	for (size_t i = 0; i < n; i++)
-		out->points[i].ratio = pts[i].frac / capsim_gemm_cal_smooth(c, g.flop[i], g.ai[i]);
+	double *mis = capsim_xcalloc(n, sizeof *mis);
+	size_t n_mis = 0;
+	for (size_t i = 0; i < n; i++) {
+		capsim_profile_point *pt = &out->points[i];
+		double F = 2.0 * pt->m * pt->n * pt->k;
+		double I = capsim_gemm_intensity(dtype, pt->m, pt->n, pt->k);
+		pt->ratio = pt->frac / capsim_gemm_cal_smooth(c, F, I);
+		if (!capsim_gemm_aligned(dtype, pt->m, pt->n, pt->k))
+			mis[n_mis++] = pt->ratio;
+	}
+	if (n_mis) {
+		c->misaligned = capsim_fit_median(mis, n_mis);
+		if (p)
+			capsim_profile_note(p, "%s: %zu misaligned GEMMs (a dimension no multiple of "
+					    "16 bytes' elements) run at %.3g of the smooth model "
+					    "(median), which other misaligned shapes take",
+					    capsim_dtype_names[dtype], n_mis, c->misaligned);
+	}
+	free(mis);
 	int dropped = capsim_profile_gemm_tables(out);
 	if (dropped && p)
 		capsim_profile_note(p, "%s: %d shapes or square sizes beyond the table's %d and %d: "
@@ -396,5 +428,6 @@ int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 		capsim_run_ids_add(&out->runs, pts[i].run);
 	free(g.flop);
 	free(g.ai);
+	free(fit);
 	return rc;
 }

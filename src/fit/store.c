@@ -89,19 +89,6 @@ static int has_column(fitter *f, const char *table, const char *col)
 }
 
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* median of v (sorted in place) */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* ---- runs ------------------------------------------------------------------- */
 
 /* runs.env, a JSON object of strings, into r->env */
@@ -282,7 +269,7 @@ static int fit_hbm(fitter *f)
 	sqlite3_finalize(st);
 	if (rc == 0 && n && f->g->mem_bw_bytes_per_s > 0) {
 		h->points = n;
-		h->bw_bytes_per_s = median(bw, n);
+		h->bw_bytes_per_s = capsim_fit_median(bw, n);
 		h->eff = h->bw_bytes_per_s / f->g->mem_bw_bytes_per_s;
 		double ss = 0.0;
 		for (size_t i = 0; i < n; i++) {
@@ -321,7 +308,7 @@ static int fit_launch(fitter *f)
 	}
 	sqlite3_finalize(st);
 	if (rc == 0 && n)
-		f->p->eff_launch_s = median(v, n);
+		f->p->eff_launch_s = capsim_fit_median(v, n);
 	free(v);
 	return rc;
 }
@@ -564,7 +551,7 @@ static double median_of(const pw_points *pts, size_t from, size_t n, int c)
 	const double *src = c == 0 ? pts->w : c == 1 ? pts->mhz : pts->rate;
 	double *v = capsim_xcalloc(n, sizeof *v);
 	memcpy(v, src + from, n * sizeof *v);
-	double m = median(v, n);
+	double m = capsim_fit_median(v, n);
 	free(v);
 	return m;
 }

@@ -218,6 +218,7 @@ static void gemm_params(loader *L, xmlNode *el, const char *what,
 	qty(L, el, what, "flop-max", CAPSIM_DIM_COUNT, Q_REQ | Q_POS, 0, &c->flop_max);
 	qty(L, el, what, "intensity-min", CAPSIM_DIM_COUNT, Q_REQ | Q_POS, 0, &c->ai_min);
 	qty(L, el, what, "intensity-max", CAPSIM_DIM_COUNT, Q_REQ | Q_POS, 0, &c->ai_max);
+	qty(L, el, what, "misaligned", CAPSIM_DIM_RATIO, Q_POS, 1.5, &c->misaligned);
 	if (c->flop_min > c->flop_max)
 		bad(L, el, what, "flop-min %g exceeds flop-max %g", c->flop_min, c->flop_max);
 	if (c->ai_min > c->ai_max)
@@ -645,6 +646,8 @@ static void write_gemm(FILE *f, int dtype, const capsim_profile_gemm *g)
 	attr_q(f, "flop-max", c->flop_max, 1, "");
 	attr_q(f, "intensity-min", c->ai_min, 1, "");
 	attr_q(f, "intensity-max", c->ai_max, 1, "");
+	if (c->misaligned > 0)
+		attr_q(f, "misaligned", c->misaligned, 1, "");
 	write_fit(f, g->n_points, g->rms, g->max_abs, 1, "");
 	attr_q(f, "loo-rms", g->loo_rms, 1, "");
 	attr_q(f, "loo-max-abs", g->loo_max_abs, 1, "");

@@ -375,12 +375,22 @@ double capsim_gemm_cal_table(const capsim_gemm_cal *c, double flop)
 	return r;
 }
 
-double capsim_gemm_cal_correction(const capsim_gemm_cal *c, double m,
+int capsim_gemm_aligned(int dtype, double m, double n, double k)
+{
+	double in, out;
+	capsim_gemm_elem_bytes(dtype, &in, &out);
+	double a = 16.0 / in;
+	return fmod(m, a) == 0.0 && fmod(n, a) == 0.0 && fmod(k, a) == 0.0;
+}
+
+double capsim_gemm_cal_correction(const capsim_gemm_cal *c, int dtype, double m,
 				  double n, double k)
 {
 	for (int i = 0; i < c->n_shapes; i++)
 		if (c->shape_m[i] == m && c->shape_n[i] == n && c->shape_k[i] == k)
 			return c->shape_ratio[i];
+	if (c->misaligned > 0.0 && !capsim_gemm_aligned(dtype, m, n, k))
+		return c->misaligned;
 	if (m == n && n == k)
 		return capsim_gemm_cal_table(c, 2.0 * m * n * k);
 	return 1.0;
@@ -400,7 +410,7 @@ double capsim_gemm_cal_eff(const capsim_gemm_cal *c, int dtype, double m,
 	I = clampd(I, c->ai_min, c->ai_max, &cl);
 	if (clamped)
 		*clamped = cl;
-	return capsim_gemm_cal_smooth(c, F, I) * capsim_gemm_cal_correction(c, m, n, k);
+	return capsim_gemm_cal_smooth(c, F, I) * capsim_gemm_cal_correction(c, dtype, m, n, k);
 }
 
 static double peak_of(const capsim_gpu *g, int dtype)

@@ -145,10 +145,17 @@ double capsim_gemm_cal_smooth(const capsim_gemm_cal *c, double flop,
  * the one ratio with 1), held at its end values; 1 with no table. */
 double capsim_gemm_cal_table(const capsim_gemm_cal *c, double flop);
 
+/* 1 when m, n and k are all multiples of 16 bytes' worth of dtype's input
+ * elements (8 for bf16 and fp16, 4 for fp32 and tf32, 16 for fp8): what
+ * cuBLAS's vectorised kernels need of every leading dimension; a GEMM with
+ * GPT-2's vocabulary of 50257 in it is not. */
+int capsim_gemm_aligned(int dtype, double m, double n, double k);
+
 /* The correction c(m, n, k): the measured / smooth ratio of that shape where
- * it was measured; for another square GEMM capsim_gemm_cal_table at 2mnk;
- * else 1. */
-double capsim_gemm_cal_correction(const capsim_gemm_cal *c, double m,
+ * it was measured; for another misaligned GEMM (capsim_gemm_aligned) the
+ * measured misaligned ratio, where there is one; for another square GEMM
+ * capsim_gemm_cal_table at 2mnk; else 1. */
+double capsim_gemm_cal_correction(const capsim_gemm_cal *c, int dtype, double m,
 				  double n, double k);
 
 /* Fraction of the dtype's dense peak an m x n x k GEMM of dtype reaches

@@ -95,6 +95,10 @@ typedef struct capsim_gemm_cal {
 	int n_shapes;                /* measured shapes (squares included) */
 	double shape_m[CAPSIM_CAL_SHAPES], shape_n[CAPSIM_CAL_SHAPES];
 	double shape_k[CAPSIM_CAL_SHAPES], shape_ratio[CAPSIM_CAL_SHAPES];
+	/* measured / smooth of the GEMMs with a dimension that is no multiple of
+	 * 16 bytes' elements (capsim_gemm_aligned), their median; applied to
+	 * such shapes that were not measured. 0: none measured */
+	double misaligned;
 } capsim_gemm_cal;
 
 #define CAPSIM_CAL_COLLS 8 /* collectives one GPU's calibration carries */

@@ -956,6 +956,63 @@ static void test_idle_readings(void **state)
 	capsim_diags_free(&d);
 }
 
+/* Misaligned GEMMs (GPT-2's vocabulary of 50257 in a dimension) stay out of
+ * the smooth fit and give its misaligned ratio: the H200's 13 bf16 shapes
+ * plus two misaligned ones made at 0.3 x the smooth model refit to the same
+ * smooth model, a misaligned ratio of 0.3, both shapes reproduced, and an
+ * unmeasured misaligned shape at 0.3 x smooth; the ratio round-trips. */
+static void test_misaligned(void **state)
+{
+	(void)state;
+	const capsim_profile_gemm *bf = &fitted.gemm[CAPSIM_DTYPE_BF16];
+	size_t n = 0;
+	capsim_profile_point pts[32];
+	for (size_t i = 0; i < bf->n_points && n < 30; i++)
+		pts[n++] = bf->points[i];
+	const double mis[2][3] = { { 50257, 8192, 768 }, { 768, 8192, 50257 } };
+	for (int j = 0; j < 2; j++) {
+		double m = mis[j][0], nn = mis[j][1], k = mis[j][2];
+		double smooth = capsim_gemm_cal_smooth(&bf->cal, 2 * m * nn * k,
+						       capsim_gemm_intensity(CAPSIM_DTYPE_BF16, m, nn, k));
+		pts[n++] = (capsim_profile_point){ m, nn, k, 0.3 * smooth, 0.0, 1 };
+	}
+	capsim_profile_gemm g;
+	assert_int_equal(capsim_fit_gemm(CAPSIM_DTYPE_BF16, pts, n, &g, NULL), 0);
+	assert_rel(g.cal.sat, bf->cal.sat, 1e-9);
+	assert_rel(g.cal.misaligned, 0.3, 1e-9);
+	assert_rel(g.rms, bf->rms, 1e-9); /* residuals of the aligned fit */
+	for (int j = 0; j < 2; j++)
+		assert_rel(capsim_gemm_cal_eff(&g.cal, CAPSIM_DTYPE_BF16, mis[j][0], mis[j][1],
+					       mis[j][2], NULL),
+			   pts[n - 2 + j].frac, 1e-9);
+	double m = 32768, nn = 50257, k = 768;
+	assert_rel(capsim_gemm_cal_eff(&g.cal, CAPSIM_DTYPE_BF16, m, nn, k, NULL),
+		   0.3 * capsim_gemm_cal_smooth(&g.cal, 2 * m * nn * k,
+						capsim_gemm_intensity(CAPSIM_DTYPE_BF16, m, nn, k)),
+		   1e-12);
+	/* through a profile file */
+	capsim_profile p = { 0 };
+	snprintf(p.name, sizeof p.name, "misaligned-test");
+	snprintf(p.gpu, sizeof p.gpu, "h200-sxm-141gb");
+	snprintf(p.gpu_name, sizeof p.gpu_name, "NVIDIA H200");
+	snprintf(p.date, sizeof p.date, "2026-12-02");
+	p.n_runs = fitted.n_runs;
+	p.runs = fitted.runs;
+	p.gemm[CAPSIM_DTYPE_BF16] = g;
+	char out[192];
+	snprintf(out, sizeof out, "%s/misaligned.xml", dir);
+	capsim_diags d = { 0 };
+	int rc = capsim_profile_save(&p, out, 1, &d);
+	capsim_diags_print(&d, stderr);
+	assert_int_equal(rc, 0);
+	capsim_profile back;
+	assert_int_equal(capsim_profile_load(out, &back, &d), 0);
+	assert_rel(back.gemm[CAPSIM_DTYPE_BF16].cal.misaligned, 0.3, 1e-9);
+	capsim_profile_free(&back);
+	free(g.points);
+	capsim_diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -978,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_nccl_tests_log),
 		cmocka_unit_test(test_idle_readings),
+		cmocka_unit_test(test_misaligned),
 	};
 	return cmocka_run_group_tests_name("fit", tests, setup, teardown);
 }

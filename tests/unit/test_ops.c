@@ -488,13 +488,26 @@ static void test_calibrated_model(void **state)
 	c.shape_n[0] = n;
 	c.shape_k[0] = k;
 	c.shape_ratio[0] = 0.85;
-	assert_rel(capsim_gemm_cal_correction(&c, 4096, 4096, 4096), 0.9, 1e-15);
-	double mid = capsim_gemm_cal_correction(&c, 2048, 2048, 2048);
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, 4096, 4096, 4096), 0.9, 1e-15);
+	double mid = capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, 2048, 2048, 2048);
 	assert_true(mid > 0.9 && mid < 1.1);
-	assert_rel(capsim_gemm_cal_correction(&c, 512, 512, 512), 1.1, 0);   /* held */
-	assert_rel(capsim_gemm_cal_correction(&c, 1e5, 1e5, 1e5), 1.0, 0);   /* held */
-	assert_rel(capsim_gemm_cal_correction(&c, m, n, k), 0.85, 0);        /* measured */
-	assert_rel(capsim_gemm_cal_correction(&c, m, n, k + 1), 1.0, 0);     /* not measured */
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, 512, 512, 512), 1.1, 0);   /* held */
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, 1e5, 1e5, 1e5), 1.0, 0);   /* held */
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, m, n, k), 0.85, 0);        /* measured */
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, m, n, k + 1), 1.0, 0);     /* not measured */
+	/* a misaligned shape (k + 1 is odd) takes the measured misaligned ratio;
+	 * an aligned one, and the measured shape, do not; fp32 needs multiples
+	 * of 4 only, fp8 of 16 */
+	c.misaligned = 0.25;
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, m, n, k + 1), 0.25, 0);
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, m, n, k + 8), 1.0, 0);
+	assert_rel(capsim_gemm_cal_correction(&c, CAPSIM_DTYPE_BF16, m, n, k), 0.85, 0);
+	assert_true(capsim_gemm_aligned(CAPSIM_DTYPE_BF16, 8192, 50304, 768));
+	assert_false(capsim_gemm_aligned(CAPSIM_DTYPE_BF16, 8192, 50257, 768));
+	assert_true(capsim_gemm_aligned(CAPSIM_DTYPE_FP32, 8192, 1028, 768));
+	assert_false(capsim_gemm_aligned(CAPSIM_DTYPE_BF16, 8192, 1028, 768));
+	assert_false(capsim_gemm_aligned(CAPSIM_DTYPE_FP8, 8192, 1032, 768));
+	c.misaligned = 0.0;
 	assert_rel(capsim_gemm_cal_eff(&c, CAPSIM_DTYPE_BF16, m, n, k, NULL), 0.85 * want, 1e-14);
 
 	/* through a GPU: bf16 calibrated, the rest on the default curve */
