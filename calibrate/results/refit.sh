@@ -10,7 +10,7 @@ set -eu
 capsim=${1:-build/capsim}
 db=build/h200-2026-12-02.sqlite
 rm -f "$db"
-for f in gemm power gemm-b power-b pcie nccl-1gpu nccl-1gpu-mpi gpt2-step-c; do
+for f in gemm power gemm-b gemm-c power-b pcie nccl-1gpu nccl-1gpu-mpi gpt2-step-c; do
 	"$capsim" calibrate import "calibrate/results/h200-2026-12-02-$f.jsonl" --db "$db"
 done
 "$capsim" fit --db "$db" --name h200-lent-2026-12-02 \

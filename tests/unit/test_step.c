@@ -342,22 +342,23 @@ static void test_step_critical_path(void **state)
 }
 
 /* A plain PyTorch GPT-2 training loop on the lent H200 (calibrate/torch,
- * eager, bf16 autocast, flash attention, fused AdamW; the vocabulary padded
- * to 50304, as GPT-2 reproductions do, so that the LM head's GEMMs keep
- * aligned kernels), against capsim before and after calibration
- * (hardware/calibrated/h200-lent-2026-12-02.xml). Calibration brings every
- * point closer; where the GPU is busy (micro-batch 16 and 32) capsim comes
- * within 10% after it. At micro-batch 1 to 8 the loop is bound by its host
+ * eager, bf16 autocast, flash attention, fused AdamW), with the vocabulary
+ * padded to 50304 (as GPT-2 reproductions do, so that the LM head's GEMMs
+ * keep aligned kernels) and with GPT-2's own 50257, against capsim before
+ * and after calibration (hardware/calibrated/h200-lent-2026-12-02.xml).
+ * Calibration brings every point closer; where the GPU is busy (micro-batch
+ * 16 and 32) capsim comes within 10% after it (padded) and 20% (50257). At micro-batch 1 to 8 the loop is bound by its host
  * (PyTorch issues about 55 kernels a layer, capsim counts 24 fused ones), and
  * capsim stays far below: docs/validation.md. */
-static double gpt2_step_ms(const char *model, long mb, int calibrated)
+static double gpt2_step_ms(const char *model, long mb, long vocab, int calibrated)
 {
-	char path[512], mbs[16];
+	char path[512], mbs[16], vs[16];
 	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/%s-1xh200.xml", model);
 	snprintf(mbs, sizeof mbs, "%ld", mb);
+	snprintf(vs, sizeof vs, "%ld", vocab);
 	const capsim_set sets[] = {
 		{ "workload.micro-batch", mbs }, { "workload.global-batch", mbs },
-		{ "workload.model.architecture.vocab", "50304" },
+		{ "workload.model.architecture.vocab", vs },
 		{ "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
@@ -373,17 +374,17 @@ static double gpt2_step_ms(const char *model, long mb, int calibrated)
 	return r.step_time_s * 1e3;
 }
 
-static void test_gpt2_h200(void **state)
+/* One file of the benchmark against capsim before and after; within is the
+ * largest error allowed after calibration at micro-batch 16 and up. */
+static void gpt2_file(const char *file, long vocab, double within)
 {
-	(void)state;
-	FILE *fp = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gpt2-step-pad50304.jsonl",
-			 "r");
+	FILE *fp = fopen(file, "r");
 	assert_non_null(fp);
 	char *line = NULL;
 	size_t cap = 0;
 	int points = 0;
-	printf("| model | micro-batch | measured (ms) | capsim before | error | after | error |\n"
-	       "|---|---:|---:|---:|---:|---:|---:|\n");
+	printf("%s\n| model | micro-batch | measured (ms) | capsim before | error | after | error |\n"
+	       "|---|---:|---:|---:|---:|---:|---:|\n", file);
 	while (getline(&line, &cap, fp) > 0) {
 		json_t *o = json_loads(line, 0, NULL);
 		assert_non_null(o);
@@ -393,15 +394,16 @@ static void test_gpt2_h200(void **state)
 		}
 		const char *model = json_string_value(json_object_get(o, "model"));
 		long mb = (long)json_integer_value(json_object_get(o, "micro_batch"));
-		assert_int_equal(json_integer_value(json_object_get(o, "vocab")), 50304);
+		assert_int_equal(json_integer_value(json_object_get(o, "vocab")), vocab);
 		double meas = 1e3 * json_real_value(json_object_get(o, "median_s"));
-		double before = gpt2_step_ms(model, mb, 0), after = gpt2_step_ms(model, mb, 1);
+		double before = gpt2_step_ms(model, mb, vocab, 0);
+		double after = gpt2_step_ms(model, mb, vocab, 1);
 		printf("| %s | %ld | %.1f | %.1f | %+.0f%% | %.1f | %+.0f%% |\n", model, mb, meas,
 		       before, 100 * (before / meas - 1), after, 100 * (after / meas - 1));
 		if (!(fabs(after - meas) < fabs(before - meas)))
 			fail_msg("%s micro-batch %ld: after %.1f ms is no closer to %.1f than before, %.1f",
 				 model, mb, after, meas, before);
-		if (mb >= 16 && fabs(after / meas - 1) > 0.10)
+		if (mb >= 16 && fabs(after / meas - 1) > within)
 			fail_msg("%s micro-batch %ld: after calibration %+.1f%%", model, mb,
 				 100 * (after / meas - 1));
 		points++;
@@ -410,6 +412,19 @@ static void test_gpt2_h200(void **state)
 	free(line);
 	fclose(fp);
 	assert_int_equal(points, 9);
+}
+
+static void test_gpt2_h200(void **state)
+{
+	(void)state;
+	gpt2_file(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gpt2-step-pad50304.jsonl",
+		  50304, 0.10);
+	/* GPT-2's own vocabulary: the LM head's misaligned GEMMs, measured by
+	 * calibrate at 0.15 of the smooth model in bf16, are what calibration
+	 * adds; cuBLASLt's kernels there ran slower than PyTorch's (94 and 118
+	 * against about 124 TFLOP/s), so capsim now overshoots, within 20% */
+	gpt2_file(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gpt2-step-c.jsonl", 50257,
+		  0.20);
 }
 
 /* A job that does not fit still gets a step, flagged. */
