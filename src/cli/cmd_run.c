@@ -95,13 +95,23 @@ static void print_path(const capsim_step *r)
 	capsim_units_format(by[2], CAPSIM_DIM_SECONDS, c, sizeof c);
 	printf("critical path (replica %d, %zu segments): compute %s, p2p %s, tail %s\n",
 	       r->critical_replica, r->path_len, a, b, c);
-	size_t head = 6, tail = 6;
+	/* all of it up to 16 segments; else the first and last 6 and, between
+	 * them, the longest (the steady state of the busiest stage) */
+	size_t head = 6, tail = 6, longest = 0;
+	for (size_t i = 1; i < r->path_len; i++)
+		if (r->path[i].end_ns - r->path[i].start_ns >
+		    r->path[longest].end_ns - r->path[longest].start_ns)
+			longest = i;
+	int eliding = 0;
 	for (size_t i = 0; i < r->path_len; i++) {
-		if (r->path_len > head + tail + 1 && i == head) {
-			printf("    ... %zu more segments ...\n", r->path_len - head - tail);
-			i = r->path_len - tail - 1;
+		int show = r->path_len <= 16 || i < head || i >= r->path_len - tail || i == longest;
+		if (!show) {
+			if (!eliding)
+				printf("    ...\n");
+			eliding = 1;
 			continue;
 		}
+		eliding = 0;
 		const capsim_path_segment *g = &r->path[i];
 		char words[96], at[32], dur[32];
 		path_words(g, words, sizeof words);
