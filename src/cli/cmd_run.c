@@ -95,6 +95,33 @@ static void print_path(const capsim_step *r)
 	capsim_units_format(by[2], CAPSIM_DIM_SECONDS, c, sizeof c);
 	printf("critical path (replica %d, %zu segments): compute %s, p2p %s, tail %s\n",
 	       r->critical_replica, r->path_len, a, b, c);
+	if (r->path_len > 16) {
+		/* where its compute lies: the three stages that hold most of it */
+		int stages = 0;
+		for (size_t i = 0; i < r->path_len; i++)
+			if (r->path[i].stage + 1 > stages)
+				stages = r->path[i].stage + 1;
+		double *on = capsim_xcalloc((size_t)stages, sizeof *on);
+		for (size_t i = 0; i < r->path_len; i++)
+			if (r->path[i].kind == CAPSIM_PATH_COMPUTE)
+				on[r->path[i].stage] +=
+					(double)(r->path[i].end_ns - r->path[i].start_ns) * 1e-9;
+		printf("    compute on it by stage:");
+		for (int t = 0; t < 3 && t < stages; t++) {
+			int best = 0;
+			for (int k = 1; k < stages; k++)
+				if (on[k] > on[best])
+					best = k;
+			if (!(on[best] > 0))
+				break;
+			char v[32];
+			capsim_units_format(on[best], CAPSIM_DIM_SECONDS, v, sizeof v);
+			printf("%s stage %d %s", t ? "," : "", best, v);
+			on[best] = -1;
+		}
+		printf("\n");
+		free(on);
+	}
 	/* all of it up to 16 segments; else the first and last 6 and, between
 	 * them, the longest (the steady state of the busiest stage) */
 	size_t head = 6, tail = 6, longest = 0;
