@@ -491,6 +491,40 @@ static void idle_power(FILE *out)
 	fputs("}\n", out);
 }
 
+/* The load of the power phases: bf16 8192^3 GEMMs on one set of inputs,
+ * planned once. */
+typedef struct gemm_load {
+	const dtype_desc *t;
+	int m;
+	void *a, *b, *d;
+	gemm_plan p;
+} gemm_load;
+
+static void load_open(gemm_load *l, cublasLtHandle_t lt, size_t work_size, uint32_t seed,
+		      const char *phase)
+{
+	l->t = &dtypes[2]; /* bf16 */
+	l->m = 8192;
+	size_t elems = (size_t)l->m * l->m;
+	CUDA_OK(cudaMalloc(&l->a, elems * l->t->ab_size));
+	CUDA_OK(cudaMalloc(&l->b, elems * l->t->ab_size));
+	CUDA_OK(cudaMalloc(&l->d, elems * l->t->cd_size));
+	fill_any(l->t, l->a, elems, seed, 1);
+	fill_any(l->t, l->b, elems, seed + 1, 1);
+	if (plan_gemm(lt, l->t, l->m, l->m, l->m, work_size, &l->p) < 0) {
+		fprintf(stderr, "%s: no cuBLASLt algorithm\n", phase);
+		exit(1);
+	}
+}
+
+static void load_close(gemm_load *l)
+{
+	unplan_gemm(&l->p);
+	cudaFree(l->a);
+	cudaFree(l->b);
+	cudaFree(l->d);
+}
+
 /* Power and clocks under `seconds` of back-to-back bf16 8192^3 GEMMs: NVML
  * read every 100 ms while batches of 50 run, each batch's rate from CUDA
  * events. */
@@ -502,19 +536,9 @@ static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_si
 		fprintf(stderr, "NVML not available: no power or clock readings\n");
 		return;
 	}
-	const dtype_desc *t = &dtypes[2]; /* bf16 */
-	const int m = 8192, batch = 50;
-	void *a, *b, *d;
-	CUDA_OK(cudaMalloc(&a, (size_t)m * m * t->ab_size));
-	CUDA_OK(cudaMalloc(&b, (size_t)m * m * t->ab_size));
-	CUDA_OK(cudaMalloc(&d, (size_t)m * m * t->cd_size));
-	fill_any(t, a, (size_t)m * m, 71, 1);
-	fill_any(t, b, (size_t)m * m, 72, 1);
-	gemm_plan p;
-	if (plan_gemm(lt, t, m, m, m, work_size, &p) < 0) {
-		fprintf(stderr, "sustained: no cuBLASLt algorithm\n");
-		exit(1);
-	}
+	gemm_load l;
+	load_open(&l, lt, work_size, 71, "sustained");
+	const int m = l.m, batch = 50;
 	cudaEvent_t e0, e1;
 	CUDA_OK(cudaEventCreate(&e0));
 	CUDA_OK(cudaEventCreate(&e1));
@@ -527,7 +551,7 @@ static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_si
 	while (now_s() - start < seconds) {
 		CUDA_OK(cudaEventRecord(e0, 0));
 		for (int j = 0; j < batch; j++)
-			run_gemm(lt, &p, a, b, d, work);
+			run_gemm(lt, &l.p, l.a, l.b, l.d, work);
 		CUDA_OK(cudaEventRecord(e1, 0));
 		cudaError_t q;
 		while ((q = cudaEventQuery(e1)) == cudaErrorNotReady) {
@@ -553,12 +577,9 @@ static void sustained(FILE *out, cublasLtHandle_t lt, void *work, size_t work_si
 	fputs("}\n", out);
 	fflush(out);
 	free(rates);
-	unplan_gemm(&p);
+	load_close(&l);
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
-	cudaFree(a);
-	cudaFree(b);
-	cudaFree(d);
 	dlclose(n.lib);
 }
 
@@ -580,27 +601,17 @@ static void duty_cycle(FILE *out, cublasLtHandle_t lt, void *work, size_t work_s
 		fprintf(stderr, "NVML not available: no power-duty readings\n");
 		return;
 	}
-	const dtype_desc *t = &dtypes[2]; /* bf16 */
-	const int m = 8192, settle = 10, windows = (int)(seconds * 10 + 0.5);
+	gemm_load l;
+	load_open(&l, lt, work_size, 81, "duty");
+	const int m = l.m, settle = 10, windows = (int)(seconds * 10 + 0.5);
 	const double window_s = 0.1, every_s = 0.02, flop = 2.0 * m * m * m;
-	void *a, *b, *d;
-	CUDA_OK(cudaMalloc(&a, (size_t)m * m * t->ab_size));
-	CUDA_OK(cudaMalloc(&b, (size_t)m * m * t->ab_size));
-	CUDA_OK(cudaMalloc(&d, (size_t)m * m * t->cd_size));
-	fill_any(t, a, (size_t)m * m, 81, 1);
-	fill_any(t, b, (size_t)m * m, 82, 1);
-	gemm_plan p;
-	if (plan_gemm(lt, t, m, m, m, work_size, &p) < 0) {
-		fprintf(stderr, "duty: no cuBLASLt algorithm\n");
-		exit(1);
-	}
 	cudaEvent_t e0, e1;
 	CUDA_OK(cudaEventCreate(&e0));
 	CUDA_OK(cudaEventCreate(&e1));
 	float ms;
 	CUDA_OK(cudaEventRecord(e0, 0));
 	for (int j = 0; j < 10; j++)
-		run_gemm(lt, &p, a, b, d, work);
+		run_gemm(lt, &l.p, l.a, l.b, l.d, work);
 	CUDA_OK(cudaEventRecord(e1, 0));
 	CUDA_OK(cudaEventSynchronize(e1));
 	CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
@@ -620,7 +631,7 @@ static void duty_cycle(FILE *out, cublasLtHandle_t lt, void *work, size_t work_s
 				count = 1;
 			CUDA_OK(cudaEventRecord(e0, 0));
 			for (int j = 0; j < count; j++)
-				run_gemm(lt, &p, a, b, d, work);
+				run_gemm(lt, &l.p, l.a, l.b, l.d, work);
 			CUDA_OK(cudaEventRecord(e1, 0));
 			/* wait for the GEMMs, then idle to the window's end; read NVML
 			 * every 20 ms all along */
@@ -678,12 +689,9 @@ static void duty_cycle(FILE *out, cublasLtHandle_t lt, void *work, size_t work_s
 	free(rs);
 	free(pw);
 	free(mhz);
-	unplan_gemm(&p);
+	load_close(&l);
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
-	cudaFree(a);
-	cudaFree(b);
-	cudaFree(d);
 	dlclose(n.lib);
 }
 

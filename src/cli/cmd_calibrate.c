@@ -61,18 +61,12 @@ static void print_stats(const char *path, const char *db, const capsim_import_st
 /* ---- nccl-tests logs ------------------------------------------------------- */
 
 /* the store's name of a capsim_coll (measure.c's nccl_ops), or NULL for one
- * it does not hold */
+ * it does not hold (reduce) */
 static const char *store_op(int op)
 {
-	switch (op) {
-	case CAPSIM_COLL_ALLREDUCE: return "all_reduce";
-	case CAPSIM_COLL_ALLGATHER: return "all_gather";
-	case CAPSIM_COLL_REDUCESCATTER: return "reduce_scatter";
-	case CAPSIM_COLL_ALLTOALL: return "alltoall";
-	case CAPSIM_COLL_BROADCAST: return "broadcast";
-	case CAPSIM_COLL_SENDRECV: return "sendrecv";
-	default: return NULL;
-	}
+	if (op < 0 || op >= CAPSIM_COLL__COUNT || op == CAPSIM_COLL_REDUCE)
+		return NULL;
+	return capsim_coll_perf_names[op];
 }
 
 

@@ -197,6 +197,11 @@ const char *const capsim_coll_names[CAPSIM_COLL__COUNT] = {
 	"all-to-all", "send-recv",
 };
 
+const char *const capsim_coll_perf_names[CAPSIM_COLL__COUNT] = {
+	"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+	"alltoall", "sendrecv",
+};
+
 const char *const capsim_algo_names[CAPSIM_ALGO__COUNT] = {
 	"tree", "ring", "collnet-direct", "collnet-chain", "nvls", "nvls-tree", "pat",
 };

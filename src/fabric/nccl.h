@@ -50,6 +50,9 @@ typedef enum capsim_gpu_arch {
 } capsim_gpu_arch;
 
 extern const char *const capsim_coll_names[CAPSIM_COLL__COUNT];  /* "all-reduce" ... */
+/* nccl-tests' names (its programs are NAME_perf), as the measurement store
+ * and calibrated profiles spell them: "all_reduce" ... "sendrecv" */
+extern const char *const capsim_coll_perf_names[CAPSIM_COLL__COUNT];
 extern const char *const capsim_algo_names[CAPSIM_ALGO__COUNT];  /* "ring", "tree", "nvls" ... */
 extern const char *const capsim_proto_names[CAPSIM_PROTO__COUNT]; /* "LL", "LL128", "Simple" */
 

@@ -27,18 +27,13 @@ static double act_bytes(int dtype)
 static int calibrated_coll(const capsim_scenario *s, capsim_coll op, double bytes, int ranks,
 			   double *t)
 {
-	static const char *const names[CAPSIM_COLL__COUNT] = {
-		[CAPSIM_COLL_ALLREDUCE] = "all_reduce", [CAPSIM_COLL_ALLGATHER] = "all_gather",
-		[CAPSIM_COLL_REDUCESCATTER] = "reduce_scatter", [CAPSIM_COLL_BROADCAST] = "broadcast",
-		[CAPSIM_COLL_ALLTOALL] = "alltoall", [CAPSIM_COLL_SENDRECV] = "sendrecv",
-	};
 	const capsim_gpu_cal *cal = &s->gpu.cal;
-	if (!names[op] || ranks > s->node.gpus)
+	if (ranks > s->node.gpus)
 		return 0;
 	for (int i = 0; i < cal->n_coll; i++) {
 		const capsim_coll_cal *c = &cal->coll[i];
-		if (c->ranks != ranks || strcmp(c->op, names[op]) || bytes < c->bytes_min ||
-		    bytes > c->bytes_max)
+		if (c->ranks != ranks || strcmp(c->op, capsim_coll_perf_names[op]) ||
+		    bytes < c->bytes_min || bytes > c->bytes_max)
 			continue;
 		int r = c->regimes == 2 && bytes >= c->split_bytes;
 		*t = c->latency_s[r] + bytes / c->bw_bytes_per_s[r];
