@@ -39,6 +39,11 @@ typedef struct capsim_cli_sets {
 int capsim_cli_sets_add(capsim_cli_sets *s, const char *arg, capsim_diags *d);
 void capsim_cli_sets_free(capsim_cli_sets *s);
 
+/* A count given on the command line: a decimal integer from 1 to max, or -1
+ * for anything else (no atoi: an out-of-range value is refused, not
+ * wrapped). */
+int capsim_cli_count(const char *s, int max);
+
 /* A new JSON object holding schema_version, capsim_version, inputs (each
  * file with its SHA-256: the scenario if any, then the catalog's files) and,
  * with a scenario, hardware_profile and seed. The caller owns it. */

@@ -1,4 +1,5 @@
 /* cli_sets.c - the --set options every command takes; see cli.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,4 +29,12 @@ void capsim_cli_sets_free(capsim_cli_sets *s)
 	free(s->bufs);
 	free(s->v);
 	memset(s, 0, sizeof *s);
+}
+
+int capsim_cli_count(const char *s, int max)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return end == s || *end || errno || v < 1 || v > max ? -1 : (int)v;
 }

@@ -193,7 +193,7 @@ static int import(int argc, char **argv)
 			}
 			break;
 		case 'r':
-			ranks = atoi(optarg);
+			ranks = capsim_cli_count(optarg, 1 << 24);
 			if (ranks < 1) {
 				fprintf(stderr, "capsim calibrate import: --ranks: expected a positive "
 						"integer, found '%s'\n", optarg);

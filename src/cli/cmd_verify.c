@@ -96,7 +96,7 @@ static int parse_option(int ch, opts *o, capsim_diags *d)
 		}
 		return 0;
 	case 'n':
-		o->hint.ranks = atoi(optarg);
+		o->hint.ranks = capsim_cli_count(optarg, 1 << 24);
 		if (o->hint.ranks < 1) {
 			fprintf(stderr, "capsim verify: --ranks wants a positive count, found '%s'\n", optarg);
 			return -1;

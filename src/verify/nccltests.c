@@ -181,6 +181,19 @@ static void note_program(parser *p, int idx, const char *from)
 
 /* ---- comment lines -------------------------------------------------------- */
 
+/* more ranks than any log could describe (the measurement store's limit) */
+#define MAX_RANKS (1 << 24)
+
+/* a count from the header: its value, or -1 for anything but a decimal
+ * integer from 0 to MAX_RANKS */
+static int header_count(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return end == s || *end || errno || v < 0 || v > MAX_RANKS ? -1 : (int)v;
+}
+
 /* "# nThread 1 nGpus 8 minBytes ... validation: 1 graph: 0" */
 static void header(parser *p, char **tok, int n)
 {
@@ -188,14 +201,15 @@ static void header(parser *p, char **tok, int n)
 	g->header_line = p->line;
 	for (int i = 0; i + 1 < n; i++) {
 		if (strcmp(tok[i], "nThread") == 0)
-			g->nthreads = atoi(tok[i + 1]);
+			g->nthreads = header_count(tok[i + 1]);
 		else if (strcmp(tok[i], "nGpus") == 0)
-			g->ngpus = atoi(tok[i + 1]);
+			g->ngpus = header_count(tok[i + 1]);
 		else if (strcmp(tok[i], "validation:") == 0)
-			g->validation = atoi(tok[i + 1]);
+			g->validation = header_count(tok[i + 1]);
 	}
 	if (g->nthreads < 1 || g->ngpus < 1)
-		fault(p, p->line, "header: expected 'nThread N nGpus M' with N, M >= 1, found nThread %d nGpus %d",
+		fault(p, p->line, "header: expected 'nThread N nGpus M' with N, M from 1 to %d, "
+		      "found nThread %d nGpus %d (-1: not such a number)", MAX_RANKS,
 		      g->nthreads, g->ngpus);
 }
 
@@ -510,7 +524,14 @@ static void finish_ranks(parser *p, const capsim_nccltests_hint *h)
 	} else if (hint > 0) {
 		g->nranks = hint;
 	} else if (g->nthreads > 0 && g->ngpus > 0) {
-		g->nranks = g->nthreads * g->ngpus; /* one process, as without MPI */
+		/* one process, as without MPI; the header's counts are the log's
+		 * word, so their product is checked before it becomes a count */
+		long long n = (long long)g->nthreads * g->ngpus;
+		if (n > MAX_RANKS)
+			fault(p, g->header_line, "ranks: expected nThread x nGpus up to %d, found "
+			      "%d x %d", MAX_RANKS, g->nthreads, g->ngpus);
+		else
+			g->nranks = (int)n;
 	} else {
 		fault(p, p->line, "ranks: expected '#  Rank N ... device D' lines or --ranks N, found neither");
 	}

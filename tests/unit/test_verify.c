@@ -242,6 +242,20 @@ static void test_parse_field_errors(void **state)
 	assert_true(capsim_diags_contains(&d, "one nccl-tests run per log"));
 	capsim_nccltests_free(&g);
 	capsim_diags_free(&d);
+
+	/* header counts past any cluster (fuzz/nccltests found their product
+	 * overflowing an int): refused at the header's line */
+	const char *huge = "# nThread 1410065408 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) "
+			   "warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+			   "$ ./build/all_reduce_perf -b 8 -e 8\n"
+			   "   8  2  float  sum  -1  10.0  0.00  0.00  0  10.0  0.00  0.00  0\n"
+			   "# Avg bus bandwidth : 0\n";
+	assert_int_equal(capsim_nccltests_parse_memory(huge, strlen(huge), "huge.log", &h, &g, &d),
+			 -1);
+	assert_true(capsim_diags_contains(&d, "huge.log:1"));
+	assert_true(capsim_diags_contains(&d, "found nThread -1 nGpus 8"));
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
 	free(text);
 }
 
