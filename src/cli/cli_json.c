@@ -33,10 +33,16 @@ json_t *capsim_cli_json_head(const capsim_catalog *cat, const capsim_scenario *s
 		/* the calibrated profiles applied (cluster.node.profile, cluster.mix.profile) */
 		json_object_set_new(o, "calibrated_profile",
 				    s->gpu.cal.profile[0] ? json_string(s->gpu_profile) : json_null());
-		if (s->has_mix)
-			json_object_set_new(o, "mix_calibrated_profile",
-					    s->mix_gpu.cal.profile[0] ? json_string(s->mix_profile) :
-									json_null());
+		if (s->n_groups > 1) {
+			json_t *a = json_array();
+			for (int g = 0; g < s->n_groups; g++) {
+				capsim_group_view v;
+				capsim_scenario_group(s, g, &v);
+				json_array_append_new(a, v.gpu->cal.profile[0] ? json_string(v.profile) :
+										 json_null());
+			}
+			json_object_set_new(o, "group_calibrated_profiles", a);
+		}
 		json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
 	}
 	return o;

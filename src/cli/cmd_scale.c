@@ -6,25 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog.h"
 #include "cli.h"
-#include "fabric.h"
+#include "eval.h"
 #include "scenario.h"
-#include "step.h"
 #include "xalloc.h"
 
 static void help(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
-		"                    [--csv FILE] [--set PATH=VALUE]...\n"
+		"                    [--csv FILE] [--json] [--set PATH=VALUE]...\n"
 		"\n"
 		"Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
 		"parallelism grows. --weak (default) grows the global batch with it (the\n"
 		"micro-batches per replica stay); --strong keeps the global batch, so each\n"
-		"replica gets fewer micro-batches. Prints step time, tokens/s and scaling\n"
-		"efficiency (tokens/s per GPU against the smallest size); --csv also writes\n"
-		"them to FILE.\n");
+		"replica gets fewer micro-batches. Every size is checked before the first\n"
+		"is run. Prints step time, tokens/s and scaling efficiency (as capsim run:\n"
+		"tokens/s per GPU against one replica on its own nodes) and, with --strong,\n"
+		"the speed-up per GPU against the first size. --csv FILE writes every\n"
+		"result key of each size (the columns of capsim run's result table);\n"
+		"--json prints one object with a \"points\" array instead of the table.\n");
 }
 
 static int parse_list(const char *s, long *v, int max)
@@ -46,6 +50,39 @@ static int parse_list(const char *s, long *v, int max)
 	return n;
 }
 
+/* The scenario at `gpus` GPUs: nodes and (weak scaling) the global batch
+ * edited through capsim_scenario_set_many, so every check runs. */
+static int size_point(const capsim_scenario *base, const capsim_catalog *cat, long gpus,
+		      int strong, capsim_scenario *out, capsim_diags *d)
+{
+	long G = base->node.gpus, model = (long)base->tp * base->pp * base->cp;
+	if (gpus % G || gpus % model) {
+		capsim_diags_add_at(d, "--gpus",
+				    "%ld GPUs is not a whole number of %ld-GPU nodes and of "
+				    "tp x pp x cp = %ld",
+				    gpus, G, model);
+		return -1;
+	}
+	char nodes_s[32], batch_s[48];
+	snprintf(nodes_s, sizeof nodes_s, "%ld", gpus / G);
+	double per_replica = base->global_batch / base->dp;
+	snprintf(batch_s, sizeof batch_s, "%.0f",
+		 strong ? base->global_batch : per_replica * (double)(gpus / model));
+	const capsim_set edits[] = { { "cluster.nodes", nodes_s },
+				     { "workload.global-batch", batch_s } };
+	*out = *base;
+	size_t before = d->n;
+	if (capsim_scenario_set_many(out, cat, edits, 2, d) == 0)
+		return 0;
+	for (size_t i = before; i < d->n; i++) {
+		/* say which size it was */
+		char *w = d->v[i].where;
+		d->v[i].where = capsim_xasprintf("--gpus %ld (%s)", gpus, w);
+		free(w);
+	}
+	return -1;
+}
+
 int capsim_cmd_scale(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -53,34 +90,37 @@ int capsim_cmd_scale(int argc, char **argv)
 		{ "weak", no_argument, NULL, 'w' },
 		{ "strong", no_argument, NULL, 'S' },
 		{ "csv", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "set", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long sizes[64];
-	int n_sizes = 0, strong = 0, ch, status = CAPSIM_EXIT_USAGE;
+	int n_sizes = 0, strong = 0, json = 0, ch, status = CAPSIM_EXIT_USAGE;
 	const char *csv = NULL;
 	capsim_cli_sets sets = { 0 };
-	capsim_set *with = NULL; /* the user's sets, then nodes and batch */
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
-	capsim_scenario *base = NULL, *s = NULL;
+	capsim_scenario *base = NULL, *pts = NULL;
 	FILE *out = NULL;
+	json_t *jo = NULL, *ja = NULL;
 	char tmp[4096] = "";
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "g:wSc:s:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "g:wSc:js:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'g':
 			n_sizes = parse_list(optarg, sizes, 64);
 			if (n_sizes <= 0) {
-				fprintf(stderr, "capsim scale: --gpus wants N,N,... found '%s'\n", optarg);
+				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64), found '%s'\n",
+					optarg);
 				goto out;
 			}
 			break;
 		case 'w': strong = 0; break;
 		case 'S': strong = 1; break;
 		case 'c': csv = optarg; break;
+		case 'j': json = 1; break;
 		case 's':
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
 				goto fail;
@@ -94,15 +134,19 @@ int capsim_cmd_scale(int argc, char **argv)
 		help(stderr);
 		goto out;
 	}
+	capsim_init();
 	cat = capsim_catalog_create();
 	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
 		goto fail;
 	base = capsim_xcalloc(1, sizeof *base);
 	if (capsim_scenario_load(argv[optind], cat, sets.v, sets.n, base, &d) < 0)
 		goto fail;
-	with = capsim_xcalloc(sets.n + 2, sizeof *with);
-	if (sets.n)
-		memcpy(with, sets.v, sets.n * sizeof *with);
+	/* every size checked before the first runs */
+	pts = capsim_xcalloc((size_t)n_sizes, sizeof *pts);
+	for (int i = 0; i < n_sizes; i++)
+		size_point(base, cat, sizes[i], strong, &pts[i], &d);
+	if (d.n)
+		goto fail;
 	if (csv) {
 		snprintf(tmp, sizeof tmp, "%s.tmp", csv);
 		out = fopen(tmp, "w");
@@ -111,61 +155,58 @@ int capsim_cmd_scale(int argc, char **argv)
 			status = CAPSIM_EXIT_FAILURE;
 			goto out;
 		}
-		fprintf(out, "gpus,nodes,dp,global_batch,step_time_s,tokens_per_s,"
-			     "tokens_per_s_per_gpu,mfu,scaling_efficiency,fits_in_memory\n");
+		capsim_result_csv_header(out);
 	}
-	int G = base->node.gpus;
-	double per_replica = base->global_batch / base->dp; /* sequences */
-	double ref = 0.0;
-	printf("# %s, %s scaling: tp %d, pp %d, cp %d fixed\n", base->name,
-	       strong ? "strong" : "weak", base->tp, base->pp, base->cp);
-	printf("%8s %6s %6s %10s %12s %14s %12s %7s %9s\n", "GPUs", "nodes", "dp",
-	       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling");
+	if (json) {
+		jo = capsim_cli_json_head(cat, base);
+		json_object_set_new(jo, "mode", json_string(strong ? "strong" : "weak"));
+		ja = json_array();
+	} else {
+		printf("# %s, %s scaling: tp %d, pp %d, cp %d fixed\n", base->name,
+		       strong ? "strong" : "weak", base->tp, base->pp, base->cp);
+		printf("%8s %6s %6s %10s %12s %14s %12s %7s %9s%s\n", "GPUs", "nodes", "dp",
+		       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling",
+		       strong ? "   speed-up/GPU" : "");
+	}
+	double first = 0.0;
 	for (int i = 0; i < n_sizes; i++) {
-		long gpus = sizes[i];
-		long model = (long)base->tp * base->pp * base->cp;
-		if (gpus % G || gpus % model) {
-			capsim_diags_add_at(&d, "--gpus",
-					    "%ld GPUs is not a whole number of %d-GPU nodes and "
-					    "of tp x pp x cp = %ld",
-					    gpus, G, model);
-			goto fail;
+		capsim_result r;
+		if (capsim_eval(&pts[i], NULL, &r, &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			status = CAPSIM_EXIT_FAILURE;
+			goto out;
 		}
-		long dp = gpus / model;
-		double batch = strong ? base->global_batch : per_replica * dp;
-		char nodes_s[32], batch_s[32];
-		snprintf(nodes_s, sizeof nodes_s, "%ld", gpus / G);
-		snprintf(batch_s, sizeof batch_s, "%.0f", batch);
-		with[sets.n] = (capsim_set){ "cluster.nodes", nodes_s };
-		with[sets.n + 1] = (capsim_set){ "workload.global-batch", batch_s };
-		free(s);
-		s = capsim_xcalloc(1, sizeof *s);
-		if (capsim_scenario_load(argv[optind], cat, with, sets.n + 2, s, &d) < 0)
-			goto fail;
-		capsim_fabric *f = capsim_fabric_build(s, &d);
-		if (!f)
-			goto fail;
-		capsim_step r;
-		int rc = capsim_step_simulate(s, f, &r, &d);
-		capsim_fabric_destroy(f);
-		capsim_step_free(&r);
-		if (rc < 0)
-			goto fail;
-		double per_gpu = r.tokens_per_s / (double)gpus;
+		double per_gpu = r.step.tokens_per_s / (double)r.gpus;
 		if (i == 0)
-			ref = per_gpu;
-		double eff = per_gpu / ref;
-		printf("%8ld %6ld %6ld %10.0f %12.4f %14.4g %12.4g %6.1f%% %8.1f%%%s\n", gpus,
-		       gpus / G, dp, batch, r.step_time_s, r.tokens_per_s, per_gpu, 100 * r.mfu,
-		       100 * eff, r.memory.fits ? "" : "  (does not fit)");
-		fflush(stdout);
+			first = per_gpu;
+		if (json) {
+			json_t *p = json_object();
+			capsim_result_json(&r, p);
+			json_array_append_new(ja, p);
+		} else {
+			char eff[16] = "-", rel[32] = "";
+			if (r.has_scaling)
+				snprintf(eff, sizeof eff, "%.1f%%", 100 * r.scaling_efficiency);
+			if (strong)
+				snprintf(rel, sizeof rel, " %14.1f%%", 100 * per_gpu / first);
+			printf("%8ld %6d %6d %10.0f %12.4f %14.4g %12.4g %6.1f%% %9s%s%s\n", r.gpus,
+			       r.nodes, r.dp, r.global_batch, r.step.step_time_s, r.step.tokens_per_s,
+			       per_gpu, 100 * r.mfu, eff, rel,
+			       r.fits_in_memory ? "" : "  (does not fit)");
+			fflush(stdout);
+		}
 		if (out)
-			fprintf(out, "%ld,%ld,%ld,%.0f,%.9g,%.9g,%.9g,%.6f,%.6f,%s\n", gpus,
-				gpus / G, dp, batch, r.step_time_s, r.tokens_per_s, per_gpu,
-				r.mfu, eff, r.memory.fits ? "true" : "false");
+			capsim_result_csv_row(&r, out);
+		capsim_result_free(&r);
+	}
+	if (json) {
+		json_object_set_new(jo, "points", ja);
+		ja = NULL;
+		json_dumpf(jo, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
 	}
 	if (out) {
-		int bad = fclose(out) != 0;
+		int bad = ferror(out) || fclose(out) != 0;
 		out = NULL;
 		if (bad || rename(tmp, csv) != 0) {
 			fprintf(stderr, "capsim scale: writing %s failed\n", csv);
@@ -184,11 +225,12 @@ out:
 		fclose(out);
 		remove(tmp);
 	}
-	free(s);
+	json_decref(ja);
+	json_decref(jo);
+	free(pts);
 	free(base);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
-	free(with);
 	capsim_cli_sets_free(&sets);
 	return status;
 }

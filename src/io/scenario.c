@@ -1,7 +1,9 @@
 /* scenario.c - load, override, resolve and check a scenario; see scenario.h. */
 #include "scenario.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -209,43 +211,6 @@ int capsim_set_parse(const char *arg, char *buf, capsim_set *out,
 	return 0;
 }
 
-/* ---- applying --set to the document ---------------------------------------- */
-
-static xmlNode *ensure_child(xmlNode *parent, const char *name)
-{
-	xmlNode *c = capsim_xml_child(parent, name);
-	if (!c)
-		c = xmlNewChild(parent, NULL, (const xmlChar *)name, NULL);
-	return c;
-}
-
-static int apply_set(xmlNode *root, const capsim_set *s, capsim_diags *d)
-{
-	char where[512];
-	snprintf(where, sizeof where, "--set %s=%s", s->path, s->value);
-	if (!path_known(s->path)) {
-		unknown_path_message("path", s->path, NULL, 0, where, d);
-		return -1;
-	}
-	xmlNode *el = root;
-	const char *p = s->path;
-	const char *dot;
-	char step[128];
-	while ((dot = strchr(p, '.'))) {
-		size_t n = (size_t)(dot - p);
-		if (n >= sizeof step)
-			return -1;
-		memcpy(step, p, n);
-		step[n] = '\0';
-		el = ensure_child(el, step);
-		if (!el)
-			return -1;
-		p = dot + 1;
-	}
-	xmlSetProp(el, (const xmlChar *)p, (const xmlChar *)s->value);
-	return 0;
-}
-
 /* ---- unknown attributes and elements (overrides are not in the schema) ---- */
 
 static void check_unknown(xmlNode *el, const char *path, const char *file,
@@ -279,6 +244,88 @@ static void check_unknown(xmlNode *el, const char *path, const char *file,
 	}
 }
 
+/* ---- where a problem is reported ------------------------------------------- */
+
+/* line of the element at path, or of its deepest recorded ancestor */
+static long line_of(const capsim_scenario *s, const char *path)
+{
+	char buf[128];
+	capsim_strlcpy(buf, path, sizeof buf);
+	for (;;) {
+		for (int i = 0; i < s->n_lines; i++)
+			if (strcmp(s->lines[i].path, buf) == 0)
+				return s->lines[i].line;
+		char *dot = strrchr(buf, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	for (int i = 0; i < s->n_lines; i++)
+		if (!s->lines[i].path[0])
+			return s->lines[i].line;
+	return 0;
+}
+
+/* The edit that set path, the last one (it wins), or NULL. */
+static const capsim_edit *edit_of(const capsim_scenario *s, const char *path)
+{
+	for (int i = s->n_edits - 1; i >= 0; i--)
+		if (strcmp(s->edits[i].path, path) == 0)
+			return &s->edits[i];
+	return NULL;
+}
+
+/* A problem about the element elem caused by the fields named in `fields`
+ * (space-separated full paths): located at the --set edits that gave any
+ * of them, else at the element's line in the file. */
+static void blame(capsim_diags *d, const capsim_scenario *s, const char *elem,
+		  const char *fields, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void blame(capsim_diags *d, const capsim_scenario *s, const char *elem,
+		  const char *fields, const char *fmt, ...)
+{
+	char msg[1024], where[1024] = "";
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	size_t len = 0;
+	for (const char *p = fields; p && *p;) {
+		while (*p == ' ')
+			p++;
+		const char *e = strchr(p, ' ');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char path[128];
+		if (n && n < sizeof path) {
+			memcpy(path, p, n);
+			path[n] = '\0';
+			/* "a.b." names every edit below a.b */
+			for (int i = 0; path[n - 1] == '.' && i < s->n_edits; i++) {
+				const capsim_edit *x = &s->edits[i];
+				if (strncmp(x->path, path, n) != 0)
+					continue;
+				int w = snprintf(where + len, sizeof where - len, "%s--set %s=%s",
+						 len ? " " : "", x->path, x->value);
+				if (w > 0 && (size_t)w < sizeof where - len)
+					len += (size_t)w;
+			}
+			const capsim_edit *x = path[n - 1] == '.' ? NULL : edit_of(s, path);
+			if (x) {
+				int w = snprintf(where + len, sizeof where - len, "%s--set %s=%s",
+						 len ? " " : "", x->path, x->value);
+				if (w > 0 && (size_t)w < sizeof where - len)
+					len += (size_t)w;
+			}
+		}
+		p += n;
+	}
+	if (len)
+		capsim_diags_add_at(d, where, "%s", msg);
+	else
+		capsim_diags_add(d, s->file, line_of(s, elem), "%s", msg);
+}
+
 /* ---- resolving catalog parts ------------------------------------------------- */
 
 static void nearest_ids(const capsim_catalog *cat, capsim_kind_id k,
@@ -305,64 +352,6 @@ static void nearest_ids(const capsim_catalog *cat, capsim_kind_id k,
 	snprintf(buf, len, "%s%s%s%s%s", best[0] ? best[0] : "(none)",
 		 best[1] ? ", " : "", best[1] ? best[1] : "", best[2] ? ", " : "",
 		 best[2] ? best[2] : "");
-}
-
-static xmlNode *elem_at(xmlNode *root, const char *path)
-{
-	xmlNode *dup;
-	return capsim_xml_child_path(root, path, strlen(path), &dup);
-}
-
-/* line of the element at path, or of its deepest existing ancestor */
-static long line_of(xmlNode *root, const char *path)
-{
-	char buf[256];
-	capsim_strlcpy(buf, path, sizeof buf);
-	for (;;) {
-		xmlNode *e = elem_at(root, buf);
-		if (e)
-			return xmlGetLineNo(e);
-		char *dot = strrchr(buf, '.');
-		if (!dot)
-			return xmlGetLineNo(root);
-		*dot = '\0';
-	}
-}
-
-static const char *set_value_of(const capsim_origin *o, const char *path)
-{
-	const char *v = NULL;
-	for (size_t i = 0; i < o->n_sets; i++)
-		if (strcmp(o->set_paths[i], path) == 0)
-			v = o->set_values[i]; /* the last one given wins */
-	return v;
-}
-
-/* The second node type's own GPU, NIC and NVSwitch, from the catalog
- * (its node entry names them; the catalog checked that they exist). */
-static int resolve_mix(capsim_scenario *s, xmlNode *root, const capsim_catalog *cat,
-		       const capsim_origin *base, capsim_diags *d)
-{
-	const capsim_node *n = &s->mix_node;
-	const capsim_gpu *g = capsim_catalog_find(cat, CAPSIM_KIND_GPU, n->gpu);
-	const capsim_nic *c = capsim_catalog_find(cat, CAPSIM_KIND_NIC, n->nic);
-	if (!g || !c) {
-		capsim_diags_add(d, base->file, line_of(root, "cluster.mix"),
-				 "cluster.mix: node '%s' names %s '%s', which is not in the catalog",
-				 n->e.id, g ? "NIC" : "GPU", g ? n->nic : n->gpu);
-		return 1;
-	}
-	s->mix_gpu = *g;
-	s->mix_nic = *c;
-	s->mix_has_nvswitch = 0;
-	if (n->nvswitch[0]) {
-		const capsim_nvswitch *nv = capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, n->nvswitch);
-		if (nv) {
-			s->mix_nvswitch = *nv;
-			s->mix_has_nvswitch = 1;
-		}
-	}
-	return 0;
 }
 
 /* Find a profile: as given when absolute, else beside the scenario, else
@@ -392,32 +381,74 @@ static int find_profile(const char *name, const char *scenario_path, char *out, 
 	return -1;
 }
 
-/* Load the profile named at `path` (an element path below <scenario>) and
- * give its GPU model's fits to g. */
-static int apply_profile(const char *name, const char *where, capsim_gpu *g,
-			 xmlNode *root, const char *file, capsim_diags *d)
+/* Load the profile named by the field at `field` (a full path) and give its
+ * GPU model's fits to g. */
+static int apply_profile(const capsim_scenario *s, const char *name, const char *field,
+			 capsim_gpu *g, capsim_diags *d)
 {
 	char found[CAPSIM_PATH_LEN + 512];
-	if (find_profile(name, file, found, sizeof found) < 0) {
-		capsim_diags_add(d, file, line_of(root, where),
-				 "%s.profile: no readable profile '%s' (looked beside the "
-				 "scenario and under %s)",
-				 where, name, capsim_catalog_default_root());
+	char elem[128];
+	capsim_strlcpy(elem, field, sizeof elem);
+	char *dot = strrchr(elem, '.');
+	if (dot)
+		*dot = '\0';
+	if (find_profile(name, s->file, found, sizeof found) < 0) {
+		blame(d, s, elem, field,
+		      "%s: no readable profile '%s' (looked beside the scenario and under %s)",
+		      field, name, capsim_catalog_default_root());
 		return 1;
 	}
 	capsim_profile *p = capsim_xcalloc(1, sizeof *p);
 	int bad = capsim_profile_load(found, p, d) < 0 || capsim_profile_apply(p, g, d) < 0;
 	if (bad)
-		capsim_diags_add(d, file, line_of(root, where),
-				 "%s.profile: '%s' cannot be used (above)", where, name);
+		blame(d, s, elem, field, "%s: '%s' cannot be used (above)", field, name);
 	capsim_profile_free(p);
 	free(p);
 	return bad;
 }
 
-static int resolve_parts(capsim_scenario *s, xmlNode *root,
-			 const capsim_catalog *cat, const capsim_origin *base,
-			 capsim_diags *d)
+/* Reapply the overrides of the part at slot_path onto obj. */
+static int apply_overrides(const capsim_scenario *s, const capsim_part_slot *slot,
+			   const capsim_kind *kind, void *obj, const char *label,
+			   capsim_diags *d)
+{
+	size_t plen = strlen(slot->path);
+	int problems = 0, any = 0;
+	long line = 0;
+	for (int i = 0; i < s->n_overrides; i++) {
+		const capsim_override *o = &s->overrides[i];
+		if (strncmp(o->path, slot->path, plen) != 0 || o->path[plen] != '.')
+			continue;
+		const capsim_field *f = capsim_field_find(kind->fields, kind->n_fields,
+							  o->path + plen + 1);
+		if (!f)
+			continue; /* cannot happen: recorded through the table */
+		char err[512];
+		if (capsim_field_parse(f, o->value, obj, err, sizeof err) < 0) {
+			if (o->line)
+				capsim_diags_add(d, s->file, o->line, "%s: %s: %s", label,
+						 o->path, err);
+			else
+				blame(d, s, slot->path, o->path, "%s: %s", o->path, err);
+			problems++;
+		}
+		any = 1;
+		if (o->line && !line)
+			line = o->line;
+	}
+	if (any && !problems) {
+		char where[128];
+		snprintf(where, sizeof where, "%s", slot->path);
+		if (capsim_catalog_check_entry(slot->kind, obj, s->file,
+					       line ? line : line_of(s, where), label, d))
+			problems++;
+	}
+	return problems;
+}
+
+/* Copy every part from the catalog and reapply its overrides; the node's
+ * GPU, NIC and NVSwitch unless the scenario names others; the profiles. */
+static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_diags *d)
 {
 	int problems = 0;
 	char *sc = (char *)s;
@@ -425,52 +456,30 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 	for (size_t i = 0; i < capsim_n_part_slots; i++) {
 		const capsim_part_slot *slot = &capsim_part_slots[i];
 		const capsim_kind *kind = &capsim_kinds[slot->kind];
-		char *ref = sc + slot->ref_offset;
-		xmlNode *el = elem_at(root, slot->path);
-
-		/* the node's own GPU and NIC, unless the scenario names others;
-		 * where the id came from decides where a bad one is reported */
+		const char *ref = sc + slot->ref_offset;
+		if (slot->has_offset != (size_t)-1)
+			*(int *)(sc + slot->has_offset) = 0;
+		/* where the id came from decides where a bad one is reported */
 		char ref_path[160];
 		snprintf(ref_path, sizeof ref_path, "%s.ref", slot->path);
 		if (!*ref && slot->kind == CAPSIM_KIND_GPU && s->node.e.id[0]) {
-			capsim_strlcpy(ref, s->node.gpu, CAPSIM_ID_LEN);
+			ref = s->node.gpu;
 			snprintf(ref_path, sizeof ref_path, "cluster.node.gpus.ref");
 		}
 		if (!*ref && slot->kind == CAPSIM_KIND_NIC && s->node.e.id[0]) {
-			capsim_strlcpy(ref, s->node.nic, CAPSIM_ID_LEN);
+			ref = s->node.nic;
 			snprintf(ref_path, sizeof ref_path, "cluster.node.nics.ref");
 		}
-		if (!*ref) {
-			if (el) {
-				capsim_diags_add(d, base->file, xmlGetLineNo(el),
-						 "%s: ref is required (the id of a %s "
-						 "of the catalog)",
-						 slot->path, kind->name);
-				problems++;
-			}
+		if (!*ref)
 			continue;
-		}
 		const void *entry = capsim_catalog_find(cat, slot->kind, ref);
 		if (!entry) {
-			char near[256];
+			char near[256], elem[160];
 			nearest_ids(cat, slot->kind, ref, near, sizeof near);
-			const char *sv = set_value_of(base, ref_path);
-			char elem_path[160];
-			snprintf(elem_path, sizeof elem_path, "%.*s",
+			snprintf(elem, sizeof elem, "%.*s",
 				 (int)(strrchr(ref_path, '.') - ref_path), ref_path);
-			if (sv) {
-				char where[512];
-				snprintf(where, sizeof where, "--set %s=%s", ref_path, sv);
-				capsim_diags_add_at(d, where,
-						    "%s: '%s' is not a %s of the catalog; "
-						    "nearest: %s",
-						    ref_path, ref, kind->name, near);
-			} else {
-				capsim_diags_add(d, base->file, line_of(root, elem_path),
-						 "%s: '%s' is not a %s of the catalog; "
-						 "nearest: %s",
-						 ref_path, ref, kind->name, near);
-			}
+			blame(d, s, elem, ref_path, "%s: '%s' is not a %s of the catalog; nearest: %s",
+			      ref_path, ref, kind->name, near);
 			problems++;
 			continue;
 		}
@@ -478,23 +487,13 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 		memcpy(obj, entry, kind->size);
 		if (slot->has_offset != (size_t)-1)
 			*(int *)(sc + slot->has_offset) = 1;
-		if (el) {
-			capsim_origin o = *base;
-			o.prefix = slot->path;
-			char label[160];
-			snprintf(label, sizeof label, "%s (%s '%s')", slot->path,
-				 kind->name, ref);
-			o.label = label;
-			int p = capsim_fields_apply(kind->fields, kind->n_fields, obj,
-						    el, CAPSIM_APPLY_OVERRIDE, &o, d);
-			if (!p)
-				p = capsim_catalog_check_entry(slot->kind, obj,
-							       base->file,
-							       xmlGetLineNo(el),
-							       label, d);
-			problems += p;
-		}
+		char label[160];
+		snprintf(label, sizeof label, "%s (%s '%s')", slot->path, kind->name, ref);
+		problems += apply_overrides(s, slot, kind, obj, label, d);
 	}
+	if (problems)
+		return problems;
+	s->has_nvswitch = 0;
 	if (s->node.nvswitch[0]) {
 		const capsim_nvswitch *nv =
 			capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, s->node.nvswitch);
@@ -503,12 +502,54 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
 			s->has_nvswitch = 1;
 		}
 	}
-	if (s->has_mix)
-		problems += resolve_mix(s, root, cat, base, d);
+	/* further node groups: each node entry's own GPU, NIC and NVSwitch (the
+	 * catalog checked that they exist) */
+	s->n_groups = 1;
+	for (int g = 0; g < CAPSIM_MAX_GROUPS - 1 && s->more[g].present; g++) {
+		capsim_node_group *m = &s->more[g];
+		const capsim_gpu *gp = capsim_catalog_find(cat, CAPSIM_KIND_GPU, m->node.gpu);
+		const capsim_nic *c = capsim_catalog_find(cat, CAPSIM_KIND_NIC, m->node.nic);
+		if (!gp || !c) {
+			blame(d, s, "cluster.mix", "cluster.mix.ref",
+			      "cluster.mix: node '%s' names %s '%s', which is not in the catalog",
+			      m->node.e.id, gp ? "NIC" : "GPU", gp ? m->node.nic : m->node.gpu);
+			return 1;
+		}
+		m->gpu = *gp;
+		m->nic = *c;
+		m->has_nvswitch = 0;
+		const capsim_nvswitch *nv = m->node.nvswitch[0] ?
+			capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, m->node.nvswitch) : NULL;
+		if (nv) {
+			m->nvswitch = *nv;
+			m->has_nvswitch = 1;
+		}
+		s->n_groups++;
+	}
+	if (s->gpu_profile[0])
+		problems += apply_profile(s, s->gpu_profile,
+					  edit_of(s, "cluster.gpu.profile") || s->gpu_ref[0] ?
+						  "cluster.gpu.profile" : "cluster.node.profile",
+					  &s->gpu, d);
+	for (int g = 1; g < s->n_groups; g++)
+		if (s->more[g - 1].profile[0])
+			problems += apply_profile(s, s->more[g - 1].profile, "cluster.mix.profile",
+						  &s->more[g - 1].gpu, d);
 	return problems;
 }
 
 /* ---- consistency ------------------------------------------------------------- */
+
+#define PAR "workload.parallelism"
+#define P_TP PAR ".tp"
+#define P_PP PAR ".pp"
+#define P_CP PAR ".cp"
+#define P_DP PAR ".dp"
+#define P_EP PAR ".ep"
+#define P_VS PAR ".virtual-stages"
+#define P_SCHED PAR ".schedule"
+#define C_NODES "cluster.nodes cluster.node.ref cluster.node.gpus.count"
+#define C_FAB "cluster.fabric"
 
 /* Can the named switch build this fabric at all? Each rail is its own plane
  * (a rail-optimised fabric), so a plane must connect every node: one switch
@@ -516,214 +557,467 @@ static int resolve_parts(capsim_scenario *s, xmlNode *root,
  * tree of k-port switches with leaves of d node ports (d/(k-d) = the
  * oversubscription) connects k leaves x d; a 3-tier one k pods x k/2 leaves
  * x d (k^3/4 when non-blocking: Al-Fares et al., SIGCOMM 2008). */
-static void check_fabric_size(const capsim_scenario *s, const char *file,
-			      long line, capsim_diags *d)
+static void check_fabric_size(const capsim_scenario *s, capsim_diags *d)
 {
+	const char *why = C_NODES " cluster.fabric.topology cluster.fabric.tiers "
+			  "cluster.fabric.oversubscription cluster.fabric.switch.";
 	long k = s->fabric_switch.ports;
 	const char *sw = s->fabric_switch.e.id;
 	if (s->topology == CAPSIM_TOPO_SINGLE_SWITCH || s->tiers == 1) {
 		if (s->nodes > k)
-			capsim_diags_add(d, file, line,
-					 "fabric: %d nodes on one switch layer, but "
-					 "switch '%s' has %ld ports: one switch per rail "
-					 "connects at most %ld nodes",
-					 s->nodes, sw, k, k);
+			blame(d, s, C_FAB, why,
+			      "fabric: %d nodes on one switch layer, but switch '%s' has %ld "
+			      "ports: one switch per rail connects at most %ld nodes",
+			      s->nodes, sw, k, k);
 		return;
 	}
 	double o = s->oversubscription;
 	long down = (long)floor((double)k * o / (1.0 + o));
 	long max = s->tiers == 2 ? k * down : k * (k / 2) * down;
 	if (down < 1 || down >= k)
-		capsim_diags_add(d, file, line,
-				 "fabric: oversubscription %.3g:1 leaves no uplink on "
-				 "%ld-port switch '%s'",
-				 o, k, sw);
+		blame(d, s, C_FAB, why,
+		      "fabric: oversubscription %.3g:1 leaves no uplink on %ld-port switch '%s'",
+		      o, k, sw);
 	else if (s->nodes > max)
-		capsim_diags_add(d, file, line,
-				 "fabric: %d nodes, more than a %d-tier fat tree of "
-				 "%ld-port '%s' switches at %.3g:1 connects per rail "
-				 "(%ld)",
-				 s->nodes, s->tiers, k, sw, o, max);
+		blame(d, s, C_FAB, why,
+		      "fabric: %d nodes, more than a %d-tier fat tree of %ld-port '%s' "
+		      "switches at %.3g:1 connects per rail (%ld)",
+		      s->nodes, s->tiers, k, sw, o, max);
 }
 
-static int check_consistency(capsim_scenario *s, xmlNode *root,
-			     const capsim_catalog *cat, const char *file,
-			     capsim_diags *d)
+static int domain_gpus(const capsim_node *n)
 {
-	int before = (int)d->n;
-	long par = line_of(root, "workload.parallelism");
-	long wl = line_of(root, "workload");
-	long fab = line_of(root, "cluster.fabric");
+	return n->domain_gpus ? n->domain_gpus : n->gpus;
+}
+
+/* the values derived from the others: dp, rails */
+static void derive(capsim_scenario *s)
+{
+	long gpus = capsim_scenario_gpus(s);
+	long model_par = (long)s->tp * s->pp * s->cp;
+	s->dp = s->dp_given;
+	if (!s->dp_given && model_par > 0 && gpus % model_par == 0 && gpus / model_par <= INT_MAX)
+		s->dp = (int)(gpus / model_par);
+	s->rails = s->rails_given ? s->rails_given : s->node.nics;
+}
+
+static void check_groups(const capsim_scenario *s, capsim_diags *d)
+{
+	int others = 0;
+	for (int g = 1; g < s->n_groups; g++) {
+		const capsim_node_group *m = &s->more[g - 1];
+		others += m->nodes;
+		if (m->nodes < 1)
+			blame(d, s, "cluster.mix", "cluster.mix.nodes",
+			      "cluster.mix.nodes: expected 1 to %d (fewer than the cluster's %d "
+			      "nodes), found %d",
+			      s->nodes - 1, s->nodes, m->nodes);
+		if (m->node.gpus != s->node.gpus || domain_gpus(&m->node) != domain_gpus(&s->node))
+			blame(d, s, "cluster.mix", "cluster.mix.ref cluster.node.ref",
+			      "cluster.mix: node '%s' has %d GPUs in NVLink domains of %d; the "
+			      "cluster's '%s' has %d in domains of %d: mixed nodes must match, "
+			      "so that ranks keep their places",
+			      m->node.e.id, m->node.gpus, domain_gpus(&m->node), s->node.e.id,
+			      s->node.gpus, domain_gpus(&s->node));
+	}
+	if (s->n_groups > 1 && others >= s->nodes)
+		blame(d, s, "cluster.mix", "cluster.mix.nodes cluster.nodes",
+		      "cluster.mix.nodes: expected 1 to %d (fewer than the cluster's %d nodes), "
+		      "found %d",
+		      s->nodes - 1, s->nodes, others);
+	if (s->n_groups == 1 && s->more[0].nodes)
+		blame(d, s, "cluster.mix", "cluster.mix.nodes",
+		      "cluster.mix.nodes: %d nodes of a second type, but no <mix ref=\"...\"/> "
+		      "names it",
+		      s->more[0].nodes);
+}
+
+static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
+{
 	long gpus = capsim_scenario_gpus(s);
 	const capsim_model *m = &s->model;
-
-#define BAD(line, ...) capsim_diags_add(d, file, line, __VA_ARGS__)
 	long model_par = (long)s->tp * s->pp * s->cp;
 	if (gpus % model_par) {
-		BAD(par, "parallelism: tp x pp x cp = %d x %d x %d = %ld does not "
-		    "divide the cluster's %ld GPUs (%d nodes x %d)",
-		    s->tp, s->pp, s->cp, model_par, gpus, s->nodes, s->node.gpus);
-	} else {
-		long dp = gpus / model_par;
-		if (s->dp && s->dp != dp)
-			BAD(par, "parallelism: dp=%d, but %ld GPUs / (tp x pp x cp = "
-			    "%ld) gives dp=%ld",
-			    s->dp, gpus, model_par, dp);
-		else
-			s->dp = (int)dp;
-	}
-	long mix = line_of(root, "cluster.mix");
-	if (s->has_mix) {
-		if (s->mix_nodes < 1 || s->mix_nodes >= s->nodes)
-			BAD(mix, "cluster.mix.nodes: expected 1 to %d (fewer than the "
-			    "cluster's %d nodes), found %d",
-			    s->nodes - 1, s->nodes, s->mix_nodes);
-		if (s->mix_node.gpus != s->node.gpus ||
-		    (s->mix_node.domain_gpus ? s->mix_node.domain_gpus : s->mix_node.gpus) !=
-			    (s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus))
-			BAD(mix, "cluster.mix: node '%s' has %d GPUs in NVLink domains of %d; "
-			    "the cluster's '%s' has %d in domains of %d: mixed nodes must "
-			    "match, so that ranks keep their places",
-			    s->mix_node.e.id, s->mix_node.gpus,
-			    s->mix_node.domain_gpus ? s->mix_node.domain_gpus : s->mix_node.gpus,
-			    s->node.e.id, s->node.gpus,
-			    s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus);
-	} else if (s->mix_nodes) {
-		BAD(mix, "cluster.mix.nodes: %d nodes of a second type, but no "
-		    "<mix ref=\"...\"/> names it", s->mix_nodes);
+		blame(d, s, PAR, C_NODES " " P_TP " " P_PP " " P_CP,
+		      "parallelism: tp x pp x cp = %d x %d x %d = %ld does not divide the "
+		      "cluster's %ld GPUs (%d nodes x %d)",
+		      s->tp, s->pp, s->cp, model_par, gpus, s->nodes, s->node.gpus);
+	} else if (s->dp_given && s->dp_given != gpus / model_par) {
+		blame(d, s, PAR, C_NODES " " P_TP " " P_PP " " P_CP " " P_DP,
+		      "parallelism: dp=%d, but %ld GPUs / (tp x pp x cp = %ld) gives dp=%ld",
+		      s->dp_given, gpus, model_par, gpus / model_par);
+	} else if (gpus / model_par > INT_MAX) {
+		blame(d, s, PAR, C_NODES, "parallelism: dp=%ld is too large", gpus / model_par);
 	}
 	if (s->straggler_stage >= s->pp)
-		BAD(wl, "workload.straggler-stage: expected -1 or 0 to %d (pp=%d), found %d",
-		    s->pp - 1, s->pp, s->straggler_stage);
+		blame(d, s, "workload", "workload.straggler-stage " P_PP,
+		      "workload.straggler-stage: expected -1 or 0 to %d (pp=%d), found %d",
+		      s->pp - 1, s->pp, s->straggler_stage);
 	if (s->dp && s->straggler_replica >= s->dp)
-		BAD(wl, "workload.straggler-replica: expected 0 to %d (dp=%d), found %d",
-		    s->dp - 1, s->dp, s->straggler_replica);
+		blame(d, s, "workload", "workload.straggler-replica " P_DP " " C_NODES,
+		      "workload.straggler-replica: expected 0 to %d (dp=%d), found %d",
+		      s->dp - 1, s->dp, s->straggler_replica);
 	if (m->heads % s->tp)
-		BAD(par, "parallelism: tp=%d does not divide %d attention heads",
-		    s->tp, m->heads);
+		blame(d, s, PAR, P_TP " workload.model.ref",
+		      "parallelism: tp=%d does not divide %d attention heads", s->tp, m->heads);
 	if (m->kv_heads && m->kv_heads % s->tp && s->tp % m->kv_heads)
-		BAD(par, "parallelism: tp=%d and %d key/value heads: neither "
-		    "divides the other",
-		    s->tp, m->kv_heads);
+		blame(d, s, PAR, P_TP " workload.model.ref",
+		      "parallelism: tp=%d and %d key/value heads: neither divides the other",
+		      s->tp, m->kv_heads);
 	int chunks = s->pp * s->virtual_stages;
+	const char *stage_fields = P_PP " " P_VS " " PAR ".first-stage-layers " PAR
+				   ".last-stage-layers workload.model.ref";
 	if (s->first_stage_layers || s->last_stage_layers) {
 		int ends = (s->first_stage_layers ? 1 : 0) + (s->last_stage_layers ? 1 : 0);
 		int rest = m->layers - s->first_stage_layers - s->last_stage_layers;
 		if (s->pp < 2 || s->virtual_stages > 1)
-			BAD(par, "parallelism: first- and last-stage-layers need pp >= 2 "
-			    "and no virtual stages");
+			blame(d, s, PAR, stage_fields,
+			      "parallelism: first- and last-stage-layers need pp >= 2 and no "
+			      "virtual stages");
 		else if (rest < 0 || (s->pp > ends && (rest % (s->pp - ends) || rest == 0)) ||
 			 (s->pp == ends && rest != 0))
-			BAD(par, "parallelism: %d layers less first-stage-layers=%d and "
-			    "last-stage-layers=%d leave %d, which %d middle stages do not "
-			    "share evenly",
-			    m->layers, s->first_stage_layers, s->last_stage_layers, rest,
-			    s->pp - ends);
-	} else if (m->layers % chunks)
-		BAD(par, "parallelism: pp x virtual-stages = %d x %d = %d does not "
-		    "divide %d layers",
-		    s->pp, s->virtual_stages, chunks, m->layers);
+			blame(d, s, PAR, stage_fields,
+			      "parallelism: %d layers less first-stage-layers=%d and "
+			      "last-stage-layers=%d leave %d, which %d middle stages do not share "
+			      "evenly",
+			      m->layers, s->first_stage_layers, s->last_stage_layers, rest,
+			      s->pp - ends);
+	} else if (m->layers % chunks) {
+		blame(d, s, PAR, stage_fields,
+		      "parallelism: pp x virtual-stages = %d x %d = %d does not divide %d layers",
+		      s->pp, s->virtual_stages, chunks, m->layers);
+	}
 	if (s->virtual_stages > 1 && s->schedule != CAPSIM_SCHED_1F1B_INTERLEAVED)
-		BAD(par, "parallelism: virtual-stages=%d needs "
-		    "schedule=\"1f1b-interleaved\"",
-		    s->virtual_stages);
-	if (s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED &&
-	    (s->pp < 2 || s->virtual_stages < 2))
-		BAD(par, "parallelism: schedule 1f1b-interleaved needs pp >= 2 and "
-		    "virtual-stages >= 2 (found pp=%d, virtual-stages=%d)",
-		    s->pp, s->virtual_stages);
+		blame(d, s, PAR, P_VS " " P_SCHED,
+		      "parallelism: virtual-stages=%d needs schedule=\"1f1b-interleaved\"",
+		      s->virtual_stages);
+	if (s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED && (s->pp < 2 || s->virtual_stages < 2))
+		blame(d, s, PAR, P_VS " " P_SCHED " " P_PP,
+		      "parallelism: schedule 1f1b-interleaved needs pp >= 2 and virtual-stages "
+		      ">= 2 (found pp=%d, virtual-stages=%d)",
+		      s->pp, s->virtual_stages);
 	if (s->cp > 1 && s->seq_len % (2 * s->cp))
-		BAD(par, "parallelism: cp=%d needs seq-len divisible by 2 x cp = %d "
-		    "(causal load balancing); seq-len is %d",
-		    s->cp, 2 * s->cp, s->seq_len);
+		blame(d, s, PAR, P_CP " workload.seq-len",
+		      "parallelism: cp=%d needs seq-len divisible by 2 x cp = %d (causal load "
+		      "balancing); seq-len is %d",
+		      s->cp, 2 * s->cp, s->seq_len);
 	if (s->moe_capacity_factor > 0 && !m->moe_experts)
-		BAD(wl, "workload: moe-capacity-factor=%g, but model '%s' has no experts",
-		    s->moe_capacity_factor, m->e.id);
+		blame(d, s, "workload", "workload.moe-capacity-factor workload.model.ref",
+		      "workload: moe-capacity-factor=%g, but model '%s' has no experts",
+		      s->moe_capacity_factor, m->e.id);
 	if (s->ep > 1) {
 		if (!m->moe_experts)
-			BAD(par, "parallelism: ep=%d, but model '%s' has no experts",
-			    s->ep, m->e.id);
+			blame(d, s, PAR, P_EP " workload.model.ref",
+			      "parallelism: ep=%d, but model '%s' has no experts", s->ep, m->e.id);
 		else if (m->moe_experts % s->ep)
-			BAD(par, "parallelism: ep=%d does not divide %d experts",
-			    s->ep, m->moe_experts);
+			blame(d, s, PAR, P_EP " workload.model.ref",
+			      "parallelism: ep=%d does not divide %d experts", s->ep,
+			      m->moe_experts);
 		if (s->dp && ((long)s->dp * s->cp) % s->ep)
-			BAD(par, "parallelism: ep=%d does not divide dp x cp = %ld",
-			    s->ep, (long)s->dp * s->cp);
+			blame(d, s, PAR, P_EP " " P_DP " " P_CP " " C_NODES,
+			      "parallelism: ep=%d does not divide dp x cp = %ld", s->ep,
+			      (long)s->dp * s->cp);
 	}
 	if (s->dp) {
 		double per = (double)s->micro_batch * s->dp;
 		double q = s->global_batch / per;
 		if (q != floor(q))
-			BAD(wl, "workload: global-batch=%.0f is not a multiple of "
-			    "micro-batch x dp = %d x %d = %.0f",
-			    s->global_batch, s->micro_batch, s->dp, per);
+			blame(d, s, "workload",
+			      "workload.global-batch workload.micro-batch " P_DP " " C_NODES " " P_TP
+			      " " P_PP " " P_CP,
+			      "workload: global-batch=%.0f is not a multiple of micro-batch x dp "
+			      "= %d x %d = %.0f",
+			      s->global_batch, s->micro_batch, s->dp, per);
 		else if (s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED && s->pp > 1 &&
 			 fmod(q, s->pp) != 0)
-			BAD(par, "parallelism: the interleaved schedule needs the "
-			    "micro-batches per step (%.0f = global-batch / (micro-batch "
-			    "x dp)) to be a multiple of pp=%d",
-			    q, s->pp);
+			blame(d, s, PAR, "workload.global-batch workload.micro-batch " P_PP " " P_SCHED,
+			      "parallelism: the interleaved schedule needs the micro-batches per "
+			      "step (%.0f = global-batch / (micro-batch x dp)) to be a multiple of "
+			      "pp=%d",
+			      q, s->pp);
 	}
-	if (capsim_gpu_peak(&s->gpu, s->dtype) <= 0)
-		BAD(wl, "workload: dtype=%s, but GPU '%s' has no %s peak in the "
-		    "catalog",
-		    capsim_dtype_names[s->dtype], s->gpu.e.id,
-		    capsim_dtype_names[s->dtype]);
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		if (capsim_gpu_peak(v.gpu, s->dtype) <= 0)
+			blame(d, s, "workload", "workload.dtype cluster.gpu.ref cluster.node.ref",
+			      "workload: dtype=%s, but GPU '%s' has no %s peak in the catalog",
+			      capsim_dtype_names[s->dtype], v.gpu->e.id,
+			      capsim_dtype_names[s->dtype]);
+	}
+}
 
-	/* fabric */
-	if (s->rails == 0)
-		s->rails = s->node.nics;
+static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
+			 capsim_diags *d)
+{
+	const char *tr = "cluster.fabric.transport";
 	if (s->rails > s->node.nics)
-		BAD(fab, "fabric: rails=%d, but node '%s' has %d NICs", s->rails,
-		    s->node.e.id, s->node.nics);
-	if (s->topology == CAPSIM_TOPO_NONE && s->nodes > 1) {
-		int dom = s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus;
-		if (gpus > dom)
-			BAD(fab, "fabric: topology 'none' with %d nodes; only a single "
-			    "node or one NVLink domain needs no fabric",
-			    s->nodes);
+		blame(d, s, C_FAB, "cluster.fabric.rails cluster.node.ref",
+		      "fabric: rails=%d, but node '%s' has %d NICs", s->rails, s->node.e.id,
+		      s->node.nics);
+	if (s->topology == CAPSIM_TOPO_NONE && s->nodes > 1 &&
+	    capsim_scenario_gpus(s) > domain_gpus(&s->node))
+		blame(d, s, C_FAB, "cluster.fabric.topology " C_NODES,
+		      "fabric: topology 'none' with %d nodes; only a single node or one NVLink "
+		      "domain needs no fabric",
+		      s->nodes);
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		int nic_t = v.nic->transport;
+		if (s->transport == CAPSIM_NET_INFINIBAND && nic_t == CAPSIM_TRANSPORT_ETHERNET)
+			blame(d, s, C_FAB, "cluster.fabric.transport cluster.nic.ref cluster.node.ref",
+			      "fabric: transport 'infiniband', but NIC '%s' is Ethernet-only",
+			      v.nic->e.id);
+		if (s->transport == CAPSIM_NET_ROCE && nic_t == CAPSIM_TRANSPORT_INFINIBAND)
+			blame(d, s, C_FAB, "cluster.fabric.transport cluster.nic.ref cluster.node.ref",
+			      "fabric: transport 'roce', but NIC '%s' is InfiniBand-only",
+			      v.nic->e.id);
 	}
-	int nic_t = s->nic.transport;
-	if (s->transport == CAPSIM_NET_INFINIBAND && nic_t == CAPSIM_TRANSPORT_ETHERNET)
-		BAD(fab, "fabric: transport 'infiniband', but NIC '%s' is "
-		    "Ethernet-only",
-		    s->nic.e.id);
-	if (s->transport == CAPSIM_NET_ROCE && nic_t == CAPSIM_TRANSPORT_INFINIBAND)
-		BAD(fab, "fabric: transport 'roce', but NIC '%s' is "
-		    "InfiniBand-only",
-		    s->nic.e.id);
 	if (s->has_switch) {
 		int sw_t = s->fabric_switch.transport;
 		/* TCP runs on either (over IPoIB on InfiniBand) */
-		if ((s->transport == CAPSIM_NET_INFINIBAND &&
-		     sw_t == CAPSIM_TRANSPORT_ETHERNET) ||
-		    (s->transport == CAPSIM_NET_ROCE &&
-		     sw_t == CAPSIM_TRANSPORT_INFINIBAND))
-			BAD(fab, "fabric: switch '%s' does not carry transport '%s'",
-			    s->fabric_switch.e.id,
-			    s->transport == CAPSIM_NET_INFINIBAND ? "infiniband" :
-			    s->transport == CAPSIM_NET_ROCE ? "roce" : "tcp");
+		if ((s->transport == CAPSIM_NET_INFINIBAND && sw_t == CAPSIM_TRANSPORT_ETHERNET) ||
+		    (s->transport == CAPSIM_NET_ROCE && sw_t == CAPSIM_TRANSPORT_INFINIBAND))
+			blame(d, s, C_FAB, "cluster.fabric.transport cluster.fabric.switch.ref",
+			      "fabric: switch '%s' does not carry transport '%s'",
+			      s->fabric_switch.e.id,
+			      s->transport == CAPSIM_NET_INFINIBAND ? "infiniband" :
+			      s->transport == CAPSIM_NET_ROCE ? "roce" : "tcp");
 		if (s->sharp && !s->fabric_switch.sharp)
-			BAD(fab, "fabric: sharp=on, but switch '%s' has no SHARP",
-			    s->fabric_switch.e.id);
+			blame(d, s, C_FAB, "cluster.fabric.sharp cluster.fabric.switch.ref",
+			      "fabric: sharp=on, but switch '%s' has no SHARP", s->fabric_switch.e.id);
+		if (s->topology != CAPSIM_TOPO_NONE)
+			check_fabric_size(s, d);
 	}
-	if (s->has_switch && s->topology != CAPSIM_TOPO_NONE)
-		check_fabric_size(s, file, fab, d);
 	if (s->sharp && s->transport != CAPSIM_NET_INFINIBAND)
-		BAD(fab, "fabric: sharp=on needs transport 'infiniband'");
-	if (s->burst_cloud[0] &&
-	    !capsim_catalog_find(cat, CAPSIM_KIND_CLOUD, s->burst_cloud))
-		BAD(line_of(root, "cost.burst"),
-		    "cost.burst.cloud: '%s' is not a cloud offer of the catalog",
-		    s->burst_cloud);
+		blame(d, s, C_FAB, "cluster.fabric.sharp cluster.fabric.transport",
+		      "fabric: sharp=on needs transport 'infiniband'");
+	if (s->burst_cloud[0] && cat && !capsim_catalog_find(cat, CAPSIM_KIND_CLOUD, s->burst_cloud))
+		blame(d, s, "cost.burst", "cost.burst.cloud",
+		      "cost.burst.cloud: '%s' is not a cloud offer of the catalog", s->burst_cloud);
 	if (s->burst_cloud[0] && !s->burst_max_gpus)
-		BAD(line_of(root, "cost.burst"),
-		    "cost.burst: max-gpus is missing (most GPUs rented at once)");
-#undef BAD
-	return (int)d->n - before;
+		blame(d, s, "cost.burst", "cost.burst.max-gpus",
+		      "cost.burst: max-gpus is missing (most GPUs rented at once)");
+	(void)tr;
+}
+
+/* Derive dp and rails, then check what the schema cannot say. Returns the
+ * number of problems added. */
+static int check_consistency(capsim_scenario *s, const capsim_catalog *cat, capsim_diags *d)
+{
+	size_t before = d->n;
+	derive(s);
+	check_groups(s, d);
+	check_parallelism(s, d);
+	check_fabric(s, cat, d);
+	return (int)(d->n - before);
+}
+
+/* ---- edits --------------------------------------------------------------------- */
+
+/* The part slot that path overrides (path = slot path + "." + a field of
+ * its kind other than id), or NULL. */
+static const capsim_part_slot *override_slot(const char *path, const capsim_field **field)
+{
+	for (size_t i = 0; i < capsim_n_part_slots; i++) {
+		const capsim_part_slot *slot = &capsim_part_slots[i];
+		size_t n = strlen(slot->path);
+		if (strncmp(path, slot->path, n) != 0 || path[n] != '.')
+			continue;
+		const capsim_kind *k = &capsim_kinds[slot->kind];
+		const capsim_field *f = capsim_field_find(k->fields, k->n_fields, path + n + 1);
+		if (f && strcmp(f->path, "id") != 0) {
+			*field = f;
+			return slot;
+		}
+	}
+	return NULL;
+}
+
+static int add_override(capsim_scenario *s, const char *path, const char *value, long line,
+			capsim_diags *d, const char *where)
+{
+	capsim_override *o = NULL;
+	for (int i = 0; i < s->n_overrides; i++)
+		if (strcmp(s->overrides[i].path, path) == 0)
+			o = &s->overrides[i];
+	if (strlen(value) >= CAPSIM_VALUE_LEN || strlen(path) >= sizeof o->path) {
+		capsim_diags_add_at(d, where, "%s: value longer than %d characters", path,
+				    CAPSIM_VALUE_LEN - 1);
+		return -1;
+	}
+	if (!o) {
+		if (s->n_overrides == CAPSIM_MAX_OVERRIDES) {
+			capsim_diags_add_at(d, where, "%s: more than %d part fields overridden",
+					    path, CAPSIM_MAX_OVERRIDES);
+			return -1;
+		}
+		o = &s->overrides[s->n_overrides++];
+	}
+	capsim_strlcpy(o->path, path, sizeof o->path);
+	capsim_strlcpy(o->value, value, sizeof o->value);
+	o->line = line;
+	return 0;
+}
+
+static void remember_edit(capsim_scenario *s, const char *path, const char *value)
+{
+	for (int i = 0; i < s->n_edits; i++)
+		if (strcmp(s->edits[i].path, path) == 0) {
+			capsim_strlcpy(s->edits[i].value, value, sizeof s->edits[i].value);
+			return;
+		}
+	if (s->n_edits == CAPSIM_MAX_EDITS) {
+		memmove(&s->edits[0], &s->edits[1], sizeof s->edits[0] * (CAPSIM_MAX_EDITS - 1));
+		s->n_edits--;
+	}
+	capsim_edit *e = &s->edits[s->n_edits++];
+	capsim_strlcpy(e->path, path, sizeof e->path);
+	capsim_strlcpy(e->value, value, sizeof e->value);
+}
+
+/* Apply one edit to s without checking the whole; returns 0, 1 when the
+ * parts must be resolved again, or -1 after adding the reason to d. */
+static int apply_edit(capsim_scenario *s, const char *path, const char *value,
+		      capsim_diags *d)
+{
+	char where[512];
+	snprintf(where, sizeof where, "--set %s=%s", path, value);
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
+						  capsim_scenario_n_fields, path);
+	if (f) {
+		char err[512];
+		if (capsim_field_parse(f, value, s, err, sizeof err) < 0) {
+			capsim_diags_add_at(d, where, "%s: %s", path, err);
+			return -1;
+		}
+		remember_edit(s, path, value);
+		return f->type == CAPSIM_FT_REF || strstr(path, ".profile") != NULL;
+	}
+	const capsim_field *pf;
+	if (override_slot(path, &pf)) {
+		if (add_override(s, path, value, 0, d, where) < 0)
+			return -1;
+		remember_edit(s, path, value);
+		return 1;
+	}
+	unknown_path_message("path", path, NULL, 0, where, d);
+	return -1;
+}
+
+int capsim_scenario_set(capsim_scenario *s, const capsim_catalog *cat, const char *path,
+			const char *value, capsim_diags *d)
+{
+	capsim_set one = { path, value };
+	return capsim_scenario_set_many(s, cat, &one, 1, d);
+}
+
+int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
+			     const capsim_set *sets, size_t n, capsim_diags *d)
+{
+	size_t before = d->n;
+	capsim_scenario *t = capsim_xmalloc(sizeof *t);
+	*t = *s;
+	int resolve = 0;
+	for (size_t i = 0; i < n; i++) {
+		int rc = apply_edit(t, sets[i].path, sets[i].value, d);
+		if (rc > 0)
+			resolve = 1;
+	}
+	if (d->n == before && resolve && !cat)
+		capsim_diags_add_at(d, sets[0].path, "internal: an edit of a part needs the catalog");
+	else if (d->n == before && resolve)
+		resolve_parts(t, cat, d);
+	if (d->n == before)
+		check_consistency(t, cat, d);
+	int ok = d->n == before;
+	if (ok)
+		*s = *t;
+	free(t);
+	return ok ? 0 : -1;
 }
 
 /* ---- loading ------------------------------------------------------------------- */
+
+/* every element's line, by its path below <scenario> */
+static void record_lines(capsim_scenario *s, xmlNode *el, const char *path)
+{
+	if (s->n_lines < CAPSIM_MAX_LINES && strlen(path) < sizeof s->lines[0].path) {
+		capsim_elem_line *l = &s->lines[s->n_lines++];
+		capsim_strlcpy(l->path, path, sizeof l->path);
+		l->line = xmlGetLineNo(el);
+	}
+	for (xmlNode *c = el->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		char sub[256];
+		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", (const char *)c->name);
+		int seen = 0;
+		for (int i = 0; i < s->n_lines; i++)
+			if (strcmp(s->lines[i].path, sub) == 0)
+				seen = 1;
+		if (!seen)
+			record_lines(s, c, sub);
+	}
+}
+
+/* The part overrides the file gives, checked as the file's (duplicates,
+ * malformed values at their lines) and kept as text. */
+static int record_overrides(capsim_scenario *s, xmlNode *root, const capsim_catalog *cat,
+			    capsim_diags *d)
+{
+	int problems = 0;
+	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, s->node_ref);
+	for (size_t i = 0; i < capsim_n_part_slots; i++) {
+		const capsim_part_slot *slot = &capsim_part_slots[i];
+		const capsim_kind *kind = &capsim_kinds[slot->kind];
+		xmlNode *dup;
+		xmlNode *el = capsim_xml_child_path(root, slot->path, strlen(slot->path), &dup);
+		if (!el)
+			continue;
+		const char *ref = (const char *)s + slot->ref_offset;
+		if (!*ref && node && slot->kind == CAPSIM_KIND_GPU)
+			ref = node->gpu;
+		if (!*ref && node && slot->kind == CAPSIM_KIND_NIC)
+			ref = node->nic;
+		if (!*ref && slot->kind != CAPSIM_KIND_GPU && slot->kind != CAPSIM_KIND_NIC) {
+			capsim_diags_add(d, s->file, xmlGetLineNo(el),
+					 "%s: ref is required (the id of a %s of the catalog)",
+					 slot->path, kind->name);
+			problems++;
+			continue;
+		}
+		char label[160];
+		snprintf(label, sizeof label, "%s (%s '%s')", slot->path, kind->name, ref);
+		capsim_origin o = { .file = s->file, .label = label, .prefix = slot->path };
+		void *scratch = capsim_xcalloc(1, kind->size);
+		int p = capsim_fields_apply(kind->fields, kind->n_fields, scratch, el,
+					    CAPSIM_APPLY_OVERRIDE, &o, d);
+		free(scratch);
+		problems += p;
+		if (p)
+			continue;
+		for (size_t j = 0; j < kind->n_fields; j++) {
+			const capsim_field *f = &kind->fields[j];
+			if (strcmp(f->path, "id") == 0)
+				continue;
+			const char *dot = strrchr(f->path, '.');
+			size_t elen = dot ? (size_t)(dot - f->path) : 0;
+			xmlNode *holder = capsim_xml_child_path(el, f->path, elen, &dup);
+			xmlChar *v = holder ? xmlGetProp(holder, (const xmlChar *)(dot ? dot + 1 : f->path)) : NULL;
+			if (!v)
+				continue;
+			char full[256], where[CAPSIM_PATH_LEN + 32];
+			snprintf(full, sizeof full, "%s.%s", slot->path, f->path);
+			snprintf(where, sizeof where, "%s:%ld", s->file, xmlGetLineNo(holder));
+			if (add_override(s, full, (const char *)v, xmlGetLineNo(holder), d, where) < 0)
+				problems++;
+			xmlFree(v);
+		}
+	}
+	return problems;
+}
 
 static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 		    const capsim_set *sets, size_t n_sets, capsim_scenario *out,
@@ -744,18 +1038,6 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 		return -1;
 	if (capsim_xml_validate(doc, "scenario", path, d) < 0)
 		return -1;
-	const char **sp = capsim_xcalloc(n_sets + 1, sizeof *sp);
-	const char **sv = capsim_xcalloc(n_sets + 1, sizeof *sv);
-	for (size_t i = 0; i < n_sets; i++) {
-		if (apply_set(root, &sets[i], d) == 0) {
-			sp[i] = sets[i].path;
-			sv[i] = sets[i].value;
-		} else {
-			sp[i] = sv[i] = "";
-		}
-	}
-	if (d->n != before)
-		goto done;
 
 	capsim_strlcpy(out->file, path, sizeof out->file);
 	xmlNode *desc = capsim_xml_child(root, "description");
@@ -766,25 +1048,22 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 				       sizeof out->description);
 		xmlFree(t);
 	}
-	capsim_origin o = { .file = path, .label = "scenario", .prefix = "",
-			    .set_paths = sp, .set_values = sv, .n_sets = n_sets };
+	record_lines(out, root, "");
+	capsim_origin o = { .file = path, .label = "scenario", .prefix = "" };
 	if (capsim_fields_apply(capsim_scenario_fields, capsim_scenario_n_fields,
 				out, root, CAPSIM_APPLY_LOAD, &o, d))
-		goto done;
-	out->fabric_line = line_of(root, "cluster.fabric");
-	if (resolve_parts(out, root, cat, &o, d))
-		goto done;
-	if (out->gpu_profile[0])
-		apply_profile(out->gpu_profile,
-			      capsim_xml_child(capsim_xml_child(root, "cluster"), "gpu") ?
-				      "cluster.gpu" : "cluster.node",
-			      &out->gpu, root, path, d);
-	if (out->mix_profile[0] && out->has_mix)
-		apply_profile(out->mix_profile, "cluster.mix", &out->mix_gpu, root, path, d);
-	check_consistency(out, root, cat, path, d);
-done:
-	free(sp);
-	free(sv);
+		return -1;
+	if (record_overrides(out, root, cat, d))
+		return -1;
+	out->fabric_line = line_of(out, "cluster.fabric");
+	/* the edits: refs, fields and overrides, before anything is resolved */
+	for (size_t i = 0; i < n_sets; i++)
+		apply_edit(out, sets[i].path, sets[i].value, d);
+	if (d->n != before)
+		return -1;
+	if (resolve_parts(out, cat, d))
+		return -1;
+	check_consistency(out, cat, d);
 	return d->n == before ? 0 : -1;
 }
 
@@ -859,9 +1138,12 @@ static void write_attrs(FILE *out, const capsim_field *f, size_t n,
 static void write_part(FILE *out, const capsim_kind *k, const void *obj,
 		       const char *tag, const char *ref, int indent, const char *extra)
 {
-	fprintf(out, "%*s<%s ref=\"", indent, "", tag);
-	xml_escape(out, ref);
-	fputc('"', out);
+	fprintf(out, "%*s<%s", indent, "", tag);
+	if (*ref) {
+		fputs(" ref=\"", out);
+		xml_escape(out, ref);
+		fputc('"', out);
+	}
 	if (extra)
 		fputs(extra, out);
 	write_attrs(out, k->fields, k->n_fields, obj, "", 1);
@@ -926,14 +1208,15 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 		char extra[CAPSIM_PATH_LEN + 48] = "";
 		if (slot->has_offset != (size_t)-1 && !*(const int *)(sc + slot->has_offset))
 			continue;
-		if (slot->obj_offset == offsetof(capsim_scenario, mix_node))
-			snprintf(extra, sizeof extra, " nodes=\"%d\"%s%s%s", s->mix_nodes,
-				 s->mix_profile[0] ? " profile=\"" : "", s->mix_profile,
-				 s->mix_profile[0] ? "\"" : "");
+		if (slot->obj_offset == offsetof(capsim_scenario, more[0].node))
+			snprintf(extra, sizeof extra, " nodes=\"%d\"%s%s%s", s->more[0].nodes,
+				 s->more[0].profile[0] ? " profile=\"" : "", s->more[0].profile,
+				 s->more[0].profile[0] ? "\"" : "");
 		if (slot->obj_offset == offsetof(capsim_scenario, gpu) && s->gpu_profile[0])
 			snprintf(extra, sizeof extra, " profile=\"%s\"", s->gpu_profile);
+		const char *ref = sc + slot->ref_offset; /* "": the node's own GPU or NIC */
 		write_part(out, &capsim_kinds[slot->kind], sc + slot->obj_offset,
-			   slot->path + 8, sc + slot->ref_offset, 4, extra[0] ? extra : NULL);
+			   slot->path + 8, ref, 4, extra[0] ? extra : NULL);
 	}
 	fputs("    <fabric", out);
 	write_attrs(out, f, n, s, "cluster.fabric", 0);

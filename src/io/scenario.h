@@ -40,6 +40,21 @@ int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
 				const capsim_set *sets, size_t n_sets,
 				capsim_scenario *out, capsim_diags *d);
 
+/* Edit a loaded scenario: apply PATH=VALUE through the field table (a
+ * scenario field, a part's ref, or a part's field as an override), resolve
+ * catalog references again where the edit touches a part, derive dp and
+ * rails, and check the whole as a load does. No file is read (except a
+ * calibrated profile an edit names). An error the edit causes names the
+ * edit ("--set PATH=VALUE"), not a line of the file. Returns 0, or -1 after
+ * adding every problem to d, leaving *s as it was. */
+int capsim_scenario_set(capsim_scenario *s, const capsim_catalog *cat, const char *path,
+			const char *value, capsim_diags *d);
+
+/* The same for several edits at once, checked together after the last: a
+ * change of nodes and global batch that is only consistent as a pair. */
+int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
+			     const capsim_set *sets, size_t n, capsim_diags *d);
+
 /* Write s, fully resolved (every part's fields as overrides), as a scenario
  * file that loads back into an identical struct. Returns 0 or -1 on a write
  * error. */

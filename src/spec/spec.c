@@ -3,7 +3,10 @@
  * absurd (a typo such as "10 PB" of HBM, not a judgement of taste). */
 #include "spec.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "xalloc.h"
 
 #define R CAPSIM_F_REQUIRED
 #define P CAPSIM_F_POSITIVE
@@ -296,15 +299,15 @@ const capsim_field capsim_scenario_fields[] = {
 	FREF("cluster.node.ref", S, node_ref, "node", R, "node type"),
 	FREF("cluster.gpu.ref", S, gpu_ref, "gpu", 0, "GPU, if not the node's"),
 	FREF("cluster.nic.ref", S, nic_ref, "nic", 0, "NIC, if not the node's"),
-	FREF("cluster.mix.ref", S, mix_node_ref, "node", 0, "a second node type in the same job (mixed parts), with its own GPU and NIC"),
+	FREF("cluster.mix.ref", S, more[0].node_ref, "node", 0, "a second node type in the same job (mixed parts), with its own GPU and NIC"),
 	FTXT("cluster.node.profile", S, gpu_profile, 0, "calibrated profile of the node's GPU (capsim fit's output; a path, relative to the scenario or the catalog root)"),
 	FTXT("cluster.gpu.profile", S, gpu_profile, 0, "calibrated profile of the GPU, as cluster.node.profile"),
-	FTXT("cluster.mix.profile", S, mix_profile, 0, "calibrated profile of the mix's GPU"),
-	SINT("cluster.mix.nodes", mix_nodes, P, 1, 1e6, NULL, "how many of the cluster's nodes are of the second type: the last ones in rank order"),
+	FTXT("cluster.mix.profile", S, more[0].profile, 0, "calibrated profile of the mix's GPU"),
+	SINT("cluster.mix.nodes", more[0].nodes, P, 1, 1e6, NULL, "how many of the cluster's nodes are of the second type: the last ones in rank order"),
 	FENUM("cluster.fabric.topology", S, topology, topologies, R, NULL, "topology between nodes"),
 	SINT("cluster.fabric.tiers", tiers, P, 1, 3, "2", "switch tiers of the fat tree"),
 	FENUM("cluster.fabric.transport", S, transport, net_transports, R, NULL, "transport"),
-	SINT("cluster.fabric.rails", rails, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
+	SINT("cluster.fabric.rails", rails_given, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
 	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio"),
 	FFLAG("cluster.fabric.sharp", S, sharp, 0, "off", "SHARP in-network reduction"),
 	FENUM("cluster.fabric.routing", S, routing, routings, 0, "ecmp", "routing"),
@@ -327,7 +330,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FREF("workload.model.ref", S, model_ref, "model", R, "model"),
 	SINT("workload.parallelism.tp", tp, P, 1, 1e5, "1", "tensor-parallel degree"),
 	SINT("workload.parallelism.pp", pp, P, 1, 1e5, "1", "pipeline-parallel degree"),
-	SINT("workload.parallelism.dp", dp, P, 1, 1e7, NULL, "data-parallel degree; default: the rest"),
+	SINT("workload.parallelism.dp", dp_given, P, 1, 1e7, NULL, "data-parallel degree; default: the rest"),
 	SINT("workload.parallelism.cp", cp, P, 1, 1e5, "1", "context-parallel degree"),
 	SINT("workload.parallelism.ep", ep, P, 1, 1e5, "1", "expert-parallel degree"),
 	FENUM("workload.parallelism.schedule", S, schedule, schedules, 0, "1f1b", "pipeline schedule"),
@@ -362,7 +365,7 @@ const capsim_part_slot capsim_part_slots[] = {
 	{ "cluster.node", CAPSIM_KIND_NODE, offsetof(S, node_ref), offsetof(S, node), NO_HAS },
 	{ "cluster.gpu", CAPSIM_KIND_GPU, offsetof(S, gpu_ref), offsetof(S, gpu), NO_HAS },
 	{ "cluster.nic", CAPSIM_KIND_NIC, offsetof(S, nic_ref), offsetof(S, nic), NO_HAS },
-	{ "cluster.mix", CAPSIM_KIND_NODE, offsetof(S, mix_node_ref), offsetof(S, mix_node), offsetof(S, has_mix) },
+	{ "cluster.mix", CAPSIM_KIND_NODE, offsetof(S, more[0].node_ref), offsetof(S, more[0].node), offsetof(S, more[0].present) },
 	{ "cluster.fabric.switch", CAPSIM_KIND_SWITCH, offsetof(S, switch_ref), offsetof(S, fabric_switch), offsetof(S, has_switch) },
 	{ "cluster.storage.local", CAPSIM_KIND_STORAGE, offsetof(S, local_storage_ref), offsetof(S, local_storage), offsetof(S, has_local_storage) },
 	{ "cluster.storage.shared", CAPSIM_KIND_STORAGE, offsetof(S, shared_storage_ref), offsetof(S, shared_storage), offsetof(S, has_shared_storage) },
@@ -371,6 +374,88 @@ const capsim_part_slot capsim_part_slots[] = {
 	{ "cost.cloud", CAPSIM_KIND_CLOUD, offsetof(S, cloud_ref), offsetof(S, cloud), offsetof(S, has_cloud) },
 };
 const size_t capsim_n_part_slots = N(capsim_part_slots);
+
+void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v)
+{
+	if (g == 0) {
+		int others = 0;
+		for (int i = 1; i < s->n_groups; i++)
+			others += s->more[i - 1].nodes;
+		*v = (capsim_group_view){ .nodes = s->nodes - others, .first_node = 0,
+					  .node = &s->node, .gpu = &s->gpu, .nic = &s->nic,
+					  .nvswitch = s->has_nvswitch ? &s->nvswitch : NULL,
+					  .profile = s->gpu_profile };
+		return;
+	}
+	int first = s->nodes;
+	for (int i = g; i < s->n_groups; i++)
+		first -= s->more[i - 1].nodes;
+	const capsim_node_group *m = &s->more[g - 1];
+	*v = (capsim_group_view){ .nodes = m->nodes, .first_node = first, .node = &m->node,
+				  .gpu = &m->gpu, .nic = &m->nic,
+				  .nvswitch = m->has_nvswitch ? &m->nvswitch : NULL,
+				  .profile = m->profile };
+}
+
+/* keep the overrides of group g's parts under group 0's paths */
+static void overrides_as_group(capsim_scenario *out, int g)
+{
+	int n = 0;
+	for (int i = 0; i < out->n_overrides; i++) {
+		capsim_override o = out->overrides[i];
+		int ours = strncmp(o.path, "cluster.mix.", 12) == 0;
+		int base = strncmp(o.path, "cluster.node.", 13) == 0 ||
+			   strncmp(o.path, "cluster.gpu.", 12) == 0 ||
+			   strncmp(o.path, "cluster.nic.", 12) == 0;
+		if (g > 0 && base)
+			continue;
+		if (ours) {
+			if (g == 0)
+				continue;
+			size_t rest = strlen(o.path + 12);
+			if (13 + rest >= sizeof o.path)
+				continue;
+			memmove(o.path + 13, o.path + 12, rest + 1);
+			memcpy(o.path, "cluster.node.", 13);
+		}
+		out->overrides[n++] = o;
+	}
+	out->n_overrides = n;
+}
+
+void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out)
+{
+	if (out != s)
+		*out = *s;
+	if (g > 0) {
+		const capsim_node_group *m = &s->more[g - 1];
+		out->node = m->node;
+		out->gpu = m->gpu;
+		out->nic = m->nic;
+		out->has_nvswitch = m->has_nvswitch;
+		out->nvswitch = m->nvswitch;
+		capsim_strlcpy(out->node_ref, m->node_ref, sizeof out->node_ref);
+		out->gpu_ref[0] = out->nic_ref[0] = '\0';
+		capsim_strlcpy(out->gpu_profile, m->profile, sizeof out->gpu_profile);
+		out->rails = out->rails_given ? out->rails_given : out->node.nics;
+		if (out->rails > out->node.nics)
+			out->rails = out->node.nics;
+	}
+	overrides_as_group(out, g);
+	out->n_groups = 1;
+	memset(out->more, 0, sizeof out->more);
+}
+
+int capsim_scenario_group_of_node(const capsim_scenario *s, long n)
+{
+	long end = s->nodes;
+	for (int g = s->n_groups - 1; g > 0; g--) {
+		end -= s->more[g - 1].nodes;
+		if (n >= end)
+			return g;
+	}
+	return 0;
+}
 
 double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)
 {

@@ -309,6 +309,48 @@ typedef enum { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16, CAPSIM_D
 typedef enum { CAPSIM_SCHED_GPIPE, CAPSIM_SCHED_1F1B, CAPSIM_SCHED_1F1B_INTERLEAVED } capsim_schedule;
 typedef enum { CAPSIM_RECOMPUTE_NONE, CAPSIM_RECOMPUTE_SELECTIVE, CAPSIM_RECOMPUTE_FULL } capsim_recompute;
 
+#define CAPSIM_MAX_GROUPS 4 /* node types in one cluster */
+#define CAPSIM_MAX_OVERRIDES 256/* part fields overridden in one scenario */
+#define CAPSIM_MAX_LINES 64     /* elements whose lines a scenario keeps */
+#define CAPSIM_MAX_EDITS 32     /* --set edits a scenario remembers */
+#define CAPSIM_VALUE_LEN 128    /* longest value of an override or edit */
+
+/* A catalog part's field given in the scenario (<gpu ref="..."><memory
+ * bandwidth="..."/></gpu>) or by --set: reapplied whenever the part is
+ * resolved again. */
+typedef struct capsim_override {
+	char path[128];            /* "cluster.gpu.memory.bandwidth" */
+	char value[CAPSIM_VALUE_LEN];
+	long line;                 /* in the scenario file; 0: from an edit */
+} capsim_override;
+
+/* Where an element of the scenario file was, for messages. */
+typedef struct capsim_elem_line {
+	char path[64];             /* "workload.parallelism" */
+	long line;
+} capsim_elem_line;
+
+/* One edit applied after the file (--set PATH=VALUE or capsim_scenario_set):
+ * an error that it causes names it. */
+typedef struct capsim_edit {
+	char path[128];
+	char value[CAPSIM_VALUE_LEN];
+} capsim_edit;
+
+/* A further node type of a cluster (mixed parts): its node entry resolved
+ * with its own GPU, NIC and NVSwitch, and a calibrated profile. */
+typedef struct capsim_node_group {
+	char node_ref[CAPSIM_ID_LEN];
+	int nodes;
+	int present;              /* resolved from the catalog */
+	char profile[CAPSIM_PATH_LEN]; /* "" none */
+	capsim_node node;
+	capsim_gpu gpu;
+	capsim_nic nic;
+	int has_nvswitch;
+	capsim_nvswitch nvswitch;
+} capsim_node_group;
+
 typedef struct capsim_scenario {
 	char name[CAPSIM_ID_LEN];
 	char file[CAPSIM_PATH_LEN];
@@ -316,6 +358,12 @@ typedef struct capsim_scenario {
 	long fabric_line;         /* line of <fabric>, for messages about it */
 	double seed;              /* integral, < 2^53 */
 	char description[CAPSIM_TEXT_LEN];
+	/* what the load kept, so that the scenario can be edited and checked
+	 * again without its file (src/io/scenario.h, capsim_scenario_set) */
+	int n_overrides, n_lines, n_edits;
+	capsim_override overrides[CAPSIM_MAX_OVERRIDES];
+	capsim_elem_line lines[CAPSIM_MAX_LINES];
+	capsim_edit edits[CAPSIM_MAX_EDITS];
 
 	/* cluster */
 	int nodes;
@@ -325,21 +373,19 @@ typedef struct capsim_scenario {
 	capsim_nic nic;
 	int has_nvswitch;
 	capsim_nvswitch nvswitch;
-	/* a second node type (mixed parts): the last mix_nodes nodes */
-	int mix_nodes;
-	char mix_node_ref[CAPSIM_ID_LEN];
-	int has_mix;
-	capsim_node mix_node;     /* resolved with its own GPU, NIC, NVSwitch */
-	capsim_gpu mix_gpu;
-	capsim_nic mix_nic;
-	int mix_has_nvswitch;
-	capsim_nvswitch mix_nvswitch;
-	/* calibrated profiles (hardware/calibrated/NAME.xml) applied to the
-	 * GPU and to the mix's GPU; "" none */
-	char gpu_profile[CAPSIM_PATH_LEN], mix_profile[CAPSIM_PATH_LEN];
+	/* node types: group 0 is the cluster's node, GPU, NIC and NVSwitch
+	 * above; groups 1 .. n_groups - 1 are more[g - 1], their nodes last in
+	 * rank order (capsim_scenario_group) */
+	int n_groups;
+	capsim_node_group more[CAPSIM_MAX_GROUPS - 1];
+	/* the calibrated profile (hardware/calibrated/NAME.xml) applied to
+	 * group 0's GPU; "" none */
+	char gpu_profile[CAPSIM_PATH_LEN];
 
 	/* fabric between nodes */
-	int topology, tiers, transport, rails;
+	int topology, tiers, transport;
+	int rails;                /* derived: rails_given, else the node's NICs */
+	int rails_given;          /* cluster.fabric.rails, 0: not given */
 	double oversubscription;  /* 1.0 is non-blocking; "2:1" is 2.0 */
 	int sharp, routing, gpudirect, congestion_control;
 	double tcp_efficiency;      /* share of line rate NCCL's sockets reach */
@@ -363,7 +409,8 @@ typedef struct capsim_scenario {
 	int dtype;
 	char model_ref[CAPSIM_ID_LEN];
 	capsim_model model;
-	int tp, pp, dp, cp, ep;
+	int tp, pp, dp, cp, ep;   /* dp: derived (dp_given, or the GPUs left) */
+	int dp_given;             /* workload.parallelism.dp, 0: not given */
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
 	int first_stage_layers, last_stage_layers; /* 0: an even split */
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
@@ -419,6 +466,26 @@ extern const size_t capsim_n_part_slots;
  * (Megatron's --decoder-first/last-pipeline-num-layers), the rest split
  * evenly. Writes the first layer's index to *first. */
 int capsim_stage_layers(const capsim_scenario *s, int k, int *first);
+
+/* One node group as the models see it: borrowed pointers into s. */
+typedef struct capsim_group_view {
+	int nodes, first_node;
+	const capsim_node *node;
+	const capsim_gpu *gpu;
+	const capsim_nic *nic;
+	const capsim_nvswitch *nvswitch; /* NULL: none */
+	const char *profile;             /* "" none */
+} capsim_group_view;
+
+/* Group g (0 .. n_groups - 1) of s. */
+void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v);
+
+/* The scenario as group g's GPUs see it: g's node, GPU, NIC and NVSwitch in
+ * group 0's place, a single group of the cluster's size. */
+void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out);
+
+/* The group that holds node n. */
+int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
 
 /* Total GPUs of a scenario. */
 static inline long capsim_scenario_gpus(const capsim_scenario *s)

@@ -118,9 +118,17 @@ static void data_loader(const capsim_scenario *s, capsim_step *out)
 	out->data_read_s = t;
 	out->data_stall_s = t > out->step_time_s ? t - out->step_time_s : 0.0;
 	out->step_time_s += out->data_stall_s;
-	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
-	out->mfu = out->model_flops_per_step /
-		   (s->gpu.peak_bf16_flop_per_s * (double)capsim_scenario_gpus(s) * out->step_time_s);
+}
+
+double capsim_step_mfu(const capsim_scenario *s, double flops_per_step, double step_time_s)
+{
+	double peak = 0.0;
+	for (int g = 0; g < (s->n_groups > 0 ? s->n_groups : 1); g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		peak += v.gpu->peak_bf16_flop_per_s * (double)v.nodes * v.node->gpus;
+	}
+	return flops_per_step / (peak * step_time_s);
 }
 
 void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
@@ -375,11 +383,11 @@ int capsim_step_simulate_knobs(const capsim_scenario *s, capsim_fabric *f,
 
 /* ---- kinds of GPU, replicas and the step ---- */
 
-/* One kind of GPU in the job (two with a <mix>): the scenario as its GPUs
+/* One kind of GPU in the job (one per node group): the scenario as its GPUs
  * see it, and what one micro-batch costs on each stage there. */
 typedef struct gpu_view {
 	const capsim_scenario *s; /* the scenario, or copy */
-	capsim_scenario *copy; /* owned: the scenario with the mix's parts */
+	capsim_scenario *copy; /* owned: the scenario with the group's parts */
 	capsim_fabric *f;     /* the step's fabric, or an owned one of the copy */
 	int owned;
 	capsim_gpu_perf perf;
@@ -398,24 +406,6 @@ static void view_free(gpu_view *w)
 	}
 	free(w->sc);
 	memset(w, 0, sizeof *w);
-}
-
-/* The scenario as the second node type's GPUs see it: its node, GPU, NIC
- * and NVSwitch in place of the first's. */
-static capsim_scenario *mix_view(const capsim_scenario *s)
-{
-	capsim_scenario *m = capsim_xmalloc(sizeof *m);
-	*m = *s;
-	m->node = s->mix_node;
-	m->gpu = s->mix_gpu;
-	m->nic = s->mix_nic;
-	m->has_nvswitch = s->mix_has_nvswitch;
-	m->nvswitch = s->mix_nvswitch;
-	if (m->rails > m->node.nics)
-		m->rails = m->node.nics;
-	m->has_mix = 0;
-	m->mix_nodes = 0;
-	return m;
 }
 
 /* Everything one kind of GPU needs: op model, memory, the collectives of a
@@ -486,22 +476,23 @@ done:
 	return rc;
 }
 
-/* The kind of GPU (0, or 1 for the mix) that runs stage k of replica r: its
- * tensor x context group's GPUs in Megatron's rank order (tensor, context,
- * data, pipeline), the mix's nodes last. A group on both kinds runs at the
- * slower one's pace. */
+/* The node group whose GPUs run stage k of replica r: its tensor x context
+ * group's GPUs in Megatron's rank order (tensor, context, data, pipeline),
+ * the groups' nodes in order. A tensor x context group on several kinds
+ * runs at the slowest one's pace. */
 static int group_kind(const capsim_scenario *s, const gpu_view *v, int r, int k)
 {
-	if (!s->has_mix)
+	if (s->n_groups == 1)
 		return 0;
 	long size = (long)s->tp * s->cp;
 	long first = size * (r + (long)s->dp * k), last = first + size - 1;
-	long boundary = (long)(s->nodes - s->mix_nodes) * s->node.gpus;
-	if (first >= boundary)
-		return 1;
-	if (last < boundary)
-		return 0;
-	return v[1].sc[k].fwd + v[1].sc[k].bwd > v[0].sc[k].fwd + v[0].sc[k].bwd;
+	int a = capsim_scenario_group_of_node(s, first / s->node.gpus);
+	int b = capsim_scenario_group_of_node(s, last / s->node.gpus);
+	int slow = a;
+	for (int g = a + 1; g <= b; g++)
+		if (v[g].sc[k].fwd + v[g].sc[k].bwd > v[slow].sc[k].fwd + v[slow].sc[k].bwd)
+			slow = g;
+	return slow;
 }
 
 /* Replicas that behave alike: the same kind of GPU on every stage and the
@@ -748,8 +739,8 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	int p = s->pp;
 	int mb = capsim_microbatches(s);
 	out->microbatches = mb;
-	int kinds = s->has_mix ? 2 : 1;
-	gpu_view view[2];
+	int kinds = s->n_groups > 0 ? s->n_groups : 1;
+	gpu_view view[CAPSIM_MAX_GROUPS];
 	memset(view, 0, sizeof view);
 	replica_class *cls = NULL;
 	int ncls = 0;
@@ -765,22 +756,21 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 
 	view[0].s = s;
 	view[0].f = f;
-	if (kinds == 2) {
-		view[1].copy = mix_view(s);
-		view[1].s = view[1].copy;
-		view[1].owned = 1;
-		view[1].f = capsim_fabric_build(view[1].copy, d);
-		if (!view[1].f)
+	for (int g = 1; g < kinds; g++) {
+		view[g].copy = capsim_xmalloc(sizeof *view[g].copy);
+		capsim_scenario_as_group(s, g, view[g].copy);
+		view[g].s = view[g].copy;
+		view[g].owned = 1;
+		view[g].f = capsim_fabric_build(view[g].copy, d);
+		if (!view[g].f)
 			goto done;
 	}
 	for (int t = 0; t < kinds; t++)
 		if (view_costs(&view[t], kn, out, d) < 0)
 			goto done;
-	out->memory = view[0].memory;
-	if (kinds == 2) {
-		out->has_mix = 1;
-		out->mix_memory = view[1].memory;
-	}
+	out->n_groups = kinds;
+	for (int g = 0; g < kinds; g++)
+		out->memory[g] = view[g].memory;
 
 	/* the replicas, and each stage's gradient sync at its slowest kind's pace */
 	ncls = replica_classes(s, view, &cls);
@@ -836,7 +826,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 		if (pr.stage[k].busy_ns > pr.stage[crit].busy_ns)
 			crit = k;
 	out->critical_stage = crit;
-	out->critical_kind = cls[crit_cls].kind[crit];
+	out->critical_group = cls[crit_cls].kind[crit];
 	out->step_time_s = (double)pr.makespan_ns * 1e-9;
 	out->p2p_s = best.p2p0;
 	out->dp_sync_s = dp_t[0] + dp_g[0];
@@ -867,11 +857,10 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->tp_bwd_s = view[0].tp_coll[1];
 	out->path_len = capsim_pipeline_critical_path(&pr, &out->path);
 	out->tokens_per_step = s->global_batch * s->seq_len;
-	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
 	out->model_flops_per_step = capsim_flops_per_token(m, s->seq_len, 1) * out->tokens_per_step;
-	out->mfu = out->model_flops_per_step /
-		   (s->gpu.peak_bf16_flop_per_s * (double)capsim_scenario_gpus(s) * out->step_time_s);
 	data_loader(s, out);
+	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
+	out->mfu = capsim_step_mfu(s, out->model_flops_per_step, out->step_time_s);
 	out->steps = ceil(s->tokens / out->tokens_per_step);
 	out->time_to_train_s = out->steps * out->step_time_s;
 	rc = 0;

@@ -49,8 +49,8 @@ typedef struct capsim_step {
 	/* replicas: classes of alike ones simulated (1 unless GPUs are mixed,
 	 * a straggler is set or jitter unfolds them all), the replica whose
 	 * step was the slowest and the kind of GPU of its critical stage (0:
-	 * the cluster's node, 1: the <mix> node) */
-	int replica_classes, critical_replica, critical_kind;
+	 * the cluster's node, g: node group g) */
+	int replica_classes, critical_replica, critical_group;
 	/* the critical path of that replica's step (schedule.h); owned by the
 	 * step: capsim_step_free */
 	capsim_path_segment *path;
@@ -63,9 +63,8 @@ typedef struct capsim_step {
 	 * its reduce-scatter and all-gather with ZeRO) */
 	capsim_step_link busiest_tp, busiest_dp;
 	uint64_t events;
-	capsim_memory memory;          /* per GPU of the cluster's node type */
-	int has_mix;
-	capsim_memory mix_memory;      /* per GPU of the <mix> node type */
+	int n_groups;
+	capsim_memory memory[CAPSIM_MAX_GROUPS]; /* per GPU of each node group */
 	/* the schedule's tasks, kept when asked (capsim_step_simulate_ex);
 	 * owned by the step: capsim_step_free */
 	struct capsim_pipeline_result *pipeline;
@@ -93,6 +92,11 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 int capsim_step_trace(const capsim_step *r, FILE *out);
 
 void capsim_step_free(capsim_step *r);
+
+/* Model FLOPs utilisation: flops over the sum of every node group's GPUs x
+ * their bf16 dense peak (DESIGN: bf16 for bf16 and fp8 runs alike), x the
+ * step time. */
+double capsim_step_mfu(const capsim_scenario *s, double flops_per_step, double step_time_s);
 
 /* The plane on which one data-parallel group's gradient synchronisation is
  * simulated: the group's GPUs (dp x cp of them, as many a node as Megatron's

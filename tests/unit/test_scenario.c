@@ -184,8 +184,10 @@ static void test_consistency_errors_all_reported(void **state)
 		{ "cluster.fabric.transport", "roce" },
 	};
 	assert_int_equal(load(base, sets, 4, &s, &d), -1);
-	/* all of them at once, each at the line of its element */
-	assert_true(capsim_diags_contains(&d, "t.xml:10"));
+	/* all of them at once, each naming the --set that caused it */
+	for (size_t i = 0; i < d.n; i++)
+		assert_non_null(strstr(d.v[i].where, "--set "));
+	assert_true(capsim_diags_contains(&d, "tp x pp x cp = 3 x 3 x 1 = 9 does not divide"));
 	assert_true(capsim_diags_contains(&d, "tp x pp x cp = 3 x 3 x 1 = 9 does not divide the cluster's 32 GPUs"));
 	assert_true(capsim_diags_contains(&d, "tp=3 does not divide 64 attention heads"));
 	assert_true(capsim_diags_contains(&d, "pp x virtual-stages = 3 x 1 = 3 does not divide 80 layers"));
@@ -317,7 +319,7 @@ static void test_profile(void **state)
 	const capsim_set mix[] = { { "cluster.mix.ref", "dgx-h200" }, { "cluster.mix.nodes", "2" },
 				   { "cluster.mix.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
 	assert_int_equal(load(base, mix, 3, s, &d), 0);
-	assert_true(s->mix_gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
+	assert_true(s->more[0].gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
 	assert_int_equal(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params, 0);
 	capsim_diags_free(&d);
 	free(s);

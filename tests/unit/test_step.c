@@ -146,7 +146,7 @@ static void test_zero3(void **state)
 	s->zero = 3;
 	capsim_step z3 = step_of(s);
 	assert_true(z3.exposed_comm_dp_s > z1.exposed_comm_dp_s);
-	assert_true(z3.memory.peak.weights_bytes < z1.memory.peak.weights_bytes);
+	assert_true(z3.memory[0].peak.weights_bytes < z1.memory[0].peak.weights_bytes);
 	assert_true(z3.step_time_s >= z1.step_time_s);
 	free(s);
 }
@@ -168,7 +168,7 @@ static void test_busiest_links(void **state)
 	double full = (double)s->micro_batch * s->seq_len * s->model.hidden * 2.0;
 	assert_rel(r.busiest_tp.bytes, full * 7.0 / 8.0, 0.02);
 	assert_int_equal(s->dp, 2);
-	assert_rel(r.busiest_dp.bytes, r.memory.first.params * 2.0 / 2.0, 0.02);
+	assert_rel(r.busiest_dp.bytes, r.memory[0].first.params * 2.0 / 2.0, 0.02);
 	/* one replica: no data-parallel collective, no link to name */
 	s->nodes = 2;
 	s->dp = 1;
@@ -212,15 +212,15 @@ static void test_mixed_gpus(void **state)
 	capsim_scenario *h = load(base, NULL, 0);
 	capsim_step hr = step_of(h);
 	assert_int_equal(hr.replica_classes, 1);
-	assert_int_equal(hr.has_mix, 0);
+	assert_int_equal(hr.n_groups, 1);
 	const capsim_set two[] = { { "cluster.mix.ref", "dgx-a100" }, { "cluster.mix.nodes", "2" } };
 	capsim_scenario *m2 = load(base, two, 2);
 	capsim_step r2 = step_of(m2);
 	assert_int_equal(r2.replica_classes, 1);
 	assert_int_equal(r2.critical_stage, 1);
-	assert_int_equal(r2.critical_kind, 1);
-	assert_int_equal(r2.has_mix, 1);
-	assert_rel(r2.mix_memory.capacity_bytes, 80e9, 1e-9);
+	assert_int_equal(r2.critical_group, 1);
+	assert_int_equal(r2.n_groups, 2);
+	assert_rel(r2.memory[1].capacity_bytes, 80e9, 1e-9);
 	const capsim_set one[] = { { "cluster.mix.ref", "dgx-a100" }, { "cluster.mix.nodes", "1" } };
 	capsim_scenario *m1 = load(base, one, 2);
 	capsim_step r1 = step_of(m1);
@@ -436,7 +436,7 @@ static void test_does_not_fit_is_a_result(void **state)
 				   { "workload.parallelism.zero", "0" } };
 	capsim_scenario *s = load(base, big, 3);
 	capsim_step r = step_of(s);
-	assert_false(r.memory.fits);
+	assert_false(r.memory[0].fits);
 	assert_true(r.step_time_s > 0);
 	free(s);
 }
@@ -660,10 +660,10 @@ static void errors(const pub_row *rows, size_t n, int a100, const capsim_knobs *
 		/* every configuration ran on 80 GB parts: a memory model that
 		 * says one does not fit is wrong */
 		if (mem) {
-			mem[i] = r.memory.peak.total_bytes;
-			if (!r.memory.fits)
+			mem[i] = r.memory[0].peak.total_bytes;
+			if (!r.memory[0].fits)
 				fail_msg("%s: %.1f GB does not fit in %.0f GB, yet it ran",
-					 w->model, mem[i] / 1e9, r.memory.capacity_bytes / 1e9);
+					 w->model, mem[i] / 1e9, r.memory[0].capacity_bytes / 1e9);
 		}
 		free(s);
 	}

@@ -1,0 +1,181 @@
+/* eval.c - one scenario to one result; see eval.h. */
+#include "eval.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "fabric.h"
+#include "scenario.h"
+#include "xalloc.h"
+#include "xml.h"
+
+void capsim_init(void)
+{
+	capsim_xml_init();
+	size_t n;
+	(void)capsim_scenario_set_paths(&n);
+	gsl_set_error_handler_off();
+}
+
+/* ---- the reference for scaling efficiency ---- */
+
+/* The same job on the fewest whole nodes of group g that hold one replica
+ * (tp x pp x cp GPUs): dp = 1 when a replica fills its nodes, else the
+ * replicas that fill one node. The global batch keeps the micro-batches
+ * per replica (weak scaling); no straggler (it is one GPU of the big
+ * cluster). Edits go through capsim_scenario_set_many, checks included.
+ * Returns tokens/s per GPU, or 0 when the reference cannot run. */
+static double reference_rate(const capsim_scenario *s, int g, const capsim_eval_opts *o,
+			     int *ref_nodes, int *ref_dp)
+{
+	long replica = (long)s->tp * s->pp * s->cp;
+	long G = s->node.gpus;
+	long nodes = (replica + G - 1) / G;
+	long dp = nodes * G / replica;
+	if (nodes * G % replica)
+		return 0.0;
+	capsim_scenario *one = capsim_xmalloc(sizeof *one);
+	capsim_scenario_as_group(s, g, one);
+	char n_s[32], dp_s[32], batch_s[48];
+	snprintf(n_s, sizeof n_s, "%ld", nodes);
+	snprintf(dp_s, sizeof dp_s, "%ld", dp);
+	snprintf(batch_s, sizeof batch_s, "%.0f", s->global_batch / s->dp * (double)dp);
+	const capsim_set edits[] = {
+		{ "cluster.nodes", n_s },
+		{ "workload.parallelism.dp", dp_s },
+		{ "workload.global-batch", batch_s },
+		{ "workload.straggler", "1" },
+		{ "workload.straggler-replica", "0" },
+	};
+	double rate = 0.0;
+	capsim_diags scratch = { 0 };
+	if (capsim_scenario_set_many(one, NULL, edits, sizeof edits / sizeof edits[0],
+				     &scratch) == 0) {
+		capsim_fabric *f = capsim_fabric_build(one, &scratch);
+		capsim_step r1;
+		const capsim_knobs *kn = o && o->knobs ? o->knobs : &capsim_knobs_fitted;
+		if (f && capsim_step_simulate_knobs(one, f, kn, &r1, &scratch) == 0 &&
+		    r1.tokens_per_s > 0)
+			rate = r1.tokens_per_s / (double)capsim_scenario_gpus(one);
+		if (f)
+			capsim_step_free(&r1);
+		capsim_fabric_destroy(f);
+	}
+	capsim_diags_free(&scratch);
+	free(one);
+	*ref_nodes = (int)nodes;
+	*ref_dp = (int)dp;
+	return rate;
+}
+
+/* The best reference over the node groups: a mixed cluster is measured
+ * against its fastest kind of node. */
+static void scaling(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r)
+{
+	double best = 0.0;
+	int best_g = 0, nodes = 0, dp = 0;
+	for (int g = 0; g < s->n_groups; g++) {
+		int n, p;
+		double rate = reference_rate(s, g, o, &n, &p);
+		if (rate > best) {
+			best = rate;
+			best_g = g;
+			nodes = n;
+			dp = p;
+		}
+	}
+	if (!(best > 0))
+		return;
+	r->has_scaling = 1;
+	r->scaling_efficiency = r->step.tokens_per_s / (double)r->gpus / best;
+	snprintf(r->scaling_reference, sizeof r->scaling_reference,
+		 "tokens/s per GPU against the same job on %d %s node%s (dp %d)", nodes,
+		 r->group[best_g].node, nodes == 1 ? "" : "s", dp);
+}
+
+/* ---- what the scenario gives that no model reads yet ---- */
+
+static void not_modelled(const capsim_scenario *s, capsim_result *r)
+{
+	const char *v[CAPSIM_RESULT_NOTES];
+	int n = 0;
+	if (s->has_facility)
+		v[n++] = "facility";
+	if (s->has_cloud)
+		v[n++] = "cost.cloud";
+	if (s->burst_cloud[0])
+		v[n++] = "cost.burst";
+	if (s->checkpoint_interval_s > 0)
+		v[n++] = "cluster.storage.checkpoint-interval";
+	if (s->dataset_bytes > 0)
+		v[n++] = "cluster.storage.dataset";
+	memcpy(r->not_modelled, v, (size_t)n * sizeof v[0]);
+	r->n_not_modelled = n;
+}
+
+int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
+		capsim_diags *d)
+{
+	memset(r, 0, sizeof *r);
+	capsim_fabric *f = capsim_fabric_build(s, d);
+	if (!f)
+		return -1;
+	const capsim_knobs *kn = o && o->knobs ? o->knobs : &capsim_knobs_fitted;
+	int rc = capsim_step_simulate_ex(s, f, kn, o && o->keep_schedule, &r->step, d);
+	capsim_fabric_destroy(f);
+	if (rc < 0) {
+		memset(r, 0, sizeof *r);
+		return -1;
+	}
+	r->gpus = capsim_scenario_gpus(s);
+	r->nodes = s->nodes;
+	r->dp = s->dp;
+	r->tp = s->tp;
+	r->pp = s->pp;
+	r->cp = s->cp;
+	r->ep = s->ep;
+	r->zero = s->zero;
+	r->has_storage = s->has_shared_storage || s->has_local_storage;
+	r->straggler = s->straggler;
+	r->global_batch = s->global_batch;
+	r->n_groups = s->n_groups;
+	r->fits_in_memory = 1;
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		capsim_group_result *gr = &r->group[g];
+		capsim_strlcpy(gr->node, v.node->e.id, sizeof gr->node);
+		capsim_strlcpy(gr->gpu, v.gpu->e.id, sizeof gr->gpu);
+		gr->nodes = v.nodes;
+		gr->gpus = (long)v.nodes * v.node->gpus;
+		gr->peak_flop_per_s = v.gpu->peak_bf16_flop_per_s;
+		gr->peak_mem_bytes = r->step.memory[g].peak.total_bytes;
+		gr->mem_capacity_bytes = r->step.memory[g].capacity_bytes;
+		gr->fits = r->step.memory[g].fits;
+		if (gr->peak_mem_bytes > r->peak_mem_per_gpu_bytes)
+			r->peak_mem_per_gpu_bytes = gr->peak_mem_bytes;
+		if (!gr->fits)
+			r->fits_in_memory = 0;
+	}
+	r->mfu = r->step.mfu;
+	if (!(o && o->no_reference))
+		scaling(s, o, r);
+	not_modelled(s, r);
+	return 0;
+}
+
+void capsim_result_free(capsim_result *r)
+{
+	if (!r)
+		return;
+	capsim_step_free(&r->step);
+}
+
+int capsim_result_trace(const capsim_result *r, FILE *f)
+{
+	return capsim_step_trace(&r->step, f);
+}

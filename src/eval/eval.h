@@ -1,0 +1,136 @@
+/* eval.h - the evaluation face: one call from a resolved scenario to one
+ * result. Every door (run, scale, verify, and later sweeps, the optimiser,
+ * reports and the explorer) calls capsim_eval in process; nothing else
+ * assembles a result.
+ *
+ * capsim_eval builds and owns the scenario's fabric, simulates the step, and
+ * runs the reference replica for scaling efficiency. It keeps no state
+ * between calls: after one capsim_init() per process it is reentrant and may
+ * be called from several threads at once, each with its own result.
+ *
+ * The result is a plain struct described by one table (capsim_result_keys):
+ * key, unit, description, member, and when the key is present. Text, JSON
+ * and CSV are all written from that table (capsim_result_json, _csv_header,
+ * _csv_row, _text). */
+#ifndef CAPSIM_EVAL_H
+#define CAPSIM_EVAL_H
+
+#include <stdio.h>
+
+#include "diag.h"
+#include "knobs.h"
+#include "spec.h"
+#include "step.h"
+#include "units.h"
+
+/* Process-wide set-up, once, before any other call and before threads:
+ * libxml2, the embedded schemas' loader, the --set path list, GSL's error
+ * handler (off: every GSL status is checked where it is returned). Safe to
+ * call again. */
+void capsim_init(void);
+
+typedef struct capsim_eval_opts {
+	const capsim_knobs *knobs; /* NULL: capsim_knobs_fitted */
+	int keep_schedule;         /* keep the schedule's tasks (capsim_result_trace) */
+	int no_reference;          /* skip the reference run: no scaling efficiency */
+} capsim_eval_opts;
+
+#define CAPSIM_RESULT_NOTES 8
+
+/* One node group's share of the result: its GPUs' memory and peak. */
+typedef struct capsim_group_result {
+	char node[CAPSIM_ID_LEN], gpu[CAPSIM_ID_LEN];
+	int nodes;
+	long gpus;
+	double peak_flop_per_s;   /* bf16 dense peak of one GPU (MFU's denominator) */
+	double peak_mem_bytes, mem_capacity_bytes;
+	int fits;
+} capsim_group_result;
+
+typedef struct capsim_result {
+	capsim_step step;          /* owned: capsim_result_free */
+	/* cluster and job */
+	long gpus;
+	int nodes, dp, tp, pp, cp, ep, zero;
+	int has_storage;
+	double straggler;          /* the scenario's factor (1: none) */
+	double global_batch;
+	int n_groups;
+	capsim_group_result group[CAPSIM_MAX_GROUPS];
+	/* what follows from the step */
+	double mfu;                /* model FLOPs / (sum of each group's bf16 peak x step) */
+	double peak_mem_per_gpu_bytes; /* the largest of the groups' */
+	int fits_in_memory;        /* every group fits */
+	int has_scaling;
+	double scaling_efficiency; /* tokens/s per GPU over the reference's */
+	char scaling_reference[160]; /* what the reference was, in words */
+	/* parts of the scenario that no model reads yet, by their paths */
+	int n_not_modelled;
+	const char *not_modelled[CAPSIM_RESULT_NOTES];
+} capsim_result;
+
+/* Evaluate s. Returns 0 and fills *r (free it with capsim_result_free), or
+ * -1 after adding the reason to d (*r then holds nothing to free). A job
+ * that does not fit in memory is a result (fits_in_memory 0), not an error. */
+int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
+		capsim_diags *d);
+
+void capsim_result_free(capsim_result *r);
+
+/* ---- the result table ---- */
+
+typedef enum {
+	CAPSIM_RK_REAL,  /* double */
+	CAPSIM_RK_INT,   /* int */
+	CAPSIM_RK_BOOL,  /* int 0/1 */
+	CAPSIM_RK_TEXT,  /* char[] */
+	CAPSIM_RK_JSON   /* structured: written by a function, JSON only */
+} capsim_rkind;
+
+struct json_t;
+
+typedef struct capsim_result_key {
+	const char *key;     /* JSON/CSV name, snake_case with the unit suffix */
+	capsim_rkind kind;
+	capsim_dim dim;      /* for text: how the value is written */
+	size_t offset;       /* into capsim_result */
+	const char *unit;    /* "s", "bytes", "1" (a ratio), "" (a count or text) */
+	const char *label;   /* text output label (indented by depth); NULL: not in text */
+	int depth;           /* 0 heading line, 1 a part of the one above */
+	const char *doc;     /* one line for people (docs/user-guide.md) */
+	/* when the key is present; NULL: always */
+	int (*present)(const capsim_result *r);
+	/* CAPSIM_RK_JSON: the value */
+	struct json_t *(*json)(const capsim_result *r);
+	/* text: words after the value ("(stage 3, 40 micro-batches)"), or the
+	 * whole line for a JSON key that has one; NULL: none */
+	void (*note)(const capsim_result *r, char *buf, size_t n);
+} capsim_result_key;
+
+extern const capsim_result_key capsim_result_keys[];
+extern const size_t capsim_result_n_keys;
+
+/* The key named name, or NULL. */
+const capsim_result_key *capsim_result_key_find(const char *name);
+
+/* Whether key k has a value in r. */
+int capsim_result_has(const capsim_result *r, const capsim_result_key *k);
+
+/* The value of a numeric key (REAL, INT, BOOL) as a double. */
+double capsim_result_number(const capsim_result *r, const capsim_result_key *k);
+
+/* Add every present key of r to the JSON object o, in table order. */
+void capsim_result_json(const capsim_result *r, struct json_t *o);
+
+/* CSV: the scalar keys (all but JSON ones) in table order; an absent value
+ * is an empty cell. Return -1 on a write error. */
+int capsim_result_csv_header(FILE *f);
+int capsim_result_csv_row(const capsim_result *r, FILE *f);
+
+/* The people's report: every key with a label, present in r, one line each. */
+int capsim_result_text(const capsim_result *r, FILE *f);
+
+/* The step's timeline as Chrome trace-event JSON (needs keep_schedule). */
+int capsim_result_trace(const capsim_result *r, FILE *f);
+
+#endif

@@ -1,0 +1,378 @@
+/* result.c - the result table and its writers (text, JSON, CSV); see eval.h. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "eval.h"
+
+#define R capsim_result
+#define STEP(m) (offsetof(R, step) + offsetof(capsim_step, m))
+
+/* ---- when a key is present ---- */
+
+static int has_cp(const R *r) { return r->cp > 1; }
+static int has_pp(const R *r) { return r->pp > 1; }
+static int has_ep(const R *r) { return r->ep > 1; }
+static int has_scaling(const R *r) { return r->has_scaling; }
+static int has_storage(const R *r) { return r->has_storage; }
+
+/* ---- text notes ---- */
+
+static void note_compute(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(stage %d, %d micro-batches)", r->step.critical_stage,
+		 r->step.microbatches);
+	if (r->step.straggler_stage >= 0) {
+		size_t l = strlen(b);
+		snprintf(b + l, n - l, "; straggler %.3gx on stage %d", r->straggler,
+			 r->step.straggler_stage);
+	}
+	if (r->step.replica_classes > 1) {
+		size_t l = strlen(b);
+		snprintf(b + l, n - l, "; %d replica classes, the slowest replica %d on %s",
+			 r->step.replica_classes, r->step.critical_replica,
+			 r->group[r->step.critical_group].gpu);
+	}
+}
+
+static void note_link(const capsim_step_link *l, const char *what, char *b, size_t n)
+{
+	if (!l->kind) {
+		b[0] = '\0';
+		return;
+	}
+	char v[32];
+	capsim_units_format(l->bytes, CAPSIM_DIM_BYTES, v, sizeof v);
+	snprintf(b, n, "\n    %-22s %12s %s on one link, per %s", "busiest link", l->kind, v,
+		 what);
+}
+
+static void note_tp(const R *r, char *b, size_t n)
+{
+	note_link(&r->step.busiest_tp, "collective", b, n);
+}
+
+static void note_dp(const R *r, char *b, size_t n)
+{
+	note_link(&r->step.busiest_dp, r->zero >= 3 ? "layer collective" : "gradient sync", b, n);
+}
+
+static void note_mem(const R *r, char *b, size_t n)
+{
+	size_t l = 0;
+	b[0] = '\0';
+	for (int g = 0; g < r->n_groups && l + 1 < n; g++) {
+		const capsim_group_result *gr = &r->group[g];
+		int w = snprintf(b + l, n - l, "%s%s%s of %.4g GB (%s)", g ? "; " : "",
+				 r->n_groups > 1 ? gr->gpu : "", r->n_groups > 1 ? " " : "",
+				 gr->mem_capacity_bytes / 1e9, gr->fits ? "fits" : "DOES NOT FIT");
+		if (w < 0)
+			break;
+		l += (size_t)w;
+	}
+}
+
+static void note_ttt(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(%.0f steps)", r->step.steps);
+}
+
+static void note_scaling(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(%s)", r->scaling_reference);
+}
+
+static void note_not_modelled(const R *r, char *b, size_t n)
+{
+	size_t l = 0;
+	b[0] = '\0';
+	for (int i = 0; i < r->n_not_modelled && l + 1 < n; i++) {
+		int w = snprintf(b + l, n - l, "%s%s", i ? ", " : "", r->not_modelled[i]);
+		if (w < 0)
+			break;
+		l += (size_t)w;
+	}
+}
+
+/* ---- structured keys ---- */
+
+static json_t *link_json(const capsim_step_link *l)
+{
+	if (!l->kind)
+		return json_null();
+	return json_pack("{s:s, s:f}", "kind", l->kind, "bytes", l->bytes);
+}
+
+static json_t *j_busiest_tp(const R *r) { return link_json(&r->step.busiest_tp); }
+static json_t *j_busiest_dp(const R *r) { return link_json(&r->step.busiest_dp); }
+
+static const char *const path_kinds[] = { "compute", "p2p", "tail" };
+
+static json_t *j_path(const R *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->step.path_len; i++) {
+		const capsim_path_segment *g = &r->step.path[i];
+		json_t *o = json_pack("{s:s, s:i, s:f, s:f}", "kind", path_kinds[g->kind], "stage",
+				      g->stage, "start_s", (double)g->start_ns * 1e-9, "time_s",
+				      (double)(g->end_ns - g->start_ns) * 1e-9);
+		if (g->kind == CAPSIM_PATH_TRANSFER)
+			json_object_set_new(o, "to_stage", json_integer(g->to_stage));
+		if (g->kind == CAPSIM_PATH_COMPUTE) {
+			json_object_set_new(o, "forwards", json_integer(g->forwards));
+			json_object_set_new(o, "backwards", json_integer(g->backwards));
+			json_object_set_new(o, "first_microbatch", json_integer(g->first_microbatch));
+			json_object_set_new(o, "last_microbatch", json_integer(g->last_microbatch));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *j_groups(const R *r)
+{
+	json_t *a = json_array();
+	for (int g = 0; g < r->n_groups; g++) {
+		const capsim_group_result *gr = &r->group[g];
+		json_array_append_new(
+			a, json_pack("{s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:b}", "node", gr->node,
+				     "gpu", gr->gpu, "nodes", gr->nodes, "gpus", (json_int_t)gr->gpus,
+				     "peak_bf16_flop_per_s", gr->peak_flop_per_s,
+				     "peak_mem_per_gpu_bytes", gr->peak_mem_bytes,
+				     "mem_capacity_bytes", gr->mem_capacity_bytes, "fits_in_memory",
+				     gr->fits));
+	}
+	return a;
+}
+
+static json_t *j_not_modelled(const R *r)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < r->n_not_modelled; i++)
+		json_array_append_new(a, json_string(r->not_modelled[i]));
+	return a;
+}
+
+static int has_not_modelled(const R *r) { return r->n_not_modelled > 0; }
+
+/* ---- the table ---- */
+
+#define REAL(k, m, dim, unit, label, depth, doc, present, note) \
+	{ k, CAPSIM_RK_REAL, dim, m, unit, label, depth, doc, present, NULL, note }
+#define INT(k, m, label, doc, present) \
+	{ k, CAPSIM_RK_INT, CAPSIM_DIM_COUNT, m, "", label, 0, doc, present, NULL, NULL }
+#define JSON(k, f, doc, present, label, note) \
+	{ k, CAPSIM_RK_JSON, CAPSIM_DIM_COUNT, 0, "", label, 0, doc, present, f, note }
+#define SEC CAPSIM_DIM_SECONDS
+
+const capsim_result_key capsim_result_keys[] = {
+	{ "gpus", CAPSIM_RK_INT, CAPSIM_DIM_COUNT, offsetof(R, gpus), "", NULL, 0,
+	  "GPUs of the cluster", NULL, NULL, NULL },
+	INT("nodes", offsetof(R, nodes), NULL, "nodes of the cluster", NULL),
+	INT("dp", offsetof(R, dp), NULL, "data-parallel degree", NULL),
+	REAL("global_batch", offsetof(R, global_batch), CAPSIM_DIM_COUNT, "", NULL, 0,
+	     "sequences per step", NULL, NULL),
+	INT("microbatches", STEP(microbatches), NULL, "micro-batches per replica per step", NULL),
+	REAL("step_time_s", STEP(step_time_s), SEC, "s", "step time", 0,
+	     "time of one training step", NULL, NULL),
+	REAL("compute_s", STEP(compute_s), SEC, "s", "compute", 1,
+	     "kernels of the critical stage per step", NULL, note_compute),
+	REAL("exposed_comm_s", STEP(exposed_comm_s), SEC, "s", NULL, 1,
+	     "communication not hidden behind compute (the sum of the kinds)", NULL, NULL),
+	REAL("exposed_comm_tp_s", STEP(exposed_comm_tp_s), SEC, "s", "exposed comm TP", 1,
+	     "exposed tensor-parallel communication", NULL, note_tp),
+	REAL("exposed_comm_cp_s", STEP(exposed_comm_cp_s), SEC, "s", "exposed comm CP", 1,
+	     "exposed context-parallel communication", NULL, NULL),
+	REAL("exposed_comm_pp_s", STEP(exposed_comm_pp_s), SEC, "s", "exposed comm PP", 1,
+	     "exposed pipeline transfers", NULL, NULL),
+	REAL("exposed_comm_dp_s", STEP(exposed_comm_dp_s), SEC, "s", "exposed comm DP", 1,
+	     "exposed data-parallel communication", NULL, note_dp),
+	REAL("exposed_comm_ep_s", STEP(exposed_comm_ep_s), SEC, "s", "exposed comm EP", 1,
+	     "exposed expert-parallel all-to-all", NULL, NULL),
+	REAL("bubble_s", STEP(bubble_s), SEC, "s", "pipeline bubble", 1,
+	     "pipeline idle time of the critical stage", NULL, NULL),
+	REAL("optimizer_s", STEP(optimizer_s), SEC, "s", "optimizer step", 1,
+	     "optimizer step of the first stage", NULL, NULL),
+	REAL("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
+	     "reading the next step's tokens that prefetch does not hide", NULL, NULL),
+	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
+	     "training throughput", NULL, NULL),
+	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,
+	     "model FLOPs over each group's bf16 dense peak x GPUs x step time", NULL, NULL),
+	REAL("peak_mem_per_gpu_bytes", offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
+	     "bytes", "peak memory per GPU", 0, "the largest of the node groups' peaks", NULL,
+	     note_mem),
+	{ "fits_in_memory", CAPSIM_RK_BOOL, CAPSIM_DIM_COUNT, offsetof(R, fits_in_memory), "",
+	  NULL, 0, "every node group's peak fits in its GPUs' memory", NULL, NULL, NULL },
+	REAL("scaling_efficiency", offsetof(R, scaling_efficiency), CAPSIM_DIM_RATIO, "1",
+	     "scaling efficiency", 0,
+	     "tokens/s per GPU over the reference's (scaling_reference)", has_scaling,
+	     note_scaling),
+	{ "scaling_reference", CAPSIM_RK_TEXT, CAPSIM_DIM_COUNT, offsetof(R, scaling_reference),
+	  "", NULL, 0, "what scaling_efficiency is relative to", has_scaling, NULL, NULL },
+	REAL("steps", STEP(steps), CAPSIM_DIM_COUNT, "", NULL, 0,
+	     "steps to the token budget", NULL, NULL),
+	REAL("time_to_train_s", STEP(time_to_train_s), SEC, "s", "time to train", 0,
+	     "steps x step time", NULL, note_ttt),
+	INT("straggler_stage", STEP(straggler_stage), NULL,
+	    "pipeline stage of the straggler; -1: none", NULL),
+	INT("replica_classes", STEP(replica_classes), NULL,
+	    "classes of alike data-parallel replicas simulated", NULL),
+	INT("critical_replica", STEP(critical_replica), NULL,
+	    "the replica whose step is the slowest", NULL),
+	INT("critical_stage", STEP(critical_stage), NULL,
+	    "the pipeline stage that sets the step", NULL),
+	JSON("groups", j_groups, "per node group: node, GPU, count, peak, memory", NULL, NULL,
+	     NULL),
+	JSON("critical_path", j_path, "the step's critical path, segment by segment", NULL,
+	     NULL, NULL),
+	JSON("busiest_link_tp", j_busiest_tp,
+	     "most loaded link of one tensor-parallel collective (kind, bytes)", NULL, NULL,
+	     NULL),
+	JSON("busiest_link_dp", j_busiest_dp,
+	     "most loaded link of one data-parallel sync (kind, bytes)", NULL, NULL, NULL),
+	JSON("not_modelled", j_not_modelled,
+	     "scenario sections given that no model reads yet", has_not_modelled,
+	     "not yet modelled", note_not_modelled),
+};
+const size_t capsim_result_n_keys = sizeof capsim_result_keys / sizeof capsim_result_keys[0];
+
+/* CP, PP and EP lines only where that parallelism exists; data stall only
+ * with storage (their JSON keys are always there: 0 is a real answer) */
+static int text_shown(const R *r, const capsim_result_key *k)
+{
+	if (strcmp(k->key, "exposed_comm_cp_s") == 0)
+		return has_cp(r);
+	if (strcmp(k->key, "exposed_comm_pp_s") == 0 || strcmp(k->key, "bubble_s") == 0)
+		return has_pp(r);
+	if (strcmp(k->key, "exposed_comm_ep_s") == 0)
+		return has_ep(r);
+	if (strcmp(k->key, "data_stall_s") == 0)
+		return has_storage(r);
+	return 1;
+}
+
+const capsim_result_key *capsim_result_key_find(const char *name)
+{
+	for (size_t i = 0; i < capsim_result_n_keys; i++)
+		if (strcmp(capsim_result_keys[i].key, name) == 0)
+			return &capsim_result_keys[i];
+	return NULL;
+}
+
+int capsim_result_has(const R *r, const capsim_result_key *k)
+{
+	return !k->present || k->present(r);
+}
+
+double capsim_result_number(const R *r, const capsim_result_key *k)
+{
+	const char *at = (const char *)r + k->offset;
+	switch (k->kind) {
+	case CAPSIM_RK_REAL: return *(const double *)at;
+	case CAPSIM_RK_INT:
+		if (k->offset == offsetof(R, gpus))
+			return (double)*(const long *)at;
+		return *(const int *)at;
+	case CAPSIM_RK_BOOL: return *(const int *)at ? 1.0 : 0.0;
+	default: return NAN;
+	}
+}
+
+void capsim_result_json(const R *r, json_t *o)
+{
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (!capsim_result_has(r, k))
+			continue;
+		json_t *v;
+		switch (k->kind) {
+		case CAPSIM_RK_REAL: v = json_real(capsim_result_number(r, k)); break;
+		case CAPSIM_RK_INT: v = json_integer((json_int_t)capsim_result_number(r, k)); break;
+		case CAPSIM_RK_BOOL: v = json_boolean(capsim_result_number(r, k) != 0); break;
+		case CAPSIM_RK_TEXT: v = json_string((const char *)r + k->offset); break;
+		default: v = k->json(r); break;
+		}
+		json_object_set_new(o, k->key, v);
+	}
+}
+
+int capsim_result_csv_header(FILE *f)
+{
+	int first = 1;
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		if (capsim_result_keys[i].kind == CAPSIM_RK_JSON)
+			continue;
+		fprintf(f, "%s%s", first ? "" : ",", capsim_result_keys[i].key);
+		first = 0;
+	}
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* a text cell, quoted as RFC 4180 says */
+static void csv_text(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int capsim_result_csv_row(const R *r, FILE *f)
+{
+	int first = 1;
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (k->kind == CAPSIM_RK_JSON)
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = 0;
+		if (!capsim_result_has(r, k))
+			continue;
+		switch (k->kind) {
+		case CAPSIM_RK_REAL: fprintf(f, "%.10g", capsim_result_number(r, k)); break;
+		case CAPSIM_RK_INT: fprintf(f, "%.0f", capsim_result_number(r, k)); break;
+		case CAPSIM_RK_BOOL: fputs(capsim_result_number(r, k) != 0 ? "true" : "false", f); break;
+		default: csv_text(f, (const char *)r + k->offset); break;
+		}
+	}
+	fputc('\n', f);
+	return ferror(f) ? -1 : 0;
+}
+
+int capsim_result_text(const R *r, FILE *f)
+{
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (!k->label || !capsim_result_has(r, k) || !text_shown(r, k))
+			continue;
+		char label[64], value[48], note[512] = "";
+		snprintf(label, sizeof label, "%*s%s", 2 * k->depth, "", k->label);
+		if (k->note)
+			k->note(r, note, sizeof note);
+		if (k->kind == CAPSIM_RK_JSON) {
+			fprintf(f, "  %-24s %s\n", label, note);
+			continue;
+		}
+		double v = capsim_result_number(r, k);
+		if (k->dim == CAPSIM_DIM_RATIO)
+			snprintf(value, sizeof value, "%.1f%%", 100 * v);
+		else if (k->dim == CAPSIM_DIM_COUNT)
+			snprintf(value, sizeof value, "%.4g", v);
+		else
+			capsim_units_format(v, k->dim, value, sizeof value);
+		if (note[0] == '\n')
+			fprintf(f, "  %-24s %12s%s\n", label, value, note);
+		else
+			fprintf(f, "  %-24s %12s%s%s\n", label, value, note[0] ? "  " : "", note);
+	}
+	return ferror(f) ? -1 : 0;
+}

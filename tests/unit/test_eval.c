@@ -1,0 +1,292 @@
+/* test_eval.c - the evaluation face called in process: a scenario edited
+ * with capsim_scenario_set and evaluated with capsim_eval, point after
+ * point, agrees with a fresh load of the file with the same --set and with
+ * `capsim run --set ... --json`, key for key; memory stays flat; the result
+ * table and the user guide's key list agree. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "eval.h"
+#include "scenario.h"
+#include "xalloc.h"
+
+static const char *base_file = CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml";
+
+/* the axes: 4 x 4 x 2 x 4 x 2 x 2 = 512 points */
+static const char *const nodes_v[] = { "1", "2", "4", "8" };
+static const char *const tp_v[] = { "1", "2", "4", "8" };
+static const char *const mb_v[] = { "1", "2" };
+static const char *const zero_v[] = { "0", "1", "2", "3" };
+static const char *const over_v[] = { "1:1", "2:1" };
+static const char *const rec_v[] = { "none", "selective" };
+#define N_POINTS (4 * 4 * 2 * 4 * 2 * 2)
+#define N_EDITS 6
+
+static void point(int i, capsim_set *e)
+{
+	e[0] = (capsim_set){ "cluster.nodes", nodes_v[i % 4] };
+	e[1] = (capsim_set){ "workload.parallelism.tp", tp_v[i / 4 % 4] };
+	e[2] = (capsim_set){ "workload.micro-batch", mb_v[i / 16 % 2] };
+	e[3] = (capsim_set){ "workload.parallelism.zero", zero_v[i / 32 % 4] };
+	e[4] = (capsim_set){ "cluster.fabric.oversubscription", over_v[i / 128 % 2] };
+	e[5] = (capsim_set){ "workload.parallelism.recompute", rec_v[i / 256 % 2] };
+}
+
+static capsim_catalog *catalog(void)
+{
+	capsim_catalog *cat = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d), 0);
+	capsim_diags_free(&d);
+	return cat;
+}
+
+/* every key of the result table, as JSON, for comparing */
+static json_t *result_of(const capsim_scenario *s)
+{
+	capsim_result r;
+	capsim_diags d = { 0 };
+	capsim_eval_opts o = { 0 };
+	if (capsim_eval(s, &o, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		capsim_diags_free(&d);
+		return NULL;
+	}
+	json_t *j = json_object();
+	capsim_result_json(&r, j);
+	capsim_result_free(&r);
+	capsim_diags_free(&d);
+	return j;
+}
+
+/* RSS in bytes, from /proc/self/statm */
+static double rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long size = 0, res = 0;
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (double)res * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* Edit one scenario in place through 512 points; every 16th is compared
+ * key for key with a fresh load of the file given the same sets. Points
+ * the checks refuse are refused the same way by the fresh load. */
+static void test_edit_and_evaluate(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	capsim_scenario *s = calloc(1, sizeof *s), *fresh = calloc(1, sizeof *fresh);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(base_file, cat, NULL, 0, s, &d), 0);
+	int ok = 0, refused = 0, compared = 0;
+	double rss100 = 0.0;
+	for (int i = 0; i < N_POINTS; i++) {
+		capsim_set e[N_EDITS];
+		point(i, e);
+		capsim_diags de = { 0 };
+		int rc = capsim_scenario_set_many(s, cat, e, N_EDITS, &de);
+		json_t *a = rc == 0 ? result_of(s) : NULL;
+		if (rc == 0) {
+			assert_non_null(a);
+			ok++;
+		} else {
+			refused++;
+			/* an edit's error names the edit */
+			assert_true(de.n > 0);
+			assert_non_null(strstr(de.v[0].where, "--set "));
+		}
+		if (i % 16 == 0) {
+			capsim_diags df = { 0 };
+			int frc = capsim_scenario_load(base_file, cat, e, N_EDITS, fresh, &df);
+			assert_int_equal(frc, rc);
+			if (rc == 0) {
+				json_t *b = result_of(fresh);
+				assert_non_null(b);
+				if (!json_equal(a, b)) {
+					char *x = json_dumps(a, JSON_SORT_KEYS), *y = json_dumps(b, JSON_SORT_KEYS);
+					fail_msg("point %d: edited and fresh results differ:\n%s\n%s", i, x, y);
+				}
+				json_decref(b);
+				compared++;
+			}
+			capsim_diags_free(&df);
+		}
+		json_decref(a);
+		capsim_diags_free(&de);
+		if (i == 100)
+			rss100 = rss_bytes();
+	}
+	/* flat: the last 400 points do not grow the process (ASan's quarantine
+	 * is capped for this test in tests/CMakeLists.txt) */
+	double growth = rss_bytes() - rss100;
+	print_message("test_eval: %d points evaluated, %d refused by the checks, %d compared "
+		      "with a fresh load; RSS growth over the last 400: %.1f MiB\n",
+		      ok, refused, compared, growth / 1048576.0);
+	assert_true(ok >= 300);
+	assert_true(compared >= 20);
+	assert_true(growth < 32.0 * 1048576.0);
+	capsim_diags_free(&d);
+	free(s);
+	free(fresh);
+	capsim_catalog_free(cat);
+}
+
+/* run "capsim run BASE --set ... --json" and parse its output */
+static json_t *run_binary(const capsim_set *e, size_t n)
+{
+	char cmd[4096];
+	int len = snprintf(cmd, sizeof cmd, "'%s' run '%s' --json", CAPSIM_BIN, base_file);
+	for (size_t i = 0; i < n; i++)
+		len += snprintf(cmd + len, sizeof cmd - (size_t)len, " --set '%s=%s'", e[i].path,
+				e[i].value);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	json_error_t err;
+	json_t *j = json_loadf(p, 0, &err);
+	int st = pclose(p);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_non_null(j);
+	return j;
+}
+
+/* The same points as the command line gives them: every result key equal
+ * (the command adds only its head: versions, inputs, profile, seed). */
+static void test_matches_run(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(base_file, cat, NULL, 0, s, &d), 0);
+	int compared = 0;
+	for (int i = 0; i < N_POINTS && compared < 12; i += 37) {
+		capsim_set e[N_EDITS];
+		point(i, e);
+		if (capsim_scenario_set_many(s, cat, e, N_EDITS, &d) < 0) {
+			capsim_diags_free(&d);
+			continue;
+		}
+		json_t *a = result_of(s), *b = run_binary(e, N_EDITS);
+		const char *key;
+		json_t *v;
+		json_object_foreach(a, key, v)
+		{
+			json_t *w = json_object_get(b, key);
+			assert_non_null(w);
+			/* the command prints 10 significant digits */
+			if (json_is_real(v) && json_is_number(w)) {
+				double x = json_real_value(v), y = json_number_value(w);
+				if (fabs(x - y) > 1e-9 * fabs(x))
+					fail_msg("point %d: %s is %.17g in process, %.17g from capsim run",
+						 i, key, x, y);
+			} else if (!json_is_real(v)) {
+				char *x = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+				char *y = json_dumps(w, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+				if (strcmp(x, y) != 0)
+					fail_msg("point %d: %s is %s in process, %s from capsim run", i, key,
+						 x, y);
+				free(x);
+				free(y);
+			}
+		}
+		json_decref(a);
+		json_decref(b);
+		compared++;
+	}
+	assert_true(compared >= 8);
+	free(s);
+	capsim_catalog_free(cat);
+}
+
+/* An edit that breaks the scenario leaves it as it was, and its message
+ * names the --set, not a line of the file. */
+static void test_refused_edit(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	capsim_scenario *s = calloc(1, sizeof *s), *before = calloc(1, sizeof *before);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(base_file, cat, NULL, 0, s, &d), 0);
+	*before = *s;
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.parallelism.tp", "3", &d), -1);
+	assert_true(capsim_diags_contains(&d, "tp=3 does not divide 32 attention heads"));
+	assert_string_equal(d.v[0].where, "--set workload.parallelism.tp=3");
+	assert_memory_equal(s, before, sizeof *s);
+	capsim_diags_free(&d);
+	/* a part's field: re-resolved from the catalog, the override applied */
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.gpu.memory.capacity", "141 GB", &d), 0);
+	assert_true(fabs(s->gpu.mem_bytes - 141e9) < 1.0);
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.node.ref", "dgx-h200", &d), 0);
+	assert_string_equal(s->gpu.e.id, "h200-sxm-141gb");
+	assert_true(fabs(s->gpu.mem_bytes - 141e9) < 1.0);
+	/* dp follows the cluster unless it was given */
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.nodes", "4", &d), 0);
+	assert_int_equal(s->dp, 16);
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.nodes", "not-a-number", &d), -1);
+	assert_int_equal(s->nodes, 4);
+	capsim_diags_free(&d);
+	free(s);
+	free(before);
+	capsim_catalog_free(cat);
+}
+
+/* docs/user-guide.md lists every key of the result table, and no other
+ * `run --json` key between its markers. */
+static void test_user_guide_keys(void **state)
+{
+	(void)state;
+	FILE *f = fopen(CAPSIM_SOURCE_DIR "/docs/user-guide.md", "r");
+	assert_non_null(f);
+	char line[1024];
+	int in = 0, listed = 0;
+	char seen[64][64];
+	while (fgets(line, sizeof line, f)) {
+		if (strstr(line, "<!-- result-keys:begin -->")) {
+			in = 1;
+			continue;
+		}
+		if (strstr(line, "<!-- result-keys:end -->"))
+			break;
+		if (!in || strncmp(line, "| `", 3) != 0)
+			continue;
+		char *end = strchr(line + 3, '`');
+		assert_non_null(end);
+		*end = '\0';
+		if (!capsim_result_key_find(line + 3))
+			fail_msg("docs/user-guide.md lists '%s', which is not a result key", line + 3);
+		assert_true(listed < 64);
+		capsim_strlcpy(seen[listed++], line + 3, sizeof seen[0]);
+	}
+	fclose(f);
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		int found = 0;
+		for (int j = 0; j < listed; j++)
+			found |= strcmp(seen[j], capsim_result_keys[i].key) == 0;
+		if (!found)
+			fail_msg("result key '%s' is missing from docs/user-guide.md",
+				 capsim_result_keys[i].key);
+	}
+}
+
+int main(void)
+{
+	capsim_init();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refused_edit),
+		cmocka_unit_test(test_user_guide_keys),
+		cmocka_unit_test(test_matches_run),
+		cmocka_unit_test(test_edit_and_evaluate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
