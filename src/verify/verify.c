@@ -122,24 +122,21 @@ static int predict(capsim_fabric *f, const capsim_scenario *s, int op, double by
 	return capsim_collective_run(f, s, &req, r, d);
 }
 
-/* busbw of r's collective on the scenario loaded again with one more --set,
- * into out; out's busbw stays 0 (the path is left out) when that copy does
- * not load or build, or a forced algorithm does not apply to it */
+/* busbw of r's collective on a copy of the scenario with one more edit
+ * (capsim_scenario_set: re-resolved and re-checked, no file read), into
+ * out; out's busbw stays 0 (the path is left out) when that copy is refused
+ * or does not build, or a forced algorithm does not apply to it */
 static void variant(const capsim_verify_ctx *c, const char *path, const char *value,
 		    const capsim_coll_req *r, capsim_verify_path *out)
 {
-	capsim_set *sets = capsim_xmalloc((c->n_sets + 1) * sizeof *sets);
-	if (c->n_sets)
-		memcpy(sets, c->sets, c->n_sets * sizeof *sets);
-	sets[c->n_sets].path = path;
-	sets[c->n_sets].value = value;
-	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
+	capsim_scenario *s = capsim_xmalloc(sizeof *s);
+	*s = *c->s;
 	capsim_diags scratch = { 0 };
 	capsim_fabric *f = NULL;
 	capsim_coll_result res;
 	capsim_coll_req q = *r;
 	out->busbw_bytes_per_s = 0;
-	if (capsim_scenario_load(c->scenario_path, c->cat, sets, c->n_sets + 1, s, &scratch) == 0)
+	if (capsim_scenario_set(s, c->cat, path, value, &scratch) == 0)
 		f = capsim_fabric_build(s, &scratch);
 	q.seed = (uint64_t)s->seed;
 	if (f && capsim_collective_run(f, s, &q, &res, &scratch) == 0) {
@@ -150,7 +147,6 @@ static void variant(const capsim_verify_ctx *c, const char *path, const char *va
 	capsim_diags_free(&scratch);
 	capsim_fabric_destroy(f);
 	free(s);
-	free(sets);
 }
 
 /* one degraded path, kept in out[*n] when the model runs on it */

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -279,6 +280,66 @@ static void test_user_guide_keys(void **state)
 	}
 }
 
+/* capsim_eval from several threads at once: each thread's results are the
+ * serial ones, bit for bit. */
+#define THREADS 4
+#define PER_THREAD 6
+
+typedef struct {
+	const capsim_scenario *s;
+	double step[PER_THREAD];
+	int rc;
+} thread_job;
+
+static void *eval_thread(void *arg)
+{
+	thread_job *j = arg;
+	for (int i = 0; i < PER_THREAD; i++) {
+		capsim_result r;
+		capsim_diags d = { 0 };
+		capsim_eval_opts o = { 0 };
+		if (capsim_eval(&j->s[i], &o, &r, &d) < 0)
+			j->rc = -1;
+		j->step[i] = r.step.step_time_s * r.scaling_efficiency;
+		capsim_result_free(&r);
+		capsim_diags_free(&d);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	capsim_scenario *s = calloc(PER_THREAD, sizeof *s);
+	capsim_diags d = { 0 };
+	double serial[PER_THREAD];
+	for (int i = 0; i < PER_THREAD; i++) {
+		capsim_set e[N_EDITS];
+		point(i * 41 % N_POINTS, e);
+		assert_int_equal(capsim_scenario_load(base_file, cat, e, N_EDITS, &s[i], &d), 0);
+		capsim_result r;
+		assert_int_equal(capsim_eval(&s[i], NULL, &r, &d), 0);
+		serial[i] = r.step.step_time_s * r.scaling_efficiency;
+		capsim_result_free(&r);
+	}
+	pthread_t th[THREADS];
+	thread_job jobs[THREADS];
+	for (int t = 0; t < THREADS; t++) {
+		jobs[t] = (thread_job){ .s = s, .rc = 0 };
+		assert_int_equal(pthread_create(&th[t], NULL, eval_thread, &jobs[t]), 0);
+	}
+	for (int t = 0; t < THREADS; t++) {
+		pthread_join(th[t], NULL);
+		assert_int_equal(jobs[t].rc, 0);
+		for (int i = 0; i < PER_THREAD; i++)
+			assert_true(jobs[t].step[i] == serial[i]);
+	}
+	capsim_diags_free(&d);
+	free(s);
+	capsim_catalog_free(cat);
+}
+
 int main(void)
 {
 	capsim_init();
@@ -286,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_refused_edit),
 		cmocka_unit_test(test_user_guide_keys),
 		cmocka_unit_test(test_matches_run),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_edit_and_evaluate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

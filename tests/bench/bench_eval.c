@@ -1,0 +1,97 @@
+/* bench_eval.c - evaluations per second in one process: capsim_scenario_set
+ * of one field (alternating, so every point differs from the last) and
+ * capsim_eval, on the default scenario (256 H100s) and on the same job at
+ * 4,096 GPUs; with the scaling-efficiency reference and without it.
+ *
+ * Usage: bench_eval [repeats] [evals]   (defaults 5 and 200)
+ * Prints the median over `repeats` of evals per CPU-second, with min and max.
+ * Results go to docs/performance.md with the machine and the command. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "catalog.h"
+#include "eval.h"
+#include "scenario.h"
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* evals per CPU-second of n edit + evaluate rounds */
+static double rate(capsim_scenario *s, const capsim_catalog *cat, int n, int reference)
+{
+	static const char *const mb[] = { "1", "2" };
+	capsim_diags d = { 0 };
+	capsim_eval_opts o = { .no_reference = !reference };
+	double t0 = cpu_s();
+	for (int i = 0; i < n; i++) {
+		if (capsim_scenario_set(s, cat, "workload.micro-batch", mb[i % 2], &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			exit(1);
+		}
+		capsim_result r;
+		if (capsim_eval(s, &o, &r, &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			exit(1);
+		}
+		capsim_result_free(&r);
+	}
+	return n / (cpu_s() - t0);
+}
+
+int main(int argc, char **argv)
+{
+	int repeats = argc > 1 ? atoi(argv[1]) : 5, n = argc > 2 ? atoi(argv[2]) : 200;
+	if (repeats < 1 || n < 1) {
+		fprintf(stderr, "usage: bench_eval [repeats] [evals]\n");
+		return 2;
+	}
+	capsim_init();
+	capsim_catalog *cat = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		return 1;
+	}
+	/* the default job, and the same at 4,096 GPUs (weak: 64 sequences a replica) */
+	const capsim_set big[] = { { "cluster.nodes", "512" },
+				   { "workload.global-batch", "8192" } };
+	struct {
+		const char *name;
+		const capsim_set *sets;
+		size_t n;
+	} cases[] = { { "default (256 H100)", NULL, 0 }, { "default at 4,096 H100", big, 2 } };
+	printf("%-24s %-10s %12s %12s %12s\n", "scenario", "reference", "evals/s", "min", "max");
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		capsim_scenario *s = calloc(1, sizeof *s);
+		if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat,
+					 cases[c].sets, cases[c].n, s, &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			return 1;
+		}
+		for (int ref = 1; ref >= 0; ref--) {
+			double *v = calloc((size_t)repeats, sizeof *v);
+			for (int k = 0; k < repeats; k++)
+				v[k] = rate(s, cat, n, ref);
+			qsort(v, (size_t)repeats, sizeof *v, cmp_double);
+			printf("%-24s %-10s %12.0f %12.0f %12.0f\n", cases[c].name, ref ? "with" : "without",
+			       v[repeats / 2], v[0], v[repeats - 1]);
+			free(v);
+		}
+		free(s);
+	}
+	capsim_catalog_free(cat);
+	capsim_diags_free(&d);
+	return 0;
+}
