@@ -150,23 +150,22 @@ static int exe_dir(char *buf, size_t len)
  * and hardware/bibliography.xml one level above that). */
 static int root_near_exe(const char *bin, char *out, size_t len)
 {
-	static const char *const installed = "../share/capsim";
 	static const char *const build_dirs[] = { "", "/.." };
 	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/%s", bin, installed);
-	if (readable_under(p, "hardware/bibliography.xml")) {
-		snprintf(out, len, "%s", p);
-		return 0;
-	}
+	int n = snprintf(p, sizeof p, "%s/../share/capsim", bin);
+	if (n > 0 && (size_t)n < sizeof p && readable_under(p, "hardware/bibliography.xml"))
+		return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
 	for (size_t i = 0; i < sizeof build_dirs / sizeof build_dirs[0]; i++) {
 		char build[PATH_MAX];
-		snprintf(build, sizeof build, "%s%s", bin, build_dirs[i]);
-		snprintf(p, sizeof p, "%s/..", build);
+		n = snprintf(build, sizeof build, "%s%s", bin, build_dirs[i]);
+		if (n < 0 || (size_t)n >= sizeof build)
+			continue;
+		n = snprintf(p, sizeof p, "%s/..", build);
+		if (n < 0 || (size_t)n >= sizeof p)
+			continue;
 		if (readable_under(build, "CMakeCache.txt") &&
-		    readable_under(p, "hardware/bibliography.xml")) {
-			snprintf(out, len, "%s", p);
-			return 0;
-		}
+		    readable_under(p, "hardware/bibliography.xml"))
+			return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
 	}
 	return -1;
 }
@@ -183,8 +182,8 @@ const char *capsim_catalog_default_root(void)
 	char bin[PATH_MAX], rel[PATH_MAX];
 	if (exe_dir(bin, sizeof bin) == 0 && root_near_exe(bin, rel, sizeof rel) == 0) {
 		/* a clean absolute path for messages; the relative one will do */
-		if (!realpath(rel, buf))
-			snprintf(buf, sizeof buf, "%s", rel);
+		if (!realpath(rel, buf) && snprintf(buf, sizeof buf, "%s", rel) >= (int)sizeof buf)
+			return CAPSIM_DATA_DIR;
 		found = 1;
 		return buf;
 	}
