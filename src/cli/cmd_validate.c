@@ -6,10 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog.h"
 #include "memory.h"
 #include "cli.h"
+#include "outfile.h"
+#include "profile.h"
 #include "scenario.h"
+#include "sha256.h"
 #include "units.h"
 #include "xalloc.h"
 #include "xml.h"
@@ -17,16 +22,20 @@
 static void help(FILE *out)
 {
 	fprintf(out,
-		"usage: capsim validate FILE... [--set PATH=VALUE]... [--resolved]\n"
-		"                       [--catalog DIR]\n"
+		"usage: capsim validate FILE... [--set PATH=VALUE]... [--resolved | --json]\n"
+		"                       [--out FILE] [--catalog DIR]\n"
 		"\n"
-		"Check scenario, hardware, model and bibliography files against their\n"
-		"schemas and for consistency; print every problem with file:line and\n"
-		"exit 2 if there is one. For a scenario, print what it resolves to.\n"
+		"Check scenario, hardware, model, bibliography and calibrated profile\n"
+		"files against their schemas and for consistency; print every problem\n"
+		"with file:line and exit 2 if there is one. For a scenario, print what\n"
+		"it resolves to.\n"
 		"\n"
 		"  --set PATH=VALUE  override a scenario field (cluster.nodes=16,\n"
 		"                    workload.parallelism.tp=4, cluster.gpu.memory.bandwidth=\"4 TB/s\")\n"
 		"  --resolved        print the scenario with every catalog part written out\n"
+		"  --json            print one JSON object: each file, its kind, ok and errors\n"
+		"  --out FILE        write the --resolved or --json output to FILE, whole or\n"
+		"                    not at all (default: standard output)\n"
 		"  --paths           list every PATH that --set accepts, with its meaning\n"
 		"  --catalog DIR     catalog root with hardware/ and models/ (default: %s)\n",
 		capsim_catalog_default_root());
@@ -114,30 +123,52 @@ static void print_paths(void)
 	}
 }
 
-static int validate_scenario(const char *path, const char *root,
-			     capsim_catalog **cat, const capsim_set *sets,
-			     size_t n_sets, int resolved, capsim_diags *d)
+
+/* what the files of one invocation share */
+typedef struct {
+	const char *root;          /* the catalog root */
+	capsim_catalog *cat;       /* loaded on first need, for scenarios and profiles */
+	const capsim_set *sets;
+	size_t n_sets;
+	int resolved;              /* --resolved: the scenario's XML to out */
+	int json;                  /* --json: no text on standard output */
+	FILE *out;                 /* where --resolved goes */
+} validate_ctx;
+
+static int need_catalog(validate_ctx *c, capsim_diags *d)
 {
-	if (!*cat) {
-		*cat = capsim_catalog_create();
-		if (capsim_catalog_load_root(*cat, root, NULL, d) < 0)
-			return -1;
-	}
+	if (c->cat)
+		return 0;
+	c->cat = capsim_catalog_create();
+	return capsim_catalog_load_root(c->cat, c->root, NULL, d);
+}
+
+static void say_ok(const validate_ctx *c, const char *path)
+{
+	if (!c->json && !c->resolved)
+		printf("%s: ok\n", path);
+}
+
+static int validate_scenario(const char *path, validate_ctx *c, capsim_diags *d)
+{
+	if (need_catalog(c, d) < 0)
+		return -1;
 	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
-	int rc = capsim_scenario_load(path, *cat, sets, n_sets, s, d);
-	if (rc == 0) {
-		if (resolved) {
-			capsim_scenario_write_xml(s, stdout);
-		} else {
-			printf("%s: ok\n", path);
-			print_summary(s);
+	int rc = capsim_scenario_load(path, c->cat, c->sets, c->n_sets, s, d);
+	if (rc == 0 && c->resolved) {
+		if (capsim_scenario_write_xml(s, c->out) < 0) {
+			capsim_diags_add(d, path, 0, "cannot write the resolved scenario");
+			rc = -1;
 		}
+	} else if (rc == 0 && !c->json) {
+		say_ok(c, path);
+		print_summary(s);
 	}
 	free(s);
 	return rc;
 }
 
-static int validate_catalog_file(const char *path, const char *root,
+static int validate_catalog_file(const char *path, validate_ctx *vc,
 				 capsim_diags *d)
 {
 	capsim_catalog *c = capsim_catalog_create();
@@ -147,15 +178,45 @@ static int validate_catalog_file(const char *path, const char *root,
 	/* everything else of the catalog first, so references resolve, then the
 	 * file itself (a bibliography first, since entries cite it) */
 	capsim_diags other = { 0 };
-	capsim_catalog_load_root(c, root, skip, &other);
+	capsim_catalog_load_root(c, vc->root, skip, &other);
 	capsim_diags_free(&other);
 	capsim_catalog_load_file(c, path, d);
 	if (d->n == before)
 		capsim_catalog_check(c, d);
 	capsim_catalog_free(c);
 	if (d->n == before)
-		printf("%s: ok\n", path);
+		say_ok(vc, path);
 	return d->n == before ? 0 : -1;
+}
+
+/* A calibrated profile: read and checked (src/io/profile.h), then applied to
+ * a copy of the catalog GPU it names, as a scenario's profile= would be. */
+static int validate_profile(const char *path, long root_line, validate_ctx *c,
+			    capsim_diags *d)
+{
+	capsim_profile *p = capsim_xcalloc(1, sizeof *p);
+	int rc = capsim_profile_load(path, p, d);
+	if (rc == 0 && need_catalog(c, d) < 0)
+		rc = -1;
+	if (rc == 0) {
+		const capsim_gpu *g = capsim_catalog_find(c->cat, CAPSIM_KIND_GPU, p->gpu);
+		if (!g) {
+			capsim_diags_add(d, path, root_line,
+					 "profile.gpu: expected a GPU of the catalog (%s/hardware), "
+					 "found '%s'", c->root, p->gpu);
+			rc = -1;
+		} else {
+			capsim_gpu *copy = capsim_xmalloc(sizeof *copy);
+			*copy = *g;
+			rc = capsim_profile_apply(p, copy, d);
+			free(copy);
+		}
+	}
+	capsim_profile_free(p);
+	free(p);
+	if (rc == 0)
+		say_ok(c, path);
+	return rc;
 }
 
 /* root element name of a file, "" if it cannot be read */
@@ -174,32 +235,188 @@ static void root_name(const char *path, char *buf, size_t len, long *line,
 	xmlFreeDoc(doc);
 }
 
+/* the kind of file each root element is */
+static const struct {
+	const char *root, *kind;
+} kinds[] = {
+	{ "scenario", "scenario" },
+	{ "catalog", "hardware" },
+	{ "models", "models" },
+	{ "bibliography", "bibliography" },
+	{ "profile", "profile" },
+};
+
+static const char *kind_of(const char *root)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kinds[i].root, root) == 0)
+			return kinds[i].kind;
+	return NULL;
+}
+
+/* Check one file, every problem into d. Returns its kind ("unknown" when
+ * the root element is none of capsim's, "unreadable" when it cannot be
+ * parsed). */
+static const char *validate_file(const char *path, validate_ctx *c, capsim_diags *d)
+{
+	char rn[64];
+	long line = 0;
+	root_name(path, rn, sizeof rn, &line, d);
+	if (d->n)
+		return "unreadable";
+	const char *kind = kind_of(rn);
+	if (!kind) {
+		capsim_diags_add(d, path, line,
+				 "root element <%s> is not one of capsim's files "
+				 "(expected <scenario>, <catalog>, <models>, "
+				 "<bibliography> or <profile>)",
+				 rn);
+		return "unknown";
+	}
+	if (strcmp(kind, "scenario") == 0)
+		validate_scenario(path, c, d);
+	else if (c->n_sets)
+		capsim_diags_add(d, path, 0, "--set applies to scenarios only");
+	else if (strcmp(kind, "profile") == 0)
+		validate_profile(path, line, c, d);
+	else
+		validate_catalog_file(path, c, d);
+	return kind;
+}
+
+/* SHA-256 of a file's bytes in hex, "" when it cannot be read */
+static void file_sha256(const char *path, char hex[65])
+{
+	hex[0] = '\0';
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return;
+	capsim_sha256 h;
+	unsigned char buf[1 << 14];
+	size_t n;
+	capsim_sha256_init(&h);
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		capsim_sha256_update(&h, buf, n);
+	if (!ferror(f))
+		capsim_sha256_final_hex(&h, hex);
+	fclose(f);
+}
+
+/* {"file", "sha256", "kind", "ok", "errors": [{"where", "message"}]} */
+static json_t *json_file(const char *path, const char *kind, const capsim_diags *d)
+{
+	char hex[65];
+	json_t *o = json_object();
+	json_t *errors = json_array();
+	file_sha256(path, hex);
+	json_object_set_new(o, "file", json_string(path));
+	json_object_set_new(o, "sha256", hex[0] ? json_string(hex) : json_null());
+	json_object_set_new(o, "kind", json_string(kind));
+	json_object_set_new(o, "ok", json_boolean(d->n == 0));
+	for (size_t i = 0; i < d->n; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "where", json_string(d->v[i].where));
+		json_object_set_new(e, "message", json_string(d->v[i].msg));
+		json_array_append_new(errors, e);
+	}
+	json_object_set_new(o, "errors", errors);
+	return o;
+}
+
+/* The --json object: the usual head (the catalog's files, if one was read),
+ * then every file checked, then ok. */
+static json_t *json_report(const validate_ctx *c, json_t *files)
+{
+	json_t *o = capsim_cli_json_head(c->cat, NULL);
+	int ok = 1;
+	size_t i;
+	json_t *f;
+	json_array_foreach(files, i, f)
+		ok = ok && json_is_true(json_object_get(f, "ok"));
+	json_object_set(o, "files", files);
+	json_object_set_new(o, "ok", json_boolean(ok));
+	return o;
+}
+
+/* Check argv[first..argc-1]; the --resolved or --json output goes to
+ * c->out. Returns the status. */
+static int validate_all(int argc, char **argv, int first, validate_ctx *c)
+{
+	int status = CAPSIM_EXIT_OK;
+	json_t *files = json_array();
+	for (int i = first; i < argc; i++) {
+		capsim_diags fd = { 0 };
+		const char *kind = validate_file(argv[i], c, &fd);
+		if (c->json)
+			json_array_append_new(files, json_file(argv[i], kind, &fd));
+		if (fd.n) {
+			capsim_diags_print(&fd, stderr);
+			status = CAPSIM_EXIT_USAGE;
+		}
+		capsim_diags_free(&fd);
+	}
+	if (c->json) {
+		json_t *o = json_report(c, files);
+		json_dumpf(o, c->out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', c->out);
+		json_decref(o);
+	}
+	json_decref(files);
+	return status;
+}
+
+/* validate_all with its output to --out FILE, whole or not at all: a
+ * --resolved run that failed keeps the old file. */
+static int validate_to_file(int argc, char **argv, int first, validate_ctx *c,
+			    const char *path, capsim_diags *d)
+{
+	capsim_outfile of;
+	if (capsim_outfile_open(&of, path, d) < 0) {
+		capsim_diags_print(d, stderr);
+		return CAPSIM_EXIT_FAILURE;
+	}
+	c->out = of.f;
+	int status = validate_all(argc, argv, first, c);
+	if (c->resolved && status != CAPSIM_EXIT_OK) {
+		capsim_outfile_discard(&of);
+	} else if (capsim_outfile_close(&of, d) < 0) {
+		capsim_diags_print(d, stderr);
+		status = CAPSIM_EXIT_FAILURE;
+	}
+	return status;
+}
+
 int capsim_cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
 		{ "resolved", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
 		{ "paths", no_argument, NULL, 'p' },
 		{ "catalog", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = capsim_catalog_default_root();
+	validate_ctx c = { .root = capsim_catalog_default_root() };
 	capsim_cli_sets sets = { 0 };
-	int resolved = 0, ch, status = CAPSIM_EXIT_OK;
+	const char *out_path = NULL;
+	int ch, status = CAPSIM_EXIT_OK;
 	capsim_diags d = { 0 };
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:rpc:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:rjo:pc:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			capsim_cli_sets_add(&sets, optarg, &d); /* reported with the rest */
 			break;
-		case 'r': resolved = 1; break;
+		case 'r': c.resolved = 1; break;
+		case 'j': c.json = 1; break;
+		case 'o': out_path = optarg; break;
 		case 'p':
 			print_paths();
 			goto out;
-		case 'c': root = optarg; break;
+		case 'c': c.root = optarg; break;
 		case 'h':
 			help(stdout);
 			goto out;
@@ -215,42 +432,26 @@ int capsim_cmd_validate(int argc, char **argv)
 		status = CAPSIM_EXIT_USAGE;
 		goto out;
 	}
+	if (c.resolved && c.json)
+		capsim_diags_add_at(&d, "--json", "expected --resolved or --json, found both");
+	if (out_path && !c.resolved && !c.json)
+		capsim_diags_add_at(&d, "--out", "expected with --resolved or --json "
+				    "(the summaries go to standard output)");
 	if (d.n) {
 		capsim_diags_print(&d, stderr);
 		status = CAPSIM_EXIT_USAGE;
 		goto out;
 	}
-	capsim_catalog *cat = NULL;
-	for (int i = optind; i < argc; i++) {
-		char rn[64];
-		long root_line = 0;
-		capsim_diags fd = { 0 };
-		root_name(argv[i], rn, sizeof rn, &root_line, &fd);
-		int known = strcmp(rn, "scenario") == 0 || strcmp(rn, "catalog") == 0 ||
-			    strcmp(rn, "models") == 0 || strcmp(rn, "bibliography") == 0;
-		if (!fd.n && !known) {
-			capsim_diags_add(&fd, argv[i], root_line,
-					 "root element <%s> is not one of capsim's files "
-					 "(expected <scenario>, <catalog>, <models> or "
-					 "<bibliography>)",
-					 rn);
-		} else if (!fd.n) {
-			if (strcmp(rn, "scenario") == 0)
-				validate_scenario(argv[i], root, &cat, sets.v, sets.n,
-						  resolved, &fd);
-			else if (sets.n) {
-				capsim_diags_add(&fd, argv[i], 0,
-						 "--set applies to scenarios only");
-			} else
-				validate_catalog_file(argv[i], root, &fd);
-		}
-		if (fd.n) {
-			capsim_diags_print(&fd, stderr);
-			status = CAPSIM_EXIT_USAGE;
-		}
-		capsim_diags_free(&fd);
+	c.sets = sets.v;
+	c.n_sets = sets.n;
+	if (!out_path) {
+		/* standard output: main() checks that it all got there */
+		c.out = stdout;
+		status = validate_all(argc, argv, optind, &c);
+	} else {
+		status = validate_to_file(argc, argv, optind, &c, out_path, &d);
 	}
-	capsim_catalog_free(cat);
+	capsim_catalog_free(c.cat);
 out:
 	capsim_cli_sets_free(&sets);
 	capsim_diags_free(&d);

@@ -1,4 +1,5 @@
 /* main.c - the capsim command: git-style subcommands over the library. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,23 @@ const char *capsim_version_string(void)
 	return CAPSIM_VERSION " (git " CAPSIM_GIT_REV ")";
 }
 
-int main(int argc, char **argv)
+/* The command's status, or 1 when what it printed did not all reach
+ * standard output (a full disk, a closed pipe): a truncated report must not
+ * pass for a whole one. */
+static int finish(int status)
+{
+	errno = 0;
+	int flush_failed = fflush(stdout) != 0;
+	int e = errno;
+	if (flush_failed || ferror(stdout)) {
+		fprintf(stderr, "capsim: writing standard output: %s\n",
+			strerror(flush_failed && e ? e : EIO));
+		return status != CAPSIM_EXIT_OK ? status : CAPSIM_EXIT_FAILURE;
+	}
+	return status;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -81,4 +98,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, "capsim: '%s' is not a capsim command; see 'capsim --help'\n",
 		cmd);
 	return CAPSIM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	return finish(dispatch(argc, argv));
 }

@@ -1,9 +1,11 @@
 /* nccl.c - NCCL 2.30.7's own cost model and a simplified channel search (contract: nccl.h).
  *
- * What NCCL's tuner predicts, rewritten in C from the facts of NVIDIA/nccl
- * 2.30.7 (commit 5067397c2676d5aed50042fc39e5c8ee96eb0027) as collected in
- * /work/shared/reference/nccl_model.md ("the reference" below, cited by
- * section): src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime),
+ * What NCCL's tuner predicts, rewritten in C from NCCL's own source,
+ * https://github.com/NVIDIA/nccl at 2.30.7 (commit
+ * 5067397c2676d5aed50042fc39e5c8ee96eb0027; "reference n.m" below numbers
+ * the section of capsim's notes on that commit that docs/model.md cites as
+ * "ref §n.m"; the NCCL file and function named with it are the source):
+ * src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime),
  * src/enqueue.cc (updateCollCostTable, topoGetAlgoInfo), src/graph/search.cc
  * (ncclTopoCompute, ncclTopoDupChannels), src/graph/connect.cc
  * (ncclTopoPostset), src/init.cc and src/transport/nvls.cc. Constants carry

@@ -5,14 +5,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ioint.h"
 #include "xalloc.h"
 #include "xml.h"
 
-#ifndef CAPSIM_SOURCE_DIR
-#define CAPSIM_SOURCE_DIR "."
-#endif
 #ifndef CAPSIM_DATA_DIR
 #define CAPSIM_DATA_DIR "/usr/local/share/capsim"
 #endif
@@ -123,18 +121,73 @@ const capsim_bibref *capsim_catalog_ref(const capsim_catalog *c,
 	return vec_find(&c->refs, sizeof(capsim_bibref), id);
 }
 
+/* 1 if dir/rel names a file that can be opened for reading */
+static int readable_under(const char *dir, const char *rel)
+{
+	char p[PATH_MAX];
+	int n = snprintf(p, sizeof p, "%s/%s", dir, rel);
+	return n > 0 && (size_t)n < sizeof p && access(p, R_OK) == 0;
+}
+
+/* the directory of the running executable, or -1 */
+static int exe_dir(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	if (n <= 0 || (size_t)n >= len - 1)
+		return -1;
+	buf[n] = '\0';
+	char *slash = strrchr(buf, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+/* Where the data is, seen from the executable's directory `bin`:
+ * bin/../share/capsim after `cmake --install` (wherever the prefix went),
+ * or the source tree when the executable sits in a build directory of it
+ * (build/capsim, build/tests/test_cli: a CMakeCache.txt in bin or its parent,
+ * and hardware/bibliography.xml one level above that). */
+static int root_near_exe(const char *bin, char *out, size_t len)
+{
+	static const char *const build_dirs[] = { "", "/.." };
+	char p[PATH_MAX];
+	int n = snprintf(p, sizeof p, "%s/../share/capsim", bin);
+	if (n > 0 && (size_t)n < sizeof p && readable_under(p, "hardware/bibliography.xml"))
+		return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
+	for (size_t i = 0; i < sizeof build_dirs / sizeof build_dirs[0]; i++) {
+		char build[PATH_MAX];
+		n = snprintf(build, sizeof build, "%s%s", bin, build_dirs[i]);
+		if (n < 0 || (size_t)n >= sizeof build)
+			continue;
+		n = snprintf(p, sizeof p, "%s/..", build);
+		if (n < 0 || (size_t)n >= sizeof p)
+			continue;
+		if (readable_under(build, "CMakeCache.txt") &&
+		    readable_under(p, "hardware/bibliography.xml"))
+			return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
+	}
+	return -1;
+}
+
 const char *capsim_catalog_default_root(void)
 {
 	static char buf[PATH_MAX];
+	static int found;
 	const char *env = getenv("CAPSIM_DATA");
 	if (env && *env)
 		return env;
-	snprintf(buf, sizeof buf, "%s/hardware/bibliography.xml", CAPSIM_SOURCE_DIR);
-	FILE *f = fopen(buf, "r");
-	if (f) {
-		fclose(f);
-		return CAPSIM_SOURCE_DIR;
+	if (found)
+		return buf;
+	char bin[PATH_MAX], rel[PATH_MAX];
+	if (exe_dir(bin, sizeof bin) == 0 && root_near_exe(bin, rel, sizeof rel) == 0) {
+		/* a clean absolute path for messages; the relative one will do */
+		if (!realpath(rel, buf) && snprintf(buf, sizeof buf, "%s", rel) >= (int)sizeof buf)
+			return CAPSIM_DATA_DIR;
+		found = 1;
+		return buf;
 	}
+	/* the configured install prefix, for a binary copied away from it */
 	return CAPSIM_DATA_DIR;
 }
 

@@ -53,8 +53,11 @@ const capsim_bibref *capsim_catalog_ref_at(const capsim_catalog *c, size_t i);
 const capsim_bibref *capsim_catalog_ref(const capsim_catalog *c,
 					const char *id);
 
-/* Where the catalog files live: $CAPSIM_DATA if set, else the source tree the
- * binary was built from, else the installed data directory. */
+/* Where the catalog files live: $CAPSIM_DATA if set; else, from the running
+ * executable's directory (/proc/self/exe), ../share/capsim after
+ * `cmake --install` to any prefix, or the source tree when the executable
+ * sits in a build directory of it; else the configured install prefix's
+ * share/capsim. */
 const char *capsim_catalog_default_root(void);
 
 /* Semantic checks of one entry that a schema cannot express (a node on

@@ -2,6 +2,7 @@
  * tables and JSON, validate's exit statuses and summaries. */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,11 +17,8 @@ typedef struct {
 
 /* Run "capsim ARGS" (a shell-quoted string), capturing stdout (and stderr
  * when merge is set). */
-static run_result run(const char *args, int merge)
+static run_result run_cmd(const char *cmd)
 {
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "'%s' %s%s", CAPSIM_BIN, args,
-		 merge ? " 2>&1" : " 2>/dev/null");
 	FILE *p = popen(cmd, "r");
 	run_result r = { NULL, -1 };
 	if (!p)
@@ -38,6 +36,198 @@ static run_result run(const char *args, int merge)
 	int st = pclose(p);
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return r;
+}
+
+static run_result run(const char *args, int merge)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "'%s' %s%s", CAPSIM_BIN, args,
+		 merge ? " 2>&1" : " 2>/dev/null");
+	return run_cmd(cmd);
+}
+
+/* "capsim ARGS" with standard output sent to `to`, capturing stderr */
+static run_result run_stdout_to(const char *args, const char *to)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1 >'%s'", CAPSIM_BIN, args, to);
+	return run_cmd(cmd);
+}
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* a report that does not reach standard output whole is a failure (1) */
+static void test_stdout_write_error(void **state)
+{
+	(void)state;
+	run_result r = run_stdout_to("catalog gpus", "/dev/full");
+	assert_int_equal(r.status, 1);
+	char want[128];
+	snprintf(want, sizeof want, "capsim: writing standard output: %s", strerror(ENOSPC));
+	assert_non_null(strstr(r.out, want));
+	free(r.out);
+	r = run_stdout_to("validate --json " CAPSIM_SOURCE_DIR "/models/gpt.xml", "/dev/full");
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.out, want));
+	free(r.out);
+	/* a device that takes everything is no error */
+	r = run_stdout_to("catalog gpus", "/dev/null");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "");
+	free(r.out);
+}
+
+/* validate --resolved --out: the file whole, or the old one kept */
+static void test_validate_out(void **state)
+{
+	(void)state;
+	char out[64], args[512];
+	snprintf(out, sizeof out, "/tmp/capsim-cli-out-%ld.xml", (long)getpid());
+	put_file(out, "old\n");
+	snprintf(args, sizeof args, "validate --resolved " CAPSIM_SOURCE_DIR
+		 "/scenarios/onprem-burst.xml --out '%s'", out);
+	run_result r = run(args, 1);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "");
+	free(r.out);
+	assert_non_null(strstr(read_file(out), "<scenario name=\"onprem-burst\""));
+	snprintf(args, sizeof args, "validate '%s'", out);
+	r = run(args, 1);
+	assert_int_equal(r.status, 0);
+	free(r.out);
+	/* a scenario that fails leaves the old file */
+	put_file(out, "old\n");
+	snprintf(args, sizeof args, "validate --resolved " CAPSIM_SOURCE_DIR
+		 "/scenarios/onprem-burst.xml --set cluster.nodes=0 --out '%s'", out);
+	r = run(args, 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "cluster.nodes"));
+	free(r.out);
+	assert_string_equal(read_file(out), "old\n");
+	remove(out);
+	/* a full device fails the write, with the reason */
+	r = run("validate --resolved " CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml "
+		"--out /dev/full", 1);
+	assert_int_equal(r.status, 1);
+	char want[128];
+	snprintf(want, sizeof want, "/dev/full: error: cannot write: %s", strerror(ENOSPC));
+	assert_non_null(strstr(r.out, want));
+	free(r.out);
+	r = run("validate " CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml --out x.xml", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "--out: error: expected with --resolved or --json"));
+	free(r.out);
+	r = run("validate --json --resolved " CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "found both"));
+	free(r.out);
+}
+
+/* calibrated profiles validate; a broken one is refused at file:line */
+static void test_validate_profile(void **state)
+{
+	(void)state;
+	static const char *const prof = CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-lent-2026-12-02.xml";
+	run_result r = run("validate " CAPSIM_SOURCE_DIR "/hardware/calibrated/*.xml", 1);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "h200-lent-2026-12-02.xml: ok"));
+	free(r.out);
+	/* the shipped profile with one value out of range, and with an unknown GPU */
+	char bad[64], cmd[1024];
+	snprintf(bad, sizeof bad, "/tmp/capsim-cli-prof-%ld.xml", (long)getpid());
+	snprintf(cmd, sizeof cmd, "sed 's/ gemm=\"0.795894052761\"/ gemm=\"1.795894052761\"/' '%s' > '%s'",
+		 prof, bad);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "validate '%s'", bad);
+	r = run(cmd, 1);
+	assert_int_equal(r.status, 2);
+	char want[256];
+	snprintf(want, sizeof want, "%s:20: error: profile 'h200-lent-2026-12-02': "
+		 "efficiency.gemm: expected at most 1, found '1.795894052761'", bad);
+	assert_non_null(strstr(r.out, want));
+	free(r.out);
+	snprintf(cmd, sizeof cmd, "sed 's/ gpu=\"h200-sxm-141gb\"/ gpu=\"h900\"/' '%s' > '%s'", prof, bad);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "validate '%s'", bad);
+	r = run(cmd, 1);
+	assert_int_equal(r.status, 2);
+	snprintf(want, sizeof want, "%s:4: error: profile.gpu: expected a GPU of the catalog", bad);
+	assert_non_null(strstr(r.out, want));
+	assert_non_null(strstr(r.out, "found 'h900'"));
+	free(r.out);
+	remove(bad);
+	r = run("validate --set cluster.nodes=2 '" CAPSIM_SOURCE_DIR
+		"/hardware/calibrated/h200-lent-2026-12-02.xml'", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "--set applies to scenarios only"));
+	free(r.out);
+}
+
+/* validate --json: one object, every file with its kind, ok and errors */
+static void test_validate_json(void **state)
+{
+	(void)state;
+	char bad[64], args[1024];
+	snprintf(bad, sizeof bad, "/tmp/capsim-cli-root-%ld.xml", (long)getpid());
+	put_file(bad, "<?xml version=\"1.0\"?>\n<widgets/>\n");
+	snprintf(args, sizeof args, "validate --json " CAPSIM_SOURCE_DIR "/scenarios/default.xml "
+		 CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-lent-2026-12-02.xml "
+		 CAPSIM_SOURCE_DIR "/models/gpt.xml '%s'", bad);
+	run_result r = run(args, 0);
+	assert_int_equal(r.status, 2);
+	json_error_t err;
+	json_t *o = json_loads(r.out, 0, &err);
+	if (!o)
+		fail_msg("validate --json is not one JSON object: %s (line %d)", err.text, err.line);
+	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
+	assert_true(json_is_string(json_object_get(o, "capsim_version")));
+	assert_true(json_array_size(json_object_get(o, "inputs")) >= 11); /* the catalog read */
+	assert_true(json_is_false(json_object_get(o, "ok")));
+	json_t *files = json_object_get(o, "files");
+	assert_int_equal(json_array_size(files), 4);
+	static const char *const kinds[] = { "scenario", "profile", "models", "unknown" };
+	for (size_t i = 0; i < 4; i++) {
+		json_t *f = json_array_get(files, i);
+		assert_string_equal(json_string_value(json_object_get(f, "kind")), kinds[i]);
+		assert_int_equal(strlen(json_string_value(json_object_get(f, "sha256"))), 64);
+		int ok = i < 3;
+		assert_int_equal(json_is_true(json_object_get(f, "ok")), ok);
+		assert_int_equal(json_array_size(json_object_get(f, "errors")), ok ? 0 : 1);
+	}
+	json_t *e = json_array_get(json_object_get(json_array_get(files, 3), "errors"), 0);
+	char where[96];
+	snprintf(where, sizeof where, "%s:2", bad);
+	assert_string_equal(json_string_value(json_object_get(e, "where")), where);
+	assert_non_null(strstr(json_string_value(json_object_get(e, "message")),
+			       "root element <widgets> is not one of capsim's files"));
+	json_decref(o);
+	free(r.out);
+	remove(bad);
+	/* all good: exit 0 and ok true */
+	r = run("validate --json " CAPSIM_SOURCE_DIR "/models/gpt.xml", 0);
+	assert_int_equal(r.status, 0);
+	o = json_loads(r.out, 0, &err);
+	assert_non_null(o);
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	json_decref(o);
+	free(r.out);
 }
 
 /* calibrate import: a run goes in once (exit 0, then 2), usage errors exit 2 */
@@ -365,6 +555,10 @@ int main(void)
 		cmocka_unit_test(test_catalog_table),
 		cmocka_unit_test(test_catalog_json),
 		cmocka_unit_test(test_validate_statuses),
+		cmocka_unit_test(test_stdout_write_error),
+		cmocka_unit_test(test_validate_out),
+		cmocka_unit_test(test_validate_profile),
+		cmocka_unit_test(test_validate_json),
 		cmocka_unit_test(test_collective),
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_scale_and_trace),

@@ -926,7 +926,7 @@ static void test_nccl_tests_log(void **state)
 		 ndb);
 	assert_int_equal(run_capsim(args), 2);
 	snprintf(args, sizeof args, "calibrate import --nccl-tests "
-				    CAPSIM_SOURCE_DIR "/tests/data/nccl-tests/h100-1node-truncated.log --db %s",
+				    CAPSIM_SOURCE_DIR "/tests/data/nccl-tests-bad/h100-1node-truncated.log --db %s",
 		 ndb);
 	assert_int_equal(run_capsim(args), 2);
 }

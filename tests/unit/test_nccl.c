@@ -1,8 +1,10 @@
 /* test_nccl.c - NCCL's cost model: worked example, conversions, availability, selection, search.
  *
  * Every expected number is worked out in the comment above it from the
- * tables of /work/shared/reference/nccl_model.md (cited by section), not
- * read back from the code. */
+ * tables of NCCL's own source, https://github.com/NVIDIA/nccl at commit
+ * 5067397c2676d5aed50042fc39e5c8ee96eb0027 (src/graph/tuning.cc,
+ * src/enqueue.cc, src/graph/search.cc; sections numbered as docs/model.md's
+ * "ref §n"), not read back from the code. */
 #include "testutil.h"
 
 #include <string.h>

@@ -568,45 +568,107 @@ static void test_dp_plane_matches_all_groups(void **state)
 /* ---- published step times -------------------------------------------------- */
 
 typedef struct {
-	const char *model;
+	char model[64];
 	int tp, pp, gpus, batch, micro, vstages;
 	double tflops; /* published, per GPU */
 } pub_row;
 
+#define PUB_MAX 16
+static pub_row sc21[PUB_MAX], h100[PUB_MAX];
+static size_t n_sc21, n_h100;
+
+/* The catalog model of `family` with row i's architecture (layers, hidden
+ * size, heads, vocabulary); fails the test unless exactly one matches, so
+ * the catalog and the published table cannot drift apart. */
+static void model_of(const testutil_table *t, size_t i, const char *family, pub_row *w)
+{
+	int layers = (int)testutil_csv_num(t, i, "num_layers");
+	int hidden = (int)testutil_csv_num(t, i, "hidden_size");
+	int heads = (int)testutil_csv_num(t, i, "attention_heads");
+	int vocab = (int)testutil_csv_num(t, i, "vocab");
+	int found = 0;
+	for (size_t k = 0; k < capsim_catalog_count(cat, CAPSIM_KIND_MODEL); k++) {
+		const capsim_model *m = capsim_catalog_at(cat, CAPSIM_KIND_MODEL, k);
+		if (strcmp(m->family, family) != 0 || m->layers != layers ||
+		    m->hidden != hidden || m->heads != heads || m->vocab != vocab)
+			continue;
+		snprintf(w->model, sizeof w->model, "%s", m->e.id);
+		found++;
+	}
+	if (found != 1)
+		fail_msg("%s row %zu (l %d, h %d, heads %d, V %d): %d catalog models of "
+			 "family %s match, expected 1", family, i + 1, layers, hidden, heads,
+			 vocab, found, family);
+}
+
 /* Narayanan et al. SC21 Table 1 (tests/data/reference/megatron_sc21.csv):
  * DGX A100 on HDR InfiniBand, fp16, full recomputation; interleaved schedules
- * as in the paper's run script (virtual stages = layers per stage / layers
- * per virtual stage) */
-static const pub_row sc21[] = {
-	{ "megatron-1.7b", 1, 1, 32, 512, 16, 1, 137 },
-	{ "megatron-3.6b", 2, 1, 64, 512, 16, 1, 138 },
-	{ "megatron-7.5b", 4, 1, 128, 512, 16, 1, 142 },
-	{ "megatron-18.4b", 8, 1, 256, 1024, 8, 1, 135 },
-	{ "megatron-39.1b", 8, 2, 512, 1536, 4, 1, 138 },
-	{ "megatron-76.1b", 8, 4, 1024, 1792, 2, 3, 140 },
-	{ "megatron-145.6b", 8, 8, 1536, 2304, 2, 2, 148 },
-	{ "megatron-310.1b", 8, 16, 1920, 2160, 1, 2, 155 },
-	{ "megatron-529.6b", 8, 35, 2520, 2520, 1, 3, 163 },
-	{ "megatron-1t", 8, 64, 3072, 3072, 1, 1, 163 },
-};
+ * as in the paper's run script (virtual stages = layers per stage / the
+ * script's "N layers/virtual stage") */
+static size_t load_sc21(pub_row *rows)
+{
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/megatron_sc21.csv", &t);
+	if (t.n_rows > PUB_MAX)
+		fail_msg("megatron_sc21.csv: %zu rows, at most %d", t.n_rows, PUB_MAX);
+	for (size_t i = 0; i < t.n_rows; i++) {
+		pub_row *w = &rows[i];
+		model_of(&t, i, "megatron-sc21", w);
+		w->tp = (int)testutil_csv_num(&t, i, "tp");
+		w->pp = (int)testutil_csv_num(&t, i, "pp");
+		w->gpus = (int)testutil_csv_num(&t, i, "gpus");
+		w->batch = (int)testutil_csv_num(&t, i, "global_batch_size");
+		w->micro = (int)testutil_csv_num(&t, i, "micro_batch_size_script");
+		w->tflops = testutil_csv_num(&t, i, "achieved_tflops_per_gpu");
+		const char *il = testutil_csv_get(&t, i, "interleaving_script");
+		int per_virtual = atoi(il);
+		int layers = (int)testutil_csv_num(&t, i, "num_layers");
+		w->vstages = per_virtual > 0 ? layers / w->pp / per_virtual : 1;
+		if (per_virtual > 0 && w->vstages * per_virtual * w->pp != layers)
+			fail_msg("megatron_sc21.csv row %zu: '%s' does not divide %d layers "
+				 "over pp %d", i + 1, il, layers, w->pp);
+	}
+	size_t n = t.n_rows;
+	testutil_csv_free(&t);
+	return n;
+}
 
 /* Megatron-LM README, H100 weak scaling (Megatron-Core r0.8.0, with
  * overlapped TP, DP gradient and parameter communication;
- * tests/data/reference/megatron_h100_readme.csv) */
-static const pub_row h100[] = {
-	{ "megatron-h100-1.7b", 1, 1, 48, 192, 1, 1, 408.8 },
-	{ "megatron-h100-7.1b", 2, 1, 96, 192, 1, 1, 465.9 },
-	{ "megatron-h100-16b", 4, 1, 192, 192, 1, 1, 489.1 },
-	{ "megatron-h100-32b", 8, 1, 384, 192, 1, 1, 459.6 },
-	{ "megatron-h100-70b", 8, 2, 768, 384, 1, 1, 419.7 },
-	{ "megatron-h100-119b", 8, 4, 1536, 768, 1, 1, 420.5 },
-	{ "megatron-h100-177b", 8, 6, 2304, 1152, 1, 1, 432.8 },
-	{ "megatron-h100-314b", 8, 8, 3072, 1536, 1, 1, 474.4 },
-	{ "megatron-h100-462b", 8, 16, 6144, 3072, 1, 1, 459.9 },
-};
+ * tests/data/reference/megatron_h100_readme.csv). The README states no
+ * micro-batch size: 1, and no interleaving. */
+static size_t load_h100(pub_row *rows)
+{
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/megatron_h100_readme.csv", &t);
+	if (t.n_rows > PUB_MAX)
+		fail_msg("megatron_h100_readme.csv: %zu rows, at most %d", t.n_rows, PUB_MAX);
+	for (size_t i = 0; i < t.n_rows; i++) {
+		pub_row *w = &rows[i];
+		model_of(&t, i, "megatron-h100", w);
+		w->tp = (int)testutil_csv_num(&t, i, "tp");
+		w->pp = (int)testutil_csv_num(&t, i, "pp");
+		w->gpus = (int)testutil_csv_num(&t, i, "gpus");
+		w->batch = (int)testutil_csv_num(&t, i, "global_batch_size");
+		w->micro = 1;
+		w->vstages = 1;
+		w->tflops = testutil_csv_num(&t, i, "tflops_per_gpu");
+	}
+	size_t n = t.n_rows;
+	testutil_csv_free(&t);
+	return n;
+}
 
-#define NSC21 (sizeof sc21 / sizeof sc21[0])
-#define NH100 (sizeof h100 / sizeof h100[0])
+/* both tables, read once; every row of each is used */
+static void load_published(void)
+{
+	if (n_sc21)
+		return;
+	n_sc21 = load_sc21(sc21);
+	n_h100 = load_h100(h100);
+	assert_int_equal(n_sc21, 10);
+	assert_int_equal(n_h100, 9);
+}
 
 /* relative errors of capsim's step against the published one, per row;
  * SC21's own FLOP count (Eq. 3: full recomputation, full attention); the
@@ -673,7 +735,7 @@ static double msle(const pub_row *rows, size_t n, int a100, double scale)
 {
 	capsim_knobs kn = capsim_knobs_fitted;
 	kn.compute_scale = scale;
-	double err[16], pub[16], got[16], sum = 0;
+	double err[PUB_MAX], pub[PUB_MAX], got[PUB_MAX], sum = 0;
 	errors(rows, n, a100, &kn, err, pub, got, NULL);
 	for (size_t i = 0; i < n; i++)
 		sum += log(got[i] / pub[i]) * log(got[i] / pub[i]);
@@ -685,31 +747,32 @@ static double msle(const pub_row *rows, size_t n, int a100, double scale)
 static void test_fit_knobs(void **state)
 {
 	(void)state;
+	load_published();
 	const double g = 0.6180339887498949;
 	double a = 0.8, b = 2.0;
 	double c = b - g * (b - a), d = a + g * (b - a);
-	double fc = msle(h100, NH100, 0, c), fd = msle(h100, NH100, 0, d);
+	double fc = msle(h100, n_h100, 0, c), fd = msle(h100, n_h100, 0, d);
 	while (b - a > 0.002) {
 		if (fc < fd) {
 			b = d; d = c; fd = fc;
 			c = b - g * (b - a);
-			fc = msle(h100, NH100, 0, c);
+			fc = msle(h100, n_h100, 0, c);
 		} else {
 			a = c; c = d; fc = fd;
 			d = a + g * (b - a);
-			fd = msle(h100, NH100, 0, d);
+			fd = msle(h100, n_h100, 0, d);
 		}
 	}
 	double fit = 0.5 * (a + b);
 	printf("fitted compute_scale %.4f (knobs.c: %.4f); rms log error %.3f\n", fit,
-	       capsim_knobs_fitted.compute_scale, sqrt(msle(h100, NH100, 0, fit)));
+	       capsim_knobs_fitted.compute_scale, sqrt(msle(h100, n_h100, 0, fit)));
 	assert_rel(capsim_knobs_fitted.compute_scale, fit, 0.02);
 }
 
 static void table(const char *title, const pub_row *rows, size_t n, int a100,
 		  double lo, double hi)
 {
-	double err[16], pub[16], got[16], mem[16], sum = 0;
+	double err[PUB_MAX], pub[PUB_MAX], got[PUB_MAX], mem[PUB_MAX], sum = 0;
 	errors(rows, n, a100, &capsim_knobs_fitted, err, pub, got, mem);
 	printf("%s\n\n| model | GPUs | TP | PP | published step (s) | capsim (s) | error "
 	       "| capsim peak memory (GB) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", title);
@@ -730,8 +793,9 @@ static void table(const char *title, const pub_row *rows, size_t n, int a100,
 static void test_published_steps(void **state)
 {
 	(void)state;
-	table("Megatron-LM README, H100 (fitted on)", h100, NH100, 0, -0.10, 0.10);
-	table("SC21 Table 1, A100 (scored)", sc21, NSC21, 1, -0.10, 0.10);
+	load_published();
+	table("Megatron-LM README, H100 (fitted on)", h100, n_h100, 0, -0.10, 0.10);
+	table("SC21 Table 1, A100 (scored)", sc21, n_sc21, 1, -0.10, 0.10);
 }
 
 int main(void)

@@ -1,9 +1,9 @@
 /* test_verify.c - capsim verify on published nccl-tests logs
- * (tests/data/nccl-tests/SOURCES.md): the parser's numbers, the good logs
- * passing and the degraded ones failing with their cause, truncated and
- * malformed logs refused at their line, the choice of cause in closed form,
- * and GPU checks from a measurements database built from calibrate/'s H200
- * run. */
+ * (tests/data/nccl-tests/SOURCES.md, tests/data/nccl-tests-bad/SOURCES.md):
+ * the parser's numbers, the good logs passing and the degraded ones failing
+ * with their cause, truncated and malformed logs refused at their line, the
+ * choice of cause in closed form, and GPU checks from a measurements database
+ * built from calibrate/'s H200 run. */
 #include "catalog.h"
 #include "scenario.h"
 #include "testutil.h"
@@ -22,6 +22,7 @@
 #include "verify.h"
 
 #define LOGS CAPSIM_SOURCE_DIR "/tests/data/nccl-tests/"
+#define BAD_LOGS CAPSIM_SOURCE_DIR "/tests/data/nccl-tests-bad/" /* logs that must be refused */
 #define NDR CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml"
 
 TESTUTIL_CATALOG_FIXTURE
@@ -171,14 +172,14 @@ static void test_parse_errors(void **state)
 	(void)state;
 	capsim_nccltests_log g;
 	capsim_diags d = { 0 };
-	assert_int_equal(parse(LOGS "h100-1node-truncated.log", -1, 0, &g, &d), -1);
+	assert_int_equal(parse(BAD_LOGS "h100-1node-truncated.log", -1, 0, &g, &d), -1);
 	assert_true(capsim_diags_contains(&d, "found 3 (a truncated row)"));
 	assert_true(capsim_diags_contains(&d, "found the end of the file (the run died"));
 	assert_non_null(strstr(d.v[0].where, "h100-1node-truncated.log:20"));
 	capsim_nccltests_free(&g);
 	capsim_diags_free(&d);
 
-	assert_int_equal(parse(LOGS "h100-1node-spliced.log", -1, 0, &g, &d), -1);
+	assert_int_equal(parse(BAD_LOGS "h100-1node-spliced.log", -1, 0, &g, &d), -1);
 	assert_non_null(strstr(d.v[0].where, "h100-1node-spliced.log:17"));
 	assert_true(capsim_diags_contains(&d, "expected 13 fields"));
 	assert_int_equal(d.n, 1);
@@ -186,7 +187,7 @@ static void test_parse_errors(void **state)
 	capsim_diags_free(&d);
 
 	/* issue 294: 16 one-rank runs interleaved */
-	assert_int_equal(parse(LOGS "h100-2node-no-mpi-issue294.log", -1, 16, &g, &d), -1);
+	assert_int_equal(parse(BAD_LOGS "h100-2node-no-mpi-issue294.log", -1, 16, &g, &d), -1);
 	assert_non_null(strstr(d.v[0].where, "h100-2node-no-mpi-issue294.log:2"));
 	assert_true(capsim_diags_contains(&d, "expected more than 134217728 (line 1)"));
 	assert_int_equal(d.n, 1);
@@ -431,15 +432,15 @@ static void test_degraded_logs_fail(void **state)
 static void test_bad_logs_exit_2(void **state)
 {
 	(void)state;
-	run_result r = verify("'" NDR "' --nccl-tests '" LOGS "h100-1node-truncated.log'", 1);
+	run_result r = verify("'" NDR "' --nccl-tests '" BAD_LOGS "h100-1node-truncated.log'", 1);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.out, "h100-1node-truncated.log:20: error: row: expected 13 fields"));
 	free(r.out);
-	r = verify("'" NDR "' --nccl-tests '" LOGS "h100-1node-spliced.log'", 1);
+	r = verify("'" NDR "' --nccl-tests '" BAD_LOGS "h100-1node-spliced.log'", 1);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.out, "h100-1node-spliced.log:17: error:"));
 	free(r.out);
-	r = verify("'" NDR "' --nccl-tests '" LOGS "h100-2node-no-mpi-issue294.log' --ranks 16", 1);
+	r = verify("'" NDR "' --nccl-tests '" BAD_LOGS "h100-2node-no-mpi-issue294.log' --ranks 16", 1);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.out, "issue294.log:2: error: size: expected more than"));
 	free(r.out);

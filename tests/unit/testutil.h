@@ -26,6 +26,87 @@
 				 #got, g_, w_, r_);                            \
 	} while (0)
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+
+/* ---- reference tables (the CSV files of tests/data/reference) ------------- */
+
+#define TESTUTIL_CSV_COLS 32
+#define TESTUTIL_CSV_ROWS 64
+
+/* A CSV file read whole: its header's names and each row's fields ('#'
+ * lines and blank lines skipped). */
+typedef struct testutil_table {
+	int n_cols;
+	size_t n_rows;
+	char *lines[TESTUTIL_CSV_ROWS + 1];    /* the header, then the rows */
+	char *cell[TESTUTIL_CSV_ROWS + 1][TESTUTIL_CSV_COLS];
+	int n_cells[TESTUTIL_CSV_ROWS + 1];
+} testutil_table;
+
+/* Read path into *t; fails the test when it cannot be read, has no header
+ * or holds more rows or columns than the table takes. */
+static inline void testutil_csv_load(const char *path, testutil_table *t)
+{
+	char line[4096];
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+	memset(t, 0, sizeof *t);
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || line[0] == '\n' || line[0] == '\r')
+			continue;
+		if (n > TESTUTIL_CSV_ROWS)
+			fail_msg("%s: more than %d rows", path, TESTUTIL_CSV_ROWS);
+		t->lines[n] = strdup(line);
+		t->n_cells[n] = csv_split(t->lines[n], t->cell[n], TESTUTIL_CSV_COLS);
+		n++;
+	}
+	fclose(f);
+	if (n == 0)
+		fail_msg("%s: no header", path);
+	t->n_cols = t->n_cells[0];
+	t->n_rows = n - 1;
+}
+
+/* Row i's field in column `name` (0-based rows after the header); fails the
+ * test when there is no such column or the row lacks it. */
+static inline const char *testutil_csv_get(const testutil_table *t, size_t i,
+					   const char *name)
+{
+	for (int c = 0; c < t->n_cols; c++) {
+		if (strcmp(t->cell[0][c], name) != 0)
+			continue;
+		if (i >= t->n_rows || c >= t->n_cells[i + 1])
+			fail_msg("row %zu has no field '%s'", i + 1, name);
+		return t->cell[i + 1][c];
+	}
+	fail_msg("no column '%s'", name);
+	return "";
+}
+
+/* The same field as a number; fails the test unless all of it is one. */
+static inline double testutil_csv_num(const testutil_table *t, size_t i,
+				      const char *name)
+{
+	const char *v = testutil_csv_get(t, i, name);
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v || *end)
+		fail_msg("row %zu, %s: expected a number, found '%s'", i + 1, name, v);
+	return x;
+}
+
+static inline void testutil_csv_free(testutil_table *t)
+{
+	for (size_t i = 0; i <= t->n_rows; i++)
+		free(t->lines[i]);
+	memset(t, 0, sizeof *t);
+}
+
 #ifdef CAPSIM_CATALOG_H
 /* The shipped catalog, or NULL after printing why it does not load. */
 static inline capsim_catalog *testutil_shipped_catalog(void)
@@ -43,8 +124,6 @@ static inline capsim_catalog *testutil_shipped_catalog(void)
 }
 
 #ifdef CAPSIM_SCENARIO_H
-#include <stdlib.h>
-#include <string.h>
 /* A scenario of `nodes` x node type on QM9700 with the given model, sequence
  * length and global batch (bf16, 1T tokens), loaded against cat with sets;
  * fails the test when it does not load. The caller frees it. */
