@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "eval.h"
+#include "outfile.h"
 #include "scenario.h"
 #include "units.h"
 #include "xalloc.h"
@@ -27,7 +28,7 @@ static void help(FILE *out)
 		"  --set PATH=VALUE  override a scenario field (see capsim validate --paths)\n"
 		"  --json            one JSON object\n"
 		"  --trace FILE      write the step's timeline as Chrome trace-event JSON\n"
-		"                    (open it in Perfetto or chrome://tracing)\n"
+		"                    (open it in Perfetto or chrome://tracing; - for stdout)\n"
 		"  --verbose         also print the run summary (events, simulated step)\n");
 }
 
@@ -137,23 +138,27 @@ static void print_head(const capsim_scenario *s, const capsim_result *r, FILE *o
 		fputc('\n', out);
 }
 
-/* write the trace to FILE.tmp, then rename: nothing half-written */
+/* the trace through the output writer: "-" is standard output, a regular
+ * file is replaced whole or not at all, a device or symlink written through */
 static int write_trace(const char *path, const capsim_result *r)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "capsim run: cannot write %s\n", tmp);
-		return -1;
+	capsim_outfile o;
+	capsim_diags d = { 0 };
+	int rc = capsim_outfile_open(&o, path, &d);
+	if (rc == 0) {
+		if (capsim_result_trace(r, o.f) < 0)
+			capsim_diags_add_at(&d, path, "cannot write the trace");
+		if (d.n)
+			capsim_outfile_discard(&o);
+		else
+			rc = capsim_outfile_close(&o, &d);
 	}
-	int rc = capsim_result_trace(r, f);
-	if (fclose(f) != 0 || rc < 0 || rename(tmp, path) != 0) {
-		remove(tmp);
-		fprintf(stderr, "capsim run: writing %s failed\n", path);
-		return -1;
+	if (d.n) {
+		capsim_diags_print(&d, stderr);
+		rc = -1;
 	}
-	return 0;
+	capsim_diags_free(&d);
+	return rc;
 }
 
 int capsim_cmd_run(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "eval.h"
+#include "outfile.h"
 #include "scenario.h"
 #include "xalloc.h"
 
@@ -26,7 +27,7 @@ static void help(FILE *out)
 		"replica gets fewer micro-batches. Every size is checked before the first\n"
 		"is run. Prints step time, tokens/s and scaling efficiency (as capsim run:\n"
 		"tokens/s per GPU against one replica on its own nodes) and, with --strong,\n"
-		"the speed-up per GPU against the first size. --csv FILE writes every\n"
+		"the speed-up per GPU against the first size. --csv FILE (- for stdout) writes every\n"
 		"result key of each size (the columns of capsim run's result table);\n"
 		"--json prints one object with a \"points\" array instead of the table.\n");
 }
@@ -102,9 +103,9 @@ int capsim_cmd_scale(int argc, char **argv)
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *base = NULL, *pts = NULL;
+	capsim_outfile csv_out;
 	FILE *out = NULL;
 	json_t *jo = NULL, *ja = NULL;
-	char tmp[4096] = "";
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "g:wSc:js:h", lo, NULL)) != -1) {
@@ -148,13 +149,12 @@ int capsim_cmd_scale(int argc, char **argv)
 	if (d.n)
 		goto fail;
 	if (csv) {
-		snprintf(tmp, sizeof tmp, "%s.tmp", csv);
-		out = fopen(tmp, "w");
-		if (!out) {
-			fprintf(stderr, "capsim scale: cannot write %s\n", tmp);
+		if (capsim_outfile_open(&csv_out, csv, &d) < 0) {
+			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_FAILURE;
 			goto out;
 		}
+		out = csv_out.f;
 		capsim_result_csv_header(out);
 	}
 	if (json) {
@@ -206,11 +206,9 @@ int capsim_cmd_scale(int argc, char **argv)
 		fputc('\n', stdout);
 	}
 	if (out) {
-		int bad = ferror(out) || fclose(out) != 0;
 		out = NULL;
-		if (bad || rename(tmp, csv) != 0) {
-			fprintf(stderr, "capsim scale: writing %s failed\n", csv);
-			remove(tmp);
+		if (capsim_outfile_close(&csv_out, &d) < 0) {
+			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_FAILURE;
 			goto out;
 		}
@@ -221,10 +219,8 @@ fail:
 	capsim_diags_print(&d, stderr);
 	status = CAPSIM_EXIT_USAGE;
 out:
-	if (out) {
-		fclose(out);
-		remove(tmp);
-	}
+	if (out)
+		capsim_outfile_discard(&csv_out);
 	json_decref(ja);
 	json_decref(jo);
 	free(pts);

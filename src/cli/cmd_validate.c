@@ -52,18 +52,29 @@ static void print_summary(const capsim_scenario *s)
 
 	printf("  scenario  %s%s%s\n", s->name, s->description[0] ? ": " : "",
 	       s->description);
-	printf("  cluster   %d x %s = %ld GPUs (%s)\n", s->nodes, s->node.e.id,
-	       gpus, s->gpu.e.id);
+	/* each node group: its nodes, node type and GPU; the peak sums them */
+	double peak = 0, mem = 0, bw = 0;
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		long n = (long)v.nodes * v.node->gpus;
+		printf("  %-9s %d x %s = %ld GPUs (%s%s%s)\n", g ? "" : "cluster", v.nodes,
+		       v.node->e.id, n, v.gpu->e.id, v.profile[0] ? ", calibrated: " : "",
+		       v.profile);
+		peak += capsim_gpu_peak(v.gpu, s->dtype) * (double)n;
+		mem += v.gpu->mem_bytes * (double)n;
+		bw += v.gpu->mem_bw_bytes_per_s * (double)n;
+	}
+	if (s->n_groups > 1)
+		printf("            %d nodes, %ld GPUs in all\n", s->nodes, gpus);
 	printf("  fabric    %s, %s, %d rails of %.0f Gb/s (%s) per node, "
 	       "oversubscription %.3g:1%s\n",
 	       topo[s->topology], net[s->transport], s->rails,
 	       s->nic.port_speed_bytes_per_s * 8 / 1e9, s->nic.e.id,
 	       s->oversubscription, s->sharp ? ", SHARP" : "");
-	capsim_units_format(capsim_gpu_peak(&s->gpu, s->dtype) * gpus,
-			    CAPSIM_DIM_FLOP_PER_S, a, sizeof a);
-	capsim_units_format(s->gpu.mem_bytes * gpus, CAPSIM_DIM_BYTES, b, sizeof b);
-	capsim_units_format(s->gpu.mem_bw_bytes_per_s * gpus,
-			    CAPSIM_DIM_BYTES_PER_S, c, sizeof c);
+	capsim_units_format(peak, CAPSIM_DIM_FLOP_PER_S, a, sizeof a);
+	capsim_units_format(mem, CAPSIM_DIM_BYTES, b, sizeof b);
+	capsim_units_format(bw, CAPSIM_DIM_BYTES_PER_S, c, sizeof c);
 	printf("  peak      %s dense %s; %s of GPU memory at %s\n", a,
 	       capsim_dtype_names[s->dtype], b, c);
 	double tokens_per_step = s->global_batch * s->seq_len;
@@ -79,25 +90,33 @@ static void print_summary(const capsim_scenario *s)
 	printf(", ZeRO-%d, recompute %s\n", s->zero, rec[s->recompute]);
 	printf("  steps     %.0f to the token budget (%d micro-batches of %d per "
 	       "replica per step)\n",
-	       s->tokens / tokens_per_step,
+	       capsim_scenario_steps(s),
 	       (int)(s->global_batch / ((double)s->micro_batch * s->dp)),
 	       s->micro_batch);
-	capsim_memory m;
-	capsim_memory_estimate(s, &m);
-	const capsim_stage_memory *p = &m.peak;
-	char w[32], g[32], o[32], act[32], r[32], tot[32], cap[32];
-	capsim_units_format(p->weights_bytes, CAPSIM_DIM_BYTES, w, sizeof w);
-	capsim_units_format(p->grads_bytes, CAPSIM_DIM_BYTES, g, sizeof g);
-	capsim_units_format(p->optimizer_bytes, CAPSIM_DIM_BYTES, o, sizeof o);
-	capsim_units_format(p->activations_bytes, CAPSIM_DIM_BYTES, act, sizeof act);
-	capsim_units_format(p->reserve_bytes, CAPSIM_DIM_BYTES, r, sizeof r);
-	capsim_units_format(p->total_bytes, CAPSIM_DIM_BYTES, tot, sizeof tot);
-	capsim_units_format(m.capacity_bytes, CAPSIM_DIM_BYTES, cap, sizeof cap);
-	printf("  memory    %s of %s per GPU at the peak (pipeline stage %d): %s\n"
-	       "            weights %s, gradients %s, optimizer %s, activations %s "
-	       "(%.3g micro-batches), reserve %s\n",
-	       tot, cap, p->stage, m.fits ? "fits" : "DOES NOT FIT", w, g, o, act,
-	       p->in_flight, r);
+	capsim_scenario *view = capsim_xmalloc(sizeof *view);
+	for (int k = 0; k < s->n_groups; k++) {
+		/* each node group's GPUs hold the same shards in their own memory */
+		capsim_scenario_as_group(s, k, view);
+		capsim_memory m;
+		capsim_memory_estimate(view, &m);
+		const capsim_stage_memory *p = &m.peak;
+		char w[32], g[32], o[32], act[32], r[32], tot[32], cap[32], on[96] = "";
+		capsim_units_format(p->weights_bytes, CAPSIM_DIM_BYTES, w, sizeof w);
+		capsim_units_format(p->grads_bytes, CAPSIM_DIM_BYTES, g, sizeof g);
+		capsim_units_format(p->optimizer_bytes, CAPSIM_DIM_BYTES, o, sizeof o);
+		capsim_units_format(p->activations_bytes, CAPSIM_DIM_BYTES, act, sizeof act);
+		capsim_units_format(p->reserve_bytes, CAPSIM_DIM_BYTES, r, sizeof r);
+		capsim_units_format(p->total_bytes, CAPSIM_DIM_BYTES, tot, sizeof tot);
+		capsim_units_format(m.capacity_bytes, CAPSIM_DIM_BYTES, cap, sizeof cap);
+		if (s->n_groups > 1)
+			snprintf(on, sizeof on, " on %s", view->gpu.e.id);
+		printf("  memory    %s of %s per GPU%s at the peak (pipeline stage %d): %s\n"
+		       "            weights %s, gradients %s, optimizer %s, activations %s "
+		       "(%.3g micro-batches), reserve %s\n",
+		       tot, cap, on, p->stage, m.fits ? "fits" : "DOES NOT FIT", w, g, o, act,
+		       p->in_flight, r);
+	}
+	free(view);
 }
 
 /* every --set path: scenario fields, then each part slot's fields */

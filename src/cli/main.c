@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eval.h"
 
 #ifndef CAPSIM_VERSION
 #define CAPSIM_VERSION "0.0.0"
@@ -102,5 +103,6 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	capsim_init();
 	return finish(dispatch(argc, argv));
 }

@@ -8,6 +8,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "catalog.h"
 #include "fabric.h"
 #include "scenario.h"
 #include "xalloc.h"
@@ -18,6 +19,7 @@ void capsim_init(void)
 	capsim_xml_init();
 	size_t n;
 	(void)capsim_scenario_set_paths(&n);
+	(void)capsim_catalog_default_root(); /* found once, read-only after */
 	gsl_set_error_handler_off();
 }
 

@@ -3,6 +3,7 @@
  * absurd (a typo such as "10 PB" of HBM, not a judgement of taste). */
 #include "spec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -444,6 +445,11 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 	overrides_as_group(out, g);
 	out->n_groups = 1;
 	memset(out->more, 0, sizeof out->more);
+}
+
+double capsim_scenario_steps(const capsim_scenario *s)
+{
+	return ceil(s->tokens / (s->global_batch * s->seq_len));
 }
 
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n)

@@ -487,6 +487,10 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 /* The group that holds node n. */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
 
+/* Steps to the token budget: the last one may be partial, so rounded up
+ * (run and validate both count this way). */
+double capsim_scenario_steps(const capsim_scenario *s);
+
 /* Total GPUs of a scenario. */
 static inline long capsim_scenario_gpus(const capsim_scenario *s)
 {

@@ -861,7 +861,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	data_loader(s, out);
 	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
 	out->mfu = capsim_step_mfu(s, out->model_flops_per_step, out->step_time_s);
-	out->steps = ceil(s->tokens / out->tokens_per_step);
+	out->steps = capsim_scenario_steps(s);
 	out->time_to_train_s = out->steps * out->step_time_s;
 	rc = 0;
 	if (keep) {
