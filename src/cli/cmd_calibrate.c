@@ -60,8 +60,8 @@ static void print_stats(const char *path, const char *db, const capsim_import_st
 
 /* ---- nccl-tests logs ------------------------------------------------------- */
 
-/* the store's name of a capsim_coll (measure.c's nccl_ops), or NULL for one
- * it does not hold (reduce) */
+/* the store's name of a capsim_coll (nccl.h's capsim_coll_perf_names), or
+ * NULL for one it does not hold (reduce) */
 static const char *store_op(int op)
 {
 	if (op < 0 || op >= CAPSIM_COLL__COUNT || op == CAPSIM_COLL_REDUCE)
@@ -69,96 +69,66 @@ static const char *store_op(int op)
 	return capsim_coll_perf_names[op];
 }
 
-
-/* one size, one placement, as the store's nccl record */
-static void nccl_record(FILE *out, const capsim_nccltests_log *log, const char *op,
-			const capsim_nccltests_row *r, int in_place)
+/* one size, one placement, as the store's nccl record: nccl-tests gives
+ * one averaged time per size and placement, the record's one sample; a
+ * #wrong of N/A (validation off) is stored as 0 */
+static void nccl_record(const capsim_nccltests_log *log, const char *op,
+			const capsim_nccltests_row *r, int in_place, double *sample,
+			capsim_measure_nccl *out)
 {
-	double t = (in_place ? r->ip_time_us : r->oop_time_us) * 1e-6;
 	double wrong = in_place ? r->ip_wrong : r->oop_wrong;
-	double algbw = r->bytes / t / 1e9;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:i, s:[f],"
-			      " s:f, s:f, s:f, s:I}",
-			      "kind", "nccl", "op", op, "dtype", r->type, "redop",
-			      r->redop[0] ? r->redop : "none", "ranks", log->nranks, "nodes",
-			      log->hosts > 0 ? log->hosts : 1, "bytes", (json_int_t)r->bytes,
-			      "count", (json_int_t)r->count, "algo", "default", "proto", "default",
-			      "in_place", in_place, "samples_s", t, "median_s", t, "algbw_gb_per_s",
-			      algbw, "busbw_gb_per_s", algbw * capsim_busbw_factor((capsim_coll)log->op, log->nranks),
-			      "wrong", (json_int_t)(wrong > 0 ? wrong : 0));
-	json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	fputc('\n', out);
-	json_decref(o);
+	*sample = (in_place ? r->ip_time_us : r->oop_time_us) * 1e-6;
+	*out = (capsim_measure_nccl){
+		.line = r->line, .op = op, .dtype = r->type,
+		.redop = r->redop[0] ? r->redop : "none", .algo = "default", .proto = "default",
+		.ranks = log->nranks, .nodes = log->hosts > 0 ? log->hosts : 1,
+		.bytes = (int64_t)r->bytes, .count = (int64_t)r->count,
+		.wrong = wrong > 0 ? (int64_t)wrong : 0, .in_place = in_place,
+		.median_s = *sample, .samples_s = sample, .n_samples = 1,
+	};
 }
 
-/* A parsed log as the store's JSON lines: a machine line (the log's
- * program, GPU, ranks and hosts) and the rows. nccl-tests
- * gives one averaged time per size and placement: one sample each. A #wrong
- * of N/A (validation off) is stored as 0. */
-static int log_to_jsonl(const capsim_nccltests_log *log, const char *date, FILE *out,
-			capsim_diags *d)
-{
-	const char *op = store_op(log->op);
-	if (!op) {
-		capsim_diags_add(d, log->file, 0, "the store holds all_reduce, all_gather, "
-				 "reduce_scatter, alltoall, broadcast and sendrecv, not '%s'",
-				 log->op >= 0 ? capsim_coll_names[log->op] : "unknown");
-		return -1;
-	}
-	char program[64];
-	snprintf(program, sizeof program, "nccl-tests %s",
-		 log->program[0] ? log->program : "(program not named)");
-	json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s}", "kind", "machine",
-			      "program", program, "date", date ? date : "unknown (nccl-tests log)", "gpu",
-			      log->device[0] ? log->device : "unknown", "ranks", log->nranks,
-			      "nodes", log->hosts > 0 ? log->hosts : 1, "launcher",
-			      log->processes > 1 ? "mpi" : "single-process");
-	json_dumpf(m, out, JSON_COMPACT);
-	fputc('\n', out);
-	json_decref(m);
-	for (size_t i = 0; i < log->n_rows; i++) {
-		const capsim_nccltests_row *r = &log->rows[i];
-		if (r->oop_time_us > 0)
-			nccl_record(out, log, op, r, 0);
-		if (r->ip_time_us > 0)
-			nccl_record(out, log, op, r, 1);
-	}
-	return ferror(out) ? -1 : 0;
-}
-
-/* Import one nccl-tests log: parse it, write it as JSON lines to a file of
- * its own in TMPDIR, import that, remove it. */
+/* Import one nccl-tests log: parse it, and store its rows (each size's
+ * out-of-place and in-place times) as one run of a machine made from the
+ * log's program, GPU, ranks and hosts, under the SHA-256 of the bytes
+ * parsed. */
 static int import_log(const char *path, const char *db, int ranks, const char *date,
 		      capsim_import_stats *st, capsim_diags *d)
 {
 	capsim_nccltests_hint hint = { .op = -1, .ranks = ranks };
 	capsim_nccltests_log log;
+	memset(st, 0, sizeof *st);
 	int rc = capsim_nccltests_parse_file(path, &hint, &log, d);
+	const char *op = rc == 0 ? store_op(log.op) : NULL;
+	if (rc == 0 && !op) {
+		capsim_diags_add(d, path, 0, "the store holds all_reduce, all_gather, "
+				 "reduce_scatter, alltoall, broadcast and sendrecv, not '%s'",
+				 log.op >= 0 ? capsim_coll_names[log.op] : "unknown");
+		rc = -1;
+	}
 	if (rc == 0) {
-		const char *tmp = getenv("TMPDIR");
-		char name[4096];
-		snprintf(name, sizeof name, "%s/capsim-nccl-tests-XXXXXX.jsonl",
-			 tmp && *tmp ? tmp : "/tmp");
-		int fd = mkstemps(name, 6);
-		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!f) {
-			capsim_diags_add(d, name, 0, "cannot write: %s", strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			rc = -1;
-		} else {
-			rc = log_to_jsonl(&log, date, f, d);
-			if (fclose(f) != 0)
-				rc = -1;
-			size_t before = d->n;
-			if (rc == 0 && capsim_measure_import_converted(name, path, db, st, d) < 0) {
-				if (!capsim_diags_contains(d, "already imported") || d->n > before + 1)
-					capsim_diags_add(d, path, 0, "its rows, converted to the store's "
-							 "records, were refused (above)");
-				rc = -1;
-			}
-			unlink(name);
-		}
+		capsim_measure_nccl *recs = capsim_xcalloc(2 * log.n_rows + 1, sizeof *recs);
+		double *samples = capsim_xcalloc(2 * log.n_rows + 1, sizeof *samples);
+		size_t n = 0;
+		for (size_t i = 0; i < log.n_rows; i++)
+			for (int in_place = 0; in_place < 2; in_place++)
+				if ((in_place ? log.rows[i].ip_time_us : log.rows[i].oop_time_us) > 0) {
+					nccl_record(&log, op, &log.rows[i], in_place, &samples[n],
+						    &recs[n]);
+					n++;
+				}
+		char program[64];
+		snprintf(program, sizeof program, "nccl-tests %.40s",
+			 log.program[0] ? log.program : "(program not named)");
+		capsim_measure_machine m = {
+			.program = program, .date = date ? date : "unknown (nccl-tests log)",
+			.gpu = log.device[0] ? log.device : "unknown",
+			.launcher = log.processes > 1 ? "mpi" : "single-process",
+			.ranks = log.nranks, .nodes = log.hosts > 0 ? log.hosts : 1,
+		};
+		rc = capsim_measure_import_nccl(path, log.sha256, db, &m, recs, n, st, d);
+		free(recs);
+		free(samples);
 	}
 	capsim_nccltests_free(&log);
 	return rc;

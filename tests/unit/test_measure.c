@@ -77,7 +77,7 @@ static void test_import_h200(void **state)
 	assert_true(fabs(rate * med - 2.0 * 4096 * 4096 * 4096) < 1e-4 * 2.0 * 4096 * 4096 * 4096);
 	assert_true(rate > 1e14 && rate < 989.4e12); /* below the dense bf16 peak */
 	assert_true(query(db, "SELECT bytes_per_s FROM copy_bandwidth") > 4e12);
-	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_STORE_SCHEMA);
 
 	/* the same file again: refused, nothing added */
 	assert_int_equal(capsim_measure_import(H200, db, &st, &d), -1);
@@ -243,7 +243,7 @@ static void test_import_nccl(void **state)
 			      "'sendrecv'") == 3);
 	assert_rel(query(db, "SELECT json_extract(samples_s, '$[1]') FROM nccl WHERE op = "
 			     "'sendrecv'"), 1.25e-5, 1e-12);
-	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_STORE_SCHEMA);
 }
 
 /* host-device copies: 4 rows, 1 GiB in 20 ms each way's rate */
@@ -537,7 +537,7 @@ static void test_upgrade_v1(void **state)
 	assert_int_equal(capsim_measure_import(FIXTURES "nccl-8gpu.jsonl", db, &st, &d), 0);
 	capsim_diags_free(&d);
 	assert_int_equal(st.run_id, 2);
-	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_STORE_SCHEMA);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 2);
 	assert_true(query(db, "SELECT count(*) FROM runs WHERE id = 1 AND ranks IS NULL AND "
 			      "program = 'capsim-calibrate-gemm'") == 1);
@@ -551,10 +551,10 @@ static void test_upgrade_v1(void **state)
 
 	/* a database from a newer capsim is left alone */
 	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(capsim_measure_import(FIXTURES "gemm-duty.jsonl", db, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 4 is newer than this capsim's 3"));
+	assert_true(capsim_diags_contains(&d, "schema version 5 is newer than this capsim's 4"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 3);
 }

@@ -1,0 +1,1 @@
+/* results.c - sweep results; see results.h. */
