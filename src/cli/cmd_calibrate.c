@@ -14,7 +14,6 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "collective.h"
 #include "measure.h"
 #include "nccl.h"
 #include "nccltests.h"
