@@ -915,6 +915,11 @@ int capsim_measure_import_nccl(const char *source, const char *sha256, const cha
 		capsim_diags_add(d, source, 0, "no measurements to import");
 		return -1;
 	}
+	if (!sha256 || strlen(sha256) != 64 || strspn(sha256, "0123456789abcdef") != 64) {
+		capsim_diags_add(d, source, 0, "SHA-256: expected 64 lowercase hex digits, found '%s'",
+				 sha256 ? sha256 : "");
+		return -1;
+	}
 	if (capsim_store__begin_write(db_path, &im.s, d) < 0)
 		return -1;
 	int rc = not_stored(&im, sha256, db_path);

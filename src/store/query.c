@@ -77,22 +77,21 @@ static int read_rows(capsim_store *s, const char *table, const char *cols, const
 	return rc;
 }
 
-/* the common shape of a read into a { T *v; size_t n; } array */
-#define READ(out, table, cols, order, sel, has_dtype, fill)                                 \
-	do {                                                                                \
-		void *v_ = NULL;                                                            \
-		size_t n_ = 0;                                                              \
-		int rc_ = read_rows(s, table, cols, order, sel, has_dtype, sizeof *(out)->v, \
-				    fill, &v_, &n_, d);                                     \
-		(out)->v = v_;                                                              \
-		(out)->n = n_;                                                              \
-		if (rc_ < 0) {                                                              \
-			free((out)->v);                                                     \
-			(out)->v = NULL;                                                    \
-			(out)->n = 0;                                                       \
-			return -1;                                                          \
-		}                                                                           \
-	} while (0)
+/* A whole read into a new array: *v and *n as read_rows leaves them, or
+ * NULL and 0 on failure. */
+static int read_all(capsim_store *s, const char *table, const char *cols, const char *order,
+		    const capsim_store_sel *sel, int has_dtype, size_t size, fill_fn fill,
+		    void **v, size_t *n, capsim_diags *d)
+{
+	*v = NULL;
+	*n = 0;
+	if (read_rows(s, table, cols, order, sel, has_dtype, size, fill, v, n, d) == 0)
+		return 0;
+	free(*v);
+	*v = NULL;
+	*n = 0;
+	return -1;
+}
 
 /* ---- runs ------------------------------------------------------------------- */
 
@@ -156,8 +155,11 @@ int capsim_store_read_runs(capsim_store *s, const capsim_store_sel *sel,
 	int v2 = capsim_store__has_column(s, "runs", "env", d);
 	if (v2 < 0)
 		return -1;
-	READ(out, "runs", v2 ? RUN_COLS_2 : RUN_COLS, " ORDER BY id", sel, 0, fill_run);
-	return 0;
+	void *v;
+	int rc = read_all(s, "runs", v2 ? RUN_COLS_2 : RUN_COLS, " ORDER BY id", sel, 0,
+			  sizeof *out->v, fill_run, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 void capsim_store_runs_free(capsim_store_runs *r)
@@ -235,9 +237,11 @@ static void fill_copy(sqlite3_stmt *st, void *row)
 int capsim_store_read_copies(capsim_store *s, const capsim_store_sel *sel,
 			     capsim_store_copies *out, capsim_diags *d)
 {
-	READ(out, "copy_bandwidth", "run_id, bytes, moved_bytes, median_s, bytes_per_s", NULL, sel,
-	     0, fill_copy);
-	return 0;
+	void *v;
+	int rc = read_all(s, "copy_bandwidth", "run_id, bytes, moved_bytes, median_s, bytes_per_s",
+			  NULL, sel, 0, sizeof *out->v, fill_copy, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_copies)
@@ -256,9 +260,11 @@ static void fill_pcie(sqlite3_stmt *st, void *row)
 int capsim_store_read_pcie(capsim_store *s, const capsim_store_sel *sel,
 			   capsim_store_pcies *out, capsim_diags *d)
 {
-	READ(out, "pcie", "run_id, direction, pinned, bytes, median_s, bytes_per_s", NULL, sel, 0,
-	     fill_pcie);
-	return 0;
+	void *v;
+	int rc = read_all(s, "pcie", "run_id, direction, pinned, bytes, median_s, bytes_per_s",
+			  NULL, sel, 0, sizeof *out->v, fill_pcie, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_pcies)
@@ -288,10 +294,12 @@ static void fill_nccl(sqlite3_stmt *st, void *row)
 int capsim_store_read_nccl(capsim_store *s, const capsim_store_sel *sel,
 			   capsim_store_nccls *out, capsim_diags *d)
 {
-	READ(out, "nccl", "run_id, op, dtype, redop, algo, proto, ranks, nodes, bytes, count,"
-	     " in_place, median_s, algbw_gb_per_s, busbw_gb_per_s, wrong",
-	     " ORDER BY op, algo, proto, ranks, nodes, bytes", sel, 1, fill_nccl);
-	return 0;
+	void *v;
+	int rc = read_all(s, "nccl", "run_id, op, dtype, redop, algo, proto, ranks, nodes, bytes, count,"
+			  " in_place, median_s, algbw_gb_per_s, busbw_gb_per_s, wrong",
+			  " ORDER BY op, algo, proto, ranks, nodes, bytes", sel, 1, sizeof *out->v, fill_nccl, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_nccls)
@@ -312,9 +320,11 @@ static void fill_idle(sqlite3_stmt *st, void *row)
 int capsim_store_read_power_idle(capsim_store *s, const capsim_store_sel *sel,
 				 capsim_store_power_idles *out, capsim_diags *d)
 {
-	READ(out, "power_idle", "run_id, power_limit_w, power_w, sm_mhz, throttle_reasons", NULL,
-	     sel, 0, fill_idle);
-	return 0;
+	void *v;
+	int rc = read_all(s, "power_idle", "run_id, power_limit_w, power_w, sm_mhz, throttle_reasons",
+			  NULL, sel, 0, sizeof *out->v, fill_idle, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_power_idles)
@@ -337,13 +347,16 @@ static void fill_load(sqlite3_stmt *st, void *row)
 int capsim_store_read_power_load(capsim_store *s, const capsim_store_sel *sel, int sustained,
 				 capsim_store_power_loads *out, capsim_diags *d)
 {
-	if (sustained)
-		READ(out, "power_sustained", "run_id, 1.0, dtype, m, n, k, median_power_w,"
-		     " median_sm_mhz, median_flop_per_s, 1", NULL, sel, 1, fill_load);
-	else
-		READ(out, "power_duty", "run_id, duty, dtype, m, n, k, median_power_w,"
-		     " median_sm_mhz, achieved_flop_per_s, 0", NULL, sel, 1, fill_load);
-	return 0;
+	static const char sus_cols[] = "run_id, 1.0, dtype, m, n, k, median_power_w, median_sm_mhz,"
+				       " median_flop_per_s, 1";
+	static const char duty_cols[] = "run_id, duty, dtype, m, n, k, median_power_w, median_sm_mhz,"
+					" achieved_flop_per_s, 0";
+	void *v;
+	int rc = read_all(s, sustained ? "power_sustained" : "power_duty",
+			  sustained ? sus_cols : duty_cols, NULL, sel, 1, sizeof *out->v, fill_load,
+			  &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_power_loads)
@@ -364,9 +377,11 @@ static void fill_launch(sqlite3_stmt *st, void *row)
 int capsim_store_read_torch_launch(capsim_store *s, const capsim_store_sel *sel,
 				   capsim_store_torch_launches *out, capsim_diags *d)
 {
-	READ(out, "torch_launch", "run_id, op, elements, kernels, host_median_s, total_median_s",
-	     NULL, sel, 0, fill_launch);
-	return 0;
+	void *v;
+	int rc = read_all(s, "torch_launch", "run_id, op, elements, kernels, host_median_s, total_median_s",
+			  NULL, sel, 0, sizeof *out->v, fill_launch, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_torch_launches)
@@ -392,10 +407,12 @@ static void fill_step(sqlite3_stmt *st, void *row)
 int capsim_store_read_torch_step(capsim_store *s, const capsim_store_sel *sel,
 				 capsim_store_torch_steps *out, capsim_diags *d)
 {
-	READ(out, "torch_step", "run_id, model, dtype, mode, micro_batch, seq, vocab, median_s,"
-	     " tokens_per_s, peak_allocated_bytes, peak_reserved_bytes, error", NULL, sel, 1,
-	     fill_step);
-	return 0;
+	void *v;
+	int rc = read_all(s, "torch_step", "run_id, model, dtype, mode, micro_batch, seq, vocab, median_s,"
+			  " tokens_per_s, peak_allocated_bytes, peak_reserved_bytes, error",
+			  NULL, sel, 1, sizeof *out->v, fill_step, &v, &out->n, d);
+	out->v = v;
+	return rc;
 }
 
 FREE_ROWS(capsim_store_torch_steps)

@@ -630,6 +630,9 @@ static void test_import_records(void **state)
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "op: expected one of all_reduce"));
 	capsim_diags_free(&d);
+	assert_int_equal(capsim_measure_import_nccl("y.log", "5E1F", db, &m, recs, 2, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "SHA-256: expected 64 lowercase hex digits, found '5E1F'"));
+	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
 	assert_true(query(db, "SELECT count(*) FROM nccl") == 2);
 }
