@@ -1,4 +1,5 @@
-/* measure.c - calibrate/'s JSON lines into SQLite; see measure.h. */
+/* measure.c - imports into the store: calibrate/'s JSON lines, and the
+ * records of a parsed nccl-tests log; see measure.h. */
 #include "measure.h"
 
 #include <errno.h>
