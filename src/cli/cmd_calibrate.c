@@ -14,7 +14,6 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "collective.h"
 #include "measure.h"
 #include "nccl.h"
 #include "nccltests.h"
@@ -23,9 +22,9 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: capsim calibrate import FILE.jsonl... --db DB.sqlite\n"
+		"usage: capsim calibrate import FILE.jsonl... --db DB.sqlite [--json]\n"
 		"       capsim calibrate import --nccl-tests LOG... --db DB.sqlite [--ranks N]\n"
-		"                               [--date YYYY-MM-DD]\n"
+		"                               [--date YYYY-MM-DD] [--json]\n"
 		"       capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
 		"                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
 		"\n"
@@ -36,6 +35,7 @@ static void usage(FILE *out)
 		"and in-place times become nccl rows (algbw and busbw recomputed from size and\n"
 		"time, which nccl-tests prints rounded); --ranks gives the rank count of a log\n"
 		"without rank lines, --date the day the log was made (else it is unknown).\n"
+		"--json prints one JSON object: each file's run id and counts, or its errors.\n"
 		"\n"
 		"run runs capsim-calibrate-gemm, -pcie and -nccl in turn on this machine,\n"
 		"writing NAME-DATE-{gemm,pcie,nccl}.jsonl, then imports each into --db.\n"
@@ -58,10 +58,36 @@ static void print_stats(const char *path, const char *db, const capsim_import_st
 	       st->power, st->power_duty, st->nccl, st->pcie, st->torch_launch, st->torch_step);
 }
 
+/* one import as a JSON object: the run and its counts, or the errors */
+static json_t *stats_json(const char *path, const capsim_import_stats *st, const capsim_diags *d,
+			  int ok)
+{
+	json_t *o = json_pack("{s:s, s:b}", "file", path, "imported", ok);
+	if (ok) {
+		json_object_set_new(o, "run_id", json_integer((json_int_t)st->run_id));
+		json_object_set_new(o, "counts", json_pack(
+			"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"gemm", (json_int_t)st->gemm, "gemm_failed", (json_int_t)st->gemm_failed,
+			"copy", (json_int_t)st->copy, "checks", (json_int_t)st->checks,
+			"power", (json_int_t)st->power, "power_duty", (json_int_t)st->power_duty,
+			"nccl", (json_int_t)st->nccl, "pcie", (json_int_t)st->pcie,
+			"torch_launch", (json_int_t)st->torch_launch,
+			"torch_step", (json_int_t)st->torch_step));
+	} else {
+		json_t *errs = json_array();
+		for (size_t i = 0; i < d->n; i++)
+			json_array_append_new(errs, json_pack("{s:s, s:s}", "where",
+							      d->v[i].where ? d->v[i].where : "",
+							      "message", d->v[i].msg));
+		json_object_set_new(o, "errors", errs);
+	}
+	return o;
+}
+
 /* ---- nccl-tests logs ------------------------------------------------------- */
 
-/* the store's name of a capsim_coll (measure.c's nccl_ops), or NULL for one
- * it does not hold (reduce) */
+/* the store's name of a capsim_coll (nccl.h's capsim_coll_perf_names), or
+ * NULL for one it does not hold (reduce) */
 static const char *store_op(int op)
 {
 	if (op < 0 || op >= CAPSIM_COLL__COUNT || op == CAPSIM_COLL_REDUCE)
@@ -69,96 +95,66 @@ static const char *store_op(int op)
 	return capsim_coll_perf_names[op];
 }
 
-
-/* one size, one placement, as the store's nccl record */
-static void nccl_record(FILE *out, const capsim_nccltests_log *log, const char *op,
-			const capsim_nccltests_row *r, int in_place)
+/* one size, one placement, as the store's nccl record: nccl-tests gives
+ * one averaged time per size and placement, the record's one sample; a
+ * #wrong of N/A (validation off) is stored as 0 */
+static void nccl_record(const capsim_nccltests_log *log, const char *op,
+			const capsim_nccltests_row *r, int in_place, double *sample,
+			capsim_measure_nccl *out)
 {
-	double t = (in_place ? r->ip_time_us : r->oop_time_us) * 1e-6;
 	double wrong = in_place ? r->ip_wrong : r->oop_wrong;
-	double algbw = r->bytes / t / 1e9;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:s, s:s, s:i, s:[f],"
-			      " s:f, s:f, s:f, s:I}",
-			      "kind", "nccl", "op", op, "dtype", r->type, "redop",
-			      r->redop[0] ? r->redop : "none", "ranks", log->nranks, "nodes",
-			      log->hosts > 0 ? log->hosts : 1, "bytes", (json_int_t)r->bytes,
-			      "count", (json_int_t)r->count, "algo", "default", "proto", "default",
-			      "in_place", in_place, "samples_s", t, "median_s", t, "algbw_gb_per_s",
-			      algbw, "busbw_gb_per_s", algbw * capsim_busbw_factor((capsim_coll)log->op, log->nranks),
-			      "wrong", (json_int_t)(wrong > 0 ? wrong : 0));
-	json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	fputc('\n', out);
-	json_decref(o);
+	*sample = (in_place ? r->ip_time_us : r->oop_time_us) * 1e-6;
+	*out = (capsim_measure_nccl){
+		.line = r->line, .op = op, .dtype = r->type,
+		.redop = r->redop[0] ? r->redop : "none", .algo = "default", .proto = "default",
+		.ranks = log->nranks, .nodes = log->hosts > 0 ? log->hosts : 1,
+		.bytes = (int64_t)r->bytes, .count = (int64_t)r->count,
+		.wrong = wrong > 0 ? (int64_t)wrong : 0, .in_place = in_place,
+		.median_s = *sample, .samples_s = sample, .n_samples = 1,
+	};
 }
 
-/* A parsed log as the store's JSON lines: a machine line (the log's
- * program, GPU, ranks and hosts) and the rows. nccl-tests
- * gives one averaged time per size and placement: one sample each. A #wrong
- * of N/A (validation off) is stored as 0. */
-static int log_to_jsonl(const capsim_nccltests_log *log, const char *date, FILE *out,
-			capsim_diags *d)
-{
-	const char *op = store_op(log->op);
-	if (!op) {
-		capsim_diags_add(d, log->file, 0, "the store holds all_reduce, all_gather, "
-				 "reduce_scatter, alltoall, broadcast and sendrecv, not '%s'",
-				 log->op >= 0 ? capsim_coll_names[log->op] : "unknown");
-		return -1;
-	}
-	char program[64];
-	snprintf(program, sizeof program, "nccl-tests %s",
-		 log->program[0] ? log->program : "(program not named)");
-	json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:s}", "kind", "machine",
-			      "program", program, "date", date ? date : "unknown (nccl-tests log)", "gpu",
-			      log->device[0] ? log->device : "unknown", "ranks", log->nranks,
-			      "nodes", log->hosts > 0 ? log->hosts : 1, "launcher",
-			      log->processes > 1 ? "mpi" : "single-process");
-	json_dumpf(m, out, JSON_COMPACT);
-	fputc('\n', out);
-	json_decref(m);
-	for (size_t i = 0; i < log->n_rows; i++) {
-		const capsim_nccltests_row *r = &log->rows[i];
-		if (r->oop_time_us > 0)
-			nccl_record(out, log, op, r, 0);
-		if (r->ip_time_us > 0)
-			nccl_record(out, log, op, r, 1);
-	}
-	return ferror(out) ? -1 : 0;
-}
-
-/* Import one nccl-tests log: parse it, write it as JSON lines to a file of
- * its own in TMPDIR, import that, remove it. */
+/* Import one nccl-tests log: parse it, and store its rows (each size's
+ * out-of-place and in-place times) as one run of a machine made from the
+ * log's program, GPU, ranks and hosts, under the SHA-256 of the bytes
+ * parsed. */
 static int import_log(const char *path, const char *db, int ranks, const char *date,
 		      capsim_import_stats *st, capsim_diags *d)
 {
 	capsim_nccltests_hint hint = { .op = -1, .ranks = ranks };
 	capsim_nccltests_log log;
+	memset(st, 0, sizeof *st);
 	int rc = capsim_nccltests_parse_file(path, &hint, &log, d);
+	const char *op = rc == 0 ? store_op(log.op) : NULL;
+	if (rc == 0 && !op) {
+		capsim_diags_add(d, path, 0, "the store holds all_reduce, all_gather, "
+				 "reduce_scatter, alltoall, broadcast and sendrecv, not '%s'",
+				 log.op >= 0 ? capsim_coll_names[log.op] : "unknown");
+		rc = -1;
+	}
 	if (rc == 0) {
-		const char *tmp = getenv("TMPDIR");
-		char name[4096];
-		snprintf(name, sizeof name, "%s/capsim-nccl-tests-XXXXXX.jsonl",
-			 tmp && *tmp ? tmp : "/tmp");
-		int fd = mkstemps(name, 6);
-		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (!f) {
-			capsim_diags_add(d, name, 0, "cannot write: %s", strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			rc = -1;
-		} else {
-			rc = log_to_jsonl(&log, date, f, d);
-			if (fclose(f) != 0)
-				rc = -1;
-			size_t before = d->n;
-			if (rc == 0 && capsim_measure_import_converted(name, path, db, st, d) < 0) {
-				if (!capsim_diags_contains(d, "already imported") || d->n > before + 1)
-					capsim_diags_add(d, path, 0, "its rows, converted to the store's "
-							 "records, were refused (above)");
-				rc = -1;
-			}
-			unlink(name);
-		}
+		capsim_measure_nccl *recs = capsim_xcalloc(2 * log.n_rows + 1, sizeof *recs);
+		double *samples = capsim_xcalloc(2 * log.n_rows + 1, sizeof *samples);
+		size_t n = 0;
+		for (size_t i = 0; i < log.n_rows; i++)
+			for (int in_place = 0; in_place < 2; in_place++)
+				if ((in_place ? log.rows[i].ip_time_us : log.rows[i].oop_time_us) > 0) {
+					nccl_record(&log, op, &log.rows[i], in_place, &samples[n],
+						    &recs[n]);
+					n++;
+				}
+		char program[64];
+		snprintf(program, sizeof program, "nccl-tests %.40s",
+			 log.program[0] ? log.program : "(program not named)");
+		capsim_measure_machine m = {
+			.program = program, .date = date ? date : "unknown (nccl-tests log)",
+			.gpu = log.device[0] ? log.device : "unknown",
+			.launcher = log.processes > 1 ? "mpi" : "single-process",
+			.ranks = log.nranks, .nodes = log.hosts > 0 ? log.hosts : 1,
+		};
+		rc = capsim_measure_import_nccl(path, log.sha256, db, &m, recs, n, st, d);
+		free(recs);
+		free(samples);
 	}
 	capsim_nccltests_free(&log);
 	return rc;
@@ -167,13 +163,14 @@ static int import_log(const char *path, const char *db, int ranks, const char *d
 static int import(int argc, char **argv)
 {
 	const char *db = NULL;
-	int logs = 0, ranks = 0;
+	int logs = 0, ranks = 0, as_json = 0;
 	const char *date = NULL;
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "nccl-tests", no_argument, NULL, 'n' },
 		{ "ranks", required_argument, NULL, 'r' },
 		{ "date", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -183,6 +180,7 @@ static int import(int argc, char **argv)
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'n': logs = 1; break;
+		case 'j': as_json = 1; break;
 		case 't':
 			date = optarg;
 			if (strlen(date) != 10 || date[4] != '-' || date[7] != '-' ||
@@ -211,6 +209,7 @@ static int import(int argc, char **argv)
 		return CAPSIM_EXIT_USAGE;
 	}
 	int status = CAPSIM_EXIT_OK;
+	json_t *imports = json_array();
 	for (int i = optind; i < argc; i++) {
 		capsim_diags d = { 0 };
 		capsim_import_stats st;
@@ -219,10 +218,23 @@ static int import(int argc, char **argv)
 		if (rc < 0) {
 			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_USAGE;
-		} else {
+		} else if (!as_json) {
 			print_stats(argv[i], db, &st);
 		}
+		json_array_append_new(imports, stats_json(argv[i], &st, &d, rc == 0));
 		capsim_diags_free(&d);
+	}
+	if (as_json) {
+		json_t *o = capsim_cli_json_head(NULL, NULL);
+		json_object_set_new(o, "database", json_string(db));
+		json_object_set_new(o, "store_schema_version", json_integer(CAPSIM_STORE_SCHEMA));
+		json_object_set_new(o, "format", json_string(logs ? "nccl-tests" : "jsonl"));
+		json_object_set_new(o, "imports", imports);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		json_decref(imports);
 	}
 	return status;
 }
@@ -272,27 +284,53 @@ static int parse_only(const char *list, int *want)
 	return 0;
 }
 
-/* 1 if dir/name is an executable regular file; its path goes to path */
+/* 1 if dir/name is an executable regular file; its path goes to path (0
+ * when the path does not fit) */
 static int executable(const char *dir, const char *name, char *path, size_t size)
 {
 	struct stat sb;
-	snprintf(path, size, "%s/%s", *dir ? dir : ".", name);
+	int n = snprintf(path, size, "%s/%s", *dir ? dir : ".", name);
+	if (n < 0 || (size_t)n >= size)
+		return 0;
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
+}
+
+/* a, then b, into dst (size bytes); 0, or -1 (dst unchanged) when they do
+ * not fit */
+static int join(char *dst, size_t size, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	if (na + nb >= size)
+		return -1;
+	memmove(dst, a, na);
+	memcpy(dst + na, b, nb + 1);
+	return 0;
+}
+
+/* one place more in the ", "-separated list `looked`, when it fits */
+static void looked_add(char *looked, size_t size, const char *place)
+{
+	size_t len = strlen(looked), n = strlen(place), sep = len ? 2 : 0;
+	if (len + sep + n >= size)
+		return;
+	memcpy(looked + len, ", ", sep);
+	memcpy(looked + len + sep, place, n + 1);
 }
 
 /* Find a program: in bin_dir alone when given; else beside capsim's own
  * binary (DIR/calibrate, DIR/../calibrate, DIR/build/calibrate, DIR), then
  * in PATH. Returns 1 with its path, or 0 with the places looked in
- * `looked` (", "-separated). */
+ * `looked` (", "-separated). A directory whose name does not fit PATH_MAX
+ * (4096) is passed over. */
 static int find_program(const char *bin_dir, const char *name, char *path, size_t size,
 			char *looked, size_t looked_size)
 {
 	looked[0] = '\0';
 	if (bin_dir) {
-		snprintf(looked, looked_size, "%s (--bin-dir)", bin_dir);
+		join(looked, looked_size, bin_dir, " (--bin-dir)");
 		return executable(bin_dir, name, path, size);
 	}
-	char self[4096], dir[4200];
+	char self[4096], dir[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n > 0) {
 		self[n] = '\0';
@@ -302,21 +340,23 @@ static int find_program(const char *bin_dir, const char *name, char *path, size_
 		static const char *const below[] = { "/calibrate", "/../calibrate",
 						     "/build/calibrate", "" };
 		for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
-			snprintf(dir, sizeof dir, "%s%s", self, below[i]);
-			size_t len = strlen(looked);
-			snprintf(looked + len, looked_size - len, "%s%s", len ? ", " : "", dir);
+			if (join(dir, sizeof dir, self, below[i]) < 0)
+				continue;
+			looked_add(looked, looked_size, dir);
 			if (executable(dir, name, path, size))
 				return 1;
 		}
 	}
 	const char *env = getenv("PATH");
-	size_t len = strlen(looked);
-	snprintf(looked + len, looked_size - len, "%sPATH", len ? ", " : "");
+	looked_add(looked, looked_size, "PATH");
 	for (const char *p = env ? env : ""; *p;) {
 		size_t l = strcspn(p, ":");
-		snprintf(dir, sizeof dir, "%.*s", (int)l, p);
-		if (executable(dir, name, path, size))
-			return 1;
+		if (l < sizeof dir) {
+			memcpy(dir, p, l);
+			dir[l] = '\0';
+			if (executable(dir, name, path, size))
+				return 1;
+		}
 		p += l + (p[l] == ':');
 	}
 	return 0;
@@ -479,8 +519,14 @@ static int run_all(const run_opts *o)
 				programs[i].program, looked);
 			return CAPSIM_EXIT_USAGE;
 		}
-		snprintf(outs[i], sizeof outs[i], "%s/%s-%s-%s.jsonl", o->out_dir, prefix, date,
-			 programs[i].kind);
+		int len = snprintf(outs[i], sizeof outs[i], "%s/%s-%s-%s.jsonl", o->out_dir, prefix,
+				   date, programs[i].kind);
+		if (len < 0 || (size_t)len >= sizeof outs[i]) {
+			fprintf(stderr, "capsim calibrate run: --out-dir: expected a path under %zu "
+					"bytes with the file names, found %zu bytes\n",
+				sizeof outs[i], strlen(o->out_dir));
+			return CAPSIM_EXIT_USAGE;
+		}
 		if (access(outs[i], F_OK) == 0) {
 			fprintf(stderr, "capsim calibrate run: %s exists; choose another --out-dir "
 					"or --name\n", outs[i]);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "catalog.h"
 #include "cli.h"
 #include "fit.h"
@@ -17,7 +19,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim fit --db DB.sqlite --out FILE.xml [--gpu ID] [--runs ID,...]\n"
-		"                  [--name NAME] [--force] [--verbose]\n"
+		"                  [--name NAME] [--force] [--verbose] [--json]\n"
 		"\n"
 		"Fits a calibrated hardware profile to the runs of a measurement database\n"
 		"(capsim calibrate import): GEMM efficiency per dtype against FLOP and\n"
@@ -32,6 +34,8 @@ static void usage(FILE *out)
 		"  --name NAME    the profile's name; default: GPU id and date\n"
 		"  --force        replace FILE if it exists\n"
 		"  --verbose      every GEMM point with its errors\n"
+		"  --json         one JSON object (what was fitted, its residuals, the notes)\n"
+		"                 instead of the report\n"
 		"\n"
 		"Exit status: 0 written, 1 the file could not be written, 2 bad usage or a bad\n"
 		"or empty database.\n");
@@ -63,7 +67,7 @@ typedef struct fit_args {
 	const char *db, *out, *gpu, *name;
 	int64_t *runs;
 	size_t n_runs;
-	int force, verbose;
+	int force, verbose, json;
 } fit_args;
 
 /* 0, CAPSIM_EXIT_OK after --help (*done set), or CAPSIM_EXIT_USAGE */
@@ -77,6 +81,7 @@ static int parse_args(int argc, char **argv, fit_args *a, int *done)
 		{ "name", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -90,6 +95,7 @@ static int parse_args(int argc, char **argv, fit_args *a, int *done)
 		case 'n': a->name = optarg; break;
 		case 'f': a->force = 1; break;
 		case 'v': a->verbose = 1; break;
+		case 'j': a->json = 1; break;
 		case 'r':
 			free(a->runs);
 			a->runs = parse_runs(optarg, &a->n_runs);
@@ -115,6 +121,112 @@ static int parse_args(int argc, char **argv, fit_args *a, int *done)
 	return 0;
 }
 
+/* ---- --json ---------------------------------------------------------------- */
+
+static json_t *run_ids_json(const capsim_run_ids *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->n; i++)
+		json_array_append_new(a, json_integer((json_int_t)r->id[i]));
+	return a;
+}
+
+static json_t *ab_json(const capsim_profile_ab *ab)
+{
+	return json_pack("{s:f, s:f, s:f, s:f, s:I, s:f, s:f}", "latency_s", ab->latency_s,
+			 "bw_bytes_per_s", ab->bw_bytes_per_s, "bytes_min", ab->bytes_min,
+			 "bytes_max", ab->bytes_max, "points", (json_int_t)ab->points,
+			 "rms_rel", ab->rms, "max_abs_rel", ab->max_abs);
+}
+
+/* per dtype fitted: its parameters and residuals */
+static json_t *gemm_json(const capsim_profile *p)
+{
+	json_t *o = json_object();
+	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++) {
+		const capsim_profile_gemm *g = &p->gemm[i];
+		if (!g->cal.params)
+			continue;
+		json_object_set_new(o, capsim_dtype_names[i], json_pack(
+			"{s:i, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:f, s:f, s:o}",
+			"params", g->cal.params, "sat", g->cal.sat, "f0_flop", g->cal.f0_flop,
+			"p", g->cal.p, "i0_flop_per_byte", g->cal.i0_flop_per_byte, "q", g->cal.q,
+			"points", (json_int_t)g->n_points, "rms_rel", g->rms, "max_abs_rel", g->max_abs,
+			"loo_rms_rel", g->loo_rms, "loo_max_abs_rel", g->loo_max_abs, "runs",
+			run_ids_json(&g->runs)));
+	}
+	return o;
+}
+
+static json_t *coll_json(const capsim_profile *p)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->n_coll; i++) {
+		const capsim_profile_coll *c = &p->coll[i];
+		json_t *reg = json_array();
+		for (int r = 0; r < c->regimes; r++)
+			json_array_append_new(reg, ab_json(&c->regime[r]));
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:o, s:o}",
+						   "op", c->op, "algo", c->algo, "proto", c->proto,
+						   "ranks", c->ranks, "nodes", c->nodes, "bus_factor",
+						   c->bus_factor, "regimes", reg, "runs",
+						   run_ids_json(&c->runs)));
+	}
+	return a;
+}
+
+static json_t *power_json(const capsim_profile_power *w)
+{
+	if (!w->present)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:f, s:f, s:f, s:f, s:o}",
+			 "limit_w", w->limit_w, "idle_w", w->idle_w, "idle_clock_hz",
+			 w->idle_clock_hz, "sustained_w", w->sustained_w, "sustained_clock_hz",
+			 w->sustained_clock_hz, "sustained_flop_per_s", w->sustained_flop_per_s,
+			 "points", (json_int_t)w->points, "linear_a_w", w->lin_a_w, "linear_b_w",
+			 w->lin_b_w, "linear_rms_w", w->lin_rms_w, "gamma", w->gamma, "runs",
+			 run_ids_json(&w->runs));
+}
+
+/* the profile fitted, as one object after the common head */
+static json_t *fit_json(const capsim_catalog *cat, const capsim_profile *p, const char *out,
+			int written)
+{
+	json_t *o = capsim_cli_json_head(cat, NULL);
+	json_t *runs = json_array(), *notes = json_array();
+	for (size_t i = 0; i < p->n_runs; i++)
+		json_array_append_new(runs, json_pack("{s:I, s:s, s:s, s:s, s:s}", "id",
+						      (json_int_t)p->runs[i].id, "program",
+						      p->runs[i].program, "date", p->runs[i].date,
+						      "gpu", p->runs[i].gpu, "sha256",
+						      p->runs[i].sha256));
+	for (size_t i = 0; i < p->n_notes; i++)
+		json_array_append_new(notes, json_string(p->notes[i]));
+	json_object_set_new(o, "database", json_string(p->database));
+	json_object_set_new(o, "profile", json_string(p->name));
+	json_object_set_new(o, "gpu", json_string(p->gpu));
+	json_object_set_new(o, "gpu_name", json_string(p->gpu_name));
+	json_object_set_new(o, "date", json_string(p->date));
+	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "gemm", gemm_json(p));
+	json_object_set_new(o, "hbm", p->hbm.points ? json_pack(
+		"{s:f, s:f, s:I, s:f, s:f}", "bw_bytes_per_s", p->hbm.bw_bytes_per_s, "eff",
+		p->hbm.eff, "points", (json_int_t)p->hbm.points, "rms_rel", p->hbm.rms,
+		"max_abs_rel", p->hbm.max_abs) : json_null());
+	json_object_set_new(o, "pcie_h2d", p->pcie[0].ab.points ? ab_json(&p->pcie[0].ab) :
+								   json_null());
+	json_object_set_new(o, "pcie_d2h", p->pcie[1].ab.points ? ab_json(&p->pcie[1].ab) :
+								   json_null());
+	json_object_set_new(o, "collectives", coll_json(p));
+	json_object_set_new(o, "power", power_json(&p->power));
+	json_object_set_new(o, "launch_eager_s", p->eff_launch_s > 0 ? json_real(p->eff_launch_s) :
+									json_null());
+	json_object_set_new(o, "notes", notes);
+	json_object_set_new(o, "out", json_string(out));
+	json_object_set_new(o, "written", json_boolean(written));
+	return o;
+}
+
 int capsim_cmd_fit(int argc, char **argv)
 {
 	fit_args a = { 0 };
@@ -136,12 +248,20 @@ int capsim_cmd_fit(int argc, char **argv)
 			status = CAPSIM_EXIT_USAGE;
 	}
 	if (status == 0) {
-		capsim_fit_report(&p, capsim_catalog_find(cat, CAPSIM_KIND_GPU, p.gpu), a.verbose,
-				  stdout);
+		if (!a.json)
+			capsim_fit_report(&p, capsim_catalog_find(cat, CAPSIM_KIND_GPU, p.gpu),
+					  a.verbose, stdout);
 		if (capsim_profile_save(&p, a.out, a.force, &d) < 0)
 			status = CAPSIM_EXIT_FAILURE;
-		else
+		else if (!a.json)
 			printf("\nwrote %s\n", a.out);
+		if (a.json) {
+			json_t *o = fit_json(cat, &p, a.out, status == 0);
+			json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					      JSON_REAL_PRECISION(10));
+			fputc('\n', stdout);
+			json_decref(o);
+		}
 	}
 	capsim_diags_print(&d, stderr);
 	capsim_diags_free(&d);

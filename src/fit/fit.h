@@ -97,14 +97,6 @@ int capsim_fit_alpha_beta(const double *bytes, const double *t_s, size_t n,
 int capsim_fit_alpha_beta_regimes(const double *bytes, const double *t_s,
 				  size_t n, capsim_profile_ab out[2]);
 
-/* The median of v[0..n-1], n > 0; sorts v in place. */
-double capsim_fit_median(double *v, size_t n);
-
-/* nccl-tests' bus bandwidth factor of op on ranks ranks: all_reduce
- * 2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; broadcast and
- * sendrecv 1; 0 for an unknown op. */
-double capsim_fit_bus_factor(const char *op, int ranks);
-
 /* Power against utilisation from n points (u in [0, 1], watts): the least
  * squares line P = a + b u (gsl_fit_linear, n >= 2), and, with idle
  * (u = 0) and sustained (u = 1) among them and some point between, the

@@ -9,6 +9,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_vector.h>
 
 #include "ops.h"
@@ -410,7 +411,7 @@ int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 			mis[n_mis++] = pt->ratio;
 	}
 	if (n_mis) {
-		c->misaligned = capsim_fit_median(mis, n_mis);
+		c->misaligned = gsl_stats_median(mis, 1, n_mis);
 		if (p)
 			capsim_profile_note(p, "%s: %zu misaligned GEMMs (a dimension no multiple of "
 					    "16 bytes' elements) run at %.3g of the smooth model "

@@ -136,18 +136,6 @@ int capsim_fit_alpha_beta_regimes(const double *bytes, const double *t_s,
 	return regimes;
 }
 
-double capsim_fit_bus_factor(const char *op, int ranks)
-{
-	double r = ranks;
-	if (!strcmp(op, "all_reduce"))
-		return 2.0 * (r - 1.0) / r;
-	if (!strcmp(op, "all_gather") || !strcmp(op, "reduce_scatter") || !strcmp(op, "alltoall"))
-		return (r - 1.0) / r;
-	if (!strcmp(op, "broadcast") || !strcmp(op, "sendrecv"))
-		return 1.0;
-	return 0.0;
-}
-
 int capsim_fit_power_curve(const double *u, const double *watts, size_t n,
 			   capsim_profile_power *w)
 {
@@ -204,16 +192,4 @@ int capsim_fit_power_curve(const double *u, const double *watts, size_t n,
 	free(lx);
 	free(ly);
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-double capsim_fit_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }

@@ -1,4 +1,5 @@
-/* measure.c - calibrate/'s JSON lines into SQLite; see measure.h. */
+/* measure.c - imports into the store: calibrate/'s JSON lines, and the
+ * records of a parsed nccl-tests log; see measure.h. */
 #include "measure.h"
 
 #include <errno.h>
@@ -9,95 +10,20 @@
 #include <string.h>
 #include <time.h>
 
+#include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
-#include <sqlite3.h>
 
+#include "collective.h"
 #include "sha256.h"
+#include "storeint.h"
 #include "xalloc.h"
-
-static const char schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS runs("
-	" id INTEGER PRIMARY KEY,"
-	" sha256 TEXT NOT NULL UNIQUE,"
-	" source TEXT NOT NULL,"
-	" program TEXT NOT NULL,"
-	" date TEXT NOT NULL,"
-	" gpu TEXT NOT NULL,"
-	" cc TEXT, sms INTEGER, memory_bytes INTEGER, l2_bytes INTEGER,"
-	" cuda_driver INTEGER, cuda_runtime INTEGER, cublaslt INTEGER,"
-	" imported_at TEXT NOT NULL,"
-	" nccl INTEGER, ranks INTEGER, nodes INTEGER, launcher TEXT, env TEXT);"
-	"CREATE TABLE IF NOT EXISTS gemm("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,"
-	" k INTEGER NOT NULL, shape TEXT, layout TEXT, batch INTEGER,"
-	" flop REAL NOT NULL, median_s REAL NOT NULL, flop_per_s REAL NOT NULL,"
-	" samples_s TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS gemm_failed("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,"
-	" k INTEGER NOT NULL, error TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS gemm_check("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" dtype TEXT NOT NULL, rel_err REAL NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS copy_bandwidth("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" bytes INTEGER NOT NULL, moved_bytes INTEGER NOT NULL,"
-	" median_s REAL NOT NULL, bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS power_idle("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" power_limit_w REAL NOT NULL, power_w REAL NOT NULL, sm_mhz REAL NOT NULL,"
-	" temp_c REAL, throttle_reasons INTEGER);"
-	"CREATE TABLE IF NOT EXISTS power_sustained("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,"
-	" median_power_w REAL NOT NULL, median_sm_mhz REAL NOT NULL,"
-	" median_flop_per_s REAL NOT NULL, readings TEXT NOT NULL,"
-	" batch_flop_per_s TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS nccl("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" op TEXT NOT NULL, dtype TEXT NOT NULL, redop TEXT,"
-	" ranks INTEGER NOT NULL, nodes INTEGER NOT NULL, bytes INTEGER NOT NULL,"
-	" count INTEGER NOT NULL, algo TEXT NOT NULL, proto TEXT NOT NULL,"
-	" in_place INTEGER NOT NULL, median_s REAL NOT NULL,"
-	" algbw_gb_per_s REAL NOT NULL, busbw_gb_per_s REAL NOT NULL,"
-	" wrong INTEGER NOT NULL, samples_s TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS pcie("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" direction TEXT NOT NULL, pinned INTEGER NOT NULL, bytes INTEGER NOT NULL,"
-	" median_s REAL NOT NULL, bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS power_duty("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" duty REAL NOT NULL, dtype TEXT NOT NULL, m INTEGER, n INTEGER, k INTEGER,"
-	" median_power_w REAL NOT NULL, median_sm_mhz REAL NOT NULL,"
-	" achieved_flop_per_s REAL NOT NULL, readings TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS torch_launch("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" op TEXT NOT NULL, elements INTEGER NOT NULL, kernels INTEGER NOT NULL,"
-	" host_median_s REAL NOT NULL, total_median_s REAL NOT NULL,"
-	" host_samples_s TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS torch_step("
-	" run_id INTEGER NOT NULL REFERENCES runs(id),"
-	" model TEXT NOT NULL, micro_batch INTEGER NOT NULL, seq INTEGER NOT NULL,"
-	" dtype TEXT NOT NULL, mode TEXT NOT NULL, vocab INTEGER,"
-	" median_s REAL, tokens_per_s REAL, peak_allocated_bytes INTEGER,"
-	" peak_reserved_bytes INTEGER, samples_s TEXT, error TEXT);";
-
-/* version 1 to 2: the machine line's NCCL keys (the new tables come from
- * schema_sql, which creates what is absent) */
-static const char upgrade_1_sql[] =
-	"ALTER TABLE runs ADD COLUMN nccl INTEGER;"
-	"ALTER TABLE runs ADD COLUMN ranks INTEGER;"
-	"ALTER TABLE runs ADD COLUMN nodes INTEGER;"
-	"ALTER TABLE runs ADD COLUMN launcher TEXT;"
-	"ALTER TABLE runs ADD COLUMN env TEXT;";
 
 /* one import: the file, where we are in it, and the open statement set */
 typedef struct importer {
 	const char *path;
 	const char *source; /* what runs.source records: path, or what it was converted from */
 	long line;
-	sqlite3 *db;
+	capsim_store *s;
 	int64_t run;
 	int64_t ranks; /* the machine line's, or 0 */
 	capsim_import_stats *st;
@@ -137,6 +63,7 @@ static const char *type_name(const json_t *v)
 static int get_str(importer *im, json_t *o, const char *key, const char **out)
 {
 	json_t *v = json_object_get(o, key);
+	*out = "";
 	if (!json_is_string(v))
 		return bad(im, "%s: expected a string, found %s", key, type_name(v));
 	*out = json_string_value(v);
@@ -164,6 +91,7 @@ static int get_int(importer *im, json_t *o, const char *key, int64_t lo, int64_t
 		   int64_t *out)
 {
 	json_t *v = json_object_get(o, key);
+	*out = 0;
 	if (!json_is_integer(v))
 		return bad(im, "%s: expected an integer, found %s", key, type_name(v));
 	*out = (int64_t)json_integer_value(v);
@@ -177,6 +105,7 @@ static int get_int(importer *im, json_t *o, const char *key, int64_t lo, int64_t
 static int get_nonneg(importer *im, json_t *o, const char *key, double *out)
 {
 	json_t *v = json_object_get(o, key);
+	*out = 0;
 	if (!json_is_number(v))
 		return bad(im, "%s: expected a number, found %s", key, type_name(v));
 	*out = json_number_value(v);
@@ -189,18 +118,13 @@ static int get_nonneg(importer *im, json_t *o, const char *key, double *out)
 static int get_pos(importer *im, json_t *o, const char *key, double *out)
 {
 	json_t *v = json_object_get(o, key);
+	*out = 0;
 	if (!json_is_number(v))
 		return bad(im, "%s: expected a number, found %s", key, type_name(v));
 	*out = json_number_value(v);
 	if (!(*out > 0) || !isfinite(*out))
 		return bad(im, "%s: expected a positive number, found %g", key, *out);
 	return 0;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
 }
 
 /* samples_s: positive seconds whose median is median_s; returns the array
@@ -225,8 +149,7 @@ static char *samples_key(importer *im, json_t *o, const char *key, const char *m
 			return NULL;
 		}
 	}
-	qsort(v, n, sizeof *v, cmp_double);
-	double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	double med = gsl_stats_median(v, 1, n);
 	free(v);
 	if (fabs(med - median_s) > 1e-6 * median_s + 1e-12) {
 		bad(im, "%s: %.9g is not the median of %s (%.9g)", median_key, median_s, key, med);
@@ -240,27 +163,14 @@ static char *samples_text(importer *im, json_t *o, double median_s)
 	return samples_key(im, o, "samples_s", "median_s", median_s);
 }
 
-static int exec(importer *im, const char *sql)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(im->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		capsim_diags_add(im->d, NULL, 0, "database: %s", msg ? msg : "error");
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
 /* prepare, bind by the format's letters (s text, NULL for a NULL pointer;
- * i integer; d real; j a json_t * bound as its integer, or NULL when it is
- * not one), step */
+ * i integer; n integer, NULL when <= 0; d real; j a json_t * bound as its
+ * integer, or NULL when it is not one), step */
 static int insert(importer *im, const char *sql, const char *types, ...)
 {
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(im->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		capsim_diags_add(im->d, NULL, 0, "database: %s", sqlite3_errmsg(im->db));
+	sqlite3_stmt *st = capsim_store__prepare(im->s, sql, im->d);
+	if (!st)
 		return -1;
-	}
 	va_list ap;
 	va_start(ap, types);
 	for (int i = 0; types[i]; i++) {
@@ -268,6 +178,13 @@ static int insert(importer *im, const char *sql, const char *types, ...)
 			sqlite3_bind_text(st, i + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
 		else if (types[i] == 'i')
 			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+		else if (types[i] == 'n') {
+			int64_t v = va_arg(ap, int64_t);
+			if (v > 0)
+				sqlite3_bind_int64(st, i + 1, v);
+			else
+				sqlite3_bind_null(st, i + 1);
+		}
 		else if (types[i] == 'j') {
 			json_t *v = va_arg(ap, json_t *);
 			if (json_is_integer(v))
@@ -279,13 +196,9 @@ static int insert(importer *im, const char *sql, const char *types, ...)
 			sqlite3_bind_double(st, i + 1, va_arg(ap, double));
 	}
 	va_end(ap);
-	int rc = sqlite3_step(st);
+	int rc = capsim_store__step(im->s, st, im->d);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		capsim_diags_add(im->d, NULL, 0, "database: %s", sqlite3_errmsg(im->db));
-		return -1;
-	}
-	return 0;
+	return rc == 0 ? 0 : -1;
 }
 
 static int64_t opt_int(json_t *o, const char *key)
@@ -358,7 +271,7 @@ static int machine(importer *im, json_t *o, const char *sha)
 	free(env);
 	if (rc < 0)
 		return -1;
-	im->run = sqlite3_last_insert_rowid(im->db);
+	im->run = sqlite3_last_insert_rowid(im->s->db);
 	im->st->run_id = im->run;
 	return 0;
 }
@@ -449,12 +362,6 @@ static int power_idle(importer *im, json_t *o)
 		      power, mhz, opt_int(r, "temp_c"), opt_int(r, "throttle_reasons"));
 }
 
-static double median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* readings under load and each batch's rate; their medians are stored
  * beside the arrays */
 static int power_sustained(importer *im, json_t *o)
@@ -483,7 +390,8 @@ static int power_sustained(importer *im, json_t *o)
 		char *rtext = json_dumps(rs, JSON_COMPACT), *btext = json_dumps(bs, JSON_COMPACT);
 		rc = insert(im, "INSERT INTO power_sustained VALUES(?,?,?,?,?,?,?,?,?,?)",
 			    "isiiidddss", im->run, dtype, (int64_t)m, (int64_t)n, (int64_t)k,
-			    median_of(pw, nr), median_of(mhz, nr), median_of(rate, nb), rtext, btext);
+			    gsl_stats_median(pw, 1, nr), gsl_stats_median(mhz, 1, nr),
+			    gsl_stats_median(rate, 1, nb), rtext, btext);
 		free(rtext);
 		free(btext);
 		im->st->power++;
@@ -504,24 +412,26 @@ static const struct {
 	{ "double", 8 }, { "bfloat16", 2 }, { "f8e4m3", 1 }, { "f8e5m2", 1 },
 };
 
-/* The collectives of capsim-calibrate-nccl. per_rank: bytes is count x ranks
- * x the type's size (count is what each rank sends to, or receives from, one
- * peer), else count x size. bus: nccl-tests' bus bandwidth factor, busbw =
- * algbw x bus_num (n - 1) / n, or x 1 when bus_num is 0 (PERFORMANCE.md of
- * NVIDIA/nccl-tests: allreduce 2(n-1)/n, allgather and reducescatter
- * (n-1)/n, alltoall (n-1)/n, broadcast and sendrecv 1). */
-static const struct {
-	const char *name;
-	int per_rank, bus_num;
-} nccl_ops[] = {
-	{ "all_reduce", 0, 2 },	   { "all_gather", 1, 1 }, { "reduce_scatter", 1, 1 },
-	{ "alltoall", 1, 1 },	   { "broadcast", 0, 0 },  { "sendrecv", 0, 0 },
-};
+/* NCCL's reductions by nccl-tests' names; none for the ops without one */
+static const char *const redops[] = { "sum", "prod", "max", "min", "avg", "none", NULL };
 
-/* nccl-tests' bus bandwidth factor of operation i at n ranks */
-static double bus_factor(size_t i, int64_t n)
+/* The collective of a store name (nccl-tests' names, nccl.h's
+ * capsim_coll_perf_names) the store holds: every one but reduce, which
+ * capsim-calibrate-nccl does not run; -1 for another. */
+static int store_coll(const char *name)
 {
-	return nccl_ops[i].bus_num ? nccl_ops[i].bus_num * (double)(n - 1) / (double)n : 1.0;
+	for (int c = 0; c < CAPSIM_COLL__COUNT; c++)
+		if (c != CAPSIM_COLL_REDUCE && !strcmp(name, capsim_coll_perf_names[c]))
+			return c;
+	return -1;
+}
+
+/* bytes is count x ranks x the type's size for the collectives whose count
+ * is what each rank sends to, or receives from, one peer; else count x size */
+static int per_rank_count(int coll)
+{
+	return coll == CAPSIM_COLL_ALLGATHER || coll == CAPSIM_COLL_REDUCESCATTER ||
+	       coll == CAPSIM_COLL_ALLTOALL;
 }
 
 /* the size of a named NCCL type, or 0 after a fault */
@@ -538,68 +448,102 @@ static int nccl_type_size(importer *im, const char *dtype)
 	return 0;
 }
 
-/* the sizes of one nccl record: ranks within the run's, count and bytes
- * that agree with the operation and type */
-static int nccl_sizes(importer *im, json_t *o, size_t op, const char *dtype, int size,
-		      int64_t *ranks, int64_t *nodes, int64_t *bytes, int64_t *count)
+/* One nccl row, checked whichever way it came (a JSON line or a record):
+ * a collective the store holds, a known type and reduction, ranks within
+ * the run's, count and bytes that agree with the operation and type, and
+ * positive seconds. algbw = bytes / median_s / 1e9 and busbw = algbw x
+ * nccl-tests' factor (collective.h) are computed here. */
+static int nccl_row(importer *im, const capsim_measure_nccl *r, const char *samples_json)
 {
-	if (get_int(im, o, "ranks", 1, 1 << 24, ranks) < 0 ||
-	    get_int(im, o, "nodes", 1, *ranks, nodes) < 0 ||
-	    get_int(im, o, "bytes", 1, INT64_MAX, bytes) < 0 ||
-	    get_int(im, o, "count", 1, INT64_MAX, count) < 0)
+	int coll = store_coll(r->op);
+	if (coll < 0)
+		return bad(im, "op: expected one of all_reduce, all_gather, reduce_scatter, "
+			   "alltoall, broadcast, sendrecv, found '%s'", r->op);
+	int size = nccl_type_size(im, r->dtype);
+	if (size == 0)
 		return -1;
-	if (im->ranks > 0 && *ranks != im->ranks)
+	size_t i = 0;
+	while (redops[i] && strcmp(redops[i], r->redop))
+		i++;
+	if (!redops[i])
+		return bad(im, "redop: expected one of sum, prod, max, min, avg, none, found '%s'",
+			   r->redop);
+	if (r->ranks < 1 || r->ranks > (1 << 24))
+		return bad(im, "ranks: expected an integer from 1 to %d, found %lld", 1 << 24,
+			   (long long)r->ranks);
+	if (r->nodes < 1 || r->nodes > r->ranks)
+		return bad(im, "nodes: expected an integer from 1 to %lld, found %lld",
+			   (long long)r->ranks, (long long)r->nodes);
+	if (r->bytes < 1 || r->count < 1)
+		return bad(im, "%s: expected a positive integer, found %lld",
+			   r->bytes < 1 ? "bytes" : "count",
+			   (long long)(r->bytes < 1 ? r->bytes : r->count));
+	if (im->ranks > 0 && r->ranks != im->ranks)
 		return bad(im, "ranks: expected the machine line's %lld, found %lld",
-			   (long long)im->ranks, (long long)*ranks);
-	int64_t per = nccl_ops[op].per_rank ? *ranks : 1;
-	if (*count > INT64_MAX / per / size || *count * per * size != *bytes)
+			   (long long)im->ranks, (long long)r->ranks);
+	int64_t per = per_rank_count(coll) ? r->ranks : 1;
+	if (r->count > INT64_MAX / per / size || r->count * per * size != r->bytes)
 		return bad(im, "count: %lld is not bytes / (%lld x %d) for %s %s = %lld",
-			   (long long)*count, (long long)per, size, nccl_ops[op].name, dtype,
-			   (long long)(*bytes / (per * size)));
-	return 0;
+			   (long long)r->count, (long long)per, size, r->op, r->dtype,
+			   (long long)(r->bytes / (per * size)));
+	if (r->wrong < 0)
+		return bad(im, "wrong: expected an integer >= 0, found %lld", (long long)r->wrong);
+	if (!(r->median_s > 0) || !isfinite(r->median_s))
+		return bad(im, "median_s: expected positive seconds, found %g", r->median_s);
+	double algbw = (double)r->bytes / r->median_s / 1e9;
+	double busbw = algbw * capsim_busbw_factor((capsim_coll)coll, (int)r->ranks);
+	int rc = insert(im, "INSERT INTO nccl VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			"isssiiiissidddis", im->run, r->op, r->dtype, r->redop, r->ranks, r->nodes,
+			r->bytes, r->count, r->algo, r->proto, (int64_t)(r->in_place != 0),
+			r->median_s, algbw, busbw, r->wrong, samples_json);
+	im->st->nccl++;
+	return rc;
 }
 
-/* one collective's size and times: algbw = bytes / median_s / 1e9 and busbw
- * = algbw x nccl-tests' factor (within 1 %) */
+/* one collective's JSON line: its stated algbw and busbw must be what
+ * nccl_row computes from size and time (busbw within 1 %) */
 static int nccl(importer *im, json_t *o)
 {
-	static const char *const redops[] = { "sum", "prod", "max", "min", "avg", "none", NULL };
-	const char *op_name, *dtype, *redop, *algo, *proto;
-	int64_t ranks, nodes, bytes, count, in_place, wrong;
-	double med = 0, algbw = 0, busbw = 0;
-	if (get_str(im, o, "op", &op_name) < 0)
+	capsim_measure_nccl r = { .line = im->line };
+	int64_t in_place;
+	double algbw, busbw;
+	/* in the order a reader checks a line: what it is, then its sizes */
+	if (get_str(im, o, "op", &r.op) < 0)
 		return -1;
-	size_t op = 0;
-	while (op < sizeof nccl_ops / sizeof nccl_ops[0] && strcmp(op_name, nccl_ops[op].name))
-		op++;
-	if (op == sizeof nccl_ops / sizeof nccl_ops[0])
+	if (store_coll(r.op) < 0)
 		return bad(im, "op: expected one of all_reduce, all_gather, reduce_scatter, "
-			   "alltoall, broadcast, sendrecv, found '%s'", op_name);
-	int size = 0;
-	if (get_str(im, o, "dtype", &dtype) < 0 || (size = nccl_type_size(im, dtype)) == 0 ||
-	    get_name(im, o, "redop", redops, &redop) < 0 ||
-	    nccl_sizes(im, o, op, dtype, size, &ranks, &nodes, &bytes, &count) < 0 ||
-	    get_str(im, o, "algo", &algo) < 0 || get_str(im, o, "proto", &proto) < 0 ||
+			   "alltoall, broadcast, sendrecv, found '%s'", r.op);
+	if (get_str(im, o, "dtype", &r.dtype) < 0 || nccl_type_size(im, r.dtype) == 0 ||
+	    get_name(im, o, "redop", redops, &r.redop) < 0 ||
+	    get_int(im, o, "ranks", 1, 1 << 24, &r.ranks) < 0 ||
+	    get_int(im, o, "nodes", 1, r.ranks, &r.nodes) < 0 ||
+	    get_int(im, o, "bytes", 1, INT64_MAX, &r.bytes) < 0 ||
+	    get_int(im, o, "count", 1, INT64_MAX, &r.count) < 0 ||
+	    get_str(im, o, "algo", &r.algo) < 0 || get_str(im, o, "proto", &r.proto) < 0 ||
 	    get_int(im, o, "in_place", 0, 1, &in_place) < 0 ||
-	    get_int(im, o, "wrong", 0, INT64_MAX, &wrong) < 0 ||
-	    get_pos(im, o, "median_s", &med) < 0 || get_pos(im, o, "algbw_gb_per_s", &algbw) < 0 ||
+	    get_int(im, o, "wrong", 0, INT64_MAX, &r.wrong) < 0 ||
+	    get_pos(im, o, "median_s", &r.median_s) < 0 ||
+	    get_pos(im, o, "algbw_gb_per_s", &algbw) < 0 ||
 	    get_nonneg(im, o, "busbw_gb_per_s", &busbw) < 0)
 		return -1;
-	if (fabs(algbw * 1e9 * med - (double)bytes) > 1e-4 * (double)bytes)
-		return bad(im, "algbw_gb_per_s: %.6g is not bytes / median_s / 1e9 = %.6g", algbw,
-			   (double)bytes / med / 1e9);
-	double want = algbw * bus_factor(op, ranks);
-	if (fabs(busbw - want) > 0.01 * want + 1e-9)
-		return bad(im, "busbw_gb_per_s: %.6g is not algbw x %.4g (%s at %lld ranks) = %.6g",
-			   busbw, bus_factor(op, ranks), op_name, (long long)ranks, want);
-	char *samples = samples_text(im, o, med);
+	r.in_place = (int)in_place;
+	int coll = store_coll(r.op);
+	if (coll >= 0 && r.ranks > 0) {
+		double med = r.median_s, bytes = (double)r.bytes;
+		double factor = capsim_busbw_factor((capsim_coll)coll, (int)r.ranks);
+		if (fabs(algbw * 1e9 * med - bytes) > 1e-4 * bytes)
+			return bad(im, "algbw_gb_per_s: %.6g is not bytes / median_s / 1e9 = %.6g",
+				   algbw, bytes / med / 1e9);
+		double want = algbw * factor;
+		if (fabs(busbw - want) > 0.01 * want + 1e-9)
+			return bad(im, "busbw_gb_per_s: %.6g is not algbw x %.4g (%s at %lld ranks) "
+				   "= %.6g", busbw, factor, r.op, (long long)r.ranks, want);
+	}
+	char *samples = samples_text(im, o, r.median_s);
 	if (!samples)
 		return -1;
-	int rc = insert(im, "INSERT INTO nccl VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			"isssiiiissidddis", im->run, op_name, dtype, redop, ranks, nodes, bytes,
-			count, algo, proto, in_place, med, algbw, busbw, wrong, samples);
+	int rc = nccl_row(im, &r, samples);
 	free(samples);
-	im->st->nccl++;
 	return rc;
 }
 
@@ -631,7 +575,7 @@ static int pcie(importer *im, json_t *o)
 /* a stated median that must be the median of the readings' values */
 static int median_matches(importer *im, const char *key, double stated, double *v, size_t n)
 {
-	double med = median_of(v, n);
+	double med = gsl_stats_median(v, 1, n);
 	if (fabs(stated - med) > 1e-6 * fabs(med) + 1e-9)
 		return bad(im, "%s: %.9g is not the median of the readings (%.9g)", key, stated, med);
 	return 0;
@@ -796,50 +740,6 @@ static int one_line(importer *im, const char *text, const char *sha)
 	return rc;
 }
 
-/* one integer from a query (a PRAGMA or a count), or -1 */
-static int64_t query_int(importer *im, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-	if (sqlite3_prepare_v2(im->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		capsim_diags_add(im->d, NULL, 0, "database: %s", sqlite3_errmsg(im->db));
-		return -1;
-	}
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else
-		capsim_diags_add(im->d, NULL, 0, "database: %s", sqlite3_errmsg(im->db));
-	sqlite3_finalize(st);
-	return v;
-}
-
-/* The tables at CAPSIM_MEASURE_SCHEMA, inside the import's transaction: a
- * new database gets them all; an older one gains the tables it lacks (version
- * 3: torch_launch, torch_step) and, from version 1, runs' new columns. A
- * newer database is refused. */
-static int schema(importer *im, const char *db_path)
-{
-	int64_t version = query_int(im, "PRAGMA user_version");
-	if (version < 0)
-		return -1;
-	if (version > CAPSIM_MEASURE_SCHEMA) {
-		capsim_diags_add(im->d, db_path, 0,
-				 "schema version %lld is newer than this capsim's %d: "
-				 "import with a newer capsim", (long long)version,
-				 CAPSIM_MEASURE_SCHEMA);
-		return -1;
-	}
-	if (exec(im, schema_sql) < 0)
-		return -1;
-	int64_t has = query_int(im, "SELECT count(*) FROM pragma_table_info('runs')"
-				    " WHERE name = 'launcher'");
-	if (has < 0 || (has == 0 && exec(im, upgrade_1_sql) < 0))
-		return -1;
-	char sql[64];
-	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", CAPSIM_MEASURE_SCHEMA);
-	return exec(im, sql);
-}
-
 /* the whole file in memory (the runs are small: tens of kilobytes) */
 static char *slurp(const char *path, size_t *len, capsim_diags *d)
 {
@@ -876,40 +776,38 @@ static char *slurp(const char *path, size_t *len, capsim_diags *d)
 	return buf;
 }
 
-/* Import text (len bytes of the JSON lines at jsonl_path; modified) as one
- * run whose identity is sha and whose source is source. */
+/* Refuse a run whose SHA-256 is stored already: 0, or -1 after a message
+ * naming source. */
+static int not_stored(importer *im, const char *sha, const char *db_path)
+{
+	sqlite3_stmt *st = capsim_store__prepare(im->s, "SELECT id FROM runs WHERE sha256 = ?", im->d);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+	int rc = capsim_store__step(im->s, st, im->d);
+	if (rc == 1)
+		capsim_diags_add(im->d, im->source, 0, "already imported into %s as run %lld (same SHA-256)",
+				 db_path, (long long)sqlite3_column_int64(st, 0));
+	sqlite3_finalize(st);
+	return rc == 0 ? 0 : -1;
+}
+
+static size_t measurements(const capsim_import_stats *s)
+{
+	return s->gemm + s->gemm_failed + s->copy + s->power + s->power_duty + s->nccl + s->pcie +
+	       s->torch_launch + s->torch_step;
+}
+
+/* Import text (the JSON lines at jsonl_path; modified) as one run whose
+ * identity is sha and whose source is source. */
 static int import_text(char *text, const char *jsonl_path, const char *source,
 		       const char *sha, const char *db_path, capsim_import_stats *out,
 		       capsim_diags *d)
 {
 	importer im = { .path = jsonl_path, .source = source, .st = out, .d = d };
-	if (sqlite3_open(db_path, &im.db) != SQLITE_OK) {
-		capsim_diags_add(d, db_path, 0, "cannot open the database: %s",
-				 im.db ? sqlite3_errmsg(im.db) : "out of memory");
-		sqlite3_close(im.db);
+	if (capsim_store__begin_write(db_path, &im.s, d) < 0)
 		return -1;
-	}
-	sqlite3_busy_timeout(im.db, 5000);
-	int rc = exec(&im, "BEGIN IMMEDIATE") < 0 ? -1 : 0;
-	if (rc == 0)
-		rc = schema(&im, db_path);
-	if (rc == 0) {
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(im.db, "SELECT id FROM runs WHERE sha256 = ?", -1, &st,
-				       NULL) != SQLITE_OK) {
-			rc = -1;
-			capsim_diags_add(d, NULL, 0, "database: %s", sqlite3_errmsg(im.db));
-		} else {
-			sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
-			if (sqlite3_step(st) == SQLITE_ROW) {
-				capsim_diags_add(d, source, 0,
-						 "already imported into %s as run %lld (same SHA-256)",
-						 db_path, (long long)sqlite3_column_int64(st, 0));
-				rc = -1;
-			}
-			sqlite3_finalize(st);
-		}
-	}
+	int rc = not_stored(&im, sha, db_path);
 	for (char *p = text; rc == 0 && *p;) {
 		char *nl = strchr(p, '\n');
 		if (nl)
@@ -925,18 +823,13 @@ static int import_text(char *text, const char *jsonl_path, const char *source,
 		capsim_diags_add(d, jsonl_path, 0, "no 'machine' line: not a calibrate run");
 		rc = -1;
 	}
-	if (rc == 0 && out->gemm + out->gemm_failed + out->copy + out->power + out->power_duty +
-			       out->nccl + out->pcie + out->torch_launch + out->torch_step == 0) {
+	if (rc == 0 && measurements(out) == 0) {
 		capsim_diags_add(d, jsonl_path, 0, "no measurements after the 'machine' line");
 		rc = -1;
 	}
-	if (rc == 0)
-		rc = exec(&im, "COMMIT");
-	if (rc != 0) {
-		sqlite3_exec(im.db, "ROLLBACK", NULL, NULL, NULL);
+	rc = capsim_store__end_write(im.s, rc, d);
+	if (rc != 0)
 		memset(out, 0, sizeof *out);
-	}
-	sqlite3_close(im.db);
 	return rc;
 }
 
@@ -955,22 +848,92 @@ int capsim_measure_import(const char *jsonl_path, const char *db_path,
 	return rc;
 }
 
-int capsim_measure_import_converted(const char *jsonl_path, const char *source_path,
-				    const char *db_path, capsim_import_stats *out,
-				    capsim_diags *d)
+/* the machine of a record-level import as a runs row */
+static int machine_rec(importer *im, const capsim_measure_machine *m, const char *sha)
+{
+	static const char *const launchers[] = { "single-process", "mpi", NULL };
+	size_t i = 0;
+	while (m->launcher && launchers[i] && strcmp(launchers[i], m->launcher))
+		i++;
+	if (m->launcher && !launchers[i])
+		return bad(im, "launcher: expected single-process or mpi, found '%s'", m->launcher);
+	if (!m->program || !m->program[0] || !m->gpu || !m->date)
+		return bad(im, "machine: expected a program, a date and a GPU name, found %s missing",
+			   !m->program || !m->program[0] ? "the program" : !m->gpu ? "the GPU" : "the date");
+	if (m->ranks < 0 || m->nodes < 0 || (m->ranks > 0 && m->nodes > m->ranks))
+		return bad(im, "nodes: expected from 1 to the ranks (%lld), found %lld",
+			   (long long)m->ranks, (long long)m->nodes);
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	if (insert(im, "INSERT INTO runs(sha256, source, program, date, gpu, cc, imported_at, ranks,"
+		       " nodes, launcher) VALUES(?,?,?,?,?,?,?,?,?,?)", "sssssssnns", sha, im->source,
+		   m->program, m->date, m->gpu, "", now, m->ranks, m->nodes, m->launcher) < 0)
+		return -1;
+	im->run = sqlite3_last_insert_rowid(im->s->db);
+	im->st->run_id = im->run;
+	im->ranks = m->ranks;
+	return 0;
+}
+
+/* a record's samples as the JSON text the store keeps (caller frees); NULL
+ * after a fault */
+static char *rec_samples(importer *im, const capsim_measure_nccl *r)
+{
+	if (r->n_samples == 0)
+		return bad(im, "samples_s: expected one or more seconds, found none"), NULL;
+	json_t *a = json_array();
+	double *v = capsim_xcalloc(r->n_samples, sizeof *v);
+	for (size_t i = 0; i < r->n_samples; i++) {
+		v[i] = r->samples_s[i];
+		json_array_append_new(a, json_real(v[i]));
+		if (!(v[i] > 0) || !isfinite(v[i])) {
+			bad(im, "samples_s[%zu]: expected positive seconds, found %g", i, v[i]);
+			json_decref(a);
+			free(v);
+			return NULL;
+		}
+	}
+	double med = gsl_stats_median(v, 1, r->n_samples);
+	free(v);
+	char *text = NULL;
+	if (fabs(med - r->median_s) > 1e-6 * r->median_s + 1e-12)
+		bad(im, "median_s: %.9g is not the median of samples_s (%.9g)", r->median_s, med);
+	else
+		text = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	json_decref(a);
+	return text;
+}
+
+int capsim_measure_import_nccl(const char *source, const char *sha256, const char *db_path,
+			       const capsim_measure_machine *m, const capsim_measure_nccl *recs,
+			       size_t n, capsim_import_stats *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
-	size_t len, slen;
-	char *src = slurp(source_path, &slen, d);
-	if (!src)
+	importer im = { .path = source, .source = source, .st = out, .d = d };
+	if (n == 0) {
+		capsim_diags_add(d, source, 0, "no measurements to import");
 		return -1;
-	char sha[65];
-	capsim_sha256_hex(src, slen, sha);
-	free(src);
-	char *text = slurp(jsonl_path, &len, d);
-	if (!text)
+	}
+	if (!sha256 || strlen(sha256) != 64 || strspn(sha256, "0123456789abcdef") != 64) {
+		capsim_diags_add(d, source, 0, "SHA-256: expected 64 lowercase hex digits, found '%s'",
+				 sha256 ? sha256 : "");
 		return -1;
-	int rc = import_text(text, jsonl_path, source_path, sha, db_path, out, d);
-	free(text);
+	}
+	if (capsim_store__begin_write(db_path, &im.s, d) < 0)
+		return -1;
+	int rc = not_stored(&im, sha256, db_path);
+	if (rc == 0)
+		rc = machine_rec(&im, m, sha256);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		im.line = recs[i].line;
+		char *samples = rec_samples(&im, &recs[i]);
+		rc = samples ? nccl_row(&im, &recs[i], samples) : -1;
+		free(samples);
+	}
+	rc = capsim_store__end_write(im.s, rc, d);
+	if (rc != 0)
+		memset(out, 0, sizeof *out);
 	return rc;
 }

@@ -1,6 +1,6 @@
-/* measure.h - the measurement store: runs of calibrate/'s programs (JSON
- * lines, calibrate/README.md) kept in an SQLite database, which the fit
- * reads. Schema: docs/user-guide.md ("Calibration"). */
+/* measure.h - imports into the store (store.h): runs of calibrate/'s
+ * programs (JSON lines, calibrate/README.md) and parsed nccl-tests logs,
+ * each one run in one transaction. Schema: docs/store.md. */
 #ifndef CAPSIM_MEASURE_H
 #define CAPSIM_MEASURE_H
 
@@ -8,9 +8,7 @@
 #include <stdint.h>
 
 #include "diag.h"
-
-/* the schema's version, kept in PRAGMA user_version */
-#define CAPSIM_MEASURE_SCHEMA 3
+#include "store.h"
 
 /* What one import stored, counted by record kind: power counts power-idle
  * and power-sustained records, power_duty the power-duty ones. */
@@ -30,16 +28,48 @@ typedef struct capsim_import_stats {
  * match sizes and times), and any fault adds "file:line: ..." to d and
  * leaves the database as it was, its schema version included. A file whose
  * SHA-256 is already stored is refused, and so is a database newer than
- * CAPSIM_MEASURE_SCHEMA. Returns 0, or -1 with the reason in d. */
+ * CAPSIM_STORE_SCHEMA. Returns 0, or -1 with the reason in d. */
 int capsim_measure_import(const char *jsonl_path, const char *db_path,
 			  capsim_import_stats *out, capsim_diags *d);
 
-/* The same for JSON lines converted from another program's output
- * (source_path: an nccl-tests log): the run's identity, for refusing a
- * repeat, is the SHA-256 of source_path's bytes, and runs.source records
- * source_path; messages about lines name jsonl_path. */
-int capsim_measure_import_converted(const char *jsonl_path, const char *source_path,
-				    const char *db_path, capsim_import_stats *out,
-				    capsim_diags *d);
+/* The machine of a record-level import: NVML's GPU name ("NVIDIA H100 80GB
+ * HBM3", or "unknown"), the program that measured ("nccl-tests
+ * all_reduce_perf"), its date (ISO 8601, or words saying it is unknown),
+ * ranks and nodes (0: unknown) and the launcher ("single-process", "mpi" or
+ * NULL). The strings are the caller's. */
+typedef struct capsim_measure_machine {
+	const char *program, *date, *gpu, *launcher;
+	int64_t ranks, nodes;
+} capsim_measure_machine;
+
+/* One collective at one size and placement, as the nccl table keeps it.
+ * op is nccl-tests' name (all_reduce, all_gather, reduce_scatter, alltoall,
+ * broadcast, sendrecv), dtype its type name (float, bfloat16, ...), redop
+ * sum ... none, algo and proto "default" where NCCL chose. bytes is
+ * nccl-tests' size; count is per rank and peer for all_gather,
+ * reduce_scatter and alltoall. median_s must be the median of the
+ * n_samples seconds of samples_s; algbw and busbw are computed by the store
+ * (busbw with collective.h's capsim_busbw_factor). line: where in the source
+ * it came from, for messages (0: nowhere in particular). Every pointer is
+ * the caller's. */
+typedef struct capsim_measure_nccl {
+	long line;
+	const char *op, *dtype, *redop, *algo, *proto;
+	int64_t ranks, nodes, bytes, count, wrong;
+	int in_place;
+	double median_s;
+	const double *samples_s;
+	size_t n_samples;
+} capsim_measure_nccl;
+
+/* Import n records read from source (an nccl-tests log, whose SHA-256 of
+ * its bytes, 64 hex digits, is sha256) as one run of machine m, into the
+ * database at db_path, in one transaction and with no file written but the
+ * database. As capsim_measure_import: a source whose SHA-256 is stored is
+ * refused, every record is checked and any fault ("source:line: ...") leaves
+ * the database as it was. Returns 0, or -1 with the reasons in d. */
+int capsim_measure_import_nccl(const char *source, const char *sha256, const char *db_path,
+			       const capsim_measure_machine *m, const capsim_measure_nccl *recs,
+			       size_t n, capsim_import_stats *out, capsim_diags *d);
 
 #endif

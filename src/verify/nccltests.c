@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "nccl.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #define MAX_TOKENS 40
@@ -584,6 +585,7 @@ int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
 {
 	memset(out, 0, sizeof *out);
 	snprintf(out->file, sizeof out->file, "%s", name);
+	capsim_sha256_hex(buf, len, out->sha256);
 	out->op = -1;
 	out->validation = -1;
 	out->oob_values = -1;

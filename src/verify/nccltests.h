@@ -34,6 +34,7 @@ typedef struct capsim_nccltests_row {
 
 typedef struct capsim_nccltests_log {
 	char file[1024];
+	char sha256[65];        /* of the bytes parsed, 64 hex digits */
 	/* the collective as a capsim_coll (nccl.h), or -1; op_from says where
 	 * it was found: "test line", "command line", "--op" or "columns" */
 	int op;

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include <sqlite3.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "collective.h"
 #include "nccl.h"
 #include "ops.h"
-#include "sha256.h"
+#include "query.h"
 #include "xalloc.h"
 
 #define MAX_PATHS 40
@@ -217,24 +217,6 @@ static void note(capsim_verify_result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* SHA-256 of a file's bytes, or "" when it cannot be read */
-static void file_sha256(const char *path, char hex[65])
-{
-	hex[0] = '\0';
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return;
-	capsim_sha256 c;
-	capsim_sha256_init(&c);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		capsim_sha256_update(&c, buf, n);
-	if (!ferror(f))
-		capsim_sha256_final_hex(&c, hex);
-	fclose(f);
-}
-
 /* 1 if the log's GPU name contains the first part of the catalog id that
  * holds a digit ("h100" of h100-sxm5-80gb, "4090" of rtx-4090) */
 static int same_gpu(const char *device, const char *id)
@@ -380,7 +362,7 @@ int capsim_verify_log(const capsim_verify_ctx *c, const capsim_nccltests_log *lo
 {
 	memset(out, 0, sizeof *out);
 	snprintf(out->file, sizeof out->file, "%s", log->file);
-	file_sha256(log->file, out->sha256);
+	snprintf(out->sha256, sizeof out->sha256, "%s", log->sha256);
 	snprintf(out->device, sizeof out->device, "%s", log->device);
 	out->op = log->op;
 	out->ranks = log->nranks;
@@ -412,20 +394,6 @@ void capsim_verify_result_free(capsim_verify_result *r)
 
 /* ---- GPU checks from a measurements database ------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static int dtype_index(const char *name)
 {
 	for (int i = 0; capsim_dtype_names[i]; i++)
@@ -440,88 +408,54 @@ static int elt_bytes(int dtype)
 	       dtype == CAPSIM_DTYPE_FP8 ? 1 : 2;
 }
 
-static sqlite3_stmt *prepare(sqlite3 *db, const char *db_path, const char *sql,
-			     capsim_diags *d)
-{
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		capsim_diags_add(d, db_path, 0, "expected a capsim measurements database (capsim calibrate import), found: %s",
-				 sqlite3_errmsg(db));
-		sqlite3_finalize(st);
-		return NULL;
-	}
-	return st;
-}
-
 /* median of measured / predicted over the large GEMMs */
-static int gemm_ratio(sqlite3 *db, const char *db_path, const capsim_scenario *s,
-		      capsim_verify_gpu *out, capsim_diags *d)
+static int gemm_ratio(capsim_store *db, const capsim_scenario *s, capsim_verify_gpu *out,
+		      capsim_diags *d)
 {
-	sqlite3_stmt *st = prepare(db, db_path, "SELECT dtype, m, n, k, flop, flop_per_s FROM gemm", d);
-	if (!st)
+	capsim_store_gemms rows;
+	if (capsim_store_read_gemms(db, NULL, 0, &rows, d) < 0)
 		return -1;
 	capsim_gpu_perf perf;
 	capsim_gpu_perf_default(&s->gpu, 1, &perf);
 	perf.launch_s = 0; /* calibrate/ times batches of back-to-back GEMMs */
-	size_t n = 0, cap = 64;
-	double *ratios = capsim_xmalloc(cap * sizeof *ratios);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int dt = dtype_index((const char *)sqlite3_column_text(st, 0));
-		double m = sqlite3_column_double(st, 1), nn = sqlite3_column_double(st, 2);
-		double k = sqlite3_column_double(st, 3), flop = sqlite3_column_double(st, 4);
-		double rate = sqlite3_column_double(st, 5);
-		if (dt < 0 || flop < LARGE_GEMM_FLOP || !(rate > 0) || capsim_gpu_peak(&s->gpu, dt) <= 0)
+	size_t n = 0;
+	double *ratios = capsim_xcalloc(rows.n + 1, sizeof *ratios);
+	for (size_t i = 0; i < rows.n; i++) {
+		const capsim_store_gemm *g = &rows.v[i];
+		int dt = dtype_index(g->dtype);
+		double m = (double)g->m, nn = (double)g->n, k = (double)g->k;
+		if (dt < 0 || g->flop < LARGE_GEMM_FLOP || !(g->flop_per_s > 0) ||
+		    capsim_gpu_peak(&s->gpu, dt) <= 0)
 			continue;
 		double bytes = elt_bytes(dt) * (m * k + k * nn + m * nn);
-		double t = capsim_op_time_s(&s->gpu, &perf, dt, flop, bytes, m, nn, k);
-		if (n == cap)
-			ratios = capsim_xrealloc(ratios, (cap *= 2) * sizeof *ratios);
-		ratios[n++] = rate / (flop / t);
+		double t = capsim_op_time_s(&s->gpu, &perf, dt, g->flop, bytes, m, nn, k);
+		ratios[n++] = g->flop_per_s / (g->flop / t);
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		capsim_diags_add(d, db_path, 0, "reading gemm: %s", sqlite3_errmsg(db));
-		free(ratios);
-		return -1;
-	}
+	capsim_store_gemms_free(&rows);
 	out->gemms = n;
-	out->gemm_ratio = median(ratios, n);
+	out->gemm_ratio = gsl_stats_median(ratios, 1, n);
 	free(ratios);
 	return 0;
 }
 
-/* one number from a query (0 when NULL or no row); -1 on an error */
-static int scalar(sqlite3 *db, const char *db_path, const char *sql, double *v,
-		  capsim_diags *d)
+/* the best copy bandwidth and the median sustained SM clock */
+static int copy_and_clock(capsim_store *db, capsim_verify_gpu *out, capsim_diags *d)
 {
-	sqlite3_stmt *st = prepare(db, db_path, sql, d);
-	if (!st)
+	capsim_store_copies copies;
+	capsim_store_power_loads loads;
+	if (capsim_store_read_copies(db, NULL, &copies, d) < 0)
 		return -1;
-	*v = 0;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		capsim_diags_add(d, db_path, 0, "%s", sqlite3_errmsg(db));
+	for (size_t i = 0; i < copies.n; i++)
+		out->copy_bytes_per_s = fmax(out->copy_bytes_per_s, copies.v[i].bytes_per_s);
+	capsim_store_copies_free(&copies);
+	if (capsim_store_read_power_load(db, NULL, 1, &loads, d) < 0)
 		return -1;
-	}
-	return 0;
-}
-
-static int sustained_clock(sqlite3 *db, const char *db_path, capsim_verify_gpu *out,
-			   capsim_diags *d)
-{
-	sqlite3_stmt *st = prepare(db, db_path, "SELECT median_sm_mhz FROM power_sustained", d);
-	if (!st)
-		return -1;
-	double v[64];
-	size_t n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW && n < sizeof v / sizeof v[0])
-		v[n++] = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	out->sm_mhz = median(v, n);
+	double *mhz = capsim_xcalloc(loads.n + 1, sizeof *mhz);
+	for (size_t i = 0; i < loads.n; i++)
+		mhz[i] = loads.v[i].median_sm_mhz;
+	out->sm_mhz = gsl_stats_median(mhz, 1, loads.n);
+	free(mhz);
+	capsim_store_power_loads_free(&loads);
 	return 0;
 }
 
@@ -552,35 +486,29 @@ int capsim_verify_gpu_db(const char *db_path, const capsim_scenario *s,
 			 double tolerance, capsim_verify_gpu *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
-	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		capsim_diags_add(d, db_path, 0, "cannot open the measurements database: %s",
-				 db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	capsim_store *db;
+	if (capsim_store_open(db_path, CAPSIM_STORE_READ, &db, d) < 0)
 		return -1;
-	}
-	int rc = -1;
-	sqlite3_stmt *st = prepare(db, db_path, "SELECT gpu FROM runs ORDER BY id LIMIT 1", d);
-	if (!st)
-		goto out;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(out->db_gpu, sizeof out->db_gpu, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (gemm_ratio(db, db_path, s, out, d) < 0 ||
-	    scalar(db, db_path, "SELECT MAX(bytes_per_s) FROM copy_bandwidth", &out->copy_bytes_per_s, d) < 0 ||
-	    sustained_clock(db, db_path, out, d) < 0)
-		goto out;
+	capsim_store_runs runs;
+	int rc = capsim_store_read_runs(db, NULL, &runs, d);
+	if (rc == 0 && runs.n)
+		snprintf(out->db_gpu, sizeof out->db_gpu, "%s", runs.v[0].gpu);
+	capsim_store_runs_free(&runs);
+	if (rc == 0)
+		rc = gemm_ratio(db, s, out, d);
+	if (rc == 0)
+		rc = copy_and_clock(db, out, d);
+	capsim_store_close(db);
+	if (rc < 0)
+		return -1;
 	if (out->gemms == 0 && !(out->copy_bytes_per_s > 0)) {
 		capsim_diags_add(d, db_path, 0, "expected GEMMs of 1e11 FLOP or more or a copy bandwidth in a known dtype, found none");
-		goto out;
+		return -1;
 	}
 	capsim_gpu_perf perf;
 	capsim_gpu_perf_default(&s->gpu, 1, &perf);
 	out->copy_predicted_bytes_per_s = s->gpu.mem_bw_bytes_per_s * perf.hbm_eff;
 	out->clock_max_mhz = s->gpu.clock_max_hz / 1e6;
 	gpu_verdict(s, tolerance, out);
-	rc = 0;
-out:
-	sqlite3_close(db);
-	return rc;
+	return 0;
 }

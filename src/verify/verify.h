@@ -145,7 +145,7 @@ typedef struct capsim_verify_gpu {
 	capsim_verify_diagnosis diag; /* cause NONE or GPU */
 } capsim_verify_gpu;
 
-/* Read db_path (read-only; the tables of src/store/measure.c) and check the
+/* Read db_path (read-only, through the store's query.h) and check the
  * scenario's GPU. A missing file or table, or no GEMM or copy rows, goes to
  * d: returns -1; else 0 with out filled. */
 int capsim_verify_gpu_db(const char *db_path, const capsim_scenario *s,

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #define FIXTURES CAPSIM_SOURCE_DIR "/tests/data/calibrate/"
@@ -287,6 +288,72 @@ static void test_run_missing(void **state)
 	clear("bin");
 }
 
+/* capsim calibrate import --json: one object, each file's run and counts or
+ * its errors; a repeat is refused in it as on stderr */
+static void test_import_json(void **state)
+{
+	(void)state;
+	char args[1024], db[128];
+	snprintf(db, sizeof db, "%s/json.sqlite", dir);
+	snprintf(args, sizeof args, "calibrate import --json --db '%s' '%snccl-8gpu.jsonl' "
+				    "'%spcie.jsonl'", db, FIXTURES, FIXTURES);
+	result r;
+	capsim(args, &r);
+	assert_int_equal(r.status, 0);
+	json_error_t err;
+	json_t *o = json_loads(r.out, 0, &err);
+	if (!o)
+		fail_msg("not JSON (%s): %s", err.text, r.out);
+	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
+	assert_true(json_is_string(json_object_get(o, "capsim_version")));
+	assert_int_equal(json_integer_value(json_object_get(o, "store_schema_version")), 4);
+	assert_string_equal(json_string_value(json_object_get(o, "database")), db);
+	assert_string_equal(json_string_value(json_object_get(o, "format")), "jsonl");
+	json_t *imp = json_object_get(o, "imports");
+	assert_int_equal(json_array_size(imp), 2);
+	json_t *a = json_array_get(imp, 0), *b = json_array_get(imp, 1);
+	assert_true(json_is_true(json_object_get(a, "imported")));
+	assert_int_equal(json_integer_value(json_object_get(a, "run_id")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "counts"), "nccl")), 7);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(b, "counts"), "pcie")), 4);
+	assert_int_equal(json_integer_value(json_object_get(b, "run_id")), 2);
+	json_decref(o);
+	assert_true(query(db, "SELECT count(*) FROM nccl") == 7);
+
+	/* the same file again: refused, with the reason in the object */
+	snprintf(args, sizeof args, "calibrate import --json --db '%s' '%snccl-8gpu.jsonl'", db,
+		 FIXTURES);
+	capsim(args, &r);
+	assert_int_equal(r.status, 2);
+	o = json_loads(r.out, 0, &err);
+	assert_non_null(o);
+	a = json_array_get(json_object_get(o, "imports"), 0);
+	assert_true(json_is_false(json_object_get(a, "imported")));
+	const char *msg = json_string_value(json_object_get(json_array_get(json_object_get(a, "errors"), 0),
+							    "message"));
+	assert_non_null(msg);
+	assert_non_null(strstr(msg, "already imported into"));
+	assert_non_null(strstr(r.err, "already imported into"));
+	json_decref(o);
+
+	/* an nccl-tests log: 6 sizes, each out of place and in place */
+	snprintf(args, sizeof args, "calibrate import --json --nccl-tests --db '%s' '%s/tests/data/"
+				    "nccl-tests/h100-1node-issue290.log'", db, CAPSIM_SOURCE_DIR);
+	capsim(args, &r);
+	assert_int_equal(r.status, 0);
+	o = json_loads(r.out, 0, &err);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "format")), "nccl-tests");
+	a = json_array_get(json_object_get(o, "imports"), 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "counts"), "nccl")), 12);
+	assert_int_equal(json_integer_value(json_object_get(a, "run_id")), 3);
+	json_decref(o);
+	assert_true(query(db, "SELECT count(*) FROM runs WHERE program LIKE 'nccl-tests %'"
+			      " AND ranks = 8 AND launcher = 'single-process'") == 1);
+	assert_true(query(db, "SELECT count(*) FROM nccl WHERE run_id = 3 AND abs(busbw_gb_per_s"
+			      " - 1.75 * algbw_gb_per_s) < 1e-9 * busbw_gb_per_s") == 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_run_quick_only),
 		cmocka_unit_test(test_run_failure),
 		cmocka_unit_test(test_run_missing),
+		cmocka_unit_test(test_import_json),
 	};
 	return cmocka_run_group_tests_name("calrun", tests, setup, teardown);
 }

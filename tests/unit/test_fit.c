@@ -1026,6 +1026,58 @@ static void test_misaligned(void **state)
 	capsim_diags_free(&d);
 }
 
+/* capsim fit --json: one object with the common head, the fitted values as
+ * the library fitted them, and the profile written */
+static void test_json(void **state)
+{
+	(void)state;
+	char args[512], out[160], js[160];
+	snprintf(out, sizeof out, "%s/json.xml", dir);
+	snprintf(js, sizeof js, "%s/fit.json", dir);
+	snprintf(args, sizeof args, "fit --db %s --out %s --json >%s", db, out, js);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s %s", CAPSIM_BIN, args);
+	int st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	json_error_t err;
+	json_t *o = json_load_file(js, 0, &err);
+	if (!o)
+		fail_msg("%s:%d: %s", js, err.line, err.text);
+	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
+	assert_true(json_is_string(json_object_get(o, "capsim_version")));
+	assert_true(json_array_size(json_object_get(o, "inputs")) > 0);
+	assert_string_equal(json_string_value(json_object_get(o, "gpu")), "h200-sxm-141gb");
+	assert_string_equal(json_string_value(json_object_get(o, "gpu_name")), "NVIDIA H200");
+	assert_string_equal(json_string_value(json_object_get(o, "database")), db);
+	assert_int_equal(json_array_size(json_object_get(o, "runs")), fitted.n_runs);
+	json_t *bf16 = json_object_get(json_object_get(o, "gemm"), "bf16");
+	assert_int_equal(json_integer_value(json_object_get(bf16, "params")),
+			 fitted.gemm[CAPSIM_DTYPE_BF16].cal.params);
+	assert_rel(json_real_value(json_object_get(bf16, "sat")),
+		   fitted.gemm[CAPSIM_DTYPE_BF16].cal.sat, 1e-9);
+	assert_int_equal(json_integer_value(json_object_get(bf16, "points")),
+			 fitted.gemm[CAPSIM_DTYPE_BF16].n_points);
+	json_t *hbm = json_object_get(o, "hbm");
+	assert_rel(json_real_value(json_object_get(hbm, "bw_bytes_per_s")), fitted.hbm.bw_bytes_per_s,
+		   1e-9);
+	json_t *power = json_object_get(o, "power");
+	assert_rel(json_real_value(json_object_get(power, "idle_w")), fitted.power.idle_w, 1e-9);
+	assert_rel(json_real_value(json_object_get(power, "sustained_clock_hz")),
+		   fitted.power.sustained_clock_hz, 1e-9);
+	assert_true(json_is_null(json_object_get(o, "pcie_h2d")));
+	assert_int_equal(json_array_size(json_object_get(o, "notes")), fitted.n_notes);
+	assert_true(json_is_true(json_object_get(o, "written")));
+	assert_string_equal(json_string_value(json_object_get(o, "out")), out);
+	json_decref(o);
+	/* the profile went where it said, with what it said */
+	capsim_profile p;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_profile_load(out, &p, &d), 0);
+	assert_rel(p.gemm[CAPSIM_DTYPE_BF16].cal.sat, fitted.gemm[CAPSIM_DTYPE_BF16].cal.sat, 1e-9);
+	capsim_profile_free(&p);
+	capsim_diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1049,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_tests_log),
 		cmocka_unit_test(test_idle_readings),
 		cmocka_unit_test(test_misaligned),
+		cmocka_unit_test(test_json),
 	};
 	return cmocka_run_group_tests_name("fit", tests, setup, teardown);
 }

@@ -77,7 +77,7 @@ static void test_import_h200(void **state)
 	assert_true(fabs(rate * med - 2.0 * 4096 * 4096 * 4096) < 1e-4 * 2.0 * 4096 * 4096 * 4096);
 	assert_true(rate > 1e14 && rate < 989.4e12); /* below the dense bf16 peak */
 	assert_true(query(db, "SELECT bytes_per_s FROM copy_bandwidth") > 4e12);
-	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_STORE_SCHEMA);
 
 	/* the same file again: refused, nothing added */
 	assert_int_equal(capsim_measure_import(H200, db, &st, &d), -1);
@@ -243,7 +243,7 @@ static void test_import_nccl(void **state)
 			      "'sendrecv'") == 3);
 	assert_rel(query(db, "SELECT json_extract(samples_s, '$[1]') FROM nccl WHERE op = "
 			     "'sendrecv'"), 1.25e-5, 1e-12);
-	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_STORE_SCHEMA);
 }
 
 /* host-device copies: 4 rows, 1 GiB in 20 ms each way's rate */
@@ -531,19 +531,23 @@ static void test_upgrade_v1(void **state)
 	capsim_diags_free(&d);
 	assert_true(query(db, "PRAGMA user_version") == 1);
 	assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'nccl'") == 0);
+	assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'sweeps'") == 0);
 	assert_true(query(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = "
 			      "'ranks'") == 0);
 
 	assert_int_equal(capsim_measure_import(FIXTURES "nccl-8gpu.jsonl", db, &st, &d), 0);
 	capsim_diags_free(&d);
 	assert_int_equal(st.run_id, 2);
-	assert_true(query(db, "PRAGMA user_version") == CAPSIM_MEASURE_SCHEMA);
+	assert_true(query(db, "PRAGMA user_version") == CAPSIM_STORE_SCHEMA);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 2);
 	assert_true(query(db, "SELECT count(*) FROM runs WHERE id = 1 AND ranks IS NULL AND "
 			      "program = 'capsim-calibrate-gemm'") == 1);
 	assert_true(query(db, "SELECT ranks FROM runs WHERE id = 2") == 8);
 	assert_true(query(db, "SELECT count(*) FROM copy_bandwidth") == 1);
 	assert_true(query(db, "SELECT count(*) FROM nccl WHERE run_id = 2") == 7);
+	/* and the results tables of version 4 */
+	assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('sweeps', 'points',"
+			      " 'point_params', 'point_results')") == 4);
 	/* a later import needs no upgrade */
 	assert_int_equal(capsim_measure_import(FIXTURES "pcie.jsonl", db, &st, &d), 0);
 	assert_int_equal(st.run_id, 3);
@@ -551,12 +555,86 @@ static void test_upgrade_v1(void **state)
 
 	/* a database from a newer capsim is left alone */
 	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(capsim_measure_import(FIXTURES "gemm-duty.jsonl", db, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 4 is newer than this capsim's 3"));
+	assert_true(capsim_diags_contains(&d, "schema version 5 is newer than this capsim's 4"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 3);
+}
+
+/* Records imported without a file in between (capsim_measure_import_nccl):
+ * algbw and busbw computed by the store, the source's SHA-256 refusing a
+ * repeat, and a faulty record refused at its line with nothing written. */
+static void test_import_records(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/rec.sqlite", dir);
+	static const char sha[] = "5e1f00d2c9a84b7e3f6a1d0c2b4e6f8a9c1d3e5f7a9b0c2d4e6f8a0b1c3d5e7f";
+	static const double t_small[] = { 2.385e-5 }, t_large[] = { 1.1e-3, 1.2e-3, 1.4e-3 };
+	capsim_measure_nccl recs[2] = {
+		{ .line = 31, .op = "all_reduce", .dtype = "float", .redop = "sum", .algo = "default",
+		  .proto = "default", .ranks = 8, .nodes = 1, .bytes = 1048576, .count = 262144,
+		  .median_s = 2.385e-5, .samples_s = t_small, .n_samples = 1 },
+		{ .line = 32, .op = "all_reduce", .dtype = "float", .redop = "sum", .algo = "default",
+		  .proto = "default", .ranks = 8, .nodes = 1, .bytes = 268435456, .count = 67108864,
+		  .in_place = 1, .wrong = 2, .median_s = 1.2e-3, .samples_s = t_large, .n_samples = 3 },
+	};
+	capsim_measure_machine m = { .program = "nccl-tests all_reduce_perf", .date = "2025-03-03",
+				     .gpu = "NVIDIA H100 80GB HBM3", .launcher = "mpi", .ranks = 8,
+				     .nodes = 1 };
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import_nccl("x.log", sha, db, &m, recs, 2, &st, &d), 0);
+	assert_int_equal(st.run_id, 1);
+	assert_int_equal(st.nccl, 2);
+	char buf[256];
+	assert_string_equal(query_text(db, "SELECT sha256 FROM runs", buf, sizeof buf), sha);
+	assert_string_equal(query_text(db, "SELECT source FROM runs", buf, sizeof buf), "x.log");
+	assert_string_equal(query_text(db, "SELECT launcher FROM runs", buf, sizeof buf), "mpi");
+	assert_true(query(db, "SELECT ranks FROM runs") == 8);
+	assert_true(query(db, "SELECT nccl IS NULL FROM runs") == 1);
+	/* 1 MiB in 23.85 us: 43.965 GB/s, x 2(8-1)/8 on the bus */
+	double alg = 1048576 / 2.385e-5 / 1e9;
+	assert_rel(query(db, "SELECT algbw_gb_per_s FROM nccl WHERE bytes = 1048576"), alg, 1e-12);
+	assert_rel(query(db, "SELECT busbw_gb_per_s FROM nccl WHERE bytes = 1048576"), 1.75 * alg,
+		   1e-12);
+	assert_true(query(db, "SELECT wrong FROM nccl WHERE in_place = 1") == 2);
+	assert_true(query(db, "SELECT json_array_length(samples_s) FROM nccl WHERE in_place = 1") ==
+		    3);
+
+	/* the same source again: refused by its SHA-256 */
+	assert_int_equal(capsim_measure_import_nccl("x.log", sha, db, &m, recs, 2, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "already imported into"));
+	capsim_diags_free(&d);
+
+	/* a count that does not match the size, on the second record: that
+	 * line named, and neither record nor the run stored */
+	static const char sha2[] = "6e1f00d2c9a84b7e3f6a1d0c2b4e6f8a9c1d3e5f7a9b0c2d4e6f8a0b1c3d5e7f";
+	capsim_measure_nccl bad[2] = { recs[0], recs[1] };
+	bad[1].count = 1000;
+	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
+	assert_true(d.n == 1 && !strcmp(d.v[0].where, "y.log:32"));
+	assert_true(capsim_diags_contains(&d, "count: 1000 is not bytes / (1 x 4) for all_reduce"));
+	capsim_diags_free(&d);
+	assert_int_equal(st.nccl, 0);
+	/* a median that is not its samples', and a collective the store does not hold */
+	bad[1] = recs[1];
+	bad[1].median_s = 1.3e-3;
+	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "median_s: 0.0013 is not the median of samples_s"));
+	capsim_diags_free(&d);
+	bad[1] = recs[1];
+	bad[1].op = "reduce";
+	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "op: expected one of all_reduce"));
+	capsim_diags_free(&d);
+	assert_int_equal(capsim_measure_import_nccl("y.log", "5E1F", db, &m, recs, 2, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "SHA-256: expected 64 lowercase hex digits, found '5E1F'"));
+	capsim_diags_free(&d);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
+	assert_true(query(db, "SELECT count(*) FROM nccl") == 2);
 }
 
 int main(void)
@@ -571,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_import_torch),
 		cmocka_unit_test(test_faulty_new_kinds),
 		cmocka_unit_test(test_upgrade_v1),
+		cmocka_unit_test(test_import_records),
 	};
 	return cmocka_run_group_tests_name("measure", tests, setup, teardown);
 }

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "collective.h"
 #include "fabric.h"
+#include "measure.h"
 #include "nccltests.h"
 #include "verify.h"
 
@@ -459,51 +459,63 @@ static void test_bad_logs_exit_2(void **state)
 
 /* ---- GPU checks --------------------------------------------------------------- */
 
-/* a database with the tables verify reads, filled from calibrate/'s H200 run
- * (tests/data: calibrate/results/h200-2026-12-02-gemm.jsonl) with every rate
- * scaled by `scale` */
+/* scale a rate key by `scale` and the seconds that gave it by 1 / scale */
+static void scale_line(json_t *o, const char *rate_key, double scale)
+{
+	json_t *rate = json_object_get(o, rate_key), *med = json_object_get(o, "median_s");
+	json_t *samples = json_object_get(o, "samples_s"), *x;
+	size_t i;
+	if (!rate || !med)
+		return;
+	json_object_set_new(o, rate_key, json_real(scale * json_number_value(rate)));
+	json_object_set_new(o, "median_s", json_real(json_number_value(med) / scale));
+	json_array_foreach(samples, i, x)
+		json_array_set_new(samples, i, json_real(json_number_value(x) / scale));
+}
+
+/* a measurements database made by the store's importer from calibrate/'s
+ * H200 run (tests/data: calibrate/results/h200-2026-12-02-gemm.jsonl), its
+ * GEMMs and copies at `scale` x their rates, and one sustained phase at the
+ * median SM clock of 20 s of bf16 8192^3 GEMMs at the 700 W cap, 1695 MHz
+ * (calibrate/results/h200-2026-12-02-power.jsonl) */
 static void make_db(const char *db, double scale)
 {
+	char jsonl[96];
+	snprintf(jsonl, sizeof jsonl, "/tmp/capsim-verify-%ld.jsonl", (long)getpid());
 	remove(db);
-	sqlite3 *h;
-	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h,
-		"CREATE TABLE runs(id INTEGER PRIMARY KEY, gpu TEXT);"
-		"CREATE TABLE gemm(run_id INTEGER, dtype TEXT, m INTEGER, n INTEGER, k INTEGER,"
-		" flop REAL, flop_per_s REAL);"
-		"CREATE TABLE copy_bandwidth(run_id INTEGER, bytes_per_s REAL);"
-		"CREATE TABLE power_sustained(run_id INTEGER, median_sm_mhz REAL);"
-		"INSERT INTO runs VALUES(1, 'NVIDIA H200');", NULL, NULL, NULL), SQLITE_OK);
 	FILE *f = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gemm.jsonl", "r");
+	FILE *out = fopen(jsonl, "w");
 	assert_non_null(f);
-	char line[8192], sql[512];
+	assert_non_null(out);
+	char line[8192];
 	while (fgets(line, sizeof line, f)) {
 		json_t *o = json_loads(line, 0, NULL);
 		assert_non_null(o);
 		const char *kind = json_string_value(json_object_get(o, "kind"));
 		if (strcmp(kind, "gemm") == 0)
-			snprintf(sql, sizeof sql, "INSERT INTO gemm VALUES(1, '%s', %lld, %lld, %lld, %.17g, %.17g)",
-				 json_string_value(json_object_get(o, "dtype")),
-				 json_integer_value(json_object_get(o, "m")),
-				 json_integer_value(json_object_get(o, "n")),
-				 json_integer_value(json_object_get(o, "k")),
-				 json_number_value(json_object_get(o, "flop")),
-				 scale * json_number_value(json_object_get(o, "flop_per_s")));
+			scale_line(o, "flop_per_s", scale);
 		else if (strcmp(kind, "hbm-copy") == 0)
-			snprintf(sql, sizeof sql, "INSERT INTO copy_bandwidth VALUES(1, %.17g)",
-				 scale * json_number_value(json_object_get(o, "bytes_per_s")));
-		else
-			sql[0] = '\0';
-		if (sql[0])
-			assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+			scale_line(o, "bytes_per_s", scale);
+		if (!strcmp(kind, "machine") || !strcmp(kind, "gemm") || !strcmp(kind, "hbm-copy")) {
+			json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(17));
+			fputc('\n', out);
+		}
 		json_decref(o);
 	}
 	fclose(f);
-	/* the median SM clock of 20 s of bf16 8192^3 GEMMs at the 700 W cap
-	 * (calibrate/results/h200-2026-12-02-power.jsonl) */
-	assert_int_equal(sqlite3_exec(h, "INSERT INTO power_sustained VALUES(1, 1695)", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(h);
+	fprintf(out, "{\"kind\": \"power-sustained\", \"dtype\": \"bf16\", \"m\": 8192, \"n\": 8192,"
+		     " \"k\": 8192, \"readings\": [{\"power_w\": 690.5, \"sm_mhz\": 1695}],"
+		     " \"batch_flop_per_s\": [7.1e14]}\n");
+	fclose(out);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	if (capsim_measure_import(jsonl, db, &st, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("the scaled run was not imported");
+	}
+	assert_int_equal(st.power, 1);
+	capsim_diags_free(&d);
+	remove(jsonl);
 }
 
 /* the lent H200 as measured passes against a DGX H200; the same run at 60%

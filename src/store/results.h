@@ -1,0 +1,104 @@
+/* results.h - the results of batch sweeps in the store (schema version 4,
+ * docs/store.md): a sweep, its points (one scenario each: the base with some
+ * --set parameters), each point's parameters and its results, a number with
+ * its unit or a text. A point goes in whole or not at all. */
+#ifndef CAPSIM_RESULTS_H
+#define CAPSIM_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "store.h"
+
+#define CAPSIM_RESULT_KEY_LEN 128  /* keys, snake_case: step_time */
+#define CAPSIM_RESULT_UNIT_LEN 32  /* units: s, bytes, w, usd; "" none */
+#define CAPSIM_RESULT_PATH_LEN 256 /* --set paths: cluster.nodes */
+#define CAPSIM_RESULT_VERSION_LEN 64
+
+/* What a new sweep records; the strings are the caller's. */
+typedef struct capsim_sweep_info {
+	const char *name;                 /* non-empty */
+	const char *capsim_version;       /* capsim_version_string() */
+	const char *base_scenario_sha256; /* of the base scenario's bytes: 64 hex digits */
+} capsim_sweep_info;
+
+/* Add a sweep to s (opened with CAPSIM_STORE_WRITE), created now (UTC,
+ * ISO 8601). Writes its id to *sweep_id; returns 0, or -1 with the reason
+ * in d (a missing name or version, a digest that is not 64 hex digits). */
+int capsim_results_create_sweep(capsim_store *s, const capsim_sweep_info *info,
+				int64_t *sweep_id, capsim_diags *d);
+
+/* one --set PATH=VALUE of a point */
+typedef struct capsim_result_param {
+	const char *path, *value;
+} capsim_result_param;
+
+/* one result: a finite number num (text NULL), or a text */
+typedef struct capsim_result_value {
+	const char *key;
+	const char *text;
+	double num;
+	const char *unit;                 /* NULL or "" for none */
+} capsim_result_value;
+
+/* One point as written; every pointer is the caller's. A failed point has
+ * an error (and usually no results); an ok one has none. */
+typedef struct capsim_result_point {
+	int64_t index;                    /* >= 0, once per sweep */
+	const char *scenario_sha256;      /* of the point's resolved scenario */
+	int failed;
+	const char *error;
+	const char *capsim_version;
+	const capsim_result_param *params;
+	size_t n_params;
+	const capsim_result_value *results;
+	size_t n_results;
+} capsim_result_point;
+
+/* Write p into sweep sweep_id of s, with its parameters and results, in one
+ * transaction: all of it or, on any fault, nothing. Faults: no such sweep,
+ * an index already written, a digest that is not 64 hex digits, an ok point
+ * with an error or a failed one without, a parameter path or result key
+ * that is empty, too long or given twice, a number that is not finite.
+ * Writes the point's id to *point_id (may be NULL); returns 0 or -1. */
+int capsim_results_write_point(capsim_store *s, int64_t sweep_id,
+			       const capsim_result_point *p, int64_t *point_id,
+			       capsim_diags *d);
+
+/* ---- reading back ------------------------------------------------------------ */
+
+typedef struct capsim_point_param {
+	char path[CAPSIM_RESULT_PATH_LEN];
+	char *value;                      /* owned by the record */
+} capsim_point_param;
+
+typedef struct capsim_point_value {
+	char key[CAPSIM_RESULT_KEY_LEN];
+	int is_text;
+	double num;                       /* when !is_text */
+	char *text;                       /* when is_text; owned by the record */
+	char unit[CAPSIM_RESULT_UNIT_LEN];
+} capsim_point_value;
+
+typedef struct capsim_point_record {
+	int64_t id, sweep_id, index;
+	char scenario_sha256[65];
+	char capsim_version[CAPSIM_RESULT_VERSION_LEN];
+	int failed;
+	char *error;                      /* NULL when ok; owned */
+	capsim_point_param *params;       /* by path */
+	size_t n_params;
+	capsim_point_value *results;      /* by key */
+	size_t n_results;
+} capsim_point_record;
+
+/* Read point index of sweep sweep_id into *out (zeroed first; free with
+ * capsim_point_record_free, also after a failure). Returns 0, or -1 with
+ * the reason in d: no such point, or a store without results (older than
+ * version 4). */
+int capsim_results_read_point(capsim_store *s, int64_t sweep_id, int64_t index,
+			      capsim_point_record *out, capsim_diags *d);
+void capsim_point_record_free(capsim_point_record *r);
+
+#endif

@@ -1,0 +1,342 @@
+/* schema.c - the store's schema: every table in one list, the migrations
+ * from each older version in another, and opening and upgrading a database;
+ * see store.h and docs/store.md. */
+#include "storeint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* Every table of CAPSIM_STORE_SCHEMA, as a new database gets it. An older
+ * database gains the tables it lacks (CREATE ... IF NOT EXISTS) after its
+ * migrations have run. since: the version that added the table. */
+static const struct {
+	const char *name;
+	int since;
+	const char *sql;
+} tables[] = {
+	{ "runs", 1,
+	  "CREATE TABLE IF NOT EXISTS runs("
+	  " id INTEGER PRIMARY KEY,"
+	  " sha256 TEXT NOT NULL UNIQUE,"
+	  " source TEXT NOT NULL,"
+	  " program TEXT NOT NULL,"
+	  " date TEXT NOT NULL,"
+	  " gpu TEXT NOT NULL,"
+	  " cc TEXT, sms INTEGER, memory_bytes INTEGER, l2_bytes INTEGER,"
+	  " cuda_driver INTEGER, cuda_runtime INTEGER, cublaslt INTEGER,"
+	  " imported_at TEXT NOT NULL,"
+	  " nccl INTEGER, ranks INTEGER, nodes INTEGER, launcher TEXT, env TEXT)" },
+	{ "gemm", 1,
+	  "CREATE TABLE IF NOT EXISTS gemm("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,"
+	  " k INTEGER NOT NULL, shape TEXT, layout TEXT, batch INTEGER,"
+	  " flop REAL NOT NULL, median_s REAL NOT NULL, flop_per_s REAL NOT NULL,"
+	  " samples_s TEXT NOT NULL)" },
+	{ "gemm_failed", 1,
+	  "CREATE TABLE IF NOT EXISTS gemm_failed("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,"
+	  " k INTEGER NOT NULL, error TEXT NOT NULL)" },
+	{ "gemm_check", 1,
+	  "CREATE TABLE IF NOT EXISTS gemm_check("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " dtype TEXT NOT NULL, rel_err REAL NOT NULL)" },
+	{ "copy_bandwidth", 1,
+	  "CREATE TABLE IF NOT EXISTS copy_bandwidth("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " bytes INTEGER NOT NULL, moved_bytes INTEGER NOT NULL,"
+	  " median_s REAL NOT NULL, bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL)" },
+	{ "power_idle", 1,
+	  "CREATE TABLE IF NOT EXISTS power_idle("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " power_limit_w REAL NOT NULL, power_w REAL NOT NULL, sm_mhz REAL NOT NULL,"
+	  " temp_c REAL, throttle_reasons INTEGER)" },
+	{ "power_sustained", 1,
+	  "CREATE TABLE IF NOT EXISTS power_sustained("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,"
+	  " median_power_w REAL NOT NULL, median_sm_mhz REAL NOT NULL,"
+	  " median_flop_per_s REAL NOT NULL, readings TEXT NOT NULL,"
+	  " batch_flop_per_s TEXT NOT NULL)" },
+	{ "nccl", 2,
+	  "CREATE TABLE IF NOT EXISTS nccl("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " op TEXT NOT NULL, dtype TEXT NOT NULL, redop TEXT,"
+	  " ranks INTEGER NOT NULL, nodes INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+	  " count INTEGER NOT NULL, algo TEXT NOT NULL, proto TEXT NOT NULL,"
+	  " in_place INTEGER NOT NULL, median_s REAL NOT NULL,"
+	  " algbw_gb_per_s REAL NOT NULL, busbw_gb_per_s REAL NOT NULL,"
+	  " wrong INTEGER NOT NULL, samples_s TEXT NOT NULL)" },
+	{ "pcie", 2,
+	  "CREATE TABLE IF NOT EXISTS pcie("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " direction TEXT NOT NULL, pinned INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+	  " median_s REAL NOT NULL, bytes_per_s REAL NOT NULL, samples_s TEXT NOT NULL)" },
+	{ "power_duty", 2,
+	  "CREATE TABLE IF NOT EXISTS power_duty("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " duty REAL NOT NULL, dtype TEXT NOT NULL, m INTEGER, n INTEGER, k INTEGER,"
+	  " median_power_w REAL NOT NULL, median_sm_mhz REAL NOT NULL,"
+	  " achieved_flop_per_s REAL NOT NULL, readings TEXT NOT NULL)" },
+	{ "torch_launch", 3,
+	  "CREATE TABLE IF NOT EXISTS torch_launch("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " op TEXT NOT NULL, elements INTEGER NOT NULL, kernels INTEGER NOT NULL,"
+	  " host_median_s REAL NOT NULL, total_median_s REAL NOT NULL,"
+	  " host_samples_s TEXT NOT NULL)" },
+	{ "torch_step", 3,
+	  "CREATE TABLE IF NOT EXISTS torch_step("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " model TEXT NOT NULL, micro_batch INTEGER NOT NULL, seq INTEGER NOT NULL,"
+	  " dtype TEXT NOT NULL, mode TEXT NOT NULL, vocab INTEGER,"
+	  " median_s REAL, tokens_per_s REAL, peak_allocated_bytes INTEGER,"
+	  " peak_reserved_bytes INTEGER, samples_s TEXT, error TEXT)" },
+	/* the results of batch sweeps (results.h) */
+	{ "sweeps", 4,
+	  "CREATE TABLE IF NOT EXISTS sweeps("
+	  " id INTEGER PRIMARY KEY,"
+	  " name TEXT NOT NULL,"
+	  " capsim_version TEXT NOT NULL,"
+	  " created_at TEXT NOT NULL,"
+	  " base_scenario_sha256 TEXT NOT NULL)" },
+	{ "points", 4,
+	  "CREATE TABLE IF NOT EXISTS points("
+	  " id INTEGER PRIMARY KEY,"
+	  " sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+	  " point_index INTEGER NOT NULL CHECK(point_index >= 0),"
+	  " scenario_sha256 TEXT NOT NULL,"
+	  " status TEXT NOT NULL CHECK(status IN ('ok', 'failed')),"
+	  " error TEXT,"
+	  " capsim_version TEXT NOT NULL,"
+	  " UNIQUE(sweep_id, point_index),"
+	  " CHECK((status = 'failed') = (error IS NOT NULL)))" },
+	{ "point_params", 4,
+	  "CREATE TABLE IF NOT EXISTS point_params("
+	  " point_id INTEGER NOT NULL REFERENCES points(id),"
+	  " path TEXT NOT NULL,"
+	  " value TEXT NOT NULL,"
+	  " PRIMARY KEY(point_id, path))" },
+	{ "point_results", 4,
+	  "CREATE TABLE IF NOT EXISTS point_results("
+	  " point_id INTEGER NOT NULL REFERENCES points(id),"
+	  " key TEXT NOT NULL,"
+	  " num_value REAL,"
+	  " text_value TEXT,"
+	  " unit TEXT NOT NULL,"
+	  " PRIMARY KEY(point_id, key),"
+	  " CHECK((num_value IS NULL) != (text_value IS NULL)))" },
+};
+
+/* What takes a database at version `from` to from + 1 beyond the tables it
+ * gains from the list above (new tables need no entry here). */
+static const struct {
+	int from;
+	const char *sql;
+} migrations[] = {
+	/* 1 -> 2: the machine line's NCCL keys */
+	{ 1, "ALTER TABLE runs ADD COLUMN nccl INTEGER;"
+	     "ALTER TABLE runs ADD COLUMN ranks INTEGER;"
+	     "ALTER TABLE runs ADD COLUMN nodes INTEGER;"
+	     "ALTER TABLE runs ADD COLUMN launcher TEXT;"
+	     "ALTER TABLE runs ADD COLUMN env TEXT;" },
+	/* 2 -> 3: torch_launch, torch_step (tables only) */
+	/* 3 -> 4: sweeps, points, point_params, point_results (tables only) */
+};
+
+int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		capsim_diags_add(d, s->path, 0, "database: %s", msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_diags *d)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		capsim_diags_add(d, s->path, 0, "database: %s", sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+int capsim_store__step(capsim_store *s, sqlite3_stmt *st, capsim_diags *d)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	capsim_diags_add(d, s->path, 0, "database: %s", sqlite3_errmsg(s->db));
+	return -1;
+}
+
+const char *capsim_store__text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	return t ? (const char *)t : "";
+}
+
+/* the one integer of a query, or -1 after a message */
+static int64_t query_int(capsim_store *s, const char *sql, const char *a, const char *b,
+			 capsim_diags *d)
+{
+	sqlite3_stmt *st = capsim_store__prepare(s, sql, d);
+	if (!st)
+		return -1;
+	if (a)
+		sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+	if (b)
+		sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+	int rc = capsim_store__step(s, st, d);
+	int64_t v = rc == 1 ? sqlite3_column_int64(st, 0) : -1;
+	if (rc == 0)
+		capsim_diags_add(d, s->path, 0, "database: '%s' gave no row", sql);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int capsim_store__has_table(capsim_store *s, const char *table, capsim_diags *d)
+{
+	int64_t n = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+			      table, NULL, d);
+	return n < 0 ? -1 : n > 0;
+}
+
+int capsim_store__has_column(capsim_store *s, const char *table, const char *column,
+			     capsim_diags *d)
+{
+	int64_t n = query_int(s, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?",
+			      table, column, d);
+	return n < 0 ? -1 : n > 0;
+}
+
+int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
+{
+	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
+	if (version < 0)
+		return -1;
+	if (version > CAPSIM_STORE_SCHEMA) {
+		capsim_diags_add(d, s->path, 0, "schema version %lld is newer than this capsim's %d: "
+				 "use a newer capsim", (long long)version, CAPSIM_STORE_SCHEMA);
+		return -1;
+	}
+	if (version == 0) {
+		int64_t any = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+					NULL, NULL, d);
+		if (any < 0)
+			return -1;
+		if (any > 0) {
+			capsim_diags_add(d, s->path, 0, "expected a capsim store (a schema version in "
+					 "PRAGMA user_version), found %lld tables and no version",
+					 (long long)any);
+			return -1;
+		}
+	}
+	for (size_t i = 0; version > 0 && i < sizeof migrations / sizeof migrations[0]; i++)
+		if (migrations[i].from >= version && capsim_store__exec(s, migrations[i].sql, d) < 0)
+			return -1;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+		if (capsim_store__exec(s, tables[i].sql, d) < 0)
+			return -1;
+	char sql[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", CAPSIM_STORE_SCHEMA);
+	if (capsim_store__exec(s, sql, d) < 0)
+		return -1;
+	s->version = CAPSIM_STORE_SCHEMA;
+	return 0;
+}
+
+/* open without touching the schema */
+static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags *d)
+{
+	capsim_store *s = capsim_xcalloc(1, sizeof *s);
+	s->path = capsim_xstrdup(path);
+	s->writable = mode == CAPSIM_STORE_WRITE;
+	int flags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	*out = NULL;
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		capsim_diags_add(d, path, 0, "cannot open the database: %s",
+				 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		capsim_store_close(s);
+		return -1;
+	}
+	sqlite3_busy_timeout(s->db, 5000);
+	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
+	if (version < 0) {
+		capsim_store_close(s);
+		return -1;
+	}
+	s->version = (int)version;
+	*out = s;
+	return 0;
+}
+
+int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d)
+{
+	capsim_store *s;
+	if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0)
+		return -1;
+	if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
+		capsim_store_close(s);
+		return -1;
+	}
+	if (capsim_store__schema_upgrade(s, d) < 0) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		capsim_store_close(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+int capsim_store__end_write(capsim_store *s, int ok, capsim_diags *d)
+{
+	int rc = ok == 0 ? capsim_store__exec(s, "COMMIT", d) : -1;
+	if (rc < 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	capsim_store_close(s);
+	return rc;
+}
+
+int capsim_store_open(const char *path, int mode, capsim_store **out, capsim_diags *d)
+{
+	if (mode != CAPSIM_STORE_WRITE)
+		return open_raw(path, CAPSIM_STORE_READ, out, d);
+	capsim_store *s;
+	if (capsim_store__begin_write(path, &s, d) < 0) {
+		*out = NULL;
+		return -1;
+	}
+	if (capsim_store__exec(s, "COMMIT", d) < 0) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		capsim_store_close(s);
+		*out = NULL;
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+void capsim_store_close(capsim_store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+int capsim_store_version(const capsim_store *s)
+{
+	return s->version;
+}

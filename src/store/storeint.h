@@ -1,0 +1,53 @@
+/* storeint.h - private to src/store: the open database handle, statement
+ * helpers, and the schema (schema.c). Nothing outside src/store includes
+ * this header or sqlite3.h. */
+#ifndef CAPSIM_STOREINT_H
+#define CAPSIM_STOREINT_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "diag.h"
+#include "store.h"
+
+struct capsim_store {
+	sqlite3 *db;
+	char *path;     /* for messages */
+	int writable;
+	int version;    /* PRAGMA user_version when opened (after any upgrade) */
+};
+
+/* Run sql (one or more statements); 0, or -1 after "PATH: database: ..." in d. */
+int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d);
+
+/* Prepare sql; the statement, or NULL after a message in d. */
+sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_diags *d);
+
+/* One step: 1 a row, 0 done, -1 after a message in d. */
+int capsim_store__step(capsim_store *s, sqlite3_stmt *st, capsim_diags *d);
+
+/* 1 when table exists, 0 when not, -1 after a message. */
+int capsim_store__has_table(capsim_store *s, const char *table, capsim_diags *d);
+
+/* 1 when table has column, 0 when not (or no table), -1 after a message. */
+int capsim_store__has_column(capsim_store *s, const char *table, const char *column,
+			     capsim_diags *d);
+
+/* Bring the database to CAPSIM_STORE_SCHEMA inside the caller's transaction:
+ * a new database gets every table; an older one runs the migrations from its
+ * version on, then gains the tables it lacks. A newer database, or one with
+ * tables but no version, is refused. 0, or -1 with the reason in d. */
+int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d);
+
+/* Open the store at path for writing and start an immediate transaction
+ * with the schema brought up to date; on failure *out is NULL. */
+int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d);
+
+/* COMMIT when ok is 0, else ROLLBACK; then close. Returns 0 when committed. */
+int capsim_store__end_write(capsim_store *s, int ok, capsim_diags *d);
+
+/* sqlite3_column_text, "" for NULL */
+const char *capsim_store__text(sqlite3_stmt *st, int col);
+
+#endif
