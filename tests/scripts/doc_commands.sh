@@ -16,7 +16,8 @@
 # What each must do:
 #   - exit 0, unless the last non-blank line above the block's opening fence
 #     is "<!-- expect-exit: N -->": then each command of the block must exit N
-#     (an example of an error, or of a failed check);
+#     (an example of an error, or of a failed check); a command whose own
+#     trailing comment says "exit N" must exit N;
 #   - print no sanitizer report.
 # Skipped, each named in the output with its rule (nothing is skipped silently):
 #   setup     "sh .ci/setup.sh ...": installs packages and builds the project
@@ -27,6 +28,8 @@
 #             that a skipped cmake line builds there
 #   gpu       "capsim calibrate run": needs an NVIDIA GPU and calibrate/'s
 #             CUDA programs
+#   install   a command under /opt/capsim/: an installed copy (the test
+#             cli/install-moved installs one and runs it)
 # How they run: in a scratch copy of the repository (everything at its top but
 # .git and build directories), so the tree is never written; with CAPSIM_DATA
 # the copy; with "capsim" on PATH and build/capsim in the copy both the
@@ -153,7 +156,10 @@ for doc in "$@"; do
 		"cmake "*) rule=build ;;
 		*/tmp/*) rule=bench ;;
 		"capsim calibrate run"* | *"/capsim calibrate run"*) rule=gpu ;;
+		/opt/capsim/*) rule=install ;;
 		esac
+		said=$(printf '%s\n' "$cmd" | sed -n 's/.*#.*exit \([0-9][0-9]*\).*/\1/p')
+		[ -n "$said" ] && want=$said
 		if [ -n "$rule" ]; then
 			echo "skip ($rule) $rel:$at: $cmd"
 			continue
