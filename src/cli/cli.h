@@ -39,6 +39,14 @@ typedef struct capsim_cli_sets {
 int capsim_cli_sets_add(capsim_cli_sets *s, const char *arg, capsim_diags *d);
 void capsim_cli_sets_free(capsim_cli_sets *s);
 
+/* The shipped catalog and the scenario at path (NULL: the catalog's
+ * scenarios/default.xml) with the sets applied: what every command that
+ * runs a scenario starts with. Returns 0 with *cat and *s owned by the
+ * caller (capsim_catalog_free, free), or -1 after adding every problem to
+ * d, with nothing to free. */
+int capsim_cli_load(const char *path, const capsim_cli_sets *sets,
+		    struct capsim_catalog **cat, struct capsim_scenario **s, capsim_diags *d);
+
 /* A count given on the command line: a decimal integer from 1 to max, or -1
  * for anything else (no atoi: an out-of-range value is refused, not
  * wrapped). */

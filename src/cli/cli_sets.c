@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "catalog.h"
 #include "cli.h"
 #include "xalloc.h"
 
@@ -37,4 +40,24 @@ int capsim_cli_count(const char *s, int max)
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	return end == s || *end || errno || v < 1 || v > max ? -1 : (int)v;
+}
+
+int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalog **cat,
+		    capsim_scenario **s, capsim_diags *d)
+{
+	char def[4096];
+	if (!path) {
+		snprintf(def, sizeof def, "%s/scenarios/default.xml", capsim_catalog_default_root());
+		path = def;
+	}
+	*cat = capsim_catalog_create();
+	*s = capsim_xcalloc(1, sizeof **s);
+	if (capsim_catalog_load_root(*cat, capsim_catalog_default_root(), NULL, d) == 0 &&
+	    capsim_scenario_load(path, *cat, sets ? sets->v : NULL, sets ? sets->n : 0, *s, d) == 0)
+		return 0;
+	capsim_catalog_free(*cat);
+	free(*s);
+	*cat = NULL;
+	*s = NULL;
+	return -1;
 }

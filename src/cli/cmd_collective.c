@@ -212,11 +212,7 @@ int capsim_cmd_collective(int argc, char **argv)
 		status = pr > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
-	cat = capsim_catalog_create();
-	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
-		goto fail;
-	s = capsim_xcalloc(1, sizeof *s);
-	if (capsim_scenario_load(o.scenario, cat, o.sets.v, o.sets.n, s, &d) < 0)
+	if (capsim_cli_load(o.scenario, &o.sets, &cat, &s, &d) < 0)
 		goto fail;
 	f = capsim_fabric_build(s, &d);
 	if (!f)

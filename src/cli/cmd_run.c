@@ -177,7 +177,6 @@ int capsim_cmd_run(int argc, char **argv)
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *s = NULL;
-	char def[4096];
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "s:jvt:h", lo, NULL)) != -1) {
@@ -203,16 +202,7 @@ int capsim_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	capsim_init();
-	const char *path = optind < argc ? argv[optind] : NULL;
-	if (!path) {
-		snprintf(def, sizeof def, "%s/scenarios/default.xml", capsim_catalog_default_root());
-		path = def;
-	}
-	cat = capsim_catalog_create();
-	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
-		goto fail;
-	s = capsim_xcalloc(1, sizeof *s);
-	if (capsim_scenario_load(path, cat, sets.v, sets.n, s, &d) < 0)
+	if (capsim_cli_load(optind < argc ? argv[optind] : NULL, &sets, &cat, &s, &d) < 0)
 		goto fail;
 	capsim_result r;
 	capsim_eval_opts opts = { .keep_schedule = trace != NULL };

@@ -136,11 +136,7 @@ int capsim_cmd_scale(int argc, char **argv)
 		goto out;
 	}
 	capsim_init();
-	cat = capsim_catalog_create();
-	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
-		goto fail;
-	base = capsim_xcalloc(1, sizeof *base);
-	if (capsim_scenario_load(argv[optind], cat, sets.v, sets.n, base, &d) < 0)
+	if (capsim_cli_load(argv[optind], &sets, &cat, &base, &d) < 0)
 		goto fail;
 	/* every size checked before the first runs */
 	pts = capsim_xcalloc((size_t)n_sizes, sizeof *pts);

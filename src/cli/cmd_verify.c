@@ -396,11 +396,7 @@ int capsim_cmd_verify(int argc, char **argv)
 		status = pr > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
-	st.cat = capsim_catalog_create();
-	if (capsim_catalog_load_root(st.cat, capsim_catalog_default_root(), NULL, &d) < 0)
-		goto fail;
-	st.s = capsim_xcalloc(1, sizeof *st.s);
-	if (capsim_scenario_load(o.scenario, st.cat, o.sets.v, o.sets.n, st.s, &d) < 0)
+	if (capsim_cli_load(o.scenario, &o.sets, &st.cat, &st.s, &d) < 0)
 		goto fail;
 	st.f = capsim_fabric_build(st.s, &d);
 	if (!st.f || check_logs(&o, &st, &d) < 0)
