@@ -66,9 +66,13 @@ static void note_mem(const R *r, char *b, size_t n)
 	b[0] = '\0';
 	for (int g = 0; g < r->n_groups && l + 1 < n; g++) {
 		const capsim_group_result *gr = &r->group[g];
-		int w = snprintf(b + l, n - l, "%s%s%s of %.4g GB (%s)", g ? "; " : "",
-				 r->n_groups > 1 ? gr->gpu : "", r->n_groups > 1 ? " " : "",
-				 gr->mem_capacity_bytes / 1e9, gr->fits ? "fits" : "DOES NOT FIT");
+		char peak[32] = "";
+		if (r->n_groups > 1)
+			capsim_units_format(gr->peak_mem_bytes, CAPSIM_DIM_BYTES, peak, sizeof peak);
+		int w = snprintf(b + l, n - l, "%s%s%s%s%sof %.4g GB (%s)", g ? "; " : "",
+				 r->n_groups > 1 ? gr->gpu : "", r->n_groups > 1 ? " " : "", peak,
+				 r->n_groups > 1 ? " " : "", gr->mem_capacity_bytes / 1e9,
+				 gr->fits ? "fits" : "DOES NOT FIT");
 		if (w < 0)
 			break;
 		l += (size_t)w;

@@ -349,7 +349,6 @@ static void set_range(gdata *g)
 int capsim_fit_gemm(int dtype, const capsim_profile_point *pts, size_t n,
 		    capsim_profile_gemm *out, capsim_profile *p)
 {
-	gsl_set_error_handler_off();
 	memset(out, 0, sizeof *out);
 	if (n == 0 || n > CAPSIM_PROFILE_MAX_POINTS || dtype < 0 || dtype >= CAPSIM_CAL_DTYPES)
 		return -1;

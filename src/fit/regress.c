@@ -69,7 +69,6 @@ static double ab_fit(const double *x, const double *t, size_t n,
 int capsim_fit_alpha_beta(const double *bytes, const double *t_s, size_t n,
 			  capsim_profile_ab *out)
 {
-	gsl_set_error_handler_off();
 	return isfinite(ab_fit(bytes, t_s, n, out)) ? 0 : -1;
 }
 
@@ -93,7 +92,6 @@ static double bic(double rss, size_t n, int k)
 int capsim_fit_alpha_beta_regimes(const double *bytes, const double *t_s,
 				  size_t n, capsim_profile_ab out[2])
 {
-	gsl_set_error_handler_off();
 	memset(out, 0, 2 * sizeof *out);
 	if (n < 2)
 		return -1;
@@ -139,7 +137,6 @@ int capsim_fit_alpha_beta_regimes(const double *bytes, const double *t_s,
 int capsim_fit_power_curve(const double *u, const double *watts, size_t n,
 			   capsim_profile_power *w)
 {
-	gsl_set_error_handler_off();
 	w->points = 0;
 	w->lin_a_w = w->lin_b_w = w->lin_rms_w = w->lin_max_w = 0.0;
 	w->gamma = w->gamma_rms_w = w->gamma_max_w = 0.0;

@@ -679,7 +679,6 @@ static int fit_df(const gsl_vector *x, void *params, gsl_matrix *J)
 int capsim_gemm_fit_curve(const double *flop, const double *frac, size_t n,
 			  capsim_gemm_fit *out)
 {
-	gsl_set_error_handler_off();
 	memset(out, 0, sizeof *out);
 	if (!flop || !frac || n < 4)
 		return GSL_EINVAL;

@@ -21,6 +21,8 @@
 #include "step.h"
 #include "testutil.h"
 
+#include "eval.h"
+
 #define RESULTS CAPSIM_SOURCE_DIR "/calibrate/results/"
 #define PROFILES CAPSIM_SOURCE_DIR "/tests/data/profiles/"
 
@@ -1080,6 +1082,7 @@ static void test_json(void **state)
 
 int main(void)
 {
+	capsim_init(); /* GSL reports its errors as statuses */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h200_gemms),
 		cmocka_unit_test(test_op_time_calibrated),

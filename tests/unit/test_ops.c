@@ -12,6 +12,8 @@
 #include "csv.h"
 #include "testutil.h"
 
+#include "eval.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -681,6 +683,7 @@ static void test_fit_errors(void **state)
 
 int main(void)
 {
+	capsim_init(); /* GSL reports its errors as statuses */
 	gsl_set_error_handler_off();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flops_per_token_llama7b),
