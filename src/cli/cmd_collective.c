@@ -11,7 +11,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "collective.h"
-#include "fabric.h"
+#include "eval.h"
 #include "scenario.h"
 #include "units.h"
 #include "xalloc.h"
@@ -114,7 +114,7 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 			break;
 		}
 		case 'n':
-			o->ranks = atoi(optarg);
+			o->ranks = capsim_cli_count(optarg, 1 << 24);
 			if (o->ranks < 1) {
 				fprintf(stderr, "capsim collective: --ranks wants a positive count, found '%s'\n", optarg);
 				return -1;
@@ -133,8 +133,8 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 			}
 			break;
 		case 'c':
-			o->channels = atoi(optarg);
-			if (o->channels < 1 || o->channels > 64) {
+			o->channels = capsim_cli_count(optarg, 64);
+			if (o->channels < 1) {
 				fprintf(stderr, "capsim collective: --channels wants 1..64, found '%s'\n", optarg);
 				return -1;
 			}
@@ -177,22 +177,51 @@ static long count_of(int op, double bytes, int n)
 	return (long)per;
 }
 
-static json_t *result_json(int op, double bytes, int n, const capsim_coll_result *r)
+static void print_one(const capsim_coll_point *p)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "op", json_string(capsim_coll_names[op]));
-	json_object_set_new(o, "bytes", json_real(bytes));
-	json_object_set_new(o, "ranks", json_integer(n));
-	json_object_set_new(o, "algorithm", json_string(capsim_collective_algo_name(r->algo)));
-	json_object_set_new(o, "protocol", json_string(capsim_proto_names[r->proto]));
-	json_object_set_new(o, "channels", json_integer(r->channels));
-	json_object_set_new(o, "time_s", json_real(r->time_s));
-	json_object_set_new(o, "algbw_gb_per_s", json_real(r->algbw_bytes_per_s / 1e9));
-	json_object_set_new(o, "busbw_gb_per_s", json_real(r->busbw_bytes_per_s / 1e9));
-	json_object_set_new(o, "latency_s", json_real(r->latency_s));
+	const capsim_coll_result *r = &p->r;
+	char t[48], a[48], b[48];
+	capsim_units_format(r->time_s, CAPSIM_DIM_SECONDS, t, sizeof t);
+	capsim_units_format(r->algbw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, a, sizeof a);
+	capsim_units_format(r->busbw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, b, sizeof b);
+	printf("%s of %.0f bytes on %d ranks (%d nodes): %s, %s, %d channels\n",
+	       capsim_coll_names[p->op], p->bytes, p->ranks, p->nodes,
+	       capsim_collective_algo_name(r->algo), capsim_proto_names[r->proto], r->channels);
+	printf("  time    %s (latency %.3g us)\n", t, r->latency_s * 1e6);
+	printf("  algbw   %s\n  busbw   %s\n", a, b);
 	if (r->nccl_time_s >= 0)
-		json_object_set_new(o, "nccl_model_time_s", json_real(r->nccl_time_s));
-	return o;
+		printf("  NCCL's own model: %.4g us\n", r->nccl_time_s * 1e6);
+	if (p->busiest_link[0]) {
+		char c[48];
+		capsim_units_format(r->busiest_bytes, CAPSIM_DIM_BYTES, c, sizeof c);
+		printf("  busiest link %s (%s carried)\n", p->busiest_link, c);
+	}
+}
+
+/* nccl-tests' table */
+static void print_sweep(const capsim_scenario *s, const capsim_coll_point *p, size_t n)
+{
+	int op = p[0].op;
+	printf("# capsim collective: %s on %d ranks, scenario %s\n", capsim_coll_names[op],
+	       p[0].ranks, s->name);
+	printf("#%11s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %-14s %-6s %3s\n", "size", "count",
+	       "type", "redop", "root", "time", "algbw", "busbw", "algorithm", "proto", "ch");
+	printf("#%11s  %12s  %8s  %6s  %6s  %9s  %7s  %7s\n", "(B)", "(elements)", "", "", "",
+	       "(us)", "(GB/s)", "(GB/s)");
+	const char *redop = (op == CAPSIM_COLL_ALLGATHER || op == CAPSIM_COLL_BROADCAST ||
+			     op == CAPSIM_COLL_ALLTOALL || op == CAPSIM_COLL_SENDRECV) ? "none" : "sum";
+	const char *rootc = (op == CAPSIM_COLL_BROADCAST || op == CAPSIM_COLL_REDUCE) ? "0" : "-1";
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const capsim_coll_result *r = &p[i].r;
+		sum += r->busbw_bytes_per_s / 1e9;
+		printf(" %11.0f  %12ld  %8s  %6s  %6s  %9.2f  %7.2f  %7.2f  %-14s %-6s %3d\n",
+		       p[i].bytes, count_of(op, p[i].bytes, p[i].ranks), "float", redop, rootc,
+		       r->time_s * 1e6, r->algbw_bytes_per_s / 1e9, r->busbw_bytes_per_s / 1e9,
+		       capsim_collective_algo_name(r->algo), capsim_proto_names[r->proto],
+		       r->channels);
+	}
+	printf("# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
 }
 
 int capsim_cmd_collective(int argc, char **argv)
@@ -203,8 +232,9 @@ int capsim_cmd_collective(int argc, char **argv)
 	int status = CAPSIM_EXIT_USAGE;
 	capsim_catalog *cat = NULL;
 	capsim_scenario *s = NULL;
-	capsim_fabric *f = NULL;
 	json_t *root = NULL;
+	double *sizes = NULL;
+	capsim_coll_point *pts = NULL;
 
 	int pr = parse_args(argc, argv, &o, &d);
 	if (pr != 0) {
@@ -214,101 +244,52 @@ int capsim_cmd_collective(int argc, char **argv)
 	}
 	if (capsim_cli_load(o.scenario, &o.sets, &cat, &s, &d) < 0)
 		goto fail;
-	f = capsim_fabric_build(s, &d);
-	if (!f)
-		goto fail;
-	int n = o.ranks ? o.ranks : capsim_fabric_gpus(f);
-
 	capsim_coll_req req = { 0 };
 	req.op = (capsim_coll)o.op;
-	req.ranks = n;
+	req.ranks = o.ranks; /* 0: every GPU */
 	req.algo = o.algo;
 	req.proto = o.proto;
 	req.channels = o.channels;
 	req.seed = (uint64_t)s->seed;
 	req.fold = o.fold;
-
-	if (o.json) {
-		root = capsim_cli_json_head(cat, s);
+	/* one size, or the sweep's: MIN, doubling, up to MAX */
+	size_t n_sizes = 0;
+	sizes = capsim_xcalloc(64, sizeof *sizes);
+	if (!o.sweep)
+		sizes[n_sizes++] = o.bytes;
+	for (double b = o.sweep_min; o.sweep && b <= o.sweep_max * (1 + 1e-12); b *= 2) {
+		if (n_sizes == 64) {
+			capsim_diags_add_at(&d, "--sweep", "more than 64 sizes from MIN to MAX, doubling");
+			goto fail;
+		}
+		sizes[n_sizes++] = b;
 	}
-
+	pts = capsim_xcalloc(n_sizes, sizeof *pts);
+	if (capsim_eval_collectives(s, &req, sizes, n_sizes, pts, &d) < 0)
+		goto fail;
 	uint64_t events = 0, flows = 0;
 	double end_s = 0;
-	if (!o.sweep) {
-		capsim_coll_result r;
-		req.bytes = o.bytes;
-		if (capsim_collective_run(f, s, &req, &r, &d) < 0)
-			goto fail;
-		events += r.events;
-		flows += r.flows;
-		end_s += r.time_s;
-		if (o.json) {
-			json_t *one = result_json(o.op, o.bytes, n, &r);
+	for (size_t i = 0; i < n_sizes; i++) {
+		events += pts[i].r.events;
+		flows += pts[i].r.flows;
+		end_s += pts[i].r.time_s;
+	}
+	if (o.json) {
+		root = capsim_cli_json_head(cat, s);
+		if (!o.sweep) {
+			json_t *one = capsim_coll_point_json(&pts[0]);
 			json_object_update(root, one);
 			json_decref(one);
 		} else {
-			char t[48], a[48], b[48];
-			capsim_units_format(r.time_s, CAPSIM_DIM_SECONDS, t, sizeof t);
-			capsim_units_format(r.algbw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, a, sizeof a);
-			capsim_units_format(r.busbw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, b, sizeof b);
-			printf("%s of %.0f bytes on %d ranks (%d nodes): %s, %s, %d channels\n",
-			       capsim_coll_names[o.op], o.bytes, n,
-			       (n + capsim_fabric_gpus_per_node(f) - 1) / capsim_fabric_gpus_per_node(f),
-			       capsim_collective_algo_name(r.algo), capsim_proto_names[r.proto],
-			       r.channels);
-			printf("  time    %s (latency %.3g us)\n", t, r.latency_s * 1e6);
-			printf("  algbw   %s\n  busbw   %s\n", a, b);
-			if (r.nccl_time_s >= 0)
-				printf("  NCCL's own model: %.4g us\n", r.nccl_time_s * 1e6);
-			if (r.busiest_link >= 0) {
-				char name[96], c[48];
-				capsim_fabric_link_name(f, r.busiest_link, name, sizeof name);
-				capsim_units_format(r.busiest_bytes, CAPSIM_DIM_BYTES, c, sizeof c);
-				printf("  busiest link %s (%s carried)\n", name, c);
-			}
-		}
-	} else {
-		json_t *rows = o.json ? json_array() : NULL;
-		if (!o.json) {
-			printf("# capsim collective: %s on %d ranks, scenario %s\n",
-			       capsim_coll_names[o.op], n, s->name);
-			printf("#%11s  %12s  %8s  %6s  %6s  %9s  %7s  %7s  %-14s %-6s %3s\n",
-			       "size", "count", "type", "redop", "root", "time", "algbw",
-			       "busbw", "algorithm", "proto", "ch");
-			printf("#%11s  %12s  %8s  %6s  %6s  %9s  %7s  %7s\n", "(B)",
-			       "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
-		}
-		double sum_busbw = 0;
-		int rows_n = 0;
-		for (double b = o.sweep_min; b <= o.sweep_max * (1 + 1e-12); b *= 2) {
-			capsim_coll_result r;
-			req.bytes = b;
-			if (capsim_collective_run(f, s, &req, &r, &d) < 0)
-				goto fail;
-			events += r.events;
-			flows += r.flows;
-			end_s += r.time_s;
-			sum_busbw += r.busbw_bytes_per_s / 1e9;
-			rows_n++;
-			if (o.json) {
-				json_array_append_new(rows, result_json(o.op, b, n, &r));
-				continue;
-			}
-			const char *redop = (o.op == CAPSIM_COLL_ALLGATHER || o.op == CAPSIM_COLL_BROADCAST ||
-					     o.op == CAPSIM_COLL_ALLTOALL || o.op == CAPSIM_COLL_SENDRECV) ?
-						    "none" : "sum";
-			const char *rootc = (o.op == CAPSIM_COLL_BROADCAST || o.op == CAPSIM_COLL_REDUCE) ? "0" : "-1";
-			printf(" %11.0f  %12ld  %8s  %6s  %6s  %9.2f  %7.2f  %7.2f  %-14s %-6s %3d\n",
-			       b, count_of(o.op, b, n), "float", redop, rootc, r.time_s * 1e6,
-			       r.algbw_bytes_per_s / 1e9, r.busbw_bytes_per_s / 1e9,
-			       capsim_collective_algo_name(r.algo), capsim_proto_names[r.proto],
-			       r.channels);
-			fflush(stdout);
-		}
-		if (o.json)
+			json_t *rows = json_array();
+			for (size_t i = 0; i < n_sizes; i++)
+				json_array_append_new(rows, capsim_coll_point_json(&pts[i]));
 			json_object_set_new(root, "results", rows);
-		else
-			printf("# Avg bus bandwidth    : %g\n", rows_n ? sum_busbw / rows_n : 0.0);
+		}
+	} else if (!o.sweep) {
+		print_one(&pts[0]);
+	} else {
+		print_sweep(s, pts, n_sizes);
 	}
 	if (o.json) {
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
@@ -326,7 +307,8 @@ fail:
 	status = CAPSIM_EXIT_USAGE;
 out:
 	json_decref(root);
-	capsim_fabric_destroy(f);
+	free(sizes);
+	free(pts);
 	free(s);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);

@@ -181,3 +181,32 @@ int capsim_result_trace(const capsim_result *r, FILE *f)
 {
 	return capsim_step_trace(&r->step, f);
 }
+
+int capsim_eval_collectives(const capsim_scenario *s, const capsim_coll_req *req,
+			    const double *bytes, size_t n, capsim_coll_point *out,
+			    capsim_diags *d)
+{
+	capsim_fabric *f = capsim_fabric_build(s, d);
+	if (!f)
+		return -1;
+	capsim_coll_req q = *req;
+	if (!q.ranks)
+		q.ranks = capsim_fabric_gpus(f);
+	int G = capsim_fabric_gpus_per_node(f);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		capsim_coll_point *p = &out[i];
+		memset(p, 0, sizeof *p);
+		q.bytes = bytes[i];
+		p->op = (int)q.op;
+		p->bytes = bytes[i];
+		p->ranks = q.ranks;
+		p->nodes = (q.ranks + G - 1) / G;
+		rc = capsim_collective_run(f, s, &q, &p->r, d);
+		if (rc == 0 && p->r.busiest_link >= 0)
+			capsim_fabric_link_name(f, p->r.busiest_link, p->busiest_link,
+						sizeof p->busiest_link);
+	}
+	capsim_fabric_destroy(f);
+	return rc < 0 ? -1 : 0;
+}

@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 
+#include "collective.h"
 #include "diag.h"
 #include "knobs.h"
 #include "spec.h"
@@ -76,6 +77,29 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		capsim_diags *d);
 
 void capsim_result_free(capsim_result *r);
+
+/* ---- collectives: `capsim collective` and the golden cases ---- */
+
+/* One collective at one size on the scenario's cluster. */
+typedef struct capsim_coll_point {
+	int op;                 /* capsim_coll */
+	double bytes;           /* nccl-tests' size */
+	int ranks, nodes;
+	capsim_coll_result r;
+	char busiest_link[96];  /* the link busy longest, or "" */
+} capsim_coll_point;
+
+/* Run req's collective at each of n sizes on one fabric built from s
+ * (req->ranks 0: every GPU; req->bytes is ignored). Returns 0 with out[i]
+ * filled, or -1 after adding the reason to d. */
+int capsim_eval_collectives(const capsim_scenario *s, const capsim_coll_req *req,
+			    const double *bytes, size_t n, capsim_coll_point *out,
+			    capsim_diags *d);
+
+/* nccl-tests' columns of a collective, in JSON: op, bytes, ranks, algorithm,
+ * protocol, channels, time_s, algbw_gb_per_s, busbw_gb_per_s, latency_s and,
+ * where NCCL's own model applies, nccl_model_time_s. */
+struct json_t *capsim_coll_point_json(const capsim_coll_point *p);
 
 /* ---- the result table ---- */
 

@@ -380,3 +380,22 @@ int capsim_result_text(const R *r, FILE *f)
 	}
 	return ferror(f) ? -1 : 0;
 }
+
+json_t *capsim_coll_point_json(const capsim_coll_point *p)
+{
+	const capsim_coll_result *r = &p->r;
+	json_t *o = json_object();
+	json_object_set_new(o, "op", json_string(capsim_coll_names[p->op]));
+	json_object_set_new(o, "bytes", json_real(p->bytes));
+	json_object_set_new(o, "ranks", json_integer(p->ranks));
+	json_object_set_new(o, "algorithm", json_string(capsim_collective_algo_name(r->algo)));
+	json_object_set_new(o, "protocol", json_string(capsim_proto_names[r->proto]));
+	json_object_set_new(o, "channels", json_integer(r->channels));
+	json_object_set_new(o, "time_s", json_real(r->time_s));
+	json_object_set_new(o, "algbw_gb_per_s", json_real(r->algbw_bytes_per_s / 1e9));
+	json_object_set_new(o, "busbw_gb_per_s", json_real(r->busbw_bytes_per_s / 1e9));
+	json_object_set_new(o, "latency_s", json_real(r->latency_s));
+	if (r->nccl_time_s >= 0)
+		json_object_set_new(o, "nccl_model_time_s", json_real(r->nccl_time_s));
+	return o;
+}
