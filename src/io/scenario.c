@@ -328,6 +328,17 @@ static void blame(capsim_diags *d, const capsim_scenario *s, const char *elem,
 
 /* ---- resolving catalog parts ------------------------------------------------- */
 
+/* "cluster.node" for group 0, "cluster.mix" for 1, "cluster.mixG" after */
+static void group_path(int g, char *buf, size_t n)
+{
+	if (g <= 0)
+		snprintf(buf, n, "cluster.node");
+	else if (g == 1)
+		snprintf(buf, n, "cluster.mix");
+	else
+		snprintf(buf, n, "cluster.mix%d", g);
+}
+
 static void nearest_ids(const capsim_catalog *cat, capsim_kind_id k,
 			const char *id, char *buf, size_t len)
 {
@@ -509,10 +520,12 @@ static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_d
 		capsim_node_group *m = &s->more[g];
 		const capsim_gpu *gp = capsim_catalog_find(cat, CAPSIM_KIND_GPU, m->node.gpu);
 		const capsim_nic *c = capsim_catalog_find(cat, CAPSIM_KIND_NIC, m->node.nic);
+		char gpath[32], ref[48];
+		group_path(g + 1, gpath, sizeof gpath);
+		snprintf(ref, sizeof ref, "%s.ref", gpath);
 		if (!gp || !c) {
-			blame(d, s, "cluster.mix", "cluster.mix.ref",
-			      "cluster.mix: node '%s' names %s '%s', which is not in the catalog",
-			      m->node.e.id, gp ? "NIC" : "GPU", gp ? m->node.nic : m->node.gpu);
+			blame(d, s, gpath, ref, "%s: node '%s' names %s '%s', which is not in the catalog",
+			      gpath, m->node.e.id, gp ? "NIC" : "GPU", gp ? m->node.nic : m->node.gpu);
 			return 1;
 		}
 		m->gpu = *gp;
@@ -532,9 +545,13 @@ static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_d
 						  "cluster.gpu.profile" : "cluster.node.profile",
 					  &s->gpu, d);
 	for (int g = 1; g < s->n_groups; g++)
-		if (s->more[g - 1].profile[0])
-			problems += apply_profile(s, s->more[g - 1].profile, "cluster.mix.profile",
+		if (s->more[g - 1].profile[0]) {
+			char field[48];
+			group_path(g, field, sizeof field);
+			capsim_strlcpy(field + strlen(field), ".profile", sizeof field - strlen(field));
+			problems += apply_profile(s, s->more[g - 1].profile, field,
 						  &s->more[g - 1].gpu, d);
+		}
 	return problems;
 }
 
@@ -604,32 +621,47 @@ static void derive(capsim_scenario *s)
 static void check_groups(const capsim_scenario *s, capsim_diags *d)
 {
 	int others = 0;
+	char gpath[32], why[128];
 	for (int g = 1; g < s->n_groups; g++) {
 		const capsim_node_group *m = &s->more[g - 1];
+		group_path(g, gpath, sizeof gpath);
 		others += m->nodes;
+		snprintf(why, sizeof why, "%s.nodes", gpath);
 		if (m->nodes < 1)
-			blame(d, s, "cluster.mix", "cluster.mix.nodes",
-			      "cluster.mix.nodes: expected 1 to %d (fewer than the cluster's %d "
-			      "nodes), found %d",
-			      s->nodes - 1, s->nodes, m->nodes);
+			blame(d, s, gpath, why,
+			      "%s.nodes: missing (how many of the cluster's nodes are '%s')", gpath,
+			      m->node.e.id);
+		snprintf(why, sizeof why, "%s.ref cluster.node.ref", gpath);
 		if (m->node.gpus != s->node.gpus || domain_gpus(&m->node) != domain_gpus(&s->node))
-			blame(d, s, "cluster.mix", "cluster.mix.ref cluster.node.ref",
-			      "cluster.mix: node '%s' has %d GPUs in NVLink domains of %d; the "
-			      "cluster's '%s' has %d in domains of %d: mixed nodes must match, "
-			      "so that ranks keep their places",
-			      m->node.e.id, m->node.gpus, domain_gpus(&m->node), s->node.e.id,
+			blame(d, s, gpath, why,
+			      "%s: node '%s' has %d GPUs in NVLink domains of %d; the cluster's "
+			      "'%s' has %d in domains of %d: mixed nodes must match, so that ranks "
+			      "keep their places",
+			      gpath, m->node.e.id, m->node.gpus, domain_gpus(&m->node), s->node.e.id,
 			      s->node.gpus, domain_gpus(&s->node));
 	}
 	if (s->n_groups > 1 && others >= s->nodes)
-		blame(d, s, "cluster.mix", "cluster.mix.nodes cluster.nodes",
+		blame(d, s, "cluster.mix",
+		      "cluster.mix.nodes cluster.mix2.nodes cluster.mix3.nodes cluster.nodes",
 		      "cluster.mix.nodes: expected 1 to %d (fewer than the cluster's %d nodes), "
 		      "found %d",
 		      s->nodes - 1, s->nodes, others);
-	if (s->n_groups == 1 && s->more[0].nodes)
-		blame(d, s, "cluster.mix", "cluster.mix.nodes",
-		      "cluster.mix.nodes: %d nodes of a second type, but no <mix ref=\"...\"/> "
-		      "names it",
-		      s->more[0].nodes);
+	/* a group given without the ones before it, or nodes without a ref */
+	for (int g = s->n_groups; g < CAPSIM_MAX_GROUPS; g++) {
+		const capsim_node_group *m = &s->more[g - 1];
+		group_path(g, gpath, sizeof gpath);
+		snprintf(why, sizeof why, "%s.ref %s.nodes", gpath, gpath);
+		if (m->present || m->node_ref[0]) {
+			char prev[32];
+			group_path(g - 1, prev, sizeof prev);
+			blame(d, s, gpath, why, "%s: given without %s before it", gpath, prev);
+		} else if (m->nodes) {
+			blame(d, s, gpath, why,
+			      "%s.nodes: %d nodes of a further type, but no <%s ref=\"...\"/> "
+			      "names it",
+			      gpath, m->nodes, gpath + 8);
+		}
+	}
 }
 
 static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
@@ -1208,10 +1240,14 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 		char extra[CAPSIM_PATH_LEN + 48] = "";
 		if (slot->has_offset != (size_t)-1 && !*(const int *)(sc + slot->has_offset))
 			continue;
-		if (slot->obj_offset == offsetof(capsim_scenario, more[0].node))
-			snprintf(extra, sizeof extra, " nodes=\"%d\"%s%s%s", s->more[0].nodes,
-				 s->more[0].profile[0] ? " profile=\"" : "", s->more[0].profile,
-				 s->more[0].profile[0] ? "\"" : "");
+		for (int g = 0; g < CAPSIM_MAX_GROUPS - 1; g++) {
+			const capsim_node_group *m = &s->more[g];
+			if (slot->obj_offset == offsetof(capsim_scenario, more) + (size_t)g * sizeof *m +
+						       offsetof(capsim_node_group, node))
+				snprintf(extra, sizeof extra, " nodes=\"%d\"%s%s%s", m->nodes,
+					 m->profile[0] ? " profile=\"" : "", m->profile,
+					 m->profile[0] ? "\"" : "");
+		}
 		if (slot->obj_offset == offsetof(capsim_scenario, gpu) && s->gpu_profile[0])
 			snprintf(extra, sizeof extra, " profile=\"%s\"", s->gpu_profile);
 		const char *ref = sc + slot->ref_offset; /* "": the node's own GPU or NIC */

@@ -305,6 +305,12 @@ const capsim_field capsim_scenario_fields[] = {
 	FTXT("cluster.gpu.profile", S, gpu_profile, 0, "calibrated profile of the GPU, as cluster.node.profile"),
 	FTXT("cluster.mix.profile", S, more[0].profile, 0, "calibrated profile of the mix's GPU"),
 	SINT("cluster.mix.nodes", more[0].nodes, P, 1, 1e6, NULL, "how many of the cluster's nodes are of the second type: the last ones in rank order"),
+	FREF("cluster.mix2.ref", S, more[1].node_ref, "node", 0, "a third node type (after cluster.mix's nodes in rank order)"),
+	FTXT("cluster.mix2.profile", S, more[1].profile, 0, "calibrated profile of the third node type's GPU"),
+	SINT("cluster.mix2.nodes", more[1].nodes, P, 1, 1e6, NULL, "nodes of the third type, after cluster.mix's"),
+	FREF("cluster.mix3.ref", S, more[2].node_ref, "node", 0, "a fourth node type (the last nodes in rank order)"),
+	FTXT("cluster.mix3.profile", S, more[2].profile, 0, "calibrated profile of the fourth node type's GPU"),
+	SINT("cluster.mix3.nodes", more[2].nodes, P, 1, 1e6, NULL, "nodes of the fourth type, the last ones"),
 	FENUM("cluster.fabric.topology", S, topology, topologies, R, NULL, "topology between nodes"),
 	SINT("cluster.fabric.tiers", tiers, P, 1, 3, "2", "switch tiers of the fat tree"),
 	FENUM("cluster.fabric.transport", S, transport, net_transports, R, NULL, "transport"),
@@ -367,6 +373,8 @@ const capsim_part_slot capsim_part_slots[] = {
 	{ "cluster.gpu", CAPSIM_KIND_GPU, offsetof(S, gpu_ref), offsetof(S, gpu), NO_HAS },
 	{ "cluster.nic", CAPSIM_KIND_NIC, offsetof(S, nic_ref), offsetof(S, nic), NO_HAS },
 	{ "cluster.mix", CAPSIM_KIND_NODE, offsetof(S, more[0].node_ref), offsetof(S, more[0].node), offsetof(S, more[0].present) },
+	{ "cluster.mix2", CAPSIM_KIND_NODE, offsetof(S, more[1].node_ref), offsetof(S, more[1].node), offsetof(S, more[1].present) },
+	{ "cluster.mix3", CAPSIM_KIND_NODE, offsetof(S, more[2].node_ref), offsetof(S, more[2].node), offsetof(S, more[2].present) },
 	{ "cluster.fabric.switch", CAPSIM_KIND_SWITCH, offsetof(S, switch_ref), offsetof(S, fabric_switch), offsetof(S, has_switch) },
 	{ "cluster.storage.local", CAPSIM_KIND_STORAGE, offsetof(S, local_storage_ref), offsetof(S, local_storage), offsetof(S, has_local_storage) },
 	{ "cluster.storage.shared", CAPSIM_KIND_STORAGE, offsetof(S, shared_storage_ref), offsetof(S, shared_storage), offsetof(S, has_shared_storage) },
@@ -398,25 +406,43 @@ void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v
 				  .profile = m->profile };
 }
 
+/* The group whose part path p overrides: 0 for cluster.node, .gpu and .nic,
+ * g for cluster.mix (g = 1) and cluster.mixG; -1 for other parts. Writes
+ * the length of the group's prefix ("cluster.mix2.") to *len. */
+int capsim_override_group(const char *p, size_t *len)
+{
+	if (strncmp(p, "cluster.node.", 13) == 0 || strncmp(p, "cluster.gpu.", 12) == 0 ||
+	    strncmp(p, "cluster.nic.", 12) == 0) {
+		*len = 0;
+		return 0;
+	}
+	if (strncmp(p, "cluster.mix.", 12) == 0) {
+		*len = 12;
+		return 1;
+	}
+	if (strncmp(p, "cluster.mix", 11) == 0 && p[11] >= '2' &&
+	    p[11] < '0' + CAPSIM_MAX_GROUPS && p[12] == '.') {
+		*len = 13;
+		return p[11] - '0';
+	}
+	return -1;
+}
+
 /* keep the overrides of group g's parts under group 0's paths */
 static void overrides_as_group(capsim_scenario *out, int g)
 {
 	int n = 0;
 	for (int i = 0; i < out->n_overrides; i++) {
 		capsim_override o = out->overrides[i];
-		int ours = strncmp(o.path, "cluster.mix.", 12) == 0;
-		int base = strncmp(o.path, "cluster.node.", 13) == 0 ||
-			   strncmp(o.path, "cluster.gpu.", 12) == 0 ||
-			   strncmp(o.path, "cluster.nic.", 12) == 0;
-		if (g > 0 && base)
+		size_t len;
+		int of = capsim_override_group(o.path, &len);
+		if (of >= 0 && of != g)
 			continue;
-		if (ours) {
-			if (g == 0)
-				continue;
-			size_t rest = strlen(o.path + 12);
+		if (of > 0) {
+			size_t rest = strlen(o.path + len);
 			if (13 + rest >= sizeof o.path)
 				continue;
-			memmove(o.path + 13, o.path + 12, rest + 1);
+			memmove(o.path + 13, o.path + len, rest + 1);
 			memcpy(o.path, "cluster.node.", 13);
 		}
 		out->overrides[n++] = o;

@@ -242,6 +242,47 @@ static void test_refused_edit(void **state)
 	capsim_catalog_free(cat);
 }
 
+/* Three node groups: each its own GPU's memory and peak; MFU over the sum
+ * of the groups' peaks; a group given without the one before it refused. */
+static void test_three_groups(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	const capsim_set three[] = { { "cluster.mix.nodes", "4" },
+				     { "cluster.mix2.ref", "dgx-a100" },
+				     { "cluster.mix2.nodes", "4" } };
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/mixed-h100-h200.xml",
+					      cat, three, 3, s, &d), 0);
+	assert_int_equal(s->n_groups, 3);
+	capsim_group_view v;
+	capsim_scenario_group(s, 2, &v);
+	assert_int_equal(v.first_node, 28);
+	assert_int_equal(capsim_scenario_group_of_node(s, 27), 1);
+	assert_int_equal(capsim_scenario_group_of_node(s, 28), 2);
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, NULL, &r, &d), 0);
+	assert_int_equal(r.n_groups, 3);
+	assert_int_equal(r.group[0].gpus, 192);
+	assert_string_equal(r.group[2].gpu, "a100-sxm4-80gb");
+	assert_true(fabs(r.group[1].mem_capacity_bytes - 141e9) < 1e6);
+	double peak = 0;
+	for (int g = 0; g < 3; g++)
+		peak += r.group[g].peak_flop_per_s * (double)r.group[g].gpus;
+	assert_true(fabs(r.mfu - r.step.model_flops_per_step / (peak * r.step.step_time_s)) <
+		    1e-12 * r.mfu);
+	/* the slowest kind (A100) holds the critical stage */
+	assert_int_equal(r.step.critical_group, 2);
+	assert_true(r.has_scaling && r.scaling_efficiency < 1.0);
+	capsim_result_free(&r);
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.mix3.nodes", "2", &d), -1);
+	assert_true(capsim_diags_contains(&d, "no <mix3 ref="));
+	capsim_diags_free(&d);
+	free(s);
+	capsim_catalog_free(cat);
+}
+
 /* docs/user-guide.md lists every key of the result table, and no other
  * `run --json` key between its markers. */
 static void test_user_guide_keys(void **state)
@@ -346,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_edit),
 		cmocka_unit_test(test_user_guide_keys),
+		cmocka_unit_test(test_three_groups),
 		cmocka_unit_test(test_matches_run),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_edit_and_evaluate),
