@@ -29,7 +29,11 @@ void capsim_init(void)
  * (tp x pp x cp GPUs): dp = 1 when a replica fills its nodes, else the
  * replicas that fill one node. The global batch keeps the micro-batches
  * per replica (weak scaling); no straggler (it is one GPU of the big
- * cluster). Edits go through capsim_scenario_set_many, checks included.
+ * cluster); the optimizer step keeps the job's ZeRO share (a replica of the
+ * job does its own share, not the whole), so that the job can only lose
+ * against it: to data-parallel communication, stragglers, jitter across
+ * replicas, storage, slower groups. Edits go through
+ * capsim_scenario_set_many, checks included.
  * Returns tokens/s per GPU, or 0 when the reference cannot run. */
 static double reference_rate(const capsim_scenario *s, int g, const capsim_eval_opts *o,
 			     int *ref_nodes, int *ref_dp)
@@ -57,6 +61,8 @@ static double reference_rate(const capsim_scenario *s, int g, const capsim_eval_
 	capsim_diags scratch = { 0 };
 	if (capsim_scenario_set_many(one, NULL, edits, sizeof edits / sizeof edits[0],
 				     &scratch) == 0) {
+		/* a replica of this job keeps its share of the optimizer step */
+		one->optimizer_shard = s->dp * s->cp;
 		capsim_fabric *f = capsim_fabric_build(one, &scratch);
 		capsim_step r1;
 		const capsim_knobs *kn = o && o->knobs ? o->knobs : &capsim_knobs_fitted;

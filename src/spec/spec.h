@@ -411,6 +411,10 @@ typedef struct capsim_scenario {
 	capsim_model model;
 	int tp, pp, dp, cp, ep;   /* dp: derived (dp_given, or the GPUs left) */
 	int dp_given;             /* workload.parallelism.dp, 0: not given */
+	int optimizer_shard;      /* not an input: GPUs one optimizer state is
+				   * sharded over with ZeRO; 0: dp x cp. Set only
+				   * by capsim_eval's scaling reference, which is
+				   * one replica of the job doing its own share */
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
 	int first_stage_layers, last_stage_layers; /* 0: an even split */
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */

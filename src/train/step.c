@@ -631,7 +631,8 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 		/* Adam: read and write fp32 master weights, both moments and the
 		 * gradient, on this GPU's shard */
 		const gpu_view *w = &view[rc->kind[k]];
-		double shard = s->zero >= 1 ? (double)s->dp * s->cp : 1.0;
+		double shard = s->zero < 1 ? 1.0 :
+			       s->optimizer_shard ? (double)s->optimizer_shard : (double)s->dp * s->cp;
 		double pbytes = k == 0 ? w->memory.first.params : w->memory.last.params;
 		double opt = pbytes / shard * 4.0 * 4.0 * 2.0 /
 			     (w->s->gpu.mem_bw_bytes_per_s * w->perf.hbm_eff);

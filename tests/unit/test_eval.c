@@ -101,6 +101,12 @@ static void test_edit_and_evaluate(void **state)
 		if (rc == 0) {
 			assert_non_null(a);
 			ok++;
+			/* the reference is one replica of this job: never beaten */
+			json_t *eff = json_object_get(a, "scaling_efficiency");
+			assert_non_null(eff);
+			if (json_real_value(eff) > 1.0 + 1e-12)
+				fail_msg("point %d: scaling efficiency %.17g above 1", i,
+					 json_real_value(eff));
 		} else {
 			refused++;
 			/* an edit's error names the edit */
