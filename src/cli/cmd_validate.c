@@ -93,6 +93,11 @@ static void print_summary(const capsim_scenario *s)
 	       capsim_scenario_steps(s),
 	       (int)(s->global_batch / ((double)s->micro_batch * s->dp)),
 	       s->micro_batch);
+	const char *unused[8];
+	int n_unused = capsim_scenario_not_modelled(s, unused, 8);
+	for (int i = 0; i < n_unused; i++)
+		printf("%s%s%s", i ? ", " : "  not yet modelled (read, checked, not used): ",
+		       unused[i], i + 1 == n_unused ? "\n" : "");
 	capsim_scenario *view = capsim_xmalloc(sizeof *view);
 	for (int k = 0; k < s->n_groups; k++) {
 		/* each node group's GPUs hold the same shards in their own memory */

@@ -105,26 +105,6 @@ static void scaling(const capsim_scenario *s, const capsim_eval_opts *o, capsim_
 		 r->group[best_g].node, nodes == 1 ? "" : "s", dp);
 }
 
-/* ---- what the scenario gives that no model reads yet ---- */
-
-static void not_modelled(const capsim_scenario *s, capsim_result *r)
-{
-	const char *v[CAPSIM_RESULT_NOTES];
-	int n = 0;
-	if (s->has_facility)
-		v[n++] = "facility";
-	if (s->has_cloud)
-		v[n++] = "cost.cloud";
-	if (s->burst_cloud[0])
-		v[n++] = "cost.burst";
-	if (s->checkpoint_interval_s > 0)
-		v[n++] = "cluster.storage.checkpoint-interval";
-	if (s->dataset_bytes > 0)
-		v[n++] = "cluster.storage.dataset";
-	memcpy(r->not_modelled, v, (size_t)n * sizeof v[0]);
-	r->n_not_modelled = n;
-}
-
 int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
 		capsim_diags *d)
 {
@@ -172,7 +152,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	r->mfu = r->step.mfu;
 	if (!(o && o->no_reference))
 		scaling(s, o, r);
-	not_modelled(s, r);
+	r->n_not_modelled = capsim_scenario_not_modelled(s, r->not_modelled, CAPSIM_RESULT_NOTES);
 	return 0;
 }
 

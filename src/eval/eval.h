@@ -151,6 +151,14 @@ void capsim_result_json(const capsim_result *r, struct json_t *o);
 int capsim_result_csv_header(FILE *f);
 int capsim_result_csv_row(const capsim_result *r, FILE *f);
 
+/* The store's rows (results.h) of r's present scalar keys, in table order:
+ * numbers with the table's unit, texts as text; n must hold
+ * capsim_result_n_keys. The strings point into r and the table. Returns
+ * how many were written. */
+struct capsim_result_value;
+size_t capsim_result_values(const capsim_result *r, struct capsim_result_value *out,
+			    size_t n);
+
 /* The people's report: every key with a label, present in r, one line each. */
 int capsim_result_text(const capsim_result *r, FILE *f);
 

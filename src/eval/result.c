@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "eval.h"
+#include "results.h"
 
 #define R capsim_result
 #define STEP(m) (offsetof(R, step) + offsetof(capsim_step, m))
@@ -350,6 +351,22 @@ int capsim_result_csv_row(const R *r, FILE *f)
 	}
 	fputc('\n', f);
 	return ferror(f) ? -1 : 0;
+}
+
+size_t capsim_result_values(const R *r, capsim_result_value *out, size_t n)
+{
+	size_t got = 0;
+	for (size_t i = 0; i < capsim_result_n_keys && got < n; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (k->kind == CAPSIM_RK_JSON || !capsim_result_has(r, k))
+			continue;
+		capsim_result_value *v = &out[got++];
+		v->key = k->key;
+		v->unit = k->unit;
+		v->text = k->kind == CAPSIM_RK_TEXT ? (const char *)r + k->offset : NULL;
+		v->num = k->kind == CAPSIM_RK_TEXT ? 0.0 : capsim_result_number(r, k);
+	}
+	return got;
 }
 
 int capsim_result_text(const R *r, FILE *f)

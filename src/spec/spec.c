@@ -473,6 +473,26 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 	memset(out->more, 0, sizeof out->more);
 }
 
+int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int max)
+{
+	const char *v[5];
+	int n = 0;
+	if (s->has_facility)
+		v[n++] = "facility";
+	if (s->has_cloud)
+		v[n++] = "cost.cloud";
+	if (s->burst_cloud[0])
+		v[n++] = "cost.burst";
+	if (s->checkpoint_interval_s > 0)
+		v[n++] = "cluster.storage.checkpoint-interval";
+	if (s->dataset_bytes > 0)
+		v[n++] = "cluster.storage.dataset";
+	if (n > max)
+		n = max;
+	memcpy(out, v, (size_t)n * sizeof v[0]);
+	return n;
+}
+
 double capsim_scenario_steps(const capsim_scenario *s)
 {
 	return ceil(s->tokens / (s->global_batch * s->seq_len));

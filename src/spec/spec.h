@@ -496,6 +496,12 @@ int capsim_override_group(const char *path, size_t *len);
 /* The group that holds node n. */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
 
+/* The paths of the sections s gives that no model reads yet (facility,
+ * cost.cloud, cost.burst, cluster.storage.checkpoint-interval,
+ * cluster.storage.dataset), at most max into out; returns how many. run and
+ * validate say them, so that nothing given is silently ignored. */
+int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int max);
+
 /* Steps to the token budget: the last one may be partial, so rounded up
  * (run and validate both count this way). */
 double capsim_scenario_steps(const capsim_scenario *s);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "eval.h"
+#include "results.h"
 #include "scenario.h"
 #include "xalloc.h"
 
@@ -289,6 +290,67 @@ static void test_three_groups(void **state)
 	capsim_catalog_free(cat);
 }
 
+/* A result goes into the store's results tables from the same table: every
+ * scalar key comes back with its value and unit. */
+static void test_store_rows(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(base_file, cat, NULL, 0, s, &d), 0);
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, NULL, &r, &d), 0);
+	capsim_result_value *v = calloc(capsim_result_n_keys, sizeof *v);
+	size_t n = capsim_result_values(&r, v, capsim_result_n_keys);
+	assert_true(n >= 25);
+	char db[64];
+	snprintf(db, sizeof db, "/tmp/capsim-test-eval-%ld.sqlite", (long)getpid());
+	remove(db);
+	capsim_store *st;
+	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &st, &d), 0);
+	capsim_sweep_info info = { "test", "test", s->sha256 };
+	int64_t sweep;
+	assert_int_equal(capsim_results_create_sweep(st, &info, &sweep, &d), 0);
+	capsim_result_param par = { "cluster.nodes", "8" };
+	capsim_result_point p = { .index = 0, .scenario_sha256 = s->sha256,
+				  .capsim_version = "test", .params = &par, .n_params = 1,
+				  .results = v, .n_results = n };
+	assert_int_equal(capsim_results_write_point(st, sweep, &p, NULL, &d), 0);
+	capsim_point_record rec;
+	assert_int_equal(capsim_results_read_point(st, sweep, 0, &rec, &d), 0);
+	assert_int_equal(rec.n_results, n);
+	for (size_t i = 0; i < n; i++) {
+		const capsim_point_value *got = NULL;
+		for (size_t j = 0; j < rec.n_results; j++)
+			if (strcmp(rec.results[j].key, v[i].key) == 0)
+				got = &rec.results[j];
+		assert_non_null(got);
+		assert_string_equal(got->unit, v[i].unit);
+		if (v[i].text)
+			assert_string_equal(got->text, v[i].text);
+		else
+			assert_true(got->num == v[i].num);
+	}
+	const capsim_result_key *k = capsim_result_key_find("step_time_s");
+	int found = 0;
+	for (size_t j = 0; j < rec.n_results; j++)
+		if (strcmp(rec.results[j].key, "step_time_s") == 0) {
+			assert_true(rec.results[j].num == capsim_result_number(&r, k));
+			assert_string_equal(rec.results[j].unit, "s");
+			found = 1;
+		}
+	assert_true(found);
+	capsim_point_record_free(&rec);
+	capsim_store_close(st);
+	remove(db);
+	free(v);
+	capsim_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+	capsim_catalog_free(cat);
+}
+
 /* docs/user-guide.md lists every key of the result table, and no other
  * `run --json` key between its markers. */
 static void test_user_guide_keys(void **state)
@@ -394,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_refused_edit),
 		cmocka_unit_test(test_user_guide_keys),
 		cmocka_unit_test(test_three_groups),
+		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_matches_run),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_edit_and_evaluate),
