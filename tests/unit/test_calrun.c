@@ -18,22 +18,7 @@
 
 #define FIXTURES CAPSIM_SOURCE_DIR "/tests/data/calibrate/"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/capsim-calrun-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+CAPSIM_TEST_TMPDIR("calrun")
 
 /* A stand-in for program in bin: logs its arguments to dir/args.log, says
  * it is measuring on stderr, copies fixture to its --out, exits with

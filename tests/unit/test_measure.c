@@ -16,22 +16,7 @@
 
 #define H200 CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gemm.jsonl"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/capsim-measure-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+CAPSIM_TEST_TMPDIR("measure")
 
 static double query(const char *db, const char *sql)
 {

@@ -12,22 +12,7 @@
 #include "diag.h"
 #include "outfile.h"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/capsim-outfile-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+CAPSIM_TEST_TMPDIR("outfile")
 
 /* dir/name */
 static void in_dir(char *buf, size_t len, const char *name)

@@ -21,22 +21,7 @@
 #define SHA_A "a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
 #define SHA_B "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-static char dir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/capsim-results-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
+CAPSIM_TEST_TMPDIR("results")
 
 /* a fixture only SQL can make (a trigger, an older schema) */
 static void sql(const char *db, const char *text)

@@ -167,4 +167,23 @@ static inline capsim_scenario *testutil_scenario(const capsim_catalog *c,
 	}
 #endif
 
+/* A scratch directory for one test file: `dir`, made by setup as
+ * /tmp/capsim-NAME-XXXXXX and removed with its contents by teardown (the
+ * cmocka group's setup and teardown). */
+#define CAPSIM_TEST_TMPDIR(name)                                              \
+	static char dir[64];                                                  \
+	static int setup(void **state)                                        \
+	{                                                                     \
+		(void)state;                                                  \
+		snprintf(dir, sizeof dir, "/tmp/capsim-" name "-XXXXXX");     \
+		return mkdtemp(dir) ? 0 : -1;                                 \
+	}                                                                     \
+	static int teardown(void **state)                                     \
+	{                                                                     \
+		(void)state;                                                  \
+		char cmd[128];                                                \
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);                \
+		return system(cmd) == 0 ? 0 : -1;                             \
+	}
+
 #endif
