@@ -378,6 +378,16 @@ static void test_user_guide_keys(void **state)
 		assert_true(listed < 64);
 		capsim_strlcpy(seen[listed++], line + 3, sizeof seen[0]);
 	}
+	/* the scenario's own --set paths, as `capsim validate --paths` lists them */
+	rewind(f);
+	size_t found = 0;
+	while (fgets(line, sizeof line, f))
+		for (size_t i = 0; i < capsim_scenario_n_fields; i++) {
+			size_t n = strlen(capsim_scenario_fields[i].path);
+			if (strncmp(line, capsim_scenario_fields[i].path, n) == 0 && line[n] == ' ')
+				found++;
+		}
+	assert_int_equal(found, capsim_scenario_n_fields);
 	fclose(f);
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
 		int found = 0;
