@@ -380,14 +380,14 @@ static void test_user_guide_keys(void **state)
 	}
 	/* the scenario's own --set paths, as `capsim validate --paths` lists them */
 	rewind(f);
-	size_t found = 0;
+	size_t paths = 0;
 	while (fgets(line, sizeof line, f))
 		for (size_t i = 0; i < capsim_scenario_n_fields; i++) {
 			size_t n = strlen(capsim_scenario_fields[i].path);
 			if (strncmp(line, capsim_scenario_fields[i].path, n) == 0 && line[n] == ' ')
-				found++;
+				paths++;
 		}
-	assert_int_equal(found, capsim_scenario_n_fields);
+	assert_int_equal(paths, capsim_scenario_n_fields);
 	fclose(f);
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
 		int found = 0;
