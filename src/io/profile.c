@@ -2,6 +2,8 @@
  * profile.h. */
 #include "profile.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -805,10 +807,48 @@ static int write_temp(const capsim_profile *p, int fd, const char *tmp,
 	return rc;
 }
 
+/* Does the file at path load back as a profile? */
+static int loads_back(const char *file, const char *path, capsim_diags *d)
+{
+	capsim_profile back;
+	capsim_diags why = { 0 };
+	int rc = 0;
+	if (capsim_profile_load(file, &back, &why) < 0) {
+		capsim_diags_add(d, path, 0,
+				 "internal: the profile written does not load back (%s: %s)",
+				 why.n ? why.v[0].where : "?", why.n ? why.v[0].msg : "?");
+		rc = -1;
+	}
+	capsim_profile_free(&back);
+	capsim_diags_free(&why);
+	return rc;
+}
+
+/* "-", or --force: through the output writer, so that standard output, a
+ * device or a symlink is written through and a regular file replaced whole */
+static int save_through(const capsim_profile *p, const char *path, capsim_diags *d)
+{
+	capsim_outfile o;
+	if (capsim_outfile_open(&o, path, d) < 0)
+		return -1;
+	int rc = capsim_profile_write(p, o.f);
+	if (rc < 0)
+		capsim_diags_add(d, path, 0, "cannot write the profile");
+	if (rc == 0 && o.tmp[0] && (fflush(o.f) != 0 || loads_back(o.tmp, path, d) < 0))
+		rc = -1;
+	if (rc < 0) {
+		capsim_outfile_discard(&o);
+		return -1;
+	}
+	return capsim_outfile_close(&o, d);
+}
+
 int capsim_profile_save(const capsim_profile *p, const char *path, int force,
 			capsim_diags *d)
 {
 	struct stat st;
+	if (force || strcmp(path, "-") == 0)
+		return save_through(p, path, d);
 	if (!force && stat(path, &st) == 0) {
 		capsim_diags_add(d, path, 0, "exists; refusing to overwrite it (use --force)");
 		return -1;
@@ -828,29 +868,15 @@ int capsim_profile_save(const capsim_profile *p, const char *path, int force,
 	} else {
 		rc = write_temp(p, fd, tmp, d);
 	}
-	if (rc == 0) {
-		capsim_profile back;
-		capsim_diags why = { 0 };
-		if (capsim_profile_load(tmp, &back, &why) < 0) {
-			capsim_diags_add(d, path, 0,
-					 "internal: the profile written does not load back (%s: %s)",
-					 why.n ? why.v[0].where : "?", why.n ? why.v[0].msg : "?");
-			rc = -1;
-		}
-		capsim_profile_free(&back);
-		capsim_diags_free(&why);
-	}
-	/* without --force, link() fails rather than replace a file that
-	 * appeared meanwhile; with it, rename() replaces atomically */
-	if (rc == 0 && !force && link(tmp, path) != 0) {
+	if (rc == 0)
+		rc = loads_back(tmp, path, d);
+	/* a new file: link() fails rather than replace one that appeared
+	 * meanwhile (--force goes through save_through) */
+	if (rc == 0 && link(tmp, path) != 0) {
 		capsim_diags_add(d, path, 0, "cannot create: %s", strerror(errno));
 		rc = -1;
-	} else if (rc == 0 && force && rename(tmp, path) != 0) {
-		capsim_diags_add(d, path, 0, "cannot replace: %s", strerror(errno));
-		rc = -1;
 	}
-	if (rc < 0 || !force)
-		unlink(tmp);
+	unlink(tmp);
 	free(tmp);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -260,6 +261,19 @@ static void test_roundtrip(void **state)
 	assert_true(capsim_diags_contains(&d, "refusing to overwrite"));
 	capsim_diags_free(&d);
 	assert_int_equal(capsim_profile_save(&fitted, path, 1, &d), 0);
+	/* --force through a symlink and onto a device: written through, the
+	 * link and the device stay what they were */
+	char link_path[192];
+	snprintf(link_path, sizeof link_path, "%s/rt-link.xml", dir);
+	assert_int_equal(symlink(path, link_path), 0);
+	assert_int_equal(capsim_profile_save(&fitted, link_path, 1, &d), 0);
+	struct stat st;
+	assert_int_equal(lstat(link_path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(unlink(link_path), 0);
+	assert_int_equal(capsim_profile_save(&fitted, "/dev/null", 1, &d), 0);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
 	capsim_profile back;
 	assert_int_equal(capsim_profile_load(path, &back, &d), 0);
 	capsim_diags_print(&d, stderr);
