@@ -330,7 +330,7 @@ static int check_logs(const opts *o, state *st, capsim_diags *d)
 		bad |= capsim_nccltests_parse_file(o->logs[i], &o->hint, &st->logs[i], d) < 0;
 	if (bad)
 		return -1;
-	capsim_verify_ctx c = { o->scenario, st->cat, o->sets.v, o->sets.n, st->s, st->f };
+	capsim_verify_ctx c = { st->cat, st->s, st->f };
 	for (size_t i = 0; i < o->n_logs; i++)
 		if (capsim_verify_log(&c, &st->logs[i], &o->vo, &st->res[i], d) < 0)
 			return -1;

@@ -66,11 +66,8 @@ void capsim_verify_classify(double measured, double predicted,
 
 /* The scenario under test and how to load it again with one more --set. */
 typedef struct capsim_verify_ctx {
-	const char *scenario_path;
-	const capsim_catalog *cat;
-	const capsim_set *sets;   /* the user's --set, applied first */
-	size_t n_sets;
-	const capsim_scenario *s; /* loaded from scenario_path with sets */
+	const capsim_catalog *cat; /* for the degraded copies' edits */
+	const capsim_scenario *s; /* the scenario as loaded, --set applied */
 	capsim_fabric *f;         /* built from s; its flow network idle */
 } capsim_verify_ctx;
 

@@ -309,7 +309,7 @@ static void test_paths_scale_with_nics(void **state)
 	assert_int_equal(capsim_scenario_load(NDR, cat, NULL, 0, s, &d), 0);
 	capsim_fabric *f = capsim_fabric_build(s, &d);
 	assert_non_null(f);
-	capsim_verify_ctx c = { NDR, cat, NULL, 0, s, f };
+	capsim_verify_ctx c = { cat, s, f };
 	capsim_verify_path p[16];
 	size_t n = capsim_verify_paths(&c, CAPSIM_COLL_ALLREDUCE, 8589934592.0, 16, CAPSIM_ALGO_RING,
 				       CAPSIM_PROTO_SIMPLE, p, 16);
