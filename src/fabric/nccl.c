@@ -3,8 +3,9 @@
  * What NCCL's tuner predicts, rewritten in C from NCCL's own source,
  * https://github.com/NVIDIA/nccl at 2.30.7 (commit
  * 5067397c2676d5aed50042fc39e5c8ee96eb0027; "reference n.m" below numbers
- * the section of capsim's notes on that commit that docs/model.md cites as
- * "ref §n.m"; the NCCL file and function named with it are the source):
+ * the section of capsim's notes on that commit, docs/nccl-notes.md, which
+ * docs/model.md cites as "ref §n.m"; the NCCL file and function named with
+ * it are the source):
  * src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime),
  * src/enqueue.cc (updateCollCostTable, topoGetAlgoInfo), src/graph/search.cc
  * (ncclTopoCompute, ncclTopoDupChannels), src/graph/connect.cc
