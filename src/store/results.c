@@ -45,23 +45,61 @@ int capsim_results_create_sweep(capsim_store *s, const capsim_sweep_info *info,
 				 "found '%s'", info->base_scenario_sha256 ? info->base_scenario_sha256 : "");
 		return -1;
 	}
+	for (size_t i = 0; i < info->n_inputs; i++) {
+		const capsim_sweep_input *in = &info->inputs[i];
+		if (check_name(s, "input file", in->file, CAPSIM_RESULT_PATH_LEN * 4, d) < 0)
+			return -1;
+		if (!hex64(in->sha256)) {
+			capsim_diags_add(d, s->path, 0, "input %s: digest: expected 64 hex digits "
+					 "(SHA-256), found '%s'", in->file, in->sha256 ? in->sha256 : "");
+			return -1;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(in->file, info->inputs[j].file) == 0) {
+				capsim_diags_add(d, s->path, 0, "input %s given twice", in->file);
+				return -1;
+			}
+	}
 	char now[32];
 	time_t t = time(NULL);
 	struct tm tm;
 	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	if (capsim_store__exec(s, "SAVEPOINT sweep", d) < 0)
+		return -1;
 	sqlite3_stmt *st = capsim_store__prepare(s, "INSERT INTO sweeps(name, capsim_version, "
 						    "created_at, base_scenario_sha256) VALUES(?,?,?,?)", d);
-	if (!st)
+	int rc = -1;
+	if (st) {
+		sqlite3_bind_text(st, 1, info->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, info->capsim_version, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, info->base_scenario_sha256, -1, SQLITE_STATIC);
+		rc = capsim_store__step(s, st, d);
+		sqlite3_finalize(st);
+	}
+	int64_t id = rc == 0 ? sqlite3_last_insert_rowid(s->db) : 0;
+	for (size_t i = 0; rc == 0 && i < info->n_inputs; i++) {
+		st = capsim_store__prepare(s, "INSERT INTO sweep_inputs(sweep_id, file, sha256) "
+					      "VALUES(?,?,?)", d);
+		if (!st) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, info->inputs[i].file, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, info->inputs[i].sha256, -1, SQLITE_STATIC);
+		rc = capsim_store__step(s, st, d);
+		sqlite3_finalize(st);
+	}
+	if (rc != 0) {
+		capsim_diags tmp = { 0 };
+		capsim_store__exec(s, "ROLLBACK TO sweep; RELEASE sweep", &tmp);
+		capsim_diags_free(&tmp);
 		return -1;
-	sqlite3_bind_text(st, 1, info->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, info->capsim_version, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, now, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, info->base_scenario_sha256, -1, SQLITE_STATIC);
-	int rc = capsim_store__step(s, st, d);
-	sqlite3_finalize(st);
-	if (rc != 0)
+	}
+	if (capsim_store__exec(s, "RELEASE sweep", d) < 0)
 		return -1;
-	*sweep_id = sqlite3_last_insert_rowid(s->db);
+	*sweep_id = id;
 	return 0;
 }
 
@@ -325,4 +363,44 @@ void capsim_point_record_free(capsim_point_record *r)
 	free(r->results);
 	free(r->error);
 	memset(r, 0, sizeof *r);
+}
+
+int capsim_results_read_inputs(capsim_store *s, int64_t sweep_id, capsim_sweep_input_record **out,
+			       size_t *n, capsim_diags *d)
+{
+	*out = NULL;
+	*n = 0;
+	int t = capsim_store__has_table(s, "sweep_inputs", d);
+	if (t == 0)
+		capsim_diags_add(d, s->path, 0, "no sweep results: the store's schema version is %d, "
+				 "results came with version 4", s->version);
+	if (t <= 0)
+		return -1;
+	sqlite3_stmt *st = capsim_store__prepare(s, "SELECT file, sha256 FROM sweep_inputs WHERE "
+						    "sweep_id = ? ORDER BY rowid", d);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, sweep_id);
+	int rc;
+	while ((rc = capsim_store__step(s, st, d)) == 1) {
+		*out = capsim_xrealloc(*out, (*n + 1) * sizeof **out);
+		capsim_sweep_input_record *r = &(*out)[(*n)++];
+		r->file = capsim_xstrdup(capsim_store__text(st, 0));
+		capsim_strlcpy(r->sha256, capsim_store__text(st, 1), sizeof r->sha256);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		capsim_sweep_inputs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void capsim_sweep_inputs_free(capsim_sweep_input_record *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].file);
+	free(v);
 }

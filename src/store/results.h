@@ -16,16 +16,26 @@
 #define CAPSIM_RESULT_PATH_LEN 256 /* --set paths: cluster.nodes */
 #define CAPSIM_RESULT_VERSION_LEN 64
 
+/* One input file of a sweep (the base scenario, each catalog file) and the
+ * SHA-256 of its bytes, as run --json's "inputs" lists them. */
+typedef struct capsim_sweep_input {
+	const char *file, *sha256;
+} capsim_sweep_input;
+
 /* What a new sweep records; the strings are the caller's. */
 typedef struct capsim_sweep_info {
 	const char *name;                 /* non-empty */
 	const char *capsim_version;       /* capsim_version_string() */
 	const char *base_scenario_sha256; /* of the base scenario's bytes: 64 hex digits */
+	const capsim_sweep_input *inputs; /* every input file, each once */
+	size_t n_inputs;
 } capsim_sweep_info;
 
 /* Add a sweep to s (opened with CAPSIM_STORE_WRITE), created now (UTC,
- * ISO 8601). Writes its id to *sweep_id; returns 0, or -1 with the reason
- * in d (a missing name or version, a digest that is not 64 hex digits). */
+ * ISO 8601), with its input files, in one transaction. Writes its id to
+ * *sweep_id; returns 0, or -1 with the reason in d and nothing written (a
+ * missing name or version, a digest that is not 64 hex digits, an input
+ * file given twice or without a name). */
 int capsim_results_create_sweep(capsim_store *s, const capsim_sweep_info *info,
 				int64_t *sweep_id, capsim_diags *d);
 
@@ -100,5 +110,17 @@ typedef struct capsim_point_record {
 int capsim_results_read_point(capsim_store *s, int64_t sweep_id, int64_t index,
 			      capsim_point_record *out, capsim_diags *d);
 void capsim_point_record_free(capsim_point_record *r);
+
+typedef struct capsim_sweep_input_record {
+	char *file;                       /* owned */
+	char sha256[65];
+} capsim_sweep_input_record;
+
+/* The input files of sweep sweep_id in the order given, into *out (*n of
+ * them; free with capsim_sweep_inputs_free, also after a failure). Returns
+ * 0, or -1 with the reason in d. */
+int capsim_results_read_inputs(capsim_store *s, int64_t sweep_id, capsim_sweep_input_record **out,
+			       size_t *n, capsim_diags *d);
+void capsim_sweep_inputs_free(capsim_sweep_input_record *v, size_t n);
 
 #endif

@@ -103,6 +103,12 @@ static const struct {
 	  " capsim_version TEXT NOT NULL,"
 	  " created_at TEXT NOT NULL,"
 	  " base_scenario_sha256 TEXT NOT NULL)" },
+	{ "sweep_inputs", 4,
+	  "CREATE TABLE IF NOT EXISTS sweep_inputs("
+	  " sweep_id INTEGER NOT NULL REFERENCES sweeps(id),"
+	  " file TEXT NOT NULL,"
+	  " sha256 TEXT NOT NULL,"
+	  " PRIMARY KEY(sweep_id, file))" },
 	{ "points", 4,
 	  "CREATE TABLE IF NOT EXISTS points("
 	  " id INTEGER PRIMARY KEY,"
@@ -144,7 +150,8 @@ static const struct {
 	     "ALTER TABLE runs ADD COLUMN launcher TEXT;"
 	     "ALTER TABLE runs ADD COLUMN env TEXT;" },
 	/* 2 -> 3: torch_launch, torch_step (tables only) */
-	/* 3 -> 4: sweeps, points, point_params, point_results (tables only) */
+	/* 3 -> 4: sweeps, sweep_inputs, points, point_params, point_results
+	 * (tables only) */
 };
 
 int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)

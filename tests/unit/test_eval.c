@@ -309,7 +309,13 @@ static void test_store_rows(void **state)
 	remove(db);
 	capsim_store *st;
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &st, &d), 0);
-	capsim_sweep_info info = { "test", "test", s->sha256 };
+	/* the inputs: the scenario and every catalog file, with their digests */
+	size_t n_in = capsim_catalog_n_files(cat) + 1;
+	capsim_sweep_input *in = calloc(n_in, sizeof *in);
+	in[0] = (capsim_sweep_input){ s->file, s->sha256 };
+	for (size_t i = 1; i < n_in; i++)
+		in[i].file = capsim_catalog_file(cat, i - 1, &in[i].sha256);
+	capsim_sweep_info info = { "test", "test", s->sha256, in, n_in };
 	int64_t sweep;
 	assert_int_equal(capsim_results_create_sweep(st, &info, &sweep, &d), 0);
 	capsim_result_param par = { "cluster.nodes", "8" };
@@ -317,6 +323,23 @@ static void test_store_rows(void **state)
 				  .capsim_version = "test", .params = &par, .n_params = 1,
 				  .results = v, .n_results = n };
 	assert_int_equal(capsim_results_write_point(st, sweep, &p, NULL, &d), 0);
+	capsim_sweep_input_record *back;
+	size_t n_back;
+	assert_int_equal(capsim_results_read_inputs(st, sweep, &back, &n_back, &d), 0);
+	assert_int_equal(n_back, n_in);
+	for (size_t i = 0; i < n_in; i++) {
+		assert_string_equal(back[i].file, in[i].file);
+		assert_string_equal(back[i].sha256, in[i].sha256);
+	}
+	capsim_sweep_inputs_free(back, n_back);
+	/* an input given twice: no sweep is created */
+	capsim_sweep_input twice[] = { in[0], in[0] };
+	capsim_sweep_info bad = { "bad", "test", s->sha256, twice, 2 };
+	int64_t none;
+	assert_int_equal(capsim_results_create_sweep(st, &bad, &none, &d), -1);
+	assert_true(capsim_diags_contains(&d, "given twice"));
+	capsim_diags_free(&d);
+	free(in);
 	capsim_point_record rec;
 	assert_int_equal(capsim_results_read_point(st, sweep, 0, &rec, &d), 0);
 	assert_int_equal(rec.n_results, n);

@@ -240,7 +240,7 @@ static void test_sweep_roundtrip(void **state)
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), 0);
 	assert_int_equal(capsim_store_version(s), CAPSIM_STORE_SCHEMA);
-	capsim_sweep_info info = { "nodes-by-batch", "0.1.0 (abc)", SHA_A };
+	capsim_sweep_info info = { "nodes-by-batch", "0.1.0 (abc)", SHA_A, NULL, 0 };
 	int64_t sweep, pid;
 	assert_int_equal(capsim_results_create_sweep(s, &info, &sweep, &d), 0);
 	assert_true(sweep > 0);
@@ -309,10 +309,10 @@ static void test_point_all_or_nothing(void **state)
 	capsim_store *s;
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), 0);
-	capsim_sweep_info info = { "faults", "0.1.0", SHA_A };
+	capsim_sweep_info info = { "faults", "0.1.0", SHA_A, NULL, 0 };
 	int64_t sweep;
 	assert_int_equal(capsim_results_create_sweep(s, &info, &sweep, &d), 0);
-	capsim_sweep_info bad_info = { "faults", "0.1.0", "abc" };
+	capsim_sweep_info bad_info = { "faults", "0.1.0", "abc", NULL, 0 };
 	int64_t none;
 	assert_int_equal(capsim_results_create_sweep(s, &bad_info, &none, &d), -1);
 	assert_true(capsim_diags_contains(&d, "expected 64 hex digits (SHA-256), found 'abc'"));
@@ -402,7 +402,7 @@ static void test_upgrade_v3(void **state)
 
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), 0);
 	assert_int_equal(capsim_store_version(s), 4);
-	capsim_sweep_info info = { "after-upgrade", "0.1.0", SHA_A };
+	capsim_sweep_info info = { "after-upgrade", "0.1.0", SHA_A, NULL, 0 };
 	int64_t sweep;
 	assert_int_equal(capsim_results_create_sweep(s, &info, &sweep, &d), 0);
 	capsim_result_point p = ok_point(3);
