@@ -182,6 +182,9 @@ static const char *scan_number(const char *p, double *out)
 	if ((*q == 'e' || *q == 'E') &&
 	    (isdigit((unsigned char)q[1]) ||
 	     ((q[1] == '-' || q[1] == '+') && isdigit((unsigned char)q[2])))) {
+		/* the exponent's letter and sign: room for both and the NUL */
+		if (n + 3 >= sizeof buf)
+			return NULL;
 		buf[n++] = *q++;
 		if (*q == '-' || *q == '+')
 			buf[n++] = *q++;

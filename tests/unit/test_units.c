@@ -140,6 +140,27 @@ static void test_bad_values(void **state)
 	}
 }
 
+/* Long mantissas with an exponent: every length up to the buffer's and past
+ * it is either read exactly or refused, never written past the end (ASan
+ * watches; a 63-digit mantissa with "e+1" once wrote one byte too many). */
+static void test_long_mantissa(void **state)
+{
+	(void)state;
+	for (int len = 1; len <= 70; len++) {
+		char s[96], err[256];
+		memset(s, '1', (size_t)len);
+		snprintf(s + len, sizeof s - (size_t)len, "e+1 B");
+		double v = 0;
+		int rc = capsim_units_parse(s, CAPSIM_DIM_BYTES, NULL, &v, err, sizeof err);
+		if (len <= 60) {
+			assert_int_equal(rc, 0);
+			assert_true(fabs(v / (strtod(s, NULL)) - 1.0) < 1e-15);
+		} else if (rc == 0) {
+			fail_msg("a %d-digit mantissa parsed", len);
+		}
+	}
+}
+
 static void test_error_never_overflows(void **state)
 {
 	(void)state;
@@ -218,6 +239,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_values),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_long_mantissa),
 		cmocka_unit_test(test_error_never_overflows),
 		cmocka_unit_test(test_format_reads_back),
 		cmocka_unit_test(test_dates_and_flags),
