@@ -32,23 +32,27 @@ static void help(FILE *out)
 		"--json prints one object with a \"points\" array instead of the table.\n");
 }
 
+/* "N,N,...": at most max counts, each 1 to 2^31 - 1 (capsim_cli_count), no
+ * empty item; -1 for anything else */
 static int parse_list(const char *s, long *v, int max)
 {
 	int n = 0;
-	const char *p = s;
-	while (*p && n < max) {
-		char *end;
-		long x = strtol(p, &end, 10);
-		if (end == p || x <= 0)
+	for (const char *p = s;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char item[32];
+		if (n == max || len == 0 || len >= sizeof item)
+			return -1;
+		memcpy(item, p, len);
+		item[len] = '\0';
+		int x = capsim_cli_count(item, 2147483647);
+		if (x < 1)
 			return -1;
 		v[n++] = x;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return -1;
-		p = end;
+		if (!comma)
+			return n;
+		p = comma + 1;
 	}
-	return n;
 }
 
 /* The scenario at `gpus` GPUs: nodes and (weak scaling) the global batch
@@ -113,8 +117,8 @@ int capsim_cmd_scale(int argc, char **argv)
 		case 'g':
 			n_sizes = parse_list(optarg, sizes, 64);
 			if (n_sizes <= 0) {
-				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64), found '%s'\n",
-					optarg);
+				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64 "
+					"positive counts, no empty item), found '%s'\n", optarg);
 				goto out;
 			}
 			break;

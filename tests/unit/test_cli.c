@@ -520,6 +520,23 @@ static void test_scale_and_trace(void **state)
 	fclose(f);
 	remove("/tmp/capsim-test-scale.csv");
 	assert_int_equal(rows, 4);
+	/* a list that is not N,N,... of at most 64 counts is refused, not cut */
+	static const char *const bad_lists[] = { "64,", "32,,64", "8abc", "0", "4294967328" };
+	for (size_t i = 0; i < sizeof bad_lists / sizeof bad_lists[0]; i++) {
+		char args[256];
+		snprintf(args, sizeof args, "scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus '%s'",
+			 bad_lists[i]);
+		r = run(args, 1);
+		assert_int_equal(r.status, 2);
+		assert_non_null(strstr(r.out, "--gpus wants N,N,..."));
+		free(r.out);
+	}
+	char many[512] = "scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 32";
+	for (int i = 1; i < 65; i++)
+		strcat(many, ",32");
+	r = run(many, 1);
+	assert_int_equal(r.status, 2);
+	free(r.out);
 	r = run("scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 33", 1);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.out, "33 GPUs is not a whole number of 8-GPU nodes"));
