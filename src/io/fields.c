@@ -110,6 +110,43 @@ static int check_range(const capsim_field *f, double v, const char *text,
 	return 0;
 }
 
+/* The schemas' id type: [a-z0-9][a-z0-9._-]{0,62} */
+static int is_id(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return 0;
+	size_t n = 0;
+	for (; *s; s++, n++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+		      *s == '_' || *s == '-'))
+			return 0;
+	return n <= 63;
+}
+
+/* A value from --set meets the same facets as the file's attribute would
+ * (the schema checks files; edits skip it): ids by the id pattern, other
+ * text free of control characters, so that what capsim writes back loads. */
+static int text_facets(const capsim_field *f, const char *text, char *err, size_t errlen)
+{
+	if (f->type == CAPSIM_FT_REF || (f->flags & CAPSIM_F_ID)) {
+		if (!is_id(text)) {
+			snprintf(err, errlen,
+				 "expected an id (lower-case letters, digits, '.', '_' and '-', "
+				 "starting with a letter or digit, at most 63), found '%s'",
+				 text);
+			return -1;
+		}
+		return 0;
+	}
+	for (const char *p = text; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+			snprintf(err, errlen, "contains a control character (byte 0x%02x)",
+				 (unsigned char)*p);
+			return -1;
+		}
+	return 0;
+}
+
 int capsim_field_parse(const capsim_field *f, const char *text, void *obj,
 		       char *err, size_t errlen)
 {
@@ -157,6 +194,8 @@ int capsim_field_parse(const capsim_field *f, const char *text, void *obj,
 				 f->size - 1);
 			return -1;
 		}
+		if (text_facets(f, text, err, errlen) < 0)
+			return -1;
 		memcpy(at, text, strlen(text) + 1);
 		return 0;
 	case CAPSIM_FT_DATE:

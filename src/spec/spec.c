@@ -294,7 +294,7 @@ static const char *const attentions[] = { "fused", "unfused", NULL };
 	  .flags = fl, .min = lo, .max = hi, .def = dflt, .doc = doc_ }
 
 const capsim_field capsim_scenario_fields[] = {
-	FTXT("name", S, name, R, "scenario name"),
+	FTXT("name", S, name, R | CAPSIM_F_ID, "scenario name"),
 	SDBL("seed", seed, CAPSIM_DIM_COUNT, NN | WHOLE, 0, 9007199254740991.0, "1", "random seed"),
 	SINT("cluster.nodes", nodes, R | P, 1, 1e6, NULL, "nodes"),
 	FREF("cluster.node.ref", S, node_ref, "node", R, "node type"),

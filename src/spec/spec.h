@@ -35,6 +35,7 @@ typedef enum capsim_ftype {
 #define CAPSIM_F_POSITIVE 0x2u /* > 0 when given */
 #define CAPSIM_F_NONNEG 0x4u   /* >= 0 when given */
 #define CAPSIM_F_INTEGRAL 0x8u /* DOUBLE that must be a whole number (too large for int) */
+#define CAPSIM_F_ID 0x10u      /* TEXT that the schemas type as an id ([a-z0-9][a-z0-9._-]*) */
 
 typedef struct capsim_field {
 	const char *path;  /* "memory.bandwidth": elements below the entry, then the attribute */

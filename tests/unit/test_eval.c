@@ -232,6 +232,14 @@ static void test_refused_edit(void **state)
 	assert_string_equal(d.v[0].where, "--set workload.parallelism.tp=3");
 	assert_memory_equal(s, before, sizeof *s);
 	capsim_diags_free(&d);
+	/* an edit meets the facets the schema would check in a file */
+	assert_int_equal(capsim_scenario_set(s, cat, "name", "x\" evil=\"1", &d), -1);
+	assert_true(capsim_diags_contains(&d, "name: expected an id"));
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.node.ref", "DGX H100", &d), -1);
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.node.profile", "a\nb.xml", &d), -1);
+	assert_true(capsim_diags_contains(&d, "control character (byte 0x0a)"));
+	assert_memory_equal(s, before, sizeof *s);
+	capsim_diags_free(&d);
 	/* a part's field: re-resolved from the catalog, the override applied */
 	assert_int_equal(capsim_scenario_set(s, cat, "cluster.gpu.memory.capacity", "141 GB", &d), 0);
 	assert_true(fabs(s->gpu.mem_bytes - 141e9) < 1.0);
