@@ -843,6 +843,17 @@ int capsim_measure_import(const char *jsonl_path, const char *db_path,
 		return -1;
 	char sha[65];
 	capsim_sha256_hex(text, len, sha);
+	/* a NUL would end the text early: refuse the file at its line, before
+	 * anything (its digest included) is stored */
+	const char *nul = memchr(text, '\0', len);
+	if (nul) {
+		long line = 1;
+		for (const char *c = text; c < nul; c++)
+			line += *c == '\n';
+		capsim_diags_add(d, jsonl_path, line, "contains a NUL byte (JSON lines are text)");
+		free(text);
+		return -1;
+	}
 	int rc = import_text(text, jsonl_path, jsonl_path, sha, db_path, out, d);
 	free(text);
 	return rc;

@@ -166,6 +166,21 @@ static void test_faulty_files(void **state)
 	snprintf(good, sizeof good, "%s%s", machine,
 		 "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		 "\"bytes_per_s\":8,\"samples_s\":[1,2,3]}\n");
+	/* ... but not with a NUL byte on its second line: refused at that line,
+	 * nothing stored (not even its digest, so the clean file still goes in) */
+	{
+		FILE *f = fopen(bad, "wb");
+		assert_non_null(f);
+		size_t ml = strlen(machine);
+		fwrite(good, 1, ml, f);
+		fwrite("{\"kind\"\0:1}\n", 1, 13, f);
+		fwrite(good + ml, 1, strlen(good) - ml, f);
+		fclose(f);
+		assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
+		assert_true(capsim_diags_contains(&d, "bad.jsonl:2"));
+		assert_true(capsim_diags_contains(&d, "contains a NUL byte"));
+		capsim_diags_free(&d);
+	}
 	write_file(bad, good);
 	assert_int_equal(capsim_measure_import(bad, db, &st, &d), 0);
 	assert_int_equal(st.copy, 1);
