@@ -193,7 +193,8 @@ static void print_log(const capsim_nccltests_log *lg, const capsim_verify_result
 	}
 	capsim_verify_format_size(r->min_checked_bytes, size, sizeof size);
 	if (r->n_checked == 0)
-		printf("  no size could be checked\n");
+		printf("  FAIL: no size could be checked (none from %s that the model predicts a "
+		       "bus bandwidth for): nothing was verified\n", size);
 	else if (r->pass)
 		printf("  PASS: %zu of %zu sizes from %s reach %.0f%% of the prediction\n",
 		       r->n_checked, r->n_checked, size, 100 * (1 - tolerance));

@@ -482,6 +482,33 @@ static void test_run(void **state)
 	free(r.out);
 }
 
+/* verify fails a log in which nothing could be checked (its only size is
+ * 0 bytes): a check that checked nothing is no pass */
+static void test_verify_nothing_checked(void **state)
+{
+	(void)state;
+	char path[64], args[512], line[512];
+	snprintf(path, sizeof path, "/tmp/capsim-cli-zero-%ld.log", (long)getpid());
+	FILE *in = fopen(CAPSIM_SOURCE_DIR "/tests/data/nccl-tests/h100-1node-issue290.log", "r");
+	FILE *out = fopen(path, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	for (int i = 0; i < 15 && fgets(line, sizeof line, in); i++)
+		fputs(line, out);
+	fputs("           0             0     float     sum      -1     0.10    0.00    0.00"
+	      "      0     0.10    0.00    0.00      0\n# Out of bounds values : 0 OK\n"
+	      "# Avg bus bandwidth    : 0\n#\n", out);
+	fclose(in);
+	fclose(out);
+	snprintf(args, sizeof args, "verify " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml "
+		 "--nccl-tests %s", path);
+	run_result r = run(args, 1);
+	assert_int_equal(r.status, 3);
+	assert_non_null(strstr(r.out, "nothing was verified"));
+	free(r.out);
+	remove(path);
+}
+
 static void test_scale_and_trace(void **state)
 {
 	(void)state;
@@ -579,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_collective),
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_scale_and_trace),
+		cmocka_unit_test(test_verify_nothing_checked),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
