@@ -53,11 +53,21 @@ typedef struct {
 	int sweep;
 } opts;
 
-static int parse_size(const char *s, double *out)
+/* largest size: 16 TiB, far above any one collective's buffer (nccl-tests'
+ * counts are size_t; capsim's flows are doubles) */
+#define MAX_COLL_BYTES 17592186044416.0
+
+/* a collective's size: a whole number of bytes from 1 B to 16 TiB */
+static int parse_size(const char *opt, const char *s, double *out)
 {
 	char err[256];
 	if (capsim_units_parse(s, CAPSIM_DIM_BYTES, NULL, out, err, sizeof err) < 0) {
-		fprintf(stderr, "capsim collective: %s\n", err);
+		fprintf(stderr, "capsim collective: %s: %s\n", opt, err);
+		return -1;
+	}
+	if (!(*out >= 1.0) || *out > MAX_COLL_BYTES || *out != floor(*out)) {
+		fprintf(stderr, "capsim collective: %s: expected a whole number of bytes from 1 B "
+			"to 16 TiB, found '%s'\n", opt, s);
 		return -1;
 	}
 	return 0;
@@ -93,7 +103,7 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 			}
 			break;
 		case 'b':
-			if (parse_size(optarg, &o->bytes) < 0)
+			if (parse_size("--bytes", optarg, &o->bytes) < 0)
 				return -1;
 			break;
 		case 'S': {
@@ -103,8 +113,8 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 				return -1;
 			}
 			*colon = '\0';
-			if (parse_size(optarg, &o->sweep_min) < 0 ||
-			    parse_size(colon + 1, &o->sweep_max) < 0)
+			if (parse_size("--sweep", optarg, &o->sweep_min) < 0 ||
+			    parse_size("--sweep", colon + 1, &o->sweep_max) < 0)
 				return -1;
 			if (o->sweep_min <= 0 || o->sweep_max < o->sweep_min) {
 				fprintf(stderr, "capsim collective: --sweep needs 0 < MIN <= MAX\n");
@@ -158,6 +168,10 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 	o->scenario = argv[optind];
 	if (o->op < 0) {
 		fprintf(stderr, "capsim collective: --op is required\n");
+		return -1;
+	}
+	if (o->sweep && o->bytes > 0) {
+		fprintf(stderr, "capsim collective: --bytes and --sweep: give one of them\n");
 		return -1;
 	}
 	if (!o->sweep && !(o->bytes > 0)) {

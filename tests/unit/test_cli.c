@@ -509,6 +509,33 @@ static void test_verify_nothing_checked(void **state)
 	remove(path);
 }
 
+/* collective's numeric options: one strict reading each, with its range */
+static void test_collective_numbers(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args, *msg;
+	} bad[] = {
+		{ "--bytes 1e300B", "whole number of bytes from 1 B to 16 TiB" },
+		{ "--bytes 0.001B", "whole number of bytes from 1 B to 16 TiB" },
+		{ "--sweep 8B:1e30B", "whole number of bytes from 1 B to 16 TiB" },
+		{ "--sweep 1e-300B:8B", "whole number of bytes from 1 B to 16 TiB" },
+		{ "--bytes 1GiB --sweep 8B:16B", "give one of them" },
+		{ "--ranks 8abc --bytes 1GiB", "--ranks wants a positive count" },
+		{ "--ranks 4294967304 --bytes 1GiB", "--ranks wants a positive count" },
+		{ "--channels 8x --bytes 1GiB", "--channels wants 1..64" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char args[512];
+		snprintf(args, sizeof args, "collective " CAPSIM_SOURCE_DIR "/scenarios/default.xml "
+			 "--op all-reduce %s", bad[i].args);
+		run_result r = run(args, 1);
+		if (r.status != 2 || !strstr(r.out, bad[i].msg))
+			fail_msg("'%s': exit %d, output '%s'", bad[i].args, r.status, r.out);
+		free(r.out);
+	}
+}
+
 static void test_scale_and_trace(void **state)
 {
 	(void)state;
@@ -607,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_scale_and_trace),
 		cmocka_unit_test(test_verify_nothing_checked),
+		cmocka_unit_test(test_collective_numbers),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
