@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
@@ -88,6 +89,56 @@ static int has_doctype(const char *buf, size_t len)
 	return 0;
 }
 
+/* capsim reads UTF-8 only: a byte-order mark of UTF-16 or UTF-32, EBCDIC's
+ * "<?xm", or a declaration naming another encoding is refused before
+ * parsing (another encoding could hide a DOCTYPE from the scan above, as
+ * UTF-7's "+ADw-!DOCTYPE" does). Returns 0, or -1 after the message. */
+static int utf8_only(const unsigned char *b, size_t len, const char *name, capsim_diags *d)
+{
+	const char *what = NULL;
+	if (len >= 4 && ((b[0] == 0 && b[1] == 0 && b[2] == 0xfe && b[3] == 0xff) ||
+			 (b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0)))
+		what = "UTF-32";
+	else if (len >= 2 && ((b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe)))
+		what = "UTF-16";
+	else if (len >= 4 && ((b[0] == 0 && b[1] == '<') || (b[0] == '<' && b[1] == 0)))
+		what = "UTF-16 (no byte-order mark)";
+	else if (len >= 4 && b[0] == 0x4c && b[1] == 0x6f && b[2] == 0xa7 && b[3] == 0x94)
+		what = "EBCDIC";
+	if (what) {
+		capsim_diags_add(d, name, 1, "file is %s; capsim reads UTF-8 only", what);
+		return -1;
+	}
+	size_t off = len >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
+	if (len - off < 5 || memcmp(b + off, "<?xml", 5) != 0)
+		return 0;
+	const unsigned char *end = memchr(b + off, '>', len - off);
+	size_t dl = end ? (size_t)(end - (b + off)) : len - off;
+	char decl[256];
+	if (dl >= sizeof decl)
+		dl = sizeof decl - 1;
+	memcpy(decl, b + off, dl);
+	decl[dl] = '\0';
+	const char *e = strstr(decl, "encoding");
+	if (!e)
+		return 0;
+	e += 8;
+	while (*e == ' ' || *e == '\t' || *e == '\r' || *e == '\n' || *e == '=')
+		e++;
+	char q = *e;
+	if (q != '"' && q != '\'')
+		return 0; /* malformed: the parser says so */
+	const char *v = e + 1, *ve = strchr(v, q);
+	size_t vl = ve ? (size_t)(ve - v) : strlen(v);
+	if (!(vl == 5 && strncasecmp(v, "UTF-8", 5) == 0) &&
+	    !(vl == 4 && strncasecmp(v, "UTF8", 4) == 0)) {
+		capsim_diags_add(d, name, 1, "encoding \"%.*s\": capsim reads UTF-8 only "
+				 "(declare encoding=\"UTF-8\" or none)", (int)(vl > 40 ? 40 : vl), v);
+		return -1;
+	}
+	return 0;
+}
+
 xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 			       capsim_diags *d)
 {
@@ -98,6 +149,8 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 				 len, CAPSIM_XML_MAX_BYTES);
 		return NULL;
 	}
+	if (utf8_only((const unsigned char *)buf, len, name, d) < 0)
+		return NULL;
 	if (has_doctype(buf, len)) {
 		capsim_diags_add(d, name, 0,
 				 "documents with a DOCTYPE are refused (capsim files "
@@ -115,7 +168,7 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 		return NULL;
 	}
 	xmlSetStructuredErrorFunc(&sink, structured_error);
-	xmlDoc *doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, NULL,
+	xmlDoc *doc = xmlCtxtReadMemory(ctxt, buf, (int)len, name, "UTF-8",
 					XML_PARSE_NONET | XML_PARSE_BIG_LINES |
 						XML_PARSE_NOERROR |
 						XML_PARSE_NOWARNING);
