@@ -159,6 +159,15 @@ typedef struct {
 	FILE *out;                 /* where --resolved goes */
 } validate_ctx;
 
+/* one input file, read once (a FIFO or `<(cat FILE)` too): every check and
+ * the digest use these bytes */
+typedef struct {
+	const char *path;
+	char *buf;
+	size_t len;
+	char sha256[65];
+} input_bytes;
+
 static int need_catalog(validate_ctx *c, capsim_diags *d)
 {
 	if (c->cat)
@@ -173,12 +182,14 @@ static void say_ok(const validate_ctx *c, const char *path)
 		printf("%s: ok\n", path);
 }
 
-static int validate_scenario(const char *path, validate_ctx *c, capsim_diags *d)
+static int validate_scenario(const input_bytes *in, validate_ctx *c, capsim_diags *d)
 {
+	const char *path = in->path;
 	if (need_catalog(c, d) < 0)
 		return -1;
 	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
-	int rc = capsim_scenario_load(path, c->cat, c->sets, c->n_sets, s, d);
+	int rc = capsim_scenario_load_memory(in->buf, in->len, path, c->cat, c->sets, c->n_sets,
+					     s, d);
 	if (rc == 0 && c->resolved) {
 		if (capsim_scenario_write_xml(s, c->out) < 0) {
 			capsim_diags_add(d, path, 0, "cannot write the resolved scenario");
@@ -192,9 +203,10 @@ static int validate_scenario(const char *path, validate_ctx *c, capsim_diags *d)
 	return rc;
 }
 
-static int validate_catalog_file(const char *path, validate_ctx *vc,
+static int validate_catalog_file(const input_bytes *in, validate_ctx *vc,
 				 capsim_diags *d)
 {
+	const char *path = in->path;
 	capsim_catalog *c = capsim_catalog_create();
 	size_t before = d->n;
 	char real[PATH_MAX];
@@ -204,7 +216,7 @@ static int validate_catalog_file(const char *path, validate_ctx *vc,
 	capsim_diags other = { 0 };
 	capsim_catalog_load_root(c, vc->root, skip, &other);
 	capsim_diags_free(&other);
-	capsim_catalog_load_file(c, path, d);
+	capsim_catalog_load_memory(c, in->buf, in->len, path, d);
 	if (d->n == before)
 		capsim_catalog_check(c, d);
 	capsim_catalog_free(c);
@@ -215,11 +227,12 @@ static int validate_catalog_file(const char *path, validate_ctx *vc,
 
 /* A calibrated profile: read and checked (src/io/profile.h), then applied to
  * a copy of the catalog GPU it names, as a scenario's profile= would be. */
-static int validate_profile(const char *path, long root_line, validate_ctx *c,
+static int validate_profile(const input_bytes *in, long root_line, validate_ctx *c,
 			    capsim_diags *d)
 {
+	const char *path = in->path;
 	capsim_profile *p = capsim_xcalloc(1, sizeof *p);
-	int rc = capsim_profile_load(path, p, d);
+	int rc = capsim_profile_load_memory(in->buf, in->len, path, p, d);
 	if (rc == 0 && need_catalog(c, d) < 0)
 		rc = -1;
 	if (rc == 0) {
@@ -244,10 +257,10 @@ static int validate_profile(const char *path, long root_line, validate_ctx *c,
 }
 
 /* root element name of a file, "" if it cannot be read */
-static void root_name(const char *path, char *buf, size_t len, long *line,
+static void root_name(const input_bytes *in, char *buf, size_t len, long *line,
 		      capsim_diags *d)
 {
-	xmlDoc *doc = capsim_xml_read(path, NULL, d);
+	xmlDoc *doc = capsim_xml_read_memory(in->buf, in->len, in->path, d);
 	buf[0] = '\0';
 	if (!doc)
 		return;
@@ -281,11 +294,14 @@ static const char *kind_of(const char *root)
 /* Check one file, every problem into d. Returns its kind ("unknown" when
  * the root element is none of capsim's, "unreadable" when it cannot be
  * parsed). */
-static const char *validate_file(const char *path, validate_ctx *c, capsim_diags *d)
+static const char *validate_file(const input_bytes *in, validate_ctx *c, capsim_diags *d)
 {
+	const char *path = in->path;
 	char rn[64];
 	long line = 0;
-	root_name(path, rn, sizeof rn, &line, d);
+	if (!in->buf)
+		return "unreadable";
+	root_name(in, rn, sizeof rn, &line, d);
 	if (d->n)
 		return "unreadable";
 	const char *kind = kind_of(rn);
@@ -298,41 +314,22 @@ static const char *validate_file(const char *path, validate_ctx *c, capsim_diags
 		return "unknown";
 	}
 	if (strcmp(kind, "scenario") == 0)
-		validate_scenario(path, c, d);
+		validate_scenario(in, c, d);
 	else if (c->n_sets)
 		capsim_diags_add(d, path, 0, "--set applies to scenarios only");
 	else if (strcmp(kind, "profile") == 0)
-		validate_profile(path, line, c, d);
+		validate_profile(in, line, c, d);
 	else
-		validate_catalog_file(path, c, d);
+		validate_catalog_file(in, c, d);
 	return kind;
 }
 
-/* SHA-256 of a file's bytes in hex, "" when it cannot be read */
-static void file_sha256(const char *path, char hex[65])
-{
-	hex[0] = '\0';
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return;
-	capsim_sha256 h;
-	unsigned char buf[1 << 14];
-	size_t n;
-	capsim_sha256_init(&h);
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		capsim_sha256_update(&h, buf, n);
-	if (!ferror(f))
-		capsim_sha256_final_hex(&h, hex);
-	fclose(f);
-}
-
 /* {"file", "sha256", "kind", "ok", "errors": [{"where", "message"}]} */
-static json_t *json_file(const char *path, const char *kind, const capsim_diags *d)
+static json_t *json_file(const input_bytes *in, const char *kind, const capsim_diags *d)
 {
-	char hex[65];
+	const char *path = in->path, *hex = in->buf ? in->sha256 : "";
 	json_t *o = json_object();
 	json_t *errors = json_array();
-	file_sha256(path, hex);
 	json_object_set_new(o, "file", json_string(path));
 	json_object_set_new(o, "sha256", hex[0] ? json_string(hex) : json_null());
 	json_object_set_new(o, "kind", json_string(kind));
@@ -370,9 +367,14 @@ static int validate_all(int argc, char **argv, int first, validate_ctx *c)
 	json_t *files = json_array();
 	for (int i = first; i < argc; i++) {
 		capsim_diags fd = { 0 };
-		const char *kind = validate_file(argv[i], c, &fd);
+		input_bytes in = { .path = argv[i] };
+		in.buf = capsim_xml_slurp(in.path, &in.len, &fd);
+		if (in.buf)
+			capsim_sha256_hex(in.buf, in.len, in.sha256);
+		const char *kind = validate_file(&in, c, &fd);
 		if (c->json)
-			json_array_append_new(files, json_file(argv[i], kind, &fd));
+			json_array_append_new(files, json_file(&in, kind, &fd));
+		free(in.buf);
 		if (fd.n) {
 			capsim_diags_print(&fd, stderr);
 			status = CAPSIM_EXIT_USAGE;

@@ -190,7 +190,7 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 	return doc;
 }
 
-xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d)
+char *capsim_xml_slurp(const char *path, size_t *out_len, capsim_diags *d)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
@@ -225,6 +225,16 @@ xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d)
 		capsim_diags_add(d, path, 0, "read error");
 		return NULL;
 	}
+	*out_len = len;
+	return buf;
+}
+
+xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d)
+{
+	size_t len;
+	char *buf = capsim_xml_slurp(path, &len, d);
+	if (!buf)
+		return NULL;
 	if (sha256)
 		capsim_sha256_hex(buf, len, sha256);
 	xmlDoc *doc = capsim_xml_read_memory(buf, len, path, d);

@@ -24,6 +24,10 @@ void capsim_xml_init(void);
  * SHA-256 of the file's bytes as 64 hex digits. */
 xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d);
 
+/* The bytes of path, read once (a pipe or FIFO too), capped as above:
+ * malloc'd (free it), *len set; NULL after the reason is added to d. */
+char *capsim_xml_slurp(const char *path, size_t *len, capsim_diags *d);
+
 /* The same for a buffer; name is used in messages. */
 xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 			       capsim_diags *d);

@@ -536,6 +536,33 @@ static void test_collective_numbers(void **state)
 	}
 }
 
+/* validate reads each file once: a pipe is validated, and its digest is
+ * that of the bytes read (not of an empty second read) */
+static void test_validate_pipe(void **state)
+{
+	(void)state;
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "cat '%s/scenarios/default.xml' | '%s' validate --json /dev/stdin",
+		 CAPSIM_SOURCE_DIR, CAPSIM_BIN);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	json_error_t err;
+	json_t *o = json_loadf(p, 0, &err);
+	assert_int_equal(pclose(p), 0);
+	assert_non_null(o);
+	json_t *f = json_array_get(json_object_get(o, "files"), 0);
+	assert_true(json_is_true(json_object_get(f, "ok")));
+	assert_string_equal(json_string_value(json_object_get(f, "kind")), "scenario");
+	/* the shipped file's own digest */
+	snprintf(cmd, sizeof cmd, "sha256sum '%s/scenarios/default.xml'", CAPSIM_SOURCE_DIR);
+	p = popen(cmd, "r");
+	char hex[65] = "";
+	assert_int_equal(fscanf(p, "%64s", hex), 1);
+	pclose(p);
+	assert_string_equal(json_string_value(json_object_get(f, "sha256")), hex);
+	json_decref(o);
+}
+
 static void test_scale_and_trace(void **state)
 {
 	(void)state;
@@ -635,6 +662,7 @@ int main(void)
 		cmocka_unit_test(test_scale_and_trace),
 		cmocka_unit_test(test_verify_nothing_checked),
 		cmocka_unit_test(test_collective_numbers),
+		cmocka_unit_test(test_validate_pipe),
 	};
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
