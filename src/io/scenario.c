@@ -768,6 +768,22 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "pp=%d",
 			      q, s->pp);
 	}
+	/* the work of one step, bounded before it runs: 2 tasks per micro-batch,
+	 * stage and chunk, for each replica simulated (all of them with jitter) */
+	if (s->dp && s->micro_batch > 0) {
+		double mb = s->global_batch / ((double)s->micro_batch * s->dp);
+		double v = s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED ? s->virtual_stages : 1;
+		double replicas = s->jitter > 0 ? s->dp : 1;
+		double tasks = 2.0 * mb * s->pp * v * replicas;
+		if (tasks > s->task_limit)
+			blame(d, s, "workload",
+			      "workload.global-batch workload.micro-batch workload.jitter " P_PP " " P_VS
+			      " " C_NODES " workload.task-limit",
+			      "workload: one step is %.3g pipeline tasks (2 x %.0f micro-batches x pp %d "
+			      "x %.0f chunks x %.0f replicas simulated), more than workload.task-limit "
+			      "= %.3g; raise the limit to run it (about 130 bytes and 1.4 us a task)",
+			      tasks, mb, s->pp, v, replicas, s->task_limit);
+	}
 	for (int g = 0; g < s->n_groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);

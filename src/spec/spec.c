@@ -356,6 +356,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("workload.straggler-stage", straggler_stage, 0, -1, 1e5, "-1", "pipeline stage of the straggler, from 0; -1: the stage with the most compute (the worst case)"),
 	SINT("workload.straggler-replica", straggler_replica, 0, 0, 1e6, "0", "data-parallel replica of the straggler, from 0"),
 	SDBL("workload.jitter", jitter, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "coefficient of variation of each GPU's kernel time per layer and micro-batch (lognormal, from the scenario's seed); every replica is then simulated (assumption: no default from measurement)"),
+	SDBL("workload.task-limit", task_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e11, "2e6", "most pipeline tasks (a forward and a backward per micro-batch, stage and chunk, for each replica simulated) one step may simulate; a larger step is refused before it runs (measured: about 130 bytes and 1.4 us a task, so the default bounds a step near 0.3 GB and 3 s; raise it for longer schedules)"),
 	SDBL("workload.memory-reserve", memory_reserve_bytes, CAPSIM_DIM_BYTES, NN, 0, 1e12, "2 GiB", "memory per GPU outside the model: CUDA context, NCCL buffers, allocator slack (assumption)"),
 	FREF("facility.ref", S, facility_ref, "facility", 0, "facility defaults"),
 	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),

@@ -427,6 +427,7 @@ typedef struct capsim_scenario {
 	double straggler;            /* one GPU's kernels this much slower; 1: none */
 	int straggler_stage;         /* its pipeline stage; -1: the busiest */
 	int straggler_replica;       /* its data-parallel replica */
+	double task_limit;           /* most pipeline tasks one step may simulate */
 	double jitter;               /* coefficient of variation of a GPU's kernel
 				      * time per layer and micro-batch; 0: none */
 
