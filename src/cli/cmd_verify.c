@@ -84,7 +84,7 @@ static int parse_option(int ch, opts *o, capsim_diags *d)
 		if (parse_quantity("--tolerance", optarg, CAPSIM_DIM_RATIO, &o->vo.tolerance) < 0)
 			return -1;
 		if (o->vo.tolerance < 0 || o->vo.tolerance >= 1) {
-			fprintf(stderr, "capsim verify: --tolerance wants 0 to 1 (or 0%% to 100%%), found '%s'\n", optarg);
+			fprintf(stderr, "capsim verify: --tolerance wants at least 0 and less than 1 (0%% up to but not 100%%: a tolerance of 100%% would pass anything), found '%s'\n", optarg);
 			return -1;
 		}
 		return 0;
