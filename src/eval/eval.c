@@ -1,8 +1,6 @@
 /* eval.c - one scenario to one result; see eval.h. */
 #include "eval.h"
 
-#include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 

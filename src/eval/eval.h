@@ -106,6 +106,7 @@ struct json_t *capsim_coll_point_json(const capsim_coll_point *p);
 typedef enum {
 	CAPSIM_RK_REAL,  /* double */
 	CAPSIM_RK_INT,   /* int */
+	CAPSIM_RK_LONG,  /* long */
 	CAPSIM_RK_BOOL,  /* int 0/1 */
 	CAPSIM_RK_TEXT,  /* char[] */
 	CAPSIM_RK_JSON   /* structured: written by a function, JSON only */
@@ -124,6 +125,9 @@ typedef struct capsim_result_key {
 	const char *doc;     /* one line for people (docs/user-guide.md) */
 	/* when the key is present; NULL: always */
 	int (*present)(const capsim_result *r);
+	/* when its text line is shown (a present key may be left out of the
+	 * text where it means nothing, e.g. CP time without CP); NULL: always */
+	int (*in_text)(const capsim_result *r);
 	/* CAPSIM_RK_JSON: the value */
 	struct json_t *(*json)(const capsim_result *r);
 	/* text: words after the value ("(stage 3, 40 micro-batches)"), or the

@@ -165,17 +165,23 @@ static int has_not_modelled(const R *r) { return r->n_not_modelled > 0; }
 
 /* ---- the table ---- */
 
-#define REAL(k, m, dim, unit, label, depth, doc, present, note) \
-	{ k, CAPSIM_RK_REAL, dim, m, unit, label, depth, doc, present, NULL, note }
-#define INT(k, m, label, doc, present) \
-	{ k, CAPSIM_RK_INT, CAPSIM_DIM_COUNT, m, "", label, 0, doc, present, NULL, NULL }
-#define JSON(k, f, doc, present, label, note) \
-	{ k, CAPSIM_RK_JSON, CAPSIM_DIM_COUNT, 0, "", label, 0, doc, present, f, note }
+#define REAL_IF(k, m, dim_, unit_, label_, depth_, doc_, present_, note_, in_text_) \
+	{ .key = k, .kind = CAPSIM_RK_REAL, .dim = dim_, .offset = m, .unit = unit_,  \
+	  .label = label_, .depth = depth_, .doc = doc_, .present = present_,         \
+	  .note = note_, .in_text = in_text_ }
+#define REAL(k, m, dim_, unit_, label_, depth_, doc_, present_, note_) \
+	REAL_IF(k, m, dim_, unit_, label_, depth_, doc_, present_, note_, NULL)
+#define INT(k, m, label_, doc_, present_) \
+	{ .key = k, .kind = CAPSIM_RK_INT, .dim = CAPSIM_DIM_COUNT, .offset = m, .unit = "", \
+	  .label = label_, .doc = doc_, .present = present_ }
+#define JSON(k, f, doc_, present_, label_, note_) \
+	{ .key = k, .kind = CAPSIM_RK_JSON, .dim = CAPSIM_DIM_COUNT, .unit = "",            \
+	  .label = label_, .doc = doc_, .present = present_, .json = f, .note = note_ }
 #define SEC CAPSIM_DIM_SECONDS
 
 const capsim_result_key capsim_result_keys[] = {
-	{ "gpus", CAPSIM_RK_INT, CAPSIM_DIM_COUNT, offsetof(R, gpus), "", NULL, 0,
-	  "GPUs of the cluster", NULL, NULL, NULL },
+	{ .key = "gpus", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT, .offset = offsetof(R, gpus),
+	  .unit = "", .doc = "GPUs of the cluster" },
 	INT("nodes", offsetof(R, nodes), NULL, "nodes of the cluster", NULL),
 	INT("dp", offsetof(R, dp), NULL, "data-parallel degree", NULL),
 	REAL("global_batch", offsetof(R, global_batch), CAPSIM_DIM_COUNT, "", NULL, 0,
@@ -189,20 +195,21 @@ const capsim_result_key capsim_result_keys[] = {
 	     "communication not hidden behind compute (the sum of the kinds)", NULL, NULL),
 	REAL("exposed_comm_tp_s", STEP(exposed_comm_tp_s), SEC, "s", "exposed comm TP", 1,
 	     "exposed tensor-parallel communication", NULL, note_tp),
-	REAL("exposed_comm_cp_s", STEP(exposed_comm_cp_s), SEC, "s", "exposed comm CP", 1,
-	     "exposed context-parallel communication", NULL, NULL),
-	REAL("exposed_comm_pp_s", STEP(exposed_comm_pp_s), SEC, "s", "exposed comm PP", 1,
-	     "exposed pipeline transfers", NULL, NULL),
+	REAL_IF("exposed_comm_cp_s", STEP(exposed_comm_cp_s), SEC, "s", "exposed comm CP", 1,
+		"exposed context-parallel communication", NULL, NULL, has_cp),
+	REAL_IF("exposed_comm_pp_s", STEP(exposed_comm_pp_s), SEC, "s", "exposed comm PP", 1,
+		"exposed pipeline transfers", NULL, NULL, has_pp),
 	REAL("exposed_comm_dp_s", STEP(exposed_comm_dp_s), SEC, "s", "exposed comm DP", 1,
 	     "exposed data-parallel communication", NULL, note_dp),
-	REAL("exposed_comm_ep_s", STEP(exposed_comm_ep_s), SEC, "s", "exposed comm EP", 1,
-	     "exposed expert-parallel all-to-all", NULL, NULL),
-	REAL("bubble_s", STEP(bubble_s), SEC, "s", "pipeline bubble", 1,
-	     "pipeline idle time of the critical stage", NULL, NULL),
+	REAL_IF("exposed_comm_ep_s", STEP(exposed_comm_ep_s), SEC, "s", "exposed comm EP", 1,
+		"exposed expert-parallel all-to-all", NULL, NULL, has_ep),
+	REAL_IF("bubble_s", STEP(bubble_s), SEC, "s", "pipeline bubble", 1,
+		"pipeline idle time of the critical stage", NULL, NULL, has_pp),
 	REAL("optimizer_s", STEP(optimizer_s), SEC, "s", "optimizer step", 1,
 	     "optimizer step of the first stage", NULL, NULL),
-	REAL("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
-	     "reading the next step's tokens that prefetch does not hide", NULL, NULL),
+	REAL_IF("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
+		"reading the next step's tokens that prefetch does not hide", NULL, NULL,
+		has_storage),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,
@@ -210,14 +217,16 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("peak_mem_per_gpu_bytes", offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
 	     "bytes", "peak memory per GPU", 0, "the largest of the node groups' peaks", NULL,
 	     note_mem),
-	{ "fits_in_memory", CAPSIM_RK_BOOL, CAPSIM_DIM_COUNT, offsetof(R, fits_in_memory), "",
-	  NULL, 0, "every node group's peak fits in its GPUs' memory", NULL, NULL, NULL },
+	{ .key = "fits_in_memory", .kind = CAPSIM_RK_BOOL, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, fits_in_memory), .unit = "",
+	  .doc = "every node group's peak fits in its GPUs' memory" },
 	REAL("scaling_efficiency", offsetof(R, scaling_efficiency), CAPSIM_DIM_RATIO, "1",
 	     "scaling efficiency", 0,
 	     "tokens/s per GPU over the reference's (scaling_reference)", has_scaling,
 	     note_scaling),
-	{ "scaling_reference", CAPSIM_RK_TEXT, CAPSIM_DIM_COUNT, offsetof(R, scaling_reference),
-	  "", NULL, 0, "what scaling_efficiency is relative to", has_scaling, NULL, NULL },
+	{ .key = "scaling_reference", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, scaling_reference), .unit = "",
+	  .doc = "what scaling_efficiency is relative to", .present = has_scaling },
 	REAL("steps", STEP(steps), CAPSIM_DIM_COUNT, "", NULL, 0,
 	     "steps to the token budget", NULL, NULL),
 	REAL("time_to_train_s", STEP(time_to_train_s), SEC, "s", "time to train", 0,
@@ -245,21 +254,6 @@ const capsim_result_key capsim_result_keys[] = {
 };
 const size_t capsim_result_n_keys = sizeof capsim_result_keys / sizeof capsim_result_keys[0];
 
-/* CP, PP and EP lines only where that parallelism exists; data stall only
- * with storage (their JSON keys are always there: 0 is a real answer) */
-static int text_shown(const R *r, const capsim_result_key *k)
-{
-	if (strcmp(k->key, "exposed_comm_cp_s") == 0)
-		return has_cp(r);
-	if (strcmp(k->key, "exposed_comm_pp_s") == 0 || strcmp(k->key, "bubble_s") == 0)
-		return has_pp(r);
-	if (strcmp(k->key, "exposed_comm_ep_s") == 0)
-		return has_ep(r);
-	if (strcmp(k->key, "data_stall_s") == 0)
-		return has_storage(r);
-	return 1;
-}
-
 const capsim_result_key *capsim_result_key_find(const char *name)
 {
 	for (size_t i = 0; i < capsim_result_n_keys; i++)
@@ -278,10 +272,8 @@ double capsim_result_number(const R *r, const capsim_result_key *k)
 	const char *at = (const char *)r + k->offset;
 	switch (k->kind) {
 	case CAPSIM_RK_REAL: return *(const double *)at;
-	case CAPSIM_RK_INT:
-		if (k->offset == offsetof(R, gpus))
-			return (double)*(const long *)at;
-		return *(const int *)at;
+	case CAPSIM_RK_INT: return *(const int *)at;
+	case CAPSIM_RK_LONG: return (double)*(const long *)at;
 	case CAPSIM_RK_BOOL: return *(const int *)at ? 1.0 : 0.0;
 	default: return NAN;
 	}
@@ -296,7 +288,8 @@ void capsim_result_json(const R *r, json_t *o)
 		json_t *v;
 		switch (k->kind) {
 		case CAPSIM_RK_REAL: v = json_real(capsim_result_number(r, k)); break;
-		case CAPSIM_RK_INT: v = json_integer((json_int_t)capsim_result_number(r, k)); break;
+		case CAPSIM_RK_INT:
+		case CAPSIM_RK_LONG: v = json_integer((json_int_t)capsim_result_number(r, k)); break;
 		case CAPSIM_RK_BOOL: v = json_boolean(capsim_result_number(r, k) != 0); break;
 		case CAPSIM_RK_TEXT: v = json_string((const char *)r + k->offset); break;
 		default: v = k->json(r); break;
@@ -344,7 +337,8 @@ int capsim_result_csv_row(const R *r, FILE *f)
 			continue;
 		switch (k->kind) {
 		case CAPSIM_RK_REAL: fprintf(f, "%.10g", capsim_result_number(r, k)); break;
-		case CAPSIM_RK_INT: fprintf(f, "%.0f", capsim_result_number(r, k)); break;
+		case CAPSIM_RK_INT:
+		case CAPSIM_RK_LONG: fprintf(f, "%.0f", capsim_result_number(r, k)); break;
 		case CAPSIM_RK_BOOL: fputs(capsim_result_number(r, k) != 0 ? "true" : "false", f); break;
 		default: csv_text(f, (const char *)r + k->offset); break;
 		}
@@ -373,7 +367,7 @@ int capsim_result_text(const R *r, FILE *f)
 {
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
 		const capsim_result_key *k = &capsim_result_keys[i];
-		if (!k->label || !capsim_result_has(r, k) || !text_shown(r, k))
+		if (!k->label || !capsim_result_has(r, k) || (k->in_text && !k->in_text(r)))
 			continue;
 		char label[64], value[48], note[512] = "";
 		snprintf(label, sizeof label, "%*s%s", 2 * k->depth, "", k->label);

@@ -307,14 +307,6 @@ static void full_path(const capsim_origin *o, const capsim_field *f, char *buf,
 		snprintf(buf, len, "%s", f->path);
 }
 
-static const char *set_value_for(const capsim_origin *o, const char *path)
-{
-	for (size_t i = 0; i < o->n_sets; i++)
-		if (strcmp(o->set_paths[i], path) == 0)
-			return o->set_values[i];
-	return NULL;
-}
-
 static int dup_reported(xmlNode *const *v, size_t n, const xmlNode *x)
 {
 	for (size_t i = 0; i < n; i++)
@@ -377,15 +369,8 @@ int capsim_fields_apply(const capsim_field *f, size_t n, void *obj,
 			continue;
 		}
 		if (capsim_field_parse(fi, (const char *)val, obj, err, sizeof err) < 0) {
-			const char *sv = set_value_for(o, path);
-			if (sv) {
-				char where[512];
-				snprintf(where, sizeof where, "--set %s=%s", path, sv);
-				capsim_diags_add_at(d, where, "%s: %s", path, err);
-			} else {
-				capsim_diags_add(d, o->file, xmlGetLineNo(holder),
-						 "%s: %s: %s", o->label, path, err);
-			}
+			capsim_diags_add(d, o->file, xmlGetLineNo(holder), "%s: %s: %s",
+					 o->label, path, err);
 			problems++;
 		}
 		xmlFree(val);

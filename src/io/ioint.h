@@ -12,15 +12,12 @@
  * defaults fill what is absent. OVERRIDE: only what is present is written. */
 typedef enum { CAPSIM_APPLY_LOAD, CAPSIM_APPLY_OVERRIDE } capsim_apply_mode;
 
-/* Where a value came from, for messages: a --set on the command line names
- * itself rather than a file line. */
+/* Where the values of an element come from, for messages (edits after the
+ * file, --set, are reported by the scenario's own edit list). */
 typedef struct capsim_origin {
 	const char *file;
 	const char *label;    /* "gpu 'h100-sxm5-80gb'" or "scenario" */
 	const char *prefix;   /* path of elem in the scenario ("cluster.gpu"), or "" */
-	const char *const *set_paths; /* full paths given by --set, and their */
-	const char *const *set_values; /* values; n_sets of each */
-	size_t n_sets;
 } capsim_origin;
 
 /* Fill obj from the attributes under elem per the fields. Every problem is

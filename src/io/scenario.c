@@ -300,18 +300,12 @@ static void blame(capsim_diags *d, const capsim_scenario *s, const char *elem,
 		if (n && n < sizeof path) {
 			memcpy(path, p, n);
 			path[n] = '\0';
-			/* "a.b." names every edit below a.b */
-			for (int i = 0; path[n - 1] == '.' && i < s->n_edits; i++) {
+			/* "a.b." names every edit below a.b; "a.b" the last edit of it */
+			const capsim_edit *last = path[n - 1] == '.' ? NULL : edit_of(s, path);
+			for (int i = 0; i < s->n_edits; i++) {
 				const capsim_edit *x = &s->edits[i];
-				if (strncmp(x->path, path, n) != 0)
+				if (last ? x != last : strncmp(x->path, path, n) != 0)
 					continue;
-				int w = snprintf(where + len, sizeof where - len, "%s--set %s=%s",
-						 len ? " " : "", x->path, x->value);
-				if (w > 0 && (size_t)w < sizeof where - len)
-					len += (size_t)w;
-			}
-			const capsim_edit *x = path[n - 1] == '.' ? NULL : edit_of(s, path);
-			if (x) {
 				int w = snprintf(where + len, sizeof where - len, "%s--set %s=%s",
 						 len ? " " : "", x->path, x->value);
 				if (w > 0 && (size_t)w < sizeof where - len)
@@ -448,10 +442,8 @@ static int apply_overrides(const capsim_scenario *s, const capsim_part_slot *slo
 			line = o->line;
 	}
 	if (any && !problems) {
-		char where[128];
-		snprintf(where, sizeof where, "%s", slot->path);
 		if (capsim_catalog_check_entry(slot->kind, obj, s->file,
-					       line ? line : line_of(s, where), label, d))
+					       line ? line : line_of(s, slot->path), label, d))
 			problems++;
 	}
 	return problems;
@@ -798,7 +790,6 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
 			 capsim_diags *d)
 {
-	const char *tr = "cluster.fabric.transport";
 	if (s->rails > s->node.nics)
 		blame(d, s, C_FAB, "cluster.fabric.rails cluster.node.ref",
 		      "fabric: rails=%d, but node '%s' has %d NICs", s->rails, s->node.e.id,
@@ -847,7 +838,6 @@ static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
 	if (s->burst_cloud[0] && !s->burst_max_gpus)
 		blame(d, s, "cost.burst", "cost.burst.max-gpus",
 		      "cost.burst: max-gpus is missing (most GPUs rented at once)");
-	(void)tr;
 }
 
 /* Derive dp and rails, then check what the schema cannot say. Returns the

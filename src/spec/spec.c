@@ -410,7 +410,7 @@ void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v
 /* The group whose part path p overrides: 0 for cluster.node, .gpu and .nic,
  * g for cluster.mix (g = 1) and cluster.mixG; -1 for other parts. Writes
  * the length of the group's prefix ("cluster.mix2.") to *len. */
-int capsim_override_group(const char *p, size_t *len)
+static int override_group(const char *p, size_t *len)
 {
 	if (strncmp(p, "cluster.node.", 13) == 0 || strncmp(p, "cluster.gpu.", 12) == 0 ||
 	    strncmp(p, "cluster.nic.", 12) == 0) {
@@ -436,7 +436,7 @@ static void overrides_as_group(capsim_scenario *out, int g)
 	for (int i = 0; i < out->n_overrides; i++) {
 		capsim_override o = out->overrides[i];
 		size_t len;
-		int of = capsim_override_group(o.path, &len);
+		int of = override_group(o.path, &len);
 		if (of >= 0 && of != g)
 			continue;
 		if (of > 0) {

@@ -490,11 +490,6 @@ void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v
  * group 0's place, a single group of the cluster's size. */
 void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out);
 
-/* The node group whose part an override path names (0: cluster.node, .gpu,
- * .nic; g: cluster.mix for 1, cluster.mixG), -1 for any other part; *len is
- * the length of the group's own prefix (0 for group 0). */
-int capsim_override_group(const char *path, size_t *len);
-
 /* The group that holds node n. */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
 
