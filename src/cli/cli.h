@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "units.h"
 #include "scenario.h"
 
 enum {
@@ -51,6 +52,15 @@ int capsim_cli_load(const char *path, const capsim_cli_sets *sets,
  * for anything else (no atoi: an out-of-range value is refused, not
  * wrapped). */
 int capsim_cli_count(const char *s, int max);
+
+/* A quantity given on the command line as option opt of command cmd ("1 GiB",
+ * "256 MiB"): its unit of dimension dim, a value from lo to hi and, with
+ * whole, a whole number. Returns 0 with *out set, or -1 after printing
+ * "capsim CMD: OPT: expected EXPECTED, found 'S'" (or the unit parser's
+ * reason) on standard error; expected says the range for people ("a whole
+ * number of bytes from 1 B to 16 TiB"). */
+int capsim_cli_quantity(const char *cmd, const char *opt, const char *s, capsim_dim dim,
+			double lo, double hi, int whole, const char *expected, double *out);
 
 /* A new JSON object holding schema_version, capsim_version, inputs (each
  * file with its SHA-256: the scenario if any, then the catalog's files) and,

@@ -1,5 +1,6 @@
 /* cli_sets.c - the --set options every command takes; see cli.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +37,28 @@ void capsim_cli_sets_free(capsim_cli_sets *s)
 
 int capsim_cli_count(const char *s, int max)
 {
+	/* digits only: strtol alone would take " 8" and "+8" */
+	if (!(*s >= '0' && *s <= '9'))
+		return -1;
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	return end == s || *end || errno || v < 1 || v > max ? -1 : (int)v;
+}
+
+int capsim_cli_quantity(const char *cmd, const char *opt, const char *s, capsim_dim dim,
+			double lo, double hi, int whole, const char *expected, double *out)
+{
+	char err[256];
+	if (capsim_units_parse(s, dim, NULL, out, err, sizeof err) < 0) {
+		fprintf(stderr, "capsim %s: %s: %s\n", cmd, opt, err);
+		return -1;
+	}
+	if (!(*out >= lo && *out <= hi) || (whole && *out != floor(*out))) {
+		fprintf(stderr, "capsim %s: %s: expected %s, found '%s'\n", cmd, opt, expected, s);
+		return -1;
+	}
+	return 0;
 }
 
 int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalog **cat,

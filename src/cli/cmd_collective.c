@@ -60,17 +60,8 @@ typedef struct {
 /* a collective's size: a whole number of bytes from 1 B to 16 TiB */
 static int parse_size(const char *opt, const char *s, double *out)
 {
-	char err[256];
-	if (capsim_units_parse(s, CAPSIM_DIM_BYTES, NULL, out, err, sizeof err) < 0) {
-		fprintf(stderr, "capsim collective: %s: %s\n", opt, err);
-		return -1;
-	}
-	if (!(*out >= 1.0) || *out > MAX_COLL_BYTES || *out != floor(*out)) {
-		fprintf(stderr, "capsim collective: %s: expected a whole number of bytes from 1 B "
-			"to 16 TiB, found '%s'\n", opt, s);
-		return -1;
-	}
-	return 0;
+	return capsim_cli_quantity("collective", opt, s, CAPSIM_DIM_BYTES, 1.0, MAX_COLL_BYTES, 1,
+				   "a whole number of bytes from 1 B to 16 TiB", out);
 }
 
 static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)

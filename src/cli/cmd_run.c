@@ -28,7 +28,9 @@ static void help(FILE *out)
 		"  --set PATH=VALUE  override a scenario field (see capsim validate --paths)\n"
 		"  --json            one JSON object\n"
 		"  --trace FILE      write the step's timeline as Chrome trace-event JSON\n"
+
 		"                    (open it in Perfetto or chrome://tracing; - for stdout)\n"
+		"  --trace-limit SIZE  refuse a trace that could be larger (default 256 MiB)\n"
 		"  --verbose         also print the run summary (events, simulated step)\n");
 }
 
@@ -139,24 +141,32 @@ static void print_head(const capsim_scenario *s, const capsim_result *r, FILE *o
 }
 
 /* the trace through the output writer: "-" is standard output, a regular
- * file is replaced whole or not at all, a device or symlink written through */
-static int write_trace(const char *path, const capsim_result *r)
+ * file is replaced whole or not at all, a device or symlink written through;
+ * one that could exceed limit bytes is refused (-2) before a byte is
+ * written; -1 when it cannot be written */
+static int write_trace(const char *path, const capsim_result *r, double limit,
+		       const char *limit_text)
 {
 	capsim_outfile o;
 	capsim_diags d = { 0 };
-	int rc = capsim_outfile_open(&o, path, &d);
-	if (rc == 0) {
-		if (capsim_result_trace(r, o.f) < 0)
+	int refused = 0;
+	double bound = capsim_result_trace_bound(r);
+	if (bound > limit) {
+		char b[64];
+		capsim_diags_add_at(&d, path, "the trace of this step could reach %s, more than "
+				    "--trace-limit %s: raise --trace-limit",
+				    capsim_units_format(bound, CAPSIM_DIM_BYTES, b, sizeof b), limit_text);
+		refused = 1;
+	} else if (capsim_outfile_open(&o, path, &d) == 0) {
+		if (capsim_result_trace(r, o.f, limit) < 0)
 			capsim_diags_add_at(&d, path, "cannot write the trace");
 		if (d.n)
 			capsim_outfile_discard(&o);
 		else
-			rc = capsim_outfile_close(&o, &d);
+			capsim_outfile_close(&o, &d);
 	}
-	if (d.n) {
-		capsim_diags_print(&d, stderr);
-		rc = -1;
-	}
+	int rc = refused ? -2 : d.n ? -1 : 0;
+	capsim_diags_print(&d, stderr);
 	capsim_diags_free(&d);
 	return rc;
 }
@@ -168,18 +178,20 @@ int capsim_cmd_run(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "trace", required_argument, NULL, 't' },
+		{ "trace-limit", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	capsim_cli_sets sets = { 0 };
 	int json = 0, verbose = 0, ch, status = CAPSIM_EXIT_USAGE;
-	const char *trace = NULL;
+	const char *trace = NULL, *trace_limit_text = "256 MiB";
+	double trace_limit = 268435456.0;
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *s = NULL;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:jvt:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:jvt:L:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
@@ -188,6 +200,15 @@ int capsim_cmd_run(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'v': verbose = 1; break;
 		case 't': trace = optarg; break;
+		case 'L':
+			/* 1 TiB: far above what a trace viewer opens */
+			if (capsim_cli_quantity("run", "--trace-limit", optarg, CAPSIM_DIM_BYTES,
+						1024.0, 1099511627776.0, 1,
+						"a whole number of bytes from 1 KiB to 1 TiB",
+						&trace_limit) < 0)
+				goto out;
+			trace_limit_text = optarg;
+			break;
 		case 'h':
 			help(stdout);
 			status = CAPSIM_EXIT_OK;
@@ -211,9 +232,10 @@ int capsim_cmd_run(int argc, char **argv)
 		status = CAPSIM_EXIT_FAILURE;
 		goto out;
 	}
-	if (trace && write_trace(trace, &r) < 0) {
+	int traced = trace ? write_trace(trace, &r, trace_limit, trace_limit_text) : 0;
+	if (traced < 0) {
 		capsim_result_free(&r);
-		status = CAPSIM_EXIT_FAILURE;
+		status = traced == -2 ? CAPSIM_EXIT_USAGE : CAPSIM_EXIT_FAILURE;
 		goto out;
 	}
 	if (json) {

@@ -88,7 +88,11 @@ static int parse_option(int ch, opts *o, capsim_diags *d)
 			return -1;
 		}
 		return 0;
-	case 'b': return parse_quantity("--min-bytes", optarg, CAPSIM_DIM_BYTES, &o->vo.min_bytes);
+	case 'b':
+		/* 16 TiB: as collective --bytes, above any one collective's buffer */
+		return capsim_cli_quantity("verify", "--min-bytes", optarg, CAPSIM_DIM_BYTES, 0.0,
+					   17592186044416.0, 1,
+					   "a whole number of bytes from 0 B to 16 TiB", &o->vo.min_bytes);
 	case 'o':
 		if ((o->hint.op = capsim_coll_parse(optarg)) < 0) {
 			fprintf(stderr, "capsim verify: unknown --op '%s'\n", optarg);

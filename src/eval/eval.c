@@ -161,9 +161,14 @@ void capsim_result_free(capsim_result *r)
 	capsim_step_free(&r->step);
 }
 
-int capsim_result_trace(const capsim_result *r, FILE *f)
+int capsim_result_trace(const capsim_result *r, FILE *f, double max_bytes)
 {
-	return capsim_step_trace(&r->step, f);
+	return capsim_step_trace(&r->step, f, max_bytes);
+}
+
+double capsim_result_trace_bound(const capsim_result *r)
+{
+	return capsim_step_trace_bound(&r->step);
 }
 
 int capsim_eval_collectives(const capsim_scenario *s, const capsim_coll_req *req,

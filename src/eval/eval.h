@@ -166,7 +166,10 @@ size_t capsim_result_values(const capsim_result *r, struct capsim_result_value *
 /* The people's report: every key with a label, present in r, one line each. */
 int capsim_result_text(const capsim_result *r, FILE *f);
 
-/* The step's timeline as Chrome trace-event JSON (needs keep_schedule). */
-int capsim_result_trace(const capsim_result *r, FILE *f);
+/* The step's timeline as Chrome trace-event JSON (needs keep_schedule), at
+ * most max_bytes of it: 0, -1 on a write error, -2 when the trace could be
+ * larger (nothing written; capsim_result_trace_bound says how large). */
+int capsim_result_trace(const capsim_result *r, FILE *f, double max_bytes);
+double capsim_result_trace_bound(const capsim_result *r);
 
 #endif

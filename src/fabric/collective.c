@@ -366,6 +366,47 @@ static void pat_phases(plan *p, const ctx *c, double total, double lat_s)
 	}
 }
 
+/* An upper bound on the flows the builders above make for op under algo
+ * (each xfer or path_flow call is one; xfer drops a rank's transfer to
+ * itself, so the bound can exceed the count by those), computed before any
+ * is built so that a collective too large to simulate is refused without
+ * allocating it. Doubles: n x n overflows an int at 46,341 ranks. */
+static double plan_flows(const ctx *c, capsim_coll op, int algo)
+{
+	double n = c->n, nodes = c->nodes, G = c->G;
+	double per = c->n < c->G ? c->n : c->G;
+	double d = distinct_rings(c);
+	double chains = d * 2.0 * nodes * (per - 1.0);
+	double trees = nodes > 1 ? d * 2.0 * 2.0 * (nodes - 1.0) : 0.0;
+	double collnet = nodes * (per > 1 ? per : 0.0) + nodes * c->rails * 2.0;
+	double steps = 0;
+	while (ldexp(1.0, (int)steps) < n)
+		steps++;
+	if (n <= 1)
+		return 0.0;
+	switch (algo) {
+	case CAPSIM_ALGO_P2P:
+		return op == CAPSIM_COLL_SENDRECV ? n : n * (n - 1.0);
+	case CAPSIM_ALGO_HIERARCHICAL:
+		return 2.0 * nodes * G + G * nodes;
+	case CAPSIM_ALGO_RING:
+		return d * n;
+	case CAPSIM_ALGO_TREE:
+		return chains + trees;
+	case CAPSIM_ALGO_NVLS:
+	case CAPSIM_ALGO_NVLS_TREE:
+		return 2.0 * n + (nodes > 1 ? (algo == CAPSIM_ALGO_NVLS ?
+					       nodes * c->rails * 2.0 : trees) : 0.0);
+	case CAPSIM_ALGO_COLLNET_DIRECT:
+	case CAPSIM_ALGO_COLLNET_CHAIN:
+		return collnet;
+	case CAPSIM_ALGO_PAT:
+		return steps * n;
+	default:
+		return 0.0;
+	}
+}
+
 /* ---- the driver: flows on the event engine ---------------------------------- */
 
 typedef struct {
@@ -764,9 +805,20 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			out->nccl_time_s += steps * s->tcp_latency_s;
 	}
 
-	plan p = { 0 };
 	double S = r->bytes;
 	int n = c.n;
+	double flows = S > 0 ? plan_flows(&c, r->op, algo) : 0.0;
+	if (flows > s->flow_limit) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
+				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
+				 "more than workload.flow-limit = %.4g; raise the limit to simulate "
+				 "it (measured: at most about 0.4 KB and 4.4 us a flow)",
+				 capsim_coll_names[r->op], n, c.nodes,
+				 capsim_collective_algo_name(algo), flows, s->flow_limit);
+		return -1;
+	}
+	out->flow_estimate = flows;
+	plan p = { 0 };
 	if (n == 1 || S == 0) {
 		/* nothing moves */
 	} else if (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) {

@@ -52,6 +52,8 @@ typedef struct capsim_coll_result {
 	int busiest_link;     /* the link busy longest (bytes / capacity); -1 if
 			       * none or the run was folded */
 	double busiest_bytes; /* what that link carried */
+	double flow_estimate; /* flows the plan was bounded by before it was built,
+			       * checked against workload.flow-limit */
 } capsim_coll_result;
 
 /* Name of an algorithm, including capsim's own. */

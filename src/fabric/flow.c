@@ -19,12 +19,11 @@ typedef struct {
 	/* solver scratch */
 	uint32_t mark;
 	double frozen, wsum;
+	double level;  /* saturation level while in the heap */
+	size_t hpos;   /* index in the solver's heap, NOT_IN_HEAP when absent */
 } link_t;
 
-typedef struct {
-	double level;
-	int link;
-} hent;
+#define NOT_IN_HEAP ((size_t)-1)
 
 typedef struct {
 	int *links;
@@ -51,7 +50,7 @@ struct capsim_flownet {
 	size_t ncl, ncf, capcl, capcf;
 	uint64_t solves, visits;
 	int hold;
-	hent *heap;
+	int *heap;    /* links by saturation level, an indexed binary min-heap */
 	size_t nh, caph;
 	int *seed;
 	size_t nseed, capseed;
@@ -94,6 +93,7 @@ int capsim_flownet_add_link(capsim_flownet *net, double cap_bytes_per_s,
 	k->cap_bps = cap_bytes_per_s;
 	k->incast = 1.0;
 	k->mult = mult >= 1.0 ? mult : 1.0;
+	k->hpos = NOT_IN_HEAP;
 	return (int)net->nl++;
 }
 
@@ -176,49 +176,88 @@ static void collect(capsim_flownet *net, const int *seed, size_t n_seed)
 	}
 }
 
-/* a min-heap of (level, link) with lazy deletion: a link's saturation level
- * only rises as flows freeze, so an entry whose level is below the link's
- * current one is stale and is pushed again */
-static int hless(const hent *a, const hent *b)
+/* an indexed min-heap of links keyed by (level, link id): each link is in
+ * it at most once and knows its place, so a level that rises as flows
+ * freeze is updated in place; the heap never holds more than the
+ * component's links */
+static int hless(const capsim_flownet *net, int a, int b)
 {
-	return a->level < b->level || (a->level == b->level && a->link < b->link);
+	const link_t *x = &net->l[a], *y = &net->l[b];
+	return x->level < y->level || (x->level == y->level && a < b);
 }
 
-static void hpush(capsim_flownet *net, hent e)
+static void hplace(capsim_flownet *net, size_t i, int link)
 {
-	if (net->nh == net->caph) {
-		net->caph = net->caph ? 2 * net->caph : 256;
-		net->heap = capsim_xrealloc(net->heap, net->caph * sizeof *net->heap);
-	}
-	size_t i = net->nh++;
+	net->heap[i] = link;
+	net->l[link].hpos = i;
+}
+
+static void hsift_up(capsim_flownet *net, size_t i)
+{
+	int link = net->heap[i];
 	while (i) {
 		size_t p = (i - 1) / 2;
-		if (!hless(&e, &net->heap[p]))
+		if (!hless(net, link, net->heap[p]))
 			break;
-		net->heap[i] = net->heap[p];
+		hplace(net, i, net->heap[p]);
 		i = p;
 	}
-	net->heap[i] = e;
+	hplace(net, i, link);
 }
 
-static hent hpop(capsim_flownet *net)
+static void hsift_down(capsim_flownet *net, size_t i)
 {
-	hent top = net->heap[0], last = net->heap[--net->nh];
-	size_t i = 0, n = net->nh;
+	int link = net->heap[i];
+	size_t n = net->nh;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && hless(&net->heap[c + 1], &net->heap[c]))
+		if (c + 1 < n && hless(net, net->heap[c + 1], net->heap[c]))
 			c++;
-		if (!hless(&net->heap[c], &last))
+		if (!hless(net, net->heap[c], link))
 			break;
-		net->heap[i] = net->heap[c];
+		hplace(net, i, net->heap[c]);
 		i = c;
 	}
-	if (n)
-		net->heap[i] = last;
-	return top;
+	hplace(net, i, link);
+}
+
+/* insert link at level, or move it there if it is in the heap already */
+static void hset(capsim_flownet *net, int link, double level)
+{
+	link_t *k = &net->l[link];
+	if (k->hpos == NOT_IN_HEAP) {
+		if (net->nh == net->caph) {
+			net->caph = net->caph ? 2 * net->caph : 256;
+			net->heap = capsim_xrealloc(net->heap, net->caph * sizeof *net->heap);
+		}
+		k->level = level;
+		net->heap[net->nh] = link;
+		k->hpos = net->nh++;
+		hsift_up(net, k->hpos);
+		return;
+	}
+	double old = k->level;
+	k->level = level;
+	if (level < old)
+		hsift_up(net, k->hpos);
+	else
+		hsift_down(net, k->hpos);
+}
+
+static void hremove(capsim_flownet *net, int link)
+{
+	size_t i = net->l[link].hpos;
+	if (i == NOT_IN_HEAP)
+		return;
+	net->l[link].hpos = NOT_IN_HEAP;
+	int last = net->heap[--net->nh];
+	if (i == net->nh)
+		return;
+	hplace(net, i, last);
+	hsift_up(net, i);
+	hsift_down(net, net->l[last].hpos);
 }
 
 static double link_level(const link_t *k)
@@ -264,10 +303,12 @@ static void freeze(capsim_flownet *net, flow_t *fl, double x)
 		double w = fl->mult / k->mult;
 		k->frozen += w * x;
 		k->wsum -= w;
-		if (k->wsum > 1e-12)
-			hpush(net, (hent){ link_level(k), fl->links[m] });
-		else
+		if (k->wsum > 1e-12) {
+			hset(net, fl->links[m], link_level(k));
+		} else {
 			k->wsum = 0.0;
+			hremove(net, fl->links[m]);
+		}
 	}
 }
 
@@ -280,7 +321,8 @@ static void fill(capsim_flownet *net)
 {
 	net->solves++;
 	net->visits += net->ncf;
-	net->nh = 0;
+	while (net->nh) /* empty after every solve; kept safe all the same */
+		net->l[net->heap[--net->nh]].hpos = NOT_IN_HEAP;
 	for (size_t i = 0; i < net->ncl; i++) {
 		link_t *k = &net->l[net->cl[i]];
 		k->frozen = 0.0;
@@ -314,40 +356,25 @@ static void fill(capsim_flownet *net)
 	for (size_t i = 0; i < net->ncl; i++) {
 		link_t *k = &net->l[net->cl[i]];
 		if (k->wsum > 1e-12)
-			hpush(net, (hent){ link_level(k), net->cl[i] });
+			hset(net, net->cl[i], link_level(k));
 	}
 	size_t ci = 0;
 	for (;;) {
 		while (ci < ncap && capped[ci]->frozen)
 			ci++;
-		/* the lowest link, skipping stale entries */
-		hent top = { INFINITY, -1 };
-		while (net->nh) {
-			hent e = net->heap[0];
-			link_t *k = &net->l[e.link];
-			if (k->wsum <= 1e-12) {
-				hpop(net);
-				continue;
-			}
-			double cur = link_level(k);
-			if (cur > e.level * (1 + 1e-12) + 1e-300) {
-				hpop(net);
-				hpush(net, (hent){ cur, e.link });
-				continue;
-			}
-			top = e;
-			break;
-		}
+		/* the lowest link: every level in the heap is current */
+		int top = net->nh ? net->heap[0] : -1;
+		double top_level = top >= 0 ? net->l[top].level : INFINITY;
 		double cap_level = ci < ncap ? capped[ci]->cap : INFINITY;
-		if (top.link < 0 && ci >= ncap)
+		if (top < 0 && ci >= ncap)
 			break;
-		if (cap_level <= top.level) {
+		if (cap_level <= top_level) {
 			freeze(net, capped[ci], cap_level);
 			continue;
 		}
-		hpop(net);
-		link_t *k = &net->l[top.link];
-		double x = top.level < 0.0 ? 0.0 : top.level;
+		hremove(net, top);
+		link_t *k = &net->l[top];
+		double x = top_level < 0.0 ? 0.0 : top_level;
 		for (size_t j = 0; j < k->n; j++) {
 			flow_t *fl = &net->f[k->flows[j]];
 			if (!fl->frozen)

@@ -428,6 +428,7 @@ typedef struct capsim_scenario {
 	int straggler_stage;         /* its pipeline stage; -1: the busiest */
 	int straggler_replica;       /* its data-parallel replica */
 	double task_limit;           /* most pipeline tasks one step may simulate */
+	double flow_limit;           /* most flows one collective may simulate */
 	double jitter;               /* coefficient of variation of a GPU's kernel
 				      * time per layer and micro-batch; 0: none */
 

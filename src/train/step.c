@@ -3,6 +3,7 @@
 #include "step.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -899,15 +900,42 @@ void capsim_step_free(capsim_step *r)
 	}
 }
 
-int capsim_step_trace(const capsim_step *r, FILE *out)
+/* fprintf that adds what it wrote to *sum */
+static void tprintf(FILE *out, double *sum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void tprintf(FILE *out, double *sum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vfprintf(out, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*sum += n;
+}
+
+double capsim_step_trace_bound(const capsim_step *r)
+{
+	const capsim_pipeline_result *p = r->pipeline;
+	if (!p)
+		return 0.0;
+	/* the longest lines the writer below can print: 300 bytes for each
+	 * stage's three names and tail, 160 for a task (ints of 11 digits,
+	 * times of up to 20) */
+	return 64.0 + p->stages * (300.0 + 160.0 * (double)p->tasks_per_stage);
+}
+
+int capsim_step_trace(const capsim_step *r, FILE *out, double max_bytes)
 {
 	const capsim_pipeline_result *p = r->pipeline;
 	if (!p)
 		return -1;
-	fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", out);
+	if (capsim_step_trace_bound(r) > max_bytes)
+		return -2;
+	double sum = 0.0;
+	tprintf(out, &sum, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
 	int first = 1;
 	for (int k = 0; k < p->stages; k++) {
-		fprintf(out, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
+		tprintf(out, &sum, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
 			"\"args\":{\"name\":\"stage %d\"}},\n"
 			"{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
 			"\"args\":{\"name\":\"compute\"}},\n"
@@ -917,7 +945,7 @@ int capsim_step_trace(const capsim_step *r, FILE *out)
 		first = 0;
 		for (size_t n = 0; n < p->tasks_per_stage; n++) {
 			const capsim_pipeline_task *t = capsim_pipeline_task_at(p, k, n);
-			fprintf(out, ",\n{\"name\":\"%s mb%d c%d\",\"cat\":\"%s\",\"ph\":\"X\","
+			tprintf(out, &sum, ",\n{\"name\":\"%s mb%d c%d\",\"cat\":\"%s\",\"ph\":\"X\","
 				"\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":0}",
 				t->backward ? "B" : "F", t->microbatch, t->chunk,
 				t->backward ? "backward" : "forward", (double)t->start_ns / 1e3,
@@ -925,10 +953,12 @@ int capsim_step_trace(const capsim_step *r, FILE *out)
 		}
 		const capsim_pipeline_stage *st = &p->stage[k];
 		if (st->tail_ns > 0)
-			fprintf(out, ",\n{\"name\":\"gradient sync + optimizer\",\"cat\":\"tail\","
+			tprintf(out, &sum, ",\n{\"name\":\"gradient sync + optimizer\",\"cat\":\"tail\","
 				"\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":1}",
 				(double)st->last_end_ns / 1e3, (double)st->tail_ns / 1e3, k);
+		if (sum > max_bytes)
+			return -2; /* the bound above was wrong: never write past the cap */
 	}
-	fputs("\n]}\n", out);
+	tprintf(out, &sum, "\n]}\n");
 	return ferror(out) ? -1 : 0;
 }

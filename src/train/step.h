@@ -88,8 +88,13 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
  * per pipeline stage, its compute stream (forward and backward of each
  * micro-batch and chunk, with their tensor-parallel collectives) and its
  * tail (exposed gradient reduction and the optimizer step). Needs a step
- * simulated with keep. Returns 0 or -1 on a write error. */
-int capsim_step_trace(const capsim_step *r, FILE *out);
+ * simulated with keep. Writes at most max_bytes: returns 0, -1 on a write
+ * error, or -2 without writing when capsim_step_trace_bound exceeds
+ * max_bytes (and, should the bound be wrong, as soon as the text passes it). */
+int capsim_step_trace(const capsim_step *r, FILE *out, double max_bytes);
+
+/* An upper bound on the bytes of the step's trace (0 without one). */
+double capsim_step_trace_bound(const capsim_step *r);
 
 void capsim_step_free(capsim_step *r);
 

@@ -516,6 +516,66 @@ static void test_folded_matches_unfolded(void **state)
 }
 
 /* Errors: a forced algorithm that does not apply, too many ranks. */
+/* The bound that workload.flow-limit is checked against, before a flow is
+ * built, holds for every algorithm: at least the flows simulated, at most
+ * one more per rank (xfer drops a rank's transfer to itself). */
+static void test_flow_estimate(void **state)
+{
+	(void)state;
+	const capsim_set sharp[] = { { "cluster.fabric.sharp", "on" } };
+	capsim_scenario *s = scenario(4, "fat-tree", sharp, 1);
+	static const struct { capsim_coll op; int algo; } cases[] = {
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_RING },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_TREE },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_NVLS },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_NVLS_TREE },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_COLLNET_DIRECT },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_COLLNET_CHAIN },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_HIERARCHICAL },
+		{ CAPSIM_COLL_ALLGATHER, CAPSIM_ALGO_RING },
+		{ CAPSIM_COLL_REDUCESCATTER, CAPSIM_ALGO_RING },
+		{ CAPSIM_COLL_BROADCAST, CAPSIM_ALGO_RING },
+		{ CAPSIM_COLL_ALLTOALL, CAPSIM_ALGO_P2P },
+		{ CAPSIM_COLL_SENDRECV, CAPSIM_ALGO_P2P },
+	};
+	static const int ranks[] = { 2, 8, 16, 32 };
+	int checked = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (size_t j = 0; j < sizeof ranks / sizeof ranks[0]; j++) {
+			capsim_fabric *f = capsim_fabric_build(s, NULL);
+			capsim_coll_req r = { .op = cases[i].op, .bytes = 64e6,
+					      .ranks = ranks[j], .algo = cases[i].algo,
+					      .proto = -1, .fold = 0 };
+			capsim_coll_result out;
+			capsim_diags d = { 0 };
+			if (capsim_collective_run(f, s, &r, &out, &d) == 0) {
+				assert_true(out.flow_estimate >= (double)out.flows);
+				assert_true(out.flow_estimate <= (double)out.flows + ranks[j]);
+				checked++;
+			}
+			capsim_diags_free(&d);
+			capsim_fabric_destroy(f);
+		}
+	assert_true(checked >= 40);
+	free(s);
+
+	/* an all-to-all is n(n-1) flows: 32 ranks are 992, 40 are 1560 */
+	const capsim_set limit[] = { { "workload.flow-limit", "1000" } };
+	s = scenario(5, "fat-tree", limit, 1);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	capsim_coll_result out = run(f, s, CAPSIM_COLL_ALLTOALL, 1e6, 32, -1, -1, 0, 1);
+	assert_int_equal(out.flows, 992);
+	capsim_coll_req r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = 1e6, .ranks = 40,
+			      .algo = -1, .proto = -1, .fold = -1 };
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), -1);
+	assert_true(capsim_diags_contains(&d, "all-to-all over 40 ranks (5 nodes) with p2p is "
+					  "1560 flows, more than workload.flow-limit = 1000"));
+	capsim_diags_free(&d);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
 static void test_errors(void **state)
 {
 	(void)state;
@@ -553,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_folded_matches_unfolded),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
+		cmocka_unit_test(test_flow_estimate),
 		cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests_name("fabric", tests, setup, teardown);
