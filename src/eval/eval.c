@@ -147,6 +147,11 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		if (!gr->fits)
 			r->fits_in_memory = 0;
 	}
+	r->seq_past_positions = capsim_seq_past_positions(s);
+	r->seq_len = s->seq_len;
+	r->max_seq_len = s->model.max_seq_len;
+	r->learned_positions = s->model.position == 0;
+	capsim_strlcpy(r->model, s->model.e.id, sizeof r->model);
 	r->mfu = r->step.mfu;
 	if (!(o && o->no_reference))
 		scaling(s, o, r);

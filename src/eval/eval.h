@@ -65,6 +65,9 @@ typedef struct capsim_result {
 	int has_scaling;
 	double scaling_efficiency; /* tokens/s per GPU over the reference's */
 	char scaling_reference[160]; /* what the reference was, in words */
+	/* seq-len past the model's max-seq-len (capsim_seq_past_positions) */
+	int seq_past_positions, seq_len, max_seq_len, learned_positions;
+	char model[CAPSIM_ID_LEN];
 	/* parts of the scenario that no model reads yet, by their paths */
 	int n_not_modelled;
 	const char *not_modelled[CAPSIM_RESULT_NOTES];

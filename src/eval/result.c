@@ -163,6 +163,29 @@ static json_t *j_not_modelled(const R *r)
 
 static int has_not_modelled(const R *r) { return r->n_not_modelled > 0; }
 
+static int has_seq_past(const R *r) { return r->seq_past_positions; }
+
+static void note_positions(const R *r, char *b, size_t n)
+{
+	if (r->learned_positions)
+		snprintf(b, n,
+			 "seq-len %d is past model '%s' max-seq-len %d: its learned position "
+			 "table is taken to have %d rows (counted in memory)",
+			 r->seq_len, r->model, r->max_seq_len, r->seq_len);
+	else
+		snprintf(b, n,
+			 "seq-len %d is past model '%s' max-seq-len %d: a context extension "
+			 "(its positions have no table)",
+			 r->seq_len, r->model, r->max_seq_len);
+}
+
+static json_t *j_positions(const R *r)
+{
+	char b[256];
+	note_positions(r, b, sizeof b);
+	return json_string(b);
+}
+
 /* ---- the table ---- */
 
 #define REAL_IF(k, m, dim_, unit_, label_, depth_, doc_, present_, note_, in_text_) \
@@ -248,6 +271,9 @@ const capsim_result_key capsim_result_keys[] = {
 	     NULL),
 	JSON("busiest_link_dp", j_busiest_dp,
 	     "most loaded link of one data-parallel sync (kind, bytes)", NULL, NULL, NULL),
+	JSON("positions", j_positions,
+	     "present when seq-len is past the model's max-seq-len: what capsim assumed",
+	     has_seq_past, "positions", note_positions),
 	JSON("not_modelled", j_not_modelled,
 	     "scenario sections given that no model reads yet", has_not_modelled,
 	     "not yet modelled", note_not_modelled),

@@ -122,8 +122,8 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 	double emb = (double)m->vocab * m->hidden / t; /* vocabulary-parallel */
 	if (k == 0) {
 		params += emb;
-		if (m->position == 0) /* learned positions */
-			params += (double)m->max_seq_len * m->hidden;
+		if (m->position == 0) /* learned positions: a row per position */
+			params += capsim_position_rows(s) * m->hidden;
 	}
 	if (k == s->pp - 1) {
 		params += m->hidden; /* final norm */

@@ -589,6 +589,19 @@ double capsim_model_params(const capsim_model *m, int active)
 	return total;
 }
 
+double capsim_position_rows(const capsim_scenario *s)
+{
+	const capsim_model *m = &s->model;
+	if (m->position != 0 /* learned */)
+		return 0.0;
+	return s->seq_len > m->max_seq_len ? s->seq_len : m->max_seq_len;
+}
+
+int capsim_seq_past_positions(const capsim_scenario *s)
+{
+	return s->seq_len > s->model.max_seq_len;
+}
+
 int capsim_stage_layers(const capsim_scenario *s, int k, int *first)
 {
 	int L = s->model.layers, p = s->pp;

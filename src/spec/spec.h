@@ -474,6 +474,18 @@ extern const size_t capsim_n_part_slots;
  * evenly. Writes the first layer's index to *first. */
 int capsim_stage_layers(const capsim_scenario *s, int k, int *first);
 
+/* Rows of the job's learned position table: the model's max-seq-len, or the
+ * job's seq-len when that is longer (a model trained from scratch at that
+ * length has a row for each position; a longer sequence than the table is
+ * never looked up). 0 for RoPE and ALiBi, which have no table. */
+double capsim_position_rows(const capsim_scenario *s);
+
+/* 1 when the job's seq-len is past the model's max-seq-len: for learned
+ * positions the table grows to seq-len rows (capsim_position_rows); for RoPE
+ * and ALiBi it is a context extension, as Llama 3.1's from 8K to 128K
+ * (arXiv 2407.21783, sec. 3.4.2). Neither is refused; the result says so. */
+int capsim_seq_past_positions(const capsim_scenario *s);
+
 /* One node group as the models see it: borrowed pointers into s. */
 typedef struct capsim_group_view {
 	int nodes, first_node;

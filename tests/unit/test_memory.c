@@ -164,6 +164,31 @@ static void test_uneven_stages(void **state)
 
 /* A 70B model's 18 bytes a parameter do not fit 8 H100s without ZeRO; the
  * estimate says so instead of failing. */
+/* Learned positions: a job past the model's max-seq-len (1024 for GPT-2)
+ * holds a table of seq-len rows, h = 768 wide; RoPE has no table at all. */
+static void test_position_rows(void **state)
+{
+	(void)state;
+	capsim_memory at, past;
+	capsim_scenario *s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, NULL, 0);
+	assert_false(capsim_seq_past_positions(s));
+	assert_rel(capsim_position_rows(s), 1024, 0);
+	capsim_memory_estimate(s, &at);
+	free(s);
+	s = load("dgx-h100", 1, "gpt2-124m", 4096, 8, NULL, 0);
+	assert_true(capsim_seq_past_positions(s));
+	assert_rel(capsim_position_rows(s), 4096, 0);
+	capsim_memory_estimate(s, &past);
+	assert_rel(past.peak.params - at.peak.params, (4096.0 - 1024.0) * 768.0, 1e-9);
+	free(s);
+	s = load("dgx-h100", 1, "llama-2-7b", 8192, 8, NULL, 0);
+	assert_true(capsim_seq_past_positions(s)); /* max-seq-len 4096 */
+	assert_rel(capsim_position_rows(s), 0, 0);
+	capsim_memory_estimate(s, &past);
+	assert_rel(past.peak.params, capsim_model_params(&s->model, 0), 1e-12);
+	free(s);
+}
+
 static void test_fits(void **state)
 {
 	(void)state;
@@ -195,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_moe_capacity_activations),
 		cmocka_unit_test(test_pipeline_in_flight),
 		cmocka_unit_test(test_uneven_stages),
+		cmocka_unit_test(test_position_rows),
 		cmocka_unit_test(test_fits),
 	};
 	return cmocka_run_group_tests_name("memory", tests, setup, teardown);
