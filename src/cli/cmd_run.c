@@ -227,9 +227,9 @@ int capsim_cmd_run(int argc, char **argv)
 		goto fail;
 	capsim_result r;
 	capsim_eval_opts opts = { .keep_schedule = trace != NULL };
-	if (capsim_eval(s, &opts, &r, &d) < 0) {
+	if (capsim_eval(s, &opts, &r, &d) < 0) { /* no I/O: the input is refused */
 		capsim_diags_print(&d, stderr);
-		status = CAPSIM_EXIT_FAILURE;
+		status = CAPSIM_EXIT_USAGE;
 		goto out;
 	}
 	int traced = trace ? write_trace(trace, &r, trace_limit, trace_limit_text) : 0;

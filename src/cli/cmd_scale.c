@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -19,7 +21,7 @@ static void help(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
-		"                    [--csv FILE] [--json] [--set PATH=VALUE]...\n"
+		"                    [--csv FILE] [--json] [--progress] [--set PATH=VALUE]...\n"
 		"\n"
 		"Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
 		"parallelism grows. --weak (default) grows the global batch with it (the\n"
@@ -29,7 +31,33 @@ static void help(FILE *out)
 		"tokens/s per GPU against one replica on its own nodes) and, with --strong,\n"
 		"the speed-up per GPU against the first size. --csv FILE (- for stdout) writes every\n"
 		"result key of each size (the columns of capsim run's result table);\n"
-		"--json prints one object with a \"points\" array instead of the table.\n");
+		"--json prints one object with a \"points\" array instead of the table.\n"
+		"Progress (each size as it starts and ends, with its time) goes to stderr\n"
+		"when stderr is a terminal, and always with --progress.\n");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One size's progress on stderr: "[i/n] G GPUs ..." as it starts, and the
+ * same line with its time when it ends (a terminal sees the line replaced). */
+static void progress(int on, int tty, int i, int n, long gpus, double started, double t0)
+{
+	if (!on)
+		return;
+	if (started < 0) {
+		fprintf(stderr, "%s[%d/%d] %ld GPUs ...%s", tty ? "\r\033[K" : "", i + 1, n, gpus,
+			tty ? "" : "\n");
+	} else {
+		double t = now_s();
+		fprintf(stderr, "%s[%d/%d] %ld GPUs ... done in %.2f s (%.2f s in all)\n",
+			tty ? "\r\033[K" : "", i + 1, n, gpus, t - started, t - t0);
+	}
+	fflush(stderr);
 }
 
 /* "N,N,...": at most max counts, each 1 to 2^31 - 1 (capsim_cli_count), no
@@ -96,12 +124,13 @@ int capsim_cmd_scale(int argc, char **argv)
 		{ "strong", no_argument, NULL, 'S' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "progress", no_argument, NULL, 'P' },
 		{ "set", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long sizes[64];
-	int n_sizes = 0, strong = 0, json = 0, ch, status = CAPSIM_EXIT_USAGE;
+	int n_sizes = 0, strong = 0, json = 0, show = 0, ch, status = CAPSIM_EXIT_USAGE;
 	const char *csv = NULL;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
@@ -126,6 +155,7 @@ int capsim_cmd_scale(int argc, char **argv)
 		case 'S': strong = 1; break;
 		case 'c': csv = optarg; break;
 		case 'j': json = 1; break;
+		case 'P': show = 1; break;
 		case 's':
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
 				goto fail;
@@ -168,14 +198,20 @@ int capsim_cmd_scale(int argc, char **argv)
 		       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling",
 		       strong ? "   speed-up/GPU" : "");
 	}
-	double first = 0.0;
+	double first = 0.0, t0 = now_s();
+	int tty = isatty(STDERR_FILENO);
+	show = show || tty;
 	for (int i = 0; i < n_sizes; i++) {
 		capsim_result r;
-		if (capsim_eval(&pts[i], NULL, &r, &d) < 0) {
+		double started = now_s();
+		progress(show, tty, i, n_sizes, capsim_scenario_gpus(&pts[i]), -1.0, t0);
+		if (capsim_eval(&pts[i], NULL, &r, &d) < 0) { /* no I/O: the input is refused */
+			if (tty && show)
+				fputc('\n', stderr);
 			capsim_diags_print(&d, stderr);
-			status = CAPSIM_EXIT_FAILURE;
 			goto out;
 		}
+		progress(show, tty, i, n_sizes, r.gpus, started, t0);
 		double per_gpu = r.step.tokens_per_s / (double)r.gpus;
 		if (i == 0)
 			first = per_gpu;

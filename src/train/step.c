@@ -800,7 +800,16 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 		replica_prepare(&x, s, view, &cls[j], out->straggler_stage, dp_t, dp_g);
 		int prc = replica_simulate(&x, 1, &r);
 		if (prc != CAPSIM_PIPELINE_OK) {
-			capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s", r.errmsg);
+			if (prc == CAPSIM_PIPELINE_ERANGE)
+				capsim_diags_add(d, s->file, 0,
+						 "workload: one step of this job is longer than the "
+						 "simulator's clock holds (2^61 ns, about 73 years: %s); "
+						 "a smaller seq-len, global-batch or model, or more GPUs, "
+						 "make a step that can be simulated",
+						 r.errmsg);
+			else
+				capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s",
+						 r.errmsg);
 			run_free(&x);
 			goto done;
 		}

@@ -484,6 +484,26 @@ static void test_run(void **state)
 
 /* verify fails a log in which nothing could be checked (its only size is
  * 0 bytes): a check that checked nothing is no pass */
+/* A step longer than the schedule's clock (2^61 ns) is the input's fault:
+ * exit 2, saying what to change; as is any refusal by capsim_eval. */
+static void test_step_too_long(void **state)
+{
+	(void)state;
+	run_result r = run("run " CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml "
+			   "--set workload.model.ref=llama-2-7b --set workload.seq-len=100000000 "
+			   "--set workload.global-batch=1000", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "one step of this job is longer than the simulator's clock "
+				      "holds (2^61 ns, about 73 years"));
+	free(r.out);
+	r = run("scale " CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml --gpus 1 "
+		"--set workload.model.ref=llama-2-7b --set workload.seq-len=100000000 "
+		"--set workload.global-batch=1000", 1);
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.out, "2^61 ns"));
+	free(r.out);
+}
+
 static void test_verify_nothing_checked(void **state)
 {
 	(void)state;
@@ -618,6 +638,17 @@ static void test_scale_and_trace(void **state)
 	r = run(many, 1);
 	assert_int_equal(r.status, 2);
 	free(r.out);
+	/* --progress: a start and an end line per size on stderr, none on stdout */
+	r = run_stdout_to("scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 32,64 --json "
+			  "--progress", "/dev/null");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "[1/2] 32 GPUs ...\n[1/2] 32 GPUs ... done in "));
+	assert_non_null(strstr(r.out, "[2/2] 64 GPUs ... done in "));
+	free(r.out);
+	r = run("scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 32 --json", 1);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "GPUs ...")); /* not a terminal, no --progress */
+	free(r.out);
 	r = run("scale " CAPSIM_SOURCE_DIR "/scenarios/default.xml --gpus 33", 1);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.out, "33 GPUs is not a whole number of 8-GPU nodes"));
@@ -660,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_collective),
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_scale_and_trace),
+		cmocka_unit_test(test_step_too_long),
 		cmocka_unit_test(test_verify_nothing_checked),
 		cmocka_unit_test(test_collective_numbers),
 		cmocka_unit_test(test_validate_pipe),
