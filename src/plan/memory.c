@@ -172,6 +172,6 @@ void capsim_memory_estimate(const capsim_scenario *s, capsim_memory *mem)
 	stage(s, s->pp - 1, &mem->last);
 	mem->peak = mem->first.total_bytes >= mem->last.total_bytes ? mem->first : mem->last;
 	mem->activation_per_layer_bytes = capsim_activation_bytes_per_layer(s);
-	mem->capacity_bytes = s->gpu.mem_bytes;
+	mem->capacity_bytes = capsim_gpu_usable_bytes(&s->gpu);
 	mem->fits = mem->peak.total_bytes <= mem->capacity_bytes;
 }

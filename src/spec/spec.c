@@ -71,6 +71,7 @@ static const capsim_field gpu_fields[] = {
 	FDBL("compute.fp8", capsim_gpu, peak_fp8_flop_per_s, CAPSIM_DIM_FLOP_PER_S, P, 1 * TFLOPS, 1e5 * TFLOPS, "dense FP8 peak"),
 	FDBL("compute.fp4", capsim_gpu, peak_fp4_flop_per_s, CAPSIM_DIM_FLOP_PER_S, P, 1 * TFLOPS, 1e5 * TFLOPS, "dense FP4 peak"),
 	FDBL("memory.capacity", capsim_gpu, mem_bytes, CAPSIM_DIM_BYTES, R | P, 1 * GB, 4096 * GB, "device memory"),
+	FDBL("usable-memory.bytes", capsim_gpu, mem_usable_bytes, CAPSIM_DIM_BYTES, P, 1 * GB, 4096 * GB, "memory the CUDA runtime gives one process (cudaDeviceProp::totalGlobalMem); default: memory.capacity read as decimal bytes, which is less (assumption)"),
 	FDBL("memory.bandwidth", capsim_gpu, mem_bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 50 * GBPS, 100e3 * GBPS, "device memory bandwidth"),
 	FTXT("memory.type", capsim_gpu, mem_type, 0, "memory technology"),
 	FDBL("power.tdp", capsim_gpu, tdp_w, CAPSIM_DIM_WATTS, R | P, 10.0, 5000.0, "board power limit"),
@@ -516,6 +517,11 @@ double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)
 	if (g->scaleup_direction == CAPSIM_DIR_BIDIRECTIONAL)
 		return g->scaleup_bw_bytes_per_s / 2.0;
 	return g->scaleup_bw_bytes_per_s;
+}
+
+double capsim_gpu_usable_bytes(const capsim_gpu *g)
+{
+	return g->mem_usable_bytes > 0 ? g->mem_usable_bytes : g->mem_bytes;
 }
 
 double capsim_gpu_peak(const capsim_gpu *g, int dtype)

@@ -136,6 +136,7 @@ typedef struct capsim_gpu {
 	double peak_bf16_flop_per_s, peak_fp16_flop_per_s, peak_fp8_flop_per_s;
 	double peak_fp4_flop_per_s; /* dense; 0: not supported */
 	double mem_bytes, mem_bw_bytes_per_s;
+	double mem_usable_bytes;     /* totalGlobalMem; 0: not given (capsim_gpu_usable_bytes) */
 	char mem_type[CAPSIM_ID_LEN];
 	double tdp_w;
 	double clock_max_hz;
@@ -527,6 +528,11 @@ double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g);
 
 /* Dense peak of a dtype (capsim_dtype), 0 when the GPU lacks it. */
 double capsim_gpu_peak(const capsim_gpu *g, int dtype);
+
+/* Memory a training process can use: usable-memory where the catalog has
+ * it, else the datasheet's capacity as decimal bytes (a lower bound: HBM
+ * stacks hold binary sizes, and 141 GB H200s give 139.8 GiB). */
+double capsim_gpu_usable_bytes(const capsim_gpu *g);
 
 extern const char *const capsim_dtype_names[];
 

@@ -198,7 +198,20 @@ static void test_fits(void **state)
 	capsim_memory_estimate(s, &m);
 	assert_false(m.fits);
 	assert_true(m.peak.total_bytes > 150e9);
-	assert_rel(m.capacity_bytes, 80e9, 1e-12);
+	/* what CUDA gives a process (hardware/gpus.xml's usable-memory: a
+	 * deviceQuery of H100 80GB HBM3), not the datasheet's "80 GB" */
+	assert_rel(m.capacity_bytes, 85045477376.0, 0);
+	free(s);
+	/* a GPU without usable-memory falls back to its capacity; --set overrides */
+	const capsim_set a100[] = { { "cluster.gpu.ref", "a100-sxm4-80gb" } };
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, a100, 1);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.capacity_bytes, 80e9, 0);
+	free(s);
+	const capsim_set usable[] = { { "cluster.gpu.usable-memory.bytes", "79 GiB" } };
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, usable, 1);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.capacity_bytes, 79.0 * 1073741824.0, 0);
 	free(s);
 	const capsim_set fit[] = { { "workload.parallelism.tp", "8" },
 				   { "workload.parallelism.pp", "4" },
