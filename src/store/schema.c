@@ -3,9 +3,13 @@
  * see store.h and docs/store.md. */
 #include "storeint.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -154,12 +158,79 @@ static const struct {
 	 * (tables only) */
 };
 
+/* ---- failures ------------------------------------------------------------ */
+
+/* how long this handle waited for other processes' locks, in words */
+static void waited_words(const capsim_store *s, char *buf, size_t size)
+{
+	if (s->waited_ms >= 10000)
+		snprintf(buf, size, "%ld s", s->waited_ms / 1000);
+	else
+		snprintf(buf, size, "%.1f s", (double)s->waited_ms / 1000.0);
+}
+
+/* a failure of the operating system under SQLite (errno), in words: NULL
+ * when errno says nothing more than SQLite */
+static const char *system_words(int err)
+{
+	switch (err) {
+	case ENOSPC: case EDQUOT: return "disk full";
+	case EROFS: return "read-only (the file system is mounted read-only)";
+	case EACCES: case EPERM: return "permission denied";
+	default: return NULL;
+	}
+}
+
+void capsim_store__fail(capsim_store *s, int rc, capsim_diags *d)
+{
+	const char *msg = s->db ? sqlite3_errmsg(s->db) : "out of memory";
+	const char *sys = s->db ? system_words(sqlite3_system_errno(s->db)) : NULL;
+	char waited[32];
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		waited_words(s, waited, sizeof waited);
+		capsim_diags_add_runtime(d, s->path, "database is locked by another process "
+					 "(waited %s)", waited);
+		break;
+	case SQLITE_FULL:
+		capsim_diags_add_runtime(d, s->path, "disk full");
+		break;
+	case SQLITE_READONLY:
+		capsim_diags_add_runtime(d, s->path, "read-only (SQLite: %s)", msg);
+		break;
+	case SQLITE_NOTADB:
+		capsim_diags_add_runtime(d, s->path, "not a capsim database (not an SQLite file)");
+		break;
+	case SQLITE_CORRUPT:
+		capsim_diags_add_runtime(d, s->path, "corrupt (SQLite: %s)", msg);
+		break;
+	case SQLITE_NOMEM:
+		capsim_diags_add_runtime(d, s->path, "out of memory");
+		break;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_PROTOCOL:
+	case SQLITE_NOLFS:
+		if (sys)
+			capsim_diags_add_runtime(d, s->path, "%s (SQLite: %s)", sys, msg);
+		else
+			capsim_diags_add_runtime(d, s->path, "I/O error (SQLite: %s)", msg);
+		break;
+	default: /* a constraint, SQL the file's tables cannot answer: the input */
+		capsim_diags_add(d, s->path, 0, "database: %s", msg);
+		break;
+	}
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
 int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)
 {
-	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		capsim_diags_add(d, s->path, 0, "database: %s", msg ? msg : sqlite3_errmsg(s->db));
-		sqlite3_free(msg);
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		capsim_store__fail(s, rc, d);
 		return -1;
 	}
 	return 0;
@@ -168,8 +239,9 @@ int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)
 sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_diags *d)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		capsim_diags_add(d, s->path, 0, "database: %s", sqlite3_errmsg(s->db));
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		capsim_store__fail(s, rc, d);
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -183,7 +255,7 @@ int capsim_store__step(capsim_store *s, sqlite3_stmt *st, capsim_diags *d)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	capsim_diags_add(d, s->path, 0, "database: %s", sqlite3_errmsg(s->db));
+	capsim_store__fail(s, rc, d);
 	return -1;
 }
 
@@ -227,21 +299,37 @@ int capsim_store__has_column(capsim_store *s, const char *table, const char *col
 	return n < 0 ? -1 : n > 0;
 }
 
+/* 0 when this capsim can read a database of version, else -1 after a
+ * message: a newer schema is the user's file being incompatible with this
+ * capsim (bad input, exit status 2), as is a negative one */
+static int known_version(capsim_store *s, int64_t version, capsim_diags *d)
+{
+	if (version > CAPSIM_STORE_SCHEMA) {
+		capsim_diags_add(d, s->path, 0, "schema version %lld is newer than this capsim (%d); "
+				 "use a newer capsim", (long long)version, CAPSIM_STORE_SCHEMA);
+		return -1;
+	}
+	if (version < 0) {
+		capsim_diags_add(d, s->path, 0, "not a capsim database (schema version %lld)",
+				 (long long)version);
+		return -1;
+	}
+	return 0;
+}
+
 int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
 {
 	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
 	if (version < 0)
 		return -1;
-	if (version > CAPSIM_STORE_SCHEMA) {
-		capsim_diags_add(d, s->path, 0, "schema version %lld is newer than this capsim's %d: "
-				 "use a newer capsim", (long long)version, CAPSIM_STORE_SCHEMA);
+	if (known_version(s, version, d) < 0)
 		return -1;
-	}
 	if (version == 0) {
 		int64_t any = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
 					NULL, NULL, d);
 		if (any < 0)
 			return -1;
+		s->created = s->absent && any == 0;
 		if (any > 0) {
 			capsim_diags_add(d, s->path, 0, "expected a capsim store (a schema version in "
 					 "PRAGMA user_version), found %lld tables and no version",
@@ -263,23 +351,96 @@ int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
 	return 0;
 }
 
-/* open without touching the schema */
+/* ---- opening ------------------------------------------------------------- */
+
+static long busy_limit_ms = 300000;
+
+void capsim_store__set_busy_limit_ms(long ms)
+{
+	busy_limit_ms = ms;
+}
+
+/* SQLite's busy handler: wait for another process's lock with backoff (1,
+ * 2, 4 ... 128 ms, then 250 ms at a time, a few milliseconds of this
+ * process's own added so that waiters do not retry in step), up to
+ * busy_limit_ms in all; 0 gives up (SQLITE_BUSY). */
+static int wait_for_lock(void *arg, int count)
+{
+	capsim_store *s = arg;
+	if (count == 0)
+		s->waited_ms = 0;
+	if (s->waited_ms >= busy_limit_ms)
+		return 0;
+	long ms = count < 8 ? 1L << count : 250;
+	ms += (long)(getpid() % 7);
+	if (ms > busy_limit_ms - s->waited_ms)
+		ms = busy_limit_ms - s->waited_ms;
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	s->waited_ms += ms;
+	return 1;
+}
+
+/* sqlite3_open_v2 failed: why, from errno. A path that names nothing (or
+ * names a directory) is the input; anything else is the run's. */
+static void open_failed(capsim_store *s, capsim_diags *d)
+{
+	int err = s->db ? sqlite3_system_errno(s->db) : ENOMEM;
+	const char *sys = system_words(err);
+	if (err == ENOENT || err == ENOTDIR || err == EISDIR)
+		capsim_diags_add(d, s->path, 0, "cannot open the database: %s", strerror(err));
+	else if (sys)
+		capsim_diags_add_runtime(d, s->path, "cannot open the database: %s", sys);
+	else if (!s->db)
+		capsim_diags_add_runtime(d, s->path, "out of memory");
+	else
+		capsim_diags_add_runtime(d, s->path, "cannot open the database (SQLite: %s)",
+					 sqlite3_errmsg(s->db));
+}
+
+/* PRAGMA quick_check: 0 when the file's pages hold together, else -1 after
+ * "corrupt" (a runtime failure: the file was damaged, not written wrong) */
+static int check_pages(capsim_store *s, capsim_diags *d)
+{
+	sqlite3_stmt *st = capsim_store__prepare(s, "PRAGMA quick_check(1)", d);
+	if (!st)
+		return -1;
+	int rc = capsim_store__step(s, st, d);
+	const char *result = rc == 1 ? capsim_store__text(st, 0) : "";
+	if (rc == 1 && strcmp(result, "ok") != 0) {
+		char *flat = capsim_xstrdup(result);
+		for (char *c = flat; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		capsim_diags_add_runtime(d, s->path, "corrupt (SQLite: %s)", flat);
+		free(flat);
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+/* open without touching the schema; a reader refuses a newer version */
 static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags *d)
 {
 	capsim_store *s = capsim_xcalloc(1, sizeof *s);
 	s->path = capsim_xstrdup(path);
 	s->writable = mode == CAPSIM_STORE_WRITE;
+	struct stat sb;
+	s->absent = stat(path, &sb) != 0 && errno == ENOENT;
 	int flags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	*out = NULL;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		capsim_diags_add(d, path, 0, "cannot open the database: %s",
-				 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		open_failed(s, d);
 		capsim_store_close(s);
 		return -1;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_handler(s->db, wait_for_lock, s);
 	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
-	if (version < 0) {
+	if (version < 0 || (!s->writable && known_version(s, version, d) < 0) ||
+	    check_pages(s, d) < 0) {
 		capsim_store_close(s);
 		return -1;
 	}
@@ -288,18 +449,68 @@ static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags
 	return 0;
 }
 
+/* 1 when the file s has open is no longer the one at s->path (removed or
+ * replaced after s opened it) */
+static int file_moved(capsim_store *s)
+{
+	int moved = 0;
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+		return 0;
+	return moved;
+}
+
+/* A failed write transaction of s ends: when it created the database, the
+ * file is removed first, while s still holds the write lock (a writer
+ * waiting on the same file then sees it moved and opens path again). When
+ * SQLite has ended the transaction itself (a full disk can), the lock is
+ * taken again and the file removed only if it is still empty. */
+static void abandon(capsim_store *s)
+{
+	if (s->created && sqlite3_get_autocommit(s->db)) {
+		capsim_diags quiet = { 0 };
+		s->created = capsim_store__exec(s, "BEGIN IMMEDIATE", &quiet) == 0 &&
+			     !file_moved(s) &&
+			     query_int(s, "SELECT count(*) FROM sqlite_master", NULL, NULL, &quiet) == 0;
+		capsim_diags_free(&quiet);
+	}
+	if (s->created)
+		unlink(s->path);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	capsim_store_close(s);
+}
+
+/* open path for writing and take the write lock (BEGIN IMMEDIATE), opening
+ * again when the file was removed while this process waited for it */
+static int lock_for_write(const char *path, capsim_store **out, capsim_diags *d)
+{
+	for (int attempt = 0; attempt < 16; attempt++) {
+		capsim_store *s;
+		if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0)
+			return -1;
+		if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
+			capsim_store_close(s);
+			return -1;
+		}
+		if (!file_moved(s)) {
+			*out = s;
+			return 0;
+		}
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		capsim_store_close(s);
+	}
+	capsim_diags_add_runtime(d, path, "removed and made again by other processes 16 times "
+				 "while this one waited to write it");
+	return -1;
+}
+
 int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d)
 {
 	capsim_store *s;
-	if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0)
+	*out = NULL;
+	if (lock_for_write(path, &s, d) < 0)
 		return -1;
-	if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
-		capsim_store_close(s);
-		return -1;
-	}
 	if (capsim_store__schema_upgrade(s, d) < 0) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		capsim_store_close(s);
+		abandon(s);
 		return -1;
 	}
 	*out = s;
@@ -308,11 +519,12 @@ int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags
 
 int capsim_store__end_write(capsim_store *s, int ok, capsim_diags *d)
 {
-	int rc = ok == 0 ? capsim_store__exec(s, "COMMIT", d) : -1;
-	if (rc < 0)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	capsim_store_close(s);
-	return rc;
+	if (ok == 0 && capsim_store__exec(s, "COMMIT", d) == 0) {
+		capsim_store_close(s);
+		return 0;
+	}
+	abandon(s);
+	return -1;
 }
 
 int capsim_store_open(const char *path, int mode, capsim_store **out, capsim_diags *d)
@@ -325,11 +537,11 @@ int capsim_store_open(const char *path, int mode, capsim_store **out, capsim_dia
 		return -1;
 	}
 	if (capsim_store__exec(s, "COMMIT", d) < 0) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		capsim_store_close(s);
+		abandon(s);
 		*out = NULL;
 		return -1;
 	}
+	s->created = 0; /* committed: the file stays, whatever comes next */
 	*out = s;
 	return 0;
 }
