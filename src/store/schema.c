@@ -382,11 +382,26 @@ static int wait_for_lock(void *arg, int count)
 	return 1;
 }
 
+/* why a file cannot be made in path's directory: its errno (ENOENT when
+ * the directory is absent; ENOENT too, SQLite's own, when it could be) */
+static int dir_unwritable(const char *path)
+{
+	char *dir = capsim_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	int err = access(slash ? dir : ".", W_OK) == 0 ? ENOENT : errno;
+	free(dir);
+	return err;
+}
+
 /* sqlite3_open_v2 failed: why, from errno. A path that names nothing (or
  * names a directory) is the input; anything else is the run's. */
 static void open_failed(capsim_store *s, capsim_diags *d)
 {
 	int err = s->db ? sqlite3_system_errno(s->db) : ENOMEM;
+	if (s->writable && s->absent && err == ENOENT)
+		err = dir_unwritable(s->path);
 	const char *sys = system_words(err);
 	if (err == ENOENT || err == ENOTDIR || err == EISDIR)
 		capsim_diags_add(d, s->path, 0, "cannot open the database: %s", strerror(err));
