@@ -304,8 +304,8 @@ static void test_newer_schema(void **state)
 	fit_fails(db, 2, want);
 }
 
-/* a refused import (a bad file; the database then given as a directory's
- * file that cannot be made) leaves no database it created behind */
+/* a refused import (a bad file, from a path or standard input) leaves no
+ * database it created behind */
 static void test_refused_import_leaves_nothing(void **state)
 {
 	(void)state;
@@ -338,6 +338,17 @@ static void test_refused_import_leaves_nothing(void **state)
 	assert_true(WIFEXITED(rc));
 	assert_int_equal(WEXITSTATUS(rc), 2);
 	assert_int_equal(access(other, F_OK), -1);
+	/* and from standard input ("-"), which its messages call so */
+	char log[160];
+	path_in_dir(log, sizeof log, "stdin.log");
+	snprintf(cmd, sizeof cmd, "printf '{\"kind\": \"bad\"}\\n' | '%s' calibrate import - "
+		 "--db '%s' 2>'%s'", CAPSIM_BIN, other, log);
+	rc = system(cmd);
+	assert_true(WIFEXITED(rc));
+	assert_int_equal(WEXITSTATUS(rc), 2);
+	assert_int_equal(access(other, F_OK), -1);
+	snprintf(cmd, sizeof cmd, "grep -q '^standard input:1: error: kind: ' '%s'", log);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
