@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -160,13 +162,15 @@ static const struct {
 
 /* ---- failures ------------------------------------------------------------ */
 
-/* how long this handle waited for other processes' locks, in words */
-static void waited_words(const capsim_store *s, char *buf, size_t size)
+/* "locked by another process", with how long this process waited */
+static void locked(const char *path, long waited_ms, capsim_diags *d)
 {
-	if (s->waited_ms >= 10000)
-		snprintf(buf, size, "%ld s", s->waited_ms / 1000);
+	if (waited_ms >= 10000)
+		capsim_diags_add_runtime(d, path, "database is locked by another process "
+					 "(waited %ld s)", waited_ms / 1000);
 	else
-		snprintf(buf, size, "%.1f s", (double)s->waited_ms / 1000.0);
+		capsim_diags_add_runtime(d, path, "database is locked by another process "
+					 "(waited %.1f s)", (double)waited_ms / 1000.0);
 }
 
 /* a failure of the operating system under SQLite (errno), in words: NULL
@@ -185,13 +189,10 @@ void capsim_store__fail(capsim_store *s, int rc, capsim_diags *d)
 {
 	const char *msg = s->db ? sqlite3_errmsg(s->db) : "out of memory";
 	const char *sys = s->db ? system_words(sqlite3_system_errno(s->db)) : NULL;
-	char waited[32];
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
-		waited_words(s, waited, sizeof waited);
-		capsim_diags_add_runtime(d, s->path, "database is locked by another process "
-					 "(waited %s)", waited);
+		locked(s->path, s->waited_ms, d);
 		break;
 	case SQLITE_FULL:
 		capsim_diags_add_runtime(d, s->path, "disk full");
@@ -215,8 +216,13 @@ void capsim_store__fail(capsim_store *s, int rc, capsim_diags *d)
 	case SQLITE_NOLFS:
 		if (sys)
 			capsim_diags_add_runtime(d, s->path, "%s (SQLite: %s)", sys, msg);
+		else if (s->db && sqlite3_system_errno(s->db))
+			capsim_diags_add_runtime(d, s->path, "I/O error (SQLite: %s, code %d: %s)", msg,
+						 sqlite3_extended_errcode(s->db),
+						 strerror(sqlite3_system_errno(s->db)));
 		else
-			capsim_diags_add_runtime(d, s->path, "I/O error (SQLite: %s)", msg);
+			capsim_diags_add_runtime(d, s->path, "I/O error (SQLite: %s, code %d)", msg,
+						 s->db ? sqlite3_extended_errcode(s->db) : rc);
 		break;
 	default: /* a constraint, SQL the file's tables cannot answer: the input */
 		capsim_diags_add(d, s->path, 0, "database: %s", msg);
@@ -329,7 +335,6 @@ int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
 					NULL, NULL, d);
 		if (any < 0)
 			return -1;
-		s->created = s->absent && any == 0;
 		if (any > 0) {
 			capsim_diags_add(d, s->path, 0, "expected a capsim store (a schema version in "
 					 "PRAGMA user_version), found %lld tables and no version",
@@ -360,26 +365,32 @@ void capsim_store__set_busy_limit_ms(long ms)
 	busy_limit_ms = ms;
 }
 
-/* SQLite's busy handler: wait for another process's lock with backoff (1,
- * 2, 4 ... 128 ms, then 250 ms at a time, a few milliseconds of this
- * process's own added so that waiters do not retry in step), up to
- * busy_limit_ms in all; 0 gives up (SQLITE_BUSY). */
+/* One wait of a backoff (1, 2, 4 ... 128 ms, then 250 ms at a time, a few
+ * milliseconds of this process's own added so that waiters do not retry in
+ * step) added to *waited_ms; 0 when busy_limit_ms is spent (no wait). */
+static int backoff(int count, long *waited_ms)
+{
+	if (*waited_ms >= busy_limit_ms)
+		return 0;
+	long ms = count < 8 ? 1L << count : 250;
+	ms += (long)(getpid() % 7);
+	if (ms > busy_limit_ms - *waited_ms)
+		ms = busy_limit_ms - *waited_ms;
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	*waited_ms += ms;
+	return 1;
+}
+
+/* SQLite's busy handler: wait for another process's lock with backoff, up
+ * to busy_limit_ms in all; 0 gives up (SQLITE_BUSY). */
 static int wait_for_lock(void *arg, int count)
 {
 	capsim_store *s = arg;
 	if (count == 0)
 		s->waited_ms = 0;
-	if (s->waited_ms >= busy_limit_ms)
-		return 0;
-	long ms = count < 8 ? 1L << count : 250;
-	ms += (long)(getpid() % 7);
-	if (ms > busy_limit_ms - s->waited_ms)
-		ms = busy_limit_ms - s->waited_ms;
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-	s->waited_ms += ms;
-	return 1;
+	return backoff(count, &s->waited_ms);
 }
 
 /* why a file cannot be made in path's directory: its errno (ENOENT when
@@ -436,14 +447,20 @@ static int check_pages(capsim_store *s, capsim_diags *d)
 	return rc < 0 ? -1 : 0;
 }
 
+static int path_absent(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) != 0 && errno == ENOENT;
+}
+
 /* open without touching the schema; a reader refuses a newer version */
 static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags *d)
 {
 	capsim_store *s = capsim_xcalloc(1, sizeof *s);
 	s->path = capsim_xstrdup(path);
 	s->writable = mode == CAPSIM_STORE_WRITE;
-	struct stat sb;
-	s->absent = stat(path, &sb) != 0 && errno == ENOENT;
+	s->dir_lock = -1;
+	s->absent = path_absent(path);
 	int flags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	*out = NULL;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
@@ -464,58 +481,79 @@ static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags
 	return 0;
 }
 
-/* 1 when the file s has open is no longer the one at s->path (removed or
- * replaced after s opened it) */
-static int file_moved(capsim_store *s)
+/* The lock on path's directory that writers take to open path (see
+ * storeint.h): the flock'd descriptor; -1 when the directory cannot be
+ * locked (then a new file is never removed); -2 after waiting busy_limit_ms
+ * for it, with the message in d. */
+static int lock_dir(const char *path, capsim_diags *d)
 {
-	int moved = 0;
-	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
-		return 0;
-	return moved;
+	char *dir = capsim_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	int fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	long waited_ms = 0;
+	for (int count = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; count++) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+		if (!backoff(count, &waited_ms)) {
+			locked(path, waited_ms, d);
+			close(fd);
+			return -2;
+		}
+	}
+	return fd;
 }
 
-/* A failed write transaction of s ends: when it created the database, the
- * file is removed first, while s still holds the write lock (a writer
- * waiting on the same file then sees it moved and opens path again). When
- * SQLite has ended the transaction itself (a full disk can), the lock is
- * taken again and the file removed only if it is still empty. */
+static void unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* and with it the flock */
+}
+
+/* A failed write transaction of s ends: ROLLBACK (SQLite removes its
+ * journal), then the file goes when s created it (no other writer has it
+ * open: they wait for s's directory lock), then s closes. */
 static void abandon(capsim_store *s)
 {
-	if (s->created && sqlite3_get_autocommit(s->db)) {
-		capsim_diags quiet = { 0 };
-		s->created = capsim_store__exec(s, "BEGIN IMMEDIATE", &quiet) == 0 &&
-			     !file_moved(s) &&
-			     query_int(s, "SELECT count(*) FROM sqlite_master", NULL, NULL, &quiet) == 0;
-		capsim_diags_free(&quiet);
-	}
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	if (s->created)
 		unlink(s->path);
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	capsim_store_close(s);
 }
 
-/* open path for writing and take the write lock (BEGIN IMMEDIATE), opening
- * again when the file was removed while this process waited for it */
+/* Open path for writing under its directory's lock, kept while the file is
+ * new, and take the write lock (BEGIN IMMEDIATE). */
 static int lock_for_write(const char *path, capsim_store **out, capsim_diags *d)
 {
-	for (int attempt = 0; attempt < 16; attempt++) {
-		capsim_store *s;
-		if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0)
-			return -1;
-		if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
-			capsim_store_close(s);
-			return -1;
-		}
-		if (!file_moved(s)) {
-			*out = s;
-			return 0;
-		}
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		capsim_store_close(s);
+	int dir = lock_dir(path, d);
+	if (dir == -2)
+		return -1;
+	int absent = path_absent(path);
+	capsim_store *s;
+	if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0) {
+		if (absent && dir >= 0)
+			unlink(path); /* what SQLite may have made before failing */
+		unlock_dir(dir);
+		return -1;
 	}
-	capsim_diags_add_runtime(d, path, "removed and made again by other processes 16 times "
-				 "while this one waited to write it");
-	return -1;
+	if (absent && dir >= 0) {
+		s->created = 1;
+		s->dir_lock = dir;
+	} else {
+		unlock_dir(dir);
+	}
+	if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
+		abandon(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
 }
 
 int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d)
@@ -557,6 +595,8 @@ int capsim_store_open(const char *path, int mode, capsim_store **out, capsim_dia
 		return -1;
 	}
 	s->created = 0; /* committed: the file stays, whatever comes next */
+	unlock_dir(s->dir_lock);
+	s->dir_lock = -1;
 	*out = s;
 	return 0;
 }
@@ -566,6 +606,7 @@ void capsim_store_close(capsim_store *s)
 	if (!s)
 		return;
 	sqlite3_close(s->db);
+	unlock_dir(s->dir_lock);
 	free(s->path);
 	free(s);
 }

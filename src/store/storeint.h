@@ -17,9 +17,11 @@ struct capsim_store {
 	int writable;
 	int version;    /* PRAGMA user_version when opened (after any upgrade) */
 	int absent;     /* the file did not exist when this handle opened it */
-	int created;    /* this handle's write transaction makes the database:
-			 * absent, and empty once locked; a failed write
-			 * removes the file again */
+	int created;    /* this handle made the file, holding dir_lock: a write
+			 * that fails removes it again */
+	int dir_lock;   /* while creating: a descriptor of the file's directory,
+			 * flock'd (LOCK_EX) so that no other writer opens the new
+			 * file before it is committed or removed; else -1 */
 	long waited_ms; /* how long the busy handler has waited, this episode */
 };
 
@@ -58,8 +60,9 @@ int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d);
 /* Open the store at path for writing and start an immediate transaction
  * with the schema brought up to date; on failure *out is NULL, and a file
  * this call created is removed again. Waits for other writers (up to the
- * busy limit), and opens again when the file it waited on was removed
- * meanwhile (by a failed import that had created it). */
+ * busy limit). A writer creating the database holds a lock on its
+ * directory until it commits or removes the file, and every writer takes
+ * that lock to open the file, so none opens a file that is then removed. */
 int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d);
 
 /* COMMIT when ok is 0, else ROLLBACK; then close. Returns 0 when committed.

@@ -120,10 +120,17 @@ static int reap(pid_t pid, const char *log)
 	return rc;
 }
 
-/* Four imports of three runs each into db at once (while a connection
- * holds the write lock for hold_s seconds first, when hold_s > 0): every
- * one exits 0, and db holds every row a one-at-a-time import stores. */
-static void four_at_once(const char *db, unsigned hold_s)
+/* what holds db's write lock while the four imports start */
+typedef enum lock_holder {
+	HOLD_NOTHING,
+	HOLD_LOCK,           /* a connection holding an existing db locked */
+	HOLD_FAILING_CREATE, /* an import creating db that then fails */
+} lock_holder;
+
+/* Four imports of three runs each into db at once, while what holds the
+ * lock does so for hold_s seconds first: every one exits 0, and db holds
+ * every row a one-at-a-time import stores. */
+static void four_at_once(const char *db, lock_holder hold, unsigned hold_s)
 {
 	char ref[160], log[4][160];
 	path_in_dir(ref, sizeof ref, "one-at-a-time.sqlite");
@@ -131,15 +138,22 @@ static void four_at_once(const char *db, unsigned hold_s)
 		for (int i = 0; i < 4; i++)
 			for (int j = 0; j < 3; j++)
 				import_ok(runs[i][j], ref);
-	sqlite3 *holder = hold_s ? hold_lock(db) : NULL;
+	sqlite3 *locker = hold == HOLD_LOCK ? hold_lock(db) : NULL;
+	capsim_store *creator = NULL;
+	capsim_diags d = { 0 };
+	if (hold == HOLD_FAILING_CREATE)
+		assert_int_equal(capsim_store__begin_write(db, &creator, &d), 0);
 	pid_t pid[4];
 	for (int i = 0; i < 4; i++) {
 		snprintf(log[i], sizeof log[i], "%s/import-%d.log", dir, i);
 		pid[i] = spawn_import(runs[i], db, log[i]);
 	}
-	if (holder) {
-		sleep(hold_s);
-		release_lock(holder);
+	sleep(hold_s);
+	if (locker)
+		release_lock(locker);
+	if (creator) {
+		assert_int_equal(capsim_store__end_write(creator, -1, &d), -1);
+		assert_int_equal(d.n, 0);
 	}
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(reap(pid[i], log[i]), 0);
@@ -157,7 +171,7 @@ static void test_four_imports_new_db(void **state)
 	(void)state;
 	char db[160];
 	path_in_dir(db, sizeof db, "race-new.sqlite");
-	four_at_once(db, 0);
+	four_at_once(db, HOLD_NOTHING, 0);
 }
 
 /* four imports waiting on a database another process has locked for 6 s,
@@ -171,7 +185,18 @@ static void test_four_imports_wait_for_lock(void **state)
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), 0);
 	capsim_store_close(s);
-	four_at_once(db, 6);
+	four_at_once(db, HOLD_LOCK, 6);
+}
+
+/* four imports waiting on a new database whose creator then fails and
+ * removes it: they find the file gone and make it again, none writing into
+ * the removed one */
+static void test_four_imports_creator_fails(void **state)
+{
+	(void)state;
+	char db[160];
+	path_in_dir(db, sizeof db, "race-removed.sqlite");
+	four_at_once(db, HOLD_FAILING_CREATE, 1);
 }
 
 /* a lock held past the busy limit: a runtime failure that names the
@@ -356,6 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_four_imports_new_db),
 		cmocka_unit_test(test_four_imports_wait_for_lock),
+		cmocka_unit_test(test_four_imports_creator_fails),
 		cmocka_unit_test(test_locked_past_the_wait),
 		cmocka_unit_test(test_corrupt_pages),
 		cmocka_unit_test(test_text_file),
