@@ -393,15 +393,22 @@ static int wait_for_lock(void *arg, int count)
 	return backoff(count, &s->waited_ms);
 }
 
+/* the directory path is in: "." for a bare name, "/" for "/name" (caller
+ * frees) */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return capsim_xstrdup(".");
+	return capsim_xasprintf("%.*s", (int)(slash == path ? 1 : slash - path), path);
+}
+
 /* why a file cannot be made in path's directory: its errno (ENOENT when
  * the directory is absent; ENOENT too, SQLite's own, when it could be) */
 static int dir_unwritable(const char *path)
 {
-	char *dir = capsim_xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir] = '\0';
-	int err = access(slash ? dir : ".", W_OK) == 0 ? ENOENT : errno;
+	char *dir = dir_of(path);
+	int err = access(dir, W_OK) == 0 ? ENOENT : errno;
 	free(dir);
 	return err;
 }
@@ -487,11 +494,8 @@ static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags
  * for it, with the message in d. */
 static int lock_dir(const char *path, capsim_diags *d)
 {
-	char *dir = capsim_xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		slash[slash == dir] = '\0';
-	int fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *dir = dir_of(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
 	if (fd < 0)
 		return -1;
