@@ -30,7 +30,10 @@ static void usage(FILE *out)
 		"\n"
 		"import stores runs of calibrate/'s programs (JSON lines) in an SQLite\n"
 		"database, creating it where absent. Each file goes in whole or not at all;\n"
-		"a file already stored (same SHA-256) is refused. With --nccl-tests the files\n"
+		"a file already stored (same SHA-256) is refused; - reads standard input. A\n"
+		"database that another import is writing is waited for (up to 5 minutes);\n"
+		"one that is locked, full, read-only or damaged exits 1, bad input exits 2.\n"
+		"With --nccl-tests the files\n"
 		"are the text that nccl-tests' *_perf programs print: each size's out-of-place\n"
 		"and in-place times become nccl rows (algbw and busbw recomputed from size and\n"
 		"time, which nccl-tests prints rounded); --ranks gives the rank count of a log\n"
@@ -137,12 +140,8 @@ static int import_log(const char *path, const char *db, int ranks, const char *d
 		double *samples = capsim_xcalloc(2 * log.n_rows + 1, sizeof *samples);
 		size_t n = 0;
 		for (size_t i = 0; i < log.n_rows; i++)
-			for (int in_place = 0; in_place < 2; in_place++)
-				if ((in_place ? log.rows[i].ip_time_us : log.rows[i].oop_time_us) > 0) {
-					nccl_record(&log, op, &log.rows[i], in_place, &samples[n],
-						    &recs[n]);
-					n++;
-				}
+			for (int in_place = 0; in_place < 2; in_place++, n++)
+				nccl_record(&log, op, &log.rows[i], in_place, &samples[n], &recs[n]);
 		char program[64];
 		snprintf(program, sizeof program, "nccl-tests %.40s",
 			 log.program[0] ? log.program : "(program not named)");
@@ -158,6 +157,59 @@ static int import_log(const char *path, const char *db, int ranks, const char *d
 	}
 	capsim_nccltests_free(&log);
 	return rc;
+}
+
+/* "-" is standard input: read as /dev/stdin, called so in messages */
+static const char *input_name(const char *arg)
+{
+	return strcmp(arg, "-") == 0 ? "standard input" : arg;
+}
+
+static const char *input_path(const char *arg)
+{
+	return strcmp(arg, "-") == 0 ? "/dev/stdin" : arg;
+}
+
+/* the diagnostics' places in path (the file read) renamed to name */
+static void rename_where(capsim_diags *d, const char *path, const char *name)
+{
+	size_t len = strlen(path);
+	for (size_t i = 0; i < d->n; i++) {
+		char *w = d->v[i].where;
+		if (strncmp(w, path, len) == 0 && (w[len] == '\0' || w[len] == ':')) {
+			d->v[i].where = capsim_xasprintf("%s%s", name, w + len);
+			free(w);
+		}
+	}
+}
+
+/* Import one argument (a JSON-lines file, or an nccl-tests log when logs);
+ * 0, or -1 with the reasons in d, named as the user named the file. */
+static int import_one(const char *arg, int logs, const char *db, int ranks, const char *date,
+		      capsim_import_stats *st, capsim_diags *d)
+{
+	const char *path = input_path(arg);
+	int rc = logs ? import_log(path, db, ranks, date, st, d) :
+			capsim_measure_import(path, db, st, d);
+	if (path != arg)
+		rename_where(d, path, input_name(arg));
+	return rc;
+}
+
+/* the exit status of a failed import: 1 when the run failed it (the
+ * database locked, the disk full, a file unreadable), 2 when the input did */
+static int failure_status(const capsim_diags *d)
+{
+	return capsim_diags_runtime(d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+}
+
+/* of two imports' statuses, the one to exit with: a runtime failure (1)
+ * over bad input (2) over success (0) */
+static int worse_status(int a, int b)
+{
+	if (a == CAPSIM_EXIT_FAILURE || b == CAPSIM_EXIT_FAILURE)
+		return CAPSIM_EXIT_FAILURE;
+	return a != CAPSIM_EXIT_OK ? a : b;
 }
 
 static int import(int argc, char **argv)
@@ -213,15 +265,15 @@ static int import(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		capsim_diags d = { 0 };
 		capsim_import_stats st;
-		int rc = logs ? import_log(argv[i], db, ranks, date, &st, &d) :
-				capsim_measure_import(argv[i], db, &st, &d);
+		const char *name = input_name(argv[i]);
+		int rc = import_one(argv[i], logs, db, ranks, date, &st, &d);
 		if (rc < 0) {
 			capsim_diags_print(&d, stderr);
-			status = CAPSIM_EXIT_USAGE;
+			status = worse_status(status, failure_status(&d));
 		} else if (!as_json) {
-			print_stats(argv[i], db, &st);
+			print_stats(name, db, &st);
 		}
-		json_array_append_new(imports, stats_json(argv[i], &st, &d, rc == 0));
+		json_array_append_new(imports, stats_json(name, &st, &d, rc == 0));
 		capsim_diags_free(&d);
 	}
 	if (as_json) {
@@ -477,8 +529,9 @@ static int run_step(const run_opts *o, int i, const char *path, const char *out,
 	int status = CAPSIM_EXIT_OK;
 	if (capsim_measure_import(out, o->db, &st, &d) < 0) {
 		capsim_diags_print(&d, stderr);
-		fprintf(stderr, "capsim calibrate run: %s wrote what cannot be imported\n",
-			programs[i].program);
+		if (!capsim_diags_runtime(&d))
+			fprintf(stderr, "capsim calibrate run: %s wrote what cannot be imported\n",
+				programs[i].program);
 		status = CAPSIM_EXIT_FAILURE;
 	} else {
 		print_stats(out, o->db, &st);

@@ -37,8 +37,9 @@ static void usage(FILE *out)
 		"  --json         one JSON object (what was fitted, its residuals, the notes)\n"
 		"                 instead of the report\n"
 		"\n"
-		"Exit status: 0 written, 1 the file could not be written, 2 bad usage or a bad\n"
-		"or empty database.\n");
+		"Exit status: 0 written; 1 the file could not be written, or the database\n"
+		"could not be read (locked, corrupt, not an SQLite file, an I/O error); 2 bad\n"
+		"usage, or a database without what fit needs (empty, or of a newer capsim).\n");
 }
 
 /* "1,2,5" into a new array; NULL after a message */
@@ -244,8 +245,10 @@ int capsim_cmd_fit(int argc, char **argv)
 	} else {
 		capsim_fit_options o = { .gpu = a.gpu, .runs = a.runs, .n_runs = a.n_runs,
 					 .name = a.name, .capsim = capsim_version_string() };
+		/* a database the machine failed to read (locked, corrupt, I/O) is a
+		 * runtime failure; a file that is not what fit needs, bad input */
 		if (capsim_fit(a.db, cat, &o, &p, &d) < 0)
-			status = CAPSIM_EXIT_USAGE;
+			status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 	}
 	if (status == 0) {
 		if (!a.json)

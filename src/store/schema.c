@@ -3,9 +3,15 @@
  * see store.h and docs/store.md. */
 #include "storeint.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
@@ -154,12 +160,83 @@ static const struct {
 	 * (tables only) */
 };
 
+/* ---- failures ------------------------------------------------------------ */
+
+/* "locked by another process", with how long this process waited */
+static void locked(const char *path, long waited_ms, capsim_diags *d)
+{
+	if (waited_ms >= 10000)
+		capsim_diags_add_runtime(d, path, "database is locked by another process "
+					 "(waited %ld s)", waited_ms / 1000);
+	else
+		capsim_diags_add_runtime(d, path, "database is locked by another process "
+					 "(waited %.1f s)", (double)waited_ms / 1000.0);
+}
+
+/* a failure of the operating system under SQLite (errno), in words: NULL
+ * when errno says nothing more than SQLite */
+static const char *system_words(int err)
+{
+	switch (err) {
+	case ENOSPC: case EDQUOT: return "disk full";
+	case EROFS: return "read-only (the file system is mounted read-only)";
+	case EACCES: case EPERM: return "permission denied";
+	default: return NULL;
+	}
+}
+
+void capsim_store__fail(capsim_store *s, int rc, capsim_diags *d)
+{
+	const char *msg = s->db ? sqlite3_errmsg(s->db) : "out of memory";
+	const char *sys = s->db ? system_words(sqlite3_system_errno(s->db)) : NULL;
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		locked(s->path, s->waited_ms, d);
+		break;
+	case SQLITE_FULL:
+		capsim_diags_add_runtime(d, s->path, "disk full");
+		break;
+	case SQLITE_READONLY:
+		capsim_diags_add_runtime(d, s->path, "read-only (SQLite: %s)", msg);
+		break;
+	case SQLITE_NOTADB:
+		capsim_diags_add_runtime(d, s->path, "not a capsim database (not an SQLite file)");
+		break;
+	case SQLITE_CORRUPT:
+		capsim_diags_add_runtime(d, s->path, "corrupt (SQLite: %s)", msg);
+		break;
+	case SQLITE_NOMEM:
+		capsim_diags_add_runtime(d, s->path, "out of memory");
+		break;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PERM:
+	case SQLITE_PROTOCOL:
+	case SQLITE_NOLFS:
+		if (sys)
+			capsim_diags_add_runtime(d, s->path, "%s (SQLite: %s)", sys, msg);
+		else if (s->db && sqlite3_system_errno(s->db))
+			capsim_diags_add_runtime(d, s->path, "I/O error (SQLite: %s, code %d: %s)", msg,
+						 sqlite3_extended_errcode(s->db),
+						 strerror(sqlite3_system_errno(s->db)));
+		else
+			capsim_diags_add_runtime(d, s->path, "I/O error (SQLite: %s, code %d)", msg,
+						 s->db ? sqlite3_extended_errcode(s->db) : rc);
+		break;
+	default: /* a constraint, SQL the file's tables cannot answer: the input */
+		capsim_diags_add(d, s->path, 0, "database: %s", msg);
+		break;
+	}
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
 int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)
 {
-	char *msg = NULL;
-	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		capsim_diags_add(d, s->path, 0, "database: %s", msg ? msg : sqlite3_errmsg(s->db));
-		sqlite3_free(msg);
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		capsim_store__fail(s, rc, d);
 		return -1;
 	}
 	return 0;
@@ -168,8 +245,9 @@ int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)
 sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_diags *d)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		capsim_diags_add(d, s->path, 0, "database: %s", sqlite3_errmsg(s->db));
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		capsim_store__fail(s, rc, d);
 		sqlite3_finalize(st);
 		return NULL;
 	}
@@ -183,7 +261,7 @@ int capsim_store__step(capsim_store *s, sqlite3_stmt *st, capsim_diags *d)
 		return 1;
 	if (rc == SQLITE_DONE)
 		return 0;
-	capsim_diags_add(d, s->path, 0, "database: %s", sqlite3_errmsg(s->db));
+	capsim_store__fail(s, rc, d);
 	return -1;
 }
 
@@ -227,16 +305,31 @@ int capsim_store__has_column(capsim_store *s, const char *table, const char *col
 	return n < 0 ? -1 : n > 0;
 }
 
+/* 0 when this capsim can read a database of version, else -1 after a
+ * message: a newer schema is the user's file being incompatible with this
+ * capsim (bad input, exit status 2), as is a negative one */
+static int known_version(capsim_store *s, int64_t version, capsim_diags *d)
+{
+	if (version > CAPSIM_STORE_SCHEMA) {
+		capsim_diags_add(d, s->path, 0, "schema version %lld is newer than this capsim (%d); "
+				 "use a newer capsim", (long long)version, CAPSIM_STORE_SCHEMA);
+		return -1;
+	}
+	if (version < 0) {
+		capsim_diags_add(d, s->path, 0, "not a capsim database (schema version %lld)",
+				 (long long)version);
+		return -1;
+	}
+	return 0;
+}
+
 int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
 {
 	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
 	if (version < 0)
 		return -1;
-	if (version > CAPSIM_STORE_SCHEMA) {
-		capsim_diags_add(d, s->path, 0, "schema version %lld is newer than this capsim's %d: "
-				 "use a newer capsim", (long long)version, CAPSIM_STORE_SCHEMA);
+	if (known_version(s, version, d) < 0)
 		return -1;
-	}
 	if (version == 0) {
 		int64_t any = query_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
 					NULL, NULL, d);
@@ -263,23 +356,130 @@ int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
 	return 0;
 }
 
-/* open without touching the schema */
+/* ---- opening ------------------------------------------------------------- */
+
+static long busy_limit_ms = 300000;
+
+void capsim_store__set_busy_limit_ms(long ms)
+{
+	busy_limit_ms = ms;
+}
+
+/* One wait of a backoff (1, 2, 4 ... 128 ms, then 250 ms at a time, a few
+ * milliseconds of this process's own added so that waiters do not retry in
+ * step) added to *waited_ms; 0 when busy_limit_ms is spent (no wait). */
+static int backoff(int count, long *waited_ms)
+{
+	if (*waited_ms >= busy_limit_ms)
+		return 0;
+	long ms = count < 8 ? 1L << count : 250;
+	ms += (long)(getpid() % 7);
+	if (ms > busy_limit_ms - *waited_ms)
+		ms = busy_limit_ms - *waited_ms;
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	*waited_ms += ms;
+	return 1;
+}
+
+/* SQLite's busy handler: wait for another process's lock with backoff, up
+ * to busy_limit_ms in all; 0 gives up (SQLITE_BUSY). */
+static int wait_for_lock(void *arg, int count)
+{
+	capsim_store *s = arg;
+	if (count == 0)
+		s->waited_ms = 0;
+	return backoff(count, &s->waited_ms);
+}
+
+/* the directory path is in: "." for a bare name, "/" for "/name" (caller
+ * frees) */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return capsim_xstrdup(".");
+	return capsim_xasprintf("%.*s", (int)(slash == path ? 1 : slash - path), path);
+}
+
+/* why a file cannot be made in path's directory: its errno (ENOENT when
+ * the directory is absent; ENOENT too, SQLite's own, when it could be) */
+static int dir_unwritable(const char *path)
+{
+	char *dir = dir_of(path);
+	int err = access(dir, W_OK) == 0 ? ENOENT : errno;
+	free(dir);
+	return err;
+}
+
+/* sqlite3_open_v2 failed: why, from errno. A path that names nothing (or
+ * names a directory) is the input; anything else is the run's. */
+static void open_failed(capsim_store *s, capsim_diags *d)
+{
+	int err = s->db ? sqlite3_system_errno(s->db) : ENOMEM;
+	if (s->writable && s->absent && err == ENOENT)
+		err = dir_unwritable(s->path);
+	const char *sys = system_words(err);
+	if (err == ENOENT || err == ENOTDIR || err == EISDIR)
+		capsim_diags_add(d, s->path, 0, "cannot open the database: %s", strerror(err));
+	else if (sys)
+		capsim_diags_add_runtime(d, s->path, "cannot open the database: %s", sys);
+	else if (!s->db)
+		capsim_diags_add_runtime(d, s->path, "out of memory");
+	else
+		capsim_diags_add_runtime(d, s->path, "cannot open the database (SQLite: %s)",
+					 sqlite3_errmsg(s->db));
+}
+
+/* PRAGMA quick_check: 0 when the file's pages hold together, else -1 after
+ * "corrupt" (a runtime failure: the file was damaged, not written wrong) */
+static int check_pages(capsim_store *s, capsim_diags *d)
+{
+	sqlite3_stmt *st = capsim_store__prepare(s, "PRAGMA quick_check(1)", d);
+	if (!st)
+		return -1;
+	int rc = capsim_store__step(s, st, d);
+	const char *result = rc == 1 ? capsim_store__text(st, 0) : "";
+	if (rc == 1 && strcmp(result, "ok") != 0) {
+		char *flat = capsim_xstrdup(result);
+		for (char *c = flat; *c; c++)
+			if (*c == '\n')
+				*c = ' ';
+		capsim_diags_add_runtime(d, s->path, "corrupt (SQLite: %s)", flat);
+		free(flat);
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc < 0 ? -1 : 0;
+}
+
+static int path_absent(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) != 0 && errno == ENOENT;
+}
+
+/* open without touching the schema; a reader refuses a newer version */
 static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags *d)
 {
 	capsim_store *s = capsim_xcalloc(1, sizeof *s);
 	s->path = capsim_xstrdup(path);
 	s->writable = mode == CAPSIM_STORE_WRITE;
+	s->dir_lock = -1;
+	s->absent = path_absent(path);
 	int flags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	*out = NULL;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		capsim_diags_add(d, path, 0, "cannot open the database: %s",
-				 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		open_failed(s, d);
 		capsim_store_close(s);
 		return -1;
 	}
-	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_handler(s->db, wait_for_lock, s);
 	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
-	if (version < 0) {
+	if (version < 0 || (!s->writable && known_version(s, version, d) < 0) ||
+	    check_pages(s, d) < 0) {
 		capsim_store_close(s);
 		return -1;
 	}
@@ -288,18 +488,86 @@ static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags
 	return 0;
 }
 
+/* The lock on path's directory that writers take to open path (see
+ * storeint.h): the flock'd descriptor; -1 when the directory cannot be
+ * locked (then a new file is never removed); -2 after waiting busy_limit_ms
+ * for it, with the message in d. */
+static int lock_dir(const char *path, capsim_diags *d)
+{
+	char *dir = dir_of(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd < 0)
+		return -1;
+	long waited_ms = 0;
+	for (int count = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; count++) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+		if (!backoff(count, &waited_ms)) {
+			locked(path, waited_ms, d);
+			close(fd);
+			return -2;
+		}
+	}
+	return fd;
+}
+
+static void unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* and with it the flock */
+}
+
+/* A failed write transaction of s ends: ROLLBACK (SQLite removes its
+ * journal), then the file goes when s created it (no other writer has it
+ * open: they wait for s's directory lock), then s closes. */
+static void abandon(capsim_store *s)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (s->created)
+		unlink(s->path);
+	capsim_store_close(s);
+}
+
+/* Open path for writing under its directory's lock, kept while the file is
+ * new, and take the write lock (BEGIN IMMEDIATE). */
+static int lock_for_write(const char *path, capsim_store **out, capsim_diags *d)
+{
+	int dir = lock_dir(path, d);
+	if (dir == -2)
+		return -1;
+	int absent = path_absent(path);
+	capsim_store *s;
+	if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0) {
+		if (absent && dir >= 0)
+			unlink(path); /* what SQLite may have made before failing */
+		unlock_dir(dir);
+		return -1;
+	}
+	if (absent && dir >= 0) {
+		s->created = 1;
+		s->dir_lock = dir;
+	} else {
+		unlock_dir(dir);
+	}
+	if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
+		abandon(s);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
 int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d)
 {
 	capsim_store *s;
-	if (open_raw(path, CAPSIM_STORE_WRITE, &s, d) < 0)
+	*out = NULL;
+	if (lock_for_write(path, &s, d) < 0)
 		return -1;
-	if (capsim_store__exec(s, "BEGIN IMMEDIATE", d) < 0) {
-		capsim_store_close(s);
-		return -1;
-	}
 	if (capsim_store__schema_upgrade(s, d) < 0) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		capsim_store_close(s);
+		abandon(s);
 		return -1;
 	}
 	*out = s;
@@ -308,11 +576,12 @@ int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags
 
 int capsim_store__end_write(capsim_store *s, int ok, capsim_diags *d)
 {
-	int rc = ok == 0 ? capsim_store__exec(s, "COMMIT", d) : -1;
-	if (rc < 0)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	capsim_store_close(s);
-	return rc;
+	if (ok == 0 && capsim_store__exec(s, "COMMIT", d) == 0) {
+		capsim_store_close(s);
+		return 0;
+	}
+	abandon(s);
+	return -1;
 }
 
 int capsim_store_open(const char *path, int mode, capsim_store **out, capsim_diags *d)
@@ -325,11 +594,13 @@ int capsim_store_open(const char *path, int mode, capsim_store **out, capsim_dia
 		return -1;
 	}
 	if (capsim_store__exec(s, "COMMIT", d) < 0) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		capsim_store_close(s);
+		abandon(s);
 		*out = NULL;
 		return -1;
 	}
+	s->created = 0; /* committed: the file stays, whatever comes next */
+	unlock_dir(s->dir_lock);
+	s->dir_lock = -1;
 	*out = s;
 	return 0;
 }
@@ -339,6 +610,7 @@ void capsim_store_close(capsim_store *s)
 	if (!s)
 		return;
 	sqlite3_close(s->db);
+	unlock_dir(s->dir_lock);
 	free(s->path);
 	free(s);
 }

@@ -16,7 +16,24 @@ struct capsim_store {
 	char *path;     /* for messages */
 	int writable;
 	int version;    /* PRAGMA user_version when opened (after any upgrade) */
+	int absent;     /* the file did not exist when this handle opened it */
+	int created;    /* this handle made the file, holding dir_lock: a write
+			 * that fails removes it again */
+	int dir_lock;   /* while creating: a descriptor of the file's directory,
+			 * flock'd (LOCK_EX) so that no other writer opens the new
+			 * file before it is committed or removed; else -1 */
+	long waited_ms; /* how long the busy handler has waited, this episode */
 };
+
+/* The longest the store waits for another process's lock, in total, before
+ * "database is locked by another process" (default 300 s); for tests. */
+void capsim_store__set_busy_limit_ms(long ms);
+
+/* What SQLite's failure rc (on s) means, in words, into d: a runtime
+ * failure (CAPSIM_DIAG_RUNTIME: locked, disk full, read-only, not an SQLite
+ * file, corrupt, I/O, out of memory) or bad input (a constraint, SQL the
+ * file's schema cannot answer). Always names s->path. */
+void capsim_store__fail(capsim_store *s, int rc, capsim_diags *d);
 
 /* Run sql (one or more statements); 0, or -1 after "PATH: database: ..." in d. */
 int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d);
@@ -41,10 +58,16 @@ int capsim_store__has_column(capsim_store *s, const char *table, const char *col
 int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d);
 
 /* Open the store at path for writing and start an immediate transaction
- * with the schema brought up to date; on failure *out is NULL. */
+ * with the schema brought up to date; on failure *out is NULL, and a file
+ * this call created is removed again. Waits for other writers (up to the
+ * busy limit). A writer creating the database holds a lock on its
+ * directory until it commits or removes the file, and every writer takes
+ * that lock to open the file, so none opens a file that is then removed. */
 int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags *d);
 
-/* COMMIT when ok is 0, else ROLLBACK; then close. Returns 0 when committed. */
+/* COMMIT when ok is 0, else ROLLBACK; then close. Returns 0 when committed.
+ * When nothing is committed and this transaction created the database, the
+ * file goes again (no empty or schema-only database is left behind). */
 int capsim_store__end_write(capsim_store *s, int ok, capsim_diags *d);
 
 /* sqlite3_column_text, "" for NULL */

@@ -7,7 +7,7 @@
 
 #include "xalloc.h"
 
-static void push(capsim_diags *d, char *where, char *msg)
+static void push(capsim_diags *d, char *where, char *msg, capsim_diag_kind kind)
 {
 	if (d->n == d->cap) {
 		d->cap = d->cap ? 2 * d->cap : 8;
@@ -15,6 +15,7 @@ static void push(capsim_diags *d, char *where, char *msg)
 	}
 	d->v[d->n].where = where;
 	d->v[d->n].msg = msg;
+	d->v[d->n].kind = kind;
 	d->n++;
 }
 
@@ -30,7 +31,7 @@ void capsim_diags_add(capsim_diags *d, const char *file, long line,
 		where = capsim_xasprintf("%s:%ld", file, line);
 	else
 		where = capsim_xstrdup(file ? file : "capsim");
-	push(d, where, msg);
+	push(d, where, msg, CAPSIM_DIAG_INPUT);
 }
 
 void capsim_diags_add_at(capsim_diags *d, const char *where, const char *fmt,
@@ -40,7 +41,24 @@ void capsim_diags_add_at(capsim_diags *d, const char *where, const char *fmt,
 	va_start(ap, fmt);
 	char *msg = capsim_xvasprintf(fmt, ap);
 	va_end(ap);
-	push(d, capsim_xstrdup(where), msg);
+	push(d, capsim_xstrdup(where), msg, CAPSIM_DIAG_INPUT);
+}
+
+void capsim_diags_add_runtime(capsim_diags *d, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = capsim_xvasprintf(fmt, ap);
+	va_end(ap);
+	push(d, capsim_xstrdup(file ? file : "capsim"), msg, CAPSIM_DIAG_RUNTIME);
+}
+
+int capsim_diags_runtime(const capsim_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].kind == CAPSIM_DIAG_RUNTIME)
+			return 1;
+	return 0;
 }
 
 void capsim_diags_print(const capsim_diags *d, FILE *out)

@@ -8,9 +8,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* What a diagnostic is about: the input (the user's file or option is wrong:
+ * exit status 2), or the run (the machine failed it: a database locked,
+ * a disk full, a file unreadable, out of memory: exit status 1). */
+typedef enum capsim_diag_kind {
+	CAPSIM_DIAG_INPUT = 0,
+	CAPSIM_DIAG_RUNTIME = 1,
+} capsim_diag_kind;
+
 typedef struct capsim_diag {
 	char *where; /* "scenarios/x.xml:12" or "--set cluster.nodes=0" */
 	char *msg;
+	capsim_diag_kind kind;
 } capsim_diag;
 
 typedef struct capsim_diags {
@@ -27,6 +36,13 @@ void capsim_diags_add(capsim_diags *d, const char *file, long line,
 /* Add one error located by a free-form place ("--set a.b=c"). */
 void capsim_diags_add_at(capsim_diags *d, const char *where, const char *fmt,
 			 ...) __attribute__((format(printf, 3, 4)));
+
+/* Add one runtime failure (CAPSIM_DIAG_RUNTIME) about file (NULL: none). */
+void capsim_diags_add_runtime(capsim_diags *d, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* 1 if any diagnostic is a runtime failure: the command exits 1, not 2. */
+int capsim_diags_runtime(const capsim_diags *d);
 
 /* Print "WHERE: error: MSG" lines, in the order added. */
 void capsim_diags_print(const capsim_diags *d, FILE *out);

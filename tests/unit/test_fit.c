@@ -743,7 +743,7 @@ static void test_store_errors(void **state)
 	} cases[] = {
 		{ "absent.sqlite", "cannot open the database" },
 		{ "empty.sqlite", "not a measurement database" },
-		{ "text.sqlite", "database: file is not a database" },
+		{ "text.sqlite", "not a capsim database (not an SQLite file)" },
 	};
 	char path[160];
 	snprintf(path, sizeof path, "%s/empty.sqlite", dir);

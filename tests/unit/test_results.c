@@ -204,7 +204,7 @@ static void test_read_torch_and_old(void **state)
 	assert_int_equal(capsim_store_open(CAPSIM_SOURCE_DIR "/README.md", CAPSIM_STORE_READ, &s, &d),
 			 -1);
 	assert_null(s);
-	assert_true(capsim_diags_contains(&d, "file is not a database"));
+	assert_true(capsim_diags_contains(&d, "not a capsim database (not an SQLite file)"));
 	capsim_diags_free(&d);
 }
 
@@ -416,7 +416,7 @@ static void test_upgrade_v3(void **state)
 	/* a newer one is refused for writing, and left alone */
 	sql(db, "PRAGMA user_version = 5");
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 5 is newer than this capsim's 4"));
+	assert_true(capsim_diags_contains(&d, "schema version 5 is newer than this capsim (4); use a newer capsim"));
 	capsim_diags_free(&d);
 }
 
