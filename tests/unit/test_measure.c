@@ -96,7 +96,7 @@ static void test_import_power(void **state)
 }
 
 static const char machine[] =
-	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"2026-12-02\","
+	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"2026-12-02T11:00:00Z\","
 	"\"gpu\":\"NVIDIA H200\"}\n";
 
 /* a fault on line 3 leaves no run behind, even though line 2 was good */
@@ -113,21 +113,21 @@ static void test_faulty_files(void **state)
 		  "\"bytes_per_s\":8,\"samples_s\":[1,2,3]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,\"flop\":16,"
 		  "\"median_s\":2,\"flop_per_s\":8,\"samples_s\":[1,3,4]}\n",
-		  ":3", "median_s: 2 is not the median of samples_s (3)" },
+		  ":3", "field 'median_s': expected the median of samples_s (3), found 2" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,\"flop\":99,"
 		  "\"median_s\":2,\"flop_per_s\":8,\"samples_s\":[2]}\n",
-		  ":3", "flop: 99 is not 2 m n k = 16" },
+		  ":3", "field 'flop': expected 2 m n k = 16, found 99" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":-2,\"n\":2,\"k\":2}\n",
-		  ":3", "m: expected a positive number, found -2" },
+		  ":3", "field 'm': expected an integer from 1 to 2147483647, found -2" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"power-sustained\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,"
 		  "\"readings\":[],\"batch_flop_per_s\":[1]}\n",
-		  ":3", "expected two non-empty arrays" },
+		  ":3", "field 'readings': expected a non-empty array, found an empty one" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"nvlink\"}\n",
@@ -295,7 +295,7 @@ static void test_import_torch(void **state)
 
 	char bad[128];
 	snprintf(bad, sizeof bad, "%s/torch-bad.jsonl", dir);
-	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02\","
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02T11:00:00Z\","
 			"\"gpu\":\"NVIDIA H200\"}\n"
 			"{\"kind\":\"torch-step\",\"model\":\"gpt2-124m\",\"micro_batch\":8,\"seq\":1024,"
 			"\"dtype\":\"bf16\",\"mode\":\"eager\",\"samples_s\":[0.04,0.05,0.06],"
@@ -303,17 +303,17 @@ static void test_import_torch(void **state)
 			"\"peak_reserved_bytes\":2}\n");
 	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "torch-bad.jsonl:2"));
-	assert_true(capsim_diags_contains(&d, "tokens_per_s: 100000 is not "
-					      "micro_batch x seq / median_s = 163840"));
+	assert_true(capsim_diags_contains(&d, "field 'tokens_per_s': expected micro_batch x seq "
+					      "/ median_s = 163840, found 100000"));
 	capsim_diags_free(&d);
-	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02\","
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02T11:00:00Z\","
 			"\"gpu\":\"NVIDIA H200\"}\n"
 			"{\"kind\":\"torch-launch\",\"op\":\"add\",\"elements\":1024,\"kernels\":10,"
 			"\"host_samples_s\":[7e-6],\"host_median_s\":7e-6,\"total_median_s\":5e-6}\n");
 	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "torch-bad.jsonl:2"));
-	assert_true(capsim_diags_contains(&d, "total_median_s: 5e-06 is less "
-					      "than host_median_s 7e-06"));
+	assert_true(capsim_diags_contains(&d, "field 'total_median_s': expected at least "
+					      "host_median_s 7e-06"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
 }
@@ -342,7 +342,7 @@ static void test_import_duty(void **state)
 }
 
 static const char nccl_machine[] =
-	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02\","
+	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 	"\"gpu\":\"NVIDIA H200\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,"
 	"\"launcher\":\"single-process\",\"env\":{\"NCCL_NVLS_ENABLE\":\"0\"}}\n";
 
@@ -385,82 +385,82 @@ static void test_faulty_new_kinds(void **state)
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "41.94304", "0"),
-		  ":3", "busbw_gb_per_s: 41.943 is not algbw x 1.75 (all_reduce at 8 ranks) = 73.4003" },
+		  ":3", "field 'busbw_gb_per_s': expected algbw x 1.75 (all_reduce at 8 ranks) = 73.4003, found 41.943" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "40", "70", "0"),
-		  ":3", "algbw_gb_per_s: 40 is not bytes / median_s / 1e9 = 41.943" },
+		  ":3", "field 'algbw_gb_per_s': expected bytes / median_s / 1e9 = 41.943, found 40" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_to_all", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "op: expected one of all_reduce, all_gather, reduce_scatter, alltoall, "
+		  ":3", "field 'op': expected one of all_reduce, all_gather, reduce_scatter, alltoall, "
 			"broadcast, sendrecv, found 'all_to_all'" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "4", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "62.91456", "0"),
-		  ":3", "ranks: expected the machine line's 8, found 4" },
+		  ":3", "field 'ranks': expected the machine line's 8, found 4" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "0", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "ranks: expected an integer from 1 to 16777216, found 0" },
+		  ":3", "field 'ranks': expected an integer from 1 to 16777216, found 0" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_gather", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "36.70016", "0"),
-		  ":3", "count: 262144 is not bytes / (8 x 4) for all_gather float = 32768" },
+		  ":3", "field 'count': expected bytes / (8 x 4) for all_gather float = 32768, found 262144" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "\"1M\"", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "bytes: expected an integer, found a string" },
+		  ":3", "field 'bytes': expected an integer, found a string" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "3e-5", "34.9525333",
 			   "61.1669333", "0"),
-		  ":3", "median_s: 3e-05 is not the median of samples_s (2.5e-05)" },
+		  ":3", "field 'median_s': expected the median of samples_s (2.5e-05), found 3e-05" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "-1"),
-		  ":3", "wrong: expected an integer from 0 to" },
+		  ":3", "field 'wrong': expected an integer from 0 to" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "2", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "in_place: expected an integer from 0 to 1, found 2" },
+		  ":3", "field 'in_place': expected an integer from 0 to 1, found 2" },
 		{ nccl_machine, NCCL_GOOD,
 		  "{\"kind\":\"nccl\",\"op\":\"broadcast\",\"dtype\":\"float32\"}\n",
-		  ":3", "dtype: expected one of int8, uint8, int32, uint32, int64, uint64, half, "
+		  ":3", "field 'dtype': expected one of int8, uint8, int32, uint32, int64, uint64, half, "
 			"float, double, bfloat16, f8e4m3, f8e5m2, found 'float32'" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"nodes\":1,\"launcher\":\"mpi\",\"env\":{}}\n",
 		  NCCL_GOOD, "", ":1",
-		  "ranks: expected in the machine line of capsim-calibrate-nccl, found nothing" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  "field 'ranks': expected in the machine line of capsim-calibrate-nccl, found nothing" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,\"launcher\":\"mpi\","
 		  "\"env\":\"NCCL_ALGO=Ring\"}\n",
-		  NCCL_GOOD, "", ":1", "env: expected an object of strings, found a string" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  NCCL_GOOD, "", ":1", "field 'env': expected an object of strings, found a string" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,\"launcher\":\"slurm\","
 		  "\"env\":{}}\n",
-		  NCCL_GOOD, "", ":1", "launcher: expected one of single-process, mpi, found 'slurm'" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  NCCL_GOOD, "", ":1", "field 'launcher': expected one of single-process, mpi, found 'slurm'" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":2,\"nodes\":3,\"launcher\":\"mpi\","
 		  "\"env\":{}}\n",
-		  NCCL_GOOD, "", ":1", "nodes: expected at most ranks (2), found 3" },
+		  NCCL_GOOD, "", ":1", "field 'nodes': expected at most ranks (2), found 3" },
 		{ machine, PCIE_GOOD,
 		  "{\"kind\":\"pcie\",\"direction\":\"h2h\",\"pinned\":1,\"bytes\":4096}\n",
-		  ":3", "direction: expected one of h2d, d2h, found 'h2h'" },
+		  ":3", "field 'direction': expected one of h2d, d2h, found 'h2h'" },
 		{ machine, PCIE_GOOD,
 		  "{\"kind\":\"pcie\",\"direction\":\"d2h\",\"pinned\":1,\"bytes\":4096,"
 		  "\"samples_s\":[5e-6],\"median_s\":5e-6,\"bytes_per_s\":9e8}\n",
-		  ":3", "bytes_per_s: 9e+08 is not bytes / median_s = 8.192e+08" },
+		  ":3", "field 'bytes_per_s': expected bytes / median_s = 8.192e+08, found 9e+08" },
 		{ machine, PCIE_GOOD,
 		  "{\"kind\":\"pcie\",\"direction\":\"d2h\",\"pinned\":1,\"bytes\":0}\n",
-		  ":3", "bytes: expected an integer from 1 to" },
+		  ":3", "field 'bytes': expected an integer from 1 to" },
 		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("1.5", "410", READINGS),
-		  ":3", "duty: expected a fraction in (0, 1], found 1.5" },
+		  ":3", "field 'duty': expected a number above 0 and at most 1, found 1.5" },
 		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("0.75", "500", READINGS),
-		  ":3", "median_power_w: 500 is not the median of the readings (410)" },
+		  ":3", "field 'median_power_w': expected the median of the readings (410), found 500" },
 		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("0.75", "410", "[]"),
-		  ":3", "readings: expected a non-empty array, found an empty one" },
+		  ":3", "field 'readings': expected a non-empty array, found an empty one" },
 		{ machine, DUTY_REC("0.5", "410", READINGS),
 		  DUTY_REC("0.75", "410", "[{\"t_s\":0,\"sm_mhz\":1830}]"),
-		  ":3", "power_w: expected a number, found nothing" },
+		  ":3", "field 'power_w': expected a number, found nothing" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[4096];
@@ -616,19 +616,19 @@ static void test_import_records(void **state)
 	bad[1].count = 1000;
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
 	assert_true(d.n == 1 && !strcmp(d.v[0].where, "y.log:32"));
-	assert_true(capsim_diags_contains(&d, "count: 1000 is not bytes / (1 x 4) for all_reduce"));
+	assert_true(capsim_diags_contains(&d, "field 'count': expected bytes / (1 x 4) for all_reduce"));
 	capsim_diags_free(&d);
 	assert_int_equal(st.nccl, 0);
 	/* a median that is not its samples', and a collective the store does not hold */
 	bad[1] = recs[1];
 	bad[1].median_s = 1.3e-3;
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "median_s: 0.0013 is not the median of samples_s"));
+	assert_true(capsim_diags_contains(&d, "field 'median_s': expected the median of samples_s (0.0012), found 0.0013"));
 	capsim_diags_free(&d);
 	bad[1] = recs[1];
 	bad[1].op = "reduce";
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "op: expected one of all_reduce"));
+	assert_true(capsim_diags_contains(&d, "field 'op': expected one of all_reduce"));
 	capsim_diags_free(&d);
 	assert_int_equal(capsim_measure_import_nccl("y.log", "5E1F", db, &m, recs, 2, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "SHA-256: expected 64 lowercase hex digits, found '5E1F'"));
