@@ -752,8 +752,15 @@ int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
 			fault(&p, p.line, "line: expected text, found a NUL byte (not an nccl-tests log?)");
 			break;
 		}
-		snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
-		one_line(&p, line, n, n >= sizeof line);
+		/* blanks at either end say nothing: only the rest must fit */
+		const char *a = s, *b = s + n;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+			b--;
+		size_t kept = (size_t)(b - a);
+		snprintf(line, sizeof line, "%.*s", (int)(kept < sizeof line ? kept : sizeof line - 1), a);
+		one_line(&p, line, kept, kept >= sizeof line);
 		s += n + (nl ? 1 : 0);
 	}
 	finish(&p, hint);
