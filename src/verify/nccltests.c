@@ -406,7 +406,7 @@ static void trailer_avg(parser *p, const char *s)
 	char *end;
 	double v = colon ? strtod(colon + 1, &end) : 0;
 	if (!colon || end == colon + 1 || !isfinite(v)) {
-		fault(p, p->line, "trailer: expected '# Avg bus bandwidth : X', found '%s'", s);
+		fault(p, p->line, "trailer: expected '# Avg bus bandwidth : X', found %s", printable(s).s);
 		return;
 	}
 	p->log->avg_busbw_gb_per_s = v;
