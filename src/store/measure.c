@@ -457,7 +457,8 @@ static int insert(importer *im, const char *sql, const char *types, ...)
 /* ---- the machine line -------------------------------------------------------- */
 
 /* env: an object of at most ENV_MAX settings, each a well-formed variable
- * name (NCCL_ALGO) and printable text; *text gets it as JSON (caller frees) */
+ * name (NCCL_ALGO) and printable text or nothing (NCCL_X=); *text gets it
+ * as JSON (caller frees) */
 static int machine_env(importer *im, json_t *env, char **text)
 {
 	const char *key;
@@ -476,7 +477,9 @@ static int machine_env(importer *im, json_t *env, char **text)
 		snprintf(name, sizeof name, "env.%s", key);
 		if (!json_is_string(val))
 			return bad(im, "field '%s': expected a string, found %s", name, type_name(val));
-		if (check_text(im, name, json_string_value(val), FIELD_MAX(capsim_store_env, value)) < 0)
+		const char *setting = json_string_value(val);
+		if (setting[0] && /* a variable may be set to nothing */
+		    check_text(im, name, setting, FIELD_MAX(capsim_store_env, value)) < 0)
 			return -1;
 	}
 	*text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);

@@ -801,7 +801,7 @@ static void test_machine_fields(void **state)
 	accepted(db, MACHINE("1990-01-01T00:00:00Z", "NVIDIA H200", "1024", "1125899906842624", "")
 		     COPY_GOOD);
 	accepted(db, MACHINE("2000-02-29T00:00:00Z", "NVIDIA H200", "132", "1",
-			     ",\"env\":{\"_X1\":\"a b\"}") COPY_GOOD);
+			     ",\"env\":{\"_X1\":\"a b\",\"NCCL_EMPTY\":\"\"}") COPY_GOOD);
 	refused(db, MACHINE("1900-02-29T00:00:00Z", "NVIDIA H200", "132", "1", "") COPY_GOOD, ":1",
 		"found '1900-02-29T00:00:00Z'");
 }
