@@ -523,6 +523,59 @@ static void check_order(parser *p, const capsim_nccltests_row *r)
 	p->last_line = p->line;
 }
 
+/* a row's size and count: whole numbers from 0 to 2^50 */
+static int row_sizes(parser *p, char **tok, capsim_nccltests_row *r)
+{
+	int bad = 0;
+	bad |= bounded(p, "size", tok[0], 0, SIZE_MAX_BYTES, " bytes", &r->bytes);
+	bad |= bounded(p, "count", tok[1], 0, SIZE_MAX_BYTES, "", &r->count);
+	if (!bad && (r->bytes != floor(r->bytes) || r->count != floor(r->count))) {
+		int size_bad = r->bytes != floor(r->bytes);
+		fault(p, p->line, "%s: expected a whole number, found %s", size_bad ? "size" : "count",
+		      printable(size_bad ? tok[0] : tok[1]).s);
+		bad = -1;
+	}
+	return bad;
+}
+
+/* a row's type, and its redop and root where the columns have them, from
+ * tok[*i] on; *i moves past them */
+static int row_names(parser *p, char **tok, int *i, capsim_nccltests_row *r)
+{
+	capsim_nccltests_log *g = p->log;
+	int bad = 0;
+	const char *type = tok[(*i)++];
+	if (capsim_nccltests_type_size(type) == 0) {
+		fault(p, p->line, "type: expected an nccl-tests data type (float, half, bfloat16, ...), found %s",
+		      printable(type).s);
+		bad = -1;
+	}
+	snprintf(r->type, sizeof r->type, "%s", type);
+	if (g->has_redop) {
+		const char *redop = tok[(*i)++];
+		if (strlen(redop) >= sizeof r->redop) {
+			fault(p, p->line, "redop: expected an nccl-tests reduction (sum, prod, max, "
+			      "min, avg, none), found %s", printable(redop).s);
+			bad = -1;
+		}
+		snprintf(r->redop, sizeof r->redop, "%s", redop);
+	}
+	if (g->has_root) {
+		const char *root = tok[(*i)++];
+		char *end;
+		errno = 0;
+		long v = strtol(root, &end, 10);
+		if (*end != '\0' || end == root || errno || v < -1 || v >= MAX_RANKS) {
+			fault(p, p->line, "root: expected -1 or a rank from 0 to %d, found %s",
+			      MAX_RANKS - 1, printable(root).s);
+			bad = -1;
+		} else {
+			r->root = (int)v;
+		}
+	}
+	return bad;
+}
+
 static void data_row(parser *p, char *s)
 {
 	capsim_nccltests_log *g = p->log;
@@ -544,43 +597,9 @@ static void data_row(parser *p, char *s)
 	memset(&r, 0, sizeof r);
 	r.line = p->line;
 	r.root = -1;
-	int i = 0, bad = 0;
-	bad |= bounded(p, "size", tok[i++], 0, SIZE_MAX_BYTES, " bytes", &r.bytes);
-	bad |= bounded(p, "count", tok[i++], 0, SIZE_MAX_BYTES, "", &r.count);
-	if (!bad && (r.bytes != floor(r.bytes) || r.count != floor(r.count))) {
-		fault(p, p->line, "%s: expected a whole number, found %s",
-		      r.bytes != floor(r.bytes) ? "size" : "count",
-		      printable(r.bytes != floor(r.bytes) ? tok[0] : tok[1]).s);
-		bad = -1;
-	}
-	const char *type = tok[i++];
-	if (capsim_nccltests_type_size(type) == 0) {
-		fault(p, p->line, "type: expected an nccl-tests data type (float, half, bfloat16, ...), found %s",
-		      printable(type).s);
-		bad = -1;
-	}
-	snprintf(r.type, sizeof r.type, "%s", type);
-	if (g->has_redop) {
-		if (strlen(tok[i]) >= sizeof r.redop) {
-			fault(p, p->line, "redop: expected an nccl-tests reduction (sum, prod, max, "
-			      "min, avg, none), found %s", printable(tok[i]).s);
-			bad = -1;
-		}
-		snprintf(r.redop, sizeof r.redop, "%s", tok[i++]);
-	}
-	if (g->has_root) {
-		char *end;
-		errno = 0;
-		long root = strtol(tok[i], &end, 10);
-		if (*end != '\0' || end == tok[i] || errno || root < -1 || root >= MAX_RANKS) {
-			fault(p, p->line, "root: expected -1 or a rank from 0 to %d, found %s",
-			      MAX_RANKS - 1, printable(tok[i]).s);
-			bad = -1;
-		} else {
-			r.root = (int)root;
-		}
-		i++;
-	}
+	int bad = row_sizes(p, tok, &r);
+	int i = 2; /* past size and count */
+	bad |= row_names(p, tok, &i, &r);
 	bad |= placement(p, "out-of-place", tok + i, &r.oop_time_us, &r.oop_algbw_gb_per_s,
 			 &r.oop_busbw_gb_per_s);
 	i += 3;
