@@ -814,9 +814,13 @@ static int loads_back(const char *file, const char *path, capsim_diags *d)
 	capsim_diags why = { 0 };
 	int rc = 0;
 	if (capsim_profile_load(file, &back, &why) < 0) {
-		capsim_diags_add(d, path, 0,
-				 "internal: the profile written does not load back (%s: %s)",
-				 why.n ? why.v[0].where : "?", why.n ? why.v[0].msg : "?");
+		/* where names the temporary file (file:line): keep only its line,
+		 * which is the same line of path once renamed */
+		const char *where = why.n && why.v[0].where ? why.v[0].where : "";
+		const char *colon = strrchr(where, ':');
+		long line = colon ? strtol(colon + 1, NULL, 10) : 0;
+		capsim_diags_add(d, path, line, "internal: the profile written does not load back: %s",
+				 why.n ? why.v[0].msg : "no reason given");
 		rc = -1;
 	}
 	capsim_profile_free(&back);

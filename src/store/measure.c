@@ -1,5 +1,8 @@
 /* measure.c - imports into the store: calibrate/'s JSON lines, and the
- * records of a parsed nccl-tests log; see measure.h. */
+ * records of a parsed nccl-tests log; see measure.h. Every field is checked
+ * against its type and bounds before anything is stored (docs/store.md,
+ * "Validation"); a refusal reads "FILE:LINE: field 'KEY': expected ...,
+ * found ...". */
 #include "measure.h"
 
 #include <errno.h>
@@ -14,9 +17,40 @@
 #include <jansson.h>
 
 #include "collective.h"
+#include "query.h"
 #include "sha256.h"
 #include "storeint.h"
 #include "xalloc.h"
+
+/* ---- bounds: what one GPU's (or one job's) measurements can be ------------ */
+
+#define SECONDS_MIN 1e-9            /* a measured time: 1 ns ... */
+#define SECONDS_MAX 1000.0          /* ... to 1000 s */
+#define BYTES_MAX ((int64_t)1 << 50) /* sizes and memory: 1 PiB */
+#define DIM_MAX ((int64_t)INT32_MAX) /* GEMM m, n, k; batch, seq, kernels */
+#define RANKS_MAX ((int64_t)1 << 24)
+#define FLOP_MAX 1e30               /* 2 m n k at DIM_MAX is 2^94 = 2e28 */
+#define FLOP_PER_S_MAX 1e18         /* an exaFLOP/s: 500 x an H200's fp8 */
+#define BYTES_PER_S_MAX 1e15        /* 1 PB/s: 200 x an H200's HBM */
+#define GB_PER_S_MAX 1e6            /* the same in nccl's GB/s */
+#define TOKENS_PER_S_MAX 1e12
+#define POWER_W_MAX 1e4             /* one GPU's watts */
+#define SM_MHZ_MAX 1e4
+#define READING_T_MAX 1e6           /* seconds into a phase */
+#define REL_ERR_MAX 1e6
+#define VERSION_MAX 99999999        /* CUDA's 13000, cuBLASLt's 130100, NCCL's 22803 */
+#define SMS_MAX 1024
+#define L2_BYTES_MAX ((int64_t)1 << 40)
+#define ARRAY_MAX 1000000           /* samples or readings in one record */
+#define ENV_MAX 256                 /* NCCL_* settings of one run */
+#define SHAPE_MAX 63                /* gemm shape and layout: stored, not read back */
+#define LAYOUT_MAX 15
+
+/* the longest text that a query.h row field holds (its size less the NUL) */
+#define FIELD_MAX(type, field) (sizeof ((type *)0)->field - 1)
+
+/* what standard input ("-") is called in messages and runs.source */
+#define STDIN_NAME "standard input"
 
 /* one import: the file, where we are in it, and the open statement set */
 typedef struct importer {
@@ -43,6 +77,163 @@ static int bad(importer *im, const char *fmt, ...)
 	return -1;
 }
 
+/* ---- text ------------------------------------------------------------------ */
+
+/* A user's text as a message shows it: quoted, at most 40 bytes (cut at a
+ * character boundary, "..." after), control characters and bytes that are
+ * not UTF-8 as '?'. A value, so that show(s).s lasts the whole call. */
+typedef struct shown {
+	char s[64];
+} shown;
+
+/* the length of the UTF-8 character at s (1 to 4), or 0 when s does not
+ * start a well-formed one (overlong, a surrogate, above U+10FFFF, cut);
+ * *cp gets its code point */
+static int utf8_char(const unsigned char *s, unsigned *cp)
+{
+	unsigned c = s[0];
+	int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 :
+		(c & 0xF8) == 0xF0 ? 4 : 0;
+	if (n == 0)
+		return 0;
+	unsigned v = n == 1 ? c : c & (0x7F >> n);
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	static const unsigned least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (v < least[n] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* C0 and C1 control characters and DEL */
+static int is_control(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+}
+
+static shown show(const char *text)
+{
+	shown out;
+	size_t o = 0;
+	const unsigned char *s = (const unsigned char *)text;
+	out.s[o++] = '\'';
+	while (*s) {
+		unsigned cp = 0;
+		int n = utf8_char(s, &cp);
+		if (o + (n ? (size_t)n : 1) > 41) {
+			memcpy(out.s + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (n == 0 || is_control(cp))
+			out.s[o++] = '?';
+		else
+			memcpy(out.s + o, s, (size_t)n), o += (size_t)n;
+		s += n ? n : 1;
+	}
+	out.s[o++] = '\'';
+	out.s[o] = '\0';
+	return out;
+}
+
+/* Why text is no field value of at most max bytes (printable UTF-8, not
+ * empty): NULL when it is one, else what was found, in why. */
+static const char *text_fault(const char *text, size_t max, char *why, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t len = strlen(text);
+	if (len == 0)
+		return "empty text";
+	if (len > max) {
+		snprintf(why, size, "%zu bytes", len);
+		return why;
+	}
+	for (size_t i = 0; i < len;) {
+		unsigned cp = 0;
+		int n = utf8_char(s + i, &cp);
+		if (n == 0) {
+			snprintf(why, size, "a byte that is not UTF-8 (0x%02x) at byte %zu", s[i], i + 1);
+			return why;
+		}
+		if (is_control(cp)) {
+			snprintf(why, size, "a control character (U+%04X) at byte %zu", cp, i + 1);
+			return why;
+		}
+		i += (size_t)n;
+	}
+	return NULL;
+}
+
+/* text as the value of key: printable UTF-8 of 1 to max bytes */
+static int check_text(importer *im, const char *key, const char *text, size_t max)
+{
+	char why[96];
+	const char *fault = text_fault(text, max, why, sizeof why);
+	if (fault)
+		return bad(im, "field '%s': expected printable UTF-8 text of 1 to %zu bytes, found %s",
+			   key, max, fault);
+	return 0;
+}
+
+/* an environment variable's name: a letter or '_', then letters, digits
+ * and '_', at most max bytes */
+static int is_env_name(const char *s, size_t max)
+{
+	size_t len = strlen(s);
+	if (len == 0 || len > max || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') ||
+				       (s[0] >= 'a' && s[0] <= 'z')))
+		return 0;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == len;
+}
+
+/* ---- dates ----------------------------------------------------------------- */
+
+static int days_in_month(int year, int month)
+{
+	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+	return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* n decimal digits at s, as a number; -1 if they are not all digits */
+static int digits(const char *s, int n)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = 10 * v + (s[i] - '0');
+	}
+	return v;
+}
+
+#define YEAR_MIN 1990
+#define YEAR_MAX 2100
+
+/* "YYYY-MM-DD" at s, a real day from YEAR_MIN to YEAR_MAX */
+static int is_day(const char *s)
+{
+	int y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
+	return s[4] == '-' && s[7] == '-' && y >= YEAR_MIN && y <= YEAR_MAX && m >= 1 && m <= 12 &&
+	       d >= 1 && d <= days_in_month(y, m);
+}
+
+/* "YYYY-MM-DDTHH:MM:SSZ", UTC, a real time (no leap second) */
+static int is_utc_time(const char *s)
+{
+	if (strlen(s) != 20 || !is_day(s) || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
+	    s[19] != 'Z')
+		return 0;
+	int h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
+	return h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59;
+}
+
+/* ---- JSON values ------------------------------------------------------------ */
+
 /* what a JSON value is, for messages */
 static const char *type_name(const json_t *v)
 {
@@ -60,12 +251,32 @@ static const char *type_name(const json_t *v)
 	}
 }
 
-static int get_str(importer *im, json_t *o, const char *key, const char **out)
+/* a string of printable UTF-8, 1 to max bytes; absent, "" when optional */
+static int get_text_opt(importer *im, json_t *o, const char *key, size_t max, int required,
+			const char **out)
+{
+	json_t *v = json_object_get(o, key);
+	*out = "";
+	if (!v && !required)
+		return 0;
+	if (!json_is_string(v))
+		return bad(im, "field '%s': expected a string, found %s", key, type_name(v));
+	*out = json_string_value(v);
+	return check_text(im, key, *out, max);
+}
+
+static int get_text(importer *im, json_t *o, const char *key, size_t max, const char **out)
+{
+	return get_text_opt(im, o, key, max, 1, out);
+}
+
+/* a string, whatever it holds (compared with a list of names next) */
+static int get_str_any(importer *im, json_t *o, const char *key, const char **out)
 {
 	json_t *v = json_object_get(o, key);
 	*out = "";
 	if (!json_is_string(v))
-		return bad(im, "%s: expected a string, found %s", key, type_name(v));
+		return bad(im, "field '%s': expected a string, found %s", key, type_name(v));
 	*out = json_string_value(v);
 	return 0;
 }
@@ -74,7 +285,7 @@ static int get_str(importer *im, json_t *o, const char *key, const char **out)
 static int get_name(importer *im, json_t *o, const char *key, const char *const *names,
 		    const char **out)
 {
-	if (get_str(im, o, key, out) < 0)
+	if (get_str_any(im, o, key, out) < 0)
 		return -1;
 	char list[256] = "";
 	for (size_t i = 0; names[i]; i++) {
@@ -83,76 +294,119 @@ static int get_name(importer *im, json_t *o, const char *key, const char *const 
 		size_t len = strlen(list);
 		snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
 	}
-	return bad(im, "%s: expected one of %s, found '%s'", key, list, *out);
+	return bad(im, "field '%s': expected one of %s, found %s", key, list, show(*out).s);
 }
 
-/* an integer in [lo, hi] */
+/* an integer in [lo, hi]; absent, 0 when optional */
+static int get_int_opt(importer *im, json_t *o, const char *key, int64_t lo, int64_t hi,
+		       int required, int64_t *out)
+{
+	json_t *v = json_object_get(o, key);
+	*out = 0;
+	if (!v && !required)
+		return 0;
+	if (!json_is_integer(v))
+		return bad(im, "field '%s': expected an integer, found %s", key, type_name(v));
+	*out = (int64_t)json_integer_value(v);
+	if (*out < lo || *out > hi) {
+		int64_t found = *out;
+		*out = 0;
+		return bad(im, "field '%s': expected an integer from %lld to %lld, found %lld", key,
+			   (long long)lo, (long long)hi, (long long)found);
+	}
+	return 0;
+}
+
 static int get_int(importer *im, json_t *o, const char *key, int64_t lo, int64_t hi,
 		   int64_t *out)
 {
-	json_t *v = json_object_get(o, key);
-	*out = 0;
-	if (!json_is_integer(v))
-		return bad(im, "%s: expected an integer, found %s", key, type_name(v));
-	*out = (int64_t)json_integer_value(v);
-	if (*out < lo || *out > hi)
-		return bad(im, "%s: expected an integer from %lld to %lld, found %lld", key,
-			   (long long)lo, (long long)hi, (long long)*out);
-	return 0;
+	return get_int_opt(im, o, key, lo, hi, 1, out);
 }
 
-/* a number >= 0 (integer or real) */
-static int get_nonneg(importer *im, json_t *o, const char *key, double *out)
+/* a value (integer or real) in [lo, hi], or in (lo, hi] with lo_open */
+static int check_number(importer *im, const char *key, json_t *v, double lo, int lo_open,
+			double hi, double *out)
 {
-	json_t *v = json_object_get(o, key);
 	*out = 0;
 	if (!json_is_number(v))
-		return bad(im, "%s: expected a number, found %s", key, type_name(v));
-	*out = json_number_value(v);
-	if (!(*out >= 0) || !isfinite(*out))
-		return bad(im, "%s: expected a number >= 0, found %g", key, *out);
+		return bad(im, "field '%s': expected a number, found %s", key, type_name(v));
+	double x = json_number_value(v);
+	if (!(lo_open ? x > lo : x >= lo) || !(x <= hi)) {
+		if (lo_open)
+			return bad(im, "field '%s': expected a number above %g and at most %g, "
+				   "found %g", key, lo, hi, x);
+		return bad(im, "field '%s': expected a number from %g to %g, found %g", key, lo, hi, x);
+	}
+	*out = x;
 	return 0;
 }
 
-/* a number > 0 (integer or real) */
-static int get_pos(importer *im, json_t *o, const char *key, double *out)
+static int get_number(importer *im, json_t *o, const char *key, double lo, int lo_open,
+		      double hi, double *out)
 {
-	json_t *v = json_object_get(o, key);
-	*out = 0;
-	if (!json_is_number(v))
-		return bad(im, "%s: expected a number, found %s", key, type_name(v));
-	*out = json_number_value(v);
-	if (!(*out > 0) || !isfinite(*out))
-		return bad(im, "%s: expected a positive number, found %g", key, *out);
+	return check_number(im, key, json_object_get(o, key), lo, lo_open, hi, out);
+}
+
+/* a measured time: SECONDS_MIN to SECONDS_MAX */
+static int get_seconds(importer *im, json_t *o, const char *key, double *out)
+{
+	return get_number(im, o, key, SECONDS_MIN, 0, SECONDS_MAX, out);
+}
+
+/* a quantity above 0 and at most hi (a rate, watts, a frequency) */
+static int get_positive(importer *im, json_t *o, const char *key, double hi, double *out)
+{
+	return get_number(im, o, key, 0, 1, hi, out);
+}
+
+/* GEMM dimensions m, n, k: integers from 1 to DIM_MAX */
+static int get_mnk(importer *im, json_t *o, int64_t mnk[3])
+{
+	if (get_int(im, o, "m", 1, DIM_MAX, &mnk[0]) < 0 ||
+	    get_int(im, o, "n", 1, DIM_MAX, &mnk[1]) < 0 ||
+	    get_int(im, o, "k", 1, DIM_MAX, &mnk[2]) < 0)
+		return -1;
 	return 0;
 }
 
-/* samples_s: positive seconds whose median is median_s; returns the array
- * as JSON text (caller frees) or NULL */
+/* a non-empty array of at most ARRAY_MAX values */
+static int get_array(importer *im, json_t *o, const char *key, json_t **out)
+{
+	json_t *a = json_object_get(o, key);
+	*out = a;
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return bad(im, "field '%s': expected a non-empty array, found %s", key,
+			   json_is_array(a) ? "an empty one" : type_name(a));
+	if (json_array_size(a) > ARRAY_MAX)
+		return bad(im, "field '%s': expected at most %d values, found %zu", key, ARRAY_MAX,
+			   json_array_size(a));
+	return 0;
+}
+
+/* samples_s: seconds whose median is median_s; returns the array as JSON
+ * text (caller frees) or NULL */
 static char *samples_key(importer *im, json_t *o, const char *key, const char *median_key,
 			 double median_s)
 {
-	json_t *a = json_object_get(o, key);
-	size_t n = json_array_size(a);
-	if (!json_is_array(a) || n == 0) {
-		bad(im, "%s: expected an array of seconds, found %s", key,
-		    a ? "an empty or other value" : "nothing");
+	json_t *a;
+	if (get_array(im, o, key, &a) < 0)
 		return NULL;
-	}
+	size_t n = json_array_size(a);
 	double *v = capsim_xcalloc(n, sizeof *v);
 	for (size_t i = 0; i < n; i++) {
-		json_t *x = json_array_get(a, i);
-		v[i] = json_is_number(x) ? json_number_value(x) : -1.0;
-		if (!(v[i] > 0) || !isfinite(v[i])) {
+		char name[64];
+		snprintf(name, sizeof name, "%s[%zu]", key, i);
+		if (check_number(im, name, json_array_get(a, i), SECONDS_MIN, 0, SECONDS_MAX,
+				 &v[i]) < 0) {
 			free(v);
-			bad(im, "%s[%zu]: expected positive seconds", key, i);
 			return NULL;
 		}
 	}
 	double med = gsl_stats_median(v, 1, n);
 	free(v);
 	if (fabs(med - median_s) > 1e-6 * median_s + 1e-12) {
-		bad(im, "%s: %.9g is not the median of %s (%.9g)", median_key, median_s, key, med);
+		bad(im, "field '%s': expected the median of %s (%.9g), found %.9g", median_key, key,
+		    med, median_s);
 		return NULL;
 	}
 	return json_dumps(a, JSON_COMPACT);
@@ -162,7 +416,6 @@ static char *samples_text(importer *im, json_t *o, double median_s)
 {
 	return samples_key(im, o, "samples_s", "median_s", median_s);
 }
-
 /* prepare, bind by the format's letters (s text, NULL for a NULL pointer;
  * i integer; n integer, NULL when <= 0; d real; j a json_t * bound as its
  * integer, or NULL when it is not one), step */
@@ -201,10 +454,36 @@ static int insert(importer *im, const char *sql, const char *types, ...)
 	return rc == 0 ? 0 : -1;
 }
 
-static int64_t opt_int(json_t *o, const char *key)
+/* ---- the machine line -------------------------------------------------------- */
+
+/* env: an object of at most ENV_MAX settings, each a well-formed variable
+ * name (NCCL_ALGO) and printable text or nothing (NCCL_X=); *text gets it
+ * as JSON (caller frees) */
+static int machine_env(importer *im, json_t *env, char **text)
 {
-	json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+	const char *key;
+	json_t *val;
+	if (!json_is_object(env))
+		return bad(im, "field 'env': expected an object of strings, found %s", type_name(env));
+	if (json_object_size(env) > ENV_MAX)
+		return bad(im, "field 'env': expected at most %d settings, found %zu", ENV_MAX,
+			   json_object_size(env));
+	json_object_foreach(env, key, val) {
+		char name[96];
+		if (!is_env_name(key, FIELD_MAX(capsim_store_env, name)))
+			return bad(im, "field 'env': expected variable names (a letter or '_', then "
+				   "letters, digits or '_', at most %zu bytes), found %s",
+				   FIELD_MAX(capsim_store_env, name), show(key).s);
+		snprintf(name, sizeof name, "env.%s", key);
+		if (!json_is_string(val))
+			return bad(im, "field '%s': expected a string, found %s", name, type_name(val));
+		const char *setting = json_string_value(val);
+		if (setting[0] && /* a variable may be set to nothing */
+		    check_text(im, name, setting, FIELD_MAX(capsim_store_env, value)) < 0)
+			return -1;
+	}
+	*text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+	return 0;
 }
 
 /* The machine line's keys from capsim-calibrate-nccl (nccl, ranks, nodes,
@@ -218,55 +497,89 @@ static int machine_nccl(importer *im, json_t *o, const char *program, char **env
 	if (!strcmp(program, "capsim-calibrate-nccl"))
 		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 			if (!json_object_get(o, keys[i]))
-				return bad(im, "%s: expected in the machine line of %s, found nothing",
-					   keys[i], program);
+				return bad(im, "field '%s': expected in the machine line of %s, found "
+					   "nothing", keys[i], program);
 	int64_t v, ranks = 0, nodes = 0;
 	const char *launcher;
-	if ((json_object_get(o, "nccl") && get_int(im, o, "nccl", 1, INT32_MAX, &v) < 0) ||
-	    (json_object_get(o, "ranks") && get_int(im, o, "ranks", 1, 1 << 24, &ranks) < 0) ||
-	    (json_object_get(o, "nodes") && get_int(im, o, "nodes", 1, 1 << 24, &nodes) < 0) ||
+	if (get_int_opt(im, o, "nccl", 1, VERSION_MAX, 0, &v) < 0 ||
+	    get_int_opt(im, o, "ranks", 1, RANKS_MAX, 0, &ranks) < 0 ||
+	    get_int_opt(im, o, "nodes", 1, RANKS_MAX, 0, &nodes) < 0 ||
 	    (json_object_get(o, "launcher") && get_name(im, o, "launcher", launchers, &launcher) < 0))
 		return -1;
 	if (ranks > 0 && nodes > ranks)
-		return bad(im, "nodes: expected at most ranks (%lld), found %lld", (long long)ranks,
-			   (long long)nodes);
+		return bad(im, "field 'nodes': expected at most ranks (%lld), found %lld",
+			   (long long)ranks, (long long)nodes);
 	json_t *env = json_object_get(o, "env");
-	if (env) {
-		const char *key;
-		json_t *val;
-		if (!json_is_object(env))
-			return bad(im, "env: expected an object of strings, found %s", type_name(env));
-		json_object_foreach(env, key, val)
-			if (!json_is_string(val))
-				return bad(im, "env.%s: expected a string, found %s", key,
-					   type_name(val));
-		*env_text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
-	}
+	if (env && machine_env(im, env, env_text) < 0)
+		return -1;
 	im->ranks = ranks;
 	return 0;
 }
 
+/* what the machine line says of the GPU and its software, as runs keeps it */
+typedef struct machine_line {
+	const char *program, *date, *gpu, *cc;
+	int64_t sms, memory_bytes, l2_bytes, cuda_driver, cuda_runtime, cublaslt;
+} machine_line;
+
+/* a compute capability: "9.0", "10.0" (one or two digits each side) */
+static int is_cc(const char *s)
+{
+	size_t major = strspn(s, "0123456789");
+	size_t minor = s[major] == '.' ? strspn(s + major + 1, "0123456789") : 0;
+	return major >= 1 && major <= 2 && minor >= 1 && minor <= 2 && s[major + 1 + minor] == '\0';
+}
+
+static int machine_fields(importer *im, json_t *o, machine_line *m)
+{
+	memset(m, 0, sizeof *m);
+	if (get_text(im, o, "program", FIELD_MAX(capsim_store_run, program), &m->program) < 0 ||
+	    get_text(im, o, "date", FIELD_MAX(capsim_store_run, date), &m->date) < 0)
+		return -1;
+	if (!is_utc_time(m->date))
+		return bad(im, "field 'date': expected a UTC time YYYY-MM-DDTHH:MM:SSZ from %d to %d, "
+			   "found %s", YEAR_MIN, YEAR_MAX, show(m->date).s);
+	if (get_text(im, o, "gpu", FIELD_MAX(capsim_store_run, gpu), &m->gpu) < 0 ||
+	    get_text_opt(im, o, "cc", FIELD_MAX(capsim_store_run, cc), 0, &m->cc) < 0)
+		return -1;
+	if (m->cc[0] && !is_cc(m->cc))
+		return bad(im, "field 'cc': expected a compute capability MAJOR.MINOR (9.0), found %s",
+			   show(m->cc).s);
+	if (get_int_opt(im, o, "sms", 1, SMS_MAX, 0, &m->sms) < 0 ||
+	    get_int_opt(im, o, "memory_bytes", 1, BYTES_MAX, 0, &m->memory_bytes) < 0 ||
+	    get_int_opt(im, o, "l2_bytes", 1, L2_BYTES_MAX, 0, &m->l2_bytes) < 0 ||
+	    get_int_opt(im, o, "cuda_driver", 1, VERSION_MAX, 0, &m->cuda_driver) < 0 ||
+	    get_int_opt(im, o, "cuda_runtime", 1, VERSION_MAX, 0, &m->cuda_runtime) < 0 ||
+	    get_int_opt(im, o, "cublaslt", 1, VERSION_MAX, 0, &m->cublaslt) < 0)
+		return -1;
+	return 0;
+}
+
+/* now, as runs.imported_at keeps it */
+static void utc_now(char now[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	strftime(now, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+}
+
 static int machine(importer *im, json_t *o, const char *sha)
 {
-	const char *program = NULL, *date = NULL, *gpu = NULL;
+	machine_line m;
 	char *env = NULL;
-	if (get_str(im, o, "program", &program) || get_str(im, o, "date", &date) ||
-	    get_str(im, o, "gpu", &gpu) || machine_nccl(im, o, program, &env) < 0)
+	if (machine_fields(im, o, &m) < 0 || machine_nccl(im, o, m.program, &env) < 0)
 		return -1;
-	json_t *cc = json_object_get(o, "cc"), *launcher = json_object_get(o, "launcher");
+	json_t *launcher = json_object_get(o, "launcher");
 	char now[32];
-	time_t t = time(NULL);
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	utc_now(now);
 	int rc = insert(im,
 			"INSERT INTO runs(sha256, source, program, date, gpu, cc, sms, memory_bytes,"
 			" l2_bytes, cuda_driver, cuda_runtime, cublaslt, imported_at, nccl, ranks,"
 			" nodes, launcher, env) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			"ssssssiiiiiisjjjss", sha, im->source, program, date, gpu,
-			json_is_string(cc) ? json_string_value(cc) : "", opt_int(o, "sms"),
-			opt_int(o, "memory_bytes"), opt_int(o, "l2_bytes"),
-			opt_int(o, "cuda_driver"), opt_int(o, "cuda_runtime"),
-			opt_int(o, "cublaslt"), now, json_object_get(o, "nccl"),
-			json_object_get(o, "ranks"), json_object_get(o, "nodes"),
+			"ssssssiiiiiisjjjss", sha, im->source, m.program, m.date, m.gpu, m.cc, m.sms,
+			m.memory_bytes, m.l2_bytes, m.cuda_driver, m.cuda_runtime, m.cublaslt, now,
+			json_object_get(o, "nccl"), json_object_get(o, "ranks"),
+			json_object_get(o, "nodes"),
 			json_is_string(launcher) ? json_string_value(launcher) : NULL, env);
 	free(env);
 	if (rc < 0)
@@ -276,36 +589,47 @@ static int machine(importer *im, json_t *o, const char *sha)
 	return 0;
 }
 
+/* ---- GEMMs, copies, checks and power ------------------------------------------- */
+
+#define DTYPE_MAX FIELD_MAX(capsim_store_gemm, dtype)
+
 static int gemm(importer *im, json_t *o)
 {
 	const char *dtype = NULL;
-	double m, n, k;
-	if (get_str(im, o, "dtype", &dtype) || get_pos(im, o, "m", &m) ||
-	    get_pos(im, o, "n", &n) || get_pos(im, o, "k", &k))
+	int64_t mnk[3];
+	if (get_text(im, o, "dtype", DTYPE_MAX, &dtype) < 0 || get_mnk(im, o, mnk) < 0)
 		return -1;
 	json_t *err = json_object_get(o, "error");
-	if (json_is_string(err)) {
+	if (err) {
+		const char *why;
+		if (get_text(im, o, "error", FIELD_MAX(capsim_store_torch_step, error), &why) < 0)
+			return -1;
 		im->st->gemm_failed++;
 		return insert(im, "INSERT INTO gemm_failed VALUES(?,?,?,?,?,?)", "isiiis", im->run,
-			      dtype, (int64_t)m, (int64_t)n, (int64_t)k, json_string_value(err));
+			      dtype, mnk[0], mnk[1], mnk[2], why);
 	}
 	double flop, med, rate;
-	if (get_pos(im, o, "flop", &flop) || get_pos(im, o, "median_s", &med) ||
-	    get_pos(im, o, "flop_per_s", &rate))
+	const char *shape, *layout;
+	int64_t batch;
+	if (get_positive(im, o, "flop", FLOP_MAX, &flop) < 0 ||
+	    get_seconds(im, o, "median_s", &med) < 0 ||
+	    get_positive(im, o, "flop_per_s", FLOP_PER_S_MAX, &rate) < 0 ||
+	    get_text_opt(im, o, "shape", SHAPE_MAX, 0, &shape) < 0 ||
+	    get_text_opt(im, o, "layout", LAYOUT_MAX, 0, &layout) < 0 ||
+	    get_int_opt(im, o, "batch", 1, DIM_MAX, 0, &batch) < 0)
 		return -1;
-	if (fabs(flop - 2 * m * n * k) > 1e-5 * flop)
-		return bad(im, "flop: %.6g is not 2 m n k = %.6g", flop, 2 * m * n * k);
+	double want = 2.0 * (double)mnk[0] * (double)mnk[1] * (double)mnk[2];
+	if (fabs(flop - want) > 1e-5 * flop)
+		return bad(im, "field 'flop': expected 2 m n k = %.6g, found %.6g", want, flop);
 	if (fabs(rate * med - flop) > 1e-4 * flop)
-		return bad(im, "flop_per_s: %.6g is not flop / median_s = %.6g", rate, flop / med);
+		return bad(im, "field 'flop_per_s': expected flop / median_s = %.6g, found %.6g",
+			   flop / med, rate);
 	char *samples = samples_text(im, o, med);
 	if (!samples)
 		return -1;
-	json_t *shape = json_object_get(o, "shape"), *layout = json_object_get(o, "layout");
 	int rc = insert(im, "INSERT INTO gemm VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", "isiiissiddds",
-			im->run, dtype, (int64_t)m, (int64_t)n, (int64_t)k,
-			json_is_string(shape) ? json_string_value(shape) : "",
-			json_is_string(layout) ? json_string_value(layout) : "",
-			opt_int(o, "batch"), flop, med, rate, samples);
+			im->run, dtype, mnk[0], mnk[1], mnk[2], shape, layout, batch, flop, med, rate,
+			samples);
 	free(samples);
 	im->st->gemm++;
 	return rc;
@@ -313,18 +637,21 @@ static int gemm(importer *im, json_t *o)
 
 static int copy_bw(importer *im, json_t *o)
 {
-	double bytes, moved, med, bw;
-	if (get_pos(im, o, "bytes", &bytes) || get_pos(im, o, "moved_bytes", &moved) ||
-	    get_pos(im, o, "median_s", &med) || get_pos(im, o, "bytes_per_s", &bw))
+	int64_t bytes, moved;
+	double med, bw;
+	if (get_int(im, o, "bytes", 1, BYTES_MAX, &bytes) < 0 ||
+	    get_int(im, o, "moved_bytes", 1, BYTES_MAX, &moved) < 0 ||
+	    get_seconds(im, o, "median_s", &med) < 0 ||
+	    get_positive(im, o, "bytes_per_s", BYTES_PER_S_MAX, &bw) < 0)
 		return -1;
-	if (fabs(bw * med - moved) > 1e-4 * moved)
-		return bad(im, "bytes_per_s: %.6g is not moved_bytes / median_s = %.6g", bw,
-			   moved / med);
+	if (fabs(bw * med - (double)moved) > 1e-4 * (double)moved)
+		return bad(im, "field 'bytes_per_s': expected moved_bytes / median_s = %.6g, found %.6g",
+			   (double)moved / med, bw);
 	char *samples = samples_text(im, o, med);
 	if (!samples)
 		return -1;
 	int rc = insert(im, "INSERT INTO copy_bandwidth VALUES(?,?,?,?,?,?)", "iiidds", im->run,
-			(int64_t)bytes, (int64_t)moved, med, bw, samples);
+			bytes, moved, med, bw, samples);
 	free(samples);
 	im->st->copy++;
 	return rc;
@@ -333,33 +660,68 @@ static int copy_bw(importer *im, json_t *o)
 static int check(importer *im, json_t *o)
 {
 	const char *dtype = NULL;
-	json_t *e = json_object_get(o, "rel_err");
-	if (get_str(im, o, "dtype", &dtype))
+	double err;
+	if (get_text(im, o, "dtype", DTYPE_MAX, &dtype) < 0 ||
+	    get_number(im, o, "rel_err", 0, 0, REL_ERR_MAX, &err) < 0)
 		return -1;
-	if (!json_is_number(e) || json_number_value(e) < 0)
-		return bad(im, "rel_err: expected a number >= 0");
 	im->st->checks++;
-	return insert(im, "INSERT INTO gemm_check VALUES(?,?,?)", "isd", im->run, dtype,
-		      json_number_value(e));
+	return insert(im, "INSERT INTO gemm_check VALUES(?,?,?)", "isd", im->run, dtype, err);
 }
 
-/* one NVML reading: power_w > 0, sm_mhz > 0 */
-static int reading(importer *im, json_t *r, double *power, double *mhz)
+/* one NVML reading: power_w and sm_mhz above 0; t_s, temp_c and
+ * throttle_reasons checked where present */
+typedef struct nvml_reading {
+	double power_w, sm_mhz;
+	int64_t temp_c, throttle_reasons;
+} nvml_reading;
+
+static int reading(importer *im, json_t *r, const char *key, nvml_reading *out)
 {
+	double t;
+	memset(out, 0, sizeof *out);
 	if (!json_is_object(r))
-		return bad(im, "reading: expected an object of power_w, sm_mhz, temp_c");
-	return get_pos(im, r, "power_w", power) || get_pos(im, r, "sm_mhz", mhz) ? -1 : 0;
+		return bad(im, "field '%s': expected an object of power_w, sm_mhz, temp_c, found %s",
+			   key, type_name(r));
+	if (get_positive(im, r, "power_w", POWER_W_MAX, &out->power_w) < 0 ||
+	    get_positive(im, r, "sm_mhz", SM_MHZ_MAX, &out->sm_mhz) < 0 ||
+	    (json_object_get(r, "t_s") && get_number(im, r, "t_s", 0, 0, READING_T_MAX, &t) < 0) ||
+	    get_int_opt(im, r, "temp_c", -100, 200, 0, &out->temp_c) < 0 ||
+	    get_int_opt(im, r, "throttle_reasons", 0, INT64_MAX, 0, &out->throttle_reasons) < 0)
+		return -1;
+	return 0;
+}
+
+/* the readings array of o: its power and clock values (caller frees) */
+static int readings(importer *im, json_t *o, json_t **rs, double **pw, double **mhz)
+{
+	*pw = *mhz = NULL;
+	if (get_array(im, o, "readings", rs) < 0)
+		return -1;
+	size_t n = json_array_size(*rs);
+	*pw = capsim_xcalloc(n, sizeof **pw);
+	*mhz = capsim_xcalloc(n, sizeof **mhz);
+	for (size_t i = 0; i < n; i++) {
+		nvml_reading r;
+		char key[48];
+		snprintf(key, sizeof key, "readings[%zu]", i);
+		if (reading(im, json_array_get(*rs, i), key, &r) < 0)
+			return -1;
+		(*pw)[i] = r.power_w;
+		(*mhz)[i] = r.sm_mhz;
+	}
+	return 0;
 }
 
 static int power_idle(importer *im, json_t *o)
 {
-	double limit, power, mhz;
-	json_t *r = json_object_get(o, "reading");
-	if (get_pos(im, o, "power_limit_w", &limit) || reading(im, r, &power, &mhz) < 0)
+	double limit;
+	nvml_reading r;
+	if (get_positive(im, o, "power_limit_w", POWER_W_MAX, &limit) < 0 ||
+	    reading(im, json_object_get(o, "reading"), "reading", &r) < 0)
 		return -1;
 	im->st->power++;
 	return insert(im, "INSERT INTO power_idle VALUES(?,?,?,?,?,?)", "idddii", im->run, limit,
-		      power, mhz, opt_int(r, "temp_c"), opt_int(r, "throttle_reasons"));
+		      r.power_w, r.sm_mhz, r.temp_c, r.throttle_reasons);
 }
 
 /* readings under load and each batch's rate; their medians are stored
@@ -367,29 +729,25 @@ static int power_idle(importer *im, json_t *o)
 static int power_sustained(importer *im, json_t *o)
 {
 	const char *dtype = NULL;
-	double m, n, k;
-	if (get_str(im, o, "dtype", &dtype) || get_pos(im, o, "m", &m) ||
-	    get_pos(im, o, "n", &n) || get_pos(im, o, "k", &k))
-		return -1;
-	json_t *rs = json_object_get(o, "readings"), *bs = json_object_get(o, "batch_flop_per_s");
-	size_t nr = json_array_size(rs), nb = json_array_size(bs);
-	if (!json_is_array(rs) || nr == 0 || !json_is_array(bs) || nb == 0)
-		return bad(im, "readings, batch_flop_per_s: expected two non-empty arrays");
-	double *pw = capsim_xcalloc(nr, sizeof *pw), *mhz = capsim_xcalloc(nr, sizeof *mhz);
-	double *rate = capsim_xcalloc(nb, sizeof *rate);
+	int64_t mnk[3];
+	json_t *rs, *bs;
+	double *pw = NULL, *mhz = NULL, *rate = NULL;
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < nr; i++)
-		rc = reading(im, json_array_get(rs, i), &pw[i], &mhz[i]);
+	if (get_text(im, o, "dtype", DTYPE_MAX, &dtype) < 0 || get_mnk(im, o, mnk) < 0 ||
+	    readings(im, o, &rs, &pw, &mhz) < 0 || get_array(im, o, "batch_flop_per_s", &bs) < 0)
+		rc = -1;
+	size_t nr = rc == 0 ? json_array_size(rs) : 0, nb = rc == 0 ? json_array_size(bs) : 0;
+	if (rc == 0)
+		rate = capsim_xcalloc(nb, sizeof *rate);
 	for (size_t i = 0; rc == 0 && i < nb; i++) {
-		json_t *x = json_array_get(bs, i);
-		rate[i] = json_is_number(x) ? json_number_value(x) : -1.0;
-		if (!(rate[i] > 0) || !isfinite(rate[i]))
-			rc = bad(im, "batch_flop_per_s[%zu]: expected a positive rate", i);
+		char key[48];
+		snprintf(key, sizeof key, "batch_flop_per_s[%zu]", i);
+		rc = check_number(im, key, json_array_get(bs, i), 0, 1, FLOP_PER_S_MAX, &rate[i]);
 	}
 	if (rc == 0) {
 		char *rtext = json_dumps(rs, JSON_COMPACT), *btext = json_dumps(bs, JSON_COMPACT);
 		rc = insert(im, "INSERT INTO power_sustained VALUES(?,?,?,?,?,?,?,?,?,?)",
-			    "isiiidddss", im->run, dtype, (int64_t)m, (int64_t)n, (int64_t)k,
+			    "isiiidddss", im->run, dtype, mnk[0], mnk[1], mnk[2],
 			    gsl_stats_median(pw, 1, nr), gsl_stats_median(mhz, 1, nr),
 			    gsl_stats_median(rate, 1, nb), rtext, btext);
 		free(rtext);
@@ -444,21 +802,23 @@ static int nccl_type_size(importer *im, const char *dtype)
 		size_t len = strlen(list);
 		snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", nccl_types[i].name);
 	}
-	bad(im, "dtype: expected one of %s, found '%s'", list, dtype);
+	bad(im, "field 'dtype': expected one of %s, found %s", list, show(dtype).s);
 	return 0;
 }
 
+#define COLL_NAMES "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, sendrecv"
+
 /* One nccl row, checked whichever way it came (a JSON line or a record):
- * a collective the store holds, a known type and reduction, ranks within
- * the run's, count and bytes that agree with the operation and type, and
- * positive seconds. algbw = bytes / median_s / 1e9 and busbw = algbw x
+ * a collective the store holds, a known type and reduction, algo and proto
+ * short printable names, ranks within the run's, count and bytes that agree
+ * with the operation and type and are at most BYTES_MAX, a #wrong of 0 to
+ * the count, and seconds from SECONDS_MIN to SECONDS_MAX. algbw = bytes / median_s / 1e9 and busbw = algbw x
  * nccl-tests' factor (collective.h) are computed here. */
 static int nccl_row(importer *im, const capsim_measure_nccl *r, const char *samples_json)
 {
 	int coll = store_coll(r->op);
 	if (coll < 0)
-		return bad(im, "op: expected one of all_reduce, all_gather, reduce_scatter, "
-			   "alltoall, broadcast, sendrecv, found '%s'", r->op);
+		return bad(im, "field 'op': expected one of " COLL_NAMES ", found %s", show(r->op).s);
 	int size = nccl_type_size(im, r->dtype);
 	if (size == 0)
 		return -1;
@@ -466,30 +826,36 @@ static int nccl_row(importer *im, const capsim_measure_nccl *r, const char *samp
 	while (redops[i] && strcmp(redops[i], r->redop))
 		i++;
 	if (!redops[i])
-		return bad(im, "redop: expected one of sum, prod, max, min, avg, none, found '%s'",
-			   r->redop);
-	if (r->ranks < 1 || r->ranks > (1 << 24))
-		return bad(im, "ranks: expected an integer from 1 to %d, found %lld", 1 << 24,
-			   (long long)r->ranks);
+		return bad(im, "field 'redop': expected one of sum, prod, max, min, avg, none, found %s",
+			   show(r->redop).s);
+	if (check_text(im, "algo", r->algo, FIELD_MAX(capsim_store_nccl, algo)) < 0 ||
+	    check_text(im, "proto", r->proto, FIELD_MAX(capsim_store_nccl, proto)) < 0)
+		return -1;
+	if (r->ranks < 1 || r->ranks > RANKS_MAX)
+		return bad(im, "field 'ranks': expected an integer from 1 to %lld, found %lld",
+			   (long long)RANKS_MAX, (long long)r->ranks);
 	if (r->nodes < 1 || r->nodes > r->ranks)
-		return bad(im, "nodes: expected an integer from 1 to %lld, found %lld",
+		return bad(im, "field 'nodes': expected an integer from 1 to %lld, found %lld",
 			   (long long)r->ranks, (long long)r->nodes);
-	if (r->bytes < 1 || r->count < 1)
-		return bad(im, "%s: expected a positive integer, found %lld",
-			   r->bytes < 1 ? "bytes" : "count",
-			   (long long)(r->bytes < 1 ? r->bytes : r->count));
+	if (r->bytes < 1 || r->bytes > BYTES_MAX || r->count < 1 || r->count > BYTES_MAX)
+		return bad(im, "field '%s': expected an integer from 1 to %lld, found %lld",
+			   r->bytes < 1 || r->bytes > BYTES_MAX ? "bytes" : "count",
+			   (long long)BYTES_MAX,
+			   (long long)(r->bytes < 1 || r->bytes > BYTES_MAX ? r->bytes : r->count));
 	if (im->ranks > 0 && r->ranks != im->ranks)
-		return bad(im, "ranks: expected the machine line's %lld, found %lld",
+		return bad(im, "field 'ranks': expected the machine line's %lld, found %lld",
 			   (long long)im->ranks, (long long)r->ranks);
 	int64_t per = per_rank_count(coll) ? r->ranks : 1;
 	if (r->count > INT64_MAX / per / size || r->count * per * size != r->bytes)
-		return bad(im, "count: %lld is not bytes / (%lld x %d) for %s %s = %lld",
-			   (long long)r->count, (long long)per, size, r->op, r->dtype,
-			   (long long)(r->bytes / (per * size)));
-	if (r->wrong < 0)
-		return bad(im, "wrong: expected an integer >= 0, found %lld", (long long)r->wrong);
-	if (!(r->median_s > 0) || !isfinite(r->median_s))
-		return bad(im, "median_s: expected positive seconds, found %g", r->median_s);
+		return bad(im, "field 'count': expected bytes / (%lld x %d) for %s %s = %lld, "
+			   "found %lld", (long long)per, size, r->op, r->dtype,
+			   (long long)(r->bytes / (per * size)), (long long)r->count);
+	if (r->wrong < 0 || r->wrong > BYTES_MAX)
+		return bad(im, "field 'wrong': expected an integer from 0 to %lld, found %lld",
+			   (long long)BYTES_MAX, (long long)r->wrong);
+	if (!(r->median_s >= SECONDS_MIN && r->median_s <= SECONDS_MAX))
+		return bad(im, "field 'median_s': expected a number from %g to %g, found %g",
+			   SECONDS_MIN, SECONDS_MAX, r->median_s);
 	double algbw = (double)r->bytes / r->median_s / 1e9;
 	double busbw = algbw * capsim_busbw_factor((capsim_coll)coll, (int)r->ranks);
 	int rc = insert(im, "INSERT INTO nccl VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -508,37 +874,35 @@ static int nccl(importer *im, json_t *o)
 	int64_t in_place;
 	double algbw, busbw;
 	/* in the order a reader checks a line: what it is, then its sizes */
-	if (get_str(im, o, "op", &r.op) < 0)
+	if (get_str_any(im, o, "op", &r.op) < 0)
 		return -1;
 	if (store_coll(r.op) < 0)
-		return bad(im, "op: expected one of all_reduce, all_gather, reduce_scatter, "
-			   "alltoall, broadcast, sendrecv, found '%s'", r.op);
-	if (get_str(im, o, "dtype", &r.dtype) < 0 || nccl_type_size(im, r.dtype) == 0 ||
+		return bad(im, "field 'op': expected one of " COLL_NAMES ", found %s", show(r.op).s);
+	if (get_str_any(im, o, "dtype", &r.dtype) < 0 || nccl_type_size(im, r.dtype) == 0 ||
 	    get_name(im, o, "redop", redops, &r.redop) < 0 ||
-	    get_int(im, o, "ranks", 1, 1 << 24, &r.ranks) < 0 ||
+	    get_int(im, o, "ranks", 1, RANKS_MAX, &r.ranks) < 0 ||
 	    get_int(im, o, "nodes", 1, r.ranks, &r.nodes) < 0 ||
-	    get_int(im, o, "bytes", 1, INT64_MAX, &r.bytes) < 0 ||
-	    get_int(im, o, "count", 1, INT64_MAX, &r.count) < 0 ||
-	    get_str(im, o, "algo", &r.algo) < 0 || get_str(im, o, "proto", &r.proto) < 0 ||
+	    get_int(im, o, "bytes", 1, BYTES_MAX, &r.bytes) < 0 ||
+	    get_int(im, o, "count", 1, BYTES_MAX, &r.count) < 0 ||
+	    get_text(im, o, "algo", FIELD_MAX(capsim_store_nccl, algo), &r.algo) < 0 ||
+	    get_text(im, o, "proto", FIELD_MAX(capsim_store_nccl, proto), &r.proto) < 0 ||
 	    get_int(im, o, "in_place", 0, 1, &in_place) < 0 ||
-	    get_int(im, o, "wrong", 0, INT64_MAX, &r.wrong) < 0 ||
-	    get_pos(im, o, "median_s", &r.median_s) < 0 ||
-	    get_pos(im, o, "algbw_gb_per_s", &algbw) < 0 ||
-	    get_nonneg(im, o, "busbw_gb_per_s", &busbw) < 0)
+	    get_int(im, o, "wrong", 0, BYTES_MAX, &r.wrong) < 0 ||
+	    get_seconds(im, o, "median_s", &r.median_s) < 0 ||
+	    get_positive(im, o, "algbw_gb_per_s", GB_PER_S_MAX, &algbw) < 0 ||
+	    get_number(im, o, "busbw_gb_per_s", 0, 0, GB_PER_S_MAX, &busbw) < 0)
 		return -1;
 	r.in_place = (int)in_place;
 	int coll = store_coll(r.op);
-	if (coll >= 0 && r.ranks > 0) {
-		double med = r.median_s, bytes = (double)r.bytes;
-		double factor = capsim_busbw_factor((capsim_coll)coll, (int)r.ranks);
-		if (fabs(algbw * 1e9 * med - bytes) > 1e-4 * bytes)
-			return bad(im, "algbw_gb_per_s: %.6g is not bytes / median_s / 1e9 = %.6g",
-				   algbw, bytes / med / 1e9);
-		double want = algbw * factor;
-		if (fabs(busbw - want) > 0.01 * want + 1e-9)
-			return bad(im, "busbw_gb_per_s: %.6g is not algbw x %.4g (%s at %lld ranks) "
-				   "= %.6g", busbw, factor, r.op, (long long)r.ranks, want);
-	}
+	double med = r.median_s, bytes = (double)r.bytes;
+	double factor = capsim_busbw_factor((capsim_coll)coll, (int)r.ranks);
+	if (fabs(algbw * 1e9 * med - bytes) > 1e-4 * bytes)
+		return bad(im, "field 'algbw_gb_per_s': expected bytes / median_s / 1e9 = %.6g, "
+			   "found %.6g", bytes / med / 1e9, algbw);
+	double want = algbw * factor;
+	if (fabs(busbw - want) > 0.01 * want + 1e-9)
+		return bad(im, "field 'busbw_gb_per_s': expected algbw x %.4g (%s at %lld ranks) = "
+			   "%.6g, found %.6g", factor, r.op, (long long)r.ranks, want, busbw);
 	char *samples = samples_text(im, o, r.median_s);
 	if (!samples)
 		return -1;
@@ -556,12 +920,13 @@ static int pcie(importer *im, json_t *o)
 	double med, bw;
 	if (get_name(im, o, "direction", directions, &dir) < 0 ||
 	    get_int(im, o, "pinned", 0, 1, &pinned) < 0 ||
-	    get_int(im, o, "bytes", 1, INT64_MAX, &bytes) < 0 ||
-	    get_pos(im, o, "median_s", &med) < 0 || get_pos(im, o, "bytes_per_s", &bw) < 0)
+	    get_int(im, o, "bytes", 1, BYTES_MAX, &bytes) < 0 ||
+	    get_seconds(im, o, "median_s", &med) < 0 ||
+	    get_positive(im, o, "bytes_per_s", BYTES_PER_S_MAX, &bw) < 0)
 		return -1;
 	if (fabs(bw * med - (double)bytes) > 1e-4 * (double)bytes)
-		return bad(im, "bytes_per_s: %.6g is not bytes / median_s = %.6g", bw,
-			   (double)bytes / med);
+		return bad(im, "field 'bytes_per_s': expected bytes / median_s = %.6g, found %.6g",
+			   (double)bytes / med, bw);
 	char *samples = samples_text(im, o, med);
 	if (!samples)
 		return -1;
@@ -577,7 +942,8 @@ static int median_matches(importer *im, const char *key, double stated, double *
 {
 	double med = gsl_stats_median(v, 1, n);
 	if (fabs(stated - med) > 1e-6 * fabs(med) + 1e-9)
-		return bad(im, "%s: %.9g is not the median of the readings (%.9g)", key, stated, med);
+		return bad(im, "field '%s': expected the median of the readings (%.9g), found %.9g",
+			   key, med, stated);
 	return 0;
 }
 
@@ -586,24 +952,18 @@ static int median_matches(importer *im, const char *key, double stated, double *
 static int power_duty(importer *im, json_t *o)
 {
 	const char *dtype;
-	double duty, m, n, k, pw_med, mhz_med, rate;
-	if (get_pos(im, o, "duty", &duty) < 0 || get_str(im, o, "dtype", &dtype) < 0 ||
-	    get_pos(im, o, "m", &m) < 0 || get_pos(im, o, "n", &n) < 0 ||
-	    get_pos(im, o, "k", &k) < 0 || get_pos(im, o, "median_power_w", &pw_med) < 0 ||
-	    get_pos(im, o, "median_sm_mhz", &mhz_med) < 0 ||
-	    get_pos(im, o, "achieved_flop_per_s", &rate) < 0)
+	int64_t mnk[3];
+	double duty, pw_med, mhz_med, rate;
+	if (get_number(im, o, "duty", 0, 1, 1, &duty) < 0 ||
+	    get_text(im, o, "dtype", DTYPE_MAX, &dtype) < 0 || get_mnk(im, o, mnk) < 0 ||
+	    get_positive(im, o, "median_power_w", POWER_W_MAX, &pw_med) < 0 ||
+	    get_positive(im, o, "median_sm_mhz", SM_MHZ_MAX, &mhz_med) < 0 ||
+	    get_positive(im, o, "achieved_flop_per_s", FLOP_PER_S_MAX, &rate) < 0)
 		return -1;
-	if (duty > 1)
-		return bad(im, "duty: expected a fraction in (0, 1], found %g", duty);
-	json_t *rs = json_object_get(o, "readings");
+	json_t *rs;
+	double *pw, *mhz;
+	int rc = readings(im, o, &rs, &pw, &mhz);
 	size_t nr = json_array_size(rs);
-	if (!json_is_array(rs) || nr == 0)
-		return bad(im, "readings: expected a non-empty array, found %s",
-			   json_is_array(rs) ? "an empty one" : type_name(rs));
-	double *pw = capsim_xcalloc(nr, sizeof *pw), *mhz = capsim_xcalloc(nr, sizeof *mhz);
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < nr; i++)
-		rc = reading(im, json_array_get(rs, i), &pw[i], &mhz[i]);
 	if (rc == 0)
 		rc = median_matches(im, "median_power_w", pw_med, pw, nr);
 	if (rc == 0)
@@ -611,8 +971,7 @@ static int power_duty(importer *im, json_t *o)
 	if (rc == 0) {
 		char *text = json_dumps(rs, JSON_COMPACT);
 		rc = insert(im, "INSERT INTO power_duty VALUES(?,?,?,?,?,?,?,?,?,?)", "idsiiiddds",
-			    im->run, duty, dtype, (int64_t)m, (int64_t)n, (int64_t)k, pw_med,
-			    mhz_med, rate, text);
+			    im->run, duty, dtype, mnk[0], mnk[1], mnk[2], pw_med, mhz_med, rate, text);
 		free(text);
 		im->st->power_duty++;
 	}
@@ -621,21 +980,25 @@ static int power_duty(importer *im, json_t *o)
 	return rc;
 }
 
-/* PyTorch eager's host cost per kernel (calibrate/torch/gpt2_step.py):
- * `kernels` tiny kernels issued back to back, the median per kernel of the
- * host's issue time and of the time until they ran */
+/* ---- PyTorch (calibrate/torch/gpt2_step.py) ------------------------------------ */
+
+/* PyTorch eager's host cost per kernel: `kernels` tiny kernels issued back
+ * to back, the median per kernel of the host's issue time and of the time
+ * until they ran */
 static int torch_launch(importer *im, json_t *o)
 {
 	const char *op;
 	int64_t elements, kernels;
 	double host, total;
-	if (get_str(im, o, "op", &op) < 0 || get_int(im, o, "elements", 1, INT64_MAX, &elements) < 0 ||
-	    get_int(im, o, "kernels", 1, INT64_MAX, &kernels) < 0 ||
-	    get_pos(im, o, "host_median_s", &host) < 0 || get_pos(im, o, "total_median_s", &total) < 0)
+	if (get_text(im, o, "op", FIELD_MAX(capsim_store_torch_launch, op), &op) < 0 ||
+	    get_int(im, o, "elements", 1, BYTES_MAX, &elements) < 0 ||
+	    get_int(im, o, "kernels", 1, DIM_MAX, &kernels) < 0 ||
+	    get_seconds(im, o, "host_median_s", &host) < 0 ||
+	    get_seconds(im, o, "total_median_s", &total) < 0)
 		return -1;
 	if (total < host * (1 - 1e-9))
-		return bad(im, "total_median_s: %.6g is less than host_median_s %.6g: the kernels "
-			       "cannot finish before they are issued", total, host);
+		return bad(im, "field 'total_median_s': expected at least host_median_s %.6g (the "
+			   "kernels cannot finish before they are issued), found %.6g", host, total);
 	char *samples = samples_key(im, o, "host_samples_s", "host_median_s", host);
 	if (!samples)
 		return -1;
@@ -646,106 +1009,141 @@ static int torch_launch(importer *im, json_t *o)
 	return rc;
 }
 
+/* what names a torch-step point: its model, dtype, mode and sizes */
+typedef struct torch_point {
+	const char *model, *dtype, *mode;
+	int64_t micro_batch, seq, vocab;
+} torch_point;
+
+static int torch_point_fields(importer *im, json_t *o, torch_point *p)
+{
+	if (get_text(im, o, "model", FIELD_MAX(capsim_store_torch_step, model), &p->model) < 0 ||
+	    get_text(im, o, "dtype", FIELD_MAX(capsim_store_torch_step, dtype), &p->dtype) < 0 ||
+	    get_text(im, o, "mode", FIELD_MAX(capsim_store_torch_step, mode), &p->mode) < 0 ||
+	    get_int(im, o, "micro_batch", 1, DIM_MAX, &p->micro_batch) < 0 ||
+	    get_int(im, o, "seq", 1, DIM_MAX, &p->seq) < 0 ||
+	    get_int_opt(im, o, "vocab", 1, DIM_MAX, 0, &p->vocab) < 0)
+		return -1;
+	return 0;
+}
+
 /* One training-step point of a plain PyTorch loop: its median step and
  * tokens/s (micro_batch x seq / median_s) and peak memory, or the error
  * (out of memory) that stopped it */
 static int torch_step(importer *im, json_t *o)
 {
-	const char *model, *dtype, *mode;
-	int64_t mb, seq;
-	if (get_str(im, o, "model", &model) < 0 || get_str(im, o, "dtype", &dtype) < 0 ||
-	    get_str(im, o, "mode", &mode) < 0 ||
-	    get_int(im, o, "micro_batch", 1, INT64_MAX, &mb) < 0 ||
-	    get_int(im, o, "seq", 1, INT64_MAX, &seq) < 0)
+	torch_point p;
+	if (torch_point_fields(im, o, &p) < 0)
 		return -1;
 	json_t *vocab = json_object_get(o, "vocab");
-	if (vocab && (!json_is_integer(vocab) || json_integer_value(vocab) < 1))
-		return bad(im, "vocab: expected a positive integer, found %s", type_name(vocab));
-	json_t *err = json_object_get(o, "error");
-	im->st->torch_step++;
-	if (json_is_string(err))
+	if (json_object_get(o, "error")) {
+		const char *err;
+		if (get_text(im, o, "error", FIELD_MAX(capsim_store_torch_step, error), &err) < 0)
+			return -1;
+		im->st->torch_step++;
 		return insert(im, "INSERT INTO torch_step(run_id, model, micro_batch, seq, dtype,"
 				  " mode, vocab, error) VALUES(?,?,?,?,?,?,?,?)", "isiissjs", im->run,
-			      model, mb, seq, dtype, mode, vocab, json_string_value(err));
+			      p.model, p.micro_batch, p.seq, p.dtype, p.mode, vocab, err);
+	}
 	double med, tps;
 	int64_t alloc, reserved;
-	if (get_pos(im, o, "median_s", &med) < 0 || get_pos(im, o, "tokens_per_s", &tps) < 0 ||
-	    get_int(im, o, "peak_allocated_bytes", 0, INT64_MAX, &alloc) < 0 ||
-	    get_int(im, o, "peak_reserved_bytes", 0, INT64_MAX, &reserved) < 0)
+	if (get_seconds(im, o, "median_s", &med) < 0 ||
+	    get_positive(im, o, "tokens_per_s", TOKENS_PER_S_MAX, &tps) < 0 ||
+	    get_int(im, o, "peak_allocated_bytes", 0, BYTES_MAX, &alloc) < 0 ||
+	    get_int(im, o, "peak_reserved_bytes", 0, BYTES_MAX, &reserved) < 0)
 		return -1;
-	double want = (double)mb * (double)seq / med;
+	double want = (double)p.micro_batch * (double)p.seq / med;
 	if (fabs(tps - want) > 1e-3 * want)
-		return bad(im, "tokens_per_s: %.6g is not micro_batch x seq / median_s = %.6g", tps,
-			   want);
+		return bad(im, "field 'tokens_per_s': expected micro_batch x seq / median_s = %.6g, "
+			   "found %.6g", want, tps);
 	if (reserved < alloc)
-		return bad(im, "peak_reserved_bytes: %lld is less than peak_allocated_bytes %lld",
-			   (long long)reserved, (long long)alloc);
+		return bad(im, "field 'peak_reserved_bytes': expected at least peak_allocated_bytes "
+			   "%lld, found %lld", (long long)alloc, (long long)reserved);
 	char *samples = samples_text(im, o, med);
 	if (!samples)
 		return -1;
 	int rc = insert(im, "INSERT INTO torch_step(run_id, model, micro_batch, seq, dtype, mode,"
 			    " vocab, median_s, tokens_per_s, peak_allocated_bytes, peak_reserved_bytes,"
 			    " samples_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-			"isiissjddiis", im->run, model, mb, seq, dtype, mode, vocab, med, tps, alloc,
-			reserved, samples);
+			"isiissjddiis", im->run, p.model, p.micro_batch, p.seq, p.dtype, p.mode, vocab,
+			med, tps, alloc, reserved, samples);
 	free(samples);
+	im->st->torch_step++;
 	return rc;
 }
 
 #define KINDS "gemm, gemm-check, hbm-copy, power-idle, power-sustained, power-duty, nccl, " \
 	"pcie, torch-launch or torch-step"
 
+/* A line that is no JSON object: jansson's reason, with a repeated key
+ * (refused by JSON_REJECT_DUPLICATES: else the last would win) named as the
+ * field it is. */
+static int not_an_object(importer *im, const json_t *o, const json_error_t *jerr)
+{
+	static const char dup[] = "duplicate object key near '\"";
+	if (o)
+		return bad(im, "expected one JSON object a line, found %s", type_name(o));
+	if (!strncmp(jerr->text, dup, sizeof dup - 1)) {
+		char key[JSON_ERROR_TEXT_LENGTH];
+		snprintf(key, sizeof key, "%s", jerr->text + sizeof dup - 1);
+		size_t len = strlen(key);
+		if (len >= 2 && !strcmp(key + len - 2, "\"'"))
+			key[len - 2] = '\0';
+		return bad(im, "field %s: expected each key once in an object, found it again at "
+			   "column %d", show(key).s, jerr->column);
+	}
+	return bad(im, "expected one JSON object a line, found %s (column %d)", show(jerr->text).s,
+		   jerr->column);
+}
+
+static int one_record(importer *im, json_t *o, const char *kind)
+{
+	static const struct {
+		const char *kind;
+		int (*read)(importer *, json_t *);
+	} kinds[] = {
+		{ "gemm", gemm }, { "gemm-check", check }, { "hbm-copy", copy_bw },
+		{ "power-idle", power_idle }, { "power-sustained", power_sustained },
+		{ "power-duty", power_duty }, { "nccl", nccl }, { "pcie", pcie },
+		{ "torch-launch", torch_launch }, { "torch-step", torch_step },
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (!strcmp(kind, kinds[i].kind))
+			return kinds[i].read(im, o);
+	return bad(im, "field 'kind': expected " KINDS ", found %s", show(kind).s);
+}
+
 static int one_line(importer *im, const char *text, const char *sha)
 {
 	json_error_t jerr;
-	json_t *o = json_loads(text, 0, &jerr);
+	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!json_is_object(o)) {
+		int rc = not_an_object(im, o, &jerr);
 		json_decref(o);
-		return bad(im, "expected one JSON object a line: %s", o ? "not an object" : jerr.text);
+		return rc;
 	}
 	const char *kind = NULL;
-	int rc = get_str(im, o, "kind", &kind);
+	int rc = get_str_any(im, o, "kind", &kind);
 	if (rc == 0) {
 		int first = im->run == 0;
 		if (first != !strcmp(kind, "machine"))
-			rc = bad(im, "kind: expected %s, found '%s'",
-				 first ? "'machine' on the first line" : KINDS,
-				 kind);
-		else if (first)
-			rc = machine(im, o, sha);
-		else if (!strcmp(kind, "gemm"))
-			rc = gemm(im, o);
-		else if (!strcmp(kind, "gemm-check"))
-			rc = check(im, o);
-		else if (!strcmp(kind, "hbm-copy"))
-			rc = copy_bw(im, o);
-		else if (!strcmp(kind, "power-idle"))
-			rc = power_idle(im, o);
-		else if (!strcmp(kind, "power-sustained"))
-			rc = power_sustained(im, o);
-		else if (!strcmp(kind, "power-duty"))
-			rc = power_duty(im, o);
-		else if (!strcmp(kind, "nccl"))
-			rc = nccl(im, o);
-		else if (!strcmp(kind, "pcie"))
-			rc = pcie(im, o);
-		else if (!strcmp(kind, "torch-launch"))
-			rc = torch_launch(im, o);
-		else if (!strcmp(kind, "torch-step"))
-			rc = torch_step(im, o);
+			rc = bad(im, "field 'kind': expected %s, found %s",
+				 first ? "'machine' on the first line" : KINDS, show(kind).s);
 		else
-			rc = bad(im, "kind: expected %s, found '%s'", KINDS, kind);
+			rc = first ? machine(im, o, sha) : one_record(im, o, kind);
 	}
 	json_decref(o);
 	return rc;
 }
 
-/* the whole file in memory (the runs are small: tens of kilobytes) */
-static char *slurp(const char *path, size_t *len, capsim_diags *d)
+/* the whole file in memory (the runs are small: tens of kilobytes); path
+ * "-" is standard input; messages name name */
+static char *slurp(const char *path, const char *name, size_t *len, capsim_diags *d)
 {
-	FILE *fp = fopen(path, "rb");
+	int is_stdin = !strcmp(path, "-");
+	FILE *fp = is_stdin ? stdin : fopen(path, "rb");
 	if (!fp) {
-		capsim_diags_add(d, path, 0, "cannot open: %s", strerror(errno));
+		capsim_diags_add(d, name, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	size_t cap = 1 << 16, n = 0;
@@ -755,8 +1153,9 @@ static char *slurp(const char *path, size_t *len, capsim_diags *d)
 		n += got;
 		if (n == cap) {
 			if (cap >= ((size_t)256 << 20)) {
-				capsim_diags_add(d, path, 0, "larger than 256 MiB");
-				fclose(fp);
+				capsim_diags_add(d, name, 0, "larger than 256 MiB");
+				if (!is_stdin)
+					fclose(fp);
 				free(buf);
 				return NULL;
 			}
@@ -765,9 +1164,10 @@ static char *slurp(const char *path, size_t *len, capsim_diags *d)
 		}
 	}
 	int bad = ferror(fp);
-	fclose(fp);
+	if (!is_stdin)
+		fclose(fp);
 	if (bad) {
-		capsim_diags_add(d, path, 0, "read error");
+		capsim_diags_add(d, name, 0, "read error");
 		free(buf);
 		return NULL;
 	}
@@ -837,8 +1237,9 @@ int capsim_measure_import(const char *jsonl_path, const char *db_path,
 			  capsim_import_stats *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
+	const char *name = !strcmp(jsonl_path, "-") ? STDIN_NAME : jsonl_path;
 	size_t len;
-	char *text = slurp(jsonl_path, &len, d);
+	char *text = slurp(jsonl_path, name, &len, d);
 	if (!text)
 		return -1;
 	char sha[65];
@@ -850,13 +1251,25 @@ int capsim_measure_import(const char *jsonl_path, const char *db_path,
 		long line = 1;
 		for (const char *c = text; c < nul; c++)
 			line += *c == '\n';
-		capsim_diags_add(d, jsonl_path, line, "contains a NUL byte (JSON lines are text)");
+		capsim_diags_add(d, name, line, "contains a NUL byte (JSON lines are text)");
 		free(text);
 		return -1;
 	}
-	int rc = import_text(text, jsonl_path, jsonl_path, sha, db_path, out, d);
+	int rc = import_text(text, name, name, sha, db_path, out, d);
 	free(text);
 	return rc;
+}
+
+/* a record-level machine's date: a real day (YYYY-MM-DD) or UTC time, or
+ * words saying it is unknown ("unknown (nccl-tests log)") */
+static int machine_rec_date(importer *im, const char *date)
+{
+	if (check_text(im, "date", date, FIELD_MAX(capsim_store_run, date)) < 0)
+		return -1;
+	if ((strlen(date) == 10 && is_day(date)) || is_utc_time(date) || !strncmp(date, "unknown", 7))
+		return 0;
+	return bad(im, "field 'date': expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ from %d to %d, "
+		   "or 'unknown ...', found %s", YEAR_MIN, YEAR_MAX, show(date).s);
 }
 
 /* the machine of a record-level import as a runs row */
@@ -867,17 +1280,23 @@ static int machine_rec(importer *im, const capsim_measure_machine *m, const char
 	while (m->launcher && launchers[i] && strcmp(launchers[i], m->launcher))
 		i++;
 	if (m->launcher && !launchers[i])
-		return bad(im, "launcher: expected single-process or mpi, found '%s'", m->launcher);
-	if (!m->program || !m->program[0] || !m->gpu || !m->date)
-		return bad(im, "machine: expected a program, a date and a GPU name, found %s missing",
-			   !m->program || !m->program[0] ? "the program" : !m->gpu ? "the GPU" : "the date");
-	if (m->ranks < 0 || m->nodes < 0 || (m->ranks > 0 && m->nodes > m->ranks))
-		return bad(im, "nodes: expected from 1 to the ranks (%lld), found %lld",
+		return bad(im, "field 'launcher': expected single-process or mpi, found %s",
+			   show(m->launcher).s);
+	if (!m->program || !m->gpu || !m->date)
+		return bad(im, "field '%s': expected text, found nothing",
+			   !m->program ? "program" : !m->gpu ? "gpu" : "date");
+	if (check_text(im, "program", m->program, FIELD_MAX(capsim_store_run, program)) < 0 ||
+	    check_text(im, "gpu", m->gpu, FIELD_MAX(capsim_store_run, gpu)) < 0 ||
+	    machine_rec_date(im, m->date) < 0)
+		return -1;
+	if (m->ranks < 0 || m->ranks > RANKS_MAX)
+		return bad(im, "field 'ranks': expected an integer from 0 (unknown) to %lld, found %lld",
+			   (long long)RANKS_MAX, (long long)m->ranks);
+	if (m->nodes < 0 || (m->ranks > 0 && m->nodes > m->ranks) || (!m->ranks && m->nodes > RANKS_MAX))
+		return bad(im, "field 'nodes': expected from 1 to the ranks (%lld), found %lld",
 			   (long long)m->ranks, (long long)m->nodes);
 	char now[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	utc_now(now);
 	if (insert(im, "INSERT INTO runs(sha256, source, program, date, gpu, cc, imported_at, ranks,"
 		       " nodes, launcher) VALUES(?,?,?,?,?,?,?,?,?,?)", "sssssssnns", sha, im->source,
 		   m->program, m->date, m->gpu, "", now, m->ranks, m->nodes, m->launcher) < 0)
@@ -892,25 +1311,25 @@ static int machine_rec(importer *im, const capsim_measure_machine *m, const char
  * after a fault */
 static char *rec_samples(importer *im, const capsim_measure_nccl *r)
 {
-	if (r->n_samples == 0)
-		return bad(im, "samples_s: expected one or more seconds, found none"), NULL;
-	json_t *a = json_array();
+	if (r->n_samples == 0 || r->n_samples > ARRAY_MAX || !r->samples_s)
+		return bad(im, "field 'samples_s': expected 1 to %d seconds, found %zu", ARRAY_MAX,
+			   r->samples_s ? r->n_samples : 0), NULL;
+	for (size_t i = 0; i < r->n_samples; i++)
+		if (!(r->samples_s[i] >= SECONDS_MIN && r->samples_s[i] <= SECONDS_MAX))
+			return bad(im, "field 'samples_s[%zu]': expected a number from %g to %g, "
+				   "found %g", i, SECONDS_MIN, SECONDS_MAX, r->samples_s[i]), NULL;
 	double *v = capsim_xcalloc(r->n_samples, sizeof *v);
+	json_t *a = json_array();
 	for (size_t i = 0; i < r->n_samples; i++) {
 		v[i] = r->samples_s[i];
 		json_array_append_new(a, json_real(v[i]));
-		if (!(v[i] > 0) || !isfinite(v[i])) {
-			bad(im, "samples_s[%zu]: expected positive seconds, found %g", i, v[i]);
-			json_decref(a);
-			free(v);
-			return NULL;
-		}
 	}
 	double med = gsl_stats_median(v, 1, r->n_samples);
 	free(v);
 	char *text = NULL;
 	if (fabs(med - r->median_s) > 1e-6 * r->median_s + 1e-12)
-		bad(im, "median_s: %.9g is not the median of samples_s (%.9g)", r->median_s, med);
+		bad(im, "field 'median_s': expected the median of samples_s (%.9g), found %.9g", med,
+		    r->median_s);
 	else
 		text = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(a);
@@ -922,14 +1341,15 @@ int capsim_measure_import_nccl(const char *source, const char *sha256, const cha
 			       size_t n, capsim_import_stats *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
+	source = !strcmp(source, "-") ? STDIN_NAME : source;
 	importer im = { .path = source, .source = source, .st = out, .d = d };
 	if (n == 0) {
 		capsim_diags_add(d, source, 0, "no measurements to import");
 		return -1;
 	}
 	if (!sha256 || strlen(sha256) != 64 || strspn(sha256, "0123456789abcdef") != 64) {
-		capsim_diags_add(d, source, 0, "SHA-256: expected 64 lowercase hex digits, found '%s'",
-				 sha256 ? sha256 : "");
+		capsim_diags_add(d, source, 0, "SHA-256: expected 64 lowercase hex digits, found %s",
+				 show(sha256 ? sha256 : "").s);
 		return -1;
 	}
 	if (capsim_store__begin_write(db_path, &im.s, d) < 0)

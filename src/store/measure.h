@@ -22,19 +22,25 @@ typedef struct capsim_import_stats {
 /* Import one JSON-lines file written by one of calibrate/'s programs
  * (capsim-calibrate-gemm, -pcie or -nccl, or calibrate/torch/gpt2_step.py)
  * into the database at db_path, creating it and its tables where absent and
- * upgrading an older database to this version in place. The whole file goes in one transaction:
- * every line is checked first (its kind, the keys and types it needs,
- * positive sizes and times, a median that matches its samples, rates that
- * match sizes and times), and any fault adds "file:line: ..." to d and
- * leaves the database as it was, its schema version included. A file whose
- * SHA-256 is already stored is refused, and so is a database newer than
- * CAPSIM_STORE_SCHEMA. Returns 0, or -1 with the reason in d. */
+ * upgrading an older database to this version in place; jsonl_path "-" is
+ * standard input, named "standard input" in messages and runs.source. The
+ * whole file goes in one transaction: every line is checked first (one JSON
+ * object, each key once; its kind, the keys and types it needs, every field
+ * within the bounds of docs/store.md's "Validation": a real UTC date, sizes,
+ * times, rates and counts in range, text printable UTF-8 no longer than
+ * query.h keeps; a median that matches its samples, rates that match sizes
+ * and times), and any fault adds "file:line: field 'KEY': expected ...,
+ * found ..." to d and leaves the database as it was, its schema version
+ * included. A file whose SHA-256 is already stored is refused, and so is a
+ * database newer than CAPSIM_STORE_SCHEMA. Returns 0, or -1 with the reason
+ * in d. */
 int capsim_measure_import(const char *jsonl_path, const char *db_path,
 			  capsim_import_stats *out, capsim_diags *d);
 
 /* The machine of a record-level import: NVML's GPU name ("NVIDIA H100 80GB
  * HBM3", or "unknown"), the program that measured ("nccl-tests
- * all_reduce_perf"), its date (ISO 8601, or words saying it is unknown),
+ * all_reduce_perf"), its date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, a real
+ * day from 1990 to 2100, or words starting "unknown"),
  * ranks and nodes (0: unknown) and the launcher ("single-process", "mpi" or
  * NULL). The strings are the caller's. */
 typedef struct capsim_measure_machine {
@@ -63,11 +69,13 @@ typedef struct capsim_measure_nccl {
 } capsim_measure_nccl;
 
 /* Import n records read from source (an nccl-tests log, whose SHA-256 of
- * its bytes, 64 hex digits, is sha256) as one run of machine m, into the
- * database at db_path, in one transaction and with no file written but the
- * database. As capsim_measure_import: a source whose SHA-256 is stored is
- * refused, every record is checked and any fault ("source:line: ...") leaves
- * the database as it was. Returns 0, or -1 with the reasons in d. */
+ * its bytes, 64 hex digits, is sha256; "-" for standard input) as one run of
+ * machine m, into the database at db_path, in one transaction and with no
+ * file written but the database. As capsim_measure_import: a source whose
+ * SHA-256 is stored is refused, the machine and every record are checked
+ * (the same bounds and text rules) and any fault ("source:line: field 'KEY':
+ * ...") leaves the database as it was. Returns 0, or -1 with the reasons in
+ * d. */
 int capsim_measure_import_nccl(const char *source, const char *sha256, const char *db_path,
 			       const capsim_measure_machine *m, const capsim_measure_nccl *recs,
 			       size_t n, capsim_import_stats *out, capsim_diags *d);

@@ -11,9 +11,28 @@
 
 typedef void (*fill_fn)(sqlite3_stmt *st, void *row);
 
+/* src into dst of size bytes; text that does not fit is cut at a UTF-8
+ * character boundary, never inside a character (an older database may hold
+ * names longer than the rows' fields) */
+static void copy_utf8(char *dst, const char *src, size_t size)
+{
+	if (size == 0 || capsim_strlcpy(dst, src, size) == 0)
+		return;
+	size_t len = strlen(dst), lead = len;
+	while (lead > 0 && ((unsigned char)dst[lead - 1] & 0xC0) == 0x80)
+		lead--; /* back over continuation bytes */
+	if (lead == 0 || !((unsigned char)dst[lead - 1] & 0x80))
+		return; /* cut after an ASCII character */
+	lead--;
+	unsigned char c = (unsigned char)dst[lead];
+	size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+	if (len - lead < want)
+		dst[lead] = '\0'; /* the last character lost its tail: drop it */
+}
+
 static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
 {
-	capsim_strlcpy(dst, capsim_store__text(st, col), len);
+	copy_utf8(dst, capsim_store__text(st, col), len);
 }
 
 /* " WHERE 1 AND col IN (1,2) AND col IN (SELECT id FROM runs WHERE gpu =
@@ -110,9 +129,9 @@ static void parse_env(capsim_store_run *r, const char *text)
 	json_object_foreach(o, k, v) {
 		r->env = capsim_xrealloc(r->env, (r->n_env + 1) * sizeof *r->env);
 		capsim_store_env *e = &r->env[r->n_env++];
-		capsim_strlcpy(e->name, k, sizeof e->name);
-		capsim_strlcpy(e->value, json_is_string(v) ? json_string_value(v) : "?",
-			       sizeof e->value);
+		copy_utf8(e->name, k, sizeof e->name);
+		copy_utf8(e->value, json_is_string(v) ? json_string_value(v) : "?",
+			  sizeof e->value);
 	}
 	json_decref(o);
 }

@@ -22,6 +22,18 @@
 #define MAX_ERRORS 20
 #define MAX_LOG_BYTES (64L << 20)
 #define HOST_LEN 64
+#define LINE_MAX_BYTES 1024     /* a line the parser reads whole */
+
+/* what a row may hold: nccl-tests prints times in microseconds with two
+ * decimals, so 0.001 us is below anything it can measure and 1e9 us
+ * (1000 s) above any one collective; sizes and counts up to 2^50 (1 PiB) */
+#define TIME_US_MIN 1e-3
+#define TIME_US_MAX 1e9
+#define GB_PER_S_MAX 1e9
+#define SIZE_MAX_BYTES 1125899906842624.0 /* 2^50 */
+
+/* what standard input ("-") is called in messages */
+#define STDIN_NAME "standard input"
 
 typedef struct proc {
 	char host[HOST_LEN];
@@ -46,6 +58,9 @@ typedef struct parser {
 	char last_type[16], last_redop[16];
 	double last_bytes;
 	long last_line;
+	unsigned char *rank_seen; /* a bit by rank number: its line was read */
+	size_t rank_bytes;
+	long max_rank, max_rank_line; /* the highest rank number, and its line */
 } parser;
 
 static void fault(parser *p, long line, const char *fmt, ...)
@@ -66,6 +81,31 @@ static void fault(parser *p, long line, const char *fmt, ...)
 		capsim_diags_add(p->d, p->name, line, "%s (further errors not shown)", msg);
 	else
 		capsim_diags_add(p->d, p->name, line, "%s", msg);
+}
+
+/* A token of the log as a message shows it: quoted, at most 40 bytes,
+ * control characters as '?'. A value, so that printable(s).s lasts the
+ * whole call. */
+typedef struct shown {
+	char s[48];
+} shown;
+
+static shown printable(const char *text)
+{
+	shown out;
+	size_t o = 0;
+	out.s[o++] = '\'';
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+		if (o == 41) {
+			memcpy(out.s + o, "...", 3);
+			o += 3;
+			break;
+		}
+		out.s[o++] = *c < 0x20 || *c == 0x7f ? '?' : (char)*c;
+	}
+	out.s[o++] = '\'';
+	out.s[o] = '\0';
+	return out;
 }
 
 /* split s (modified) at blanks into at most max tokens; returns the count */
@@ -212,6 +252,9 @@ static void header(parser *p, char **tok, int n)
 		fault(p, p->line, "header: expected 'nThread N nGpus M' with N, M from 1 to %d, "
 		      "found nThread %d nGpus %d (-1: not such a number)", MAX_RANKS,
 		      g->nthreads, g->ngpus);
+	else if ((long long)g->nthreads * g->ngpus > MAX_RANKS) /* each <= 2^24: no overflow */
+		fault(p, p->line, "header: expected nThread x nGpus up to %d GPUs a process, found "
+		      "%d x %d", MAX_RANKS, g->nthreads, g->ngpus);
 }
 
 static void add_host(parser *p, const char *host)
@@ -239,6 +282,65 @@ static void add_proc(parser *p, const char *host, long pid)
 	p->procs[p->n_procs++].pid = pid;
 }
 
+/* The rank number of a rank line: 0 to MAX_RANKS - 1 and not seen before;
+ * returns 0, or -1 after a fault. */
+static int rank_number(parser *p, const char *s)
+{
+	char *end;
+	errno = 0;
+	long r = strtol(s, &end, 10);
+	if (end == s || *end || errno || r < 0 || r >= MAX_RANKS) {
+		fault(p, p->line, "rank line: expected a rank from 0 to %d, found %s", MAX_RANKS - 1,
+		      printable(s).s);
+		return -1;
+	}
+	size_t byte = (size_t)r / 8;
+	if (byte >= p->rank_bytes) {
+		size_t want = p->rank_bytes ? 2 * p->rank_bytes : 64;
+		while (want <= byte)
+			want *= 2;
+		p->rank_seen = capsim_xrealloc(p->rank_seen, want);
+		memset(p->rank_seen + p->rank_bytes, 0, want - p->rank_bytes);
+		p->rank_bytes = want;
+	}
+	unsigned char bit = (unsigned char)(1u << (r % 8));
+	if (p->rank_seen[byte] & bit) {
+		fault(p, p->line, "rank line: expected one line for each rank, found rank %ld again",
+		      r);
+		return -1;
+	}
+	p->rank_seen[byte] |= bit;
+	if (r > p->max_rank || p->log->rank_lines == 0) {
+		p->max_rank = r;
+		p->max_rank_line = p->line;
+	}
+	return 0;
+}
+
+/* rank 0's GPU name from the tokens after "device D [BUS]": at most the
+ * log's field, no control characters */
+static void device_name(parser *p, char **tok, int first, int n)
+{
+	capsim_nccltests_log *g = p->log;
+	char name[LINE_MAX_BYTES] = "";
+	for (int i = first; i < n; i++) {
+		size_t len = strlen(name);
+		snprintf(name + len, sizeof name - len, "%s%s", len ? " " : "", tok[i]);
+	}
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			fault(p, p->line, "rank line: expected a GPU name of printable text, found a "
+			      "control character (0x%02x)", *c);
+			return;
+		}
+	if (strlen(name) >= sizeof g->device) {
+		fault(p, p->line, "rank line: expected a GPU name of at most %zu bytes, found %zu",
+		      sizeof g->device - 1, strlen(name));
+		return;
+	}
+	snprintf(g->device, sizeof g->device, "%s", name);
+}
+
 /* "#  Rank  0 Group  0 Pid 295203 on node005 device  0 [0x18] NVIDIA H100 80GB HBM3"
  * (older: no Group; the host may be empty) */
 static void rank_line(parser *p, char **tok, int n)
@@ -261,18 +363,15 @@ static void rank_line(parser *p, char **tok, int n)
 		fault(p, p->line, "rank line: expected '# Rank N ... on HOST device D [BUS] NAME', found no 'device'");
 		return;
 	}
-	g->rank_lines++;
+	if (rank_number(p, tok[1]) < 0)
+		return;
 	add_host(p, host);
 	add_proc(p, host, pid);
-	if (g->rank_lines == 1) {
+	if (g->rank_lines++ == 0) {
 		int first = dev + 1;
 		if (first < n && tok[first][0] == '[')
 			first++;
-		g->device[0] = '\0';
-		for (int i = first; i < n; i++) {
-			size_t len = strlen(g->device);
-			snprintf(g->device + len, sizeof g->device - len, "%s%s", len ? " " : "", tok[i]);
-		}
+		device_name(p, tok, first, n);
 	}
 }
 
@@ -307,7 +406,7 @@ static void trailer_avg(parser *p, const char *s)
 	char *end;
 	double v = colon ? strtod(colon + 1, &end) : 0;
 	if (!colon || end == colon + 1 || !isfinite(v)) {
-		fault(p, p->line, "trailer: expected '# Avg bus bandwidth : X', found '%s'", s);
+		fault(p, p->line, "trailer: expected '# Avg bus bandwidth : X', found %s", printable(s).s);
 		return;
 	}
 	p->log->avg_busbw_gb_per_s = v;
@@ -350,11 +449,39 @@ static int number(parser *p, const char *field, const char *s, double *out)
 	errno = 0;
 	double v = strtod(s, &end);
 	if (*end != '\0' || end == s || errno == ERANGE || !isfinite(v) || v < 0) {
-		fault(p, p->line, "%s: expected a number, found '%s'", field, s);
+		fault(p, p->line, "%s: expected a number, found %s", field, printable(s).s);
 		return -1;
 	}
 	*out = v;
 	return 0;
+}
+
+/* a number from lo to hi, in unit ("" for none) */
+static int bounded(parser *p, const char *field, const char *s, double lo, double hi,
+		   const char *unit, double *out)
+{
+	if (number(p, field, s, out) < 0)
+		return -1;
+	if (!(*out >= lo && *out <= hi)) {
+		fault(p, p->line, "%s: expected %g to %g%s, found %s%s", field, lo, hi, unit, s, unit);
+		return -1;
+	}
+	return 0;
+}
+
+/* one placement's time, algbw and busbw */
+static int placement(parser *p, const char *where, char **tok, double *time_us,
+		     double *algbw, double *busbw)
+{
+	char field[48];
+	int bad = 0;
+	snprintf(field, sizeof field, "%s time", where);
+	bad |= bounded(p, field, tok[0], TIME_US_MIN, TIME_US_MAX, " us", time_us);
+	snprintf(field, sizeof field, "%s algbw", where);
+	bad |= bounded(p, field, tok[1], 0, GB_PER_S_MAX, " GB/s", algbw);
+	snprintf(field, sizeof field, "%s busbw", where);
+	bad |= bounded(p, field, tok[2], 0, GB_PER_S_MAX, " GB/s", busbw);
+	return bad;
 }
 
 static int wrong(parser *p, const char *field, const char *s, double *out)
@@ -363,7 +490,7 @@ static int wrong(parser *p, const char *field, const char *s, double *out)
 		*out = -1;
 		return 0;
 	}
-	return number(p, field, s, out);
+	return bounded(p, field, s, 0, SIZE_MAX_BYTES, "", out);
 }
 
 /* columns the rows must have, from the column header; without one, the
@@ -396,6 +523,59 @@ static void check_order(parser *p, const capsim_nccltests_row *r)
 	p->last_line = p->line;
 }
 
+/* a row's size and count: whole numbers from 0 to 2^50 */
+static int row_sizes(parser *p, char **tok, capsim_nccltests_row *r)
+{
+	int bad = 0;
+	bad |= bounded(p, "size", tok[0], 0, SIZE_MAX_BYTES, " bytes", &r->bytes);
+	bad |= bounded(p, "count", tok[1], 0, SIZE_MAX_BYTES, "", &r->count);
+	if (!bad && (r->bytes != floor(r->bytes) || r->count != floor(r->count))) {
+		int size_bad = r->bytes != floor(r->bytes);
+		fault(p, p->line, "%s: expected a whole number, found %s", size_bad ? "size" : "count",
+		      printable(size_bad ? tok[0] : tok[1]).s);
+		bad = -1;
+	}
+	return bad;
+}
+
+/* a row's type, and its redop and root where the columns have them, from
+ * tok[*i] on; *i moves past them */
+static int row_names(parser *p, char **tok, int *i, capsim_nccltests_row *r)
+{
+	capsim_nccltests_log *g = p->log;
+	int bad = 0;
+	const char *type = tok[(*i)++];
+	if (capsim_nccltests_type_size(type) == 0) {
+		fault(p, p->line, "type: expected an nccl-tests data type (float, half, bfloat16, ...), found %s",
+		      printable(type).s);
+		bad = -1;
+	}
+	snprintf(r->type, sizeof r->type, "%s", type);
+	if (g->has_redop) {
+		const char *redop = tok[(*i)++];
+		if (strlen(redop) >= sizeof r->redop) {
+			fault(p, p->line, "redop: expected an nccl-tests reduction (sum, prod, max, "
+			      "min, avg, none), found %s", printable(redop).s);
+			bad = -1;
+		}
+		snprintf(r->redop, sizeof r->redop, "%s", redop);
+	}
+	if (g->has_root) {
+		const char *root = tok[(*i)++];
+		char *end;
+		errno = 0;
+		long v = strtol(root, &end, 10);
+		if (*end != '\0' || end == root || errno || v < -1 || v >= MAX_RANKS) {
+			fault(p, p->line, "root: expected -1 or a rank from 0 to %d, found %s",
+			      MAX_RANKS - 1, printable(root).s);
+			bad = -1;
+		} else {
+			r->root = (int)v;
+		}
+	}
+	return bad;
+}
+
 static void data_row(parser *p, char *s)
 {
 	capsim_nccltests_log *g = p->log;
@@ -417,38 +597,16 @@ static void data_row(parser *p, char *s)
 	memset(&r, 0, sizeof r);
 	r.line = p->line;
 	r.root = -1;
-	int i = 0, bad = 0;
-	bad |= number(p, "size", tok[i++], &r.bytes);
-	bad |= number(p, "count", tok[i++], &r.count);
-	if (!bad && r.bytes != floor(r.bytes)) {
-		fault(p, p->line, "size: expected a whole number of bytes, found '%s'", tok[0]);
-		bad = -1;
-	}
-	const char *type = tok[i++];
-	if (capsim_nccltests_type_size(type) == 0) {
-		fault(p, p->line, "type: expected an nccl-tests data type (float, half, bfloat16, ...), found '%s'", type);
-		bad = -1;
-	}
-	snprintf(r.type, sizeof r.type, "%s", type);
-	if (g->has_redop)
-		snprintf(r.redop, sizeof r.redop, "%s", tok[i++]);
-	if (g->has_root) {
-		char *end;
-		long root = strtol(tok[i], &end, 10);
-		if (*end != '\0' || end == tok[i] || root < -1) {
-			fault(p, p->line, "root: expected -1 or a rank, found '%s'", tok[i]);
-			bad = -1;
-		}
-		r.root = (int)root;
-		i++;
-	}
-	bad |= number(p, "out-of-place time", tok[i++], &r.oop_time_us);
-	bad |= number(p, "out-of-place algbw", tok[i++], &r.oop_algbw_gb_per_s);
-	bad |= number(p, "out-of-place busbw", tok[i++], &r.oop_busbw_gb_per_s);
+	int bad = row_sizes(p, tok, &r);
+	int i = 2; /* past size and count */
+	bad |= row_names(p, tok, &i, &r);
+	bad |= placement(p, "out-of-place", tok + i, &r.oop_time_us, &r.oop_algbw_gb_per_s,
+			 &r.oop_busbw_gb_per_s);
+	i += 3;
 	bad |= wrong(p, "out-of-place #wrong", tok[i++], &r.oop_wrong);
-	bad |= number(p, "in-place time", tok[i++], &r.ip_time_us);
-	bad |= number(p, "in-place algbw", tok[i++], &r.ip_algbw_gb_per_s);
-	bad |= number(p, "in-place busbw", tok[i++], &r.ip_busbw_gb_per_s);
+	bad |= placement(p, "in-place", tok + i, &r.ip_time_us, &r.ip_algbw_gb_per_s,
+			 &r.ip_busbw_gb_per_s);
+	i += 3;
 	r.ip_wrong = -1;
 	if (p->has_ip_wrong)
 		bad |= wrong(p, "in-place #wrong", tok[i++], &r.ip_wrong);
@@ -464,7 +622,10 @@ static void data_row(parser *p, char *s)
 
 /* ---- the whole file ------------------------------------------------------- */
 
-static void one_line(parser *p, char *raw)
+/* Read one line (modified); cut says that it was longer than the buffer
+ * holding raw, which is refused for a line the parser reads (a comment or a
+ * row) and ignored for noise. */
+static void one_line(parser *p, char *raw, size_t full_len, int cut)
 {
 	size_t len = strlen(raw);
 	while (len && (raw[len - 1] == '\r' || raw[len - 1] == ' ' || raw[len - 1] == '\t'))
@@ -474,6 +635,11 @@ static void one_line(parser *p, char *raw)
 		s++;
 	if (*s == '\0')
 		return;
+	if (cut && (*s == '#' || isdigit((unsigned char)*s))) {
+		fault(p, p->line, "line: expected at most %d bytes in a header, rank line or row, "
+		      "found %zu", LINE_MAX_BYTES - 1, full_len);
+		return;
+	}
 	int prog = find_program(s);
 	if (prog >= 0 && !strstr(s, "Collective test"))
 		note_program(p, prog, "command line");
@@ -519,6 +685,9 @@ static void finish_ranks(parser *p, const capsim_nccltests_hint *h)
 	int hint = h ? h->ranks : 0;
 	if (g->rank_lines > 0) {
 		g->nranks = g->rank_lines;
+		if (p->max_rank + 1 != g->rank_lines)
+			fault(p, p->max_rank_line, "rank line: expected ranks 0 to %d, one line each, "
+			      "found rank %ld (some ranks have no line)", g->rank_lines - 1, p->max_rank);
 		if (hint > 0 && hint != g->rank_lines)
 			fault(p, p->line, "ranks: expected --ranks %d to match the log, found %d rank lines",
 			      hint, g->rank_lines);
@@ -526,12 +695,10 @@ static void finish_ranks(parser *p, const capsim_nccltests_hint *h)
 		g->nranks = hint;
 	} else if (g->nthreads > 0 && g->ngpus > 0) {
 		/* one process, as without MPI; the header's counts are the log's
-		 * word, so their product is checked before it becomes a count */
+		 * word, so their product was checked (header) before it becomes a
+		 * count */
 		long long n = (long long)g->nthreads * g->ngpus;
-		if (n > MAX_RANKS)
-			fault(p, g->header_line, "ranks: expected nThread x nGpus up to %d, found "
-			      "%d x %d", MAX_RANKS, g->nthreads, g->ngpus);
-		else
+		if (n <= MAX_RANKS)
 			g->nranks = (int)n;
 	} else {
 		fault(p, p->line, "ranks: expected '#  Rank N ... device D' lines or --ranks N, found neither");
@@ -595,7 +762,7 @@ int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
 	p.log = out;
 	p.d = d;
 	const char *s = buf, *end = buf + len;
-	char line[1024];
+	char line[LINE_MAX_BYTES];
 	while (s < end) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
@@ -604,14 +771,45 @@ int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
 			fault(&p, p.line, "line: expected text, found a NUL byte (not an nccl-tests log?)");
 			break;
 		}
-		snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
-		one_line(&p, line);
+		/* blanks at either end say nothing: only the rest must fit */
+		const char *a = s, *b = s + n;
+		while (a < b && (*a == ' ' || *a == '\t'))
+			a++;
+		while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+			b--;
+		size_t kept = (size_t)(b - a);
+		snprintf(line, sizeof line, "%.*s", (int)(kept < sizeof line ? kept : sizeof line - 1), a);
+		one_line(&p, line, kept, kept >= sizeof line);
 		s += n + (nl ? 1 : 0);
 	}
 	finish(&p, hint);
 	free(p.procs);
 	free(p.hosts);
+	free(p.rank_seen);
 	return p.errors ? -1 : 0;
+}
+
+/* up to MAX_LOG_BYTES + 1 bytes of f, grown as they come (a log is
+ * usually kilobytes); NULL after a read error */
+static char *read_log(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = capsim_xmalloc(cap);
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n > MAX_LOG_BYTES)
+			break;
+		if (n == cap) {
+			cap = cap * 2 > (size_t)MAX_LOG_BYTES + 1 ? (size_t)MAX_LOG_BYTES + 1 : cap * 2;
+			buf = capsim_xrealloc(buf, cap);
+		}
+	}
+	if (ferror(f)) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
 }
 
 int capsim_nccltests_parse_file(const char *path, const capsim_nccltests_hint *hint,
@@ -619,25 +817,28 @@ int capsim_nccltests_parse_file(const char *path, const capsim_nccltests_hint *h
 {
 	memset(out, 0, sizeof *out);
 	out->op = -1;
-	FILE *f = fopen(path, "rb");
+	int is_stdin = !strcmp(path, "-");
+	const char *name = is_stdin ? STDIN_NAME : path;
+	snprintf(out->file, sizeof out->file, "%s", name);
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
 	if (!f) {
-		capsim_diags_add(d, path, 0, "cannot read: %s", strerror(errno));
+		capsim_diags_add(d, name, 0, "cannot read: %s", strerror(errno));
 		return -1;
 	}
-	char *buf = capsim_xmalloc(MAX_LOG_BYTES + 1);
-	size_t n = fread(buf, 1, MAX_LOG_BYTES + 1, f);
-	int err = ferror(f);
-	fclose(f);
-	if (err || n > MAX_LOG_BYTES) {
-		if (err)
-			capsim_diags_add(d, path, 0, "cannot read: read error");
+	size_t n = 0;
+	char *buf = read_log(f, &n);
+	if (!is_stdin)
+		fclose(f);
+	if (!buf || n > MAX_LOG_BYTES) {
+		if (!buf)
+			capsim_diags_add(d, name, 0, "cannot read: read error");
 		else
-			capsim_diags_add(d, path, 0, "expected an nccl-tests log under %ld MiB, found a larger file",
-					 MAX_LOG_BYTES >> 20);
+			capsim_diags_add(d, name, 0, "expected an nccl-tests log of at most %ld MiB, "
+					 "found a larger file", MAX_LOG_BYTES >> 20);
 		free(buf);
 		return -1;
 	}
-	int rc = capsim_nccltests_parse_memory(buf, n, path, hint, out, d);
+	int rc = capsim_nccltests_parse_memory(buf, n, name, hint, out, d);
 	free(buf);
 	return rc;
 }

@@ -65,11 +65,17 @@ typedef struct capsim_nccltests_hint {
 } capsim_nccltests_hint;
 
 /* Parse a log file into *out (zeroed first; free with capsim_nccltests_free,
- * also after a failure). Every fault adds "file:line: expected X, found Y"
- * to d: an unreadable file, no data rows, a row with too few fields, a field
- * that is not a number, sizes that do not increase (within one data type),
- * a missing trailer (the run died), no rank count, an unknown collective.
- * Returns 0 or -1. */
+ * also after a failure); path "-" is standard input, named "standard input"
+ * in messages and out->file. Every fault adds "file:line: FIELD: expected X,
+ * found Y" to d: an unreadable file or one over 64 MiB, no data rows, a row
+ * with too few fields, a field that is not a number or out of its bounds
+ * (times 0.001 us to 1e9 us, sizes and counts whole and at most 2^50,
+ * bandwidths 0 to 1e9 GB/s, #wrong 0 to 2^50, root -1 to 2^24 - 1), sizes
+ * that do not increase (within one data type), a header whose nThread x
+ * nGpus is over 2^24, a rank's line twice or ranks missing from 0..N-1, a GPU
+ * name over 127 bytes or with control characters, a header, rank line or
+ * row over 1023 bytes, a missing trailer (the run died), no rank count, an
+ * unknown collective. Returns 0 or -1. */
 int capsim_nccltests_parse_file(const char *path, const capsim_nccltests_hint *hint,
 				capsim_nccltests_log *out, capsim_diags *d);
 

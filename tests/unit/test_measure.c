@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "measure.h"
+#include "query.h"
 
 #define H200 CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gemm.jsonl"
 
@@ -96,7 +97,7 @@ static void test_import_power(void **state)
 }
 
 static const char machine[] =
-	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"2026-12-02\","
+	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"2026-12-02T11:00:00Z\","
 	"\"gpu\":\"NVIDIA H200\"}\n";
 
 /* a fault on line 3 leaves no run behind, even though line 2 was good */
@@ -113,21 +114,21 @@ static void test_faulty_files(void **state)
 		  "\"bytes_per_s\":8,\"samples_s\":[1,2,3]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,\"flop\":16,"
 		  "\"median_s\":2,\"flop_per_s\":8,\"samples_s\":[1,3,4]}\n",
-		  ":3", "median_s: 2 is not the median of samples_s (3)" },
+		  ":3", "field 'median_s': expected the median of samples_s (3), found 2" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,\"flop\":99,"
 		  "\"median_s\":2,\"flop_per_s\":8,\"samples_s\":[2]}\n",
-		  ":3", "flop: 99 is not 2 m n k = 16" },
+		  ":3", "field 'flop': expected 2 m n k = 16, found 99" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":-2,\"n\":2,\"k\":2}\n",
-		  ":3", "m: expected a positive number, found -2" },
+		  ":3", "field 'm': expected an integer from 1 to 2147483647, found -2" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"power-sustained\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,"
 		  "\"readings\":[],\"batch_flop_per_s\":[1]}\n",
-		  ":3", "expected two non-empty arrays" },
+		  ":3", "field 'readings': expected a non-empty array, found an empty one" },
 		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
 		  "\"bytes_per_s\":8,\"samples_s\":[2]}\n"
 		  "{\"kind\":\"nvlink\"}\n",
@@ -295,7 +296,7 @@ static void test_import_torch(void **state)
 
 	char bad[128];
 	snprintf(bad, sizeof bad, "%s/torch-bad.jsonl", dir);
-	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02\","
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02T11:00:00Z\","
 			"\"gpu\":\"NVIDIA H200\"}\n"
 			"{\"kind\":\"torch-step\",\"model\":\"gpt2-124m\",\"micro_batch\":8,\"seq\":1024,"
 			"\"dtype\":\"bf16\",\"mode\":\"eager\",\"samples_s\":[0.04,0.05,0.06],"
@@ -303,17 +304,17 @@ static void test_import_torch(void **state)
 			"\"peak_reserved_bytes\":2}\n");
 	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "torch-bad.jsonl:2"));
-	assert_true(capsim_diags_contains(&d, "tokens_per_s: 100000 is not "
-					      "micro_batch x seq / median_s = 163840"));
+	assert_true(capsim_diags_contains(&d, "field 'tokens_per_s': expected micro_batch x seq "
+					      "/ median_s = 163840, found 100000"));
 	capsim_diags_free(&d);
-	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02\","
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"gpt2_step.py\",\"date\":\"2026-12-02T11:00:00Z\","
 			"\"gpu\":\"NVIDIA H200\"}\n"
 			"{\"kind\":\"torch-launch\",\"op\":\"add\",\"elements\":1024,\"kernels\":10,"
 			"\"host_samples_s\":[7e-6],\"host_median_s\":7e-6,\"total_median_s\":5e-6}\n");
 	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "torch-bad.jsonl:2"));
-	assert_true(capsim_diags_contains(&d, "total_median_s: 5e-06 is less "
-					      "than host_median_s 7e-06"));
+	assert_true(capsim_diags_contains(&d, "field 'total_median_s': expected at least "
+					      "host_median_s 7e-06"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
 }
@@ -342,7 +343,7 @@ static void test_import_duty(void **state)
 }
 
 static const char nccl_machine[] =
-	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02\","
+	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 	"\"gpu\":\"NVIDIA H200\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,"
 	"\"launcher\":\"single-process\",\"env\":{\"NCCL_NVLS_ENABLE\":\"0\"}}\n";
 
@@ -385,82 +386,82 @@ static void test_faulty_new_kinds(void **state)
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "41.94304", "0"),
-		  ":3", "busbw_gb_per_s: 41.943 is not algbw x 1.75 (all_reduce at 8 ranks) = 73.4003" },
+		  ":3", "field 'busbw_gb_per_s': expected algbw x 1.75 (all_reduce at 8 ranks) = 73.4003, found 41.943" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "40", "70", "0"),
-		  ":3", "algbw_gb_per_s: 40 is not bytes / median_s / 1e9 = 41.943" },
+		  ":3", "field 'algbw_gb_per_s': expected bytes / median_s / 1e9 = 41.943, found 40" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_to_all", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "op: expected one of all_reduce, all_gather, reduce_scatter, alltoall, "
+		  ":3", "field 'op': expected one of all_reduce, all_gather, reduce_scatter, alltoall, "
 			"broadcast, sendrecv, found 'all_to_all'" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "4", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "62.91456", "0"),
-		  ":3", "ranks: expected the machine line's 8, found 4" },
+		  ":3", "field 'ranks': expected the machine line's 8, found 4" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "0", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "ranks: expected an integer from 1 to 16777216, found 0" },
+		  ":3", "field 'ranks': expected an integer from 1 to 16777216, found 0" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_gather", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "36.70016", "0"),
-		  ":3", "count: 262144 is not bytes / (8 x 4) for all_gather float = 32768" },
+		  ":3", "field 'count': expected bytes / (8 x 4) for all_gather float = 32768, found 262144" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "\"1M\"", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "bytes: expected an integer, found a string" },
+		  ":3", "field 'bytes': expected an integer, found a string" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "3e-5", "34.9525333",
 			   "61.1669333", "0"),
-		  ":3", "median_s: 3e-05 is not the median of samples_s (2.5e-05)" },
+		  ":3", "field 'median_s': expected the median of samples_s (2.5e-05), found 3e-05" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
 			   "73.40032", "-1"),
-		  ":3", "wrong: expected an integer from 0 to" },
+		  ":3", "field 'wrong': expected an integer from 0 to" },
 		{ nccl_machine, NCCL_GOOD,
 		  NCCL_REC("all_reduce", "8", "1048576", "262144", "2", "2.5e-5", "41.94304",
 			   "73.40032", "0"),
-		  ":3", "in_place: expected an integer from 0 to 1, found 2" },
+		  ":3", "field 'in_place': expected an integer from 0 to 1, found 2" },
 		{ nccl_machine, NCCL_GOOD,
 		  "{\"kind\":\"nccl\",\"op\":\"broadcast\",\"dtype\":\"float32\"}\n",
-		  ":3", "dtype: expected one of int8, uint8, int32, uint32, int64, uint64, half, "
+		  ":3", "field 'dtype': expected one of int8, uint8, int32, uint32, int64, uint64, half, "
 			"float, double, bfloat16, f8e4m3, f8e5m2, found 'float32'" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"nodes\":1,\"launcher\":\"mpi\",\"env\":{}}\n",
 		  NCCL_GOOD, "", ":1",
-		  "ranks: expected in the machine line of capsim-calibrate-nccl, found nothing" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  "field 'ranks': expected in the machine line of capsim-calibrate-nccl, found nothing" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,\"launcher\":\"mpi\","
 		  "\"env\":\"NCCL_ALGO=Ring\"}\n",
-		  NCCL_GOOD, "", ":1", "env: expected an object of strings, found a string" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  NCCL_GOOD, "", ":1", "field 'env': expected an object of strings, found a string" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":8,\"nodes\":1,\"launcher\":\"slurm\","
 		  "\"env\":{}}\n",
-		  NCCL_GOOD, "", ":1", "launcher: expected one of single-process, mpi, found 'slurm'" },
-		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"d\","
+		  NCCL_GOOD, "", ":1", "field 'launcher': expected one of single-process, mpi, found 'slurm'" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-nccl\",\"date\":\"2026-12-02T11:00:00Z\","
 		  "\"gpu\":\"g\",\"nccl\":22803,\"ranks\":2,\"nodes\":3,\"launcher\":\"mpi\","
 		  "\"env\":{}}\n",
-		  NCCL_GOOD, "", ":1", "nodes: expected at most ranks (2), found 3" },
+		  NCCL_GOOD, "", ":1", "field 'nodes': expected at most ranks (2), found 3" },
 		{ machine, PCIE_GOOD,
 		  "{\"kind\":\"pcie\",\"direction\":\"h2h\",\"pinned\":1,\"bytes\":4096}\n",
-		  ":3", "direction: expected one of h2d, d2h, found 'h2h'" },
+		  ":3", "field 'direction': expected one of h2d, d2h, found 'h2h'" },
 		{ machine, PCIE_GOOD,
 		  "{\"kind\":\"pcie\",\"direction\":\"d2h\",\"pinned\":1,\"bytes\":4096,"
 		  "\"samples_s\":[5e-6],\"median_s\":5e-6,\"bytes_per_s\":9e8}\n",
-		  ":3", "bytes_per_s: 9e+08 is not bytes / median_s = 8.192e+08" },
+		  ":3", "field 'bytes_per_s': expected bytes / median_s = 8.192e+08, found 9e+08" },
 		{ machine, PCIE_GOOD,
 		  "{\"kind\":\"pcie\",\"direction\":\"d2h\",\"pinned\":1,\"bytes\":0}\n",
-		  ":3", "bytes: expected an integer from 1 to" },
+		  ":3", "field 'bytes': expected an integer from 1 to" },
 		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("1.5", "410", READINGS),
-		  ":3", "duty: expected a fraction in (0, 1], found 1.5" },
+		  ":3", "field 'duty': expected a number above 0 and at most 1, found 1.5" },
 		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("0.75", "500", READINGS),
-		  ":3", "median_power_w: 500 is not the median of the readings (410)" },
+		  ":3", "field 'median_power_w': expected the median of the readings (410), found 500" },
 		{ machine, DUTY_REC("0.5", "410", READINGS), DUTY_REC("0.75", "410", "[]"),
-		  ":3", "readings: expected a non-empty array, found an empty one" },
+		  ":3", "field 'readings': expected a non-empty array, found an empty one" },
 		{ machine, DUTY_REC("0.5", "410", READINGS),
 		  DUTY_REC("0.75", "410", "[{\"t_s\":0,\"sm_mhz\":1830}]"),
-		  ":3", "power_w: expected a number, found nothing" },
+		  ":3", "field 'power_w': expected a number, found nothing" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[4096];
@@ -616,25 +617,436 @@ static void test_import_records(void **state)
 	bad[1].count = 1000;
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
 	assert_true(d.n == 1 && !strcmp(d.v[0].where, "y.log:32"));
-	assert_true(capsim_diags_contains(&d, "count: 1000 is not bytes / (1 x 4) for all_reduce"));
+	assert_true(capsim_diags_contains(&d, "field 'count': expected bytes / (1 x 4) for all_reduce"));
 	capsim_diags_free(&d);
 	assert_int_equal(st.nccl, 0);
 	/* a median that is not its samples', and a collective the store does not hold */
 	bad[1] = recs[1];
 	bad[1].median_s = 1.3e-3;
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "median_s: 0.0013 is not the median of samples_s"));
+	assert_true(capsim_diags_contains(&d, "field 'median_s': expected the median of samples_s (0.0012), found 0.0013"));
 	capsim_diags_free(&d);
 	bad[1] = recs[1];
 	bad[1].op = "reduce";
 	assert_int_equal(capsim_measure_import_nccl("y.log", sha2, db, &m, bad, 2, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "op: expected one of all_reduce"));
+	assert_true(capsim_diags_contains(&d, "field 'op': expected one of all_reduce"));
 	capsim_diags_free(&d);
 	assert_int_equal(capsim_measure_import_nccl("y.log", "5E1F", db, &m, recs, 2, &st, &d), -1);
 	assert_true(capsim_diags_contains(&d, "SHA-256: expected 64 lowercase hex digits, found '5E1F'"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
 	assert_true(query(db, "SELECT count(*) FROM nccl") == 2);
+}
+
+/* ---- validation: every field against its type and bounds --------------------- */
+
+/* a good machine line with fields a case replaces: date, gpu, sms,
+ * memory_bytes, and the keys after them (",..." or "") */
+#define MACHINE(date, gpu, sms, mem, more)                                                  \
+	"{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":\"" date "\","  \
+	"\"gpu\":\"" gpu "\",\"cc\":\"9.0\",\"sms\":" sms ",\"memory_bytes\":" mem              \
+	",\"l2_bytes\":62914560,\"cuda_driver\":13000,\"cuda_runtime\":13000" more "}\n"
+#define MACHINE_GOOD MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "150109880320", "")
+#define COPY_GOOD                                                                           \
+	"{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"               \
+	"\"bytes_per_s\":8,\"samples_s\":[1,2,3]}\n"
+
+/* text imported from a file of its own into db: refused, with what in a
+ * message at where ("FILE:LINE"), and nothing stored (not even the tables
+ * the import would have made) */
+static void refused(const char *db, const char *text, const char *where, const char *what)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/v.jsonl", dir);
+	write_file(path, text);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(path, db, &st, &d), -1);
+	char at[200];
+	snprintf(at, sizeof at, "v.jsonl%s", where);
+	int found = 0;
+	for (size_t i = 0; i < d.n; i++)
+		found |= strstr(d.v[i].where, at) && strstr(d.v[i].msg, what);
+	if (!found) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("expected '%s' at %s", what, at);
+	}
+	capsim_diags_free(&d);
+	assert_int_equal(st.run_id, 0);
+	assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'runs'") == 0);
+}
+
+static void accepted(const char *db, const char *text)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/ok.jsonl", dir);
+	write_file(path, text);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	int rc = capsim_measure_import(path, db, &st, &d);
+	if (rc != 0)
+		capsim_diags_print(&d, stderr);
+	assert_int_equal(rc, 0);
+	capsim_diags_free(&d);
+	remove(db);
+}
+
+/* The machine line's fields: a real UTC time, integers in bounds, text as
+ * long as query.h keeps it and printable, env names well formed, every key
+ * once (the last no longer wins). Found by an attack (issue 11 item 10). */
+static void test_machine_fields(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/mf.sqlite", dir);
+	static const struct {
+		const char *machine, *what;
+	} cases[] = {
+		{ MACHINE("9999-99-99T99:99:99Z", "NVIDIA H200", "132", "150109880320", ""),
+		  "field 'date': expected a UTC time YYYY-MM-DDTHH:MM:SSZ from 1990 to 2100, found "
+		  "'9999-99-99T99:99:99Z'" },
+		{ MACHINE("2026-12-02'); DROP TABLE runs; --", "NVIDIA H200", "132", "1", ""),
+		  "field 'date': expected a UTC time YYYY-MM-DDTHH:MM:SSZ from 1990 to 2100, found "
+		  "'2026-12-02'); DROP TABLE runs; --'" },
+		{ MACHINE("2026-12-02", "NVIDIA H200", "132", "1", ""), "found '2026-12-02'" },
+		{ MACHINE("2025-02-29T00:00:00Z", "NVIDIA H200", "132", "1", ""),
+		  "found '2025-02-29T00:00:00Z'" },
+		{ MACHINE("2026-04-31T00:00:00Z", "NVIDIA H200", "132", "1", ""),
+		  "found '2026-04-31T00:00:00Z'" },
+		{ MACHINE("2026-12-02T24:00:00Z", "NVIDIA H200", "132", "1", ""),
+		  "found '2026-12-02T24:00:00Z'" },
+		{ MACHINE("2026-12-02T23:60:00Z", "NVIDIA H200", "132", "1", ""),
+		  "found '2026-12-02T23:60:00Z'" },
+		{ MACHINE("2026-12-02T23:59:60Z", "NVIDIA H200", "132", "1", ""),
+		  "found '2026-12-02T23:59:60Z'" },
+		{ MACHINE("1989-12-31T23:59:59Z", "NVIDIA H200", "132", "1", ""),
+		  "found '1989-12-31T23:59:59Z'" },
+		{ MACHINE("2101-01-01T00:00:00Z", "NVIDIA H200", "132", "1", ""),
+		  "found '2101-01-01T00:00:00Z'" },
+		{ MACHINE("2026-12-02T11:29:31+01:00", "NVIDIA H200", "132", "1", ""),
+		  "found '2026-12-02T11:29:31+01:00'" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "-1", "1", ""),
+		  "field 'sms': expected an integer from 1 to 1024, found -1" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "1025", "1", ""),
+		  "field 'sms': expected an integer from 1 to 1024, found 1025" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "\"132\"", "1", ""),
+		  "field 'sms': expected an integer, found a string" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "-5", ""),
+		  "field 'memory_bytes': expected an integer from 1 to 1125899906842624, found -5" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "2251799813685248", ""),
+		  "field 'memory_bytes': expected an integer from 1 to 1125899906842624, found "
+		  "2251799813685248" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1.5e11", ""),
+		  "field 'memory_bytes': expected an integer, found a real number" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1", ",\"cublaslt\":0"),
+		  "field 'cublaslt': expected an integer from 1 to 99999999, found 0" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA\\u001b[2JH200", "132", "1", ""),
+		  "field 'gpu': expected printable UTF-8 text of 1 to 127 bytes, found a control "
+		  "character (U+001B) at byte 7" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA\\u0085H200", "132", "1", ""),
+		  "found a control character (U+0085) at byte 7" },
+		{ MACHINE("2026-12-02T11:29:31Z", "", "132", "1", ""),
+		  "field 'gpu': expected printable UTF-8 text of 1 to 127 bytes, found empty text" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1", ",\"cc\":\"9.0; --\""),
+		  "field 'cc': expected each key once in an object, found it again" },
+		{ "{\"kind\":\"machine\",\"program\":\"capsim-calibrate-gemm\",\"date\":"
+		  "\"2026-12-02T11:29:31Z\",\"gpu\":\"NVIDIA H200\",\"cc\":\"9.0; --\"}\n",
+		  "field 'cc': expected a compute capability MAJOR.MINOR (9.0), found '9.0; --'" },
+		{ "{\"kind\":\"gemm\",\"program\":\"capsim-calibrate-gemm\",\"date\":"
+		  "\"2026-12-02T11:29:31Z\",\"gpu\":\"NVIDIA H200\",\"kind\":\"machine\"}\n",
+		  "field 'kind': expected each key once in an object, found it again at column" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1",
+			  ",\"env\":{\"NCCL_ALGO\":\"Ring\",\"NCCL_ALGO\":\"Tree\"}"),
+		  "field 'NCCL_ALGO': expected each key once in an object, found it again" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1",
+			  ",\"env\":{\"NCCL ALGO\":\"Ring\"}"),
+		  "field 'env': expected variable names (a letter or '_', then letters, digits or "
+		  "'_', at most 63 bytes), found 'NCCL ALGO'" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1",
+			  ",\"env\":{\"1NCCL\":\"Ring\"}"),
+		  "field 'env': expected variable names" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1",
+			  ",\"env\":{\"NCCL_ALGO\":\"Ring\\nNCCL_PROTO=LL\"}"),
+		  "field 'env.NCCL_ALGO': expected printable UTF-8 text of 1 to 255 bytes, found a "
+		  "control character (U+000A) at byte 5" },
+		{ MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "132", "1",
+			  ",\"env\":{\"NCCL_ALGO\":7}"),
+		  "field 'env.NCCL_ALGO': expected a string, found an integer" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[4096];
+		snprintf(text, sizeof text, "%s%s", cases[i].machine, COPY_GOOD);
+		refused(db, text, ":1", cases[i].what);
+	}
+	/* a 1 MB GPU name, and one just longer than runs.gpu keeps */
+	size_t big = 1 << 20;
+	char *name = malloc(big + 1);
+	memset(name, 'G', big);
+	name[big] = '\0';
+	size_t size = big + 4096;
+	char *text = malloc(size);
+	snprintf(text, size, MACHINE("2026-12-02T11:29:31Z", "%s", "132", "1", "") COPY_GOOD, name);
+	refused(db, text, ":1", "field 'gpu': expected printable UTF-8 text of 1 to 127 bytes, "
+		"found 1048576 bytes");
+	name[128] = '\0';
+	snprintf(text, size, MACHINE("2026-12-02T11:29:31Z", "%s", "132", "1", "") COPY_GOOD, name);
+	refused(db, text, ":1", "found 128 bytes");
+	name[127] = '\0';
+	snprintf(text, size, MACHINE("2026-12-02T11:29:31Z", "%s", "132", "1", "") COPY_GOOD, name);
+	accepted(db, text);
+	free(name);
+	free(text);
+	/* a leap day and the ends of the years' range go in */
+	accepted(db, MACHINE("2024-02-29T23:59:59Z", "NVIDIA H200", "1", "1", "") COPY_GOOD);
+	accepted(db, MACHINE("1990-01-01T00:00:00Z", "NVIDIA H200", "1024", "1125899906842624", "")
+		     COPY_GOOD);
+	accepted(db, MACHINE("2000-02-29T00:00:00Z", "NVIDIA H200", "132", "1",
+			     ",\"env\":{\"_X1\":\"a b\",\"NCCL_EMPTY\":\"\"}") COPY_GOOD);
+	refused(db, MACHINE("1900-02-29T00:00:00Z", "NVIDIA H200", "132", "1", "") COPY_GOOD, ":1",
+		"found '1900-02-29T00:00:00Z'");
+}
+
+/* Every record's numbers bounded (seconds 1e-9 to 1000, GEMM m, n, k
+ * integers to 2^31 - 1, bytes to 2^50, rates, watts, clocks) and its text
+ * printable and short: refused at the record's line, nothing stored. */
+static void test_record_bounds(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/rb.sqlite", dir);
+	static const struct {
+		const char *line, *what;
+	} cases[] = {
+		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":0,"
+		  "\"bytes_per_s\":8,\"samples_s\":[1]}",
+		  "field 'median_s': expected a number from 1e-09 to 1000, found 0" },
+		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2000,"
+		  "\"bytes_per_s\":0.008,\"samples_s\":[2000]}",
+		  "field 'median_s': expected a number from 1e-09 to 1000, found 2000" },
+		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16,\"median_s\":2,"
+		  "\"bytes_per_s\":8,\"samples_s\":[1e-300,2,3]}",
+		  "field 'samples_s[0]': expected a number from 1e-09 to 1000, found 1e-300" },
+		{ "{\"kind\":\"hbm-copy\",\"bytes\":2251799813685248,\"moved_bytes\":16,"
+		  "\"median_s\":2,\"bytes_per_s\":8,\"samples_s\":[2]}",
+		  "field 'bytes': expected an integer from 1 to 1125899906842624, found "
+		  "2251799813685248" },
+		{ "{\"kind\":\"hbm-copy\",\"bytes\":8,\"moved_bytes\":16.5,\"median_s\":2,"
+		  "\"bytes_per_s\":8.25,\"samples_s\":[2]}",
+		  "field 'moved_bytes': expected an integer, found a real number" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2.5,\"n\":2,\"k\":2}",
+		  "field 'm': expected an integer, found a real number" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2147483648,\"k\":2}",
+		  "field 'n': expected an integer from 1 to 2147483647, found 2147483648" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,\"flop\":16,"
+		  "\"median_s\":2,\"flop_per_s\":8,\"samples_s\":[2],\"batch\":0}",
+		  "field 'batch': expected an integer from 1 to 2147483647, found 0" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bf16\\u0000\",\"m\":2,\"n\":2,\"k\":2}",
+		  "expected one JSON object a line" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bfloat16-with-a-long-name\",\"m\":2,\"n\":2,\"k\":2}",
+		  "field 'dtype': expected printable UTF-8 text of 1 to 15 bytes, found 25 bytes" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bf16\",\"m\":2,\"n\":2,\"k\":2,\"error\":7}",
+		  "field 'error': expected a string, found an integer" },
+		{ "{\"kind\":\"pcie\",\"direction\":\"h2d\",\"pinned\":1,\"bytes\":4096,"
+		  "\"samples_s\":[5e-6],\"median_s\":5e-6,\"bytes_per_s\":1e300}",
+		  "field 'bytes_per_s': expected a number above 0 and at most 1e+15, found 1e+300" },
+		{ "{\"kind\":\"power-idle\",\"power_limit_w\":700,\"reading\":{\"power_w\":1e9,"
+		  "\"sm_mhz\":345}}",
+		  "field 'power_w': expected a number above 0 and at most 10000, found 1e+09" },
+		{ "{\"kind\":\"power-idle\",\"power_limit_w\":700,\"reading\":{\"power_w\":80,"
+		  "\"sm_mhz\":345,\"temp_c\":1000}}",
+		  "field 'temp_c': expected an integer from -100 to 200, found 1000" },
+		{ "{\"kind\":\"power-idle\",\"power_limit_w\":700,\"reading\":{\"power_w\":80,"
+		  "\"sm_mhz\":345,\"throttle_reasons\":-4}}",
+		  "field 'throttle_reasons': expected an integer from 0 to" },
+		{ "{\"kind\":\"power-idle\",\"power_limit_w\":700,\"reading\":{\"power_w\":80,"
+		  "\"power_w\":90,\"sm_mhz\":345}}",
+		  "field 'power_w': expected each key once in an object, found it again" },
+		{ "{\"kind\":\"gemm-check\",\"dtype\":\"bf16\",\"rel_err\":-1}",
+		  "field 'rel_err': expected a number from 0 to 1e+06, found -1" },
+		{ "{\"kind\":\"power-sustained\",\"dtype\":\"bf16\",\"m\":8,\"n\":8,\"k\":8,"
+		  "\"readings\":[{\"power_w\":690,\"sm_mhz\":1695}],\"batch_flop_per_s\":[1e30]}",
+		  "field 'batch_flop_per_s[0]': expected a number above 0 and at most 1e+18, found "
+		  "1e+30" },
+		{ "{\"kind\":\"torch-launch\",\"op\":\"add\",\"elements\":1024,\"kernels\":0,"
+		  "\"host_samples_s\":[7e-6],\"host_median_s\":7e-6,\"total_median_s\":8e-6}",
+		  "field 'kernels': expected an integer from 1 to 2147483647, found 0" },
+		{ "{\"kind\":\"torch-step\",\"model\":\"gpt2\\r\",\"micro_batch\":8,\"seq\":1024,"
+		  "\"dtype\":\"bf16\",\"mode\":\"eager\",\"error\":\"out of memory\"}",
+		  "field 'model': expected printable UTF-8 text of 1 to 63 bytes, found a control "
+		  "character (U+000D) at byte 5" },
+		{ "{\"kind\":\"torch-step\",\"model\":\"gpt2\",\"micro_batch\":8,\"seq\":1024,"
+		  "\"dtype\":\"bf16\",\"mode\":\"eager\",\"samples_s\":[0.05],\"median_s\":0.05,"
+		  "\"tokens_per_s\":163840,\"peak_allocated_bytes\":1,"
+		  "\"peak_reserved_bytes\":2251799813685248}",
+		  "field 'peak_reserved_bytes': expected an integer from 0 to 1125899906842624" },
+		{ "{\"kind\":\"gemm\",\"dtype\":\"bf16\"}", /* the first fault: m absent */
+		  "field 'm': expected an integer, found nothing" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[4096];
+		snprintf(text, sizeof text, "%s%s%s\n", MACHINE_GOOD, COPY_GOOD, cases[i].line);
+		refused(db, text, ":3", cases[i].what);
+	}
+	/* nccl records: algo and proto short printable names, seconds in range */
+	char text[4096];
+	snprintf(text, sizeof text, "%s%s", nccl_machine,
+		 NCCL_REC("all_reduce", "8", "1048576", "262144", "0", "2.5e-5", "41.94304",
+			  "73.40032", "0"));
+	char *algo = strstr(text, "\"Ring\"");
+	assert_non_null(algo);
+	memcpy(algo, "\"R\\ng\"", 6);
+	refused(db, text, ":2", "field 'algo': expected printable UTF-8 text of 1 to 31 bytes, "
+		"found a control character (U+000A) at byte 2");
+}
+
+/* "-" imports standard input; messages and runs.source call it that */
+static void test_import_stdin(void **state)
+{
+	(void)state;
+	char db[128], path[160], buf[256];
+	snprintf(db, sizeof db, "%s/stdin.sqlite", dir);
+	snprintf(path, sizeof path, "%s/in.jsonl", dir);
+	write_file(path, MACHINE("2026-12-02T11:29:31Z", "NVIDIA H200", "0", "1", "") COPY_GOOD);
+	assert_non_null(freopen(path, "r", stdin));
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import("-", db, &st, &d), -1);
+	assert_true(d.n == 1 && !strcmp(d.v[0].where, "standard input:1"));
+	assert_true(capsim_diags_contains(&d, "field 'sms': expected an integer from 1 to 1024, "
+					      "found 0"));
+	capsim_diags_free(&d);
+	write_file(path, MACHINE_GOOD COPY_GOOD);
+	assert_non_null(freopen(path, "r", stdin));
+	assert_int_equal(capsim_measure_import("-", db, &st, &d), 0);
+	assert_int_equal(st.copy, 1);
+	assert_string_equal(query_text(db, "SELECT source FROM runs", buf, sizeof buf),
+			    "standard input");
+	capsim_diags_free(&d);
+	/* a record-level import from "-" is named so too */
+	static const char sha[] = "7e1f00d2c9a84b7e3f6a1d0c2b4e6f8a9c1d3e5f7a9b0c2d4e6f8a0b1c3d5e7f";
+	static const double t[] = { 0 };
+	capsim_measure_nccl rec = { .line = 9, .op = "all_reduce", .dtype = "float", .redop = "sum",
+				    .algo = "default", .proto = "default", .ranks = 8, .nodes = 1,
+				    .bytes = 1048576, .count = 262144, .median_s = 0,
+				    .samples_s = t, .n_samples = 1 };
+	capsim_measure_machine m = { .program = "nccl-tests all_reduce_perf",
+				     .date = "unknown (nccl-tests log)", .gpu = "NVIDIA H100",
+				     .launcher = "mpi", .ranks = 8, .nodes = 1 };
+	assert_int_equal(capsim_measure_import_nccl("-", sha, db, &m, &rec, 1, &st, &d), -1);
+	assert_true(d.n == 1 && !strcmp(d.v[0].where, "standard input:9"));
+	assert_true(capsim_diags_contains(&d, "field 'samples_s[0]': expected a number from 1e-09 "
+					      "to 1000, found 0"));
+	capsim_diags_free(&d);
+}
+
+/* A record-level machine (from an nccl-tests log): its date a real day or
+ * UTC time or words saying it is unknown, its program and GPU printable
+ * text that fits; its records' seconds in range and names printable. */
+static void test_record_machine(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/rm.sqlite", dir);
+	static const char sha[] = "8e1f00d2c9a84b7e3f6a1d0c2b4e6f8a9c1d3e5f7a9b0c2d4e6f8a0b1c3d5e7f";
+	static const double t[] = { 2.385e-5 };
+	const capsim_measure_nccl good = { .line = 31, .op = "all_reduce", .dtype = "float",
+					   .redop = "sum", .algo = "default", .proto = "default",
+					   .ranks = 8, .nodes = 1, .bytes = 1048576, .count = 262144,
+					   .median_s = 2.385e-5, .samples_s = t, .n_samples = 1 };
+	const capsim_measure_machine base = { .program = "nccl-tests all_reduce_perf",
+					      .date = "2025-03-03", .gpu = "NVIDIA H100 80GB HBM3",
+					      .launcher = "mpi", .ranks = 8, .nodes = 1 };
+	static const struct {
+		const char *date, *gpu, *algo;
+		double median_s;
+		const char *where, *what;
+	} cases[] = {
+		{ "9999-99-99", NULL, NULL, 0, "r.log",
+		  "field 'date': expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ from 1990 to 2100, or "
+		  "'unknown ...', found '9999-99-99'" },
+		{ "2025-02-29", NULL, NULL, 0, "r.log", "found '2025-02-29'" },
+		{ NULL, "NVIDIA\x1b[2J", NULL, 0, "r.log",
+		  "field 'gpu': expected printable UTF-8 text of 1 to 127 bytes, found a control "
+		  "character (U+001B) at byte 7" },
+		{ NULL, "NVIDIA \xff\xfe", NULL, 0, "r.log",
+		  "field 'gpu': expected printable UTF-8 text of 1 to 127 bytes, found a byte that "
+		  "is not UTF-8 (0xff) at byte 8" },
+		{ NULL, NULL, "Ring; DROP TABLE nccl; -- and then some more words", 0, "r.log:31",
+		  "field 'algo': expected printable UTF-8 text of 1 to 31 bytes, found 50 bytes" },
+		{ NULL, NULL, NULL, 1e300, "r.log:31",
+		  "field 'samples_s[0]': expected a number from 1e-09 to 1000, found 1e+300" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		capsim_measure_machine m = base;
+		capsim_measure_nccl r = good;
+		double sample = cases[i].median_s;
+		if (cases[i].date)
+			m.date = cases[i].date;
+		if (cases[i].gpu)
+			m.gpu = cases[i].gpu;
+		if (cases[i].algo)
+			r.algo = cases[i].algo;
+		if (sample > 0) {
+			r.samples_s = &sample;
+			r.median_s = sample;
+		}
+		capsim_diags d = { 0 };
+		capsim_import_stats st;
+		assert_int_equal(capsim_measure_import_nccl("r.log", sha, db, &m, &r, 1, &st, &d), -1);
+		if (d.n != 1 || strcmp(d.v[0].where, cases[i].where) ||
+		    !strstr(d.v[0].msg, cases[i].what)) {
+			capsim_diags_print(&d, stderr);
+			fail_msg("case %zu: expected '%s' at %s", i, cases[i].what, cases[i].where);
+		}
+		capsim_diags_free(&d);
+		assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name = 'runs'") == 0);
+	}
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	capsim_measure_machine m = base;
+	m.date = "unknown (nccl-tests log)";
+	assert_int_equal(capsim_measure_import_nccl("r.log", sha, db, &m, &good, 1, &st, &d), 0);
+	capsim_diags_free(&d);
+}
+
+/* An older database may hold names longer than query.h's fields: they are
+ * cut at a UTF-8 character boundary, never inside a character. */
+static void test_read_cuts_utf8(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/utf8.sqlite", dir);
+	remove(db);
+	char path[160];
+	snprintf(path, sizeof path, "%s/u.jsonl", dir);
+	write_file(path, MACHINE_GOOD COPY_GOOD);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(path, db, &st, &d), 0);
+	/* 126 ASCII bytes, then a 2-byte e-acute: 128 bytes into gpu[128];
+	 * then 125 and a 3-byte euro sign into program[128] */
+	char sql[1024], gpu[200], program[200];
+	memset(gpu, 'A', 126);
+	snprintf(gpu + 126, sizeof gpu - 126, "\xc3\xa9");
+	memset(program, 'P', 125);
+	snprintf(program + 125, sizeof program - 125, "\xe2\x82\xac");
+	snprintf(sql, sizeof sql, "UPDATE runs SET gpu = '%s', program = '%s'", gpu, program);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	capsim_store *s;
+	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_READ, &s, &d), 0);
+	capsim_store_runs runs;
+	assert_int_equal(capsim_store_read_runs(s, NULL, &runs, &d), 0);
+	assert_int_equal(runs.n, 1);
+	gpu[126] = '\0';
+	program[125] = '\0';
+	assert_string_equal(runs.v[0].gpu, gpu);
+	assert_string_equal(runs.v[0].program, program);
+	capsim_store_runs_free(&runs);
+	capsim_store_close(s);
+	capsim_diags_free(&d);
 }
 
 int main(void)
@@ -650,6 +1062,11 @@ int main(void)
 		cmocka_unit_test(test_faulty_new_kinds),
 		cmocka_unit_test(test_upgrade_v1),
 		cmocka_unit_test(test_import_records),
+		cmocka_unit_test(test_machine_fields),
+		cmocka_unit_test(test_record_bounds),
+		cmocka_unit_test(test_import_stdin),
+		cmocka_unit_test(test_record_machine),
+		cmocka_unit_test(test_read_cuts_utf8),
 	};
 	return cmocka_run_group_tests_name("measure", tests, setup, teardown);
 }

@@ -19,6 +19,7 @@
 #include "fabric.h"
 #include "measure.h"
 #include "nccltests.h"
+#include "query.h"
 #include "verify.h"
 
 #define LOGS CAPSIM_SOURCE_DIR "/tests/data/nccl-tests/"
@@ -343,6 +344,188 @@ typedef struct {
 	int status;
 } run_result;
 
+/* ---- bounds on what a log says ------------------------------------------- */
+
+/* a log that must be refused: -1, and the first message at file:line says what */
+static void refused_at(const char *file, const char *where, const char *what)
+{
+	capsim_nccltests_log g;
+	capsim_diags d = { 0 };
+	assert_int_equal(parse(file, -1, 0, &g, &d), -1);
+	if (d.n == 0 || !strstr(d.v[0].where, where) || !strstr(d.v[0].msg, what)) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("expected '%s' at %s", what, where);
+	}
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
+}
+
+/* tests/data/nccl-tests-bad/SOURCES.md's cut variants: times out of range
+ * (0, 1e-300 and 1e300 us), a rank's line twice, nThread x nGpus = 2^32 */
+static void test_parse_bounds(void **state)
+{
+	(void)state;
+	refused_at(BAD_LOGS "h100-1node-time-zero.log", "h100-1node-time-zero.log:18",
+		   "in-place time: expected 0.001 to 1e+09 us, found 0.0 us");
+	refused_at(BAD_LOGS "h100-1node-time-tiny.log", "h100-1node-time-tiny.log:17",
+		   "out-of-place time: expected 0.001 to 1e+09 us, found 1e-300 us");
+	refused_at(BAD_LOGS "h100-1node-time-huge.log", "h100-1node-time-huge.log:19",
+		   "out-of-place time: expected 0.001 to 1e+09 us, found 1e300 us");
+	refused_at(BAD_LOGS "h100-1node-rank-twice.log", "h100-1node-rank-twice.log:8",
+		   "rank line: expected one line for each rank, found rank 3 again");
+	refused_at(BAD_LOGS "h100-1node-threads-2e32.log", "h100-1node-threads-2e32.log:1",
+		   "header: expected nThread x nGpus up to 16777216 GPUs a process, found "
+		   "65536 x 65536");
+}
+
+/* a log in memory, refused with what at line */
+static void memory_refused(const char *text, const char *where, const char *what)
+{
+	capsim_nccltests_hint h = { -1, 0 };
+	capsim_nccltests_log g;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_nccltests_parse_memory(text, strlen(text), "m.log", &h, &g, &d), -1);
+	int found = 0;
+	for (size_t i = 0; i < d.n; i++)
+		found |= strstr(d.v[i].where, where) && strstr(d.v[i].msg, what);
+	if (!found) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("expected '%s' at %s", what, where);
+	}
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
+}
+
+#define HEAD "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) validation: 1 graph: 0\n"
+#define RANK(r, name) "#  Rank  " r " Group  0 Pid 1 on h device  " r " [0x18] " name "\n"
+#define ROW "   8  2  float  sum  -1  10.0  0.00  0.00  0  10.0  0.00  0.00  0\n"
+#define TAIL "# Out of bounds values : 0 OK\n# Avg bus bandwidth : 0\n"
+
+/* rank numbers 0 to N-1, GPU names that fit and are text, rows' other
+ * fields in range, lines short enough to read whole */
+static void test_parse_field_bounds(void **state)
+{
+	(void)state;
+	/* the good log these are cut from parses */
+	const char *good = HEAD RANK("0", "NVIDIA H100") RANK("1", "NVIDIA H100")
+		"$ ./all_reduce_perf\n" ROW TAIL;
+	capsim_nccltests_hint h = { -1, 0 };
+	capsim_nccltests_log g;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_nccltests_parse_memory(good, strlen(good), "m.log", &h, &g, &d), 0);
+	assert_int_equal(g.nranks, 2);
+	assert_string_equal(g.device, "NVIDIA H100");
+	capsim_nccltests_free(&g);
+
+	memory_refused(HEAD RANK("0", "NVIDIA H100") RANK("2", "NVIDIA H100") "$ ./all_reduce_perf\n"
+		       ROW TAIL, "m.log:3", "expected ranks 0 to 1, one line each, found rank 2 "
+		       "(some ranks have no line)");
+	memory_refused(HEAD RANK("0", "NVIDIA H100") RANK("99999999", "NVIDIA H100")
+		       "$ ./all_reduce_perf\n" ROW TAIL, "m.log:3",
+		       "rank line: expected a rank from 0 to 16777215, found '99999999'");
+	memory_refused(HEAD RANK("0", "NVIDIA\x1b[2J H100") RANK("1", "NVIDIA H100")
+		       "$ ./all_reduce_perf\n" ROW TAIL, "m.log:2",
+		       "expected a GPU name of printable text, found a control character (0x1b)");
+	char name[400];
+	memset(name, 'G', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	char text[2048];
+	snprintf(text, sizeof text, HEAD "#  Rank  0 Group  0 Pid 1 on h device  0 [0x18] %s\n"
+		 RANK("1", "NVIDIA H100") "$ ./all_reduce_perf\n" ROW TAIL, name);
+	memory_refused(text, "m.log:2", "expected a GPU name of at most 127 bytes, found 399");
+	memory_refused(HEAD RANK("0", "x") RANK("1", "x") "$ ./all_reduce_perf\n"
+		       "   8  2  float  sum  -1  10.0  2e9  0.00  0  10.0  0.00  0.00  0\n" TAIL,
+		       "m.log:5", "out-of-place algbw: expected 0 to 1e+09 GB/s, found 2e9 GB/s");
+	memory_refused(HEAD RANK("0", "x") RANK("1", "x") "$ ./all_reduce_perf\n"
+		       "   2251799813685248  2  float  sum  -1  10.0  0.00  0.00  0  10.0  0.00  0.00  0\n"
+		       TAIL, "m.log:5", "size: expected 0 to 1.1259e+15 bytes, found 2251799813685248 bytes");
+	memory_refused(HEAD RANK("0", "x") RANK("1", "x") "$ ./all_reduce_perf\n"
+		       "   8  2.5  float  sum  -1  10.0  0.00  0.00  0  10.0  0.00  0.00  0\n" TAIL,
+		       "m.log:5", "count: expected a whole number, found '2.5'");
+	memory_refused(HEAD RANK("0", "x") RANK("1", "x") "$ ./broadcast_perf\n"
+		       "   8  2  float  none  99999999999  10.0  0.00  0.00  0  10.0  0.00  0.00  0\n" TAIL,
+		       "m.log:5", "root: expected -1 or a rank from 0 to 16777215, found '99999999999'");
+	memory_refused(HEAD RANK("0", "x") RANK("1", "x") "$ ./all_reduce_perf\n"
+		       "   8  2  float  sum  -1  10.0  0.00  0.00  -3  10.0  0.00  0.00  0\n" TAIL,
+		       "m.log:5", "out-of-place #wrong: expected a number, found '-3'");
+	/* a row longer than the parser's line: refused, not read cut short */
+	char row[1400];
+	snprintf(row, sizeof row, "   8  2  float  sum  -1  10.0  0.00  0.00  0  10.0  0.00  0.00  0%*s7\n",
+		 1200, "");
+	snprintf(text, sizeof text, HEAD RANK("0", "x") RANK("1", "x") "$ ./all_reduce_perf\n%s" TAIL,
+		 row);
+	memory_refused(text, "m.log:5", "line: expected at most 1023 bytes in a header, rank line "
+		       "or row, found 1263");
+	/* ... but long noise (an NCCL INFO line) is no fault */
+	size_t size = 4 * sizeof name + 1024;
+	char *more = malloc(size);
+	assert_non_null(more);
+	snprintf(more, size, HEAD RANK("0", "x") RANK("1", "x")
+		 "$ ./all_reduce_perf\nh:1:1 [0] NCCL INFO %s%s%s\n" ROW TAIL, name, name, name);
+	assert_int_equal(capsim_nccltests_parse_memory(more, strlen(more), "m.log", &h, &g, &d), 0);
+	capsim_nccltests_free(&g);
+	free(more);
+	capsim_diags_free(&d);
+}
+
+/* "-" reads standard input and messages call it that */
+static void test_parse_stdin(void **state)
+{
+	(void)state;
+	FILE *in = freopen(BAD_LOGS "h100-1node-time-zero.log", "r", stdin);
+	assert_non_null(in);
+	capsim_nccltests_log g;
+	capsim_diags d = { 0 };
+	assert_int_equal(parse("-", -1, 0, &g, &d), -1);
+	assert_true(d.n > 0);
+	assert_string_equal(d.v[0].where, "standard input:18");
+	assert_string_equal(g.file, "standard input");
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
+	in = freopen(LOGS "h100-1node-issue290.log", "r", stdin);
+	assert_non_null(in);
+	assert_int_equal(parse("-", -1, 0, &g, &d), 0);
+	assert_int_equal(g.n_rows, 6);
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
+}
+
+/* calibrate import --nccl-tests of a log with a time of 0: exit 2 at the
+ * user's file and line (not dropped, nor a temporary file named), and
+ * nothing stored */
+static void test_import_refuses_time_zero(void **state)
+{
+	(void)state;
+	char db[96], cmd[1024];
+	snprintf(db, sizeof db, "/tmp/capsim-verify-import-%ld.sqlite", (long)getpid());
+	remove(db);
+	snprintf(cmd, sizeof cmd, "'%s' calibrate import --nccl-tests '%s' --db '%s' 2>&1", CAPSIM_BIN,
+		 BAD_LOGS "h100-1node-time-zero.log", db);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	char out[4096];
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	assert_int_equal(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 2);
+	assert_non_null(strstr(out, "h100-1node-time-zero.log:18: error: in-place time: expected "
+				    "0.001 to 1e+09 us, found 0.0 us"));
+	FILE *f = fopen(db, "r");
+	if (f) { /* a database, if made, holds no run */
+		fclose(f);
+		capsim_store *s;
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_store_open(db, CAPSIM_STORE_READ, &s, &d), 0);
+		capsim_store_runs runs;
+		if (capsim_store_read_runs(s, NULL, &runs, &d) == 0)
+			assert_int_equal(runs.n, 0);
+		capsim_store_runs_free(&runs);
+		capsim_store_close(s);
+		capsim_diags_free(&d);
+		remove(db);
+	}
+}
+
 /* "capsim verify ARGS", stdout captured (stderr too with merge) */
 static run_result verify(const char *args, int merge)
 {
@@ -570,6 +753,10 @@ int main(void)
 		cmocka_unit_test(test_parse_mpi_labels_and_program),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_field_errors),
+		cmocka_unit_test(test_parse_bounds),
+		cmocka_unit_test(test_parse_field_bounds),
+		cmocka_unit_test(test_parse_stdin),
+		cmocka_unit_test(test_import_refuses_time_zero),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_paths_scale_with_nics),
 		cmocka_unit_test(test_good_logs_pass),
