@@ -372,7 +372,7 @@ static void test_refused_import_leaves_nothing(void **state)
 	assert_true(WIFEXITED(rc));
 	assert_int_equal(WEXITSTATUS(rc), 2);
 	assert_int_equal(access(other, F_OK), -1);
-	snprintf(cmd, sizeof cmd, "grep -q '^standard input:1: error: kind: ' '%s'", log);
+	snprintf(cmd, sizeof cmd, "grep -q \"^standard input:1: error: field 'kind': \" '%s'", log);
 	assert_int_equal(system(cmd), 0);
 }
 
