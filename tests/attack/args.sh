@@ -15,43 +15,53 @@ bad() {
 	true
 }
 
+# every bad --set of one command is reported together, each naming its
+# path and value: one run checks many values
 case_set_absurd_numbers() {
-	local v
-	for v in 1e308 -0 nan inf -inf 4.9e-324 99999999999999999999999 0x10 '' 1e+ - 2e9; do
-		bad "--set workload.global-batch=$v: error: workload.global-batch:" \
-			run "$SMALL" --set "workload.global-batch=$v"
+	local v args=() want=()
+	for v in 1e308 -1e308 -0 nan NaN inf -inf infinity 1e-308 4.9e-324 \
+		99999999999999999999999 0x10 '' 1e 1e+ - + . 2e9 -1 0; do
+		args+=(--set "workload.global-batch=$v")
+		want+=("--set workload.global-batch=$v: error: workload.global-batch:")
 	done
-	for v in 1e308 nan -0; do
-		bad "--set cluster.nodes=$v: error: cluster.nodes:" validate "$SMALL" --set "cluster.nodes=$v"
-		bad "--set workload.tokens=$v: error: workload.tokens:" validate "$SMALL" --set "workload.tokens=$v"
-		bad "--set cost.utilization=$v: error: cost.utilization:" validate "$SMALL" --set "cost.utilization=$v"
+	for v in 1e308 nan inf -0 0; do
+		args+=(--set "cluster.nodes=$v" --set "workload.tokens=$v" --set "cost.utilization=$v")
+		want+=("--set cluster.nodes=$v: error: cluster.nodes:"
+			"--set workload.tokens=$v: error: workload.tokens:"
+			"--set cost.utilization=$v: error: cost.utilization:")
 	done
+	bad "" run "$SMALL" "${args[@]}"
+	has "${want[@]}"
 }
 
 case_set_units() {
-	local v
+	local v args=() want=()
 	for v in '4 furlongs/s' '4 TB/s/s' '4TB/h' '1e308' '-4 TB/s' 'nan TB/s' 'inf TB/s' \
 		'1e308 TB/s' '4 TB/s junk' 'TB/s' '4 tb/s'; do
+		# a catalog part's field: one a run (a part's edits are checked after
+		# the scenario's own)
 		bad "--set cluster.gpu.memory.bandwidth=$v: error: cluster.gpu.memory.bandwidth:" \
 			validate "$SMALL" --set "cluster.gpu.memory.bandwidth=$v"
 	done
 	bad "unknown unit 'furlongs/s'" validate "$SMALL" --set "cluster.gpu.memory.bandwidth=4 furlongs/s"
 	for v in '2 fortnights' '1e308 h' '-2 h' '2'; do
-		bad "--set cost.horizon=$v: error: cost.horizon:" validate "$SMALL" --set "cost.horizon=$v"
+		args+=(--set "cost.horizon=$v")
+		want+=("--set cost.horizon=$v: error: cost.horizon:")
 	done
-	bad "--set workload.dtype=fp7: error: workload.dtype:" validate "$SMALL" --set workload.dtype=fp7
-	bad "--set cluster.fabric.sharp=maybe: error: cluster.fabric.sharp:" \
-		validate "$SMALL" --set cluster.fabric.sharp=maybe
+	args+=(--set workload.dtype=fp7 --set cluster.fabric.sharp=maybe)
+	want+=("--set workload.dtype=fp7: error: workload.dtype:"
+		"--set cluster.fabric.sharp=maybe: error: cluster.fabric.sharp:")
+	bad "" validate "$SMALL" "${args[@]}"
+	has "${want[@]}"
 }
 
 case_set_huge_strings() {
-	bad "error: name: is longer than 63 characters" validate "$SMALL" --set "name=$BIG"
-	bad "error: workload.model.ref: is longer than 63 characters" \
-		validate "$SMALL" --set "workload.model.ref=$BIG"
-	bad "error: cluster.node.profile: is longer than 1023 characters" \
-		validate "$SMALL" --set "cluster.node.profile=$BIG"
-	bad "error: cluster.nodes: expected a count" validate "$SMALL" --set "cluster.nodes=$BIG"
-	bad "error: cluster.nodes: " validate "$SMALL" --set "cluster.nodes=1$BIG"
+	bad "error: name: is longer than 63 characters" validate "$SMALL" --set "name=$BIG" \
+		--set "workload.model.ref=$BIG" --set "cluster.node.profile=$BIG" \
+		--set "cluster.nodes=$BIG" --set "workload.tokens=1$BIG"
+	has "error: workload.model.ref: is longer than 63 characters" \
+		"error: cluster.node.profile: is longer than 1023 characters" \
+		"error: cluster.nodes: expected a count" "error: workload.tokens: "
 	bad "error: unknown path 'aaaa" validate "$SMALL" --set "${BIG:0:300}=1"
 	bad "error: cluster.gpu.memory.bandwidth: value longer than 127 characters" \
 		validate "$SMALL" --set "cluster.gpu.memory.bandwidth=4 $BIG"

@@ -57,6 +57,14 @@ check() {
 	[ "$was" -eq 0 ] || failed=1
 }
 
+# has TEXT...: each TEXT is in the last run's stderr
+has() {
+	local t
+	for t in "$@"; do
+		grep -qF -- "$t" "$ERR" || fail "stderr lacks '$t'"
+	done
+}
+
 # the arguments, long ones cut for the report
 short() {
 	local a s=""
