@@ -114,9 +114,13 @@ case_missing_dir() {
 
 # root ignores permission bits: a read-only tmpfs in the namespace
 case_readonly_dir_mount() {
-	tmpfs w 1m
-	echo "the old trace" >w/t.json
-	mount -o remount,ro w 2>/dev/null || skip "cannot remount the tmpfs read-only"
+	tmpfs rw 1m
+	echo "the old trace" >rw/t.json
+	mkdir w
+	# a read-only bind of it (works in a user namespace too, where a
+	# remount of the tmpfs itself is refused)
+	{ mount --bind rw w && mount -o remount,bind,ro w; } 2>/dev/null ||
+		skip "cannot bind-mount a directory read-only"
 	local before
 	before=$(tree w)
 	cap 1 "w/t.json: error: cannot write: Read-only file system" run "$S" --trace w/t.json
