@@ -10,7 +10,7 @@
 # - a device is written in place and stays a device;
 # - a missing, read-only or non-directory target fails with exit 1 and
 #   "PATH: error: cannot write: REASON", leaving the directory as it was.
-NS_CASES="readonly_dir_mount trace_dev_full trace_dev_full_reason devnull_outputs"
+NS_CASES="readonly_dir_mount trace_dev_full trace_dev_full_reason devnull_outputs literal_dev_paths"
 
 # names a writer might use for its temporary, each planted as a symlink
 planted="t.json.tmp t.json.new t.json.part t.json~ .t.json.tmp .t.json.swp t.json.tmp.0
@@ -202,4 +202,24 @@ case_devnull_outputs() {
 	cap 2 "dev/null exists; give --force" fit --db m.sqlite --out dev/null
 	is_chardev dev/null 1 3 || fail "dev/null is no longer the character device 1,3"
 	same_tree "writers onto a null device" "$before" "$(tree dev)"
+}
+
+# the literal names /dev/full and /dev/null: in the namespace, private nodes
+# are bind-mounted over them (the real /dev is never written: a bind mount
+# of this namespace only, gone with it)
+case_literal_dev_paths() {
+	tmpfs dev 64k
+	devnode dev/full 1 7
+	devnode dev/null 1 3
+	{ mount --bind dev/full /dev/full && mount --bind dev/null /dev/null; } 2>/dev/null ||
+		skip "cannot bind-mount over /dev/full and /dev/null"
+	cap 0 "" calibrate import "$GEMM" --db m.sqlite
+	cap 1 "/dev/full: error: cannot write" run "$S" --trace /dev/full
+	cap 0 "" scale "$SMALL" --gpus 16,32 --csv /dev/null
+	cap 0 "wrote /dev/null" fit --db m.sqlite --out /dev/null --force
+	cap 0 "step time" run "$S" --trace /dev/null
+	is_chardev /dev/full 1 7 || fail "/dev/full is no longer the character device 1,7"
+	is_chardev /dev/null 1 3 || fail "/dev/null is no longer the character device 1,3"
+	is_chardev dev/full 1 7 && is_chardev dev/null 1 3 || fail "a private node was replaced"
+	[ "$(ls -A dev | wc -l)" -eq 2 ] || fail "left in dev/: $(ls -A dev)"
 }
