@@ -223,3 +223,29 @@ case_literal_dev_paths() {
 	is_chardev dev/full 1 7 && is_chardev dev/null 1 3 || fail "a private node was replaced"
 	[ "$(ls -A dev | wc -l)" -eq 2 ] || fail "left in dev/: $(ls -A dev)"
 }
+
+# "-" is standard output; "./-" is a file of that name
+case_dash_names() {
+	cap 0 '"traceEvents"' run "$SMALL" --trace -
+	is_whole_trace ./- && fail "--trace - wrote a file named -"
+	cap 0 "step time" run "$SMALL" --trace ./-
+	is_whole_trace ./- || fail "--trace ./- did not write the file ./-"
+}
+
+# four writers of one target at once: it ends as one of their whole
+# outputs, never a mix, and no temporary is left
+case_concurrent_writers() {
+	mkdir w
+	local i sc=("$S" "$SMALL" "$SRC/scenarios/h100-256-lustre.xml" "$SRC/scenarios/nvswitch-pod-128.xml")
+	for i in 0 1 2 3; do
+		"$CAPSIM" run "${sc[$i]}" --trace "one$i.json" >/dev/null 2>&1 || fail "run ${sc[$i]} failed"
+	done
+	for i in 0 1 2 3; do
+		"$CAPSIM" run "${sc[$i]}" --trace w/t.json >/dev/null 2>"$ERR.$i" &
+	done
+	wait
+	local same=0
+	for i in 0 1 2 3; do cmp -s w/t.json "one$i.json" && same=1; done
+	[ "$same" -eq 1 ] || fail "w/t.json is none of the four traces whole"
+	[ "$(ls -A w)" = t.json ] || fail "left in w/: $(ls -A w)"
+}

@@ -123,3 +123,20 @@ case_closed_stdin_stderr() {
 	rc=$?
 	[ "$rc" -eq 2 ] || fail "capsim run /nonexistent.xml 2>&-: exit $rc, expected 2"
 }
+
+# endless inputs: the input caps stop them (8 MiB for XML, 256 MiB for a
+# run to import), exit 2, nothing created
+case_endless_input() {
+	[ -c /dev/zero ] && [ -c /dev/urandom ] || skip "no /dev/zero or /dev/urandom"
+	bad_cap() {
+		check "$1" 2 "$2" "$3"
+	}
+	"$CAPSIM" validate /dev/zero >"$OUT" 2>"$ERR"
+	bad_cap $? "/dev/zero: error: file is larger than the 8388608-byte cap on input files" "capsim validate /dev/zero"
+	"$CAPSIM" run /dev/urandom >"$OUT" 2>"$ERR"
+	bad_cap $? "/dev/urandom: error: file is larger than the 8388608-byte cap on input files" "capsim run /dev/urandom"
+	"$CAPSIM" calibrate import /dev/zero --db z.sqlite >"$OUT" 2>"$ERR"
+	bad_cap $? "/dev/zero: error: larger than 256 MiB" "capsim calibrate import /dev/zero"
+	[ -e z.sqlite ] && fail "an endless import created z.sqlite"
+	true
+}
