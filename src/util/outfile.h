@@ -6,7 +6,8 @@
  * disk and renamed over the target: a reader sees the old file or the new
  * one, never half of one, and a failed write leaves the old one as it was.
  * The new file keeps an existing target's permission bits, else gets
- * 0666 less the umask.
+ * 0666 less the umask (not its owner, nor its other hard links: those keep
+ * the old content). Writing needs permission on the target's directory.
  *
  * A symlink given as the target is the user's own and is followed (through
  * any chain of links, each relative one from its own directory, at most 40)

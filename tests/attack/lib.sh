@@ -102,9 +102,14 @@ is_chardev() {
 	[ -c "$1" ] && [ "$(stat -c '%t %T' "$1")" = "$(printf '%x %x' "$2" "$3")" ]
 }
 
-# a regular file holding a whole trace: JSON that parses, with traceEvents
+# a regular file holding a whole trace: it begins and ends as a trace does
+# and, where python3 is installed, parses as JSON with traceEvents
 is_whole_trace() {
-	[ -f "$1" ] && [ ! -L "$1" ] && python3 - "$1" <<'PY' 2>/dev/null
+	[ -f "$1" ] && [ ! -L "$1" ] || return 1
+	[ "$(head -c 39 "$1")" = '{"displayTimeUnit":"ms","traceEvents":[' ] || return 1
+	[ "$(tail -c 3 "$1" | od -An -c | tr -d ' ')" = ']}\n' ] || return 1
+	command -v python3 >/dev/null 2>&1 || return 0
+	python3 - "$1" <<'PY' 2>/dev/null
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if d.get("traceEvents") else 1)
