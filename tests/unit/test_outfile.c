@@ -146,7 +146,7 @@ static void test_symlink_followed(void **state)
 static void test_symlink_chain_and_discard(void **state)
 {
 	(void)state;
-	char sub[128], a[128], b[128], target[160], tmp_target[160];
+	char sub[128], a[128], b[128], target[160], tmp_target[sizeof ((capsim_outfile *)0)->tmp];
 	in_dir(sub, sizeof sub, "sub");
 	assert_int_equal(mkdir(sub, 0755), 0);
 	in_dir(a, sizeof a, "a.txt");
@@ -274,7 +274,7 @@ static void test_dev_full(void **state)
 static void test_discard(void **state)
 {
 	(void)state;
-	char path[128], tmp[1024];
+	char path[128], tmp[sizeof ((capsim_outfile *)0)->tmp];
 	in_dir(path, sizeof path, "keep.txt");
 	put(path, "the old content\n");
 	int entries = dir_entries();
