@@ -1,29 +1,63 @@
 /* xalloc.c - allocation that never returns NULL. */
 #include "xalloc.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-static void oom(size_t n)
+static _Atomic(capsim_xalloc_hook) on_failure;
+
+void capsim_xalloc_on_failure(capsim_xalloc_hook fn)
 {
-	fprintf(stderr, "capsim: out of memory (%zu bytes)\n", n);
-	abort();
+	atomic_store(&on_failure, fn);
+}
+
+/* Out of memory: say so on standard error, let the hook remove what must
+ * not stay behind (the output writer's temporaries), and exit with status 1
+ * (a runtime failure). Nothing here allocates: the message is formatted on
+ * the stack and written with write(2). _exit, not exit: atexit handlers and
+ * stdio flushes could allocate, and a half-printed report on standard output
+ * must not be flushed as if it were whole. */
+static _Noreturn void oom(size_t n, size_t size)
+{
+	char msg[128];
+	int len = size ? snprintf(msg, sizeof msg,
+				  "capsim: out of memory (%zu x %zu bytes)\n", n, size)
+		       : snprintf(msg, sizeof msg, "capsim: out of memory (%zu bytes)\n", n);
+	if (len > 0) {
+		size_t left = (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1;
+		const char *p = msg;
+		while (left) {
+			ssize_t w = write(STDERR_FILENO, p, left);
+			if (w <= 0)
+				break;
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	capsim_xalloc_hook fn = atomic_load(&on_failure);
+	if (fn)
+		fn();
+	_exit(CAPSIM_XALLOC_EXIT);
 }
 
 void *capsim_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		oom(n);
+		oom(n, 0);
 	return p;
 }
 
 void *capsim_xcalloc(size_t n, size_t size)
 {
+	/* calloc checks n x size for overflow itself; the message gives both */
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		oom(n * size);
+		oom(n, size ? size : 1);
 	return p;
 }
 
@@ -31,7 +65,7 @@ void *capsim_xrealloc(void *p, size_t n)
 {
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
-		oom(n);
+		oom(n, 0);
 	return q;
 }
 

@@ -1,11 +1,24 @@
 /* xalloc.h - the one allocation entry point: allocation failure is fatal
  * (capsim cannot report anything sensible without memory), so callers need not
- * check. */
+ * check. A failure prints "capsim: out of memory (N bytes)" on standard error
+ * (or "(N x SIZE bytes)" for calloc), runs the hook set by
+ * capsim_xalloc_on_failure, and exits with status 1 (CAPSIM_XALLOC_EXIT, the
+ * command line's runtime failure): no abort, no core dump, no atexit
+ * handlers, no flush of a half-written standard output. */
 #ifndef CAPSIM_XALLOC_H
 #define CAPSIM_XALLOC_H
 
 #include <stdarg.h>
 #include <stddef.h>
+
+/* the exit status after an allocation failure: 1, a runtime failure */
+#define CAPSIM_XALLOC_EXIT 1
+
+/* Called once, after the message and before _exit, when an allocation fails:
+ * it must not allocate (unlink(2) is fine). The output writer sets one that
+ * removes its open temporaries. NULL: none. */
+typedef void (*capsim_xalloc_hook)(void);
+void capsim_xalloc_on_failure(capsim_xalloc_hook fn);
 
 void *capsim_xmalloc(size_t n);
 void *capsim_xcalloc(size_t n, size_t size);

@@ -1,5 +1,6 @@
 /* test_outfile.c - src/util/outfile.h: whole-or-nothing output files,
- * symlinks and devices written through, write errors reported. */
+ * symlinks followed to the file they name, devices written through, write
+ * errors reported. */
 #include "testutil.h"
 
 #include <errno.h>
@@ -100,24 +101,29 @@ static void test_regular_replaced(void **state)
 	capsim_diags_free(&d);
 }
 
-/* a symlink is written through: the link stays, its target changes, and a
- * shorter text leaves no tail of the old one */
-static void test_symlink_written_through(void **state)
+/* a symlink is the user's own: it is followed, and the regular file it names
+ * is replaced whole by a temporary beside that file (not beside the link);
+ * the link stays a link naming it, and a shorter text leaves no tail */
+static void test_symlink_followed(void **state)
 {
 	(void)state;
 	char target[128], link[128], buf[256];
 	in_dir(target, sizeof target, "real.txt");
 	in_dir(link, sizeof link, "link.txt");
 	put(target, "a long old line of the target file\n");
+	assert_int_equal(chmod(target, 0604), 0);
 	assert_int_equal(symlink(target, link), 0);
 
 	capsim_outfile o;
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_outfile_open(&o, link, &d), 0);
-	assert_int_equal(o.direct, 1);
-	assert_string_equal(o.tmp, "");
+	assert_int_equal(o.direct, 0);
+	assert_string_equal(o.dest, target);
+	assert_true(strncmp(o.tmp, target, strlen(target)) == 0);
 	fputs("through\n", o.f);
+	assert_string_equal(slurp(target), "a long old line of the target file\n");
 	assert_int_equal(capsim_outfile_close(&o, &d), 0);
+	assert_int_equal(d.n, 0);
 	struct stat st;
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
@@ -126,8 +132,76 @@ static void test_symlink_written_through(void **state)
 	buf[n] = '\0';
 	assert_string_equal(buf, target);
 	assert_string_equal(slurp(target), "through\n");
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0604);
+	assert_int_equal(dir_entries(), 2);
 	unlink(link);
 	unlink(target);
+	capsim_diags_free(&d);
+}
+
+/* a chain of relative links, each read from its own directory, ending at a
+ * name that does not exist yet: that name is created, the links stay; a
+ * discarded write through a link leaves its file as it was */
+static void test_symlink_chain_and_discard(void **state)
+{
+	(void)state;
+	char sub[128], a[128], b[128], target[160], tmp_target[sizeof ((capsim_outfile *)0)->tmp];
+	in_dir(sub, sizeof sub, "sub");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	in_dir(a, sizeof a, "a.txt");
+	in_dir(b, sizeof b, "sub/b.txt");
+	snprintf(target, sizeof target, "%s/sub/new.txt", dir);
+	assert_int_equal(symlink("sub/b.txt", a), 0);
+	assert_int_equal(symlink("new.txt", b), 0);
+
+	capsim_outfile o;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_outfile_open(&o, a, &d), 0);
+	assert_string_equal(o.dest, target);
+	fputs("made\n", o.f);
+	assert_int_equal(capsim_outfile_close(&o, &d), 0);
+	assert_string_equal(slurp(target), "made\n");
+	struct stat st;
+	assert_int_equal(lstat(a, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(b, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	assert_int_equal(capsim_outfile_open(&o, a, &d), 0);
+	snprintf(tmp_target, sizeof tmp_target, "%s", o.tmp);
+	fputs("half of a new text", o.f);
+	capsim_outfile_discard(&o);
+	assert_string_equal(slurp(target), "made\n");
+	assert_int_equal(access(tmp_target, F_OK), -1);
+	assert_int_equal(d.n, 0);
+	unlink(a);
+	unlink(b);
+	unlink(target);
+	rmdir(sub);
+	capsim_diags_free(&d);
+}
+
+/* a link to itself: ELOOP, named by the path given; a directory: EISDIR */
+static void test_loop_and_directory(void **state)
+{
+	(void)state;
+	char loop[128], want[160];
+	in_dir(loop, sizeof loop, "loop.txt");
+	assert_int_equal(symlink("loop.txt", loop), 0);
+	capsim_outfile o;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_outfile_open(&o, loop, &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].where, loop);
+	snprintf(want, sizeof want, "cannot write: %s", strerror(ELOOP));
+	assert_string_equal(d.v[0].msg, want);
+	unlink(loop);
+	assert_int_equal(capsim_outfile_open(&o, dir, &d), -1);
+	assert_int_equal(d.n, 2);
+	snprintf(want, sizeof want, "cannot write: %s", strerror(EISDIR));
+	assert_string_equal(d.v[1].msg, want);
+	assert_int_equal(dir_entries(), 0);
 	capsim_diags_free(&d);
 }
 
@@ -200,7 +274,7 @@ static void test_dev_full(void **state)
 static void test_discard(void **state)
 {
 	(void)state;
-	char path[128], tmp[1024];
+	char path[128], tmp[sizeof ((capsim_outfile *)0)->tmp];
 	in_dir(path, sizeof path, "keep.txt");
 	put(path, "the old content\n");
 	int entries = dir_entries();
@@ -275,7 +349,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regular_replaced),
-		cmocka_unit_test(test_symlink_written_through),
+		cmocka_unit_test(test_symlink_followed),
+		cmocka_unit_test(test_symlink_chain_and_discard),
+		cmocka_unit_test(test_loop_and_directory),
 		cmocka_unit_test(test_planted_tmp_not_followed),
 		cmocka_unit_test(test_dev_null),
 		cmocka_unit_test(test_dev_full),
