@@ -61,10 +61,13 @@ case_calibrate_import_pipe() {
 	check $? 0 "/dev/stdin: run 1 in m.sqlite: 65 GEMMs" "cat GEMM | capsim calibrate import /dev/stdin"
 	# the same bytes again, from the file: refused by their SHA-256
 	cap 2 "already imported into m.sqlite as run 1 (same SHA-256)" calibrate import "$GEMM" --db m.sqlite
-	# "-" is not standard input: refused, and no database is created
+	# "-" is standard input, and says so
 	"$CAPSIM" calibrate import - --db n.sqlite <"$GEMM" >"$OUT" 2>"$ERR"
-	check $? 2 "-: error: cannot open: No such file or directory" "capsim calibrate import - < GEMM"
-	[ -e n.sqlite ] && fail "calibrate import - created n.sqlite"
+	check $? 0 "standard input: run 1 in n.sqlite: 65 GEMMs" "capsim calibrate import - < GEMM"
+	# an empty one is refused, and no database is created
+	"$CAPSIM" calibrate import - --db e.sqlite </dev/null >"$OUT" 2>"$ERR"
+	check $? 2 "standard input: error: no 'machine' line" "capsim calibrate import - < /dev/null"
+	[ -e e.sqlite ] && fail "calibrate import - < /dev/null created e.sqlite"
 	# a FIFO
 	mkfifo g.jsonl
 	(cat "$SRC/calibrate/results/h200-2026-12-02-gemm-b.jsonl" >g.jsonl &)
