@@ -235,10 +235,9 @@ static int import(int argc, char **argv)
 		case 'j': as_json = 1; break;
 		case 't':
 			date = optarg;
-			if (strlen(date) != 10 || date[4] != '-' || date[7] != '-' ||
-			    strspn(date, "0123456789-") != 10) {
+			if (!capsim_measure_is_day(date)) {
 				fprintf(stderr, "capsim calibrate import: --date: expected YYYY-MM-DD, "
-						"found '%s'\n", date);
+						"a real day from 1990 to 2100, found '%s'\n", date);
 				return CAPSIM_EXIT_USAGE;
 			}
 			break;

@@ -97,6 +97,8 @@ static size_t nearest_elements(const char *path, char out[][128], size_t max)
 	size_t best_d[8];
 	if (max > 8)
 		max = 8;
+	if (strlen(path) > CAPSIM_NEAREST_MAX_LEN)
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		char cand[128];
 		truncate_like(p[i], path, cand, sizeof cand);
@@ -132,6 +134,10 @@ size_t capsim_scenario_nearest_paths(const char *path, const char **out,
 {
 	size_t n;
 	const char *const *p = capsim_scenario_set_paths(&n);
+	/* a path much longer than any valid one is near none of them, and its
+	 * edit distance to each would cost its length times theirs */
+	if (strlen(path) > CAPSIM_NEAREST_MAX_LEN)
+		return 0;
 	size_t *dist = capsim_xmalloc(n * sizeof *dist);
 	for (size_t i = 0; i < n; i++) {
 		/* compare the last components too, so "tpp" finds "...tp" */
@@ -183,13 +189,20 @@ static void unknown_path_message(const char *what, const char *path,
 		if (w > 0 && (size_t)w < sizeof list - len)
 			len += (size_t)w;
 	}
+	if (!k)
+		snprintf(list, sizeof list, "none near it (capsim validate --paths lists them)");
+	/* a path too long to be meant is shown by its start and its length */
+	size_t plen = strlen(path);
+	int shown = plen > CAPSIM_NEAREST_MAX_LEN ? 64 : (int)plen;
+	char more[48] = "";
+	if (plen > CAPSIM_NEAREST_MAX_LEN)
+		snprintf(more, sizeof more, "... (%zu bytes)", plen);
 	if (where_at)
-		capsim_diags_add_at(d, where_at, "unknown %s '%s'; nearest valid: %s",
-				    what, path, list);
+		capsim_diags_add_at(d, where_at, "unknown %s '%.*s%s'; nearest valid: %s", what,
+				    shown, path, more, list);
 	else
-		capsim_diags_add(d, where_file, line,
-				 "unknown %s '%s'; nearest valid: %s", what, path,
-				 list);
+		capsim_diags_add(d, where_file, line, "unknown %s '%.*s%s'; nearest valid: %s",
+				 what, shown, path, more, list);
 }
 
 int capsim_set_parse(const char *arg, char *buf, capsim_set *out,

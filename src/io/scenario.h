@@ -63,7 +63,11 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *f);
 /* Every path --set accepts, in a stable order; the array lives until exit. */
 const char *const *capsim_scenario_set_paths(size_t *n);
 
-/* Up to max paths nearest to path (edit distance), into out; returns how many. */
+/* Paths longer than this have no nearest valid path (the longest is about 60). */
+#define CAPSIM_NEAREST_MAX_LEN 256
+
+/* Up to max paths nearest to path (edit distance), into out; returns how
+ * many (none for a path longer than CAPSIM_NEAREST_MAX_LEN). */
 size_t capsim_scenario_nearest_paths(const char *path, const char **out,
 				     size_t max);
 

@@ -213,16 +213,17 @@ char *capsim_xml_slurp(const char *path, size_t *out_len, capsim_diags *d)
 			cap *= 2;
 			buf = capsim_xrealloc(buf, cap);
 		}
+		errno = 0;
 		size_t n = fread(buf + len, 1, cap - len, f);
 		len += n;
 		if (n == 0)
 			break;
 	}
-	int err = ferror(f);
+	int err = ferror(f) ? (errno ? errno : EIO) : 0;
 	fclose(f);
 	if (err) {
 		free(buf);
-		capsim_diags_add(d, path, 0, "read error");
+		capsim_diags_add(d, path, 0, "cannot read: %s", strerror(err));
 		return NULL;
 	}
 	*out_len = len;

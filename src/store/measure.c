@@ -222,6 +222,11 @@ static int is_day(const char *s)
 	       d >= 1 && d <= days_in_month(y, m);
 }
 
+int capsim_measure_is_day(const char *s)
+{
+	return strlen(s) == 10 && is_day(s);
+}
+
 /* "YYYY-MM-DDTHH:MM:SSZ", UTC, a real time (no leap second) */
 static int is_utc_time(const char *s)
 {
@@ -1149,6 +1154,7 @@ static char *slurp(const char *path, const char *name, size_t *len, capsim_diags
 	size_t cap = 1 << 16, n = 0;
 	char *buf = capsim_xmalloc(cap + 1);
 	size_t got;
+	errno = 0;
 	while ((got = fread(buf + n, 1, cap - n, fp)) > 0) {
 		n += got;
 		if (n == cap) {
@@ -1163,11 +1169,11 @@ static char *slurp(const char *path, const char *name, size_t *len, capsim_diags
 			buf = capsim_xrealloc(buf, cap + 1);
 		}
 	}
-	int bad = ferror(fp);
+	int bad = ferror(fp) ? (errno ? errno : EIO) : 0;
 	if (!is_stdin)
 		fclose(fp);
 	if (bad) {
-		capsim_diags_add(d, name, 0, "read error");
+		capsim_diags_add(d, name, 0, "cannot read: %s", strerror(bad));
 		free(buf);
 		return NULL;
 	}

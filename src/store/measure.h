@@ -37,6 +37,10 @@ typedef struct capsim_import_stats {
 int capsim_measure_import(const char *jsonl_path, const char *db_path,
 			  capsim_import_stats *out, capsim_diags *d);
 
+/* 1 when s is "YYYY-MM-DD", a real day (leap years counted) of a year that
+ * the store accepts (1990 to 2100), as --date and the machine lines want. */
+int capsim_measure_is_day(const char *s);
+
 /* The machine of a record-level import: NVML's GPU name ("NVIDIA H100 80GB
  * HBM3", or "unknown"), the program that measured ("nccl-tests
  * all_reduce_perf"), its date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, a real

@@ -105,7 +105,7 @@ case_unknown_paths() {
 # a directory as the scenario: the message should say so
 case_scenario_is_dir() {
 	mkdir d.xml
-	bad "d.xml: error: cannot open: Is a directory" run d.xml
+	bad "d.xml: error: cannot read: Is a directory" run d.xml
 }
 
 case_ranks() {
