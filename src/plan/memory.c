@@ -100,6 +100,68 @@ static double in_flight(const capsim_scenario *s, int stage, int m)
 	}
 }
 
+void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
+{
+	int full32 = s->dtype == CAPSIM_DTYPE_FP32 || s->dtype == CAPSIM_DTYPE_TF32;
+	double half = full32 ? 4.0 : 2.0; /* the training dtype's weights */
+	memset(r, 0, sizeof *r);
+	r->state_bytes = 8.0;
+	switch (s->framework) {
+	case CAPSIM_FW_TORCH_AMP:
+		/* fp32 parameters are the only weights; autocast casts each to
+		 * 16 bits in the forward and autograd keeps the cast for the
+		 * backward; the loss upcasts the logits to fp32 and keeps its
+		 * log-softmax (PyTorch AMP docs; measured on the H200:
+		 * calibrate/results/h200-2026-12-03-memory.jsonl) */
+		r->param_bytes = 4.0;
+		r->grad_bytes = 4.0;
+		r->cast_bytes = full32 ? 0.0 : 2.0;
+		r->logit_bytes = full32 ? 8.0 : 10.0;
+		break;
+	case CAPSIM_FW_FSDP2:
+		/* MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32):
+		 * sharded fp32 parameters and gradients; each layer's weights
+		 * all-gathered in 16 bits, the next one prefetched */
+		r->param_bytes = 4.0;
+		r->grad_bytes = 4.0;
+		r->logit_bytes = full32 ? 8.0 : 10.0;
+		r->gathered_layers = s->zero >= 3 ? 2 : 0;
+		break;
+	case CAPSIM_FW_DEEPSPEED:
+		/* ZeRO's mixed-precision Adam: 2 + 2 + 12 bytes a parameter
+		 * (Rajbhandari et al., SC20, sec. 3.1) */
+		r->param_bytes = half;
+		r->grad_bytes = half;
+		r->master_bytes = full32 ? 0.0 : 4.0;
+		r->grads_persistent = 1;
+		r->logit_bytes = half + 4.0;
+		break;
+	default:
+		/* Megatron-LM: 16-bit weights, fp32 main gradients (bf16 turns on
+		 * accumulate_allreduce_grads_in_fp32, megatron/training/
+		 * arguments.py), fp32 master weights: 2 + 4 + 4 + 8 = 18 bytes
+		 * (Megatron-LM docs, distributed optimizer) */
+		r->param_bytes = half;
+		r->grad_bytes = 4.0;
+		r->master_bytes = full32 ? 0.0 : 4.0;
+		r->grads_persistent = 1;
+		r->logit_bytes = half + 4.0;
+		break;
+	}
+	static const double params_b[] = { 0, 4, 2, 2 }, b16_32[] = { 0, 4, 2 },
+			    master_b[] = { 0, 0, 4 }, states_b[] = { 0, 8, 4 };
+	if (s->prec_params)
+		r->param_bytes = params_b[s->prec_params];
+	if (s->prec_grads)
+		r->grad_bytes = b16_32[s->prec_grads];
+	if (s->prec_master)
+		r->master_bytes = master_b[s->prec_master];
+	if (s->prec_states)
+		r->state_bytes = states_b[s->prec_states];
+	if (r->param_bytes <= 2.0) /* 16-bit weights: nothing to cast */
+		r->cast_bytes = 0.0;
+}
+
 static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 {
 	const capsim_model *m = &s->model;
@@ -119,6 +181,7 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 			params += m->moe_experts / e * lp.expert / t;
 		act += one_act[lp.moe];
 	}
+	double layer_params = per > 0 ? params / per : 0.0; /* one layer's, on average */
 	double emb = (double)m->vocab * m->hidden / t; /* vocabulary-parallel */
 	if (k == 0) {
 		params += emb;
@@ -134,16 +197,20 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 	}
 	out->params = params;
 
-	/* Megatron's mixed precision: 16-bit weights, fp32 gradients, fp32 master
-	 * weights and two Adam moments = 2 + 4 + 12 = 18 bytes a parameter; in
-	 * fp32, 4 + 4 + 8 (Megatron-LM docs, distributed optimizer). ZeRO shards
-	 * over the data-parallel ranks, which include context parallelism. */
-	int full32 = s->dtype == CAPSIM_DTYPE_FP32 || s->dtype == CAPSIM_DTYPE_TF32;
-	double wb = full32 ? 4.0 : 2.0, gb = 4.0, ob = full32 ? 8.0 : 12.0;
+	/* the framework's copies (capsim_memory_recipe); ZeRO shards over the
+	 * data-parallel ranks, which include context parallelism */
+	capsim_mem_recipe rc;
+	capsim_memory_recipe(s, &rc);
 	double shard = (double)s->dp * s->cp;
-	out->weights_bytes = params * wb / (s->zero >= 3 ? shard : 1.0);
-	out->grads_bytes = params * gb / (s->zero >= 2 ? shard : 1.0);
-	out->optimizer_bytes = params * ob / (s->zero >= 1 ? shard : 1.0);
+	out->weights_bytes = params * rc.param_bytes / (s->zero >= 3 ? shard : 1.0);
+	out->grads_bytes = params * rc.grad_bytes / (s->zero >= 2 ? shard : 1.0);
+	out->optimizer_bytes =
+		params * (rc.master_bytes + rc.state_bytes) / (s->zero >= 1 ? shard : 1.0);
+	/* autocast's 16-bit copy of every weight the in-flight forward used;
+	 * with full recomputation only the layer being recomputed has one */
+	out->casts_bytes = rc.cast_bytes * (s->recompute == CAPSIM_RECOMPUTE_FULL ?
+						    layer_params : params);
+	out->gathers_bytes = 2.0 * rc.gathered_layers * layer_params;
 
 	int mb = capsim_microbatches(s);
 	out->in_flight = in_flight(s, k, mb);
@@ -155,14 +222,22 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 		out->activations_bytes += layer_bytes(&none, m->moe_experts != 0);
 	}
 	if (k == s->pp - 1) {
-		/* logits of the micro-batch in flight: 16-bit, and fp32 for the
-		 * loss, vocabulary-parallel */
+		/* logits of the micro-batch in flight, vocabulary-parallel: 16-bit
+		 * and an fp32 copy for the loss (Megatron's fused cross entropy),
+		 * or also the loss's fp32 log-softmax (PyTorch's) */
 		double sb = (double)s->seq_len / s->cp * s->micro_batch;
-		out->activations_bytes += sb * m->vocab / t * (act_bytes(s->dtype) + 4.0);
+		out->activations_bytes += sb * m->vocab / t * rc.logit_bytes;
 	}
 	out->reserve_bytes = s->memory_reserve_bytes;
-	out->total_bytes = out->weights_bytes + out->grads_bytes + out->optimizer_bytes +
-			   out->activations_bytes + out->reserve_bytes;
+	/* gradients made in the backward replace activations it frees: the
+	 * peak is at the backward's start (everything held, no gradient yet)
+	 * or at the optimizer step (every gradient, no activation) */
+	double held = out->activations_bytes + out->casts_bytes + out->gathers_bytes;
+	double kept = out->weights_bytes + out->optimizer_bytes + out->reserve_bytes;
+	if (rc.grads_persistent)
+		out->total_bytes = kept + out->grads_bytes + held;
+	else
+		out->total_bytes = kept + (held > out->grads_bytes ? held : out->grads_bytes);
 }
 
 void capsim_memory_estimate(const capsim_scenario *s, capsim_memory *mem)

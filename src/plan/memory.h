@@ -11,6 +11,26 @@
 
 #include "spec.h"
 
+/* What a framework keeps of the model, per parameter before sharding, and
+ * how long (docs/model.md, "Memory per framework"). */
+typedef struct capsim_mem_recipe {
+	double param_bytes;  /* the weights kept between steps */
+	double grad_bytes;   /* gradients until the optimizer step */
+	double master_bytes; /* a separate fp32 master copy (0: none) */
+	double state_bytes;  /* Adam's two moments */
+	int grads_persistent; /* 1: a buffer for the whole step (Megatron's main_grad,
+			       * DeepSpeed's); 0: made in the backward and freed by
+			       * zero_grad, so never beside all the activations */
+	double cast_bytes;   /* 16-bit copies of each weight held from its forward to
+			      * its backward (autocast over fp32 weights) */
+	double logit_bytes;  /* bytes per vocabulary entry per token for the loss */
+	int gathered_layers; /* FSDP2 with zero 3: layers unsharded at once (current
+			      * and prefetched) */
+} capsim_mem_recipe;
+
+/* The scenario's framework with its workload.precision overrides. */
+void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r);
+
 /* Memory of one pipeline stage's GPU. */
 typedef struct capsim_stage_memory {
 	int stage;                 /* 0 .. pp-1 */
@@ -20,6 +40,8 @@ typedef struct capsim_stage_memory {
 	double grads_bytes;        /* gradients (ZeRO-2/3: sharded) */
 	double optimizer_bytes;    /* fp32 master weights and Adam moments (ZeRO-1+: sharded) */
 	double activations_bytes;  /* kept for backward, all in-flight micro-batches */
+	double casts_bytes;        /* 16-bit copies of fp32 weights autocast keeps to the backward */
+	double gathers_bytes;      /* FSDP2: unsharded 16-bit weights of the layers gathered at once */
 	double in_flight;          /* micro-batches whose activations are held (may be fractional: interleaving) */
 	double reserve_bytes;      /* CUDA context, NCCL buffers, allocator slack */
 	double total_bytes;

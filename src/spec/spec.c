@@ -285,6 +285,12 @@ static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NU
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const attentions[] = { "fused", "unfused", NULL };
+const char *const capsim_framework_names[] = { "megatron", "torch-amp", "fsdp2", "deepspeed", NULL };
+/* workload.precision: index 0 is "the framework's choice" */
+static const char *const prec_params_names[] = { "framework", "fp32", "bf16", "fp16", NULL };
+static const char *const prec_grads_names[] = { "framework", "fp32", "bf16", NULL };
+static const char *const prec_master_names[] = { "framework", "none", "fp32", NULL };
+static const char *const prec_states_names[] = { "framework", "fp32", "bf16", NULL };
 
 #define S capsim_scenario
 #define SINT(p, m, fl, lo, hi, dflt, doc_) \
@@ -359,6 +365,11 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("workload.jitter", jitter, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "coefficient of variation of each GPU's kernel time per layer and micro-batch (lognormal, from the scenario's seed); every replica is then simulated (assumption: no default from measurement)"),
 	SDBL("workload.task-limit", task_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e11, "2e6", "most pipeline tasks (a forward and a backward per micro-batch, stage and chunk, for each replica simulated) one step may simulate; a larger step is refused before it runs (measured: about 130 bytes and 1.4 us a task, so the default bounds a step near 0.3 GB and 3 s; raise it for longer schedules)"),
 	SDBL("workload.flow-limit", flow_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e10, "2e6", "most flows one collective may simulate (an all-to-all over n ranks is n(n-1), a ring all-reduce n per distinct ring); a larger one is refused before its flows are built (measured: at most about 0.4 KB and 4.4 us a flow, so the default bounds a collective near 0.8 GB and 9 s; raise it for larger all-to-alls)"),
+	FENUM("workload.framework", S, framework, capsim_framework_names, 0, "megatron", "training framework, by the copies of the model it keeps: megatron (Megatron-LM/NeMo, 18 bytes a parameter), torch-amp (PyTorch autocast: fp32 weights are the only copy, 16 bytes, plus bf16 casts held to the backward), fsdp2 (16 bytes, sharded as zero says, bf16 all-gathers), deepspeed (ZeRO paper: 16 bytes)"),
+	FENUM("workload.precision.params", S, prec_params, prec_params_names, 0, "framework", "dtype of the weights the framework keeps between steps (fp32, bf16, fp16)"),
+	FENUM("workload.precision.grads", S, prec_grads, prec_grads_names, 0, "framework", "dtype of the gradients accumulated and kept until the optimizer step (fp32, bf16)"),
+	FENUM("workload.precision.master", S, prec_master, prec_master_names, 0, "framework", "a separate fp32 master copy of the weights (none, fp32)"),
+	FENUM("workload.precision.states", S, prec_states, prec_states_names, 0, "framework", "dtype of Adam's two moments (fp32, bf16)"),
 	SDBL("workload.memory-reserve", memory_reserve_bytes, CAPSIM_DIM_BYTES, NN, 0, 1e12, "2 GiB", "memory per GPU outside the model: CUDA context, NCCL buffers, allocator slack (assumption)"),
 	FREF("facility.ref", S, facility_ref, "facility", 0, "facility defaults"),
 	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),

@@ -311,6 +311,17 @@ typedef enum { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16, CAPSIM_D
 typedef enum { CAPSIM_SCHED_GPIPE, CAPSIM_SCHED_1F1B, CAPSIM_SCHED_1F1B_INTERLEAVED } capsim_schedule;
 typedef enum { CAPSIM_RECOMPUTE_NONE, CAPSIM_RECOMPUTE_SELECTIVE, CAPSIM_RECOMPUTE_FULL } capsim_recompute;
 
+/* Training frameworks, by the copies of the model they keep (docs/model.md,
+ * "Memory per framework"). */
+typedef enum {
+	CAPSIM_FW_MEGATRON, /* Megatron-LM / NeMo: 16-bit weights, fp32 main grads, fp32 master */
+	CAPSIM_FW_TORCH_AMP, /* PyTorch autocast: fp32 weights only, bf16 casts per step */
+	CAPSIM_FW_FSDP2,    /* FSDP2 mixed precision: fp32 sharded params, bf16 gathers */
+	CAPSIM_FW_DEEPSPEED /* DeepSpeed ZeRO: 16-bit weights and grads, fp32 master */
+} capsim_framework;
+
+extern const char *const capsim_framework_names[];
+
 #define CAPSIM_MAX_GROUPS 4 /* node types in one cluster */
 #define CAPSIM_MAX_OVERRIDES 256/* part fields overridden in one scenario */
 #define CAPSIM_MAX_LINES 64     /* elements whose lines a scenario keeps */
@@ -420,6 +431,9 @@ typedef struct capsim_scenario {
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
 	int first_stage_layers, last_stage_layers; /* 0: an even split */
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
+	int framework;               /* capsim_framework: whose memory recipe */
+	/* workload.precision: 0 = the framework's, else the name's index */
+	int prec_params, prec_grads, prec_master, prec_states;
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
 	int cuda_graphs;             /* kernels replayed from CUDA graphs, not launched eagerly */

@@ -7,8 +7,11 @@
 #include "scenario.h"
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "memory.h"
 #include "scenario.h"
@@ -189,6 +192,146 @@ static void test_position_rows(void **state)
 	free(s);
 }
 
+/* The frameworks' bytes a parameter: Megatron 2 + 4 + 4 + 8 = 18, PyTorch
+ * AMP 4 + 4 + 8 = 16 with a 2-byte cast held to the backward, DeepSpeed
+ * 2 + 2 + 4 + 8 = 16 (the ZeRO paper), each field overridable. */
+static void test_recipes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *fw, *field, *value;
+		double p, g, m, st, cast;
+		int persistent;
+	} want[] = {
+		{ "megatron", NULL, NULL, 2, 4, 4, 8, 0, 1 },
+		{ "megatron", "workload.precision.grads", "bf16", 2, 2, 4, 8, 0, 1 },
+		{ "torch-amp", NULL, NULL, 4, 4, 0, 8, 2, 0 },
+		{ "torch-amp", "workload.precision.params", "bf16", 2, 4, 0, 8, 0, 0 },
+		{ "fsdp2", NULL, NULL, 4, 4, 0, 8, 0, 0 },
+		{ "deepspeed", NULL, NULL, 2, 2, 4, 8, 0, 1 },
+		{ "deepspeed", "workload.precision.states", "bf16", 2, 2, 4, 4, 0, 1 },
+		{ "deepspeed", "workload.precision.master", "none", 2, 2, 0, 8, 0, 1 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		capsim_set sets[2] = { { "workload.framework", want[i].fw },
+				       { want[i].field, want[i].value } };
+		capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, sets,
+					  want[i].field ? 2 : 1);
+		capsim_mem_recipe r;
+		capsim_memory_recipe(s, &r);
+		assert_rel(r.param_bytes, want[i].p, 0);
+		assert_rel(r.grad_bytes, want[i].g, 0);
+		assert_rel(r.master_bytes, want[i].m, 0);
+		assert_rel(r.state_bytes, want[i].st, 0);
+		assert_rel(r.cast_bytes, want[i].cast, 0);
+		assert_int_equal(r.grads_persistent, want[i].persistent);
+		free(s);
+	}
+}
+
+/* Peak memory under PyTorch AMP against torch.cuda.max_memory_allocated on
+ * the lent H200 (calibrate/results/h200-2026-12-03-memory.jsonl, made by
+ * calibrate/torch/memory_probe.py): Llama 3 8B and Llama 2 7B cut to 2 and
+ * 4 layers, and a whole 6.7B GPT (32 layers), micro-batch 1 to 4, sequence
+ * 2048 to 8192, with and without full recomputation. capsim's reserve is
+ * set to 0 (the measurement is the allocator's, without the context).
+ * Tolerance: 10% per point (issue 12's target), set before comparing. A
+ * point known to be outside stays listed here with its diagnosis, and the
+ * test fails if it comes inside (update the list) or if any other leaves. */
+static const char *const h200_known_outside[] = {
+	/* -15.5%: autocast's fp32 RMSNorm inputs, the probe's unfused RoPE and
+	 * SwiGLU's saved products make Llama's activations about 53h bytes a
+	 * token and layer against Korthikanti's 36h (the GPT points, at 34h,
+	 * agree); at 16k tokens a micro-batch that gap exceeds 10% */
+	"llama-2-7b/4/4096/4/none",
+};
+
+static void test_h200_torch_amp(void **state)
+{
+	(void)state;
+	FILE *f = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-03-memory.jsonl", "r");
+	assert_non_null(f);
+	char line[8192];
+	int points = 0, inside = 0;
+	double worst = 0;
+	while (fgets(line, sizeof line, f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		if (strcmp(kind, "torch-memory") != 0 || json_object_get(o, "error")) {
+			json_decref(o);
+			continue;
+		}
+		const char *model = json_string_value(json_object_get(o, "model"));
+		const char *rc = json_string_value(json_object_get(o, "recompute"));
+		int layers = (int)json_integer_value(json_object_get(o, "layers"));
+		int seq = (int)json_integer_value(json_object_get(o, "seq"));
+		int mb = (int)json_integer_value(json_object_get(o, "micro_batch"));
+		double meas = json_number_value(json_object_get(o, "peak_allocated_bytes"));
+		char ref[32] = "", l_s[16], seq_s[16], mb_s[16], rc_s[16], id[96];
+		snprintf(ref, sizeof ref, "%s",
+			 !strcmp(model, "llama-3-8b") ? "llama-3.1-8b" :
+			 !strcmp(model, "gpt3-6.7b") ? "megatron-7.5b" : model);
+		snprintf(l_s, sizeof l_s, "%d", layers);
+		snprintf(seq_s, sizeof seq_s, "%d", seq);
+		snprintf(mb_s, sizeof mb_s, "%d", mb);
+		snprintf(rc_s, sizeof rc_s, "%s", rc);
+		snprintf(id, sizeof id, "%s/%d/%d/%d/%s", model, layers, seq, mb, rc);
+		json_decref(o);
+		/* the GPT is megatron-7.5b at GPT-3 6.7B's 32 layers, FFN 4h and
+		 * GPT-2's vocabulary, as the probe builds it */
+		const capsim_set sets[] = {
+			{ "workload.framework", "torch-amp" },
+			{ "workload.model.ref", ref },
+			{ "workload.model.architecture.layers", l_s },
+			{ "workload.seq-len", seq_s },
+			{ "workload.micro-batch", mb_s },
+			{ "workload.global-batch", mb_s },
+			{ "workload.parallelism.recompute", rc_s },
+			{ "workload.memory-reserve", "0 B" },
+			{ "workload.model.architecture.vocab", "50257" },
+			{ "workload.model.architecture.ffn", "16384" },
+		};
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		size_t n = !strcmp(ref, "megatron-7.5b") ? 10 : 8;
+		int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml",
+					       cat, sets, n, s, &d);
+		capsim_diags_print(&d, stderr);
+		capsim_diags_free(&d);
+		assert_int_equal(lrc, 0);
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		free(s);
+		/* every point ran: with the default 2 GiB reserve it must fit */
+		if (m.peak.total_bytes + 2.0 * 1073741824.0 > m.capacity_bytes)
+			fail_msg("%s ran on the H200, and capsim says it does not fit", id);
+		double err = m.peak.total_bytes / meas - 1.0;
+		int known = 0;
+		for (size_t i = 0; i < sizeof h200_known_outside / sizeof h200_known_outside[0]; i++)
+			known |= !strcmp(id, h200_known_outside[i]);
+		print_message("h200 %-28s measured %7.2f GiB, capsim %7.2f GiB, %+6.1f%%%s\n", id,
+			      meas / 1073741824.0, m.peak.total_bytes / 1073741824.0, 100 * err,
+			      known ? " (known outside)" : "");
+		if (known) {
+			if (fabs(err) <= 0.10)
+				fail_msg("%s is inside 10%% now: take it off h200_known_outside", id);
+		} else {
+			if (fabs(err) > 0.10)
+				fail_msg("%s: capsim %.4g B against %.4g B measured (%+.1f%%)", id,
+					 m.peak.total_bytes, meas, 100 * err);
+			inside++;
+			if (fabs(err) > worst)
+				worst = fabs(err);
+		}
+		points++;
+	}
+	fclose(f);
+	print_message("h200: %d of %d points within 10%% (worst %.1f%%)\n", inside, points,
+		      100 * worst);
+	assert_int_equal(points, 26);
+}
+
 static void test_fits(void **state)
 {
 	(void)state;
@@ -234,6 +377,8 @@ int main(void)
 		cmocka_unit_test(test_pipeline_in_flight),
 		cmocka_unit_test(test_uneven_stages),
 		cmocka_unit_test(test_position_rows),
+		cmocka_unit_test(test_recipes),
+		cmocka_unit_test(test_h200_torch_amp),
 		cmocka_unit_test(test_fits),
 	};
 	return cmocka_run_group_tests_name("memory", tests, setup, teardown);
