@@ -22,7 +22,10 @@
  * capped at 64 MiB (RLIMIT_FSIZE).
  *
  * Standard output and error go to /dev/null while a command runs (the
- * sanitizers report on the original standard error). */
+ * sanitizers report on the original standard error). With
+ * CAPSIM_FUZZ_CLI_REPEAT=1 each input runs twice and must give the same
+ * status and standard output; CAPSIM_FUZZ_CLI_TRACE=1 prints each vector
+ * (as getopt left it) and its status. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,6 +82,11 @@ static int start_fd = -1; /* libFuzzer's working directory */
 /* CAPSIM_FUZZ_CLI_TRACE=1: each vector run and its status, for looking at
  * what the seeds reach */
 static int trace_runs;
+/* CAPSIM_FUZZ_CLI_REPEAT=1: each input run twice, which must give the same
+ * status and standard output (state one run leaves must not change the
+ * next); half as many inputs a second */
+static int repeat_runs;
+static FILE *first_out, *again_out;
 
 static void die(const char *what)
 {
@@ -244,11 +252,12 @@ static void leave_work_root(void)
 		die("fchdir");
 }
 
-static void quiet(void)
+/* standard output to out_fd, standard error to /dev/null */
+static void quiet(int out_fd)
 {
 	fflush(stdout);
 	fflush(stderr);
-	dup2(dev_null, STDOUT_FILENO);
+	dup2(out_fd, STDOUT_FILENO);
 	dup2(dev_null, STDERR_FILENO);
 }
 
@@ -262,13 +271,39 @@ static void loud(void)
 	dup2(saved_stderr, STDERR_FILENO);
 }
 
-/* the command line as a user would type it (as the input's bytes) */
 static int run_quietly(int argc, char **argv)
 {
-	quiet();
+	quiet(dev_null);
 	int status = capsim_main(argc, argv);
 	loud();
 	return status;
+}
+
+/* the run with its standard output in out, emptied first */
+static int run_captured(int argc, char **argv, FILE *out)
+{
+	if (ftruncate(fileno(out), 0) < 0 || fseek(out, 0, SEEK_SET) < 0)
+		die("output file");
+	quiet(fileno(out));
+	int status = capsim_main(argc, argv);
+	loud();
+	return status;
+}
+
+/* 1 when a and b hold the same bytes */
+static int same_output(FILE *a, FILE *b)
+{
+	rewind(a);
+	rewind(b);
+	char x[8192], y[8192];
+	size_t nx, ny;
+	do {
+		nx = fread(x, 1, sizeof x, a);
+		ny = fread(y, 1, sizeof y, b);
+		if (nx != ny || memcmp(x, y, nx) != 0)
+			return 0;
+	} while (nx == sizeof x);
+	return 1;
 }
 
 /* measurements.db, for fit and verify --measurements: the seed runs of
@@ -338,6 +373,12 @@ static void remove_work_root(void)
 	(void)nftw(work_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static int env_flag(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static char start_dir[4096];
@@ -373,8 +414,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	make_measurements();
 	fprintf(stderr, "fuzz_cli: running in %s (%zu files)\n", work_root, data.n_files);
 	leave_work_root();
-	const char *tr = getenv("CAPSIM_FUZZ_CLI_TRACE");
-	trace_runs = tr && *tr && strcmp(tr, "0") != 0;
+	trace_runs = env_flag("CAPSIM_FUZZ_CLI_TRACE");
+	repeat_runs = env_flag("CAPSIM_FUZZ_CLI_REPEAT");
+	if (repeat_runs && (!(first_out = tmpfile()) || !(again_out = tmpfile())))
+		die("tmpfile");
 	return 0;
 }
 
@@ -457,6 +500,39 @@ static void print_run(const arg_vector *av, int status)
 	fprintf(stderr, " -> %d\n", status);
 }
 
+static void check_status(int status)
+{
+	if (status < CAPSIM_EXIT_OK || status > CAPSIM_EXIT_ACCEPTANCE) {
+		fprintf(stderr, "fuzz_cli: exit status %d, expected 0 to 3\n", status);
+		abort();
+	}
+}
+
+/* the input twice, from two vectors split afresh (getopt permutes a
+ * vector; collective --sweep writes into its argument) */
+static void run_twice(const uint8_t *data_in, size_t size)
+{
+	arg_vector av[2];
+	int status[2];
+	FILE *out[2] = { first_out, again_out };
+	for (int k = 0; k < 2; k++) {
+		if (split_args(data_in, size, &av[k]) < 0)
+			die("split");
+		enter_work_root();
+		status[k] = run_captured(av[k].n, av[k].v, out[k]);
+		restore_data();
+		leave_work_root();
+		check_status(status[k]);
+		free(av[k].buf);
+	}
+	if (status[0] != status[1] || !same_output(first_out, again_out)) {
+		fprintf(stderr, "fuzz_cli: the same input ran twice gave status %d, then %d%s\n",
+			status[0], status[1],
+			same_output(first_out, again_out) ? "" : ", and other output");
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data_in, size_t size)
 {
 	if (size > MAX_INPUT)
@@ -466,16 +542,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data_in, size_t size)
 		free(av.buf);
 		return -1;
 	}
+	if (repeat_runs) {
+		free(av.buf);
+		run_twice(data_in, size);
+		return 0;
+	}
 	enter_work_root();
 	int status = run_quietly(av.n, av.v);
 	restore_data();
 	leave_work_root();
 	if (trace_runs)
 		print_run(&av, status);
-	if (status < CAPSIM_EXIT_OK || status > CAPSIM_EXIT_ACCEPTANCE) {
-		fprintf(stderr, "fuzz_cli: exit status %d, expected 0 to 3\n", status);
-		abort();
-	}
+	check_status(status);
 	free(av.buf);
 	return 0;
 }
