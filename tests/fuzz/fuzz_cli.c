@@ -9,10 +9,10 @@
  *
  * Where it runs: a private directory made at start (mkdtemp) holding a copy
  * of the catalog (hardware/, models/, scenarios/) and of some test data
- * (nccl-tests/, nccl-tests-bad/, calibrate/, profiles/) and a measurement
- * database (measurements.db); it is the working directory and CAPSIM_DATA,
- * so inputs name files relatively ("scenarios/default.xml") and outputs land
- * there. After each run every copied file is put back if it was changed and
+ * (nccl-tests/, nccl-tests-bad/, calibrate/ with one recorded GEMM run,
+ * profiles/) and a measurement database of those runs (measurements.db); it
+ * is the working directory of each run and CAPSIM_DATA, so inputs name files
+ * relatively ("scenarios/default.xml") and outputs land there. After each run every copied file is put back if it was changed and
  * everything else a run left there is removed. So that nothing outside it is
  * written, an input with an absolute path or a ".." is refused (not run).
  * Also refused: `calibrate run` (it runs GPU programs), more than MAX_ARGS
@@ -311,10 +311,11 @@ static int same_output(FILE *a, FILE *b)
 static void make_measurements(void)
 {
 	char a0[] = "capsim", a1[] = "calibrate", a2[] = "import", a3[] = "--db",
-	     a4[] = "measurements.db", a5[] = "calibrate/gemm-duty.jsonl",
-	     a6[] = "calibrate/nccl-8gpu.jsonl", a7[] = "calibrate/pcie.jsonl";
-	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, NULL };
-	if (run_quietly(8, argv) != CAPSIM_EXIT_OK) {
+	     a4[] = "measurements.db", a5[] = "calibrate/h200-gemm.jsonl",
+	     a6[] = "calibrate/gemm-duty.jsonl", a7[] = "calibrate/nccl-8gpu.jsonl",
+	     a8[] = "calibrate/pcie.jsonl";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8, NULL };
+	if (run_quietly(9, argv) != CAPSIM_EXIT_OK) {
 		errno = 0;
 		die("capsim calibrate import of the seed measurements");
 	}
@@ -396,6 +397,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	copy_tree("tests/data/nccl-tests", "nccl-tests");
 	copy_tree("tests/data/nccl-tests-bad", "nccl-tests-bad");
 	copy_tree("tests/data/calibrate", "calibrate");
+	/* GEMMs and a copy, for verify --measurements and fit */
+	add_file(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gemm.jsonl",
+		 "calibrate/h200-gemm.jsonl");
 	copy_tree("tests/data/profiles", "profiles");
 	if (setenv("CAPSIM_DATA", work_root, 1) < 0)
 		die("setenv");
