@@ -12,14 +12,15 @@
  * (nccl-tests/, nccl-tests-bad/, calibrate/ with one recorded GEMM run,
  * profiles/) and a measurement database of those runs (measurements.db); it
  * is the working directory of each run and CAPSIM_DATA, so inputs name files
- * relatively ("scenarios/default.xml") and outputs land there. After each run every copied file is put back if it was changed and
- * everything else a run left there is removed. So that nothing outside it is
- * written, an input with an absolute path or a ".." is refused (not run).
- * Also refused: `calibrate run` (it runs GPU programs), more than MAX_ARGS
- * arguments, and any mention of workload.task-limit or workload.flow-limit:
- * run, scale, collective and verify get --set options bounding the work of
- * one input (LIMITS) before the input's own arguments. Files written are
- * capped at 64 MiB (RLIMIT_FSIZE).
+ * relatively ("scenarios/default.xml") and outputs land there. After each
+ * run every copied file is put back if it was changed and everything else a
+ * run left there is removed. So that nothing outside it is written, an input
+ * with an absolute path or a ".." is refused (not run). Also refused:
+ * `calibrate run` (it runs GPU programs), more than MAX_ARGS arguments, and
+ * any mention of workload.task-limit or workload.flow-limit: run, scale,
+ * collective and verify get --set options bounding the work of one input
+ * (limits[]) before the input's own arguments. Files written are capped at
+ * 64 MiB (RLIMIT_FSIZE).
  *
  * Standard output and error go to /dev/null while a command runs (the
  * sanitizers report on the original standard error). With
