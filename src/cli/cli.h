@@ -27,6 +27,13 @@ int capsim_cmd_verify(int argc, char **argv);
 
 const char *capsim_version_string(void);
 
+/* The capsim command line: argv[1] names the command (or --help,
+ * --version); returns the exit status, CAPSIM_EXIT_FAILURE when standard
+ * output could not all be written. Call capsim_init() once per process
+ * first; then it may be called again, with another vector (getopt starts
+ * afresh each time). */
+int capsim_main(int argc, char **argv);
+
 /* The --set PATH=VALUE options of one command, with the buffers the pairs
  * point into. Start zeroed; capsim_cli_sets_free releases. */
 typedef struct capsim_cli_sets {

@@ -204,6 +204,8 @@ static const char *scan_number(const char *p, double *out)
 /* Copy s without trailing blanks into buf. */
 static void trim_copy(const char *s, char *buf, size_t len)
 {
+	if (!len)
+		return;
 	size_t n = strlen(s);
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
@@ -491,14 +493,9 @@ static int parse_ops(const char *s, double *out, char *err, size_t errlen)
 	return 0;
 }
 
-int capsim_units_parse(const char *s, capsim_dim dim, const char *hw,
-		       double *out, char *err, size_t errlen)
+static int parse_dim(const char *s, capsim_dim dim, const char *hw,
+		     double *out, char *err, size_t errlen)
 {
-	if (!s || !*skip_space(s)) {
-		snprintf(err, errlen, "empty value; expected %s such as '%s'",
-			 capsim_dim_name(dim), capsim_dim_example(dim));
-		return -1;
-	}
 	switch (dim) {
 	case CAPSIM_DIM_COUNT:
 		return parse_count(s, out, err, errlen);
@@ -534,6 +531,27 @@ int capsim_units_parse(const char *s, capsim_dim dim, const char *hw,
 	}
 	snprintf(err, errlen, "internal: unknown dimension %d", (int)dim);
 	return -1;
+}
+
+int capsim_units_parse(const char *s, capsim_dim dim, const char *hw,
+		       double *out, char *err, size_t errlen)
+{
+	if (!s || !*skip_space(s)) {
+		snprintf(err, errlen, "empty value; expected %s such as '%s'",
+			 capsim_dim_name(dim), capsim_dim_example(dim));
+		return -1;
+	}
+	double v;
+	if (parse_dim(s, dim, hw, &v, err, errlen) < 0)
+		return -1;
+	/* a finite number times its unit ("1e308 PB") or over a tiny divisor
+	 * ("1e300:1e-300") can overflow */
+	if (!isfinite(v)) {
+		snprintf(err, errlen, "'%s' is out of range for %s", s, capsim_dim_name(dim));
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 /* pick the largest unit of the table whose factor is <= |v| */
@@ -643,27 +661,43 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 	return buf;
 }
 
+/* the number of the n digits at s, or -1 when one is not a digit (sscanf's
+ * %d would also take blanks and signs: "2024- 6-+1") */
+static int digits_value(const char *s, int n)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = 10 * v + (s[i] - '0');
+	}
+	return v;
+}
+
+static int days_in_month(int y, int m)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
 int capsim_date_parse(const char *s, char *out, size_t outlen, char *err,
 		      size_t errlen)
 {
-	int y = 0, m = 0, d = 0, n = 0;
 	size_t len = strlen(s);
-
-	if (len == 4 && sscanf(s, "%4d%n", &y, &n) == 1 && n == 4)
-		m = 0;
-	else if (len == 7 && sscanf(s, "%4d-%2d%n", &y, &m, &n) == 2 && n == 7)
-		d = 0;
-	else if (len == 10 &&
-		 sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) == 3 && n == 10)
-		;
-	else {
+	int y = digits_value(s, 4 < len ? 4 : (int)len), m = 1, d = 1;
+	int shaped = (len == 4 || len == 7 || len == 10) && y >= 0;
+	if (shaped && len >= 7)
+		shaped = s[4] == '-' && (m = digits_value(s + 5, 2)) >= 0;
+	if (shaped && len == 10)
+		shaped = s[7] == '-' && (d = digits_value(s + 8, 2)) >= 0;
+	if (!shaped) {
 		snprintf(err, errlen,
 			 "expected a date YYYY, YYYY-MM or YYYY-MM-DD, found '%s'",
 			 s);
 		return -1;
 	}
-	if (y < 1990 || y > 2100 || (len >= 7 && (m < 1 || m > 12)) ||
-	    (len == 10 && (d < 1 || d > 31))) {
+	if (y < 1990 || y > 2100 || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m)) {
 		snprintf(err, errlen, "date '%s' is out of range", s);
 		return -1;
 	}

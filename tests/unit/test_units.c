@@ -172,6 +172,21 @@ static void test_error_never_overflows(void **state)
 	assert_int_equal(strlen(err), sizeof err - 1);
 }
 
+/* a finite number times a large unit, or over a tiny one, overflows: refused,
+ * never infinity (found by fuzz_units) */
+static void test_overflow_refused(void **state)
+{
+	(void)state;
+	char err[256];
+	double v = 0;
+	assert_int_equal(capsim_units_parse("1e308 PB", CAPSIM_DIM_BYTES, NULL, &v, err, sizeof err), -1);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(capsim_units_parse("1e300:1e-300", CAPSIM_DIM_RATIO, NULL, &v, err, sizeof err), -1);
+	assert_int_equal(capsim_units_parse("$1e300/ns", CAPSIM_DIM_USD_PER_S, NULL, &v, err, sizeof err), -1);
+	assert_int_equal(capsim_units_parse("1e308T", CAPSIM_DIM_COUNT, NULL, &v, err, sizeof err), -1);
+	assert_int_equal(capsim_units_parse("1e290 PB", CAPSIM_DIM_BYTES, NULL, &v, err, sizeof err), 0);
+}
+
 static void test_format_reads_back(void **state)
 {
 	(void)state;
@@ -207,6 +222,15 @@ static void test_dates_and_flags(void **state)
 	assert_int_equal(capsim_date_parse("June 2024", out, sizeof out, err, sizeof err), -1);
 	assert_non_null(strstr(err, "expected a date YYYY"));
 	assert_int_equal(capsim_date_parse("2024-6", out, sizeof out, err, sizeof err), -1);
+	/* digits only where digits go (found by fuzz_units) */
+	assert_int_equal(capsim_date_parse("2024- 6-15", out, sizeof out, err, sizeof err), -1);
+	assert_int_equal(capsim_date_parse("2024-+6-15", out, sizeof out, err, sizeof err), -1);
+	assert_int_equal(capsim_date_parse(" 202", out, sizeof out, err, sizeof err), -1);
+	/* days of the month */
+	assert_int_equal(capsim_date_parse("2024-02-29", out, sizeof out, err, sizeof err), 0);
+	assert_int_equal(capsim_date_parse("2023-02-29", out, sizeof out, err, sizeof err), -1);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(capsim_date_parse("2024-04-31", out, sizeof out, err, sizeof err), -1);
 	assert_int_equal(capsim_flag_parse("on"), 1);
 	assert_int_equal(capsim_flag_parse("false"), 0);
 	assert_int_equal(capsim_flag_parse("On"), -1);
@@ -241,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_long_mantissa),
 		cmocka_unit_test(test_error_never_overflows),
+		cmocka_unit_test(test_overflow_refused),
 		cmocka_unit_test(test_format_reads_back),
 		cmocka_unit_test(test_dates_and_flags),
 		cmocka_unit_test(test_sha256),

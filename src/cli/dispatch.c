@@ -1,0 +1,125 @@
+/* dispatch.c - the capsim command line: git-style subcommands over the
+ * library, as a function main() calls (and fuzz_cli, many times in one
+ * process). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef CAPSIM_VERSION
+#define CAPSIM_VERSION "0.0.0"
+#endif
+#ifndef CAPSIM_GIT_REV
+#define CAPSIM_GIT_REV "unknown"
+#endif
+
+typedef struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{ "run", capsim_cmd_run, "predict one training step: step time, tokens/s, MFU, memory, time to train" },
+	{ "scale", capsim_cmd_scale, "the same job at several GPU counts: step time, throughput, scaling efficiency" },
+	{ "collective", capsim_cmd_collective, "simulate one NCCL collective (or a sweep of sizes) on a scenario's fabric" },
+	{ "calibrate", capsim_cmd_calibrate, "run calibrate/'s programs; store their measurements in an SQLite database (run, import)" },
+	{ "verify", capsim_cmd_verify, "acceptance checks: nccl-tests logs and measurements against the scenario's hardware" },
+	{ "fit", capsim_cmd_fit, "fit a calibrated hardware profile to a measurement database" },
+	{ "catalog", capsim_cmd_catalog, "list the catalog: gpus, nics, switches, nvswitches, storage, nodes, clouds, facilities, models" },
+	{ "validate", capsim_cmd_validate, "check scenario, hardware and model files; show what a scenario resolves to" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: capsim [--version] [--help] COMMAND [ARGS]\n"
+		"\n"
+		"capsim predicts what a GPU cluster does with a training workload.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"'capsim COMMAND --help' describes a command.\n"
+		"Exit status: 0 success, 1 failure while running, 2 bad usage or input,\n"
+		"3 failed acceptance check.\n");
+}
+
+const char *capsim_version_string(void)
+{
+	return CAPSIM_VERSION " (git " CAPSIM_GIT_REV ")";
+}
+
+/* The command's status, or 1 when what it printed did not all reach
+ * standard output (a full disk, a closed pipe): a truncated report must not
+ * pass for a whole one. */
+static int finish(int status)
+{
+	errno = 0;
+	int flush_failed = fflush(stdout) != 0;
+	int e = errno;
+	if (flush_failed || ferror(stdout)) {
+		fprintf(stderr, "capsim: writing standard output: %s\n",
+			strerror(flush_failed && e ? e : EIO));
+		return status != CAPSIM_EXIT_OK ? status : CAPSIM_EXIT_FAILURE;
+	}
+	return status;
+}
+
+static int dispatch(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return CAPSIM_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		if (strcmp(cmd, "help") == 0 && argc > 2) {
+			char *sub[] = { argv[2], "--help", NULL };
+			for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+				if (strcmp(commands[i].name, argv[2]) == 0)
+					return commands[i].run(2, sub);
+			fprintf(stderr, "capsim: no command '%s'\n", argv[2]);
+			return CAPSIM_EXIT_USAGE;
+		}
+		usage(stdout);
+		return CAPSIM_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("capsim %s\n", capsim_version_string());
+		return CAPSIM_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(commands[i].name, cmd) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "capsim: '%s' is not a capsim command; see 'capsim --help'\n",
+		cmd);
+	return CAPSIM_EXIT_USAGE;
+}
+
+/* getopt keeps state between parses: where it is in a cluster of short
+ * options ("-jv") and which arguments it has permuted, pointing into the
+ * argument vector it last saw. A command's own optind = 1 keeps that state;
+ * optind = 0 makes glibc start afresh. So that capsim_main may run again in
+ * one process with another vector, each run starts from a fresh getopt. */
+static void reset_getopt(void)
+{
+	char arg0[] = "capsim";
+	char *none[] = { arg0, NULL };
+	optind = 0;
+	opterr = 1;
+	(void)getopt(1, none, "");
+	optind = 1;
+}
+
+int capsim_main(int argc, char **argv)
+{
+	reset_getopt();
+	return finish(dispatch(argc, argv));
+}
