@@ -1,6 +1,7 @@
 /* cmd_run.c - `capsim run SCENARIO`: one training step of the scenario's
  * workload on its cluster, and what follows from it (throughput, MFU, memory,
  * time to train). */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,8 +159,11 @@ static int write_trace(const char *path, const capsim_result *r, double limit,
 				    capsim_units_format(bound, CAPSIM_DIM_BYTES, b, sizeof b), limit_text);
 		refused = 1;
 	} else if (capsim_outfile_open(&o, path, &d) == 0) {
-		if (capsim_result_trace(r, o.f, limit) < 0)
-			capsim_diags_add_at(&d, path, "cannot write the trace");
+		errno = 0;
+		if (capsim_result_trace(r, o.f, limit) < 0) {
+			int e = errno ? errno : EIO;
+			capsim_diags_add_at(&d, path, "cannot write the trace: %s", strerror(e));
+		}
 		if (d.n)
 			capsim_outfile_discard(&o);
 		else

@@ -1,7 +1,9 @@
 /* cmd_scale.c - `capsim scale SCENARIO --gpus LIST [--weak|--strong]`: the
  * same job at several cluster sizes, TP, PP and CP fixed and data parallelism
  * growing; step time, throughput and scaling efficiency per size. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdio_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,7 +231,17 @@ int capsim_cmd_scale(int argc, char **argv)
 			       r.nodes, r.dp, r.global_batch, r.step.step_time_s, r.step.tokens_per_s,
 			       per_gpu, 100 * r.mfu, eff, rel,
 			       r.fits_in_memory ? "" : "  (does not fit)");
-			fflush(stdout);
+			errno = 0;
+			if (fflush(stdout) != 0) {
+				/* say why now; the rest of the table has nowhere to go */
+				fprintf(stderr, "capsim: writing standard output: %s\n",
+					strerror(errno ? errno : EIO));
+				__fpurge(stdout);
+				clearerr(stdout);
+				capsim_result_free(&r);
+				status = CAPSIM_EXIT_FAILURE;
+				goto out;
+			}
 		}
 		if (out)
 			capsim_result_csv_row(&r, out);

@@ -1,5 +1,6 @@
 /* cmd_validate.c - `capsim validate FILE...`: check input files and say what a
  * scenario resolves to. */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -191,8 +192,12 @@ static int validate_scenario(const input_bytes *in, validate_ctx *c, capsim_diag
 	int rc = capsim_scenario_load_memory(in->buf, in->len, path, c->cat, c->sets, c->n_sets,
 					     s, d);
 	if (rc == 0 && c->resolved) {
+		errno = 0;
 		if (capsim_scenario_write_xml(s, c->out) < 0) {
-			capsim_diags_add(d, path, 0, "cannot write the resolved scenario");
+			int e = errno ? errno : EIO;
+			capsim_diags_add_runtime(d, c->out == stdout ? "standard output" : path,
+						 "cannot write the resolved scenario: %s",
+						 strerror(e));
 			rc = -1;
 		}
 	} else if (rc == 0 && !c->json) {
@@ -377,7 +382,11 @@ static int validate_all(int argc, char **argv, int first, validate_ctx *c)
 		free(in.buf);
 		if (fd.n) {
 			capsim_diags_print(&fd, stderr);
-			status = CAPSIM_EXIT_USAGE;
+			/* a write that failed outranks bad input: exit 1 */
+			if (capsim_diags_runtime(&fd))
+				status = CAPSIM_EXIT_FAILURE;
+			else if (status == CAPSIM_EXIT_OK)
+				status = CAPSIM_EXIT_USAGE;
 		}
 		capsim_diags_free(&fd);
 	}
