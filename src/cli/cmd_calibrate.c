@@ -138,10 +138,21 @@ static int import_log(const char *path, const char *db, int ranks, const char *d
 	if (rc == 0) {
 		capsim_measure_nccl *recs = capsim_xcalloc(2 * log.n_rows + 1, sizeof *recs);
 		double *samples = capsim_xcalloc(2 * log.n_rows + 1, sizeof *samples);
-		size_t n = 0;
-		for (size_t i = 0; i < log.n_rows; i++)
+		size_t n = 0, empty = 0;
+		for (size_t i = 0; i < log.n_rows; i++) {
+			/* nccl-tests -b 0 times a 0-byte collective: a launch, no
+			 * transfer, and the store keeps sizes from 1 B */
+			if (log.rows[i].bytes <= 0) {
+				empty++;
+				continue;
+			}
 			for (int in_place = 0; in_place < 2; in_place++, n++)
 				nccl_record(&log, op, &log.rows[i], in_place, &samples[n], &recs[n]);
+		}
+		if (empty && n)
+			fprintf(stderr, "%s: note: %zu row%s of 0 bytes not stored (no transfer to "
+					"measure)\n", strcmp(path, "-") ? path : "standard input", empty,
+				empty == 1 ? "" : "s");
 		char program[64];
 		snprintf(program, sizeof program, "nccl-tests %.40s",
 			 log.program[0] ? log.program : "(program not named)");
@@ -159,41 +170,14 @@ static int import_log(const char *path, const char *db, int ranks, const char *d
 	return rc;
 }
 
-/* "-" is standard input: read as /dev/stdin, called so in messages */
-static const char *input_name(const char *arg)
-{
-	return strcmp(arg, "-") == 0 ? "standard input" : arg;
-}
-
-static const char *input_path(const char *arg)
-{
-	return strcmp(arg, "-") == 0 ? "/dev/stdin" : arg;
-}
-
-/* the diagnostics' places in path (the file read) renamed to name */
-static void rename_where(capsim_diags *d, const char *path, const char *name)
-{
-	size_t len = strlen(path);
-	for (size_t i = 0; i < d->n; i++) {
-		char *w = d->v[i].where;
-		if (strncmp(w, path, len) == 0 && (w[len] == '\0' || w[len] == ':')) {
-			d->v[i].where = capsim_xasprintf("%s%s", name, w + len);
-			free(w);
-		}
-	}
-}
-
 /* Import one argument (a JSON-lines file, or an nccl-tests log when logs);
- * 0, or -1 with the reasons in d, named as the user named the file. */
+ * 0, or -1 with the reasons in d. "-" is standard input, which the parser
+ * and the store name so, in messages and in runs.source. */
 static int import_one(const char *arg, int logs, const char *db, int ranks, const char *date,
 		      capsim_import_stats *st, capsim_diags *d)
 {
-	const char *path = input_path(arg);
-	int rc = logs ? import_log(path, db, ranks, date, st, d) :
-			capsim_measure_import(path, db, st, d);
-	if (path != arg)
-		rename_where(d, path, input_name(arg));
-	return rc;
+	return logs ? import_log(arg, db, ranks, date, st, d) :
+		      capsim_measure_import(arg, db, st, d);
 }
 
 /* the exit status of a failed import: 1 when the run failed it (the
@@ -264,7 +248,7 @@ static int import(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		capsim_diags d = { 0 };
 		capsim_import_stats st;
-		const char *name = input_name(argv[i]);
+		const char *name = strcmp(argv[i], "-") == 0 ? "standard input" : argv[i];
 		int rc = import_one(argv[i], logs, db, ranks, date, &st, &d);
 		if (rc < 0) {
 			capsim_diags_print(&d, stderr);

@@ -412,7 +412,8 @@ int capsim_cmd_verify(int argc, char **argv)
 	goto out;
 fail:
 	capsim_diags_print(&d, stderr);
-	status = CAPSIM_EXIT_USAGE;
+	/* a database that cannot be read (locked, corrupt) is a runtime failure */
+	status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 out:
 	state_free(&st);
 	free(o.logs);

@@ -255,6 +255,22 @@ static void test_calibrate_import(void **state)
 	r = run("calibrate frob", 1);
 	assert_int_equal(r.status, 2);
 	free(r.out);
+	/* a log of nccl-tests -b 0: its 0-byte row is not stored, and says so;
+	 * the rest of the log is (12 = 6 sizes x out-of-place and in-place) */
+	char cmd[1024], log[64];
+	snprintf(log, sizeof log, "/tmp/capsim-cli-%ld-b0.log", (long)getpid());
+	snprintf(cmd, sizeof cmd, "sed '16i\\           0             0     float     sum      -1"
+		 "     0.12    0.00    0.00      0     0.11    0.00    0.00      0' "
+		 "'%s/tests/data/nccl-tests/h100-1node-issue290.log' > '%s'", CAPSIM_SOURCE_DIR, log);
+	assert_int_equal(system(cmd), 0);
+	snprintf(args, sizeof args, "calibrate import --nccl-tests '%s' --db '%s'", log, db);
+	r = run(args, 1);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "note: 1 row of 0 bytes not stored"));
+	assert_non_null(strstr(r.out, "12 nccl"));
+	free(r.out);
+	remove(db);
+	remove(log);
 }
 
 static void test_help_and_version(void **state)
