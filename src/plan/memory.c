@@ -91,9 +91,16 @@ static double in_flight(const capsim_scenario *s, int stage, int m)
 	case CAPSIM_SCHED_GPIPE:
 		return m;
 	case CAPSIM_SCHED_1F1B_INTERLEAVED: {
-		double base = p - stage < m ? p - stage : m;
-		/* the first stage's factor 1 + (p-1)/(p v) */
-		return base * (1.0 + (double)(p - 1) / ((double)p * s->virtual_stages));
+		/* Megatron-LM's interleaved schedule warms stage k up with
+		 * 2(p - k - 1) + (v - 1)p chunk forwards, so k holds one more
+		 * than that, each chunk a v-th of the stage's layers, and never
+		 * more than the step's m v chunks (megatron/core/pipeline_parallel/
+		 * schedules.py, forward_backward_pipelining_with_interleaving).
+		 * For the first stage this is Korthikanti et al.'s p(1 + (p-1)/(p v)) */
+		int v = s->virtual_stages;
+		double chunks = 2.0 * (p - stage - 1) + (double)(v - 1) * p + 1.0;
+		double all = (double)m * v;
+		return (chunks < all ? chunks : all) / v;
 	}
 	default:
 		return p - stage < m ? p - stage : m;

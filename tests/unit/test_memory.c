@@ -132,6 +132,15 @@ static void test_pipeline_in_flight(void **state)
 	s->virtual_stages = 5;
 	capsim_memory_estimate(s, &m);
 	assert_rel(m.first.in_flight, 4 * (1 + 3.0 / 20), 1e-12);
+	/* the last stage warms up (v - 1) p = 16 chunks and holds one more:
+	 * 17 of its 5 chunks, 3.4 micro-batches (Megatron's warm-up count) */
+	assert_rel(m.last.in_flight, 17.0 / 5.0, 1e-12);
+	/* never more than the step's m v chunks: 2 micro-batches */
+	s->global_batch = 2;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.first.in_flight, 2, 1e-12);
+	assert_rel(m.last.in_flight, 2, 1e-12);
+	s->global_batch = 64;
 	s->schedule = CAPSIM_SCHED_GPIPE;
 	capsim_memory_estimate(s, &m);
 	assert_rel(m.first.in_flight, 64, 0);
