@@ -130,6 +130,8 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	r->global_batch = s->global_batch;
 	r->n_groups = s->n_groups;
 	r->fits_in_memory = 1;
+	r->framework = s->framework;
+	r->mem_reserve_bytes = s->memory_reserve_bytes;
 	for (int g = 0; g < s->n_groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
@@ -146,6 +148,11 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 			r->peak_mem_per_gpu_bytes = gr->peak_mem_bytes;
 		if (!gr->fits)
 			r->fits_in_memory = 0;
+		double margin = gr->mem_capacity_bytes - gr->peak_mem_bytes;
+		if (g == 0 || margin < r->mem_margin_bytes)
+			r->mem_margin_bytes = margin;
+		if (!(v.gpu->mem_usable_bytes > 0))
+			r->capacity_from_datasheet = 1;
 	}
 	r->seq_past_positions = capsim_seq_past_positions(s);
 	r->seq_len = s->seq_len;

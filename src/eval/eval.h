@@ -62,6 +62,13 @@ typedef struct capsim_result {
 	double mfu;                /* model FLOPs / (sum of each group's bf16 peak x step) */
 	double peak_mem_per_gpu_bytes; /* the largest of the groups' */
 	int fits_in_memory;        /* every group fits */
+	double mem_margin_bytes;   /* the smallest capacity less peak of the groups (< 0: short) */
+	/* what decides a close verdict: the framework's recipe, the reserve
+	 * (an assumption) and whether a capacity is the datasheet's (no
+	 * usable-memory in the catalog) */
+	int framework;
+	double mem_reserve_bytes;
+	int capacity_from_datasheet;
 	int has_scaling;
 	double scaling_efficiency; /* tokens/s per GPU over the reference's */
 	char scaling_reference[160]; /* what the reference was, in words */

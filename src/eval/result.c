@@ -78,6 +78,22 @@ static void note_mem(const R *r, char *b, size_t n)
 			break;
 		l += (size_t)w;
 	}
+	/* a verdict within 10% of the capacity: say by how much, and what
+	 * decides it */
+	const capsim_group_result *g0 = &r->group[0];
+	double cap = g0->mem_capacity_bytes;
+	if (l + 1 < n && cap > 0 && fabs(r->mem_margin_bytes) < 0.1 * cap) {
+		char m[32], res[32];
+		capsim_units_format(fabs(r->mem_margin_bytes), CAPSIM_DIM_BYTES, m, sizeof m);
+		capsim_units_format(r->mem_reserve_bytes, CAPSIM_DIM_BYTES, res, sizeof res);
+		snprintf(b + l, n - l,
+			 "; close: %s %s, decided by the %s recipe (workload.framework), the %s "
+			 "workload.memory-reserve (an assumption)%s",
+			 m, r->mem_margin_bytes >= 0 ? "to spare" : "short",
+			 capsim_framework_names[r->framework], res,
+			 r->capacity_from_datasheet ?
+				 " and a capacity read from the datasheet (no usable-memory)" : "");
+	}
 }
 
 static void note_ttt(const R *r, char *b, size_t n)
@@ -240,6 +256,9 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("peak_mem_per_gpu_bytes", offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
 	     "bytes", "peak memory per GPU", 0, "the largest of the node groups' peaks", NULL,
 	     note_mem),
+	REAL("memory_margin_bytes", offsetof(R, mem_margin_bytes), CAPSIM_DIM_BYTES, "bytes", NULL,
+	     0, "the smallest of the node groups' capacity less peak; negative: short by that",
+	     NULL, NULL),
 	{ .key = "fits_in_memory", .kind = CAPSIM_RK_BOOL, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, fits_in_memory), .unit = "",
 	  .doc = "every node group's peak fits in its GPUs' memory" },

@@ -500,6 +500,41 @@ static void test_run(void **state)
 
 /* verify fails a log in which nothing could be checked (its only size is
  * 0 bytes): a check that checked nothing is no pass */
+/* A memory verdict near the capacity says by how much and what decides it;
+ * one far from it does not. The 6.7B GPT at micro-batch 4 (trained on the
+ * lent H200 at 127.7 GiB, calibrate/results/h200-2026-12-03-memory.jsonl)
+ * fits with the torch-amp recipe and not with Megatron's. */
+static void test_memory_margin(void **state)
+{
+	(void)state;
+	const char *gpt = "run " CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml "
+			  "--set workload.model.ref=megatron-7.5b "
+			  "--set workload.model.architecture.layers=32 "
+			  "--set workload.model.architecture.vocab=50257 --set workload.seq-len=2048 "
+			  "--set workload.micro-batch=4 --set workload.global-batch=4 ";
+	char args[1024];
+	snprintf(args, sizeof args, "%s --set workload.framework=torch-amp", gpt);
+	run_result r = run(args, 1);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "of 150.1 GB (fits); close: "));
+	assert_non_null(strstr(r.out, "to spare, decided by the torch-amp recipe"));
+	free(r.out);
+	snprintf(args, sizeof args, "%s --json", gpt);
+	r = run(args, 0);
+	assert_int_equal(r.status, 0);
+	json_error_t err;
+	json_t *o = json_loads(r.out, 0, &err);
+	assert_non_null(o);
+	assert_false(json_is_true(json_object_get(o, "fits_in_memory")));
+	assert_true(json_real_value(json_object_get(o, "memory_margin_bytes")) < 0);
+	json_decref(o);
+	free(r.out);
+	r = run("run " CAPSIM_SOURCE_DIR "/scenarios/default.xml", 1);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "close: "));
+	free(r.out);
+}
+
 /* A step longer than the schedule's clock (2^61 ns) is the input's fault:
  * exit 2, saying what to change; as is any refusal by capsim_eval. */
 static void test_step_too_long(void **state)
@@ -707,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_collective),
 		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_scale_and_trace),
+		cmocka_unit_test(test_memory_margin),
 		cmocka_unit_test(test_step_too_long),
 		cmocka_unit_test(test_verify_nothing_checked),
 		cmocka_unit_test(test_collective_numbers),
