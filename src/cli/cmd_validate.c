@@ -116,11 +116,19 @@ static void print_summary(const capsim_scenario *s)
 		capsim_units_format(m.capacity_bytes, CAPSIM_DIM_BYTES, cap, sizeof cap);
 		if (s->n_groups > 1)
 			snprintf(on, sizeof on, " on %s", view->gpu.e.id);
+		char casts[64] = "";
+		if (p->casts_bytes > 0 || p->gathers_bytes > 0) {
+			char c1[32];
+			capsim_units_format(p->casts_bytes + p->gathers_bytes, CAPSIM_DIM_BYTES, c1,
+					    sizeof c1);
+			snprintf(casts, sizeof casts, ", %s %s", p->casts_bytes > 0 ? "casts" :
+				 "gathered weights", c1);
+		}
 		printf("  memory    %s of %s per GPU%s at the peak (pipeline stage %d): %s\n"
-		       "            weights %s, gradients %s, optimizer %s, activations %s "
-		       "(%.3g micro-batches), reserve %s\n",
-		       tot, cap, on, p->stage, m.fits ? "fits" : "DOES NOT FIT", w, g, o, act,
-		       p->in_flight, r);
+		       "            %s recipe: weights %s, gradients %s, optimizer %s, activations "
+		       "%s (%.3g micro-batches)%s, reserve %s\n",
+		       tot, cap, on, p->stage, m.fits ? "fits" : "DOES NOT FIT",
+		       capsim_framework_names[s->framework], w, g, o, act, p->in_flight, casts, r);
 	}
 	free(view);
 }

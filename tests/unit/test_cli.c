@@ -519,7 +519,7 @@ static void test_memory_margin(void **state)
 	assert_non_null(strstr(r.out, "of 150.1 GB (fits); close: "));
 	assert_non_null(strstr(r.out, "to spare, decided by the torch-amp recipe"));
 	free(r.out);
-	snprintf(args, sizeof args, "%s --json", gpt);
+	snprintf(args, sizeof args, "%s --set workload.framework=megatron --json", gpt);
 	r = run(args, 0);
 	assert_int_equal(r.status, 0);
 	json_error_t err;

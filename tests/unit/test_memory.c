@@ -341,6 +341,53 @@ static void test_h200_torch_amp(void **state)
 	assert_int_equal(points, 26);
 }
 
+/* The same for calibrate/torch/gpt2_step.py's GPT-2 loop on the H200 (run c,
+ * calibrate/results/h200-2026-12-02-gpt2-step-c.jsonl): 124M and 355M, 1024
+ * tokens, micro-batch 1 to 32, PyTorch AMP; 10% per point. */
+static void test_h200_gpt2_loop(void **state)
+{
+	(void)state;
+	FILE *f = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gpt2-step-c.jsonl",
+			"r");
+	assert_non_null(f);
+	static char line[1 << 16];
+	int points = 0;
+	while (fgets(line, sizeof line, f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		if (strcmp(kind, "torch-step") != 0 || json_object_get(o, "error")) {
+			json_decref(o);
+			continue;
+		}
+		char file[256], mb[16];
+		snprintf(file, sizeof file, "%s/scenarios/%s-1xh200.xml", CAPSIM_SOURCE_DIR,
+			 json_string_value(json_object_get(o, "model")));
+		snprintf(mb, sizeof mb, "%d", (int)json_integer_value(json_object_get(o, "micro_batch")));
+		double meas = json_number_value(json_object_get(o, "peak_allocated_bytes"));
+		json_decref(o);
+		const capsim_set sets[] = { { "workload.framework", "torch-amp" },
+					    { "workload.micro-batch", mb },
+					    { "workload.global-batch", mb },
+					    { "workload.memory-reserve", "0 B" } };
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load(file, cat, sets, 4, s, &d), 0);
+		capsim_diags_free(&d);
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		free(s);
+		double err = m.peak.total_bytes / meas - 1.0;
+		print_message("h200 gpt2 %s mb %s: measured %.2f GB, capsim %.2f GB, %+.1f%%\n", file,
+			      mb, meas / 1e9, m.peak.total_bytes / 1e9, 100 * err);
+		if (fabs(err) > 0.10)
+			fail_msg("%s at micro-batch %s: %+.1f%%", file, mb, 100 * err);
+		points++;
+	}
+	fclose(f);
+	assert_int_equal(points, 9);
+}
+
 static void test_fits(void **state)
 {
 	(void)state;
@@ -388,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_position_rows),
 		cmocka_unit_test(test_recipes),
 		cmocka_unit_test(test_h200_torch_amp),
+		cmocka_unit_test(test_h200_gpt2_loop),
 		cmocka_unit_test(test_fits),
 	};
 	return cmocka_run_group_tests_name("memory", tests, setup, teardown);
