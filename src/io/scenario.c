@@ -707,10 +707,11 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 	if (s->first_stage_layers || s->last_stage_layers) {
 		int ends = (s->first_stage_layers ? 1 : 0) + (s->last_stage_layers ? 1 : 0);
 		int rest = m->layers - s->first_stage_layers - s->last_stage_layers;
-		if (s->pp < 2 || s->virtual_stages > 1)
+		int v = s->virtual_stages;
+		int middle = s->pp > ends && rest > 0 ? rest / (s->pp - ends) : 0;
+		if (s->pp < 2)
 			blame(d, s, PAR, stage_fields,
-			      "parallelism: first- and last-stage-layers need pp >= 2 and no "
-			      "virtual stages");
+			      "parallelism: first- and last-stage-layers need pp >= 2");
 		else if (rest < 0 || (s->pp > ends && (rest % (s->pp - ends) || rest == 0)) ||
 			 (s->pp == ends && rest != 0))
 			blame(d, s, PAR, stage_fields,
@@ -719,6 +720,15 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "evenly",
 			      m->layers, s->first_stage_layers, s->last_stage_layers, rest,
 			      s->pp - ends);
+		/* Megatron-Core splits each stage's layers evenly over its
+		 * virtual chunks (get_transformer_layer_offset) */
+		else if (v > 1 && (s->first_stage_layers % v || s->last_stage_layers % v ||
+				   middle % v))
+			blame(d, s, PAR, stage_fields,
+			      "parallelism: with virtual-stages=%d every stage's layers split into "
+			      "%d chunks, but first-stage-layers=%d, last-stage-layers=%d and %d "
+			      "layers a middle stage do not all divide by %d",
+			      v, v, s->first_stage_layers, s->last_stage_layers, middle, v);
 	} else if (m->layers % chunks) {
 		blame(d, s, PAR, stage_fields,
 		      "parallelism: pp x virtual-stages = %d x %d = %d does not divide %d layers",

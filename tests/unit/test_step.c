@@ -198,6 +198,35 @@ static void test_straggler(void **state)
 	free(s);
 }
 
+/* Uneven stages with an interleaved schedule (Megatron-Core's first/last
+ * stage layer counts with virtual pipelining, each stage's layers split
+ * evenly over its chunks): llama-2-13b's 40 layers on pp 4 x v 2 as
+ * 8 + 12 + 12 + 8. A middle stage, with half again the layers of an even
+ * split's 10, sets the step; the ends hold 8. */
+static void test_uneven_interleaved(void **state)
+{
+	(void)state;
+	const capsim_set even[] = { { "workload.parallelism.pp", "4" },
+				    { "workload.parallelism.tp", "4" },
+				    { "workload.parallelism.schedule", "1f1b-interleaved" },
+				    { "workload.parallelism.virtual-stages", "2" } };
+	const capsim_set uneven[] = { even[0], even[1], even[2], even[3],
+				      { "workload.parallelism.first-stage-layers", "8" },
+				      { "workload.parallelism.last-stage-layers", "8" } };
+	capsim_scenario *s = load(base, even, 4);
+	capsim_step e = step_of(s);
+	free(s);
+	s = load(base, uneven, 6);
+	capsim_step u = step_of(s);
+	assert_true(u.critical_stage == 1 || u.critical_stage == 2);
+	assert_int_equal(u.memory[0].first.layers, 8);
+	assert_int_equal(u.memory[0].last.layers, 8);
+	/* 12 layers against the even split's 10 (the LM head and embedding
+	 * are small against a 13B layer stack) */
+	assert_true(u.compute_s > 1.1 * e.compute_s && u.compute_s < 1.25 * e.compute_s);
+	free(s);
+}
+
 /* ---- mixed GPUs, stragglers anywhere, jitter, the critical path ---- */
 
 /* Mixed parts. The base job's ranks (tp 8, dp 2, pp 2) put stage 1 on GPUs
@@ -808,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_zero3),
 		cmocka_unit_test(test_busiest_links),
 		cmocka_unit_test(test_straggler),
+		cmocka_unit_test(test_uneven_interleaved),
 		cmocka_unit_test(test_mixed_gpus),
 		cmocka_unit_test(test_straggler_placement),
 		cmocka_unit_test(test_jitter),
