@@ -18,8 +18,24 @@ TESTUTIL_CATALOG_FIXTURE
 typedef struct {
 	char id[64], node[64], op[32], bytes[32], algo[32];
 	int nodes, ranks;
-	double busbw, tol;
+	double busbw;
+	char table[32];
+	char known_off[256]; /* "": within the table's tolerance */
 } row;
+
+/* One tolerance per table, set before the rows were compared: nccl-tests'
+ * own measurements 5%; torch.distributed's all_reduce_bench.py, whose calls
+ * carry PyTorch's launch path and a synchronisation that capsim does not
+ * model, 8%. */
+static double table_tolerance(const char *table)
+{
+	if (strcmp(table, "nccl-tests") == 0)
+		return 0.05;
+	if (strcmp(table, "torch") == 0)
+		return 0.08;
+	fail_msg("collectives.csv: unknown table '%s'", table);
+	return 0;
+}
 
 /* row i of collectives.csv, by its header's names (the source column, which
  * may hold unquoted commas, comes last and is not needed here) */
@@ -33,7 +49,8 @@ static void get_row(const testutil_table *t, size_t i, row *r)
 	snprintf(r->bytes, sizeof r->bytes, "%s", testutil_csv_get(t, i, "bytes"));
 	snprintf(r->algo, sizeof r->algo, "%s", testutil_csv_get(t, i, "algo"));
 	r->busbw = testutil_csv_num(t, i, "busbw_gbps");
-	r->tol = testutil_csv_num(t, i, "tol");
+	snprintf(r->table, sizeof r->table, "%s", testutil_csv_get(t, i, "table"));
+	snprintf(r->known_off, sizeof r->known_off, "%s", testutil_csv_get(t, i, "known_off"));
 }
 
 static double predict(const row *w, int *algo_out)
@@ -90,29 +107,41 @@ static void test_published_busbw(void **state)
 	(void)state;
 	testutil_table t;
 	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/collectives.csv", &t);
-	int rows = 0, bad = 0;
+	int rows = 0, bad = 0, known = 0;
 	double sum_abs = 0;
 	printf("| case | ranks | op | size | algorithm (capsim) | published busbw GB/s | "
-	       "capsim GB/s | error | held to |\n|---|---:|---|---|---|---:|---:|---:|---:|\n");
+	       "capsim GB/s | error | table (tolerance) |\n"
+	       "|---|---:|---|---|---|---:|---:|---:|---|\n");
 	for (size_t i = 0; i < t.n_rows; i++) {
 		row w;
 		get_row(&t, i, &w);
+		double tol = table_tolerance(w.table);
 		int algo;
 		double got = predict(&w, &algo);
 		double e = (got - w.busbw) / w.busbw;
 		sum_abs += fabs(e);
 		rows++;
-		printf("| %s | %d | %s | %s | %s | %.1f | %.1f | %+.1f%% | %.0f%% |\n", w.id,
+		int outside = fabs(e) > tol;
+		printf("| %s | %d | %s | %s | %s | %.1f | %.1f | %+.1f%% | %s (%.0f%%)%s |\n", w.id,
 		       w.ranks, w.op, w.bytes, capsim_collective_algo_name(algo), w.busbw, got,
-		       100 * e, 100 * w.tol);
-		if (fabs(e) > w.tol) {
-			fprintf(stderr, "%s: capsim %.1f GB/s, published %.1f GB/s (%+.1f%%, held to %.0f%%)\n",
-				w.id, got, w.busbw, 100 * e, 100 * w.tol);
+		       100 * e, w.table, 100 * tol, w.known_off[0] ? ": **fails, known**" : "");
+		if (w.known_off[0]) {
+			known++;
+			/* a known failure that passes is news: take it off the list */
+			if (!outside) {
+				fprintf(stderr, "%s: now within %.0f%% (%+.1f%%): clear its known_off\n",
+					w.id, 100 * tol, 100 * e);
+				bad++;
+			}
+		} else if (outside) {
+			fprintf(stderr, "%s: capsim %.1f GB/s, published %.1f GB/s (%+.1f%%, the %s "
+				"table holds %.0f%%)\n", w.id, got, w.busbw, 100 * e, w.table, 100 * tol);
 			bad++;
 		}
 	}
 	testutil_csv_free(&t);
-	printf("\nmean absolute error over %d rows: %.1f%%\n", rows, 100 * sum_abs / rows);
+	printf("\nmean absolute error over %d rows: %.1f%%; %d known outside their table's "
+	       "tolerance\n", rows, 100 * sum_abs / rows, known);
 	assert_true(rows >= 10);
 	assert_int_equal(bad, 0);
 }
