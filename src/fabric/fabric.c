@@ -317,11 +317,13 @@ static int gpu_on_rail(const capsim_fabric *f, int r)
 /* pick one of n choices: ECMP by hash; adaptive by the fewest routes on
  * the pair of links the choice uses (placed since the last reset, plus the
  * flows running on them), ties to the lowest index */
-static int choose(capsim_fabric *f, int n, uint64_t h, int la_kind, int la_base,
+static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, int la_base,
 		  int lb_kind, int lb_base)
 {
 	if (f->routing == CAPSIM_ROUTING_ECMP)
 		return (int)(h % (uint64_t)n);
+	if (f->routing == CAPSIM_ROUTING_DETERMINISTIC)
+		return (int)(dest % n);
 	int best = 0;
 	size_t bl = (size_t)-1;
 	for (int j = 0; j < n; j++) {
@@ -380,7 +382,9 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	*latency_s += f->sw_latency_s;
 	if (la != lb) {
 		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
-		int j = choose(f, f->up, h, CAPSIM_LINK_LEAF_UP, la * f->up,
+		/* deterministic: the destination node's index picks the uplink at
+		 * each tier, D mod the tier's uplinks, then D / those mod the next's */
+		int j = choose(f, f->up, h, nb, CAPSIM_LINK_LEAF_UP, la * f->up,
 			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
 		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
 		*latency_s += 2 * f->sw_latency_s;
@@ -388,7 +392,8 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 			int pa = la / f->pod_leaves, pb = lb / f->pod_leaves;
 			if (pa != pb) {
 				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
-				int c = choose(f, f->core_per_agg, capsim_mix64(h), CAPSIM_LINK_AGG_UP,
+				int c = choose(f, f->core_per_agg, capsim_mix64(h), nb / f->up,
+					       CAPSIM_LINK_AGG_UP,
 					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
 					       agg_b * f->core_per_agg);
 				PUSH(L(f, CAPSIM_LINK_AGG_UP, agg_a * f->core_per_agg + c));

@@ -621,6 +621,10 @@ static void derive(capsim_scenario *s)
 	if (!s->dp_given && model_par > 0 && gpus % model_par == 0 && gpus / model_par <= INT_MAX)
 		s->dp = (int)(gpus / model_par);
 	s->rails = s->rails_given ? s->rails_given : s->node.nics;
+	s->routing = s->routing_given;
+	if (s->routing == CAPSIM_ROUTING_AUTO)
+		s->routing = s->transport == CAPSIM_NET_INFINIBAND ? CAPSIM_ROUTING_DETERMINISTIC :
+								      CAPSIM_ROUTING_ECMP;
 }
 
 static void check_groups(const capsim_scenario *s, capsim_diags *d)

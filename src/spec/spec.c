@@ -278,7 +278,7 @@ const capsim_field *capsim_field_find(const capsim_field *f, size_t n,
 
 static const char *const topologies[] = { "fat-tree", "single-switch", "none", NULL };
 static const char *const net_transports[] = { "infiniband", "roce", "tcp", NULL };
-static const char *const routings[] = { "ecmp", "adaptive", NULL };
+static const char *const routings[] = { "ecmp", "adaptive", "deterministic", "auto", NULL };
 static const char *const congestions[] = { "tuned", "untuned", NULL };
 const char *const capsim_dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
 static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NULL };
@@ -324,7 +324,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("cluster.fabric.rails", rails_given, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
 	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio"),
 	FFLAG("cluster.fabric.sharp", S, sharp, 0, "off", "SHARP in-network reduction"),
-	FENUM("cluster.fabric.routing", S, routing, routings, 0, "ecmp", "routing"),
+	FENUM("cluster.fabric.routing", S, routing_given, routings, 0, "auto", "routing: ecmp (hashed), adaptive (least-loaded uplink), deterministic (the subnet manager's destination-based fat-tree routing, D-mod-K); auto: deterministic on InfiniBand, ECMP on RoCE and TCP"),
 	FFLAG("cluster.fabric.gpudirect", S, gpudirect, 0, "on", "GPUDirect RDMA"),
 	FENUM("cluster.fabric.congestion-control", S, congestion_control, congestions, 0, "tuned", "PFC/ECN tuning (RoCE)"),
 	/* assumptions, overridable; sources in docs/model.md ("Transports") */

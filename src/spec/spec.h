@@ -305,7 +305,18 @@ const capsim_field *capsim_field_find(const capsim_field *f, size_t n,
 
 typedef enum { CAPSIM_TOPO_FAT_TREE, CAPSIM_TOPO_SINGLE_SWITCH, CAPSIM_TOPO_NONE } capsim_topology;
 typedef enum { CAPSIM_NET_INFINIBAND, CAPSIM_NET_ROCE, CAPSIM_NET_TCP } capsim_net_transport;
-typedef enum { CAPSIM_ROUTING_ECMP, CAPSIM_ROUTING_ADAPTIVE } capsim_routing;
+/* Routing through the fabric's switches. ECMP hashes each flow onto an
+ * equal-cost uplink (Ethernet's way, with collisions); adaptive picks the
+ * least-loaded uplink at flow start (Quantum-2's adaptive routing, Spectrum-X);
+ * deterministic is the subnet manager's destination-based up*-down* routing
+ * of a fat tree (D-mod-K: OpenSM's ftree engine; Zahavi et al. 2010). auto is
+ * deterministic on InfiniBand, ECMP on RoCE and TCP. */
+typedef enum {
+	CAPSIM_ROUTING_ECMP,
+	CAPSIM_ROUTING_ADAPTIVE,
+	CAPSIM_ROUTING_DETERMINISTIC,
+	CAPSIM_ROUTING_AUTO
+} capsim_routing;
 typedef enum { CAPSIM_CC_TUNED, CAPSIM_CC_UNTUNED } capsim_congestion;
 typedef enum { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16, CAPSIM_DTYPE_FP16, CAPSIM_DTYPE_FP8 } capsim_dtype;
 typedef enum { CAPSIM_SCHED_GPIPE, CAPSIM_SCHED_1F1B, CAPSIM_SCHED_1F1B_INTERLEAVED } capsim_schedule;
@@ -401,6 +412,7 @@ typedef struct capsim_scenario {
 	int rails_given;          /* cluster.fabric.rails, 0: not given */
 	double oversubscription;  /* 1.0 is non-blocking; "2:1" is 2.0 */
 	int sharp, routing, gpudirect, congestion_control;
+	int routing_given;        /* cluster.fabric.routing; routing is it with auto resolved */
 	double tcp_efficiency;      /* share of line rate NCCL's sockets reach */
 	double tcp_latency_s;       /* extra latency a network step pays over sockets */
 	double congestion_efficiency; /* share of a congested link's capacity, untuned RoCE */

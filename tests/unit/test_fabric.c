@@ -182,6 +182,71 @@ static void test_flows_share_an_uplink(void **state)
 	free(s);
 }
 
+/* Routing by transport. auto is the subnet manager's deterministic routing on
+ * InfiniBand and ECMP on RoCE. Deterministic fat-tree routing (D-mod-K)
+ * takes the uplink of the destination node's index mod the leaf's uplinks:
+ * on leaves of 4 nodes and 2 uplinks, 0 -> 4 and 1 -> 5 take uplinks 0 and 1
+ * (each flow its own 50 GB/s), 0 -> 4 and 1 -> 6 both take uplink 0 (25 GB/s
+ * each), every time. */
+static void test_routing_by_transport(void **state)
+{
+	(void)state;
+	const capsim_set ib[] = { { "cluster.fabric.routing", "auto" } };
+	capsim_scenario *s = scenario(8, "fat-tree", ib, 1);
+	assert_int_equal(s->routing, CAPSIM_ROUTING_DETERMINISTIC);
+	free(s);
+	const capsim_set roce[] = { { "cluster.fabric.routing", "auto" },
+				    { "cluster.fabric.transport", "roce" },
+				    { "cluster.node.nics.ref", "cx7-400gbe" },
+				    { "cluster.fabric.switch.ref", "sn5600" } };
+	s = scenario(8, "fat-tree", roce, 4);
+	assert_int_equal(s->routing, CAPSIM_ROUTING_ECMP);
+	free(s);
+
+	const capsim_set two_up[] = { { "cluster.fabric.switch.ports.count", "6" },
+				      { "cluster.fabric.oversubscription", "2:1" },
+				      { "cluster.fabric.rails", "1" },
+				      { "cluster.fabric.routing", "deterministic" } };
+	static const int dest[2][2] = { { 4, 5 }, { 4, 6 } };
+	static const double rate[2] = { 50e9, 25e9 };
+	for (int c = 0; c < 2; c++) {
+		s = scenario(8, "fat-tree", two_up, 4);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		capsim_flownet *net = capsim_fabric_net(f);
+		int la[32], lb[32];
+		double lat;
+		size_t na = capsim_fabric_route(f, 0, dest[c][0] * 8, 1, la, 32, &lat);
+		int a = capsim_flownet_start(net, la, na, 1e9, 1, 0);
+		size_t nb = capsim_fabric_route(f, 1 * 8, dest[c][1] * 8, 99, lb, 32, &lat);
+		int b = capsim_flownet_start(net, lb, nb, 1e9, 1, 0);
+		assert_rel(capsim_flownet_rate(net, a), rate[c], 1e-12);
+		assert_rel(capsim_flownet_rate(net, b), rate[c], 1e-12);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+
+	/* a tree all-reduce of 1 GiB over 128 nodes: ECMP's hash collisions
+	 * cost it about half the bus bandwidth that adaptive routing gets;
+	 * the deterministic routing InfiniBand runs by default keeps most of it */
+	static const char *const routings[] = { "ecmp", "adaptive", "deterministic" };
+	double busbw[3];
+	for (int i = 0; i < 3; i++) {
+		const capsim_set r[] = { { "cluster.fabric.routing", routings[i] } };
+		s = scenario(128, "fat-tree", r, 1);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		capsim_coll_result out = run(f, s, CAPSIM_COLL_ALLREDUCE, 1073741824.0, 1024,
+					     capsim_collective_algo_parse("tree"), -1, 0, 1);
+		busbw[i] = out.busbw_bytes_per_s;
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+	print_message("tree all-reduce, 128 nodes, 1 GiB: busbw ecmp %.1f, adaptive %.1f, "
+		      "deterministic %.1f GB/s\n", busbw[0] / 1e9, busbw[1] / 1e9, busbw[2] / 1e9);
+	assert_true(busbw[1] > 1.5 * busbw[0]);
+	assert_true(busbw[2] > 1.5 * busbw[0]);
+	assert_true(busbw[2] > 0.85 * busbw[1]);
+}
+
 /* All-to-all over 8 nodes of 8 GPUs on leaves of 4 node ports at 2:1 (6-port
  * switches: 4 down, 2 up) against the same nodes at 1:1 (8-port switches: 4
  * down, 4 up). Every GPU sends S/n to each of the n = 64 ranks; per node,
@@ -604,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_ring_allreduce_four_nodes),
 		cmocka_unit_test(test_ring_over_pcie),
 		cmocka_unit_test(test_flows_share_an_uplink),
+		cmocka_unit_test(test_routing_by_transport),
 		cmocka_unit_test(test_oversubscribed_all_to_all),
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
 		cmocka_unit_test(test_superpod_counts),
