@@ -178,7 +178,7 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 	int per = capsim_stage_layers(s, k, &first);
 	out->layers = per;
 	double t = s->tp, e = s->ep;
-	double params = 0.0, act = 0.0;
+	double params = 0.0, act = 0.0, adapters = 0.0;
 	double one_act[2] = { layer_bytes(s, 0), layer_bytes(s, 1) };
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_params lp;
@@ -187,6 +187,7 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 		if (lp.moe) /* experts spread over EP ranks, each split by TP */
 			params += m->moe_experts / e * lp.expert / t;
 		act += one_act[lp.moe];
+		adapters += capsim_lora_layer_params(s, l) / t;
 	}
 	double layer_params = per > 0 ? params / per : 0.0; /* one layer's, on average */
 	double emb = (double)m->vocab * m->hidden / t; /* vocabulary-parallel */
@@ -203,16 +204,26 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 			params += emb;
 	}
 	out->params = params;
+	int lora = s->finetune == CAPSIM_FT_LORA;
+	out->trained_params = lora ? adapters : params;
 
 	/* the framework's copies (capsim_memory_recipe); ZeRO shards over the
 	 * data-parallel ranks, which include context parallelism */
 	capsim_mem_recipe rc;
 	capsim_memory_recipe(s, &rc);
 	double shard = (double)s->dp * s->cp;
-	out->weights_bytes = params * rc.param_bytes / (s->zero >= 3 ? shard : 1.0);
-	out->grads_bytes = params * rc.grad_bytes / (s->zero >= 2 ? shard : 1.0);
+	double trained = out->trained_params;
+	/* LoRA: the frozen base is kept in the training dtype's 16 bits (or
+	 * fp32), with no gradient, master or moments, and no autocast cast; the
+	 * adapters are trained with the framework's recipe */
+	int full32 = s->dtype == CAPSIM_DTYPE_FP32 || s->dtype == CAPSIM_DTYPE_TF32;
+	double frozen = lora ? params * (full32 ? 4.0 : 2.0) : 0.0;
+	if (lora)
+		rc.cast_bytes = 0.0;
+	out->weights_bytes = (frozen + trained * rc.param_bytes) / (s->zero >= 3 ? shard : 1.0);
+	out->grads_bytes = trained * rc.grad_bytes / (s->zero >= 2 ? shard : 1.0);
 	out->optimizer_bytes =
-		params * (rc.master_bytes + rc.state_bytes) / (s->zero >= 1 ? shard : 1.0);
+		trained * (rc.master_bytes + rc.state_bytes) / (s->zero >= 1 ? shard : 1.0);
 	/* autocast's 16-bit copy of every weight the in-flight forward used;
 	 * with full recomputation only the layer being recomputed has one */
 	out->casts_bytes = rc.cast_bytes * (s->recompute == CAPSIM_RECOMPUTE_FULL ?

@@ -36,6 +36,8 @@ typedef struct capsim_stage_memory {
 	int stage;                 /* 0 .. pp-1 */
 	int layers;                /* transformer layers on the stage */
 	double params;             /* parameters held by one GPU (after TP, EP, PP) */
+	double trained_params;     /* of those, the ones trained: all, or LoRA's adapters
+				    * (beside params, which are then frozen) */
 	double weights_bytes;      /* training-precision copy (ZeRO-3: sharded) */
 	double grads_bytes;        /* gradients (ZeRO-2/3: sharded) */
 	double optimizer_bytes;    /* fp32 master weights and Adam moments (ZeRO-1+: sharded) */

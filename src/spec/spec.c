@@ -285,6 +285,8 @@ static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NU
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const attentions[] = { "fused", "unfused", NULL };
+static const char *const finetunes[] = { "full", "lora", NULL };
+static const char *const lora_targets[] = { "all", "attention", NULL };
 const char *const capsim_framework_names[] = { "megatron", "torch-amp", "fsdp2", "deepspeed", NULL };
 /* workload.precision: index 0 is "the framework's choice" */
 static const char *const prec_params_names[] = { "framework", "fp32", "bf16", "fp16", NULL };
@@ -366,6 +368,9 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("workload.task-limit", task_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e11, "2e6", "most pipeline tasks (a forward and a backward per micro-batch, stage and chunk, for each replica simulated) one step may simulate; a larger step is refused before it runs (measured: about 130 bytes and 1.4 us a task, so the default bounds a step near 0.3 GB and 3 s; raise it for longer schedules)"),
 	SDBL("workload.flow-limit", flow_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e10, "2e6", "most flows one collective may simulate (an all-to-all over n ranks is n(n-1), a ring all-reduce n per distinct ring); a larger one is refused before its flows are built (measured: at most about 0.4 KB and 4.4 us a flow, so the default bounds a collective near 0.8 GB and 9 s; raise it for larger all-to-alls)"),
 	FENUM("workload.framework", S, framework, capsim_framework_names, 0, "megatron", "training framework, by the copies of the model it keeps: megatron (Megatron-LM/NeMo, 18 bytes a parameter), torch-amp (PyTorch autocast: fp32 weights are the only copy, 16 bytes, plus bf16 casts held to the backward), fsdp2 (16 bytes, sharded as zero says, bf16 all-gathers), deepspeed (ZeRO paper: 16 bytes)"),
+	FENUM("workload.finetune.method", S, finetune, finetunes, 0, "full", "full: every weight trained; lora: the base frozen (16-bit weights, no gradients, no optimizer state, no weight-gradient GEMMs), rank-r adapters trained beside each target matrix"),
+	SINT("workload.finetune.rank", lora_rank, P, 1, 65536, "16", "LoRA rank r: each adapted din x dout matrix trains r(din + dout) parameters"),
+	FENUM("workload.finetune.targets", S, lora_targets, lora_targets, 0, "all", "matrices LoRA adapts: all (every linear layer of the blocks) or attention (Q, K, V and the output projection)"),
 	FENUM("workload.precision.params", S, prec_params, prec_params_names, 0, "framework", "dtype of the weights the framework keeps between steps (fp32, bf16, fp16)"),
 	FENUM("workload.precision.grads", S, prec_grads, prec_grads_names, 0, "framework", "dtype of the gradients accumulated and kept until the optimizer step (fp32, bf16)"),
 	FENUM("workload.precision.master", S, prec_master, prec_master_names, 0, "framework", "a separate fp32 master copy of the weights (none, fp32)"),
@@ -604,6 +609,32 @@ double capsim_model_params(const capsim_model *m, int active)
 		total += (double)m->max_seq_len * h;
 	total += h; /* final norm */
 	return total;
+}
+
+double capsim_lora_layer_params(const capsim_scenario *s, int layer)
+{
+	if (s->finetune != CAPSIM_FT_LORA)
+		return 0.0;
+	const capsim_model *m = &s->model;
+	double r = s->lora_rank, h = m->hidden, hd = capsim_model_head_dim(m);
+	double q = m->heads * hd, kv = (m->kv_heads ? m->kv_heads : m->heads) * hd;
+	if (m->mla_kv_lora_rank) { /* MLA's projections: the same shapes as its base */
+		double qk = m->mla_qk_nope_head_dim + m->mla_qk_rope_head_dim;
+		q = m->heads * qk;
+		kv = m->heads * (double)m->mla_v_head_dim;
+	}
+	/* Q, K, V: h -> q, kv, kv; output: q -> h */
+	double p = r * ((h + q) + 2.0 * (h + kv) + (q + h));
+	if (s->lora_targets == CAPSIM_LORA_ATTENTION)
+		return p;
+	capsim_layer_params lp;
+	capsim_model_layer_params(m, layer, &lp);
+	double mats = m->activation == CAPSIM_ACT_SWIGLU ? 3.0 : 2.0;
+	if (lp.moe)
+		p += mats * r * (h + m->moe_expert_ffn) * (m->moe_experts + m->moe_shared_experts);
+	else
+		p += mats * r * (h + m->ffn);
+	return p;
 }
 
 double capsim_position_rows(const capsim_scenario *s)

@@ -333,6 +333,15 @@ typedef enum {
 
 extern const char *const capsim_framework_names[];
 
+/* Fine-tuning: full (every weight trained) or LoRA (Hu et al., "LoRA:
+ * Low-Rank Adaptation of Large Language Models", ICLR 2022): the base
+ * weights frozen, a rank-r pair A (din x r), B (r x dout) trained beside each
+ * adapted matrix. Targets: every linear layer of the blocks (QLoRA,
+ * Dettmers et al. 2023, found all of them needed to match full fine-tuning),
+ * or the attention projections only. */
+typedef enum { CAPSIM_FT_FULL, CAPSIM_FT_LORA } capsim_finetune;
+typedef enum { CAPSIM_LORA_ALL, CAPSIM_LORA_ATTENTION } capsim_lora_targets;
+
 #define CAPSIM_MAX_GROUPS 4 /* node types in one cluster */
 #define CAPSIM_MAX_OVERRIDES 256/* part fields overridden in one scenario */
 #define CAPSIM_MAX_LINES 64     /* elements whose lines a scenario keeps */
@@ -444,6 +453,8 @@ typedef struct capsim_scenario {
 	int first_stage_layers, last_stage_layers; /* 0: an even split */
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
 	int framework;               /* capsim_framework: whose memory recipe */
+	int finetune;                /* capsim_finetune */
+	int lora_rank, lora_targets; /* LoRA: rank r; capsim_lora_targets */
 	/* workload.precision: 0 = the framework's, else the name's index */
 	int prec_params, prec_grads, prec_master, prec_states;
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
@@ -506,6 +517,12 @@ int capsim_stage_layers(const capsim_scenario *s, int k, int *first);
  * length has a row for each position; a longer sequence than the table is
  * never looked up). 0 for RoPE and ALiBi, which have no table. */
 double capsim_position_rows(const capsim_scenario *s);
+
+/* Trained adapter parameters of layer l, all of them (divide by TP, EP as
+ * the base); 0 unless LoRA. MLA's low-rank projections are adapted as if
+ * they were plain q and kv projections of their head dimensions (an
+ * approximation: adapters are a fraction of a percent of such a model). */
+double capsim_lora_layer_params(const capsim_scenario *s, int layer);
 
 /* 1 when the job's seq-len is past the model's max-seq-len: for learned
  * positions the table grows to seq-len rows (capsim_position_rows); for RoPE

@@ -284,6 +284,52 @@ static double gemm_time(const capsim_scenario *s, const capsim_gpu_perf *perf,
 	return t;
 }
 
+/* FLOPs a token needs: 6N + causal attention (capsim_flops_per_token); with
+ * LoRA the frozen weights' gradients are not computed (4N) and the adapters
+ * are trained (6 x their parameters) */
+static double model_flops_per_token(const capsim_scenario *s)
+{
+	const capsim_model *m = &s->model;
+	double full = capsim_flops_per_token(m, s->seq_len, 1);
+	if (s->finetune != CAPSIM_FT_LORA)
+		return full;
+	double six_n = capsim_flops_per_token(m, 0, 1), adapters = 0.0;
+	for (int l = 0; l < m->layers; l++)
+		adapters += capsim_lora_layer_params(s, l);
+	return full - six_n / 3.0 + 6.0 * adapters;
+}
+
+/* LoRA's frozen base has no weight gradients: each GEMM's backward is its
+ * dgrad alone, as long as its forward (Hu et al. 2022, sec. 4.2) */
+static void frozen_backward(capsim_layer_work *wb)
+{
+	wb->flop = wb->bytes = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
+		capsim_op *op = &wb->op[i];
+		if (op->count > 0.0 && op->kind == CAPSIM_OPK_GEMM) {
+			op->count /= 2.0;
+			op->flop /= 2.0;
+			op->bytes /= 2.0;
+		}
+		wb->flop += op->flop;
+		wb->bytes += op->bytes;
+	}
+}
+
+/* LoRA's adapters of layer l in the forward, on one GPU: x A then (x A) B for
+ * each adapted din x dout matrix, 2 T r (din + dout) FLOP, reading its input
+ * and writing its output once more (thin GEMMs, rated by their FLOP) */
+static double lora_forward_s(const capsim_scenario *s, const capsim_gpu_perf *perf, int l,
+			     double tokens)
+{
+	double p = capsim_lora_layer_params(s, l) / s->tp;
+	if (p <= 0.0)
+		return 0.0;
+	double flop = 2.0 * tokens * p;
+	double bytes = act_bytes(s->dtype) * tokens * p / s->lora_rank;
+	return capsim_op_time_s(&s->gpu, perf, s->dtype, flop, bytes, 0, 0, 0);
+}
+
 /* compute and exposed communication of one stage for one micro-batch */
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 const capsim_gpu_perf *perf, const capsim_knobs *kn, int k,
@@ -299,8 +345,15 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
 		capsim_layer_backward(&w, &wb);
+		if (s->finetune == CAPSIM_FT_LORA)
+			frozen_backward(&wb);
 		double tf = capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
 		double tb = capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
+		if (s->finetune == CAPSIM_FT_LORA) {
+			double a = lora_forward_s(s, perf, l, w.tokens);
+			tf += a;
+			tb += 2.0 * a; /* dgrad and wgrad of each adapter */
+		}
 		if (s->attention == 1) {
 			tf += unfused_attention_s(s, perf, 0) -
 			      capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
@@ -364,7 +417,9 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		double loss = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 5 * T * V,
 					       T * V * (act_bytes(s->dtype) + 4.0) * 2, 0, 0, 0);
 		c->fwd += kn->compute_scale * (head + loss);
-		c->bwd += kn->compute_scale * (2 * head + loss);
+		/* the LM head's wgrad too, unless it is frozen (LoRA) */
+		double head_bwd = s->finetune == CAPSIM_FT_LORA ? head : 2 * head;
+		c->bwd += kn->compute_scale * (head_bwd + loss);
 	}
 	return 0;
 }
@@ -468,7 +523,8 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
 	 * first stage, with the embedding, has the most) */
 	if (s->zero < 3 &&
-	    dp_sync(s, w->memory.first.params * ab, &w->dp_t, &w->dp_g, &out->busiest_dp, d) < 0)
+	    dp_sync(s, w->memory.first.trained_params * ab, &w->dp_t, &w->dp_g, &out->busiest_dp,
+		    d) < 0)
 		goto done;
 	rc = 0;
 done:
@@ -634,7 +690,8 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 		const gpu_view *w = &view[rc->kind[k]];
 		double shard = s->zero < 1 ? 1.0 :
 			       s->optimizer_shard ? (double)s->optimizer_shard : (double)s->dp * s->cp;
-		double pbytes = k == 0 ? w->memory.first.params : w->memory.last.params;
+		double pbytes = k == 0 ? w->memory.first.trained_params :
+					 w->memory.last.trained_params;
 		double opt = pbytes / shard * 4.0 * 4.0 * 2.0 /
 			     (w->s->gpu.mem_bw_bytes_per_s * w->perf.hbm_eff);
 		if (k == x->straggler_stage)
@@ -737,7 +794,6 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 {
 	memset(out, 0, sizeof *out);
 	out->straggler_stage = -1;
-	const capsim_model *m = &s->model;
 	int p = s->pp;
 	int mb = capsim_microbatches(s);
 	out->microbatches = mb;
@@ -868,7 +924,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->tp_bwd_s = view[0].tp_coll[1];
 	out->path_len = capsim_pipeline_critical_path(&pr, &out->path);
 	out->tokens_per_step = s->global_batch * s->seq_len;
-	out->model_flops_per_step = capsim_flops_per_token(m, s->seq_len, 1) * out->tokens_per_step;
+	out->model_flops_per_step = model_flops_per_token(s) * out->tokens_per_step;
 	data_loader(s, out);
 	out->tokens_per_s = out->tokens_per_step / out->step_time_s;
 	out->mfu = capsim_step_mfu(s, out->model_flops_per_step, out->step_time_s);

@@ -388,6 +388,37 @@ static void test_h200_gpt2_loop(void **state)
 	assert_int_equal(points, 9);
 }
 
+/* LoRA on Llama 2 7B, rank 16, every linear layer of the blocks: 39,976,960
+ * trained parameters, the count PEFT's print_trainable_parameters gives for
+ * this model and config (q, k, v, o, gate, up, down at r = 16: per layer
+ * 16 x (4 x 8192 + 3 x 15104)). The frozen base keeps 2 bytes a parameter;
+ * the adapters get Megatron's 18. */
+static void test_lora(void **state)
+{
+	(void)state;
+	const capsim_set lora[] = { { "workload.finetune.method", "lora" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, lora, 1);
+	double adapters = 0.0;
+	for (int l = 0; l < s->model.layers; l++)
+		adapters += capsim_lora_layer_params(s, l);
+	assert_rel(adapters, 39976960.0, 0);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.trained_params, adapters, 1e-12);
+	double P = m.peak.params;
+	assert_rel(m.peak.weights_bytes, 2.0 * P + 2.0 * adapters, 1e-12);
+	assert_rel(m.peak.grads_bytes, 4.0 * adapters, 1e-12);
+	assert_rel(m.peak.optimizer_bytes, 12.0 * adapters, 1e-12);
+	free(s);
+	/* attention only, rank 8: 8 x 32768 a layer */
+	const capsim_set attn[] = { { "workload.finetune.method", "lora" },
+				    { "workload.finetune.targets", "attention" },
+				    { "workload.finetune.rank", "8" } };
+	s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, attn, 3);
+	assert_rel(capsim_lora_layer_params(s, 0), 8.0 * 32768.0, 0);
+	free(s);
+}
+
 static void test_fits(void **state)
 {
 	(void)state;
@@ -434,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_uneven_stages),
 		cmocka_unit_test(test_position_rows),
 		cmocka_unit_test(test_recipes),
+		cmocka_unit_test(test_lora),
 		cmocka_unit_test(test_h200_torch_amp),
 		cmocka_unit_test(test_h200_gpt2_loop),
 		cmocka_unit_test(test_fits),
