@@ -362,8 +362,18 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		}
 		tf *= kn->compute_scale;
 		tb *= kn->compute_scale;
-		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+		if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
 			tb += tf; /* the forward again, before the backward */
+		} else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE) {
+			/* Megatron's selective recomputation re-runs the attention
+			 * core (QK^T, softmax, dropout, AV: the core_attn module, a
+			 * fused kernel's forward) before its backward (Korthikanti
+			 * et al. 2022, sec. 4.2) */
+			double core = s->attention == 1 ?
+				unfused_attention_s(s, perf, 0) :
+				capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
+			tb += kn->compute_scale * core;
+		}
 		/* tensor parallelism: per layer, two all-reduces forward and two
 		 * backward; with sequence parallelism, two all-gathers and two
 		 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5).

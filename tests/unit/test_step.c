@@ -14,6 +14,7 @@
 
 #include "collective.h"
 #include "fabric.h"
+#include "knobs.h"
 #include "ops.h"
 #include "scenario.h"
 #include "step.h"
@@ -224,6 +225,32 @@ static void test_uneven_interleaved(void **state)
 	/* 12 layers against the even split's 10 (the LM head and embedding
 	 * are small against a 13B layer stack) */
 	assert_true(u.compute_s > 1.1 * e.compute_s && u.compute_s < 1.25 * e.compute_s);
+	free(s);
+}
+
+/* Selective recomputation re-runs each layer's attention core (a fused
+ * kernel's forward) before its backward: the backward of a layer grows by
+ * exactly that kernel's time (times the fitted compute_scale), and the
+ * forward does not change. */
+static void test_selective_recompute_time(void **state)
+{
+	(void)state;
+	const capsim_set none[] = { { "workload.parallelism.recompute", "none" } };
+	const capsim_set sel[] = { { "workload.parallelism.recompute", "selective" } };
+	capsim_scenario *s = load(base, none, 1);
+	capsim_step a = step_of(s);
+	free(s);
+	s = load(base, sel, 1);
+	capsim_step b = step_of(s);
+	capsim_layer_work w;
+	capsim_layer_forward(s, 0, &w);
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, s->cuda_graphs, &perf);
+	double core = capsim_layer_op_time_s(&s->gpu, &perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
+	assert_true(core > 0);
+	assert_rel(b.layer_fwd_s, a.layer_fwd_s, 1e-12);
+	assert_rel(b.layer_bwd_s - a.layer_bwd_s, capsim_knobs_fitted.compute_scale * core, 1e-9);
+	assert_true(b.step_time_s > a.step_time_s);
 	free(s);
 }
 
@@ -873,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_straggler),
 		cmocka_unit_test(test_uneven_interleaved),
 		cmocka_unit_test(test_lora_step),
+		cmocka_unit_test(test_selective_recompute_time),
 		cmocka_unit_test(test_mixed_gpus),
 		cmocka_unit_test(test_straggler_placement),
 		cmocka_unit_test(test_jitter),
