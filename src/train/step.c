@@ -388,9 +388,20 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			tb += hb * (s->comm_slowdown - 1.0);
 			c->tp_fwd += tp_coll[0] - hf;
 			c->tp_bwd += tp_coll[1] - hb;
+			if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
+				/* the recomputed forward's collectives, hidden as the
+				 * forward's are */
+				tb += hf * (s->comm_slowdown - 1.0);
+				c->tp_bwd += tp_coll[0] - hf;
+			}
 		} else {
 			c->tp_fwd += tp_coll[0];
 			c->tp_bwd += tp_coll[1];
+			/* full recomputation re-runs the forward's all-reduces (with
+			 * sequence parallelism its all-gathers and reduce-scatters)
+			 * before the backward (Korthikanti et al. 2022, sec. 5) */
+			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+				c->tp_bwd += tp_coll[0];
 		}
 		c->fwd += tf;
 		c->bwd += tb;
