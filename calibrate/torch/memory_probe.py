@@ -200,7 +200,8 @@ def parameters(m):
 
 
 def measure(c, seq, mb, recompute, steps):
-    model = Decoder(c, seq).cuda()
+    with torch.device("cuda"):  # built on the GPU: a 7B model's CPU init takes minutes
+        model = Decoder(c, seq)
     model.recompute = recompute == "full"
     n = parameters(model)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
@@ -303,6 +304,11 @@ def grid(quick):
         add("llama-2-7b", LLAMA2_7B, 32, 4096, mb, "full")
     for mb in (4, 8, 16):
         add("gpt2-355m", GPT2_355M, 24, 1024, mb, "none")
+    # whole 7B and 8B Llamas at the edge of the device (points 32-35)
+    for seq in (2048, 4096):
+        add("llama-3-8b", LLAMA3_8B, 32, seq, 1, "full")
+    for seq in (2048, 4096):
+        add("llama-2-7b", LLAMA2_7B, 32, seq, 1, "none")
     return g
 
 
@@ -327,6 +333,8 @@ def main(argv):
     p.add_argument("--out", default="-")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--points", default="",
+                   help="FIRST:LAST, 1-based and inclusive: a part of the grid (default: all)")
     a = p.parse_args(argv)
     if not torch.cuda.is_available():
         log("error: no CUDA device")
@@ -339,7 +347,12 @@ def main(argv):
             out.flush()
         emit(machine_record(argv))
         points = grid(a.quick)
+        lo, hi = 1, len(points)
+        if a.points:
+            lo, hi = (int(x) for x in a.points.split(":"))
         for i, (c, seq, mb, rc) in enumerate(points):
+            if not lo <= i + 1 <= hi:
+                continue
             log(f"[{i + 1}/{len(points)}] {c['model']} x{c['layers']} seq {seq} mb {mb} "
                 f"recompute {rc}")
             r = run_point(c, seq, mb, rc, a.steps)
