@@ -701,9 +701,14 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 		/* Megatron overlaps the reduction with the last micro-batch's
 		 * backward (--overlap-grad-reduce) and, with the distributed
 		 * optimizer, the all-gather of the updated weights with the next
-		 * step's first forward (--overlap-param-gather) */
-		double window = (c->bwd + c->tp_bwd) / v;
-		double fwd_window = (c->fwd + c->tp_fwd) / v;
+		 * step's first forward (--overlap-param-gather). Interleaved, each
+		 * of the v chunks launches its buckets as its own last backward
+		 * ends, and those v chunk-backwards together are one micro-batch's
+		 * backward of the whole stage: the window is the stage's backward,
+		 * not one chunk's (likewise the gathers before each chunk's first
+		 * forward) */
+		double window = c->bwd + c->tp_bwd;
+		double fwd_window = c->fwd + c->tp_fwd;
 		double exposed = (dp_t[k] > window ? dp_t[k] - window : 0.0) +
 				 (dp_g[k] > fwd_window ? dp_g[k] - fwd_window : 0.0);
 		/* Adam: read and write fp32 master weights, both moments and the
