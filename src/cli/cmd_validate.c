@@ -68,11 +68,13 @@ static void print_summary(const capsim_scenario *s)
 	}
 	if (s->n_groups > 1)
 		printf("            %d nodes, %ld GPUs in all\n", s->nodes, gpus);
+	static const char *const routing[] = { "ECMP", "adaptive", "deterministic" };
 	printf("  fabric    %s, %s, %d rails of %.0f Gb/s (%s) per node, "
-	       "oversubscription %.3g:1%s\n",
+	       "oversubscription %.3g:1, %s routing%s%s\n",
 	       topo[s->topology], net[s->transport], s->rails,
-	       s->nic.port_speed_bytes_per_s * 8 / 1e9, s->nic.e.id,
-	       s->oversubscription, s->sharp ? ", SHARP" : "");
+	       s->nic.port_speed_bytes_per_s * 8 / 1e9, s->nic.e.id, s->oversubscription,
+	       routing[s->routing], s->routing_given == CAPSIM_ROUTING_AUTO ? " (auto)" : "",
+	       s->sharp ? ", SHARP" : "");
 	capsim_units_format(peak, CAPSIM_DIM_FLOP_PER_S, a, sizeof a);
 	capsim_units_format(mem, CAPSIM_DIM_BYTES, b, sizeof b);
 	capsim_units_format(bw, CAPSIM_DIM_BYTES_PER_S, c, sizeof c);
@@ -88,7 +90,11 @@ static void print_summary(const capsim_scenario *s)
 	       s->cp, s->dp, s->ep, sched[s->schedule]);
 	if (s->virtual_stages > 1)
 		printf(" x%d", s->virtual_stages);
-	printf(", ZeRO-%d, recompute %s\n", s->zero, rec[s->recompute]);
+	printf(", ZeRO-%d, recompute %s", s->zero, rec[s->recompute]);
+	if (s->finetune == CAPSIM_FT_LORA)
+		printf("; LoRA rank %d on %s", s->lora_rank,
+		       s->lora_targets == CAPSIM_LORA_ATTENTION ? "attention" : "every linear layer");
+	printf("\n");
 	printf("  steps     %.0f to the token budget (%d micro-batches of %d per "
 	       "replica per step)\n",
 	       capsim_scenario_steps(s),
