@@ -433,8 +433,12 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		/* LM head and loss: a GEMM of T x V/t x h, and the logits */
 		double T = (double)s->micro_batch * s->seq_len / s->cp;
 		double V = (double)m->vocab / s->tp, h = m->hidden;
-		double head = capsim_op_time_s(&s->gpu, perf, s->dtype, 2 * T * V * h,
-					       act_bytes(s->dtype) * (T * h + V * h + T * V), T, V, h);
+		/* fp8 recipes run only the blocks' linear layers in fp8 (Transformer
+		 * Engine's modules); the output layer is a plain ColumnParallelLinear
+		 * (megatron/core/models/gpt/gpt_model.py) and stays in bf16 */
+		int hdt = s->dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : s->dtype;
+		double head = capsim_op_time_s(&s->gpu, perf, hdt, 2 * T * V * h,
+					       act_bytes(hdt) * (T * h + V * h + T * V), T, V, h);
 		double loss = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 5 * T * V,
 					       T * V * (act_bytes(s->dtype) + 4.0) * 2, 0, 0, 0);
 		c->fwd += kn->compute_scale * (head + loss);

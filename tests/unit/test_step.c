@@ -252,6 +252,42 @@ static void test_interleaved_dp_overlap(void **state)
 	free(s);
 }
 
+/* In an fp8 recipe the LM head stays in bf16 (Megatron's output layer is not
+ * a Transformer Engine module). On one stage, doubling the vocabulary adds
+ * to a micro-batch's work exactly the added head (forward, dgrad, wgrad, each
+ * a bf16 GEMM) and the added loss, forward and backward. */
+static void test_fp8_head_in_bf16(void **state)
+{
+	(void)state;
+	double work[2], head16[2], head8[2], loss[2];
+	for (int i = 0; i < 2; i++) {
+		char vocab[16];
+		snprintf(vocab, sizeof vocab, "%d", 32000 * (i + 1));
+		const capsim_set fp8[] = { { "workload.dtype", "fp8" },
+					   { "workload.parallelism.pp", "1" },
+					   { "workload.global-batch", "32" },
+					   { "workload.model.architecture.vocab", vocab } };
+		capsim_scenario *s = load(base, fp8, 4);
+		capsim_step r = step_of(s);
+		capsim_gpu_perf perf;
+		capsim_gpu_perf_default(&s->gpu, s->cuda_graphs, &perf);
+		double T = (double)s->micro_batch * s->seq_len, V = (double)s->model.vocab / s->tp;
+		double h = s->model.hidden;
+		head16[i] = capsim_op_time_s(&s->gpu, &perf, CAPSIM_DTYPE_BF16, 2 * T * V * h,
+					     2.0 * (T * h + V * h + T * V), T, V, h);
+		head8[i] = capsim_op_time_s(&s->gpu, &perf, CAPSIM_DTYPE_FP8, 2 * T * V * h,
+					    2.0 * (T * h + V * h + T * V), T, V, h);
+		loss[i] = capsim_op_time_s(&s->gpu, &perf, CAPSIM_DTYPE_FP32, 5 * T * V,
+					   T * V * 6.0 * 2, 0, 0, 0);
+		work[i] = s->model.layers * (r.layer_fwd_s + r.layer_bwd_s);
+		free(s);
+	}
+	double k = capsim_knobs_fitted.compute_scale;
+	assert_true(head8[1] < 0.8 * head16[1]);
+	assert_rel(work[1] - work[0],
+		   k * (3 * (head16[1] - head16[0]) + 2 * (loss[1] - loss[0])), 1e-6);
+}
+
 /* Selective recomputation re-runs each layer's attention core (a fused
  * kernel's forward) before its backward: the backward of a layer grows by
  * exactly that kernel's time (times the fitted compute_scale), and the
@@ -926,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_lora_step),
 		cmocka_unit_test(test_selective_recompute_time),
 		cmocka_unit_test(test_interleaved_dp_overlap),
+		cmocka_unit_test(test_fp8_head_in_bf16),
 		cmocka_unit_test(test_mixed_gpus),
 		cmocka_unit_test(test_straggler_placement),
 		cmocka_unit_test(test_jitter),
