@@ -915,7 +915,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	double total = 0.0, lat_total = 0.0;
 	/* folding loses which NIC each flow came from, which incast on a lossy
 	 * fabric depends on: such runs are never folded */
-	int fold = !capsim_fabric_lossy(f) &&
+	int fold = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
 		   (r->fold > 0 ||
 		    (r->fold < 0 && s->routing == CAPSIM_ROUTING_ADAPTIVE && n > 1024));
 	out->folded = fold;

@@ -2,6 +2,8 @@
  * docs/model.md ("Fabric"). */
 #include "fabric.h"
 
+#include <gsl/gsl_rng.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,7 @@ struct capsim_fabric {
 	double sw_latency_s;
 	capsim_flownet *net;
 	uint32_t *assigned; /* adaptive routing: routes placed on each link */
+	int *slot;          /* scattered placement: node -> its position (NULL: contiguous) */
 	range r[CAPSIM_LINK__COUNT];
 	char *file;
 };
@@ -117,7 +120,11 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 			return -1;
 		}
 	}
-	f->leaves_per_rail = (f->nodes + f->down - 1) / f->down;
+	/* scattered, the nodes take positions among all of the cluster's */
+	int slots = f->nodes;
+	if (s->placement == CAPSIM_PLACE_SCATTERED && s->placement_slots > slots)
+		slots = s->placement_slots;
+	f->leaves_per_rail = (slots + f->down - 1) / f->down;
 	f->leaves = f->leaves_per_rail * f->rails;
 	if (f->tiers == 1 && f->leaves_per_rail > 1) {
 		capsim_diags_add(d, f->file, f->line,
@@ -156,6 +163,41 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 			f->cores = 1;
 	}
 	return 0;
+}
+
+/* Scattered placement: the nodes take a random set of the positions under
+ * the leaves, in random order (a Fisher-Yates shuffle of the positions by
+ * GSL's MT19937 from the scenario's seed), as a scheduler that ignores the
+ * topology hands them out. */
+static void scatter(capsim_fabric *f, const capsim_scenario *s)
+{
+	int slots = f->leaves_per_rail * f->down;
+	int *pos = capsim_xmalloc((size_t)slots * sizeof *pos);
+	for (int i = 0; i < slots; i++)
+		pos[i] = i;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, (unsigned long)s->seed ^ 0x706c6163UL /* "plac" */);
+	for (int i = slots - 1; i > 0; i--) {
+		int j = (int)gsl_rng_uniform_int(rng, (unsigned long)i + 1);
+		int x = pos[i];
+		pos[i] = pos[j];
+		pos[j] = x;
+	}
+	gsl_rng_free(rng);
+	f->slot = capsim_xmalloc((size_t)f->nodes * sizeof *f->slot);
+	memcpy(f->slot, pos, (size_t)f->nodes * sizeof *f->slot);
+	free(pos);
+}
+
+/* the position of node n under the leaves */
+static int slot_of(const capsim_fabric *f, int n)
+{
+	return f->slot ? f->slot[n] : n;
+}
+
+int capsim_fabric_scattered(const capsim_fabric *f)
+{
+	return f->slot != NULL;
 }
 
 capsim_fabric *capsim_fabric_build(const capsim_scenario *s, capsim_diags *d)
@@ -220,6 +262,8 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 		}
 	}
 	f->assigned = capsim_xcalloc(capsim_flownet_n_links(f->net) + 1, sizeof *f->assigned);
+	if (s->placement == CAPSIM_PLACE_SCATTERED && f->tiers >= 2)
+		scatter(f, s);
 	if (s->transport == CAPSIM_NET_ROCE && s->congestion_control == CAPSIM_CC_UNTUNED) {
 		/* lossy Ethernet under incast: the links where flows from
 		 * several NICs converge */
@@ -247,6 +291,7 @@ void capsim_fabric_destroy(capsim_fabric *f)
 		return;
 	capsim_flownet_destroy(f->net);
 	free(f->assigned);
+	free(f->slot);
 	free(f->file);
 	free(f);
 }
@@ -377,14 +422,15 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (na * f->rails + r) + 1));
 	}
 	PUSH(L(f, CAPSIM_LINK_NIC_UP, na * f->rails + r));
-	int la = r * f->leaves_per_rail + na / f->down;
-	int lb = r * f->leaves_per_rail + nb / f->down;
+	int sa = slot_of(f, na), sb = slot_of(f, nb);
+	int la = r * f->leaves_per_rail + sa / f->down;
+	int lb = r * f->leaves_per_rail + sb / f->down;
 	*latency_s += f->sw_latency_s;
 	if (la != lb) {
 		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
 		/* deterministic: the destination node's index picks the uplink at
 		 * each tier, D mod the tier's uplinks, then D / those mod the next's */
-		int j = choose(f, f->up, h, nb, CAPSIM_LINK_LEAF_UP, la * f->up,
+		int j = choose(f, f->up, h, sb, CAPSIM_LINK_LEAF_UP, la * f->up,
 			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
 		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
 		*latency_s += 2 * f->sw_latency_s;
@@ -392,7 +438,7 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 			int pa = la / f->pod_leaves, pb = lb / f->pod_leaves;
 			if (pa != pb) {
 				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
-				int c = choose(f, f->core_per_agg, capsim_mix64(h), nb / f->up,
+				int c = choose(f, f->core_per_agg, capsim_mix64(h), sb / f->up,
 					       CAPSIM_LINK_AGG_UP,
 					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
 					       agg_b * f->core_per_agg);

@@ -71,6 +71,10 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
  * flows of a new collective). */
 void capsim_fabric_reset_routing(capsim_fabric *f);
 
+/* 1 when the nodes sit scattered under the leaves (cluster.fabric.placement):
+ * flows then lose the symmetry that folding relies on. */
+int capsim_fabric_scattered(const capsim_fabric *f);
+
 /* Switch counts derived from the radix and oversubscription, per rail plane
  * and in all: for checking against published bills of materials. */
 typedef struct capsim_fabric_counts {

@@ -285,6 +285,7 @@ static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NU
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const attentions[] = { "fused", "unfused", NULL };
+static const char *const placements[] = { "contiguous", "scattered", NULL };
 static const char *const finetunes[] = { "full", "lora", NULL };
 static const char *const lora_targets[] = { "all", "attention", NULL };
 const char *const capsim_framework_names[] = { "megatron", "torch-amp", "fsdp2", "deepspeed", NULL };
@@ -326,6 +327,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("cluster.fabric.rails", rails_given, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
 	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio"),
 	FFLAG("cluster.fabric.sharp", S, sharp, 0, "off", "SHARP in-network reduction"),
+	FENUM("cluster.fabric.placement", S, placement, placements, 0, "contiguous", "where the job's nodes sit under the leaves: contiguous (node i under leaf i / node ports, so small groups share a leaf), or scattered by the scheduler (a shuffle from the scenario's seed), so groups cross leaves and oversubscription matters"),
 	FENUM("cluster.fabric.routing", S, routing_given, routings, 0, "auto", "routing: ecmp (hashed), adaptive (least-loaded uplink), deterministic (the subnet manager's destination-based fat-tree routing, D-mod-K); auto: deterministic on InfiniBand, ECMP on RoCE and TCP"),
 	FFLAG("cluster.fabric.gpudirect", S, gpudirect, 0, "on", "GPUDirect RDMA"),
 	FENUM("cluster.fabric.congestion-control", S, congestion_control, congestions, 0, "tuned", "PFC/ECN tuning (RoCE)"),

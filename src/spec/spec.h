@@ -322,6 +322,11 @@ typedef enum { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16, CAPSIM_D
 typedef enum { CAPSIM_SCHED_GPIPE, CAPSIM_SCHED_1F1B, CAPSIM_SCHED_1F1B_INTERLEAVED } capsim_schedule;
 typedef enum { CAPSIM_RECOMPUTE_NONE, CAPSIM_RECOMPUTE_SELECTIVE, CAPSIM_RECOMPUTE_FULL } capsim_recompute;
 
+/* Where the job's nodes sit: contiguous (node i in leaf i / down, as one
+ * job on a cluster of its own, or a topology-aware scheduler), or scattered
+ * over the node positions by the scheduler (a seeded shuffle). */
+typedef enum { CAPSIM_PLACE_CONTIGUOUS, CAPSIM_PLACE_SCATTERED } capsim_placement;
+
 /* Training frameworks, by the copies of the model they keep (docs/model.md,
  * "Memory per framework"). */
 typedef enum {
@@ -422,6 +427,10 @@ typedef struct capsim_scenario {
 	double oversubscription;  /* 1.0 is non-blocking; "2:1" is 2.0 */
 	int sharp, routing, gpudirect, congestion_control;
 	int routing_given;        /* cluster.fabric.routing; routing is it with auto resolved */
+	int placement;            /* capsim_placement: where the job's nodes sit under the leaves */
+	int placement_slots;      /* not an input: node positions to scatter over (0: nodes);
+				   * a data-parallel plane (capsim_step_dp_plane) keeps its
+				   * cluster's */
 	double tcp_efficiency;      /* share of line rate NCCL's sockets reach */
 	double tcp_latency_s;       /* extra latency a network step pays over sockets */
 	double congestion_efficiency; /* share of a congested link's capacity, untuned RoCE */

@@ -144,6 +144,9 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
 	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
 	plane->rails = rails > 0 ? rails : 1;
 	plane->node.nics = plane->rails;
+	/* scattered, the group's nodes take positions among the whole cluster's */
+	if (!plane->placement_slots)
+		plane->placement_slots = s->nodes;
 }
 
 /* Gradient synchronisation of one data-parallel group (data x context

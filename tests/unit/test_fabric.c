@@ -182,6 +182,49 @@ static void test_flows_share_an_uplink(void **state)
 	free(s);
 }
 
+/* Placement. An all-to-all over 32 of 64 nodes: contiguous, they fill one
+ * leaf of 42 node ports (64-port switches at 2:1) or of 32 (1:1), and no flow
+ * climbs; scattered by the scheduler over both leaves, half the traffic
+ * crosses, and at 2:1 the uplinks bind where at 1:1 they do not. The same
+ * seed places the same way. */
+static void test_placement(void **state)
+{
+	(void)state;
+	static const char *const place[] = { "contiguous", "scattered" };
+	static const char *const over[] = { "1:1", "2:1" };
+	double bw[2][2];
+	for (int p = 0; p < 2; p++)
+		for (int o = 0; o < 2; o++) {
+			const capsim_set sets[] = { { "cluster.fabric.placement", place[p] },
+						    { "cluster.fabric.oversubscription", over[o] },
+						    { "cluster.fabric.routing", "auto" } };
+			capsim_scenario *s = scenario(64, "fat-tree", sets, 3);
+			capsim_fabric *f = capsim_fabric_build(s, NULL);
+			assert_int_equal(capsim_fabric_scattered(f), p);
+			capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLTOALL, 1073741824.0, 256, -1,
+						   -1, 0, 1);
+			bw[p][o] = r.busbw_bytes_per_s;
+			capsim_fabric_destroy(f);
+			free(s);
+		}
+	print_message("all-to-all, 32 of 64 nodes: contiguous %.1f / %.1f GB/s, scattered "
+		      "%.1f / %.1f GB/s (1:1 / 2:1)\n", bw[0][0] / 1e9, bw[0][1] / 1e9,
+		      bw[1][0] / 1e9, bw[1][1] / 1e9);
+	assert_rel(bw[0][1], bw[0][0], 1e-9); /* one leaf: no uplink used */
+	assert_rel(bw[1][0], bw[0][0], 0.01); /* non-blocking: crossing is free */
+	assert_true(bw[1][1] < 0.95 * bw[1][0]); /* oversubscribed uplinks bind */
+	/* the same seed, the same placement */
+	const capsim_set again[] = { { "cluster.fabric.placement", "scattered" },
+				     { "cluster.fabric.oversubscription", "2:1" },
+				     { "cluster.fabric.routing", "auto" } };
+	capsim_scenario *s = scenario(64, "fat-tree", again, 3);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLTOALL, 1073741824.0, 256, -1, -1, 0, 1);
+	assert_rel(r.busbw_bytes_per_s, bw[1][1], 0);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
 /* Routing by transport. auto is the subnet manager's deterministic routing on
  * InfiniBand and ECMP on RoCE. Deterministic fat-tree routing (D-mod-K)
  * takes the uplink of the destination node's index mod the leaf's uplinks:
@@ -670,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_ring_over_pcie),
 		cmocka_unit_test(test_flows_share_an_uplink),
 		cmocka_unit_test(test_routing_by_transport),
+		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_oversubscribed_all_to_all),
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
 		cmocka_unit_test(test_superpod_counts),
