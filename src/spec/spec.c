@@ -360,6 +360,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FFLAG("workload.parallelism.sequence-parallel", S, sequence_parallel, 0, "off", "Megatron sequence parallelism"),
 	FENUM("workload.attention", S, attention, attentions, 0, "fused", "attention kernel: fused (flash) or unfused (QK^T and AV GEMMs, softmax, dropout, as before FlashAttention)"),
 	FFLAG("workload.cuda-graphs", S, cuda_graphs, 0, "off", "kernels replayed from CUDA graphs (launch overhead per kernel: graphs, else eager)"),
+	FFLAG("workload.parallelism.ep-overlap", S, ep_overlap, 0, "off", "hide each micro-batch's expert all-to-alls behind the computation of the micro-batch whose pass is paired with it in 1F1B's steady state (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1; Megatron-Core's 1F1B all-to-all overlap); the warm-up forwards and cool-down backwards have no partner"),
 	FFLAG("workload.parallelism.tp-comm-overlap", S, tp_comm_overlap, 0, "off", "overlap tensor-parallel collectives with GEMMs (Megatron-Core --tp-comm-overlap)"),
 	SDBL("workload.comm-slowdown", comm_slowdown, CAPSIM_DIM_RATIO, P, 1.0, 3.0, "1.1", "compute slows by this factor while a collective runs beside it (assumption)"),
 	SDBL("workload.moe-capacity-factor", moe_capacity_factor, CAPSIM_DIM_RATIO, P, 0.01, 64.0, NULL, "expert capacity over the even share of tokens, buffers padded to it (GShard, Switch); default: dropless, even routing"),

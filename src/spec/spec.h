@@ -467,6 +467,7 @@ typedef struct capsim_scenario {
 	/* workload.precision: 0 = the framework's, else the name's index */
 	int prec_params, prec_grads, prec_master, prec_states;
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
+	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
 	int cuda_graphs;             /* kernels replayed from CUDA graphs, not launched eagerly */
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */

@@ -333,6 +333,32 @@ static double lora_forward_s(const capsim_scenario *s, const capsim_gpu_perf *pe
 	return capsim_op_time_s(&s->gpu, perf, s->dtype, flop, bytes, 0, 0, 0);
 }
 
+/* Expert all-to-all overlap (workload.parallelism.ep-overlap): in 1F1B's
+ * steady state a forward of one micro-batch and a backward of another run
+ * paired, layer by layer, each pass's all-to-alls hidden behind the other's
+ * computation, which runs comm-slowdown slower while they do (DeepSeek-V3's
+ * DualPipe, arXiv 2412.19437 sec. 3.2.1). Stage k's w = min(m, p - k - 1)
+ * warm-up forwards and w cool-down backwards (at least the first forward and
+ * the last backward) have no partner. The schedule's tasks have one duration
+ * per stage, so the step's share is spread evenly over its m micro-batches:
+ * of each pass's a2a, the paired share (m - w) / m hides up to the other
+ * pass's compute of the layer. */
+static void ep_overlap_layer(const capsim_scenario *s, int k, double a2a, double tf,
+			     double tb, stage_cost *c)
+{
+	int m = capsim_microbatches(s), p = s->pp;
+	int w = p - k - 1 < m ? p - k - 1 : m;
+	if (w < 1)
+		w = 1;
+	double paired = m > w ? (double)(m - w) / m : 0.0;
+	double hid_f = paired * (a2a < tb ? a2a : tb); /* the forward's, behind a backward */
+	double hid_b = paired * (a2a < tf ? a2a : tf); /* the backward's, behind a forward */
+	c->ep_fwd -= hid_f;
+	c->ep_bwd -= hid_b;
+	c->bwd += hid_f * (s->comm_slowdown - 1.0);
+	c->fwd += hid_b * (s->comm_slowdown - 1.0);
+}
+
 /* compute and exposed communication of one stage for one micro-batch */
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 const capsim_gpu_perf *perf, const capsim_knobs *kn, int k,
@@ -430,6 +456,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		if (m->moe_experts && l >= m->moe_dense_layers) {
 			c->ep_fwd += 2 * ep_a2a; /* dispatch and combine */
 			c->ep_bwd += 2 * ep_a2a;
+			if (s->ep_overlap)
+				ep_overlap_layer(s, k, 2 * ep_a2a, tf, tb, c);
 		}
 	}
 	if (k == s->pp - 1) {

@@ -288,6 +288,42 @@ static void test_fp8_head_in_bf16(void **state)
 		   k * (3 * (head16[1] - head16[0]) + 2 * (loss[1] - loss[0])), 1e-6);
 }
 
+/* Expert all-to-all overlap: Mixtral 8x7B at ep 8 on one pipeline stage,
+ * m = 8 micro-batches. Only the first forward and the last backward have no
+ * partner, so 1/m of the exposed all-to-all time stays (the all-to-alls are
+ * shorter than the other pass's compute); the hidden part slows the compute
+ * beside it by comm-slowdown. */
+static void test_ep_overlap(void **state)
+{
+	(void)state;
+	const char *file = CAPSIM_SOURCE_DIR "/scenarios/h100-64node-ndr.xml";
+	capsim_set sets[] = { { "workload.model.ref", "mixtral-8x7b" },
+			      { "workload.parallelism.ep", "8" },
+			      { "workload.parallelism.tp", "1" },
+			      { "workload.parallelism.pp", "1" },
+			      { "workload.parallelism.virtual-stages", "1" },
+			      { "workload.parallelism.schedule", "1f1b" },
+			      { "workload.global-batch", "4096" },
+			      { "workload.parallelism.recompute", "full" },
+			      { "workload.parallelism.ep-overlap", "off" } };
+	size_t n = sizeof sets / sizeof sets[0];
+	capsim_step r[2];
+	for (int i = 0; i < 2; i++) {
+		sets[n - 1].value = i ? "on" : "off";
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load(file, cat, sets, n, s, &d), 0);
+		capsim_diags_free(&d);
+		r[i] = step_of(s);
+		assert_int_equal(r[i].microbatches, 8);
+		free(s);
+	}
+	assert_true(r[0].exposed_comm_ep_s > 0);
+	assert_rel(r[1].exposed_comm_ep_s, r[0].exposed_comm_ep_s / 8.0, 1e-9);
+	assert_rel(r[1].compute_s - r[0].compute_s,
+		   (r[0].exposed_comm_ep_s - r[1].exposed_comm_ep_s) * 0.1, 1e-6);
+}
+
 /* Selective recomputation re-runs each layer's attention core (a fused
  * kernel's forward) before its backward: the backward of a layer grows by
  * exactly that kernel's time (times the fitted compute_scale), and the
@@ -963,6 +999,7 @@ int main(void)
 		cmocka_unit_test(test_selective_recompute_time),
 		cmocka_unit_test(test_interleaved_dp_overlap),
 		cmocka_unit_test(test_fp8_head_in_bf16),
+		cmocka_unit_test(test_ep_overlap),
 		cmocka_unit_test(test_mixed_gpus),
 		cmocka_unit_test(test_straggler_placement),
 		cmocka_unit_test(test_jitter),
