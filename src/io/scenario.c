@@ -806,6 +806,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 	for (int g = 0; g < s->n_groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
+		if (v.gpu->power_limit_w > 0 && capsim_power_clock_scale(v.gpu->tdp_w,
+									 v.gpu->power_limit_w) <= 0)
+			blame(d, s, "cluster", "cluster.gpu.power.limit cluster.gpu.ref cluster.node.ref",
+			      "cluster: GPU '%s' at power.limit %.0f W is at or below its idle power "
+			      "(about 11.5%% of its %.0f W TDP): nothing would run",
+			      v.gpu->e.id, v.gpu->power_limit_w, v.gpu->tdp_w);
 		if (capsim_gpu_peak(v.gpu, s->dtype) <= 0)
 			blame(d, s, "workload", "workload.dtype cluster.gpu.ref cluster.node.ref",
 			      "workload: dtype=%s, but GPU '%s' has no %s peak in the catalog",

@@ -249,6 +249,7 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 	out->assumed |= CAPSIM_PERF_ASSUMED_LAUNCH;
 	apply_measured(g, out);
 	out->launch_s = cuda_graphs ? out->launch_graph_s : out->launch_eager_s;
+	out->clock_scale = capsim_power_clock_scale(g->tdp_w, g->power_limit_w);
 	memcpy(out->gemm_cal, g->cal.gemm, sizeof out->gemm_cal);
 }
 
@@ -419,6 +420,12 @@ static double peak_of(const capsim_gpu *g, int dtype)
 	return p > 0.0 ? p : g->peak_bf16_flop_per_s;
 }
 
+/* what compute-bound work reaches at the power limit's clock */
+static double clock_of(const capsim_gpu_perf *perf)
+{
+	return perf->clock_scale > 0.0 ? perf->clock_scale : 1.0;
+}
+
 static double mem_time(const capsim_gpu *g, const capsim_gpu_perf *perf,
 		       double bytes)
 {
@@ -430,7 +437,7 @@ double capsim_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 			int dtype, double flop, double bytes, double m,
 			double n, double k)
 {
-	double peak = peak_of(g, dtype);
+	double peak = peak_of(g, dtype) * clock_of(perf);
 	double eff = m > 0.0 && n > 0.0 && k > 0.0 ?
 			     capsim_gemm_efficiency_mnk(perf, dtype, m, n, k) :
 			     capsim_gemm_efficiency(perf, dtype, flop);
@@ -614,7 +621,7 @@ double capsim_layer_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 		/* attention stays in 16 bits in fp8 recipes */
 		int adt = dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : dtype;
 		double eff = perf->attn_frac * capsim_gemm_shape(perf, f);
-		double peak = peak_of(g, adt);
+		double peak = peak_of(g, adt) * clock_of(perf);
 		double tc = f > 0.0 && peak > 0.0 ? f / (peak * eff) : 0.0;
 		double tm = mem_time(g, perf, by);
 		t = (tc > tm ? tc : tm) + perf->launch_s;

@@ -93,6 +93,7 @@ typedef struct capsim_gpu_perf {
 	double launch_eager_s;    /* PyTorch eager: CPU issue cost per kernel */
 	double launch_graph_s;    /* CUDA graphs: per node of a replayed graph */
 	int cuda_graphs;          /* launch_s is launch_graph_s */
+	double clock_scale;       /* sustained clock at the power limit over that at the TDP (1: none) */
 	unsigned assumed;         /* CAPSIM_PERF_ASSUMED_* */
 	capsim_gemm_cal gemm_cal[CAPSIM_CAL_DTYPES]; /* the GPU's calibration, by capsim_dtype */
 } capsim_gpu_perf;

@@ -75,6 +75,7 @@ static const capsim_field gpu_fields[] = {
 	FDBL("memory.bandwidth", capsim_gpu, mem_bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, R | P, 50 * GBPS, 100e3 * GBPS, "device memory bandwidth"),
 	FTXT("memory.type", capsim_gpu, mem_type, 0, "memory technology"),
 	FDBL("power.tdp", capsim_gpu, tdp_w, CAPSIM_DIM_WATTS, R | P, 10.0, 5000.0, "board power limit"),
+	FDBL("power.limit", capsim_gpu, power_limit_w, CAPSIM_DIM_WATTS, P, 10.0, 5000.0, "the board power limit the GPU is set to (nvidia-smi -pl), when below power.tdp: compute-bound kernels run at the clock that limit sustains (docs/model.md, \"Power-capped GPUs\"); default: power.tdp"),
 	FDBL("clock.max", capsim_gpu, clock_max_hz, CAPSIM_DIM_HERTZ, P, 100e6, 5e9, "maximum boost clock"),
 	FENUM("scale-up.kind", capsim_gpu, scaleup_kind, scaleup_kinds, 0, NULL, "GPU-to-GPU link"),
 	FINT("scale-up.generation", capsim_gpu, scaleup_generation, P, 1, 10, "link generation"),
@@ -536,6 +537,18 @@ double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)
 	if (g->scaleup_direction == CAPSIM_DIR_BIDIRECTIONAL)
 		return g->scaleup_bw_bytes_per_s / 2.0;
 	return g->scaleup_bw_bytes_per_s;
+}
+
+#define IDLE_SHARE_OF_TDP 0.115 /* 80 W of 700 W, the lent H200 (see spec.h) */
+
+double capsim_power_clock_scale(double tdp_w, double limit_w)
+{
+	if (!(limit_w > 0.0) || !(tdp_w > 0.0) || limit_w >= tdp_w)
+		return 1.0;
+	double idle = IDLE_SHARE_OF_TDP * tdp_w;
+	if (limit_w <= idle)
+		return 0.0; /* below idle nothing runs; the range check keeps limits above */
+	return cbrt((limit_w - idle) / (tdp_w - idle));
 }
 
 double capsim_gpu_usable_bytes(const capsim_gpu *g)

@@ -137,6 +137,7 @@ typedef struct capsim_gpu {
 	double peak_fp4_flop_per_s; /* dense; 0: not supported */
 	double mem_bytes, mem_bw_bytes_per_s;
 	double mem_usable_bytes;     /* totalGlobalMem; 0: not given (capsim_gpu_usable_bytes) */
+	double power_limit_w;        /* power.limit: the board limit it runs at; 0: power.tdp */
 	char mem_type[CAPSIM_ID_LEN];
 	double tdp_w;
 	double clock_max_hz;
@@ -586,6 +587,15 @@ double capsim_gpu_peak(const capsim_gpu *g, int dtype);
  * it, else the datasheet's capacity as decimal bytes (a lower bound: HBM
  * stacks hold binary sizes, and 141 GB H200s give 139.8 GiB). */
 double capsim_gpu_usable_bytes(const capsim_gpu *g);
+
+/* Sustained clock of a GPU at board limit `limit_w` over that at its TDP,
+ * for compute-bound work: dynamic power goes as f V^2 and V with f in the
+ * DVFS range, so P(f) = P_idle + (P_tdp - P_idle) (f / f_tdp)^3 (an
+ * assumption), with P_idle = 11.5% of the TDP (the lent H200: 80 W idle of
+ * 700 W, calibrate/results/h200-2026-12-02-power-b.jsonl) and the TDP reached
+ * under sustained GEMMs (687 W at 1695 MHz there). 1 at or above the TDP. */
+double capsim_power_clock_scale(double tdp_w, double limit_w);
+
 
 extern const char *const capsim_dtype_names[];
 

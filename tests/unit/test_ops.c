@@ -681,11 +681,38 @@ static void test_fit_errors(void **state)
 	assert_int_equal(capsim_gemm_fit_curve(flop, frac, 4, &fit), 0);
 }
 
+/* A power-capped GPU: at 500 W of a 700 W TDP the sustained clock is
+ * cbrt((500 - 80.5) / (700 - 80.5)) = 0.8780 of the TDP's (idle 11.5% of
+ * TDP, power cubic in the clock: an assumption, spec.h); a compute-bound
+ * GEMM takes 1/0.8780 as long, a memory-bound copy the same. */
+static void test_power_limit(void **state)
+{
+	(void)state;
+	assert_rel(capsim_power_clock_scale(700, 500), cbrt(419.5 / 619.5), 1e-12);
+	assert_rel(capsim_power_clock_scale(700, 700), 1.0, 0);
+	assert_rel(capsim_power_clock_scale(700, 800), 1.0, 0);
+	assert_rel(capsim_power_clock_scale(700, 0), 1.0, 0);
+	capsim_gpu g = *(const capsim_gpu *)capsim_catalog_find(cat, CAPSIM_KIND_GPU, "h100-sxm5-80gb");
+	capsim_gpu_perf full, capped;
+	capsim_gpu_perf_default(&g, 0, &full);
+	g.power_limit_w = 500;
+	capsim_gpu_perf_default(&g, 0, &capped);
+	double f = 2.0 * 8192.0 * 8192.0 * 8192.0, by = 2.0 * 3 * 8192.0 * 8192.0;
+	double t0 = capsim_op_time_s(&g, &full, CAPSIM_DTYPE_BF16, f, by, 8192, 8192, 8192);
+	double t1 = capsim_op_time_s(&g, &capped, CAPSIM_DTYPE_BF16, f, by, 8192, 8192, 8192);
+	double l = full.launch_s;
+	assert_rel(t1 - l, (t0 - l) / cbrt(419.5 / 619.5), 1e-9);
+	double c0 = capsim_op_time_s(&g, &full, CAPSIM_DTYPE_BF16, 0, 1e9, 0, 0, 0);
+	double c1 = capsim_op_time_s(&g, &capped, CAPSIM_DTYPE_BF16, 0, 1e9, 0, 0, 0);
+	assert_rel(c1, c0, 1e-12);
+}
+
 int main(void)
 {
 	capsim_init(); /* GSL reports its errors as statuses */
 	gsl_set_error_handler_off();
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_power_limit),
 		cmocka_unit_test(test_flops_per_token_llama7b),
 		cmocka_unit_test(test_flops_per_token_moe),
 		cmocka_unit_test(test_layer_moe_capacity),
