@@ -4,6 +4,7 @@
  * "Validation"); a refusal reads "FILE:LINE: field 'KEY': expected ...,
  * found ...". */
 #include "measure.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -192,34 +193,13 @@ static int is_env_name(const char *s, size_t max)
 
 /* ---- dates ----------------------------------------------------------------- */
 
-static int days_in_month(int year, int month)
-{
-	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-	return month == 2 && leap ? 29 : days[month - 1];
-}
-
-/* n decimal digits at s, as a number; -1 if they are not all digits */
-static int digits(const char *s, int n)
-{
-	int v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = 10 * v + (s[i] - '0');
-	}
-	return v;
-}
-
-#define YEAR_MIN 1990
-#define YEAR_MAX 2100
+#define YEAR_MIN CAPSIM_YEAR_MIN
+#define YEAR_MAX CAPSIM_YEAR_MAX
 
 /* "YYYY-MM-DD" at s, a real day from YEAR_MIN to YEAR_MAX */
 static int is_day(const char *s)
 {
-	int y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
-	return s[4] == '-' && s[7] == '-' && y >= YEAR_MIN && y <= YEAR_MAX && m >= 1 && m <= 12 &&
-	       d >= 1 && d <= days_in_month(y, m);
+	return capsim_day_at(s);
 }
 
 int capsim_measure_is_day(const char *s)
@@ -233,7 +213,7 @@ static int is_utc_time(const char *s)
 	if (strlen(s) != 20 || !is_day(s) || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
 	    s[19] != 'Z')
 		return 0;
-	int h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
+	int h = capsim_digits(s + 11, 2), mi = capsim_digits(s + 14, 2), sec = capsim_digits(s + 17, 2);
 	return h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && sec >= 0 && sec <= 59;
 }
 

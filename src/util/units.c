@@ -661,9 +661,7 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 	return buf;
 }
 
-/* the number of the n digits at s, or -1 when one is not a digit (sscanf's
- * %d would also take blanks and signs: "2024- 6-+1") */
-static int digits_value(const char *s, int n)
+int capsim_digits(const char *s, int n)
 {
 	int v = 0;
 	for (int i = 0; i < n; i++) {
@@ -681,23 +679,36 @@ static int days_in_month(int y, int m)
 	return m == 2 && leap ? 29 : days[m - 1];
 }
 
+static int real_date(int y, int m, int d)
+{
+	return y >= CAPSIM_YEAR_MIN && y <= CAPSIM_YEAR_MAX && m >= 1 && m <= 12 && d >= 1 &&
+	       d <= days_in_month(y, m);
+}
+
+int capsim_day_at(const char *s)
+{
+	if (strnlen(s, 10) < 10 || s[4] != '-' || s[7] != '-')
+		return 0;
+	return real_date(capsim_digits(s, 4), capsim_digits(s + 5, 2), capsim_digits(s + 8, 2));
+}
+
 int capsim_date_parse(const char *s, char *out, size_t outlen, char *err,
 		      size_t errlen)
 {
 	size_t len = strlen(s);
-	int y = digits_value(s, 4 < len ? 4 : (int)len), m = 1, d = 1;
+	int y = capsim_digits(s, 4 < len ? 4 : (int)len), m = 1, d = 1;
 	int shaped = (len == 4 || len == 7 || len == 10) && y >= 0;
 	if (shaped && len >= 7)
-		shaped = s[4] == '-' && (m = digits_value(s + 5, 2)) >= 0;
+		shaped = s[4] == '-' && (m = capsim_digits(s + 5, 2)) >= 0;
 	if (shaped && len == 10)
-		shaped = s[7] == '-' && (d = digits_value(s + 8, 2)) >= 0;
+		shaped = s[7] == '-' && (d = capsim_digits(s + 8, 2)) >= 0;
 	if (!shaped) {
 		snprintf(err, errlen,
 			 "expected a date YYYY, YYYY-MM or YYYY-MM-DD, found '%s'",
 			 s);
 		return -1;
 	}
-	if (y < 1990 || y > 2100 || m < 1 || m > 12 || d < 1 || d > days_in_month(y, m)) {
+	if (!real_date(y, m, d)) {
 		snprintf(err, errlen, "date '%s' is out of range", s);
 		return -1;
 	}

@@ -53,6 +53,18 @@ const char *capsim_dim_json_suffix(capsim_dim dim);
  * GB/s): writes at most buflen bytes, returns buf. */
 char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t buflen);
 
+/* Dates run from these years (a measurement, a price, a datasheet). */
+#define CAPSIM_YEAR_MIN 1990
+#define CAPSIM_YEAR_MAX 2100
+
+/* The number of the n decimal digits at s, or -1 when one is not a digit
+ * (unlike sscanf's %d, no blanks or signs). */
+int capsim_digits(const char *s, int n);
+
+/* 1 when the 10 characters at s are "YYYY-MM-DD", a real day (leap years
+ * counted) from CAPSIM_YEAR_MIN to CAPSIM_YEAR_MAX; s may go on after them. */
+int capsim_day_at(const char *s);
+
 /* Parse a date "YYYY", "YYYY-MM" or "YYYY-MM-DD"; returns 0 and writes a
  * normalised copy into out, or -1 with a message. */
 int capsim_date_parse(const char *s, char *out, size_t outlen, char *err,
