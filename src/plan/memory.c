@@ -113,6 +113,7 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 	double half = full32 ? 4.0 : 2.0; /* the training dtype's weights */
 	memset(r, 0, sizeof *r);
 	r->state_bytes = 8.0;
+	r->frozen_bytes = half;
 	switch (s->framework) {
 	case CAPSIM_FW_TORCH_AMP:
 		/* fp32 parameters are the only weights; autocast casts each to
@@ -165,7 +166,8 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 		r->master_bytes = master_b[s->prec_master];
 	if (s->prec_states)
 		r->state_bytes = states_b[s->prec_states];
-	if (r->param_bytes <= 2.0) /* 16-bit weights: nothing to cast */
+	/* 16-bit weights, or LoRA's 16-bit frozen base: nothing to cast */
+	if (r->param_bytes <= 2.0 || s->finetune == CAPSIM_FT_LORA)
 		r->cast_bytes = 0.0;
 }
 
@@ -213,13 +215,9 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 	capsim_memory_recipe(s, &rc);
 	double shard = (double)s->dp * s->cp;
 	double trained = out->trained_params;
-	/* LoRA: the frozen base is kept in the training dtype's 16 bits (or
-	 * fp32), with no gradient, master or moments, and no autocast cast; the
+	/* LoRA: the frozen base has no gradient, master or moments; the
 	 * adapters are trained with the framework's recipe */
-	int full32 = s->dtype == CAPSIM_DTYPE_FP32 || s->dtype == CAPSIM_DTYPE_TF32;
-	double frozen = lora ? params * (full32 ? 4.0 : 2.0) : 0.0;
-	if (lora)
-		rc.cast_bytes = 0.0;
+	double frozen = lora ? params * rc.frozen_bytes : 0.0;
 	out->weights_bytes = (frozen + trained * rc.param_bytes) / (s->zero >= 3 ? shard : 1.0);
 	out->grads_bytes = trained * rc.grad_bytes / (s->zero >= 2 ? shard : 1.0);
 	out->optimizer_bytes =

@@ -14,7 +14,8 @@
 /* What a framework keeps of the model, per parameter before sharding, and
  * how long (docs/model.md, "Memory per framework"). */
 typedef struct capsim_mem_recipe {
-	double param_bytes;  /* the weights kept between steps */
+	double param_bytes;  /* the trained weights kept between steps */
+	double frozen_bytes; /* LoRA's frozen base: the training dtype's 16 bits (fp32: 4) */
 	double grad_bytes;   /* gradients until the optimizer step */
 	double master_bytes; /* a separate fp32 master copy (0: none) */
 	double state_bytes;  /* Adam's two moments */

@@ -596,7 +596,6 @@ double capsim_gpu_usable_bytes(const capsim_gpu *g);
  * under sustained GEMMs (687 W at 1695 MHz there). 1 at or above the TDP. */
 double capsim_power_clock_scale(double tdp_w, double limit_w);
 
-
 extern const char *const capsim_dtype_names[];
 
 /* Parameters of a model from its architecture: embeddings (twice unless

@@ -193,24 +193,15 @@ static int is_env_name(const char *s, size_t max)
 
 /* ---- dates ----------------------------------------------------------------- */
 
-#define YEAR_MIN CAPSIM_YEAR_MIN
-#define YEAR_MAX CAPSIM_YEAR_MAX
-
-/* "YYYY-MM-DD" at s, a real day from YEAR_MIN to YEAR_MAX */
-static int is_day(const char *s)
-{
-	return capsim_day_at(s);
-}
-
 int capsim_measure_is_day(const char *s)
 {
-	return strlen(s) == 10 && is_day(s);
+	return strlen(s) == 10 && capsim_day_at(s);
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ", UTC, a real time (no leap second) */
 static int is_utc_time(const char *s)
 {
-	if (strlen(s) != 20 || !is_day(s) || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
+	if (strlen(s) != 20 || !capsim_day_at(s) || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
 	    s[19] != 'Z')
 		return 0;
 	int h = capsim_digits(s + 11, 2), mi = capsim_digits(s + 14, 2), sec = capsim_digits(s + 17, 2);
@@ -523,7 +514,7 @@ static int machine_fields(importer *im, json_t *o, machine_line *m)
 		return -1;
 	if (!is_utc_time(m->date))
 		return bad(im, "field 'date': expected a UTC time YYYY-MM-DDTHH:MM:SSZ from %d to %d, "
-			   "found %s", YEAR_MIN, YEAR_MAX, show(m->date).s);
+			   "found %s", CAPSIM_YEAR_MIN, CAPSIM_YEAR_MAX, show(m->date).s);
 	if (get_text(im, o, "gpu", FIELD_MAX(capsim_store_run, gpu), &m->gpu) < 0 ||
 	    get_text_opt(im, o, "cc", FIELD_MAX(capsim_store_run, cc), 0, &m->cc) < 0)
 		return -1;
@@ -1252,10 +1243,10 @@ static int machine_rec_date(importer *im, const char *date)
 {
 	if (check_text(im, "date", date, FIELD_MAX(capsim_store_run, date)) < 0)
 		return -1;
-	if ((strlen(date) == 10 && is_day(date)) || is_utc_time(date) || !strncmp(date, "unknown", 7))
+	if (capsim_measure_is_day(date) || is_utc_time(date) || !strncmp(date, "unknown", 7))
 		return 0;
 	return bad(im, "field 'date': expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ from %d to %d, "
-		   "or 'unknown ...', found %s", YEAR_MIN, YEAR_MAX, show(date).s);
+		   "or 'unknown ...', found %s", CAPSIM_YEAR_MIN, CAPSIM_YEAR_MAX, show(date).s);
 }
 
 /* the machine of a record-level import as a runs row */
