@@ -246,6 +246,9 @@ const capsim_result_key capsim_result_keys[] = {
 		"pipeline idle time of the critical stage", NULL, NULL, has_pp),
 	REAL("optimizer_s", STEP(optimizer_s), SEC, "s", "optimizer step", 1,
 	     "optimizer step of the first stage", NULL, NULL),
+	REAL("host_s", STEP(host_s), SEC, "s", "host-bound", 1,
+	     "what the host adds to the critical stage's kernels where it issues them more slowly "
+	     "than the GPU runs them (workload.execution)", NULL, NULL),
 	REAL_IF("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
 		"reading the next step's tokens that prefetch does not hide", NULL, NULL,
 		has_storage),

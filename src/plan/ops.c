@@ -174,14 +174,32 @@ static const perf_row perf_rows[] = {
 	{ "mi300x", 668.4 / 1300.0, 0.0, 0.0 },
 };
 
-/* PyTorch eager: the CPU cost of issuing one kernel, 5 us: pytorch/pytorch
- * issue #82793 (4 us per op, A100), flagos-ai/Torch-FL PR #27 (8 us per op
- * submitted, A100), meta-pytorch/tritonbench PR #1017 (3.0 us for a bare
- * cuLaunchKernel, GB200). CUDA graphs: 0.6 us per node of a replayed graph,
- * ahrefs/ocannl issue #488 (0.58 us, RTX 5070 Ti, CUDA 13.3). Neither was
- * measured on an H100-class GPU: assumptions until calibrate/ measures them. */
+/* A bare kernel launch from PyTorch, 5 us: pytorch/pytorch issue #82793
+ * (4 us per op, A100), flagos-ai/Torch-FL PR #27 (8 us per op submitted,
+ * A100), meta-pytorch/tritonbench PR #1017 (3.0 us for a bare
+ * cuLaunchKernel, GB200); calibrate/torch measured 7.12 us on the lent
+ * H200's host (its profile carries that). On the GPU, what a step takes
+ * beyond its kernels' summed durations, per kernel, where the host is well
+ * ahead (calibrate/results/h200-2026-12-0{2,4}-*step*.jsonl): replayed from
+ * a CUDA graph, 0.62 us (median of 10 points, -0.66 to 0.87; ahrefs/ocannl
+ * issue #488 found 0.58 us on an RTX 5070 Ti); launched from a stream,
+ * 3.9 us (median of 16 eager points whose host issue took under half the
+ * step, -0.05 to 6.6 us). The lent H200 only: assumptions elsewhere.
+ *
+ * The framework's host work per kernel beyond the launch: the median over
+ * every eager point of calibrate/results/h200-2026-12-02-gpt2-step-{a,b,c,
+ * pad50304}.jsonl and h200-2026-12-04-host-steps.jsonl of the host's issue
+ * time over the step's kernels (54 points, GPT-2 124M and 355M, Llama 3 8B
+ * and GPT-3 6.7B blocks: 21.5 to 63.9 us, median 43.52 us) less the
+ * measured bare launch, 7.12 us: 36.4 us. torch.compile, the five compiled
+ * points (25.9 to 40.6 us, median 37.08): 30.0 us. Measured on one host
+ * (the lent H200's, 16 vCPUs of an Intel Xeon), so an assumption for any
+ * other; the spread between points is the host's (docs/validation.md). */
 #define LAUNCH_EAGER_S 5e-6
-#define LAUNCH_GRAPH_S 0.6e-6
+#define LAUNCH_GRAPH_S 0.62e-6
+#define KERNEL_GAP_S 3.9e-6
+#define DISPATCH_S 36.4e-6
+#define DISPATCH_COMPILED_S 30.0e-6
 
 /* What the GPU's profile measured (calibrate/, or --set) replaces the
  * defaults and clears their flags. */
@@ -207,11 +225,17 @@ static void apply_measured(const capsim_gpu *g, capsim_gpu_perf *out)
 		out->launch_eager_s = g->launch_eager_s;
 	if (g->launch_graph_s > 0)
 		out->launch_graph_s = g->launch_graph_s;
-	if (g->launch_eager_s > 0 && g->launch_graph_s > 0)
+	if (g->kernel_gap_s > 0)
+		out->kernel_gap_s = g->kernel_gap_s;
+	if (g->dispatch_s > 0)
+		out->dispatch_s = g->dispatch_s;
+	if (g->dispatch_compiled_s > 0)
+		out->dispatch_compiled_s = g->dispatch_compiled_s;
+	if (g->launch_eager_s > 0 && g->launch_graph_s > 0 && g->dispatch_s > 0)
 		out->assumed &= ~CAPSIM_PERF_ASSUMED_LAUNCH;
 }
 
-void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
+void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 			     capsim_gpu_perf *out)
 {
 	memset(out, 0, sizeof *out);
@@ -245,10 +269,16 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
 		out->assumed |= CAPSIM_PERF_ASSUMED_ATTN;
 	out->launch_eager_s = LAUNCH_EAGER_S;
 	out->launch_graph_s = LAUNCH_GRAPH_S;
-	out->cuda_graphs = cuda_graphs != 0;
+	out->kernel_gap_s = KERNEL_GAP_S;
+	out->dispatch_s = DISPATCH_S;
+	out->dispatch_compiled_s = DISPATCH_COMPILED_S;
+	out->execution = execution;
 	out->assumed |= CAPSIM_PERF_ASSUMED_LAUNCH;
 	apply_measured(g, out);
-	out->launch_s = cuda_graphs ? out->launch_graph_s : out->launch_eager_s;
+	out->launch_s = execution == CAPSIM_EXEC_GRAPHS ? out->launch_graph_s : out->kernel_gap_s;
+	out->host_kernel_s = execution == CAPSIM_EXEC_GRAPHS ? 0.0 :
+			     out->launch_eager_s + (execution == CAPSIM_EXEC_COMPILED ?
+						    out->dispatch_compiled_s : out->dispatch_s);
 	out->clock_scale = capsim_power_clock_scale(g->tdp_w, g->power_limit_w);
 	memcpy(out->gemm_cal, g->cal.gemm, sizeof out->gemm_cal);
 }
@@ -283,13 +313,36 @@ double capsim_gemm_efficiency(const capsim_gpu_perf *perf, int dtype,
 	return sat * capsim_gemm_shape(perf, flop);
 }
 
-double capsim_gemm_efficiency_mnk(const capsim_gpu_perf *perf, int dtype,
-				  double m, double n, double k)
+/* the dimension multiple that keeps a dtype's rows 16-byte aligned */
+static double align_elems(int dtype)
+{
+	double in, out;
+	capsim_gemm_elem_bytes(dtype, &in, &out);
+	return 16.0 / in;
+}
+
+static double efficiency_mnk(const capsim_gpu_perf *perf, int dtype, double m, double n,
+			     double k)
 {
 	const capsim_gemm_cal *c = cal_of(perf, dtype);
 	if (c)
 		return capsim_gemm_cal_eff(c, dtype, m, n, k, NULL);
 	return capsim_gemm_efficiency(perf, dtype, 2.0 * m * n * k);
+}
+
+double capsim_gemm_efficiency_mnk(const capsim_gpu_perf *perf, int dtype,
+				  double m, double n, double k)
+{
+	if (perf->execution == CAPSIM_EXEC_COMPILED && !capsim_gemm_aligned(dtype, m, n, k)) {
+		/* torch.compile pads a misaligned matmul's dimensions to the
+		 * alignment (Inductor's shape_padding, on by default:
+		 * torch/_inductor/config.py, fx_passes/pad_mm.py) and runs the
+		 * aligned kernel over the padded FLOP */
+		double a = align_elems(dtype);
+		double pm = ceil(m / a) * a, pn = ceil(n / a) * a, pk = ceil(k / a) * a;
+		return efficiency_mnk(perf, dtype, pm, pn, pk) * (m * n * k) / (pm * pn * pk);
+	}
+	return efficiency_mnk(perf, dtype, m, n, k);
 }
 
 /* ---- calibrated GEMM efficiency ------------------------------------------ */
@@ -444,6 +497,28 @@ double capsim_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 	double tc = flop > 0.0 && peak > 0.0 && eff > 0.0 ? flop / (peak * eff) : 0.0;
 	double tm = mem_time(g, perf, bytes);
 	return (tc > tm ? tc : tm) + perf->launch_s;
+}
+
+/* ---- the host stream ------------------------------------------------------ */
+
+void capsim_stream_push(capsim_stream *st, double n, double host_s, double gpu_s)
+{
+	if (!(n > 0.0)) {
+		st->gpu += gpu_s;
+		st->busy += gpu_s;
+		return;
+	}
+	double h = host_s, g = gpu_s / n;
+	double end = st->gpu + gpu_s;
+	double first = st->host + h + gpu_s;   /* the first kernel waits for its issue */
+	double last = st->host + n * h + g;    /* the last one does */
+	if (first > end)
+		end = first;
+	if (last > end)
+		end = last;
+	st->host += n * h;
+	st->gpu = end;
+	st->busy += gpu_s;
 }
 
 /* ---- the kernels of one transformer layer -------------------------------- */

@@ -89,10 +89,14 @@ typedef struct capsim_gpu_perf {
 	double gemm_flop_min, gemm_flop_max; /* measured range; S is held outside */
 	double attn_frac;         /* fused causal attention (fwd + bwd), fraction of peak */
 	double hbm_eff;           /* streaming copy bandwidth / datasheet bandwidth */
-	double launch_s;          /* per kernel, the stack in use (eager or graphs) */
-	double launch_eager_s;    /* PyTorch eager: CPU issue cost per kernel */
-	double launch_graph_s;    /* CUDA graphs: per node of a replayed graph */
-	int cuda_graphs;          /* launch_s is launch_graph_s */
+	double launch_s;          /* GPU-side cost per kernel in this execution, in every op's time */
+	double launch_eager_s;    /* host: a bare kernel launch */
+	double launch_graph_s;    /* GPU: a replayed graph's node */
+	double kernel_gap_s;      /* GPU: a kernel launched from a stream (eager, compiled) */
+	double dispatch_s;        /* host: eager work per kernel beyond the launch */
+	double dispatch_compiled_s; /* host: the same under torch.compile */
+	int execution;            /* capsim_execution */
+	double host_kernel_s;     /* host time to issue one kernel in this execution */
 	double clock_scale;       /* sustained clock at the power limit over that at the TDP (1: none) */
 	unsigned assumed;         /* CAPSIM_PERF_ASSUMED_* */
 	capsim_gemm_cal gemm_cal[CAPSIM_CAL_DTYPES]; /* the GPU's calibration, by capsim_dtype */
@@ -103,10 +107,29 @@ typedef struct capsim_gpu_perf {
  * what the GPU's profile measured (its <efficiency> element: a calibrated
  * profile, or --set cluster.gpu.efficiency.*), which clears those flags; the
  * calibrated GEMM models of g->cal are copied into out->gemm_cal.
- * cuda_graphs picks the launch overhead. Sources and values: ops.c and
- * docs/model.md. */
-void capsim_gpu_perf_default(const capsim_gpu *g, int cuda_graphs,
+ * execution (capsim_execution) picks the host's cost per kernel:
+ * launch + dispatch eager, launch + dispatch_compiled compiled, 0 for graphs.
+ * Sources and values: ops.c and docs/model.md. */
+void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 			     capsim_gpu_perf *out);
+
+/* ---- the host stream ------------------------------------------------------ */
+
+/* Two streams in order: the host issues kernels one after another, each
+ * after its host cost; the GPU runs each once it is issued and the one
+ * before it has ended. Clocks in seconds from the start of a pass. */
+typedef struct capsim_stream {
+	double host;  /* when the host has issued the last kernel */
+	double gpu;   /* when the GPU ends the last kernel */
+	double busy;  /* the GPU's kernel time so far */
+} capsim_stream;
+
+/* n >= 0 kernels of equal length, gpu_s in all, each issued host_s after
+ * the one before: in closed form, the GPU ends at
+ *   max(gpu + gpu_s, host + h + gpu_s, host + n h + g),
+ * with h = host_s and g = gpu_s / n (the first kernel waits for its issue,
+ * or the last does). n = 0 adds gpu_s to the GPU alone. */
+void capsim_stream_push(capsim_stream *st, double n, double host_s, double gpu_s);
 
 /* The shape term S(F) in (0, 1] of the GEMM efficiency, F in FLOP (clamped
  * to the measured range). */
@@ -168,6 +191,7 @@ double capsim_gemm_cal_eff(const capsim_gemm_cal *c, int dtype, double m,
 
 /* Time of one kernel in seconds:
  *   max(flop / (peak(dtype) x eff), bytes / (mem_bw x hbm_eff)) + launch_s,
+ * launch_s the GPU-side cost of a kernel (the host's is the host stream's),
  * eff = capsim_gemm_efficiency_mnk when m, n, k > 0 (a GEMM of that shape),
  * else capsim_gemm_efficiency at flop. flop, bytes >= 0. A dtype the GPU
  * lacks (peak 0) falls back to its bf16 peak. */

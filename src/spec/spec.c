@@ -88,8 +88,11 @@ static const capsim_field gpu_fields[] = {
 	FDBL("efficiency.gemm-fp8", capsim_gpu, eff_gemm_fp8, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best fp8 GEMM rate over the dense fp8 peak; default: capsim's published table"),
 	FDBL("efficiency.hbm", capsim_gpu, eff_hbm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "device-memory copy bandwidth over the datasheet's; default: capsim's published table"),
 	FDBL("efficiency.attention", capsim_gpu, eff_attention, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "fused causal attention, fwd + bwd, over the dense bf16 peak; default: capsim's published table"),
-	FDBL("efficiency.launch", capsim_gpu, launch_eager_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-3, "CPU cost of launching one kernel eagerly; default 5 us (assumption)"),
-	FDBL("efficiency.launch-graph", capsim_gpu, launch_graph_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "cost of one kernel replayed from a CUDA graph; default 0.6 us (assumption)"),
+	FDBL("efficiency.launch", capsim_gpu, launch_eager_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-3, "host cost of one bare kernel launch from PyTorch (calibrate/torch's torch-launch); default 5 us (assumption)"),
+	FDBL("efficiency.launch-graph", capsim_gpu, launch_graph_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "GPU-side cost of one kernel replayed from a CUDA graph (the gap to the one before); default 0.62 us, measured on the lent H200"),
+	FDBL("efficiency.kernel-gap", capsim_gpu, kernel_gap_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "GPU-side cost of one kernel launched from a stream, eager or compiled (the gap to the one before, the host well ahead); default 3.9 us, measured on the lent H200"),
+	FDBL("efficiency.dispatch", capsim_gpu, dispatch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "eager host work per kernel beyond the launch (Python, dispatcher, autograd); default: measured on the lent H200's host"),
+	FDBL("efficiency.dispatch-compiled", capsim_gpu, dispatch_compiled_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the same under torch.compile (its generated wrapper code); default: measured on the lent H200's host"),
 	PRICE_FIELDS(capsim_gpu),
 };
 
@@ -286,6 +289,7 @@ static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NU
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const attentions[] = { "fused", "unfused", NULL };
+const char *const capsim_execution_names[] = { "eager", "compiled", "graphs", NULL };
 static const char *const placements[] = { "contiguous", "scattered", NULL };
 static const char *const finetunes[] = { "full", "lora", NULL };
 static const char *const lora_targets[] = { "all", "attention", NULL };
@@ -360,10 +364,12 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("workload.parallelism.recompute", S, recompute, recomputes, 0, "none", "activation recomputation"),
 	FFLAG("workload.parallelism.sequence-parallel", S, sequence_parallel, 0, "off", "Megatron sequence parallelism"),
 	FENUM("workload.attention", S, attention, attentions, 0, "fused", "attention kernel: fused (flash) or unfused (QK^T and AV GEMMs, softmax, dropout, as before FlashAttention)"),
-	FFLAG("workload.cuda-graphs", S, cuda_graphs, 0, "off", "kernels replayed from CUDA graphs (launch overhead per kernel: graphs, else eager)"),
+	FENUM("workload.execution", S, execution, capsim_execution_names, 0, "eager", "how the host issues the kernels: eager (each op through Python, the dispatcher and autograd), compiled (torch.compile), graphs (the step replayed from CUDA graphs: no host work per kernel); the host and the GPU are two streams and the step is the critical path of both"),
+	SDBL("workload.kernels-per-op", kernels_per_op, CAPSIM_DIM_RATIO, P, 1.0, 20.0, NULL, "kernels the framework launches for each of capsim's fused ops; default: 1 for megatron and deepspeed (fused modules), measured for torch-amp and fsdp2 (plain PyTorch modules, forward and backward: GPT-2-style blocks 2.10 and 2.57 eager, Llama-style 4.00 and 5.60; compiled 0.865 of those)"),
+	SDBL("workload.tp-overlap-efficiency", tp_overlap_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "78%", "share of a tensor-parallel collective that an overlap (tp-comm-overlap) hides behind the GEMMs it can hide behind (Flux's H800 measurements, TP 8: 75% for all-gather + GEMM, 81% for GEMM + reduce-scatter; bytedance/flux docs/performance_report.md)"),
 	FFLAG("workload.parallelism.ep-overlap", S, ep_overlap, 0, "off", "hide each micro-batch's expert all-to-alls behind the computation of the micro-batch whose pass is paired with it in 1F1B's steady state (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1; Megatron-Core's 1F1B all-to-all overlap); the warm-up forwards and cool-down backwards have no partner"),
 	FFLAG("workload.parallelism.tp-comm-overlap", S, tp_comm_overlap, 0, "off", "overlap tensor-parallel collectives with GEMMs (Megatron-Core --tp-comm-overlap)"),
-	SDBL("workload.comm-slowdown", comm_slowdown, CAPSIM_DIM_RATIO, P, 1.0, 3.0, "1.1", "compute slows by this factor while a collective runs beside it (assumption)"),
+	SDBL("workload.comm-slowdown", comm_slowdown, CAPSIM_DIM_RATIO, P, 1.0, 3.0, "1.1", "compute slows by this factor while a collective runs beside it (assumption, between Transformer Engine's SM split, 132/116 = 1.14 for its pipelined and bulk overlaps and about 1 for ring exchange, and the 18.9% mean slowdown measured in arXiv 2507.03114)"),
 	SDBL("workload.moe-capacity-factor", moe_capacity_factor, CAPSIM_DIM_RATIO, P, 0.01, 64.0, NULL, "expert capacity over the even share of tokens, buffers padded to it (GShard, Switch); default: dropless, even routing"),
 	SDBL("workload.straggler", straggler, CAPSIM_DIM_RATIO, P, 1.0, 100.0, "1", "one GPU's kernels run this many times slower (throttled or faulty); the step waits for it; placed on workload.straggler-stage"),
 	SINT("workload.straggler-stage", straggler_stage, 0, -1, 1e5, "-1", "pipeline stage of the straggler, from 0; -1: the stage with the most compute (the worst case)"),

@@ -151,7 +151,12 @@ typedef struct capsim_gpu {
 	double eff_gemm, eff_gemm_fp8;  /* best GEMM fraction of the dense peak */
 	double eff_hbm;                 /* copy bandwidth over the datasheet's */
 	double eff_attention;           /* fused attention fraction of the bf16 peak */
-	double launch_eager_s, launch_graph_s; /* per kernel: eager, graph replay */
+	/* per kernel: the host's bare launch, a graph node's (and a queued
+	 * kernel's) cost on the GPU, and the framework's host work per kernel
+	 * beyond the launch, eager and compiled (docs/model.md, "The host
+	 * stream") */
+	double launch_eager_s, launch_graph_s, kernel_gap_s;
+	double dispatch_s, dispatch_compiled_s;
 	capsim_gpu_cal cal;             /* a calibrated profile's fits (capsim_profile_apply) */
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];
@@ -323,6 +328,12 @@ typedef enum { CAPSIM_DTYPE_FP32, CAPSIM_DTYPE_TF32, CAPSIM_DTYPE_BF16, CAPSIM_D
 typedef enum { CAPSIM_SCHED_GPIPE, CAPSIM_SCHED_1F1B, CAPSIM_SCHED_1F1B_INTERLEAVED } capsim_schedule;
 typedef enum { CAPSIM_RECOMPUTE_NONE, CAPSIM_RECOMPUTE_SELECTIVE, CAPSIM_RECOMPUTE_FULL } capsim_recompute;
 
+/* How the host issues a step's kernels (docs/model.md, "The host stream"):
+ * eager (each op through Python, the dispatcher and autograd), compiled
+ * (torch.compile's generated code), graphs (one CUDA graph replayed). */
+typedef enum { CAPSIM_EXEC_EAGER, CAPSIM_EXEC_COMPILED, CAPSIM_EXEC_GRAPHS } capsim_execution;
+extern const char *const capsim_execution_names[];
+
 /* Where the job's nodes sit: contiguous (node i in leaf i / down, as one
  * job on a cluster of its own, or a topology-aware scheduler), or scattered
  * over the node positions by the scheduler (a seeded shuffle). */
@@ -470,7 +481,9 @@ typedef struct capsim_scenario {
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
 	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
-	int cuda_graphs;             /* kernels replayed from CUDA graphs, not launched eagerly */
+	int execution;               /* capsim_execution: how the host issues the kernels */
+	double kernels_per_op;       /* kernels the framework launches per capsim op; 0: its default */
+	double tp_overlap_eff;       /* share of an overlapped TP collective that hides */
 	double comm_slowdown;        /* compute slows by this factor while comm runs beside it */
 	double moe_capacity_factor;  /* expert buffers, x the even share; 0: dropless */
 	double straggler;            /* one GPU's kernels this much slower; 1: none */

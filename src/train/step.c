@@ -222,8 +222,89 @@ typedef struct {
 	double cp_fwd, cp_bwd;   /* exposed context-parallel exchange */
 	double ep_fwd, ep_bwd;   /* expert-parallel all-to-all */
 	double dp_fwd, dp_bwd;   /* ZeRO-3: exposed per-layer weight gathers and gradient scatters */
+	double host_fwd, host_bwd; /* what the host stream adds to the pass beyond its kernels */
+	double host_tail;        /* the host's issue of the step's other kernels (optimizer, embedding) */
 	double params;           /* on one GPU */
 } stage_cost;
+
+/* ---- the host stream (docs/model.md, "The host stream") ---- */
+
+/* Kernels the framework launches for each of capsim's fused ops. 1 for
+ * Megatron and DeepSpeed: Transformer Engine's and Apex's fused modules are
+ * the kernels capsim's op list names (an assumption). Plain PyTorch modules
+ * (torch-amp, fsdp2), measured by calibrate/torch/host_probe.py on the lent
+ * H200 (calibrate/results/h200-2026-12-04-host.jsonl: the forward's and the
+ * backward's kernels at 6 blocks less at 2, over 4) against capsim's ops of
+ * the same layer (10 forward and 14 backward for GPT-2's, 11 and 15 for
+ * Llama's):
+ *   GPT-2 block (LayerNorm, GELU, biases): eager 21 / 36 kernels, so 2.10
+ *     forward and 2.57 backward; the whole step agrees (709 kernels for
+ *     124M and 1370 for 355M, -host-steps.jsonl: 55.1 a layer against 57);
+ *   Llama block (RMSNorm, RoPE, separate q/k/v and gate/up projections):
+ *     eager 44 / 84, 4.00 and 5.60.
+ * torch.compile's kernels depend on the sizes it compiles for (Inductor
+ * splits reductions at large ones): the whole GPT-2 124M step launches 630
+ * (micro-batch 1) and 619 (4) kernels compiled against 709 and 716 eager
+ * (-host-steps.jsonl; 620 against 717 at 8, -gpt2-step-compile.jsonl), so
+ * 0.865 of eager's, taken for both passes and both families. CUDA graphs
+ * replay eager's kernels. workload.kernels-per-op overrides both passes. */
+static const double plain_kernels_per_op[2][2] = {
+	{ 2.10, 2.57 }, /* layernorm models: forward, backward */
+	{ 4.00, 5.60 }, /* rmsnorm or rope models */
+};
+#define COMPILED_SHARE 0.865
+/* The step's kernels outside the layers, the LM head and the loss (the
+ * embedding, learned positions, the loss's bookkeeping, zero_grad and the
+ * optimizer), in ops of the family's forward kernels per op: GPT-2 124M's
+ * step, 709 kernels, less 12 layers x (21.0 + 35.98) and 11.9 for capsim's
+ * head and loss, is 13.3 kernels (5.5 x 2.35); Llama 3 8B's at 4 layers,
+ * 614 less 4 x 128 and 24.8, is 77 (16 x 4.8; fused AdamW launches more
+ * kernels for larger tensors: 32 to 42 against GPT-2's 4 to 6). */
+static const double step_other_ops[2] = { 5.5, 16.0 };
+
+static double kernels_per_op(const capsim_scenario *s, int backward)
+{
+	if (s->kernels_per_op > 0)
+		return s->kernels_per_op;
+	if (s->framework != CAPSIM_FW_TORCH_AMP && s->framework != CAPSIM_FW_FSDP2)
+		return 1.0;
+	int llama = s->model.norm == 1 || s->model.position == 1;
+	double x = plain_kernels_per_op[llama][backward != 0];
+	return s->execution == CAPSIM_EXEC_COMPILED ? COMPILED_SHARE * x : x;
+}
+
+/* the kernel launches of a layer's ops */
+static double launches(const capsim_layer_work *w)
+{
+	double n = 0.0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
+		n += w->op[i].count;
+	return n;
+}
+
+/* A layer's ops on the host stream, in order (reversed for a backward):
+ * each op's launches x kernels per op, their GPU time scaled so that the
+ * layer's kernels take `total` (the op model's times with what the step
+ * adds to them: compute_scale, adapters, unfused attention) */
+static void stream_layer(capsim_stream *st, const capsim_scenario *s,
+			 const capsim_gpu_perf *perf, const capsim_layer_work *w, int reverse,
+			 double total)
+{
+	double x = kernels_per_op(s, reverse), raw = 0.0, t[CAPSIM_LOP__COUNT];
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
+		t[i] = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w->op[i]);
+		raw += t[i];
+	}
+	double scale = raw > 0.0 ? total / raw : 0.0;
+	for (int j = 0; j < CAPSIM_LOP__COUNT; j++) {
+		int i = reverse ? CAPSIM_LOP__COUNT - 1 - j : j;
+		if (w->op[i].count > 0)
+			capsim_stream_push(st, w->op[i].count * x, perf->host_kernel_s,
+					   t[i] * scale);
+	}
+	if (raw <= 0.0)
+		capsim_stream_push(st, 0, 0, total);
+}
 
 /* ZeRO-3 (FSDP): each layer's weights are all-gathered before its forward
  * and again before its backward, and its gradients reduce-scattered after
@@ -359,6 +440,29 @@ static void ep_overlap_layer(const capsim_scenario *s, int k, double a2a, double
 	c->fwd += hid_b * (s->comm_slowdown - 1.0);
 }
 
+/* The LM head and the loss of one micro-batch on the last stage, forward
+ * and backward: a GEMM of T x V/t x h, and the logits */
+static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
+		      const capsim_knobs *kn, double *fwd, double *bwd)
+{
+	const capsim_model *m = &s->model;
+	double T = (double)s->micro_batch * s->seq_len / s->cp;
+	double V = (double)m->vocab / s->tp, h = m->hidden;
+	/* fp8 recipes run only the blocks' linear layers in fp8 (Transformer
+	 * Engine's modules); the output layer is a plain ColumnParallelLinear
+	 * (megatron/core/models/gpt/gpt_model.py) and stays in bf16 */
+	int hdt = s->dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : s->dtype;
+	double head = capsim_op_time_s(&s->gpu, perf, hdt, 2 * T * V * h,
+				       act_bytes(hdt) * (T * h + V * h + T * V), T, V, h);
+	double loss = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 5 * T * V,
+				       T * V * (act_bytes(s->dtype) + 4.0) * 2, 0, 0, 0);
+	/* the LM head's wgrad too, unless it is frozen (LoRA) */
+	double head_bwd = s->finetune == CAPSIM_FT_LORA ? head : 2 * head;
+	double cs = capsim_knobs_scale(kn, &s->gpu);
+	*fwd = cs * (head + loss);
+	*bwd = cs * (head_bwd + loss);
+}
+
 /* compute and exposed communication of one stage for one micro-batch */
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 const capsim_gpu_perf *perf, const capsim_knobs *kn, int k,
@@ -370,6 +474,16 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	const capsim_model *m = &s->model;
 	int first;
 	int per = capsim_stage_layers(s, k, &first);
+	capsim_stream sf = { 0 }, sb = { 0 };
+	double x = kernels_per_op(s, 0), xb = kernels_per_op(s, 1), hk = perf->host_kernel_s;
+	double cs = capsim_knobs_scale(kn, &s->gpu);
+	double head_f = 0.0, head_b = 0.0;
+	if (k == s->pp - 1) {
+		head_loss(s, perf, kn, &head_f, &head_b);
+		/* the backward starts with the loss's and the head's (dgrad and,
+		 * unless frozen, wgrad) */
+		capsim_stream_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
+	}
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
@@ -389,10 +503,15 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			tb += unfused_attention_s(s, perf, 1) -
 			      capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
 		}
-		tf *= kn->compute_scale;
-		tb *= kn->compute_scale;
+		/* the framework's kernels beyond capsim's ops cost the GPU their
+		 * gap each */
+		tf += (x - 1.0) * launches(&w) * perf->launch_s;
+		tb += (xb - 1.0) * launches(&wb) * perf->launch_s;
+		tf *= cs; /* the forward's kernels */
+		tb *= cs; /* the backward's own */
+		double tf_kern = tf, tb_kern = tb, recomputed = 0.0;
 		if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
-			tb += tf; /* the forward again, before the backward */
+			recomputed = tf; /* the forward again, before the backward */
 		} else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE) {
 			/* Megatron's selective recomputation re-runs the attention
 			 * core (QK^T, softmax, dropout, AV: the core_attn module, a
@@ -401,26 +520,30 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			double core = s->attention == 1 ?
 				unfused_attention_s(s, perf, 0) :
 				capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
-			tb += kn->compute_scale * core;
+			recomputed = cs * core;
 		}
+		tb += recomputed;
 		/* tensor parallelism: per layer, two all-reduces forward and two
 		 * backward; with sequence parallelism, two all-gathers and two
 		 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5).
-		 * Overlapped (--tp-comm-overlap) they hide behind the layer's
-		 * GEMMs, which then run slower by comm-slowdown */
+		 * Overlapped (--tp-comm-overlap), a share tp-overlap-efficiency of
+		 * what the layer's GEMMs can cover hides behind them, and those
+		 * GEMMs run slower by comm-slowdown while it does */
+		double tf_pen = 0.0, tb_pen = 0.0;
 		if (s->tp_comm_overlap) {
-			double gf = kn->compute_scale * gemm_time(s, perf, &w);
-			double gb = kn->compute_scale * gemm_time(s, perf, &wb);
-			double hf = tp_coll[0] < gf ? tp_coll[0] : gf;
-			double hb = tp_coll[1] < gb ? tp_coll[1] : gb;
-			tf += hf * (s->comm_slowdown - 1.0);
-			tb += hb * (s->comm_slowdown - 1.0);
+			double gf = cs * gemm_time(s, perf, &w);
+			double gb = cs * gemm_time(s, perf, &wb);
+			double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
+			double hf = eff * (tp_coll[0] < gf ? tp_coll[0] : gf);
+			double hb = eff * (tp_coll[1] < gb ? tp_coll[1] : gb);
+			tf_pen = hf * (s->comm_slowdown - 1.0);
+			tb_pen = hb * (s->comm_slowdown - 1.0);
 			c->tp_fwd += tp_coll[0] - hf;
 			c->tp_bwd += tp_coll[1] - hb;
 			if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
 				/* the recomputed forward's collectives, hidden as the
 				 * forward's are */
-				tb += hf * (s->comm_slowdown - 1.0);
+				tb_pen += tf_pen;
 				c->tp_bwd += tp_coll[0] - hf;
 			}
 		} else {
@@ -432,8 +555,21 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
 				c->tp_bwd += tp_coll[0];
 		}
+		tf += tf_pen;
+		tb += tb_pen;
 		c->fwd += tf;
 		c->bwd += tb;
+		/* the host issues the forward's kernels, and the backward's after
+		 * what it recomputes; the GEMMs' slowdown under overlap is the
+		 * GPU's alone */
+		stream_layer(&sf, s, perf, &w, 0, tf_kern);
+		capsim_stream_push(&sf, 0, 0, tf_pen);
+		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+			stream_layer(&sb, s, perf, &w, 0, recomputed);
+		else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
+			capsim_stream_push(&sb, x, hk, recomputed); /* attention's forward */
+		stream_layer(&sb, s, perf, &wb, 1, tb_kern);
+		capsim_stream_push(&sb, 0, 0, tb_pen);
 		if (s->zero >= 3) {
 			capsim_layer_params lp;
 			capsim_model_layer_params(m, l, &lp);
@@ -461,22 +597,19 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		}
 	}
 	if (k == s->pp - 1) {
-		/* LM head and loss: a GEMM of T x V/t x h, and the logits */
-		double T = (double)s->micro_batch * s->seq_len / s->cp;
-		double V = (double)m->vocab / s->tp, h = m->hidden;
-		/* fp8 recipes run only the blocks' linear layers in fp8 (Transformer
-		 * Engine's modules); the output layer is a plain ColumnParallelLinear
-		 * (megatron/core/models/gpt/gpt_model.py) and stays in bf16 */
-		int hdt = s->dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : s->dtype;
-		double head = capsim_op_time_s(&s->gpu, perf, hdt, 2 * T * V * h,
-					       act_bytes(hdt) * (T * h + V * h + T * V), T, V, h);
-		double loss = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 5 * T * V,
-					       T * V * (act_bytes(s->dtype) + 4.0) * 2, 0, 0, 0);
-		c->fwd += kn->compute_scale * (head + loss);
-		/* the LM head's wgrad too, unless it is frozen (LoRA) */
-		double head_bwd = s->finetune == CAPSIM_FT_LORA ? head : 2 * head;
-		c->bwd += kn->compute_scale * (head_bwd + loss);
+		c->fwd += head_f;
+		c->bwd += head_b;
+		capsim_stream_push(&sf, 2 * x, hk, head_f); /* the head GEMM, the loss */
 	}
+	/* what the host adds beyond the kernels: where it issues them more
+	 * slowly than the GPU runs them */
+	c->host_fwd = sf.gpu - sf.busy;
+	c->host_bwd = sb.gpu - sb.busy;
+	/* the step's other kernels, issued once a step: as many of them on each
+	 * stage (an approximation; they are the embedding's on the first and
+	 * the optimizer's on every stage) */
+	c->host_tail = step_other_ops[s->model.norm == 1 || s->model.position == 1] *
+		       0.5 * (x + xb) * hk;
 	return 0;
 }
 
@@ -527,7 +660,7 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 {
 	const capsim_scenario *s = w->s;
 	const capsim_model *m = &s->model;
-	capsim_gpu_perf_default(&s->gpu, s->cuda_graphs, &w->perf);
+	capsim_gpu_perf_default(&s->gpu, s->execution, &w->perf);
 	capsim_memory_estimate(s, &w->memory);
 	double T = (double)s->micro_batch * s->seq_len / s->cp;
 	double ab = act_bytes(s->dtype);
@@ -627,7 +760,7 @@ typedef struct replica_run {
 	stage_cost *sc;                   /* [p], the straggler applied */
 	capsim_time_ns *fwd, *bwd;        /* [p v] */
 	capsim_time_ns *link, *zero_link, *tail; /* [p] */
-	double exposed_dp0, optimizer0, p2p0;
+	double exposed_dp0, optimizer0, p2p0, host_tail0;
 	/* jitter */
 	gsl_rng *rng;
 	uint64_t seed;
@@ -661,8 +794,9 @@ static capsim_time_ns jitter_task(void *ctx, int k, int c, int i, int b)
 	const capsim_scenario *s = x->s;
 	const stage_cost *sc = &x->sc[k];
 	double comp = (b ? sc->bwd : sc->fwd) / x->chunks;
-	double comm = (b ? sc->tp_bwd + sc->cp_bwd + sc->ep_bwd + sc->dp_bwd :
-			   sc->tp_fwd + sc->cp_fwd + sc->ep_fwd + sc->dp_fwd) / x->chunks;
+	double comm = (b ? sc->tp_bwd + sc->cp_bwd + sc->ep_bwd + sc->dp_bwd + sc->host_bwd :
+			   sc->tp_fwd + sc->cp_fwd + sc->ep_fwd + sc->dp_fwd + sc->host_fwd) /
+		      x->chunks;
 	int first;
 	int layers = capsim_stage_layers(s, k, &first) / x->chunks;
 	if (layers < 1)
@@ -714,8 +848,8 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 	}
 	for (int k = 0; k < p; k++) {
 		const stage_cost *c = &x->sc[k];
-		double f_s = c->fwd + c->tp_fwd + c->cp_fwd + c->ep_fwd + c->dp_fwd;
-		double b_s = c->bwd + c->tp_bwd + c->cp_bwd + c->ep_bwd + c->dp_bwd;
+		double f_s = c->fwd + c->tp_fwd + c->cp_fwd + c->ep_fwd + c->dp_fwd + c->host_fwd;
+		double b_s = c->bwd + c->tp_bwd + c->cp_bwd + c->ep_bwd + c->dp_bwd + c->host_bwd;
 		for (int q = 0; q < v; q++) {
 			x->fwd[k * v + q] = capsim_ns_from_s(f_s / v);
 			x->bwd[k * v + q] = capsim_ns_from_s(b_s / v);
@@ -757,10 +891,14 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 			     (w->s->gpu.mem_bw_bytes_per_s * w->perf.hbm_eff);
 		if (k == x->straggler_stage)
 			opt *= s->straggler;
-		x->tail[k] = capsim_ns_from_s(exposed + opt);
+		/* the host issues the optimizer's kernels (and the step's others)
+		 * while the GPU runs them */
+		double host = c->host_tail > opt ? c->host_tail - opt : 0.0;
+		x->tail[k] = capsim_ns_from_s(exposed + opt + host);
 		if (k == 0) {
 			x->exposed_dp0 = exposed;
 			x->optimizer0 = opt;
+			x->host_tail0 = host;
 		}
 	}
 	if (s->jitter > 0) {
@@ -963,11 +1101,13 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->exposed_comm_tp_s = mb * (sc[crit].tp_fwd + sc[crit].tp_bwd);
 	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
 	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
+	out->host_s = mb * (sc[crit].host_fwd + sc[crit].host_bwd) + best.host_tail0;
 	double dp_layers = mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
 	out->exposed_comm_dp_s += dp_layers;
 	if (s->jitter > 0) /* the kernels' share of the jittered busy time */
 		out->compute_s = (double)pr.stage[crit].busy_ns * 1e-9 - out->exposed_comm_tp_s -
-				 out->exposed_comm_cp_s - out->exposed_comm_ep_s - dp_layers;
+				 out->exposed_comm_cp_s - out->exposed_comm_ep_s - dp_layers -
+				 mb * (sc[crit].host_fwd + sc[crit].host_bwd);
 	else
 		out->compute_s = mb * (sc[crit].fwd + sc[crit].bwd);
 	out->exposed_comm_pp_s = (double)(pr.makespan_ns - pr0.makespan_ns) * 1e-9;

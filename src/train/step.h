@@ -42,6 +42,8 @@ typedef struct capsim_step {
 	double data_read_s;            /* reading one step's tokens from storage */
 	double data_stall_s;           /* what of it the loader's prefetch does not hide */
 	double optimizer_s;
+	double host_s;                 /* what the host stream adds to the critical stage's
+					* kernels (issuing them more slowly than they run) */
 	double steps, time_to_train_s; /* to the token budget */
 	int microbatches;
 	int critical_stage;

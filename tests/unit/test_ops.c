@@ -268,10 +268,10 @@ static void test_op_time_switch(void **state)
 	double eff = 794.5 / 989.0 / (1.0 + pow(capsim_gemm_fitted.f0_flop / F, capsim_gemm_fitted.p));
 	double tc = F / (989.4e12 * eff);
 	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, F, by, 8192, 8192, 8192),
-		   tc + 5e-6, 1e-12);
+		   tc + 3.9e-6, 1e-12);
 	assert_true(tc > 1.3e-3 && tc < 1.45e-3);
 	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, 1e9, 1e9, 0, 0, 0),
-		   1e9 / 2.90e12 + 5e-6, 1e-12);
+		   1e9 / 2.90e12 + 3.9e-6, 1e-12);
 	/* the switch: at F = 1e11 (m, n, k unset), compute time tc1; bytes a
 	 * little under tc1 x bandwidth keep it compute-bound, a little over
 	 * make it memory-bound */
@@ -279,33 +279,35 @@ static void test_op_time_switch(void **state)
 	double tc1 = F1 / (989.4e12 * capsim_gemm_efficiency(&perf, CAPSIM_DTYPE_BF16, F1));
 	double cross = tc1 * 2.90e12;
 	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, F1, 0.99 * cross, 0, 0, 0),
-		   tc1 + 5e-6, 1e-12);
+		   tc1 + 3.9e-6, 1e-12);
 	assert_rel(capsim_op_time_s(g, &perf, CAPSIM_DTYPE_BF16, F1, 1.01 * cross, 0, 0, 0),
-		   1.01 * tc1 + 5e-6, 1e-12);
+		   1.01 * tc1 + 3.9e-6, 1e-12);
 	/* fp8 is faster per FLOP at the same size: twice the peak, lower
 	 * saturation (0.673 / 0.803) */
-	double t8 = capsim_op_time_s(g, &perf, CAPSIM_DTYPE_FP8, F, 0, 8192, 8192, 8192) - 5e-6;
+	double t8 = capsim_op_time_s(g, &perf, CAPSIM_DTYPE_FP8, F, 0, 8192, 8192, 8192) - 3.9e-6;
 	assert_rel(t8, F / (1978.9e12 * capsim_gemm_fitted.sat /
 			    (1.0 + pow(capsim_gemm_fitted.f0_flop / F, capsim_gemm_fitted.p))),
 		   1e-12);
-	/* CUDA graphs: the same op, 0.6 us of launch instead of 5 */
+	/* CUDA graphs: the same op, a graph node's 0.62 us on the GPU instead
+	 * of a stream's 3.9 */
 	capsim_gpu_perf graphs;
-	capsim_gpu_perf_default(g, 1, &graphs);
+	capsim_gpu_perf_default(g, CAPSIM_EXEC_GRAPHS, &graphs);
 	assert_rel(capsim_op_time_s(g, &graphs, CAPSIM_DTYPE_BF16, 1e9, 1e9, 0, 0, 0),
-		   1e9 / 2.90e12 + 0.6e-6, 1e-12);
+		   1e9 / 2.90e12 + 0.62e-6, 1e-12);
 	free(s);
 }
 
 /* A small model's layer is launch-bound: GPT-2 124M, s 128, one sequence.
- * Eager minus graphs is exactly (5 - 0.6) us per launch; the eager time is
- * mostly launches. */
+ * Launched from a stream minus replayed from a graph is exactly
+ * (3.9 - 0.62) us per launch on the GPU; the host's cost is the host
+ * stream's, not the kernels'. */
 static void test_layer_launch_bound(void **state)
 {
 	(void)state;
 	capsim_scenario *s = load("dgx-h100", 1, "gpt2-124m", 128, 8, NULL, 0);
 	capsim_gpu_perf eager, graphs;
-	capsim_gpu_perf_default(&s->gpu, 0, &eager);
-	capsim_gpu_perf_default(&s->gpu, 1, &graphs);
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_EAGER, &eager);
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_GRAPHS, &graphs);
 	capsim_layer_work w;
 	capsim_layer_forward(s, 0, &w);
 	double launches = 0.0;
@@ -315,9 +317,47 @@ static void test_layer_launch_bound(void **state)
 	assert_rel(launches, 10, 0);
 	double te = capsim_layer_time_s(&s->gpu, &eager, CAPSIM_DTYPE_BF16, &w);
 	double tg = capsim_layer_time_s(&s->gpu, &graphs, CAPSIM_DTYPE_BF16, &w);
-	assert_rel(te - tg, launches * 4.4e-6, 1e-9);
-	assert_true(launches * 5e-6 > 0.5 * te);
+	assert_rel(te - tg, launches * (3.9e-6 - 0.62e-6), 1e-9);
+	/* the host: launch + dispatch eager (5 + 36.4 us), + 30.0 compiled, 0 graphs */
+	assert_rel(eager.host_kernel_s, 41.4e-6, 1e-12);
+	assert_rel(graphs.host_kernel_s, 0.0, 0);
+	capsim_gpu_perf comp;
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_COMPILED, &comp);
+	assert_rel(comp.host_kernel_s, 35e-6, 1e-12);
+	assert_rel(comp.launch_s, 3.9e-6, 0);
 	free(s);
+}
+
+/* The two streams in closed form against kernel-by-kernel: n kernels each
+ * issued h after the last, running g each. */
+static void test_host_stream(void **state)
+{
+	(void)state;
+	const double cases[][4] = { /* start host, start gpu, h, g */
+		{ 0, 0, 40e-6, 10e-6 },  /* host-bound: n h + g */
+		{ 0, 0, 10e-6, 40e-6 },  /* GPU-bound: h + n g */
+		{ 0, 1e-3, 40e-6, 10e-6 }, /* the GPU busy at first */
+		{ 2e-3, 1e-3, 5e-6, 5e-6 },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		for (int n = 1; n <= 7; n++) {
+			capsim_stream st = { cases[c][0], cases[c][1], 0 };
+			capsim_stream_push(&st, n, cases[c][2], n * cases[c][3]);
+			double host = cases[c][0], gpu = cases[c][1];
+			for (int i = 0; i < n; i++) {
+				host += cases[c][2];
+				gpu = (gpu > host ? gpu : host) + cases[c][3];
+			}
+			assert_rel(st.gpu, gpu, 1e-12);
+			assert_rel(st.host, host, 1e-12);
+			assert_rel(st.busy, n * cases[c][3], 1e-12);
+		}
+	}
+	/* work with no kernels of its own runs on the GPU alone */
+	capsim_stream st = { 1.0, 0.5, 0 };
+	capsim_stream_push(&st, 0, 1.0, 0.25);
+	assert_rel(st.gpu, 0.75, 0);
+	assert_rel(st.host, 1.0, 0);
 }
 
 /* S(F) rises with F, is held outside the measured range, and sat x S
@@ -387,20 +427,21 @@ static void test_perf_defaults(void **state)
 		if (p.assumed != cases[i].assumed)
 			fail_msg("%s: assumed 0x%x, expected 0x%x", cases[i].id, p.assumed,
 				 cases[i].assumed);
-		assert_rel(p.launch_s, 5e-6, 0);
+		assert_rel(p.launch_s, 3.9e-6, 0);
+		assert_rel(p.host_kernel_s, 41.4e-6, 1e-12);
 	}
 	/* fp8 elsewhere: the bf16 saturation x H100's fp8/bf16 ratio */
 	snprintf(g.e.id, sizeof g.e.id, "b200-sxm");
-	capsim_gpu_perf_default(&g, 1, &p);
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_GRAPHS, &p);
 	assert_rel(p.gemm_sat_fp8, 1745.0 / 2250.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
-	assert_rel(p.launch_s, 0.6e-6, 0);
+	assert_rel(p.launch_s, 0.62e-6, 0);
 
 	/* a profile's measured efficiencies replace the defaults and clear
 	 * their flags; what it leaves out stays default and flagged */
 	g.eff_gemm = 0.71;
 	g.eff_hbm = 0.88;
 	g.launch_graph_s = 2e-6;
-	capsim_gpu_perf_default(&g, 1, &p);
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_GRAPHS, &p);
 	assert_rel(p.gemm_sat, 0.71, 0);
 	assert_rel(p.hbm_eff, 0.88, 0);
 	assert_rel(p.launch_s, 2e-6, 0);
@@ -410,10 +451,16 @@ static void test_perf_defaults(void **state)
 	g.eff_gemm_fp8 = 0.6;
 	g.eff_attention = 0.4;
 	g.launch_eager_s = 4e-6;
-	capsim_gpu_perf_default(&g, 0, &p);
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
 	assert_rel(p.gemm_sat_fp8, 0.6, 0);
 	assert_rel(p.attn_frac, 0.4, 0);
-	assert_rel(p.launch_s, 4e-6, 0);
+	assert_rel(p.launch_s, 3.9e-6, 0);
+	assert_rel(p.host_kernel_s, 4e-6 + 36.4e-6, 1e-12);
+	/* launches measured, but not the dispatch: still assumed */
+	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH);
+	g.dispatch_s = 20e-6;
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
+	assert_rel(p.host_kernel_s, 24e-6, 1e-12);
 	assert_int_equal(p.assumed, 0);
 }
 
@@ -723,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_layer_llama70b),
 		cmocka_unit_test(test_op_time_switch),
 		cmocka_unit_test(test_layer_launch_bound),
+		cmocka_unit_test(test_host_stream),
 		cmocka_unit_test(test_efficiency_curve),
 		cmocka_unit_test(test_perf_defaults),
 		cmocka_unit_test(test_perf_from_scenario),
