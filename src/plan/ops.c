@@ -2,6 +2,8 @@
  * see ops.h and docs/model.md ("GPU compute: FLOPs and op time"). */
 #include "ops.h"
 
+#include "memory.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,6 +575,37 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
 	gemm(down, names[2], count, tokens, h, f / t, ein, eout);
 }
 
+/* Transformer Engine's FP8 (delayed scaling, Megatron's fp8 recipes): each
+ * FP8 GEMM's input is cast before it, one kernel that scales by the amax
+ * history and writes the fp8 copy and its transpose for the wgrad (Hopper's
+ * FP8 GEMMs take TN operands): read 2 bytes, write 1 + 1, about 2 FLOP an
+ * element; its weights likewise, once a step (TE caches them across the
+ * micro-batches, is_first_microbatch: transformer_engine/pytorch/module/
+ * linear.py), so a micro-batch carries 1/m of them; in the backward each
+ * GEMM's output gradient is cast the same way before its dgrad and wgrad.
+ * The router stays in 16 bits. TE fuses some input casts into the norm or
+ * the activation before them (LayerNormLinear, LayerNormMLP), which this
+ * counts apart: an overcount of at most the norm's 16-bit write. */
+static void fp8_casts(const capsim_scenario *s, capsim_op *op)
+{
+	double in = 0.0, grad = 0.0, w = 0.0, n = 0.0;
+	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
+		const capsim_op *g = &op[i];
+		if (g->kind != CAPSIM_OPK_GEMM || g->count <= 0.0 || i == CAPSIM_LOP_ROUTER)
+			continue;
+		in += g->count * g->m * g->k;
+		grad += g->count * g->m * g->n;
+		w += g->count * g->k * g->n;
+		n += g->count;
+	}
+	double mb = capsim_microbatches(s);
+	double fwd = in + w / (mb > 0 ? mb : 1.0);
+	set_op(&op[CAPSIM_LOP_FP8_CAST], "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, 2.0 * fwd,
+	       4.0 * fwd, 0.0, 0.0, 0.0);
+	op[CAPSIM_LOP_FP8_CAST].bwd_flop = 2.0 * grad;
+	op[CAPSIM_LOP_FP8_CAST].bwd_bytes = 4.0 * grad;
+}
+
 void capsim_layer_forward(const capsim_scenario *s, int layer,
 			  capsim_layer_work *out)
 {
@@ -642,6 +675,8 @@ void capsim_layer_forward(const capsim_scenario *s, int layer,
 		    dense_names, m, 1.0, T, m->ffn, t, e, ein, eout);
 	}
 	elementwise(&op[CAPSIM_LOP_RESID_MLP], "resid_mlp", Tn * h, 1.0, 3.0, e);
+	if (s->dtype == CAPSIM_DTYPE_FP8)
+		fp8_casts(s, op);
 
 	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
 		out->flop += op[i].flop;
@@ -674,8 +709,13 @@ void capsim_layer_backward(const capsim_layer_work *fwd,
 			op->bytes *= 2.0;
 			break;
 		default:
-			op->flop *= 2.0;
-			op->bytes *= 2.0;
+			if (op->bwd_bytes > 0.0) {
+				op->flop = op->bwd_flop;
+				op->bytes = op->bwd_bytes;
+			} else {
+				op->flop *= 2.0;
+				op->bytes *= 2.0;
+			}
 			break;
 		}
 		bwd->flop += op->flop;

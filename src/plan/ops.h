@@ -223,6 +223,7 @@ typedef enum capsim_layer_op {
 	CAPSIM_LOP_EXPERT_ACT,
 	CAPSIM_LOP_EXPERT_FC2,
 	CAPSIM_LOP_RESID_MLP,   /* residual add */
+	CAPSIM_LOP_FP8_CAST,    /* fp8 recipes: the GEMMs' input (backward: output-gradient) casts */
 	CAPSIM_LOP__COUNT
 } capsim_layer_op;
 
@@ -237,6 +238,9 @@ typedef struct capsim_op {
 	double flop;
 	double bytes;      /* HBM bytes read + written */
 	double m, n, k;
+	/* an elementwise op whose backward is not twice its forward: the
+	 * backward's totals (0: twice) */
+	double bwd_flop, bwd_bytes;
 } capsim_op;
 
 /* The kernels of one layer for one micro-batch on one GPU. */
@@ -257,7 +261,9 @@ typedef struct capsim_layer_work {
  * parallelism, on T without. MoE: tokens spread evenly over experts (each
  * local expert gets T x ep x top_k / experts tokens), experts split over EP
  * and each over TP. Elements are 2 bytes (bf16/fp16), 4 (fp32/tf32); fp8
- * GEMMs read 1-byte operands and write 2-byte outputs. */
+ * GEMMs read 1-byte operands and write 2-byte outputs, and their operands'
+ * casts are an op of their own (CAPSIM_LOP_FP8_CAST: docs/model.md, "FP8
+ * casts"). */
 void capsim_layer_forward(const capsim_scenario *s, int layer,
 			  capsim_layer_work *out);
 

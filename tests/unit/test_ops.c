@@ -328,6 +328,38 @@ static void test_layer_launch_bound(void **state)
 	free(s);
 }
 
+/* FP8 casts of a Llama 2 7B layer on 8 GPUs (h 4096, f 11008, SwiGLU, no
+ * GQA), TP 8, seq 4096, micro-batch 1, 64 micro-batches a step (global
+ * batch 64 over dp 1): the four GEMMs' inputs T x (h + h/8 + h + f/8),
+ * 1/64 of their weights (h (3h + h + 2f + f) / 8), at 4 bytes an element
+ * forward; their output gradients T x (3h/8 + h + 2f/8 + h) backward */
+static void test_fp8_casts(void **state)
+{
+	(void)state;
+	const capsim_set sets[] = { { "workload.dtype", "fp8" },
+				    { "workload.parallelism.tp", "8" },
+				    { "workload.micro-batch", "1" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 64, sets, 3);
+	capsim_layer_work w, wb;
+	capsim_layer_forward(s, 0, &w);
+	capsim_layer_backward(&w, &wb);
+	double T = 4096, h = 4096, f = 11008;
+	double in = T * (h + h / 8 + h + f / 8);
+	double wt = h * (3 * h + h + 2 * f + f) / 8;
+	double grad = T * (3 * h / 8 + h + 2 * f / 8 + h);
+	const capsim_op *c = &w.op[CAPSIM_LOP_FP8_CAST];
+	assert_rel(c->count, 4, 0);
+	assert_rel(c->bytes, 4.0 * (in + wt / 64), 1e-12);
+	assert_rel(wb.op[CAPSIM_LOP_FP8_CAST].bytes, 4.0 * grad, 1e-12);
+	assert_rel(wb.op[CAPSIM_LOP_FP8_CAST].count, 4, 0);
+	/* bf16 has no casts */
+	free(s);
+	s = load("dgx-h100", 1, "llama-2-7b", 4096, 64, sets + 1, 2);
+	capsim_layer_forward(s, 0, &w);
+	assert_rel(w.op[CAPSIM_LOP_FP8_CAST].count, 0, 0);
+	free(s);
+}
+
 /* The two streams in closed form against kernel-by-kernel: n kernels each
  * issued h after the last, running g each. */
 static void test_host_stream(void **state)
@@ -771,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_op_time_switch),
 		cmocka_unit_test(test_layer_launch_bound),
 		cmocka_unit_test(test_host_stream),
+		cmocka_unit_test(test_fp8_casts),
 		cmocka_unit_test(test_efficiency_curve),
 		cmocka_unit_test(test_perf_defaults),
 		cmocka_unit_test(test_perf_from_scenario),
