@@ -277,10 +277,13 @@ def step_point(name, seq, mb, mode, steps, warmup, layers=None):
             b.synchronize()
             samples.append(a.elapsed_time(b) * 1e-3)
         ks = kernels_of(trace_events(run))
-    rec.update({"samples_s": samples, "median_s": statistics.median(samples),
+    median = statistics.median(samples)
+    rec.update({"samples_s": samples, "median_s": median,
                 "min_s": min(samples), "issue_median_s": statistics.median(issue),
+                "tokens_per_s": mb * seq / median,
                 "kernels": len(ks), "kernel_s": sum(k.get("dur", 0) for k in ks) * 1e-6,
-                "peak_allocated_bytes": torch.cuda.max_memory_allocated()})
+                "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
+                "peak_reserved_bytes": torch.cuda.max_memory_reserved()})
     return rec
 
 

@@ -222,6 +222,12 @@ static json_t *fit_json(const capsim_catalog *cat, const capsim_profile *p, cons
 	json_object_set_new(o, "power", power_json(&p->power));
 	json_object_set_new(o, "launch_eager_s", p->eff_launch_s > 0 ? json_real(p->eff_launch_s) :
 									json_null());
+#define OPT_REAL(key, v) json_object_set_new(o, key, (v) > 0 ? json_real(v) : json_null())
+	OPT_REAL("dispatch_s", p->eff_dispatch_s);
+	OPT_REAL("dispatch_compiled_s", p->eff_dispatch_compiled_s);
+	OPT_REAL("kernel_gap_s", p->eff_kernel_gap_s);
+	OPT_REAL("launch_graph_s", p->eff_launch_graph_s);
+#undef OPT_REAL
 	json_object_set_new(o, "notes", notes);
 	json_object_set_new(o, "out", json_string(out));
 	json_object_set_new(o, "written", json_boolean(written));

@@ -226,8 +226,18 @@ void capsim_fit_report(const capsim_profile *p, const capsim_gpu *g,
 			p->hbm.bw_bytes_per_s / 1e12, p->hbm.eff, p->hbm.points, 100 * p->hbm.rms,
 			100 * p->hbm.max_abs);
 	if (p->eff_launch_s > 0)
-		fprintf(out, "Eager launch (PyTorch, host issue per kernel): %.2f us\n",
+		fprintf(out, "Eager launch (PyTorch, a bare kernel's host issue): %.2f us\n",
 			p->eff_launch_s * 1e6);
+	if (p->eff_dispatch_s > 0 || p->eff_dispatch_compiled_s > 0)
+		fprintf(out, "Host work per kernel beyond the launch: eager %.1f us, compiled %.1f us\n",
+			p->eff_dispatch_s * 1e6, p->eff_dispatch_compiled_s * 1e6);
+	if (p->eff_kernel_gap_s > 0 || p->eff_launch_graph_s > 0)
+		fprintf(out, "GPU cost per kernel: from a stream %.2f us, from a graph %.2f us\n",
+			p->eff_kernel_gap_s * 1e6, p->eff_launch_graph_s * 1e6);
+	if (p->block_kernels[0][0] > 0 || p->block_kernels[1][0] > 0)
+		fprintf(out, "Eager block kernels, forward / backward: LayerNorm %.0f / %.0f, "
+			     "RMSNorm %.0f / %.0f\n", p->block_kernels[0][0], p->block_kernels[0][1],
+			p->block_kernels[1][0], p->block_kernels[1][1]);
 	report_links(p, out);
 	report_power(&p->power, out);
 	if (p->n_notes)

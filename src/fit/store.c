@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "collective.h"
@@ -202,6 +203,106 @@ static int fit_launch(fitter *f)
 		f->p->eff_launch_s = gsl_stats_median(v, 1, rows.n);
 	free(v);
 	capsim_store_torch_launches_free(&rows);
+	return 0;
+}
+
+/* ---- the host stream ------------------------------------------------------------- */
+
+static double host_median(double *v, size_t n)
+{
+	if (!n)
+		return 0.0;
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+/* From calibrate/torch's torch-step records that carry the host's view
+ * (docs/model.md, "The host stream"):
+ *   dispatch: the median over eager points of the host's issue time over
+ *     the step's kernels, less the bare launch (torch-launch); compiled
+ *     the same over compile points;
+ *   kernel-gap: the median over eager points whose host issued the step in
+ *     under half its time of (step - summed kernel durations) / kernels;
+ *   launch-graph: the same over graph replays.
+ * And from torch-host records, an eager block's kernels per norm family:
+ * the forward's and the backward's kernels at the most blocks less at the
+ * fewest, over their difference. */
+static int fit_host(fitter *f)
+{
+	capsim_store_torch_steps rows;
+	if (capsim_store_read_torch_step(f->db, &f->sel, &rows, f->d) < 0)
+		return -1;
+	double *v[4];
+	size_t n[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		v[i] = capsim_xcalloc(rows.n + 1, sizeof *v[i]);
+	capsim_run_ids runs = { 0 };
+	for (size_t i = 0; i < rows.n; i++) {
+		const capsim_store_torch_step *r = &rows.v[i];
+		if (!r->ok || r->kernels <= 0 || r->issue_median_s < 0 || r->kernel_s < 0)
+			continue;
+		double k = (double)r->kernels, gap = (r->median_s - r->kernel_s) / k;
+		int used = 1;
+		if (!strcmp(r->mode, "eager")) {
+			v[0][n[0]++] = r->issue_median_s / k;
+			if (r->issue_median_s < 0.5 * r->median_s)
+				v[2][n[2]++] = gap;
+		} else if (!strcmp(r->mode, "compile")) {
+			v[1][n[1]++] = r->issue_median_s / k;
+		} else if (!strcmp(r->mode, "graphs")) {
+			v[3][n[3]++] = gap;
+		} else {
+			used = 0;
+		}
+		if (used)
+			capsim_run_ids_add(&runs, r->run_id);
+	}
+	capsim_store_torch_steps_free(&rows);
+	capsim_profile *p = f->p;
+	double launch = p->eff_launch_s;
+	double host = host_median(v[0], n[0]), host_c = host_median(v[1], n[1]);
+	if (launch > 0 && host > launch)
+		p->eff_dispatch_s = host - launch;
+	if (launch > 0 && host_c > launch)
+		p->eff_dispatch_compiled_s = host_c - launch;
+	double gap = host_median(v[2], n[2]), graph = host_median(v[3], n[3]);
+	if (gap > 0)
+		p->eff_kernel_gap_s = gap;
+	if (graph > 0)
+		p->eff_launch_graph_s = graph;
+	if (p->eff_dispatch_s > 0 || p->eff_kernel_gap_s > 0 || p->eff_launch_graph_s > 0)
+		for (size_t i = 0; i < runs.n; i++)
+			capsim_run_ids_add(&p->eff_runs, runs.id[i]);
+	for (int i = 0; i < 4; i++)
+		free(v[i]);
+
+	capsim_store_torch_hosts hosts;
+	if (capsim_store_read_torch_host(f->db, &f->sel, &hosts, f->d) < 0)
+		return -1;
+	for (int fam = 0; fam < 2; fam++) {
+		const capsim_store_torch_host *lo = NULL, *hi = NULL;
+		for (size_t i = 0; i < hosts.n; i++) {
+			const capsim_store_torch_host *h = &hosts.v[i];
+			if (strcmp(h->mode, "eager") || strcmp(h->arch, fam ? "llama" : "gpt"))
+				continue;
+			if (!lo || h->layers < lo->layers)
+				lo = h;
+			if (!hi || h->layers > hi->layers)
+				hi = h;
+		}
+		if (!lo || hi->layers == lo->layers)
+			continue;
+		double dl = (double)(hi->layers - lo->layers);
+		double kf = (double)(hi->kernels_fwd - lo->kernels_fwd) / dl;
+		double kb = (double)(hi->kernels_bwd - lo->kernels_bwd) / dl;
+		if (kf > 0 && kb > 0) {
+			p->block_kernels[fam][0] = kf;
+			p->block_kernels[fam][1] = kb;
+			capsim_run_ids_add(&p->kernel_runs, lo->run_id);
+			capsim_run_ids_add(&p->kernel_runs, hi->run_id);
+		}
+	}
+	capsim_store_torch_hosts_free(&hosts);
 	return 0;
 }
 
@@ -573,7 +674,9 @@ static void fill_efficiency(capsim_profile *p)
 static int fitted_anything(const capsim_profile *p)
 {
 	int any = p->hbm.points || p->power.present || p->n_coll || p->pcie[0].ab.points ||
-		  p->pcie[1].ab.points || p->eff_launch_s > 0;
+		  p->pcie[1].ab.points || p->eff_launch_s > 0 || p->eff_kernel_gap_s > 0 ||
+		  p->eff_launch_graph_s > 0 || p->block_kernels[0][0] > 0 ||
+		  p->block_kernels[1][0] > 0;
 	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)
 		any |= p->gemm[i].cal.params > 0;
 	return any;
@@ -623,6 +726,8 @@ int capsim_fit(const char *db_path, const capsim_catalog *cat,
 		rc = fit_power(&f);
 	if (rc == 0)
 		rc = fit_launch(&f);
+	if (rc == 0)
+		rc = fit_host(&f);
 	if (rc == 0) {
 		fill_efficiency(out);
 		if (!fitted_anything(out)) {

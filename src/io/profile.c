@@ -185,7 +185,26 @@ static void load_efficiency(loader *L, xmlNode *el)
 	qty(L, el, "efficiency", "gemm-fp8", CAPSIM_DIM_RATIO, Q_POS, 1.0, &p->eff_gemm_fp8);
 	qty(L, el, "efficiency", "hbm", CAPSIM_DIM_RATIO, Q_POS, 1.0, &p->eff_hbm);
 	qty(L, el, "efficiency", "launch", CAPSIM_DIM_SECONDS, Q_POS, 1e-3, &p->eff_launch_s);
+	qty(L, el, "efficiency", "dispatch", CAPSIM_DIM_SECONDS, Q_POS, 1e-2, &p->eff_dispatch_s);
+	qty(L, el, "efficiency", "dispatch-compiled", CAPSIM_DIM_SECONDS, Q_POS, 1e-2,
+	    &p->eff_dispatch_compiled_s);
+	qty(L, el, "efficiency", "kernel-gap", CAPSIM_DIM_SECONDS, Q_POS, 1e-3,
+	    &p->eff_kernel_gap_s);
+	qty(L, el, "efficiency", "launch-graph", CAPSIM_DIM_SECONDS, Q_POS, 1e-3,
+	    &p->eff_launch_graph_s);
 	run_list(L, el, "efficiency", &p->eff_runs);
+}
+
+static void load_kernels(loader *L, xmlNode *el)
+{
+	capsim_profile *p = L->p;
+	static const char *const names[2][2] = { { "layernorm-forward", "layernorm-backward" },
+						 { "rmsnorm-forward", "rmsnorm-backward" } };
+	for (int f = 0; f < 2; f++)
+		for (int b = 0; b < 2; b++)
+			qty(L, el, "kernels", names[f][b], CAPSIM_DIM_COUNT, Q_POS, 1e4,
+			    &p->block_kernels[f][b]);
+	run_list(L, el, "kernels", &p->kernel_runs);
 }
 
 static int dtype_index(const char *s)
@@ -435,6 +454,8 @@ static int load_doc(xmlDoc *doc, const char *name, capsim_profile *out,
 	for (xmlNode *el = next_el(root->children); el; el = next_el(el->next)) {
 		if (is(el, "efficiency"))
 			load_efficiency(&L, el);
+		else if (is(el, "kernels"))
+			load_kernels(&L, el);
 		else if (is(el, "gemm"))
 			load_gemm(&L, el);
 		else if (is(el, "hbm"))
@@ -499,6 +520,15 @@ int capsim_profile_apply(const capsim_profile *p, capsim_gpu *g,
 		g->eff_hbm = p->eff_hbm;
 	if (p->eff_launch_s > 0)
 		g->launch_eager_s = p->eff_launch_s;
+	if (p->eff_dispatch_s > 0)
+		g->dispatch_s = p->eff_dispatch_s;
+	if (p->eff_dispatch_compiled_s > 0)
+		g->dispatch_compiled_s = p->eff_dispatch_compiled_s;
+	if (p->eff_kernel_gap_s > 0)
+		g->kernel_gap_s = p->eff_kernel_gap_s;
+	if (p->eff_launch_graph_s > 0)
+		g->launch_graph_s = p->eff_launch_graph_s;
+	memcpy(g->block_kernels, p->block_kernels, sizeof g->block_kernels);
 	memset(&g->cal, 0, sizeof g->cal);
 	capsim_strlcpy(g->cal.profile, p->name, sizeof g->cal.profile);
 	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)
@@ -704,7 +734,8 @@ static void write_body(const capsim_profile *p, FILE *f)
 {
 	for (size_t i = 0; i < p->n_runs; i++)
 		write_run(f, &p->runs[i]);
-	if (p->eff_gemm > 0 || p->eff_gemm_fp8 > 0 || p->eff_hbm > 0 || p->eff_launch_s > 0) {
+	if (p->eff_gemm > 0 || p->eff_gemm_fp8 > 0 || p->eff_hbm > 0 || p->eff_launch_s > 0 ||
+	    p->eff_dispatch_s > 0 || p->eff_kernel_gap_s > 0 || p->eff_launch_graph_s > 0) {
 		fputs("  <efficiency", f);
 		if (p->eff_gemm > 0)
 			attr_q(f, "gemm", p->eff_gemm, 1, "");
@@ -714,7 +745,27 @@ static void write_body(const capsim_profile *p, FILE *f)
 			attr_q(f, "hbm", p->eff_hbm, 1, "");
 		if (p->eff_launch_s > 0)
 			attr_q(f, "launch", p->eff_launch_s, 1e-6, "us");
+		if (p->eff_dispatch_s > 0)
+			attr_q(f, "dispatch", p->eff_dispatch_s, 1e-6, "us");
+		if (p->eff_dispatch_compiled_s > 0)
+			attr_q(f, "dispatch-compiled", p->eff_dispatch_compiled_s, 1e-6, "us");
+		if (p->eff_kernel_gap_s > 0)
+			attr_q(f, "kernel-gap", p->eff_kernel_gap_s, 1e-6, "us");
+		if (p->eff_launch_graph_s > 0)
+			attr_q(f, "launch-graph", p->eff_launch_graph_s, 1e-6, "us");
 		attr_runs(f, &p->eff_runs);
+		fputs("/>\n", f);
+	}
+	if (p->block_kernels[0][0] > 0 || p->block_kernels[1][0] > 0) {
+		static const char *const names[2][2] = {
+			{ "layernorm-forward", "layernorm-backward" },
+			{ "rmsnorm-forward", "rmsnorm-backward" } };
+		fputs("  <kernels", f);
+		for (int fam = 0; fam < 2; fam++)
+			for (int b = 0; b < 2; b++)
+				if (p->block_kernels[fam][b] > 0)
+					attr_q(f, names[fam][b], p->block_kernels[fam][b], 1, "");
+		attr_runs(f, &p->kernel_runs);
 		fputs("/>\n", f);
 	}
 	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)

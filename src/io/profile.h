@@ -150,7 +150,17 @@ typedef struct capsim_profile {
 	/* <efficiency>: the values capsim_gpu already knows; 0 where not measured */
 	double eff_gemm, eff_gemm_fp8, eff_hbm;
 	double eff_launch_s;             /* PyTorch eager's host cost per kernel (torch-launch) */
+	/* the host stream (docs/model.md): host work per kernel beyond the
+	 * launch, eager and compiled, and the GPU's cost per kernel from a
+	 * stream and from a graph (torch-step records); 0 where not measured */
+	double eff_dispatch_s, eff_dispatch_compiled_s;
+	double eff_kernel_gap_s, eff_launch_graph_s;
 	capsim_run_ids eff_runs;
+	/* <kernels>: an eager plain-PyTorch block's kernels, forward and
+	 * backward, by norm family (0 LayerNorm, 1 RMSNorm; torch-host
+	 * records); 0 where not measured */
+	double block_kernels[2][2];
+	capsim_run_ids kernel_runs;
 	capsim_profile_gemm gemm[CAPSIM_CAL_DTYPES]; /* by capsim_dtype */
 	capsim_profile_hbm hbm;
 	capsim_profile_pcie pcie[2];     /* by capsim_pcie_dir */

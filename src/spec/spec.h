@@ -157,6 +157,9 @@ typedef struct capsim_gpu {
 	 * stream") */
 	double launch_eager_s, launch_graph_s, kernel_gap_s;
 	double dispatch_s, dispatch_compiled_s;
+	/* an eager plain-PyTorch block's kernels, [LayerNorm, RMSNorm family]
+	 * [forward, backward], from a profile; 0: capsim's measured defaults */
+	double block_kernels[2][2];
 	capsim_gpu_cal cal;             /* a calibrated profile's fits (capsim_profile_apply) */
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];

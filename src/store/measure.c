@@ -414,6 +414,13 @@ static int insert(importer *im, const char *sql, const char *types, ...)
 			else
 				sqlite3_bind_null(st, i + 1);
 		}
+		else if (types[i] == 'r') {
+			double v = va_arg(ap, double);
+			if (v >= 0)
+				sqlite3_bind_double(st, i + 1, v);
+			else
+				sqlite3_bind_null(st, i + 1);
+		}
 		else if (types[i] == 'j') {
 			json_t *v = va_arg(ap, json_t *);
 			if (json_is_integer(v))
@@ -1006,6 +1013,9 @@ static int torch_point_fields(importer *im, json_t *o, torch_point *p)
 /* One training-step point of a plain PyTorch loop: its median step and
  * tokens/s (micro_batch x seq / median_s) and peak memory, or the error
  * (out of memory) that stopped it */
+static int torch_step_host(importer *im, json_t *o, double *issue, int64_t *kernels,
+			   double *kernel_s);
+
 static int torch_step(importer *im, json_t *o)
 {
 	torch_point p;
@@ -1021,35 +1031,127 @@ static int torch_step(importer *im, json_t *o)
 				  " mode, vocab, error) VALUES(?,?,?,?,?,?,?,?)", "isiissjs", im->run,
 			      p.model, p.micro_batch, p.seq, p.dtype, p.mode, vocab, err);
 	}
-	double med, tps;
-	int64_t alloc, reserved;
+	double med, tps = 0.0;
+	int64_t alloc, reserved = -1;
 	if (get_seconds(im, o, "median_s", &med) < 0 ||
-	    get_positive(im, o, "tokens_per_s", TOKENS_PER_S_MAX, &tps) < 0 ||
-	    get_int(im, o, "peak_allocated_bytes", 0, BYTES_MAX, &alloc) < 0 ||
-	    get_int(im, o, "peak_reserved_bytes", 0, BYTES_MAX, &reserved) < 0)
+	    get_int(im, o, "peak_allocated_bytes", 0, BYTES_MAX, &alloc) < 0)
 		return -1;
 	double want = (double)p.micro_batch * (double)p.seq / med;
-	if (fabs(tps - want) > 1e-3 * want)
-		return bad(im, "field 'tokens_per_s': expected micro_batch x seq / median_s = %.6g, "
-			   "found %.6g", want, tps);
-	if (reserved < alloc)
-		return bad(im, "field 'peak_reserved_bytes': expected at least peak_allocated_bytes "
-			   "%lld, found %lld", (long long)alloc, (long long)reserved);
+	/* tokens_per_s and peak_reserved_bytes: gpt2_step.py writes them,
+	 * host_probe.py did not at first; where present they must agree */
+	if (json_object_get(o, "tokens_per_s")) {
+		if (get_positive(im, o, "tokens_per_s", TOKENS_PER_S_MAX, &tps) < 0)
+			return -1;
+		if (fabs(tps - want) > 1e-3 * want)
+			return bad(im, "field 'tokens_per_s': expected micro_batch x seq / median_s = "
+				   "%.6g, found %.6g", want, tps);
+	}
+	tps = want;
+	if (json_object_get(o, "peak_reserved_bytes")) {
+		if (get_int(im, o, "peak_reserved_bytes", 0, BYTES_MAX, &reserved) < 0)
+			return -1;
+		if (reserved < alloc)
+			return bad(im, "field 'peak_reserved_bytes': expected at least "
+				   "peak_allocated_bytes %lld, found %lld", (long long)alloc,
+				   (long long)reserved);
+	}
+	double issue = -1.0, kernel_s = -1.0;
+	int64_t kernels = 0;
+	if (torch_step_host(im, o, &issue, &kernels, &kernel_s) < 0)
+		return -1;
 	char *samples = samples_text(im, o, med);
 	if (!samples)
 		return -1;
 	int rc = insert(im, "INSERT INTO torch_step(run_id, model, micro_batch, seq, dtype, mode,"
 			    " vocab, median_s, tokens_per_s, peak_allocated_bytes, peak_reserved_bytes,"
-			    " samples_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-			"isiissjddiis", im->run, p.model, p.micro_batch, p.seq, p.dtype, p.mode, vocab,
-			med, tps, alloc, reserved, samples);
+			    " samples_s, issue_median_s, kernels, kernel_s)"
+			    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			"isiissjddinsrnr", im->run, p.model, p.micro_batch, p.seq, p.dtype, p.mode,
+			vocab, med, tps, alloc, reserved, samples,
+			issue, kernels, kernel_s);
 	free(samples);
 	im->st->torch_step++;
 	return rc;
 }
 
+/* The host's view of a step, where the record has it (docs/model.md, "The
+ * host stream"): issue_median_s, the host's time to issue the step, and one
+ * profiled step's kernels and their summed durations, at the top level
+ * (host_probe.py) or under "profile" (gpt2_step.py). Absent: -1, 0, -1. */
+static int torch_step_host(importer *im, json_t *o, double *issue, int64_t *kernels,
+			   double *kernel_s)
+{
+	if (json_object_get(o, "issue_median_s") &&
+	    get_seconds(im, o, "issue_median_s", issue) < 0)
+		return -1;
+	json_t *prof = json_object_get(o, "profile");
+	json_t *from = json_object_get(o, "kernels") ? o :
+		       json_is_object(prof) && !json_object_get(prof, "error") ? prof : NULL;
+	if (!from || !json_object_get(from, "kernels"))
+		return 0;
+	if (get_int(im, from, "kernels", 1, DIM_MAX, kernels) < 0 ||
+	    get_seconds(im, from, "kernel_s", kernel_s) < 0)
+		return -1;
+	return 0;
+}
+
+/* One block count of calibrate/torch/host_probe.py: a decoder of `layers`
+ * blocks at a tiny size, the kernels that its forward, backward and
+ * optimizer step launch and the host's time to issue each (eager,
+ * compile); or, replayed from a CUDA graph, the graph's kernels, their
+ * summed durations and the replay's host and GPU time */
+static int torch_host(importer *im, json_t *o)
+{
+	const char *arch, *mode;
+	int64_t layers, seq, mb;
+	if (get_text(im, o, "arch", 16, &arch) < 0 || get_text(im, o, "mode", 32, &mode) < 0 ||
+	    get_int(im, o, "layers", 1, DIM_MAX, &layers) < 0)
+		return -1;
+	if (json_object_get(o, "error")) {
+		const char *err;
+		if (get_text(im, o, "error", FIELD_MAX(capsim_store_torch_step, error), &err) < 0)
+			return -1;
+		im->st->torch_host++;
+		return insert(im, "INSERT INTO torch_host(run_id, arch, mode, layers, error)"
+				  " VALUES(?,?,?,?,?)", "issis", im->run, arch, mode, layers, err);
+	}
+	if (get_int(im, o, "seq", 1, DIM_MAX, &seq) < 0 ||
+	    get_int(im, o, "micro_batch", 1, DIM_MAX, &mb) < 0)
+		return -1;
+	int rc;
+	if (!strcmp(mode, "graphs")) {
+		int64_t kernels;
+		double ks, host, gpu;
+		if (get_int(im, o, "kernels", 1, DIM_MAX, &kernels) < 0 ||
+		    get_seconds(im, o, "kernel_s", &ks) < 0 ||
+		    get_seconds(im, o, "replay_host_s", &host) < 0 ||
+		    get_seconds(im, o, "replay_gpu_s", &gpu) < 0)
+			return -1;
+		rc = insert(im, "INSERT INTO torch_host(run_id, arch, mode, layers, seq, micro_batch,"
+				" kernels, kernel_s, replay_host_s, replay_gpu_s)"
+				" VALUES(?,?,?,?,?,?,?,?,?,?)", "issiiiiddd", im->run, arch, mode,
+			    layers, seq, mb, kernels, ks, host, gpu);
+	} else {
+		int64_t kf, kb, ko;
+		double hf, hb, ho;
+		if (get_int(im, o, "kernels_fwd", 1, DIM_MAX, &kf) < 0 ||
+		    get_int(im, o, "kernels_bwd", 1, DIM_MAX, &kb) < 0 ||
+		    get_int(im, o, "kernels_opt", 0, DIM_MAX, &ko) < 0 ||
+		    get_seconds(im, o, "host_fwd_s", &hf) < 0 ||
+		    get_seconds(im, o, "host_bwd_s", &hb) < 0 ||
+		    get_seconds(im, o, "host_opt_s", &ho) < 0)
+			return -1;
+		rc = insert(im, "INSERT INTO torch_host(run_id, arch, mode, layers, seq, micro_batch,"
+				" kernels_fwd, kernels_bwd, kernels_opt, host_fwd_s, host_bwd_s,"
+				" host_opt_s) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", "issiiiiiiddd",
+			    im->run, arch, mode, layers, seq, mb, kf, kb, ko, hf, hb, ho);
+	}
+	im->st->torch_host++;
+	return rc;
+}
+
 #define KINDS "gemm, gemm-check, hbm-copy, power-idle, power-sustained, power-duty, nccl, " \
-	"pcie, torch-launch or torch-step"
+	"pcie, torch-launch, torch-step or torch-host"
 
 /* A line that is no JSON object: jansson's reason, with a repeated key
  * (refused by JSON_REJECT_DUPLICATES: else the last would win) named as the
@@ -1082,6 +1184,7 @@ static int one_record(importer *im, json_t *o, const char *kind)
 		{ "power-idle", power_idle }, { "power-sustained", power_sustained },
 		{ "power-duty", power_duty }, { "nccl", nccl }, { "pcie", pcie },
 		{ "torch-launch", torch_launch }, { "torch-step", torch_step },
+		{ "torch-host", torch_host },
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (!strcmp(kind, kinds[i].kind))
@@ -1172,7 +1275,7 @@ static int not_stored(importer *im, const char *sha, const char *db_path)
 static size_t measurements(const capsim_import_stats *s)
 {
 	return s->gemm + s->gemm_failed + s->copy + s->power + s->power_duty + s->nccl + s->pcie +
-	       s->torch_launch + s->torch_step;
+	       s->torch_launch + s->torch_step + s->torch_host;
 }
 
 /* Import text (the JSON lines at jsonl_path; modified) as one run whose

@@ -16,7 +16,8 @@ typedef struct capsim_import_stats {
 	int64_t run_id;
 	size_t gemm, gemm_failed, copy, checks, power;
 	size_t power_duty, nccl, pcie;
-	size_t torch_launch, torch_step; /* calibrate/torch/gpt2_step.py */
+	size_t torch_launch, torch_step; /* calibrate/torch/gpt2_step.py, host_probe.py */
+	size_t torch_host;               /* calibrate/torch/host_probe.py */
 } capsim_import_stats;
 
 /* Import one JSON-lines file written by one of calibrate/'s programs

@@ -421,13 +421,26 @@ static void fill_step(sqlite3_stmt *st, void *row)
 	t->peak_allocated_bytes = sqlite3_column_int64(st, 9);
 	t->peak_reserved_bytes = sqlite3_column_int64(st, 10);
 	copy_text(t->error, sizeof t->error, st, 11);
+	t->issue_median_s = -1.0;
+	t->kernel_s = -1.0;
+	if (sqlite3_column_count(st) < 15) /* a store older than version 5 */
+		return;
+	t->issue_median_s = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1.0 :
+			    sqlite3_column_double(st, 12);
+	t->kernels = sqlite3_column_int64(st, 13);
+	t->kernel_s = sqlite3_column_type(st, 14) == SQLITE_NULL ? -1.0 :
+		      sqlite3_column_double(st, 14);
 }
 
 int capsim_store_read_torch_step(capsim_store *s, const capsim_store_sel *sel,
 				 capsim_store_torch_steps *out, capsim_diags *d)
 {
 	void *v;
-	int rc = read_all(s, "torch_step", "run_id, model, dtype, mode, micro_batch, seq, vocab, median_s,"
+	int rc = read_all(s, "torch_step", capsim_store_version(s) >= 5 ?
+			  "run_id, model, dtype, mode, micro_batch, seq, vocab, median_s,"
+			  " tokens_per_s, peak_allocated_bytes, peak_reserved_bytes, error,"
+			  " issue_median_s, kernels, kernel_s" :
+			  "run_id, model, dtype, mode, micro_batch, seq, vocab, median_s,"
 			  " tokens_per_s, peak_allocated_bytes, peak_reserved_bytes, error",
 			  NULL, sel, 1, sizeof *out->v, fill_step, &v, &out->n, d);
 	out->v = v;
@@ -435,3 +448,29 @@ int capsim_store_read_torch_step(capsim_store *s, const capsim_store_sel *sel,
 }
 
 FREE_ROWS(capsim_store_torch_steps)
+
+static void fill_host(sqlite3_stmt *st, void *row)
+{
+	capsim_store_torch_host *t = row;
+	t->run_id = sqlite3_column_int64(st, 0);
+	copy_text(t->arch, sizeof t->arch, st, 1);
+	copy_text(t->mode, sizeof t->mode, st, 2);
+	t->layers = sqlite3_column_int64(st, 3);
+	t->kernels_fwd = sqlite3_column_int64(st, 4);
+	t->kernels_bwd = sqlite3_column_int64(st, 5);
+	t->host_fwd_s = sqlite3_column_double(st, 6);
+	t->host_bwd_s = sqlite3_column_double(st, 7);
+}
+
+int capsim_store_read_torch_host(capsim_store *s, const capsim_store_sel *sel,
+				 capsim_store_torch_hosts *out, capsim_diags *d)
+{
+	void *v;
+	int rc = read_all(s, "torch_host", "run_id, arch, mode, layers, kernels_fwd, kernels_bwd,"
+			  " host_fwd_s, host_bwd_s", " AND error IS NULL ORDER BY rowid", sel, 0,
+			  sizeof *out->v, fill_host, &v, &out->n, d);
+	out->v = v;
+	return rc;
+}
+
+FREE_ROWS(capsim_store_torch_hosts)

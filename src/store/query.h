@@ -205,6 +205,10 @@ typedef struct capsim_store_torch_step {
 	double median_s, tokens_per_s;
 	int64_t peak_allocated_bytes, peak_reserved_bytes;
 	char error[256];
+	/* the host's view, where the record had it: issue time, one profiled
+	 * step's kernels and their summed durations (-1, 0, -1: absent) */
+	double issue_median_s, kernel_s;
+	int64_t kernels;
 } capsim_store_torch_step;
 
 typedef struct capsim_store_torch_steps {
@@ -215,5 +219,23 @@ typedef struct capsim_store_torch_steps {
 int capsim_store_read_torch_step(capsim_store *s, const capsim_store_sel *sel,
 				 capsim_store_torch_steps *out, capsim_diags *d);
 void capsim_store_torch_steps_free(capsim_store_torch_steps *r);
+
+/* calibrate/torch/host_probe.py's block counts (ok rows only) */
+typedef struct capsim_store_torch_host {
+	int64_t run_id;
+	char arch[16], mode[32];
+	int64_t layers;
+	int64_t kernels_fwd, kernels_bwd; /* eager, compile; 0 for graphs */
+	double host_fwd_s, host_bwd_s;
+} capsim_store_torch_host;
+
+typedef struct capsim_store_torch_hosts {
+	capsim_store_torch_host *v;
+	size_t n;
+} capsim_store_torch_hosts;
+
+int capsim_store_read_torch_host(capsim_store *s, const capsim_store_sel *sel,
+				 capsim_store_torch_hosts *out, capsim_diags *d);
+void capsim_store_torch_hosts_free(capsim_store_torch_hosts *r);
 
 #endif

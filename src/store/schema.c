@@ -100,7 +100,17 @@ static const struct {
 	  " model TEXT NOT NULL, micro_batch INTEGER NOT NULL, seq INTEGER NOT NULL,"
 	  " dtype TEXT NOT NULL, mode TEXT NOT NULL, vocab INTEGER,"
 	  " median_s REAL, tokens_per_s REAL, peak_allocated_bytes INTEGER,"
-	  " peak_reserved_bytes INTEGER, samples_s TEXT, error TEXT)" },
+	  " peak_reserved_bytes INTEGER, samples_s TEXT, error TEXT,"
+	  " issue_median_s REAL, kernels INTEGER, kernel_s REAL)" },
+	{ "torch_host", 5,
+	  "CREATE TABLE IF NOT EXISTS torch_host("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " arch TEXT NOT NULL, mode TEXT NOT NULL, layers INTEGER NOT NULL,"
+	  " seq INTEGER, micro_batch INTEGER,"
+	  " kernels_fwd INTEGER, kernels_bwd INTEGER, kernels_opt INTEGER,"
+	  " host_fwd_s REAL, host_bwd_s REAL, host_opt_s REAL,"
+	  " kernels INTEGER, kernel_s REAL, replay_host_s REAL, replay_gpu_s REAL,"
+	  " error TEXT)" },
 	/* the results of batch sweeps (results.h) */
 	{ "sweeps", 4,
 	  "CREATE TABLE IF NOT EXISTS sweeps("
@@ -144,13 +154,16 @@ static const struct {
 };
 
 /* What takes a database at version `from` to from + 1 beyond the tables it
- * gains from the list above (new tables need no entry here). */
+ * gains from the list above (new tables need no entry here). A migration
+ * that alters a table names it in `on`: a database too old to have that
+ * table gets it whole from the list instead. */
 static const struct {
 	int from;
+	const char *on;
 	const char *sql;
 } migrations[] = {
 	/* 1 -> 2: the machine line's NCCL keys */
-	{ 1, "ALTER TABLE runs ADD COLUMN nccl INTEGER;"
+	{ 1, "runs", "ALTER TABLE runs ADD COLUMN nccl INTEGER;"
 	     "ALTER TABLE runs ADD COLUMN ranks INTEGER;"
 	     "ALTER TABLE runs ADD COLUMN nodes INTEGER;"
 	     "ALTER TABLE runs ADD COLUMN launcher TEXT;"
@@ -158,6 +171,10 @@ static const struct {
 	/* 2 -> 3: torch_launch, torch_step (tables only) */
 	/* 3 -> 4: sweeps, sweep_inputs, points, point_params, point_results
 	 * (tables only) */
+	/* 4 -> 5: the host's view of a torch-step (issue 12), and torch_host */
+	{ 4, "torch_step", "ALTER TABLE torch_step ADD COLUMN issue_median_s REAL;"
+	     "ALTER TABLE torch_step ADD COLUMN kernels INTEGER;"
+	     "ALTER TABLE torch_step ADD COLUMN kernel_s REAL;" },
 };
 
 /* ---- failures ------------------------------------------------------------ */
@@ -342,9 +359,13 @@ int capsim_store__schema_upgrade(capsim_store *s, capsim_diags *d)
 			return -1;
 		}
 	}
-	for (size_t i = 0; version > 0 && i < sizeof migrations / sizeof migrations[0]; i++)
-		if (migrations[i].from >= version && capsim_store__exec(s, migrations[i].sql, d) < 0)
+	for (size_t i = 0; version > 0 && i < sizeof migrations / sizeof migrations[0]; i++) {
+		if (migrations[i].from < version)
+			continue;
+		int has = capsim_store__has_table(s, migrations[i].on, d);
+		if (has < 0 || (has > 0 && capsim_store__exec(s, migrations[i].sql, d) < 0))
 			return -1;
+	}
 	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (capsim_store__exec(s, tables[i].sql, d) < 0)
 			return -1;

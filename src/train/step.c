@@ -232,45 +232,32 @@ typedef struct {
 /* Kernels the framework launches for each of capsim's fused ops. 1 for
  * Megatron and DeepSpeed: Transformer Engine's and Apex's fused modules are
  * the kernels capsim's op list names (an assumption). Plain PyTorch modules
- * (torch-amp, fsdp2), measured by calibrate/torch/host_probe.py on the lent
- * H200 (calibrate/results/h200-2026-12-04-host.jsonl: the forward's and the
- * backward's kernels at 6 blocks less at 2, over 4) against capsim's ops of
- * the same layer (10 forward and 14 backward for GPT-2's, 11 and 15 for
- * Llama's):
- *   GPT-2 block (LayerNorm, GELU, biases): eager 21 / 36 kernels, so 2.10
- *     forward and 2.57 backward; the whole step agrees (709 kernels for
- *     124M and 1370 for 355M, -host-steps.jsonl: 55.1 a layer against 57);
- *   Llama block (RMSNorm, RoPE, separate q/k/v and gate/up projections):
- *     eager 44 / 84, 4.00 and 5.60.
+ * (torch-amp, fsdp2): an eager block's kernels over capsim's ops of the
+ * same layer, forward and backward, the block's kernels from the GPU's
+ * profile (its <kernels> element) or else these, measured by
+ * calibrate/torch/host_probe.py on the lent H200
+ * (calibrate/results/h200-2026-12-04-host.jsonl: the kernels at 6 blocks
+ * less at 2, over 4):
+ *   GPT-2 block (LayerNorm, GELU, biases): 21 forward, 36 backward, against
+ *     capsim's 10 and 14 ops (2.10 and 2.57); the whole step agrees (709
+ *     kernels for 124M and 1370 for 355M, -host-steps.jsonl: 55.1 a layer);
+ *   Llama block (RMSNorm, RoPE, separate q/k/v and gate/up): 44 and 84,
+ *     against 11 and 15 (4.00 and 5.60).
  * torch.compile's kernels depend on the sizes it compiles for (Inductor
  * splits reductions at large ones): the whole GPT-2 124M step launches 630
  * (micro-batch 1) and 619 (4) kernels compiled against 709 and 716 eager
  * (-host-steps.jsonl; 620 against 717 at 8, -gpt2-step-compile.jsonl), so
- * 0.865 of eager's, taken for both passes and both families. CUDA graphs
- * replay eager's kernels. workload.kernels-per-op overrides both passes. */
-static const double plain_kernels_per_op[2][2] = {
-	{ 2.10, 2.57 }, /* layernorm models: forward, backward */
-	{ 4.00, 5.60 }, /* rmsnorm or rope models */
+ * 0.865 of eager's, for both passes and both families. CUDA graphs replay
+ * eager's kernels. workload.kernels-per-op overrides both passes. */
+static const double block_kernels_measured[2][2] = {
+	{ 21.0, 36.0 }, /* layernorm models: forward, backward */
+	{ 44.0, 84.0 }, /* rmsnorm or rope models */
 };
 #define COMPILED_SHARE 0.865
-/* The step's kernels outside the layers, the LM head and the loss (the
- * embedding, learned positions, the loss's bookkeeping, zero_grad and the
- * optimizer), in ops of the family's forward kernels per op: GPT-2 124M's
- * step, 709 kernels, less 12 layers x (21.0 + 35.98) and 11.9 for capsim's
- * head and loss, is 13.3 kernels (5.5 x 2.35); Llama 3 8B's at 4 layers,
- * 614 less 4 x 128 and 24.8, is 77 (16 x 4.8; fused AdamW launches more
- * kernels for larger tensors: 32 to 42 against GPT-2's 4 to 6). */
-static const double step_other_ops[2] = { 5.5, 16.0 };
 
-static double kernels_per_op(const capsim_scenario *s, int backward)
+static int llama_family(const capsim_scenario *s)
 {
-	if (s->kernels_per_op > 0)
-		return s->kernels_per_op;
-	if (s->framework != CAPSIM_FW_TORCH_AMP && s->framework != CAPSIM_FW_FSDP2)
-		return 1.0;
-	int llama = s->model.norm == 1 || s->model.position == 1;
-	double x = plain_kernels_per_op[llama][backward != 0];
-	return s->execution == CAPSIM_EXEC_COMPILED ? COMPILED_SHARE * x : x;
+	return s->model.norm == 1 || s->model.position == 1;
 }
 
 /* the kernel launches of a layer's ops */
@@ -282,6 +269,32 @@ static double launches(const capsim_layer_work *w)
 	return n;
 }
 
+/* kernels per op of the pass w (a layer's forward or backward) */
+static double kernels_per_op(const capsim_scenario *s, const capsim_layer_work *w)
+{
+	if (s->kernels_per_op > 0)
+		return s->kernels_per_op;
+	if (s->framework != CAPSIM_FW_TORCH_AMP && s->framework != CAPSIM_FW_FSDP2)
+		return 1.0;
+	int fam = llama_family(s), b = w->backward != 0;
+	double k = s->gpu.block_kernels[fam][b] > 0 ? s->gpu.block_kernels[fam][b] :
+						      block_kernels_measured[fam][b];
+	double ops = launches(w);
+	double x = ops > 0 ? k / ops : 1.0;
+	if (x < 1.0)
+		x = 1.0;
+	return s->execution == CAPSIM_EXEC_COMPILED ? COMPILED_SHARE * x : x;
+}
+
+/* The step's kernels outside the layers, the LM head and the loss (the
+ * embedding, learned positions, the loss's bookkeeping, zero_grad and the
+ * optimizer), in ops of the family's forward kernels per op: GPT-2 124M's
+ * step, 709 kernels, less 12 layers x (21.0 + 35.98) and 11.9 for capsim's
+ * head and loss, is 13.3 kernels (5.5 x 2.35); Llama 3 8B's at 4 layers,
+ * 614 less 4 x 128 and 24.8, is 77 (16 x 4.8; fused AdamW launches more
+ * kernels for larger tensors: 32 to 42 against GPT-2's 4 to 6). */
+static const double step_other_ops[2] = { 5.5, 16.0 };
+
 /* A layer's ops on the host stream, in order (reversed for a backward):
  * each op's launches x kernels per op, their GPU time scaled so that the
  * layer's kernels take `total` (the op model's times with what the step
@@ -290,7 +303,8 @@ static void stream_layer(capsim_stream *st, const capsim_scenario *s,
 			 const capsim_gpu_perf *perf, const capsim_layer_work *w, int reverse,
 			 double total)
 {
-	double x = kernels_per_op(s, reverse), raw = 0.0, t[CAPSIM_LOP__COUNT];
+	(void)reverse;
+	double x = kernels_per_op(s, w), raw = 0.0, t[CAPSIM_LOP__COUNT];
 	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
 		t[i] = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w->op[i]);
 		raw += t[i];
@@ -475,7 +489,11 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	int first;
 	int per = capsim_stage_layers(s, k, &first);
 	capsim_stream sf = { 0 }, sb = { 0 };
-	double x = kernels_per_op(s, 0), xb = kernels_per_op(s, 1), hk = perf->host_kernel_s;
+	/* kernels per op of the stage's first layer, for its head and the rest */
+	capsim_layer_work w0, wb0;
+	capsim_layer_forward(s, first, &w0);
+	capsim_layer_backward(&w0, &wb0);
+	double x = kernels_per_op(s, &w0), xb = kernels_per_op(s, &wb0), hk = perf->host_kernel_s;
 	double cs = capsim_knobs_scale(kn, &s->gpu);
 	double head_f = 0.0, head_b = 0.0;
 	if (k == s->pp - 1) {
@@ -505,8 +523,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		}
 		/* the framework's kernels beyond capsim's ops cost the GPU their
 		 * gap each */
-		tf += (x - 1.0) * launches(&w) * perf->launch_s;
-		tb += (xb - 1.0) * launches(&wb) * perf->launch_s;
+		tf += (kernels_per_op(s, &w) - 1.0) * launches(&w) * perf->launch_s;
+		tb += (kernels_per_op(s, &wb) - 1.0) * launches(&wb) * perf->launch_s;
 		tf *= cs; /* the forward's kernels */
 		tb *= cs; /* the backward's own */
 		double tf_kern = tf, tb_kern = tb, recomputed = 0.0;
@@ -608,8 +626,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	/* the step's other kernels, issued once a step: as many of them on each
 	 * stage (an approximation; they are the embedding's on the first and
 	 * the optimizer's on every stage) */
-	c->host_tail = step_other_ops[s->model.norm == 1 || s->model.position == 1] *
-		       0.5 * (x + xb) * hk;
+	c->host_tail = step_other_ops[llama_family(s)] * 0.5 * (x + xb) * hk;
 	return 0;
 }
 

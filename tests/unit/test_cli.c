@@ -159,7 +159,7 @@ static void test_validate_profile(void **state)
 	r = run(cmd, 1);
 	assert_int_equal(r.status, 2);
 	char want[256];
-	snprintf(want, sizeof want, "%s:20: error: profile 'h200-lent-2026-12-02': "
+	snprintf(want, sizeof want, "%s:22: error: profile 'h200-lent-2026-12-02': "
 		 "efficiency.gemm: expected at most 1, found '1.795894052761'", bad);
 	assert_non_null(strstr(r.out, want));
 	free(r.out);

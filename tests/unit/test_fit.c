@@ -358,6 +358,16 @@ static void test_shipped(void **state)
 	capsim_gpu g = *gpu("h200-sxm-141gb");
 	assert_int_equal(capsim_profile_apply(&p, &g, &d), 0);
 	assert_rel(g.launch_eager_s, 7.123292e-6, 1e-6);
+	/* the host stream's costs, from the torch-step records of run c and
+	 * 2026-12-04's host_probe.py (medians; docs/model.md) */
+	assert_true(g.dispatch_s > 30e-6 && g.dispatch_s < 45e-6);
+	assert_true(g.dispatch_compiled_s > 20e-6 && g.dispatch_compiled_s < 40e-6);
+	assert_true(g.kernel_gap_s > 2e-6 && g.kernel_gap_s < 7e-6);
+	assert_rel(g.launch_graph_s, 0.622e-6, 0.01);
+	assert_rel(g.block_kernels[0][0], 21, 0);
+	assert_rel(g.block_kernels[0][1], 36, 0);
+	assert_rel(g.block_kernels[1][0], 44, 0);
+	assert_rel(g.block_kernels[1][1], 84, 0);
 	double mis = g.cal.gemm[CAPSIM_DTYPE_BF16].misaligned;
 	assert_true(mis > 0.1 && mis < 0.2);
 	static sweep_point all[3][128];

@@ -317,6 +317,55 @@ static void test_import_torch(void **state)
 					      "host_median_s 7e-06"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
+	/* the host's view that gpt2_step.py keeps under "profile" */
+	assert_true(query(db, "SELECT kernels FROM torch_step WHERE model = 'gpt2-124m' AND "
+			      "micro_batch = 1") == 710);
+	assert_rel(query(db, "SELECT issue_median_s FROM torch_step WHERE model = 'gpt2-124m' AND "
+			     "micro_batch = 1"), 0.02727, 1e-3);
+}
+
+/* calibrate/torch/host_probe.py: its block counts (torch-host) and its
+ * steps, whose host view sits at the top level and which carry no
+ * tokens_per_s or peak_reserved_bytes; a faulty torch-host record is
+ * refused at its line, naming the field */
+static void test_import_host(void **state)
+{
+	(void)state;
+	char db[128];
+	snprintf(db, sizeof db, "%s/h.sqlite", dir);
+	capsim_diags d = { 0 };
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(CAPSIM_SOURCE_DIR
+					       "/calibrate/results/h200-2026-12-04-host.jsonl",
+					       db, &st, &d), 0);
+	assert_int_equal(st.torch_host, 12);
+	assert_int_equal(capsim_measure_import(CAPSIM_SOURCE_DIR
+					       "/calibrate/results/h200-2026-12-04-host-steps.jsonl",
+					       db, &st, &d), 0);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	assert_int_equal(st.torch_step, 31);
+	assert_true(query(db, "SELECT kernels_bwd FROM torch_host WHERE arch = 'llama' AND "
+			      "mode = 'eager' AND layers = 6") == 518);
+	assert_true(query(db, "SELECT kernels FROM torch_host WHERE arch = 'gpt' AND "
+			      "mode = 'graphs' AND layers = 2") == 147);
+	assert_true(query(db, "SELECT count(*) FROM torch_step WHERE mode = 'graphs' AND "
+			      "peak_reserved_bytes IS NULL AND kernels > 0") == 10);
+	assert_rel(query(db, "SELECT tokens_per_s FROM torch_step WHERE mode = 'eager' AND "
+			     "model = 'gpt2-124m' AND micro_batch = 1"), 1024 / 0.02597, 1e-3);
+	char bad[128];
+	snprintf(bad, sizeof bad, "%s/host-bad.jsonl", dir);
+	write_file(bad, "{\"kind\":\"machine\",\"program\":\"host_probe.py\","
+			"\"date\":\"2026-12-04T02:55:30Z\",\"gpu\":\"NVIDIA H200\"}\n"
+			"{\"kind\":\"torch-host\",\"arch\":\"gpt\",\"layers\":2,\"seq\":128,"
+			"\"micro_batch\":1,\"mode\":\"eager\",\"kernels_fwd\":53,\"kernels_bwd\":0,"
+			"\"kernels_opt\":4,\"host_fwd_s\":0.002,\"host_bwd_s\":0.003,"
+			"\"host_opt_s\":0.0005}\n");
+	assert_int_equal(capsim_measure_import(bad, db, &st, &d), -1);
+	assert_true(capsim_diags_contains(&d, "host-bad.jsonl:2"));
+	assert_true(capsim_diags_contains(&d, "field 'kernels_bwd'"));
+	capsim_diags_free(&d);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 2);
 }
 
 /* power against utilisation: two duties, their medians and readings */
@@ -549,6 +598,9 @@ static void test_upgrade_v1(void **state)
 	/* and the results tables of version 4 */
 	assert_true(query(db, "SELECT count(*) FROM sqlite_master WHERE name IN ('sweeps', 'points',"
 			      " 'point_params', 'point_results')") == 4);
+	/* and version 5's host columns, on the torch_step table it got whole */
+	assert_true(query(db, "SELECT count(*) FROM pragma_table_info('torch_step') WHERE name IN"
+			      " ('issue_median_s', 'kernels', 'kernel_s')") == 3);
 	/* a later import needs no upgrade */
 	assert_int_equal(capsim_measure_import(FIXTURES "pcie.jsonl", db, &st, &d), 0);
 	assert_int_equal(st.run_id, 3);
@@ -556,10 +608,10 @@ static void test_upgrade_v1(void **state)
 
 	/* a database from a newer capsim is left alone */
 	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(capsim_measure_import(FIXTURES "gemm-duty.jsonl", db, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 5 is newer than this capsim (4); use a newer capsim"));
+	assert_true(capsim_diags_contains(&d, "schema version 6 is newer than this capsim (5); use a newer capsim"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 3);
 }
@@ -1059,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(test_import_pcie),
 		cmocka_unit_test(test_import_duty),
 		cmocka_unit_test(test_import_torch),
+		cmocka_unit_test(test_import_host),
 		cmocka_unit_test(test_faulty_new_kinds),
 		cmocka_unit_test(test_upgrade_v1),
 		cmocka_unit_test(test_import_records),

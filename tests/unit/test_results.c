@@ -389,7 +389,10 @@ static void test_upgrade_v3(void **state)
 	snprintf(db, sizeof db, "%s/v3.sqlite", dir);
 	import(FIXTURES "pcie.jsonl", db);
 	sql(db, "DROP TABLE point_results; DROP TABLE point_params; DROP TABLE points;"
-		" DROP TABLE sweeps; PRAGMA user_version = 3;");
+		" DROP TABLE sweeps; DROP TABLE torch_host;"
+		" ALTER TABLE torch_step DROP COLUMN issue_median_s;"
+		" ALTER TABLE torch_step DROP COLUMN kernels;"
+		" ALTER TABLE torch_step DROP COLUMN kernel_s; PRAGMA user_version = 3;");
 	capsim_store *s;
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_READ, &s, &d), 0);
@@ -401,7 +404,7 @@ static void test_upgrade_v3(void **state)
 	capsim_store_close(s);
 
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), 0);
-	assert_int_equal(capsim_store_version(s), 4);
+	assert_int_equal(capsim_store_version(s), CAPSIM_STORE_SCHEMA);
 	capsim_sweep_info info = { "after-upgrade", "0.1.0", SHA_A, NULL, 0 };
 	int64_t sweep;
 	assert_int_equal(capsim_results_create_sweep(s, &info, &sweep, &d), 0);
@@ -414,9 +417,9 @@ static void test_upgrade_v3(void **state)
 	capsim_store_close(s);
 	assert_int_equal(d.n, 0);
 	/* a newer one is refused for writing, and left alone */
-	sql(db, "PRAGMA user_version = 5");
+	sql(db, "PRAGMA user_version = 6");
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 5 is newer than this capsim (4); use a newer capsim"));
+	assert_true(capsim_diags_contains(&d, "schema version 6 is newer than this capsim (5); use a newer capsim"));
 	capsim_diags_free(&d);
 }
 
