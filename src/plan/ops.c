@@ -585,7 +585,21 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
  * GEMM's output gradient is cast the same way before its dgrad and wgrad.
  * The router stays in 16 bits. TE fuses some input casts into the norm or
  * the activation before them (LayerNormLinear, LayerNormMLP), which this
- * counts apart: an overcount of at most the norm's 16-bit write. */
+ * counts apart: an overcount of at most the norm's 16-bit write.
+ *
+ * A cast with its transpose runs below the copy bandwidth. Transformer
+ * Engine's: 0.53 of it, from TE's GEMM profiling on an H200 NVL
+ * (github:NVIDIA/TransformerEngine docs/examples/gemm_profiling/
+ * gemm_profiling.rst: current scaling's casts of one layer, hidden 4096,
+ * FFN 16384, 15872 tokens, take 20.285 - 16.785 = 3.50 ms; its two passes
+ * move 6 bytes an element of 1241.5 M, 7.45 GB, 2.13 TB/s against the
+ * H200's 4.8 TB/s x 0.835 copy rate). torch.compile's (torchao's float8,
+ * the plain-PyTorch frameworks): 0.19, measured on the lent H200
+ * (calibrate/torch/cast_probe.py, calibrate/results/
+ * h200-2026-12-04-fp8-cast.jsonl: 0.17 to 0.20 for operands of 32 M to
+ * 260 M elements, 0.38 at 8192 x 4096). */
+#define TE_CAST_EFF 0.53
+#define COMPILED_CAST_EFF 0.19
 static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 {
 	double in = 0.0, grad = 0.0, w = 0.0, n = 0.0;
@@ -604,6 +618,9 @@ static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 	       4.0 * fwd, 0.0, 0.0, 0.0);
 	op[CAPSIM_LOP_FP8_CAST].bwd_flop = 2.0 * grad;
 	op[CAPSIM_LOP_FP8_CAST].bwd_bytes = 4.0 * grad;
+	op[CAPSIM_LOP_FP8_CAST].bw_eff =
+		s->framework == CAPSIM_FW_TORCH_AMP || s->framework == CAPSIM_FW_FSDP2 ?
+		COMPILED_CAST_EFF : TE_CAST_EFF;
 }
 
 void capsim_layer_forward(const capsim_scenario *s, int layer,
@@ -746,7 +763,7 @@ double capsim_layer_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 		double peak = g->peak_fp32_flop_per_s > 0.0 ? g->peak_fp32_flop_per_s :
 							     g->peak_bf16_flop_per_s;
 		double tc = f > 0.0 && peak > 0.0 ? f / peak : 0.0;
-		double tm = mem_time(g, perf, by);
+		double tm = mem_time(g, perf, by) / (op->bw_eff > 0.0 ? op->bw_eff : 1.0);
 		t = (tc > tm ? tc : tm) + perf->launch_s;
 		return c * t;
 	}

@@ -241,6 +241,8 @@ typedef struct capsim_op {
 	/* an elementwise op whose backward is not twice its forward: the
 	 * backward's totals (0: twice) */
 	double bwd_flop, bwd_bytes;
+	/* the share of the copy bandwidth its kernels reach (0: all of it) */
+	double bw_eff;
 } capsim_op;
 
 /* The kernels of one layer for one micro-batch on one GPU. */

@@ -352,6 +352,21 @@ static void test_fp8_casts(void **state)
 	assert_rel(c->bytes, 4.0 * (in + wt / 64), 1e-12);
 	assert_rel(wb.op[CAPSIM_LOP_FP8_CAST].bytes, 4.0 * grad, 1e-12);
 	assert_rel(wb.op[CAPSIM_LOP_FP8_CAST].count, 4, 0);
+	/* Transformer Engine's casts at 0.53 of the copy rate (Megatron, the
+	 * default framework), torch.compile's at 0.19 (plain PyTorch) */
+	assert_rel(c->bw_eff, 0.53, 0);
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_EAGER, &perf);
+	double bw = s->gpu.mem_bw_bytes_per_s * perf.hbm_eff;
+	assert_rel(capsim_layer_op_time_s(&s->gpu, &perf, s->dtype, c),
+		   c->bytes / (bw * 0.53) + 4 * perf.launch_s, 1e-9);
+	free(s);
+	const capsim_set torch_sets[] = { { "workload.dtype", "fp8" },
+					  { "workload.parallelism.tp", "8" },
+					  { "workload.framework", "torch-amp" } };
+	s = load("dgx-h100", 1, "llama-2-7b", 4096, 64, torch_sets, 3);
+	capsim_layer_forward(s, 0, &w);
+	assert_rel(w.op[CAPSIM_LOP_FP8_CAST].bw_eff, 0.19, 0);
 	/* bf16 has no casts */
 	free(s);
 	s = load("dgx-h100", 1, "llama-2-7b", 4096, 64, sets + 1, 2);
