@@ -482,6 +482,8 @@ typedef struct capsim_scenario {
 	/* workload.precision: 0 = the framework's, else the name's index */
 	int prec_params, prec_grads, prec_master, prec_states;
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
+	int tp_async;                /* 0 auto (on for megatron, deepspeed), 1 on, 2 off: the
+				      * backward's TP collective beside the wgrad GEMMs */
 	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
 	int execution;               /* capsim_execution: how the host issues the kernels */

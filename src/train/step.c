@@ -454,6 +454,17 @@ static void ep_overlap_layer(const capsim_scenario *s, int k, double a2a, double
 	c->fwd += hid_b * (s->comm_slowdown - 1.0);
 }
 
+/* workload.parallelism.tp-async resolved: auto is Megatron's and
+ * DeepSpeed's default (on), not plain PyTorch's */
+static int tp_async_on(const capsim_scenario *s)
+{
+	if (s->tp_async == 1)
+		return 1;
+	if (s->tp_async == 2)
+		return 0;
+	return s->framework == CAPSIM_FW_MEGATRON || s->framework == CAPSIM_FW_DEEPSPEED;
+}
+
 /* The LM head and the loss of one micro-batch on the last stage, forward
  * and backward: a GEMM of T x V/t x h, and the logits */
 static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
@@ -566,7 +577,16 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			}
 		} else {
 			c->tp_fwd += tp_coll[0];
-			c->tp_bwd += tp_coll[1];
+			double hb = 0.0;
+			if (tp_async_on(s)) {
+				/* the backward's collective beside the wgrad GEMMs (half
+				 * of the backward's GEMM time), which it slows */
+				double wgrad = 0.5 * cs * gemm_time(s, perf, &wb);
+				double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
+				hb = eff * (tp_coll[1] < wgrad ? tp_coll[1] : wgrad);
+				tb_pen = hb * (s->comm_slowdown - 1.0);
+			}
+			c->tp_bwd += tp_coll[1] - hb;
 			/* full recomputation re-runs the forward's all-reduces (with
 			 * sequence parallelism its all-gathers and reduce-scatters)
 			 * before the backward (Korthikanti et al. 2022, sec. 5) */
