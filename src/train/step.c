@@ -746,6 +746,41 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 		if (stage_cost_of(s, w->f, &w->perf, kn, k, w->tp_coll, w->ep_a2a, w->cp_step,
 				  &z, &w->sc[k], d) < 0)
 			goto done;
+	/* fp8 (Transformer Engine's delayed scaling): at the end of each
+	 * micro-batch's forward and of its backward, one all_reduce(MAX) of the
+	 * amaxes of every fp8 tensor of the stage (fp32 each: a GEMM's input
+	 * and weight forward, its output gradient backward) over the
+	 * tensor x data(x context)-parallel group, on the compute stream
+	 * (transformer_engine/pytorch/quantization.py; Megatron's amax
+	 * reduction group, parallel_state.py): exposed, as a DP-plane and a
+	 * TP all-reduce, added to each stage's exposed DP time */
+	if (s->dtype == CAPSIM_DTYPE_FP8 &&
+	    (s->framework == CAPSIM_FW_MEGATRON || s->framework == CAPSIM_FW_DEEPSPEED)) {
+		int first;
+		int per = capsim_stage_layers(s, 0, &first);
+		double n = 0.0;
+		for (int l = first; l < first + per; l++) {
+			capsim_layer_work lw;
+			capsim_layer_forward(s, l, &lw);
+			n += lw.op[CAPSIM_LOP_FP8_CAST].count;
+		}
+		for (int b = 0; b < 2; b++) {
+			double bytes = (b ? 1.0 : 2.0) * n * 4.0, dp = 0.0, unused = 0.0, tp = 0.0;
+			capsim_scenario *one = capsim_xmalloc(sizeof *one); /* 160 KB */
+			*one = *s;
+			one->zero = 0; /* an all-reduce */
+			int arc = dp_sync(one, bytes, &dp, &unused, NULL, d);
+			free(one);
+			if (arc < 0 || coll(w->f, s, CAPSIM_COLL_ALLREDUCE, bytes, s->tp, &tp, d) < 0)
+				goto done;
+			for (int k = 0; k < s->pp; k++) {
+				if (b)
+					w->sc[k].dp_bwd += dp + tp;
+				else
+					w->sc[k].dp_fwd += dp + tp;
+			}
+		}
+	}
 	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
 	 * first stage, with the embedding, has the most) */
 	if (s->zero < 3 &&

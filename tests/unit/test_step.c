@@ -737,6 +737,36 @@ static void test_h200_host_steps(void **state)
 	assert_true(gpu_bound >= 18 && host_bound >= 7);
 }
 
+/* fp8 under Transformer Engine: each micro-batch's forward and backward end
+ * with an all_reduce(MAX) of the stage's amaxes over TP x DP, on the compute
+ * stream: exposed DP time where bf16 has none, a latency-bound sliver of the
+ * step; plain PyTorch (torch-amp) has no such reduction */
+static void test_fp8_amax(void **state)
+{
+	(void)state;
+	const capsim_set bf16[] = { { "workload.dtype", "bf16" } };
+	const capsim_set fp8[] = { { "workload.dtype", "fp8" } };
+	const capsim_set fp8_torch[] = { { "workload.dtype", "fp8" },
+					 { "workload.framework", "torch-amp" } };
+	capsim_scenario *s = load(base, bf16, 1);
+	capsim_step a = step_of(s);
+	free(s);
+	s = load(base, fp8, 1);
+	capsim_step b = step_of(s);
+	int mb = capsim_microbatches(s);
+	free(s);
+	s = load(base, fp8_torch, 2);
+	capsim_step c = step_of(s);
+	free(s);
+	assert_true(b.exposed_comm_dp_s > a.exposed_comm_dp_s);
+	/* two all-reduces a micro-batch, each at least NCCL's latency (some us)
+	 * and well under 1 ms at a few KB */
+	double per = (b.exposed_comm_dp_s - a.exposed_comm_dp_s) / (2.0 * mb);
+	assert_true(per > 1e-6 && per < 1e-3);
+	assert_true(b.exposed_comm_dp_s < 0.01 * b.step_time_s);
+	assert_rel(c.exposed_comm_dp_s, a.exposed_comm_dp_s, 1e-9);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -1251,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_step_critical_path),
 		cmocka_unit_test(test_gpt2_h200),
 		cmocka_unit_test(test_h200_host_steps),
+		cmocka_unit_test(test_fp8_amax),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
