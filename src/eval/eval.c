@@ -112,8 +112,16 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		return -1;
 	const capsim_knobs *kn = o && o->knobs ? o->knobs : &capsim_knobs_fitted;
 	int rc = capsim_step_simulate_ex(s, f, kn, o && o->keep_schedule, &r->step, d);
+	capsim_fabric_counts fc;
+	capsim_fabric_get_counts(f, &fc);
 	capsim_fabric_destroy(f);
 	if (rc < 0) {
+		memset(r, 0, sizeof *r);
+		return -1;
+	}
+	if (capsim_power_estimate(s, &r->step, fc.leaves + fc.spines + fc.cores, &r->power,
+				  d) < 0) {
+		capsim_step_free(&r->step);
 		memset(r, 0, sizeof *r);
 		return -1;
 	}

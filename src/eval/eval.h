@@ -21,6 +21,7 @@
 #include "diag.h"
 #include "knobs.h"
 #include "spec.h"
+#include "power.h"
 #include "step.h"
 #include "units.h"
 
@@ -50,6 +51,7 @@ typedef struct capsim_group_result {
 
 typedef struct capsim_result {
 	capsim_step step;          /* owned: capsim_result_free */
+	capsim_power power;        /* the facility's view of the step (power.h) */
 	/* cluster and job */
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;

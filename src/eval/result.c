@@ -11,6 +11,7 @@
 
 #define R capsim_result
 #define STEP(m) (offsetof(R, step) + offsetof(capsim_step, m))
+#define PWR(m) (offsetof(R, power) + offsetof(capsim_power, m))
 
 /* ---- when a key is present ---- */
 
@@ -19,6 +20,20 @@ static int has_pp(const R *r) { return r->pp > 1; }
 static int has_ep(const R *r) { return r->ep > 1; }
 static int has_scaling(const R *r) { return r->has_scaling; }
 static int has_storage(const R *r) { return r->has_storage; }
+static int has_racks(const R *r) { return r->power.has_racks; }
+static int has_circuits(const R *r) { return r->power.has_racks && r->power.circuit_w > 0; }
+
+static void note_gpu_power(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(load %.2f: kernels %.0f%% of the step, at the best GEMM rate %.0f%%; %s "
+		 "curve)", r->power.load, 100 * r->power.busy, 100 * r->power.flop_share,
+		 r->power.curve_measured ? "the profile's" : "an assumed");
+}
+
+static void note_facility(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(PUE %.3g)", r->power.pue);
+}
 
 /* ---- text notes ---- */
 
@@ -252,6 +267,25 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
 		"reading the next step's tokens that prefetch does not hide", NULL, NULL,
 		has_storage),
+	REAL("power_gpu_w", PWR(gpu_w), CAPSIM_DIM_WATTS, "W", "power per GPU", 0,
+	     "one GPU's mean draw over the step: idle + (sustained - idle) x load^gamma",
+	     NULL, note_gpu_power),
+	REAL("power_node_w", PWR(node_w), CAPSIM_DIM_WATTS, "W", "power per node", 1,
+	     "one node: its GPUs and its overhead (CPUs, NICs, fans: power.overhead)", NULL,
+	     NULL),
+	REAL("power_it_w", PWR(it_w), CAPSIM_DIM_WATTS, "W", "IT power", 1,
+	     "every node and fabric switch", NULL, NULL),
+	REAL("power_facility_w", PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
+	     "IT power x the facility's PUE (1 without a facility)", NULL, note_facility),
+	REAL("energy_per_step_j", PWR(energy_per_step_j), CAPSIM_DIM_JOULES, "J",
+	     "energy per step", 1, "facility power x step time", NULL, NULL),
+	REAL("energy_to_train_j", PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
+	     "energy to train", 1, "energy per step x steps", NULL, NULL),
+	INT("nodes_per_rack", PWR(nodes_per_rack), "nodes per rack",
+	    "nodes a rack of the facility's rack.power holds at their power.max", has_racks),
+	INT("racks", PWR(racks), "racks", "racks for the cluster's nodes", has_racks),
+	INT("circuits_per_rack", PWR(circuits_per_rack), "circuits per rack",
+	    "branch circuits one full rack needs at 80% of their rating", has_circuits),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,

@@ -555,6 +555,7 @@ int capsim_profile_apply(const capsim_profile *p, capsim_gpu *g,
 		g->cal.power_idle_w = p->power.idle_w;
 		g->cal.power_sustained_w = p->power.sustained_w;
 		g->cal.clock_sustained_hz = p->power.sustained_clock_hz;
+		g->cal.power_gamma = p->power.gamma;
 	}
 	return 0;
 }

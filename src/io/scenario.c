@@ -812,6 +812,13 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "cluster: GPU '%s' at power.limit %.0f W is at or below its idle power "
 			      "(about 11.5%% of its %.0f W TDP): nothing would run",
 			      v.gpu->e.id, v.gpu->power_limit_w, v.gpu->tdp_w);
+		if (s->has_facility && s->facility.rack_power_w > 0 && v.node->power_max_w > 0 &&
+		    v.node->power_max_w > s->facility.rack_power_w)
+			blame(d, s, "facility", "facility.rack.power facility.ref cluster.node.ref",
+			      "facility: rack.power %.4g kW cannot power one node '%s' of power.max "
+			      "%.4g kW; expected a rack of at least %.4g kW",
+			      s->facility.rack_power_w / 1e3, v.node->e.id, v.node->power_max_w / 1e3,
+			      v.node->power_max_w / 1e3);
 		if (capsim_gpu_peak(v.gpu, s->dtype) <= 0)
 			blame(d, s, "workload", "workload.dtype cluster.gpu.ref cluster.node.ref",
 			      "workload: dtype=%s, but GPU '%s' has no %s peak in the catalog",

@@ -163,6 +163,7 @@ static const capsim_field node_fields[] = {
 	FDBL("host-memory.capacity", capsim_node, host_mem_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e14, "host memory"),
 	FDBL("local-storage.capacity", capsim_node, local_storage_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e16, "local data storage"),
 	FDBL("power.max", capsim_node, power_max_w, CAPSIM_DIM_WATTS, R | P, 100.0, 2e5, "maximum system power"),
+	FDBL("power.overhead", capsim_node, power_overhead_w, CAPSIM_DIM_WATTS, NN, 0.0, 1e5, "power beside the GPUs (CPUs, NICs, NVMe, NVSwitches, fans, PSU losses); default: power.max less the GPUs' TDP, the datasheet's allowance at full load (an upper bound)"),
 	FINT("size.rack-units", capsim_node, rack_units, P, 1, 60, "height in rack units"),
 	PRICE_FIELDS(capsim_node),
 };
@@ -506,10 +507,14 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 
 int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int max)
 {
-	const char *v[5];
+	const char *v[6];
 	int n = 0;
-	if (s->has_facility)
-		v[n++] = "facility";
+	/* the power model reads the facility's PUE, rack and circuit; its
+	 * prices wait for the cost model */
+	if (s->has_facility && s->facility.energy_usd_per_j > 0)
+		v[n++] = "facility.energy.price";
+	if (s->has_facility && s->facility.colo_usd_per_w_s > 0)
+		v[n++] = "facility.colocation.price";
 	if (s->has_cloud)
 		v[n++] = "cost.cloud";
 	if (s->burst_cloud[0])
@@ -547,7 +552,7 @@ double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)
 	return g->scaleup_bw_bytes_per_s;
 }
 
-#define IDLE_SHARE_OF_TDP 0.115 /* 80 W of 700 W, the lent H200 (see spec.h) */
+#define IDLE_SHARE_OF_TDP CAPSIM_IDLE_SHARE_OF_TDP
 
 double capsim_power_clock_scale(double tdp_w, double limit_w)
 {

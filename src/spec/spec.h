@@ -128,6 +128,7 @@ typedef struct capsim_gpu_cal {
 	double power_idle_w;             /* 0: not measured */
 	double power_sustained_w;        /* under back-to-back GEMMs */
 	double clock_sustained_hz;       /* median SM clock under that load */
+	double power_gamma;              /* P = idle + (sustained - idle) u^gamma over GEMM duty u; 0: not fitted */
 } capsim_gpu_cal;
 
 typedef struct capsim_gpu {
@@ -231,6 +232,7 @@ typedef struct capsim_node {
 	int cpu_sockets, cpu_cores;
 	double host_mem_bytes, local_storage_bytes;
 	double power_max_w;
+	double power_overhead_w;  /* CPUs, NICs, NVMe, NVSwitches, fans, PSU losses; 0: max less the GPUs' TDP */
 	int rack_units;
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];
@@ -613,6 +615,10 @@ double capsim_gpu_usable_bytes(const capsim_gpu *g);
  * 700 W, calibrate/results/h200-2026-12-02-power-b.jsonl) and the TDP reached
  * under sustained GEMMs (687 W at 1695 MHz there). 1 at or above the TDP. */
 double capsim_power_clock_scale(double tdp_w, double limit_w);
+
+/* A GPU's idle draw over its TDP where nothing measured it: 0.115, the lent
+ * H200's 80 W of 700 W (an assumption for any other GPU). */
+#define CAPSIM_IDLE_SHARE_OF_TDP 0.115
 
 extern const char *const capsim_dtype_names[];
 

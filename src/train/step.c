@@ -224,6 +224,8 @@ typedef struct {
 	double dp_fwd, dp_bwd;   /* ZeRO-3: exposed per-layer weight gathers and gradient scatters */
 	double host_fwd, host_bwd; /* what the host stream adds to the pass beyond its kernels */
 	double host_tail;        /* the host's issue of the step's other kernels (optimizer, embedding) */
+	double tensor;           /* of fwd + bwd, the tensor-core kernels' (GEMMs, attention) */
+	double tensor_flop;      /* their FLOP, fwd + bwd with what is recomputed */
 	double params;           /* on one GPU */
 } stage_cost;
 
@@ -468,7 +470,7 @@ static int tp_async_on(const capsim_scenario *s)
 /* The LM head and the loss of one micro-batch on the last stage, forward
  * and backward: a GEMM of T x V/t x h, and the logits */
 static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
-		      const capsim_knobs *kn, double *fwd, double *bwd)
+		      const capsim_knobs *kn, double *fwd, double *bwd, double *gemm)
 {
 	const capsim_model *m = &s->model;
 	double T = (double)s->micro_batch * s->seq_len / s->cp;
@@ -486,6 +488,7 @@ static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
 	double cs = capsim_knobs_scale(kn, &s->gpu);
 	*fwd = cs * (head + loss);
 	*bwd = cs * (head_bwd + loss);
+	*gemm = cs * (head + head_bwd);
 }
 
 /* compute and exposed communication of one stage for one micro-batch */
@@ -506,9 +509,9 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	capsim_layer_backward(&w0, &wb0);
 	double x = kernels_per_op(s, &w0), xb = kernels_per_op(s, &wb0), hk = perf->host_kernel_s;
 	double cs = capsim_knobs_scale(kn, &s->gpu);
-	double head_f = 0.0, head_b = 0.0;
+	double head_f = 0.0, head_b = 0.0, head_gemm = 0.0;
 	if (k == s->pp - 1) {
-		head_loss(s, perf, kn, &head_f, &head_b);
+		head_loss(s, perf, kn, &head_f, &head_b, &head_gemm);
 		/* the backward starts with the loss's and the head's (dgrad and,
 		 * unless frozen, wgrad) */
 		capsim_stream_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
@@ -597,6 +600,31 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		tb += tb_pen;
 		c->fwd += tf;
 		c->bwd += tb;
+		/* the tensor-core share (for power): GEMMs and attention */
+		{
+			double af = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
+			double ab = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
+			double tcf = cs * (gemm_time(s, perf, &w) + af);
+			double tcb = cs * (gemm_time(s, perf, &wb) + ab);
+			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+				tcb += tcf;
+			else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
+				tcb += recomputed;
+			double tensor = tcf + tcb, all = tf + tb;
+			c->tensor += tensor < all ? tensor : all;
+			double ff = w.op[CAPSIM_LOP_ATTN].flop, fb = wb.op[CAPSIM_LOP_ATTN].flop;
+			for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
+				if (w.op[i].kind == CAPSIM_OPK_GEMM)
+					ff += w.op[i].flop;
+				if (wb.op[i].kind == CAPSIM_OPK_GEMM)
+					fb += wb.op[i].flop;
+			}
+			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+				fb += ff;
+			else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
+				fb += w.op[CAPSIM_LOP_ATTN].flop;
+			c->tensor_flop += ff + fb;
+		}
 		/* the host issues the forward's kernels, and the backward's after
 		 * what it recomputes; the GEMMs' slowdown under overlap is the
 		 * GPU's alone */
@@ -637,6 +665,12 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	if (k == s->pp - 1) {
 		c->fwd += head_f;
 		c->bwd += head_b;
+		c->tensor += head_gemm;
+		{
+			double T = (double)s->micro_batch * s->seq_len / s->cp;
+			c->tensor_flop += (s->finetune == CAPSIM_FT_LORA ? 2.0 : 3.0) * 2.0 * T *
+					  ((double)s->model.vocab / s->tp) * s->model.hidden;
+		}
 		capsim_stream_push(&sf, 2 * x, hk, head_f); /* the head GEMM, the loss */
 	}
 	/* what the host adds beyond the kernels: where it issues them more
@@ -1174,6 +1208,8 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
 	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
 	out->host_s = mb * (sc[crit].host_fwd + sc[crit].host_bwd) + best.host_tail0;
+	out->compute_tensor_s = mb * sc[crit].tensor;
+	out->compute_tensor_flop = mb * sc[crit].tensor_flop;
 	double dp_layers = mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
 	out->exposed_comm_dp_s += dp_layers;
 	if (s->jitter > 0) /* the kernels' share of the jittered busy time */

@@ -1,0 +1,116 @@
+/* power.c - power, energy and racks; see power.h and docs/model.md ("Power
+ * and energy"). */
+#include "power.h"
+
+#include "ops.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Where the GPU has no measured curve: sustained draw under back-to-back
+ * GEMMs 687.2 W of the lent H200's 700 W cap (0.982 of the limit), and the
+ * power-law exponent of its duty curve, 0.639 (both from
+ * hardware/calibrated/h200-lent-2026-12-02.xml, calibrate's power and
+ * power-duty runs): assumptions for any other GPU. Idle: spec.h. */
+#define SUSTAINED_SHARE_OF_LIMIT (687.209 / 700.0)
+#define GAMMA_DEFAULT 0.639054507005
+
+/* A busy second not spent at the best GEMM rate (memory-bound kernels, and
+ * the slack of GEMMs below it) against one that is: fitted (least squares
+ * on the watts, 0.01 steps) to the 1st, 3rd, 5th and 7th points of
+ * calibrate/results/h200-2026-12-04-power-steps.jsonl and scored on the
+ * others (docs/validation.md, "Power through training steps"). */
+const double capsim_power_mem_weight = 0.58;
+
+static double clamp01(double x)
+{
+	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+}
+
+int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int switches,
+			  capsim_power *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	double step = st->step_time_s;
+	if (!(step > 0.0))
+		return 0;
+	/* the best GEMM rate of the training dtype on group 0's GPU: its
+	 * saturation of the dense peak, at the power limit's clock */
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
+	int dt = s->dtype;
+	double sat = dt == CAPSIM_DTYPE_FP8 ? perf.gemm_sat_fp8 : perf.gemm_sat;
+	if (perf.gemm_cal[dt].params > 0 && perf.gemm_cal[dt].sat > 0)
+		sat = perf.gemm_cal[dt].sat;
+	double rate = capsim_gpu_peak(&s->gpu, dt) * sat * perf.clock_scale;
+	if (!(rate > 0))
+		rate = s->gpu.peak_bf16_flop_per_s * perf.gemm_sat;
+	out->busy = clamp01(st->compute_s / step);
+	out->flop_share = rate > 0 ? clamp01(st->compute_tensor_flop / step / rate) : 0.0;
+	if (out->flop_share > out->busy)
+		out->flop_share = out->busy;
+	out->load = clamp01(out->flop_share +
+			    capsim_power_mem_weight * (out->busy - out->flop_share));
+	out->pue = s->has_facility && s->facility.pue > 0 ? s->facility.pue : 1.0;
+
+	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		const capsim_gpu *gpu = v.gpu;
+		double limit = gpu->power_limit_w > 0 && gpu->power_limit_w < gpu->tdp_w ?
+				       gpu->power_limit_w : gpu->tdp_w;
+		double idle = gpu->cal.power_idle_w > 0 ? gpu->cal.power_idle_w :
+				CAPSIM_IDLE_SHARE_OF_TDP * gpu->tdp_w;
+		double sust = gpu->cal.power_sustained_w > 0 ? gpu->cal.power_sustained_w :
+				SUSTAINED_SHARE_OF_LIMIT * limit;
+		if (sust > limit)
+			sust = limit;
+		double gamma = gpu->cal.power_gamma > 0 ? gpu->cal.power_gamma : GAMMA_DEFAULT;
+		double gpu_w = idle + (sust - idle) * pow(out->load, gamma);
+		double overhead = v.node->power_overhead_w > 0 ? v.node->power_overhead_w :
+				  v.node->power_max_w - v.node->gpus * gpu->tdp_w;
+		if (overhead < 0)
+			overhead = 0;
+		double node_w = v.node->gpus * gpu_w + overhead;
+		out->it_w += v.nodes * node_w;
+		if (g == 0) {
+			out->gpu_idle_w = idle;
+			out->gpu_sustained_w = sust;
+			out->gpu_gamma = gamma;
+			out->curve_measured = gpu->cal.power_idle_w > 0 && gpu->cal.power_sustained_w > 0;
+			out->gpu_w = gpu_w;
+			out->node_w = node_w;
+			out->node_max_w = v.node->power_max_w;
+		}
+	}
+	out->switches = switches;
+	if (s->has_switch && s->fabric_switch.power_typical_w > 0)
+		out->switches_w = switches * s->fabric_switch.power_typical_w;
+	out->it_w += out->switches_w;
+	out->facility_w = out->it_w * out->pue;
+	out->energy_per_step_j = out->facility_w * step;
+	out->energy_to_train_j = out->energy_per_step_j * st->steps;
+
+	if (!s->has_facility || !(s->facility.rack_power_w > 0))
+		return 0;
+	const capsim_facility *f = &s->facility;
+	out->has_racks = 1;
+	if (f->circuit_v > 0 && f->circuit_a > 0)
+		out->circuit_w = 0.8 * f->circuit_v * f->circuit_a *
+				 (f->circuit_phases == 3 ? sqrt(3.0) : 1.0);
+	double node_max = out->node_max_w > 0 ? out->node_max_w : out->node_w;
+	out->nodes_per_rack = (int)floor(f->rack_power_w / node_max);
+	if (out->nodes_per_rack < 1) {
+		capsim_diags_add(d, s->file, 0,
+				 "facility.rack.power: a rack of %.4g kW cannot power one node of "
+				 "%.4g kW (the node's power.max); expected at least %.4g kW",
+				 f->rack_power_w / 1e3, node_max / 1e3, node_max / 1e3);
+		return -1;
+	}
+	out->racks = (s->nodes + out->nodes_per_rack - 1) / out->nodes_per_rack;
+	if (out->circuit_w > 0)
+		out->circuits_per_rack =
+			(int)ceil(out->nodes_per_rack * node_max / out->circuit_w - 1e-9);
+	return 0;
+}
