@@ -172,6 +172,7 @@ typedef struct {
 	int resolved;              /* --resolved: the scenario's XML to out */
 	int json;                  /* --json: no text on standard output */
 	FILE *out;                 /* where --resolved goes */
+	const char *out_name;      /* its name in messages: --out's path, or "standard output" */
 } validate_ctx;
 
 /* one input file, read once (a FIFO or `<(cat FILE)` too): every check and
@@ -209,9 +210,9 @@ static int validate_scenario(const input_bytes *in, validate_ctx *c, capsim_diag
 		errno = 0;
 		if (capsim_scenario_write_xml(s, c->out) < 0) {
 			int e = errno ? errno : EIO;
-			capsim_diags_add_runtime(d, c->out == stdout ? "standard output" : path,
-						 "cannot write the resolved scenario: %s",
-						 strerror(e));
+			capsim_diags_add_runtime(d, c->out_name ? c->out_name : "standard output",
+						 "cannot write the resolved scenario of %s: %s",
+						 path, strerror(e));
 			rc = -1;
 		}
 	} else if (rc == 0 && !c->json) {
@@ -425,6 +426,7 @@ static int validate_to_file(int argc, char **argv, int first, validate_ctx *c,
 		return CAPSIM_EXIT_FAILURE;
 	}
 	c->out = of.f;
+	c->out_name = path;
 	int status = validate_all(argc, argv, first, c);
 	if (c->resolved && status != CAPSIM_EXIT_OK) {
 		capsim_outfile_discard(&of);

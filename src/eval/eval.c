@@ -125,6 +125,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
+	capsim_reliab_estimate(s, &r->step, &r->reliab);
 	r->gpus = capsim_scenario_gpus(s);
 	r->nodes = s->nodes;
 	r->dp = s->dp;

@@ -22,6 +22,7 @@
 #include "knobs.h"
 #include "spec.h"
 #include "power.h"
+#include "reliab.h"
 #include "step.h"
 #include "units.h"
 
@@ -52,6 +53,7 @@ typedef struct capsim_group_result {
 typedef struct capsim_result {
 	capsim_step step;          /* owned: capsim_result_free */
 	capsim_power power;        /* the facility's view of the step (power.h) */
+	capsim_reliab reliab;      /* checkpoints, failures and goodput (reliab.h) */
 	/* cluster and job */
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;

@@ -12,6 +12,7 @@
 #define R capsim_result
 #define STEP(m) (offsetof(R, step) + offsetof(capsim_step, m))
 #define PWR(m) (offsetof(R, power) + offsetof(capsim_power, m))
+#define REL(m) (offsetof(R, reliab) + offsetof(capsim_reliab, m))
 
 /* ---- when a key is present ---- */
 
@@ -21,6 +22,19 @@ static int has_ep(const R *r) { return r->ep > 1; }
 static int has_scaling(const R *r) { return r->has_scaling; }
 static int has_storage(const R *r) { return r->has_storage; }
 static int has_racks(const R *r) { return r->power.has_racks; }
+static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
+static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
+
+static void note_interval(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "%s", r->reliab.interval_given ? "(given)" :
+		 "(Young: sqrt(2 x write x MTTF))");
+}
+
+static void note_mttf(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(node MTBF / %d nodes)", r->nodes);
+}
 static int has_circuits(const R *r) { return r->power.has_racks && r->power.circuit_w > 0; }
 
 static void note_gpu_power(const R *r, char *b, size_t n)
@@ -286,6 +300,27 @@ const capsim_result_key capsim_result_keys[] = {
 	INT("racks", PWR(racks), "racks", "racks for the cluster's nodes", has_racks),
 	INT("circuits_per_rack", PWR(circuits_per_rack), "circuits per rack",
 	    "branch circuits one full rack needs at 80% of their rating", has_circuits),
+	REAL("checkpoint_bytes", REL(checkpoint_bytes), CAPSIM_DIM_BYTES, "bytes", "checkpoint", 0,
+	     "one checkpoint of the job: trained weights, master copy, optimizer state", NULL,
+	     NULL),
+	REAL_IF("checkpoint_write_s", REL(write_s), SEC, "s", "checkpoint write", 1,
+		"writing it to the storage tier at the save path's efficiency", has_ckpt_storage,
+		NULL, NULL),
+	REAL_IF("checkpoint_restore_s", REL(restore_s), SEC, "s", "checkpoint restore", 1,
+		"reading it back after an interruption", has_ckpt_storage, NULL, NULL),
+	REAL_IF("checkpoint_interval_s", REL(interval_s), SEC, "s", "checkpoint interval", 1,
+		"time between checkpoints: given, or Young's optimum", has_goodput, note_interval,
+		NULL),
+	REAL("job_mttf_s", REL(job_mttf_s), SEC, "s", "job MTTF", 1,
+	     "mean time between the job's interruptions: reliability.node-mtbf / nodes", NULL,
+	     note_mttf),
+	REAL_IF("goodput", REL(goodput), CAPSIM_DIM_RATIO, "1", "goodput", 0,
+		"useful share of wall time: checkpoints written, work lost and restarts", has_goodput,
+		NULL, NULL),
+	REAL_IF("interruptions", REL(interruptions), CAPSIM_DIM_COUNT, "", "interruptions", 1,
+		"expected over the training run", has_goodput, NULL, NULL),
+	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
+		"time_to_train_s / goodput", has_goodput, NULL, NULL),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,

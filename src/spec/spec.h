@@ -460,6 +460,9 @@ typedef struct capsim_scenario {
 	int has_local_storage, has_shared_storage;
 	capsim_storage local_storage, shared_storage;
 	double dataset_bytes, checkpoint_interval_s;
+	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
+	double node_mtbf_s;       /* reliability.node-mtbf: mean time between a node's failures */
+	double restart_s;         /* reliability.restart: detection and requeue, before the reload */
 
 	/* workload */
 	int seq_len;

@@ -127,8 +127,11 @@ static void test_validate_out(void **state)
 		"--out /dev/full", 1);
 	assert_int_equal(r.status, 1);
 	char want[128];
-	snprintf(want, sizeof want, "/dev/full: error: cannot write: %s", strerror(ENOSPC));
+	/* the output named, whether the write fails as the scenario is written
+	 * (a resolved scenario past stdio's buffer) or when the file is closed */
+	snprintf(want, sizeof want, "/dev/full: error: cannot write%s", "");
 	assert_non_null(strstr(r.out, want));
+	assert_non_null(strstr(r.out, strerror(ENOSPC)));
 	free(r.out);
 	r = run("validate " CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml --out x.xml", 1);
 	assert_int_equal(r.status, 2);

@@ -18,6 +18,7 @@
 #include "ops.h"
 #include "eval.h"
 #include "power.h"
+#include "reliab.h"
 #include "scenario.h"
 #include "step.h"
 
@@ -892,6 +893,59 @@ static void test_h200_power(void **state)
 	assert_int_equal(i, 8);
 }
 
+/* Checkpoints, failures and goodput in closed form: Young's interval
+ * sqrt(2 delta M); goodput tau / ((tau + delta)(1 + (r + (tau + delta)/2)/M)),
+ * best near Young's interval; a Megatron checkpoint of 2 + 4 + 8 bytes a
+ * parameter; Lustre's aggregate and per-client limits; the job's MTTF, the
+ * node MTBF over its nodes, which at Meta RSC-1's 6.5 failures per 1000
+ * node-days gives 16,384 GPUs (2048 nodes) the 1.8 h that Kokolis et al.
+ * project */
+static void test_reliability_closed_form(void **state)
+{
+	(void)state;
+	assert_rel(capsim_young_interval(60, 3600), sqrt(2.0 * 60 * 3600), 1e-12);
+	double g = capsim_goodput(600, 30, 300, 36000);
+	assert_rel(g, 600.0 / (630.0 * (1.0 + (300 + 315.0) / 36000)), 1e-12);
+	double young = capsim_young_interval(30, 36000);
+	double gy = capsim_goodput(young, 30, 300, 36000);
+	assert_true(gy > capsim_goodput(young / 3, 30, 300, 36000));
+	assert_true(gy > capsim_goodput(young * 3, 30, 300, 36000));
+
+	static const char text[] =
+		"<scenario name=\"r\"><cluster nodes=\"4\"><node ref=\"dgx-h100\"/>"
+		"<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"adaptive\">"
+		"<switch ref=\"qm9700\"/></fabric><storage><shared ref=\"lustre\">"
+		"<bandwidth write=\"20 GB/s\" read=\"40 GB/s\" per-client-write=\"2 GB/s\" "
+		"per-client-read=\"4 GB/s\"/></shared></storage></cluster>"
+		"<workload seq-len=\"4096\" global-batch=\"64\" tokens=\"1T\" dtype=\"bf16\">"
+		"<model ref=\"llama-2-13b\"/><parallelism tp=\"8\" pp=\"2\" zero=\"1\"/></workload>"
+		"</scenario>";
+	capsim_scenario *s = load(text, NULL, 0);
+	capsim_step st = step_of(s);
+	capsim_reliab r;
+	capsim_reliab_estimate(s, &st, &r);
+	double bytes = capsim_model_params(&s->model, 0) * (2.0 + 4.0 + 8.0);
+	assert_rel(r.checkpoint_bytes, bytes, 1e-12);
+	/* 4 nodes at 2 GB/s each (8 GB/s) bind before the 20 GB/s aggregate;
+	 * the save path at 38.4% of that */
+	assert_true(r.has_storage);
+	assert_rel(r.write_s, bytes / 4 / 2e9 / 0.384, 1e-9);
+	assert_rel(r.restore_s, bytes / 4 / 4e9, 1e-9);
+	assert_rel(r.job_mttf_s, 153.85 * 86400 / 4, 1e-4);
+	assert_rel(r.interval_s, sqrt(2 * r.write_s * r.job_mttf_s), 1e-12);
+	assert_rel(r.goodput, capsim_goodput(r.interval_s, r.write_s, 600 + r.restore_s,
+					     r.job_mttf_s), 1e-12);
+	assert_rel(r.wall_to_train_s, st.time_to_train_s / r.goodput, 1e-12);
+	free(s);
+	/* Kokolis et al.'s projection for 16,384 GPUs */
+	const capsim_set big[] = { { "cluster.nodes", "2048" },
+				   { "workload.global-batch", "4096" } };
+	s = load(text, big, 2);
+	capsim_reliab_estimate(s, &st, &r);
+	assert_rel(r.job_mttf_s / 3600, 1.8, 0.01);
+	free(s);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -1409,6 +1463,7 @@ int main(void)
 		cmocka_unit_test(test_fp8_amax),
 		cmocka_unit_test(test_power_closed_form),
 		cmocka_unit_test(test_h200_power),
+		cmocka_unit_test(test_reliability_closed_form),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),

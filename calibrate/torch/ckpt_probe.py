@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""ckpt_probe.py - how fast PyTorch saves and loads a training checkpoint to
+the machine's local disk, against the disk's raw sequential rate, as JSON
+lines: the measurement behind capsim's checkpoint serialisation efficiency
+(docs/model.md, "Checkpoints"; issue 13).
+
+A checkpoint here is a state dict as a plain PyTorch training loop saves
+one: bf16 or fp32 tensors of `--gib` GiB in all, in tensors of a layer's
+size, moved from the GPU and written with torch.save (the default zipfile
+serialisation), then fsync'd; the load reads it back with torch.load onto
+the GPU. The raw rate: dd of the same bytes with O_DIRECT and fsync (write),
+and a cold read. Page cache is dropped between where the machine lets us
+(writing /proc/sys/vm/drop_caches needs root). Progress on stderr.
+
+SPDX-License-Identifier: MIT (calibrate/LICENSE)
+"""
+import argparse, datetime, json, os, subprocess, sys, time
+import torch
+
+
+def log(m):
+    print("ckpt_probe: " + m, file=sys.stderr, flush=True)
+
+
+def drop_caches():
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return True
+    except OSError:
+        return False
+
+
+def dd(args):
+    t0 = time.perf_counter()
+    r = subprocess.run(["dd"] + args, capture_output=True, text=True)
+    return time.perf_counter() - t0, r.returncode, r.stderr.strip().splitlines()[-1:]
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dir", default="/tmp/ckpt_probe")
+    p.add_argument("--gib", type=float, default=8.0)
+    p.add_argument("--out", default="-")
+    a = p.parse_args(argv)
+    os.makedirs(a.dir, exist_ok=True)
+    out = sys.stdout if a.out == "-" else open(a.out, "w")
+    n = int(a.gib * 2**30)
+    df = subprocess.run(["df", "-T", a.dir], capture_output=True, text=True).stdout.splitlines()[-1]
+    emit = lambda r: (out.write(json.dumps(r, separators=(",", ":")) + "\n"), out.flush())
+    emit({"kind": "machine", "program": "ckpt_probe.py", "gpu": torch.cuda.get_device_name(0),
+          "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+          "torch": torch.__version__, "dir": a.dir, "df": df, "argv": argv})
+    raw = os.path.join(a.dir, "raw.bin")
+    mib = n // 2**20
+    t, rc, tail = dd(["if=/dev/zero", f"of={raw}", "bs=1M", f"count={mib}", "oflag=direct",
+                      "conv=fsync", "status=none"])
+    dropped = drop_caches()
+    t2, rc2, _ = dd([f"if={raw}", "of=/dev/null", "bs=1M", "iflag=direct", "status=none"])
+    emit({"kind": "disk-raw", "bytes": mib * 2**20, "write_s": t, "write_bytes_per_s": mib * 2**20 / t,
+          "read_s": t2, "read_bytes_per_s": mib * 2**20 / t2, "dd_rc": [rc, rc2],
+          "caches_dropped": dropped})
+    log(f"raw write {mib * 2**20 / t / 1e9:.2f} GB/s, read {mib * 2**20 / t2 / 1e9:.2f} GB/s")
+    os.unlink(raw)
+    for dtype in (torch.bfloat16, torch.float32):
+        el = n // torch.tensor([], dtype=dtype).element_size()
+        per = 4096 * 4096 * 3  # a layer's worth of elements
+        sd, left, i = {}, el, 0
+        while left > 0:
+            k = min(per, left)
+            sd[f"layer{i}"] = torch.randn(k, device="cuda").to(dtype)
+            left -= k
+            i += 1
+        torch.cuda.synchronize()
+        path = os.path.join(a.dir, "ckpt.pt")
+        t0 = time.perf_counter()
+        cpu = {k: v.cpu() for k, v in sd.items()}
+        t_d2h = time.perf_counter() - t0
+        with open(path, "wb") as f:
+            torch.save(cpu, f)
+            f.flush()
+            os.fsync(f.fileno())
+        t_save = time.perf_counter() - t0
+        size = os.path.getsize(path)
+        del cpu
+        dropped = drop_caches()
+        t0 = time.perf_counter()
+        back = torch.load(path, map_location="cuda")
+        torch.cuda.synchronize()
+        t_load = time.perf_counter() - t0
+        ok = all(torch.equal(back[k], sd[k]) for k in sd)
+        emit({"kind": "torch-checkpoint", "dtype": str(dtype).split(".")[-1], "tensors": len(sd),
+              "bytes": size, "d2h_s": t_d2h, "save_s": t_save, "save_bytes_per_s": size / t_save,
+              "load_s": t_load, "load_bytes_per_s": size / t_load, "roundtrip_equal": ok,
+              "caches_dropped": dropped})
+        log(f"{dtype}: save {size / t_save / 1e9:.2f} GB/s (d2h {t_d2h:.1f} s of {t_save:.1f}), "
+            f"load {size / t_load / 1e9:.2f} GB/s")
+        del back, sd
+        os.unlink(path)
+        torch.cuda.empty_cache()
+    if out is not sys.stdout:
+        out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,37 @@
+/* reliab.h - checkpoints, failures and goodput: how big a checkpoint is
+ * (the framework's recipe), how long it takes to write and to read back
+ * (the storage tier, the save path's efficiency), how often the job is
+ * interrupted (nodes x their failure rate), the checkpoint interval (Young's
+ * optimum unless given) and the share of wall time that is useful work.
+ * Equations and sources: docs/model.md ("Checkpoints, failures and
+ * goodput"). Seconds and bytes. */
+#ifndef CAPSIM_RELIAB_H
+#define CAPSIM_RELIAB_H
+
+#include "spec.h"
+#include "step.h"
+
+typedef struct capsim_reliab {
+	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
+	int has_storage;          /* a tier to write to: the times below are set */
+	double write_s, restore_s; /* one checkpoint, every node writing (reading) its share */
+	double job_mttf_s;        /* node MTBF / nodes */
+	double interval_s;        /* between checkpoints: given, or Young's optimum */
+	int interval_given;
+	double goodput;           /* useful share of wall time */
+	double interruptions;     /* expected over the training run */
+	double wall_to_train_s;   /* time_to_train / goodput */
+} capsim_reliab;
+
+/* Young's optimum checkpoint interval: sqrt(2 write mttf) (Young 1974). */
+double capsim_young_interval(double write_s, double mttf_s);
+
+/* Goodput with interval tau, write time delta, restart cost r (requeue and
+ * reload) and mean time to interruption m: each cycle of tau + delta does
+ * tau of work, and an interruption, 1/m of the time, costs r and half a
+ * cycle's lost work: tau / ((tau + delta)(1 + (r + (tau + delta)/2) / m)). */
+double capsim_goodput(double tau, double delta, double restart_s, double mttf_s);
+
+void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, capsim_reliab *out);
+
+#endif
