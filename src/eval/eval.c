@@ -126,6 +126,19 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		return -1;
 	}
 	capsim_reliab_estimate(s, &r->step, &r->reliab);
+	double wall = r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s :
+						      r->step.time_to_train_s;
+	if (s->has_facility && s->facility.energy_usd_per_j > 0) {
+		r->has_energy_cost = 1;
+		r->energy_cost_usd = r->power.facility_w * wall * s->facility.energy_usd_per_j;
+	}
+	/* the cloud offer prices the same work where it rents the same GPU */
+	if (s->has_cloud && s->n_groups <= 1 && strcmp(s->cloud.gpu, s->gpu.e.id) == 0 &&
+	    s->cloud.rate_usd_per_gpu_s > 0) {
+		r->has_cloud_cost = 1;
+		r->cloud_cost_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) * wall;
+		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
+	}
 	r->gpus = capsim_scenario_gpus(s);
 	r->nodes = s->nodes;
 	r->dp = s->dp;

@@ -54,6 +54,11 @@ typedef struct capsim_result {
 	capsim_step step;          /* owned: capsim_result_free */
 	capsim_power power;        /* the facility's view of the step (power.h) */
 	capsim_reliab reliab;      /* checkpoints, failures and goodput (reliab.h) */
+	/* money for the training run's wall time (goodput counted): the
+	 * facility's energy, and the scenario's cloud offer for the same GPUs */
+	int has_energy_cost, has_cloud_cost;
+	double energy_cost_usd;
+	double cloud_cost_usd, cloud_cost_per_million_tokens_usd;
 	/* cluster and job */
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;

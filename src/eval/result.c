@@ -23,6 +23,8 @@ static int has_scaling(const R *r) { return r->has_scaling; }
 static int has_storage(const R *r) { return r->has_storage; }
 static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
+static int has_energy_cost(const R *r) { return r->has_energy_cost; }
+static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
 
 static void note_interval(const R *r, char *b, size_t n)
@@ -321,6 +323,17 @@ const capsim_result_key capsim_result_keys[] = {
 		"expected over the training run", has_goodput, NULL, NULL),
 	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"time_to_train_s / goodput", has_goodput, NULL, NULL),
+	REAL_IF("energy_cost_usd", offsetof(R, energy_cost_usd), CAPSIM_DIM_USD, "USD",
+		"energy cost to train", 0,
+		"facility power x wall time to train x the facility's energy price",
+		has_energy_cost, NULL, NULL),
+	REAL_IF("cloud_cost_usd", offsetof(R, cloud_cost_usd), CAPSIM_DIM_USD, "USD",
+		"cloud cost to train", 0,
+		"the cloud offer's rate x GPUs x wall time to train (offers of the cluster's GPU only)",
+		has_cloud_cost, NULL, NULL),
+	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cloud_cost_per_million_tokens_usd),
+		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
+		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,

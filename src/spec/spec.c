@@ -514,11 +514,11 @@ int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int
 	int n = 0;
 	/* the power model reads the facility's PUE, rack and circuit; its
 	 * prices wait for the cost model */
-	if (s->has_facility && s->facility.energy_usd_per_j > 0)
-		v[n++] = "facility.energy.price";
+	/* energy is priced by capsim_eval; colocation, a cloud offer of
+	 * another GPU and bursts wait for the cost model */
 	if (s->has_facility && s->facility.colo_usd_per_w_s > 0)
 		v[n++] = "facility.colocation.price";
-	if (s->has_cloud)
+	if (s->has_cloud && (s->n_groups > 1 || strcmp(s->cloud.gpu, s->gpu.e.id) != 0))
 		v[n++] = "cost.cloud";
 	if (s->burst_cloud[0])
 		v[n++] = "cost.burst";

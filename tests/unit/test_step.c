@@ -946,6 +946,38 @@ static void test_reliability_closed_form(void **state)
 	free(s);
 }
 
+/* The training run's money, in closed form on scenarios/onprem-burst.xml:
+ * the cloud offer (AWS p5 on demand, $12.29 a GPU-hour, H100 as the cluster)
+ * x 32 GPUs x the wall time to train; the facility's energy ($0.0806/kWh) x
+ * its power x that time; an offer of another GPU is not priced */
+static void test_run_costs(void **state)
+{
+	(void)state;
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml", cat,
+					      NULL, 0, s, &d), 0);
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	assert_true(r.has_cloud_cost && r.has_energy_cost);
+	double wall = r.reliab.wall_to_train_s;
+	assert_true(wall > r.step.time_to_train_s);
+	assert_rel(r.cloud_cost_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
+	assert_rel(r.cloud_cost_per_million_tokens_usd, r.cloud_cost_usd / 200e3, 1e-12);
+	assert_rel(r.energy_cost_usd, r.power.facility_w * wall * 0.0806 / 3.6e6, 1e-9);
+	capsim_result_free(&r);
+	const capsim_set h200[] = { { "cost.cloud.ref", "aws-p5e-capacity-block" } };
+	free(s);
+	s = malloc(sizeof *s);
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml", cat,
+					      h200, 1, s, &d), 0);
+	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	assert_false(r.has_cloud_cost);
+	capsim_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -1464,6 +1496,7 @@ int main(void)
 		cmocka_unit_test(test_power_closed_form),
 		cmocka_unit_test(test_h200_power),
 		cmocka_unit_test(test_reliability_closed_form),
+		cmocka_unit_test(test_run_costs),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
