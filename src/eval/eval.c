@@ -125,6 +125,13 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
+	r->has_fabric = fc.leaves > 0;
+	r->leaves = fc.leaves;
+	r->spines = fc.spines;
+	r->cores = fc.cores;
+	r->cables_node_leaf = fc.cables_node_leaf;
+	r->cables_leaf_spine = fc.cables_leaf_spine;
+	r->cables_spine_core = fc.cables_spine_core;
 	capsim_reliab_estimate(s, &r->step, &r->reliab);
 	double wall = r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s :
 						      r->step.time_to_train_s;

@@ -54,6 +54,11 @@ typedef struct capsim_result {
 	capsim_step step;          /* owned: capsim_result_free */
 	capsim_power power;        /* the facility's view of the step (power.h) */
 	capsim_reliab reliab;      /* checkpoints, failures and goodput (reliab.h) */
+	/* the fabric's switches and cables, as the topology sizes them (all
+	 * rails); has_fabric 0 without a switched fabric */
+	int has_fabric;
+	int leaves, spines, cores;
+	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
 	/* money for the training run's wall time (goodput counted): the
 	 * facility's energy, and the scenario's cloud offer for the same GPUs */
 	int has_energy_cost, has_cloud_cost;

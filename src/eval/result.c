@@ -24,6 +24,9 @@ static int has_storage(const R *r) { return r->has_storage; }
 static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
 static int has_energy_cost(const R *r) { return r->has_energy_cost; }
+static int has_fabric(const R *r) { return r->has_fabric; }
+static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
+static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
 
@@ -323,6 +326,21 @@ const capsim_result_key capsim_result_keys[] = {
 		"expected over the training run", has_goodput, NULL, NULL),
 	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"time_to_train_s / goodput", has_goodput, NULL, NULL),
+	INT("switches_leaf", offsetof(R, leaves), "leaf switches",
+	    "the fabric's leaf switches, every rail", has_fabric),
+	INT("switches_spine", offsetof(R, spines), "spine switches",
+	    "its spine switches (2 and 3 tiers)", has_spines),
+	INT("switches_core", offsetof(R, cores), "core switches", "its core switches (3 tiers)",
+	    has_cores),
+	{ .key = "cables_node_leaf", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, cables_node_leaf), .unit = "", .label = "cables node-leaf",
+	  .depth = 1, .doc = "cables from the nodes' NICs to the leaves", .present = has_fabric },
+	{ .key = "cables_leaf_spine", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, cables_leaf_spine), .unit = "", .label = "cables leaf-spine",
+	  .depth = 1, .doc = "cables between leaves and spines", .present = has_spines },
+	{ .key = "cables_spine_core", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, cables_spine_core), .unit = "", .label = "cables spine-core",
+	  .depth = 1, .doc = "cables between spines and cores", .present = has_cores },
 	REAL_IF("energy_cost_usd", offsetof(R, energy_cost_usd), CAPSIM_DIM_USD, "USD",
 		"energy cost to train", 0,
 		"facility power x wall time to train x the facility's energy price",

@@ -654,7 +654,9 @@ static void test_scale_and_trace(void **state)
 	while (fgets(line, sizeof line, f)) {
 		double v[5] = { 0 };
 		int c = 0;
-		for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), c++)
+		line[strcspn(line, "\n")] = '\0';
+		/* split at every comma: a key absent from a row is an empty cell */
+		for (char *rest = line, *tok; (tok = strsep(&rest, ",")) != NULL; c++)
 			for (int k = 0; k < 5; k++) {
 				if (rows == 0 && strcmp(tok, want[k]) == 0)
 					col[k] = c;

@@ -965,6 +965,12 @@ static void test_run_costs(void **state)
 	assert_rel(r.cloud_cost_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
 	assert_rel(r.cloud_cost_per_million_tokens_usd, r.cloud_cost_usd / 200e3, 1e-12);
 	assert_rel(r.energy_cost_usd, r.power.facility_w * wall * 0.0806 / 3.6e6, 1e-9);
+	/* the fabric's parts in the result: a single switch per rail for 4
+	 * DGX H100 on 8 rails, 32 node cables, no spines */
+	assert_true(r.has_fabric);
+	assert_int_equal(r.leaves, 8);
+	assert_int_equal(r.spines, 0);
+	assert_int_equal(r.cables_node_leaf, 32);
 	capsim_result_free(&r);
 	const capsim_set h200[] = { { "cost.cloud.ref", "aws-p5e-capacity-block" } };
 	free(s);
