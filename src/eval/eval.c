@@ -1,6 +1,7 @@
 /* eval.c - one scenario to one result; see eval.h. */
 #include "eval.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,66 @@ static void scaling(const capsim_scenario *s, const capsim_eval_opts *o, capsim_
 		 r->group[best_g].node, nodes == 1 ? "" : "s", dp);
 }
 
+#define YEAR_S 3.15576e7
+
+/* Owning the cluster (docs/model.md, "Money for the training run"): the
+ * capex of its nodes, switches and cabling where each has a price, opex a
+ * year (energy at the utilisation, colocation of its maximum IT power,
+ * support), the TCO over the horizon (capex charged for the horizon's share
+ * of its depreciation), a busy GPU-hour's cost, the training run's, and the
+ * utilisation at which owning costs what renting the same busy hours does. */
+static void owning(const capsim_scenario *s, capsim_result *r, double wall)
+{
+	double nodes_usd = 0.0, max_it_w = 0.0;
+	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		if (!(v.node->price_usd > 0))
+			return;
+		nodes_usd += v.nodes * v.node->price_usd;
+		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w : r->power.node_w);
+	}
+	int switches = r->leaves + r->spines + r->cores;
+	double switch_usd = 0.0;
+	if (switches > 0) {
+		if (!(s->has_switch && s->fabric_switch.price_usd > 0))
+			return;
+		switch_usd = switches * s->fabric_switch.price_usd;
+		max_it_w += r->power.switches_w;
+	}
+	double gpus = (double)capsim_scenario_gpus(s);
+	r->has_capex = 1;
+	r->capex_usd = nodes_usd + switch_usd + s->cabling_usd_per_gpu * gpus;
+	double u = s->utilization > 0 ? s->utilization : 1.0;
+	double H = s->horizon_s > 0 ? s->horizon_s : 3 * YEAR_S;
+	double share = s->depreciation_s > 0 && H < s->depreciation_s ? H / s->depreciation_s : 1.0;
+	/* energy: the step's facility power while busy, the GPUs at idle
+	 * otherwise */
+	double price = s->has_facility ? s->facility.energy_usd_per_j : 0.0;
+	double pue = r->power.pue;
+	double idle_w = r->power.facility_w -
+			pue * gpus * (r->power.gpu_w - r->power.gpu_idle_w);
+	double energy_busy_year = r->power.facility_w * YEAR_S * price;
+	double energy_idle_year = idle_w * YEAR_S * price;
+	double colo_year = s->has_facility ? s->facility.colo_usd_per_w_s * max_it_w * YEAR_S : 0.0;
+	double support_year = s->support_per_s * r->capex_usd;
+	r->opex_per_year_usd = u * energy_busy_year + (1 - u) * energy_idle_year + colo_year +
+			       support_year;
+	r->tco_usd = r->capex_usd * share + r->opex_per_year_usd * H / YEAR_S;
+	r->onprem_cost_per_gpu_hour_usd = r->tco_usd / (gpus * H / 3600.0 * u);
+	r->onprem_cost_to_train_usd = r->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
+	if (r->has_cloud_cost) {
+		/* owning at u costs fixed + u x busy energy's extra; renting, u x
+		 * the rate x GPUs x H */
+		double fixed = r->capex_usd * share +
+			       (energy_idle_year + colo_year + support_year) * H / YEAR_S;
+		double extra = (energy_busy_year - energy_idle_year) * H / YEAR_S;
+		double rent = s->cloud.rate_usd_per_gpu_s * gpus * H;
+		r->breakeven_utilization = rent > extra ? fixed / (rent - extra) : INFINITY;
+	}
+}
+
 int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
 		capsim_diags *d)
 {
@@ -146,6 +207,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		r->cloud_cost_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) * wall;
 		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
 	}
+	owning(s, r, wall);
 	r->gpus = capsim_scenario_gpus(s);
 	r->nodes = s->nodes;
 	r->dp = s->dp;

@@ -61,6 +61,12 @@ typedef struct capsim_result {
 	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
 	/* money for the training run's wall time (goodput counted): the
 	 * facility's energy, and the scenario's cloud offer for the same GPUs */
+	/* owning the cluster over cost.horizon at cost.utilization (has_capex:
+	 * every part has a price) */
+	int has_capex;
+	double capex_usd, opex_per_year_usd, tco_usd;
+	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
+	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
 	int has_energy_cost, has_cloud_cost;
 	double energy_cost_usd;
 	double cloud_cost_usd, cloud_cost_per_million_tokens_usd;

@@ -25,6 +25,8 @@ static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
 static int has_energy_cost(const R *r) { return r->has_energy_cost; }
 static int has_fabric(const R *r) { return r->has_fabric; }
+static int has_capex(const R *r) { return r->has_capex; }
+static int has_breakeven(const R *r) { return r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_utilization); }
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
@@ -352,6 +354,25 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cloud_cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
+	REAL_IF("capex_usd", offsetof(R, capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
+		"nodes, fabric switches and cabling at their catalog prices (present when each has one)",
+		has_capex, NULL, NULL),
+	REAL_IF("opex_per_year_usd", offsetof(R, opex_per_year_usd), CAPSIM_DIM_USD, "USD",
+		"opex a year", 1, "energy at cost.utilization, colocation, support", has_capex, NULL,
+		NULL),
+	REAL_IF("tco_usd", offsetof(R, tco_usd), CAPSIM_DIM_USD, "USD", "TCO over the horizon", 1,
+		"capex for the horizon's share of cost.depreciation plus opex over cost.horizon",
+		has_capex, NULL, NULL),
+	REAL_IF("onprem_cost_per_gpu_hour_usd", offsetof(R, onprem_cost_per_gpu_hour_usd),
+		CAPSIM_DIM_USD, "USD", "per busy GPU-hour", 1,
+		"TCO over the busy GPU-hours of the horizon", has_capex, NULL, NULL),
+	REAL_IF("onprem_cost_to_train_usd", offsetof(R, onprem_cost_to_train_usd), CAPSIM_DIM_USD,
+		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
+		has_capex, NULL, NULL),
+	REAL_IF("breakeven_utilization", offsetof(R, breakeven_utilization), CAPSIM_DIM_RATIO, "1",
+		"break-even utilisation", 1,
+		"utilisation above which owning costs less than renting the same busy hours from the "
+		"cloud offer (above 1: renting is cheaper at any)", has_breakeven, NULL, NULL),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,

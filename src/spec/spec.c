@@ -396,6 +396,8 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),
 	SDBL("cost.utilization", utilization, CAPSIM_DIM_RATIO, P, 0.001, 1.0, "60%", "share of time the cluster is busy"),
 	SDBL("cost.depreciation", depreciation_s, CAPSIM_DIM_SECONDS, P, 3.15576e7 / 12, 20 * 3.15576e7, "4 y", "depreciation period"),
+	SDBL("cost.cabling", cabling_usd_per_gpu, CAPSIM_DIM_USD, NN, 0.0, 1e6, "$2560", "cables and optics of the fabric, per GPU (a 2-tier 1,024-GPU NDR H100 cluster's, Tech-Talk-CTO's cost spreadsheet, 2024-08: an assumption elsewhere)"),
+	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),
 	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
 	FREF("cost.burst.cloud", S, burst_cloud, "cloud", 0, "cloud offer to burst into"),
 	SINT("cost.burst.max-gpus", burst_max_gpus, P, 1, 1e7, NULL, "most GPUs rented at once"),
@@ -516,8 +518,8 @@ int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int
 	 * prices wait for the cost model */
 	/* energy is priced by capsim_eval; colocation, a cloud offer of
 	 * another GPU and bursts wait for the cost model */
-	if (s->has_facility && s->facility.colo_usd_per_w_s > 0)
-		v[n++] = "facility.colocation.price";
+	if (s->has_facility && s->facility.colo_usd_per_w_s > 0 && !(s->node.price_usd > 0))
+		v[n++] = "facility.colocation.price"; /* priced only with the nodes' capex */
 	if (s->has_cloud && (s->n_groups > 1 || strcmp(s->cloud.gpu, s->gpu.e.id) != 0))
 		v[n++] = "cost.cloud";
 	if (s->burst_cloud[0])

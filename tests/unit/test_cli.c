@@ -482,9 +482,12 @@ static void test_run(void **state)
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (!json_object_get(o, keys[i]))
 			fail_msg("run --json lacks '%s'", keys[i]);
-	/* keys of models that do not exist yet must not appear */
-	assert_null(json_object_get(o, "capex_usd"));
+	/* the facility and owning models' keys (issue 13), in SI: watts, not
+	 * kilowatts; a key of a model that does not exist yet must not appear */
+	assert_non_null(json_object_get(o, "capex_usd"));
+	assert_non_null(json_object_get(o, "power_it_w"));
 	assert_null(json_object_get(o, "power_it_kw"));
+	assert_null(json_object_get(o, "burst_cost_usd"));
 	double step = json_real_value(json_object_get(o, "step_time_s"));
 	double tps = json_real_value(json_object_get(o, "tokens_per_s"));
 	assert_rel(tps * step, 512.0 * 8192, 1e-9); /* default: 512 x 8192 tokens */

@@ -984,6 +984,54 @@ static void test_run_costs(void **state)
 	free(s);
 }
 
+/* Owning in closed form on scenarios/h100-8node-ndr.xml (8 DGX H100 at
+ * $329,736, the fabric's QM9700s at $50,000, $2,560 of cabling a GPU; 3
+ * years at 60% of 4 years' depreciation; support 20% a year; US colocation
+ * of the maximum IT power; energy busy at the step's facility power, idle
+ * otherwise), and the break-even against the capacity block ($4.916 a
+ * GPU-hour): 0.5 to 0.8, where the planners' rule of thumb puts it (60%);
+ * a node without a price leaves the capex out */
+static void test_owning(void **state)
+{
+	(void)state;
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml", cat,
+					      NULL, 0, s, &d), 0);
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	assert_true(r.has_capex);
+	int sw = r.leaves + r.spines + r.cores;
+	assert_true(sw > 0);
+	double capex = 8 * 329736.0 + sw * 50000.0 + 2560.0 * 64;
+	assert_rel(r.capex_usd, capex, 1e-12);
+	double year = 3.15576e7, price = 0.0806 / 3.6e6, colo = 184.06 / (1e3 * 2.6298e6);
+	double idle_w = r.power.facility_w - r.power.pue * 64 * (r.power.gpu_w - r.power.gpu_idle_w);
+	double max_it = 8 * 10200.0 + r.power.switches_w;
+	double opex = 0.6 * r.power.facility_w * year * price + 0.4 * idle_w * year * price +
+		      colo * max_it * year + 0.2 * capex;
+	assert_rel(r.opex_per_year_usd, opex, 1e-9);
+	assert_rel(r.tco_usd, 0.75 * capex + 3 * opex, 1e-9);
+	assert_rel(r.onprem_cost_per_gpu_hour_usd, r.tco_usd / (64 * 3 * year / 3600 * 0.6), 1e-9);
+	double fixed = 0.75 * capex + 3 * (idle_w * year * price + colo * max_it * year + 0.2 * capex);
+	double extra = 3 * (r.power.facility_w - idle_w) * year * price;
+	double rent = 4.916 / 3600 * 64 * 3 * year;
+	assert_rel(r.breakeven_utilization, fixed / (rent - extra), 1e-9);
+	assert_true(r.breakeven_utilization > 0.5 && r.breakeven_utilization < 0.8);
+	capsim_result_free(&r);
+	free(s);
+	/* no price for the DGX A100: no capex */
+	const capsim_set a100[] = { { "cluster.node.ref", "dgx-a100" } };
+	s = malloc(sizeof *s);
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml", cat,
+					      a100, 1, s, &d), 0);
+	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	assert_false(r.has_capex);
+	capsim_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 /* A job that does not fit still gets a step, flagged. */
 static void test_does_not_fit_is_a_result(void **state)
 {
@@ -1503,6 +1551,7 @@ int main(void)
 		cmocka_unit_test(test_h200_power),
 		cmocka_unit_test(test_reliability_closed_form),
 		cmocka_unit_test(test_run_costs),
+		cmocka_unit_test(test_owning),
 		cmocka_unit_test(test_cuda_graphs),
 		cmocka_unit_test(test_moe_and_context),
 		cmocka_unit_test(test_dp_plane_matches_all_groups),
