@@ -31,6 +31,14 @@ static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
+static int has_mc(const R *r) { return has_goodput(r) && r->reliab.runs > 0; }
+
+static void note_mc(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(+/- %.3g d at 95%%; median %.4g d, 95th percentile %.4g d; %d runs)",
+		 r->reliab.mc_wall_ci_s / 86400, r->reliab.mc_wall_p50_s / 86400,
+		 r->reliab.mc_wall_p95_s / 86400, r->reliab.runs);
+}
 
 static void note_interval(const R *r, char *b, size_t n)
 {
@@ -328,6 +336,19 @@ const capsim_result_key capsim_result_keys[] = {
 		"expected over the training run", has_goodput, NULL, NULL),
 	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"time_to_train_s / goodput", has_goodput, NULL, NULL),
+	REAL_IF("wall_to_train_mc_mean_s", REL(mc_wall_mean_s), SEC, "s", "Monte Carlo, mean", 1,
+		"wall time to train over reliability.runs simulated runs, their mean", has_mc, note_mc,
+		NULL),
+	REAL_IF("wall_to_train_mc_ci_s", REL(mc_wall_ci_s), SEC, "s", NULL, 1,
+		"half-width of that mean's 95% confidence interval", has_mc, NULL, NULL),
+	REAL_IF("wall_to_train_mc_p50_s", REL(mc_wall_p50_s), SEC, "s", NULL, 1,
+		"their median", has_mc, NULL, NULL),
+	REAL_IF("wall_to_train_mc_p95_s", REL(mc_wall_p95_s), SEC, "s", NULL, 1,
+		"their 95th percentile", has_mc, NULL, NULL),
+	REAL_IF("interruptions_mc", REL(mc_interruptions), CAPSIM_DIM_COUNT, "", NULL, 1,
+		"interruptions per simulated run, mean", has_mc, NULL, NULL),
+	REAL_IF("lost_work_mc_s", REL(mc_lost_s), SEC, "s", NULL, 1,
+		"work lost to interruptions per simulated run, mean", has_mc, NULL, NULL),
 	INT("switches_leaf", offsetof(R, leaves), "leaf switches",
 	    "the fabric's leaf switches, every rail", has_fabric),
 	INT("switches_spine", offsetof(R, spines), "spine switches",

@@ -463,6 +463,7 @@ typedef struct capsim_scenario {
 	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
 	double node_mtbf_s;       /* reliability.node-mtbf: mean time between a node's failures */
 	double restart_s;         /* reliability.restart: detection and requeue, before the reload */
+	int reliability_runs;     /* reliability.runs: Monte Carlo runs of the training run */
 
 	/* workload */
 	int seq_len;

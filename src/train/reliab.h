@@ -21,7 +21,28 @@ typedef struct capsim_reliab {
 	double goodput;           /* useful share of wall time */
 	double interruptions;     /* expected over the training run */
 	double wall_to_train_s;   /* time_to_train / goodput */
+	/* Monte Carlo over the whole run (runs > 0): wall time to train, its
+	 * mean with a 95% confidence half-width, median and 95th percentile;
+	 * interruptions and lost work per run, mean */
+	int runs;
+	double mc_wall_mean_s, mc_wall_ci_s, mc_wall_p50_s, mc_wall_p95_s;
+	double mc_interruptions, mc_lost_s;
 } capsim_reliab;
+
+/* The expected wall time of `work` seconds of training, checkpointed every
+ * tau of work (each save delta), under interruptions at rate 1/mttf, each
+ * costing restart_s before the work resumes from the last checkpoint:
+ * n = work / tau segments of tau + delta (the last one shorter), each taking
+ * (e^(L/mttf) - 1)(mttf + restart_s) on average (exponential failures,
+ * none during a restart). */
+double capsim_expected_wall(double work, double tau, double delta, double restart_s,
+			    double mttf_s);
+
+/* The same run simulated `runs` times, each from its own GSL random stream
+ * seeded by seed and the run's index (so the result does not depend on how
+ * runs are spread over threads); fills the mc_* fields of out. */
+void capsim_reliab_monte_carlo(double work, double tau, double delta, double restart_s,
+			       double mttf_s, int runs, unsigned long seed, capsim_reliab *out);
 
 /* Young's optimum checkpoint interval: sqrt(2 write mttf) (Young 1974). */
 double capsim_young_interval(double write_s, double mttf_s);
