@@ -464,6 +464,57 @@ static void test_collective(void **state)
 	free(r.out);
 }
 
+/* capsim bom: the parts and the capex that run reports, a part without a
+ * price listed as such (capex null), a --set price filling it in */
+static void test_bom(void **state)
+{
+	(void)state;
+	run_result r = run("bom " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml --json", 0);
+	assert_int_equal(r.status, 0);
+	json_t *b = json_loads(r.out, 0, NULL);
+	assert_non_null(b);
+	free(r.out);
+	r = run("run " CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml --json", 0);
+	assert_int_equal(r.status, 0);
+	json_t *o = json_loads(r.out, 0, NULL);
+	assert_non_null(o);
+	free(r.out);
+	double capex = json_real_value(json_object_get(b, "capex_usd"));
+	assert_rel(capex, json_real_value(json_object_get(o, "capex_usd")), 1e-12);
+	assert_rel(capex, 8 * 329736.0 + 12 * 50000.0 + 64 * 2560.0, 1e-12);
+	json_t *parts = json_object_get(b, "parts");
+	double sum = 0;
+	int leaves = 0;
+	for (size_t i = 0; i < json_array_size(parts); i++) {
+		json_t *p = json_array_get(parts, i);
+		json_t *tot = json_object_get(p, "total_usd");
+		if (tot)
+			sum += json_real_value(tot);
+		if (!strcmp(json_string_value(json_object_get(p, "part")), "leaf switch"))
+			leaves = (int)json_real_value(json_object_get(p, "count"));
+	}
+	assert_rel(sum, capex, 1e-12); /* the lines add up to the capex */
+	assert_int_equal(leaves, (int)json_integer_value(json_object_get(o, "switches_leaf")));
+	json_decref(b);
+	json_decref(o);
+	/* the DGX A100 has no price in the catalog */
+	r = run("bom " CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml --json", 0);
+	assert_int_equal(r.status, 0);
+	b = json_loads(r.out, 0, NULL);
+	assert_true(json_is_null(json_object_get(b, "capex_usd")));
+	json_decref(b);
+	free(r.out);
+	r = run("bom " CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml "
+		"--set 'cluster.node.price.value=$200k' --set 'cluster.fabric.switch.price.value=$20k'",
+		0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "capex 1121920 USD"));
+	free(r.out);
+	r = run("bom " CAPSIM_SOURCE_DIR "/scenarios/default.xml --set cluster.nodes=0", 1);
+	assert_int_equal(r.status, 2);
+	free(r.out);
+}
+
 static void test_run(void **state)
 {
 	(void)state;
@@ -749,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_validate_json),
 		cmocka_unit_test(test_collective),
 		cmocka_unit_test(test_run),
+		cmocka_unit_test(test_bom),
 		cmocka_unit_test(test_scale_and_trace),
 		cmocka_unit_test(test_memory_margin),
 		cmocka_unit_test(test_step_too_long),
