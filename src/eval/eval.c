@@ -164,6 +164,61 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 	}
 }
 
+/* The burst plan (docs/model.md, "Money for the training run"): the burst
+ * job is the same workload, with the same micro-batches per replica, on
+ * max-gpus / GPUs-per-node nodes of the cluster's node type (the cloud offer
+ * must rent the cluster's GPU); its data-parallel degree and global batch
+ * follow its size. The two jobs share the token budget in proportion to
+ * their throughput (goodput counted), so they finish together. A burst job
+ * that cannot be built or run leaves the plan out. */
+static void burst_plan(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r)
+{
+	if (!s->has_burst || s->burst_max_gpus <= 0 || s->n_groups > 1 ||
+	    strcmp(s->burst.gpu, s->gpu.e.id) != 0 || !(s->burst.rate_usd_per_gpu_s > 0))
+		return;
+	int nodes = s->burst_max_gpus / s->node.gpus;
+	long model_par = (long)s->tp * s->pp * s->cp;
+	long gpus = (long)nodes * s->node.gpus;
+	if (nodes < 1 || gpus % model_par != 0 || s->dp < 1)
+		return;
+	capsim_scenario *b = capsim_xmalloc(sizeof *b);
+	*b = *s;
+	b->nodes = nodes;
+	b->dp_given = 0;
+	b->dp = (int)(gpus / model_par);
+	b->global_batch = s->global_batch / s->dp * b->dp;
+	b->has_burst = 0;
+	b->burst_cloud[0] = '\0';
+	b->has_cloud = 0;
+	b->placement_slots = 0;
+	capsim_eval_opts bo = { .knobs = o ? o->knobs : NULL, .no_reference = 1 };
+	capsim_result rb;
+	capsim_diags scratch = { 0 };
+	int rc = capsim_eval(b, &bo, &rb, &scratch);
+	capsim_diags_free(&scratch);
+	free(b);
+	if (rc < 0)
+		return;
+	double g_on = r->reliab.goodput > 0 ? r->reliab.goodput : 1.0;
+	double g_b = rb.reliab.goodput > 0 ? rb.reliab.goodput : 1.0;
+	double on = r->step.tokens_per_s * g_on;
+	double burst = rb.step.tokens_per_s * g_b;
+	capsim_result_free(&rb);
+	if (!(on + burst > 0))
+		return;
+	r->has_burst_plan = 1;
+	r->burst_gpus = (int)gpus;
+	r->burst_tokens_per_s = burst;
+	r->burst_share = burst / (on + burst);
+	r->burst_wall_to_train_s = s->tokens / (on + burst);
+	r->burst_cost_usd = s->burst.rate_usd_per_gpu_s * (double)gpus * r->burst_wall_to_train_s;
+	r->burst_plan_cost_usd = r->burst_cost_usd;
+	if (r->has_capex)
+		r->burst_plan_cost_usd += r->onprem_cost_per_gpu_hour_usd *
+					  (double)capsim_scenario_gpus(s) * r->burst_wall_to_train_s /
+					  3600.0;
+}
+
 int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
 		capsim_diags *d)
 {
@@ -208,6 +263,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
 	}
 	owning(s, r, wall);
+	burst_plan(s, o, r);
 	r->gpus = capsim_scenario_gpus(s);
 	r->nodes = s->nodes;
 	r->dp = s->dp;

@@ -67,6 +67,16 @@ typedef struct capsim_result {
 	double capex_usd, opex_per_year_usd, tco_usd;
 	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
 	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
+	/* the burst plan (cost.burst): the same workload on up to max-gpus of
+	 * the burst cloud's GPUs beside the cluster, the token budget shared so
+	 * that both finish together */
+	int has_burst_plan;
+	int burst_gpus;
+	double burst_tokens_per_s;     /* the burst job's, goodput counted */
+	double burst_share;            /* of the token budget */
+	double burst_wall_to_train_s;  /* both together */
+	double burst_cost_usd;         /* the rented GPUs for that time */
+	double burst_plan_cost_usd;    /* the cluster's busy GPU-hours (with capex) + the burst */
 	int has_energy_cost, has_cloud_cost;
 	double energy_cost_usd;
 	double cloud_cost_usd, cloud_cost_per_million_tokens_usd;

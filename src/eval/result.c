@@ -26,6 +26,14 @@ static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
 static int has_energy_cost(const R *r) { return r->has_energy_cost; }
 static int has_fabric(const R *r) { return r->has_fabric; }
 static int has_capex(const R *r) { return r->has_capex; }
+static int has_burst_plan(const R *r) { return r->has_burst_plan; }
+static int has_burst_total(const R *r) { return r->has_burst_plan && r->has_capex; }
+
+static void note_burst(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(%d rented GPUs beside the cluster train %.0f%% of the tokens)",
+		 r->burst_gpus, 100 * r->burst_share);
+}
 static int has_breakeven(const R *r) { return r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_utilization); }
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
@@ -394,6 +402,20 @@ const capsim_result_key capsim_result_keys[] = {
 		"break-even utilisation", 1,
 		"utilisation above which owning costs less than renting the same busy hours from the "
 		"cloud offer (above 1: renting is cheaper at any)", has_breakeven, NULL, NULL),
+	INT("burst_gpus", offsetof(R, burst_gpus), NULL,
+	    "GPUs the burst plan rents beside the cluster (cost.burst.max-gpus, whole nodes)",
+	    has_burst_plan),
+	REAL_IF("burst_wall_to_train_s", offsetof(R, burst_wall_to_train_s), SEC, "s",
+		"with a burst, wall time", 0,
+		"the cluster and the burst job together, the token budget shared by throughput",
+		has_burst_plan, note_burst, NULL),
+	REAL_IF("burst_share", offsetof(R, burst_share), CAPSIM_DIM_RATIO, "1", NULL, 1,
+		"share of the token budget the burst job trains", has_burst_plan, NULL, NULL),
+	REAL_IF("burst_cost_usd", offsetof(R, burst_cost_usd), CAPSIM_DIM_USD, "USD", "burst cost", 1,
+		"the rented GPUs at the burst offer's rate for that time", has_burst_plan, NULL, NULL),
+	REAL_IF("burst_plan_cost_usd", offsetof(R, burst_plan_cost_usd), CAPSIM_DIM_USD, "USD",
+		"burst plan cost", 1, "the cluster's busy GPU-hours for that time plus the burst",
+		has_burst_total, NULL, NULL),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,

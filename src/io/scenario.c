@@ -889,6 +889,14 @@ static int check_consistency(capsim_scenario *s, const capsim_catalog *cat, caps
 	check_groups(s, d);
 	check_parallelism(s, d);
 	check_fabric(s, cat, d);
+	s->has_burst = 0;
+	if (s->burst_cloud[0] && cat) {
+		const capsim_cloud *bc = capsim_catalog_find(cat, CAPSIM_KIND_CLOUD, s->burst_cloud);
+		if (bc) {
+			s->burst = *bc;
+			s->has_burst = 1;
+		}
+	}
 	return (int)(d->n - before);
 }
 

@@ -523,8 +523,9 @@ int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int
 		v[n++] = "facility.colocation.price"; /* priced only with the nodes' capex */
 	if (s->has_cloud && (s->n_groups > 1 || strcmp(s->cloud.gpu, s->gpu.e.id) != 0))
 		v[n++] = "cost.cloud";
-	if (s->burst_cloud[0])
-		v[n++] = "cost.burst";
+	if (s->burst_cloud[0] && !(s->has_burst && s->n_groups <= 1 &&
+				   strcmp(s->burst.gpu, s->gpu.e.id) == 0))
+		v[n++] = "cost.burst"; /* priced only for an offer of the cluster's GPU */
 	if (s->dataset_bytes > 0)
 		v[n++] = "cluster.storage.dataset";
 	if (n > max)

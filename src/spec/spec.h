@@ -517,6 +517,8 @@ typedef struct capsim_scenario {
 	capsim_cloud cloud;
 	char burst_cloud[CAPSIM_ID_LEN];
 	int burst_max_gpus;
+	int has_burst;            /* burst_cloud resolved into burst */
+	capsim_cloud burst;
 } capsim_scenario;
 
 /* Tokens an expert's buffers hold, over its share under even routing: the

@@ -965,6 +965,20 @@ static void test_run_costs(void **state)
 	assert_rel(r.cloud_cost_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
 	assert_rel(r.cloud_cost_per_million_tokens_usd, r.cloud_cost_usd / 200e3, 1e-12);
 	assert_rel(r.energy_cost_usd, r.power.facility_w * wall * 0.0806 / 3.6e6, 1e-9);
+	/* the burst plan: 64 rented H100s (8 nodes) beside the 32 owned, the
+	 * token budget shared by throughput so that both finish together, at
+	 * RunPod's $2.79 a GPU-hour; twice the GPUs at the same batch per
+	 * replica train about two thirds of the tokens */
+	assert_true(r.has_burst_plan);
+	assert_int_equal(r.burst_gpus, 64);
+	double on = r.step.tokens_per_s * r.reliab.goodput;
+	assert_rel(r.burst_wall_to_train_s, 200e9 / (on + r.burst_tokens_per_s), 1e-12);
+	assert_rel(r.burst_share, r.burst_tokens_per_s / (on + r.burst_tokens_per_s), 1e-12);
+	assert_rel(r.burst_share, 2.0 / 3.0, 0.1);
+	assert_rel(r.burst_cost_usd, 2.79 / 3600 * 64 * r.burst_wall_to_train_s, 1e-9);
+	assert_rel(r.burst_plan_cost_usd, r.burst_cost_usd + r.onprem_cost_per_gpu_hour_usd * 32 *
+		   r.burst_wall_to_train_s / 3600, 1e-9);
+	assert_true(r.burst_wall_to_train_s < 0.5 * wall);
 	/* the fabric's parts in the result: a single switch per rail for 4
 	 * DGX H100 on 8 rails, 32 node cables, no spines */
 	assert_true(r.has_fabric);
