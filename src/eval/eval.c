@@ -161,6 +161,12 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 		double extra = (energy_busy_year - energy_idle_year) * H / YEAR_S;
 		double rent = s->cloud.rate_usd_per_gpu_s * gpus * H;
 		r->breakeven_utilization = rent > extra ? fixed / (rent - extra) : INFINITY;
+		/* the month in which the capex, paid up front, has been paid back
+		 * by the rent saved beyond the opex at utilisation u */
+		double month = YEAR_S / 12.0;
+		double saved = u * s->cloud.rate_usd_per_gpu_s * gpus * month -
+			       r->opex_per_year_usd / 12.0;
+		r->breakeven_months = saved > 0 ? r->capex_usd / saved : INFINITY;
 	}
 }
 

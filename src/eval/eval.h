@@ -67,6 +67,8 @@ typedef struct capsim_result {
 	double capex_usd, opex_per_year_usd, tco_usd;
 	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
 	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
+	double breakeven_months;      /* at cost.utilization: capex paid back by what renting the
+				       * same busy hours would cost beyond the opex; inf: never */
 	/* the burst plan (cost.burst): the same workload on up to max-gpus of
 	 * the burst cloud's GPUs beside the cluster, the token budget shared so
 	 * that both finish together */

@@ -35,6 +35,7 @@ static void note_burst(const R *r, char *b, size_t n)
 		 r->burst_gpus, 100 * r->burst_share);
 }
 static int has_breakeven(const R *r) { return r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_utilization); }
+static int has_breakeven_month(const R *r) { return r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_months); }
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
@@ -402,6 +403,9 @@ const capsim_result_key capsim_result_keys[] = {
 		"break-even utilisation", 1,
 		"utilisation above which owning costs less than renting the same busy hours from the "
 		"cloud offer (above 1: renting is cheaper at any)", has_breakeven, NULL, NULL),
+	REAL_IF("breakeven_months", offsetof(R, breakeven_months), CAPSIM_DIM_COUNT, "", "break-even month", 1,
+		"months until the capex, paid up front, is paid back by the rent saved beyond the opex "
+		"at cost.utilization (absent: never)", has_breakeven_month, NULL, NULL),
 	INT("burst_gpus", offsetof(R, burst_gpus), NULL,
 	    "GPUs the burst plan rents beside the cluster (cost.burst.max-gpus, whole nodes)",
 	    has_burst_plan),

@@ -1032,6 +1032,9 @@ static void test_owning(void **state)
 	double rent = 4.916 / 3600 * 64 * 3 * year;
 	assert_rel(r.breakeven_utilization, fixed / (rent - extra), 1e-9);
 	assert_true(r.breakeven_utilization > 0.5 && r.breakeven_utilization < 0.8);
+	/* paid back in capex / (0.6 x rent a month - opex a month) months */
+	double saved = 0.6 * 4.916 / 3600 * 64 * year / 12 - opex / 12;
+	assert_rel(r.breakeven_months, capex / saved, 1e-9);
 	capsim_result_free(&r);
 	free(s);
 	/* no price for the DGX A100: no capex */
