@@ -41,6 +41,22 @@ static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
 static int has_mc(const R *r) { return has_goodput(r) && r->reliab.runs > 0; }
+static int has_spares(const R *r) { return r->reliab.nodes_in_repair > 0; }
+
+static json_t *j_causes(const R *r)
+{
+	double n = r->reliab.interruptions;
+	return json_pack("{s:f, s:f, s:f}", "gpu", n * capsim_fault_share_gpu, "host",
+			 n * capsim_fault_share_host, "network", n * capsim_fault_share_network);
+}
+
+static void note_causes(const R *r, char *b, size_t n)
+{
+	double k = r->reliab.interruptions;
+	snprintf(b, n, "GPU %.3g, host %.3g, network %.3g "
+		 "(a 1,600-GPU H200 cluster's shares of faults)", k * capsim_fault_share_gpu,
+		 k * capsim_fault_share_host, k * capsim_fault_share_network);
+}
 
 static void note_mc(const R *r, char *b, size_t n)
 {
@@ -345,6 +361,14 @@ const capsim_result_key capsim_result_keys[] = {
 		"expected over the training run", has_goodput, NULL, NULL),
 	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"time_to_train_s / goodput", has_goodput, NULL, NULL),
+	JSON("interruptions_by_cause", j_causes,
+	     "expected interruptions over the run split by cause: gpu, host, network", has_goodput,
+	     "interruptions by cause", note_causes),
+	REAL_IF("nodes_in_repair", REL(nodes_in_repair), CAPSIM_DIM_COUNT, "", "nodes in repair", 1,
+		"mean nodes out of service at a time: nodes x reliability.repair / node MTBF",
+		has_spares, NULL, NULL),
+	INT("spare_nodes", REL(spare_nodes), "spare nodes",
+	    "spares that cover the nodes in repair 99% of the time (Poisson)", has_spares),
 	REAL_IF("wall_to_train_mc_mean_s", REL(mc_wall_mean_s), SEC, "s", "Monte Carlo, mean", 1,
 		"wall time to train over reliability.runs simulated runs, their mean", has_mc, note_mc,
 		NULL),

@@ -350,6 +350,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cluster.storage.checkpoint-efficiency", checkpoint_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "38.4%", "a checkpoint save's rate over the storage's raw write rate (measured: torch.save of 8 GiB from the lent H200 to its local disk, 0.534 GB/s against dd's 1.389 GB/s; calibrate/results/h200-2026-12-04-checkpoint.jsonl)"),
 	SDBL("reliability.node-mtbf", node_mtbf_s, CAPSIM_DIM_SECONDS, P, 3600.0, 3.15576e9, "153.85 d", "mean time between one node's failures: 6.5 failures per 1000 node-days, Meta's RSC-1 (16k A100; Kokolis et al., HPCA 2025, arXiv:2410.21680, read through a secondary summary); an assumption for other clusters"),
 	SINT("reliability.runs", reliability_runs, NN, 0, 1e6, "1000", "Monte Carlo runs of the whole training run (its interruptions drawn from the scenario's seed); 0: none"),
+	SDBL("reliability.repair", repair_s, CAPSIM_DIM_SECONDS, NN, 0.0, 3.15576e7, "3 d", "how long a failed node is out of service before it is back (an assumption); sizes the spares"),
 	SDBL("reliability.restart", restart_s, CAPSIM_DIM_SECONDS, NN, 0.0, 86400.0, "10 min", "detection, requeue and start-up after a failure, before the checkpoint is read back (assumption)"),
 	SINT("workload.seq-len", seq_len, R | P, 1, 1e8, NULL, "tokens per sequence"),
 	SDBL("workload.global-batch", global_batch, CAPSIM_DIM_COUNT, R | P | WHOLE, 1, 1e9, NULL, "sequences per step"),

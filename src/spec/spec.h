@@ -464,6 +464,7 @@ typedef struct capsim_scenario {
 	double node_mtbf_s;       /* reliability.node-mtbf: mean time between a node's failures */
 	double restart_s;         /* reliability.restart: detection and requeue, before the reload */
 	int reliability_runs;     /* reliability.runs: Monte Carlo runs of the training run */
+	double repair_s;          /* reliability.repair: a failed node out of service */
 
 	/* workload */
 	int seq_len;

@@ -27,7 +27,18 @@ typedef struct capsim_reliab {
 	int runs;
 	double mc_wall_mean_s, mc_wall_ci_s, mc_wall_p50_s, mc_wall_p95_s;
 	double mc_interruptions, mc_lost_s;
+	/* spares: nodes in repair at a time (failures x reliability.repair),
+	 * their mean and the spares that cover them 99% of the time (Poisson) */
+	double nodes_in_repair;
+	int spare_nodes;
 } capsim_reliab;
+
+/* Shares of a GPU cluster's faults by cause (capsim_reliab's
+ * interruptions split): GPU, the rest of the host, the network. */
+extern const double capsim_fault_share_gpu, capsim_fault_share_host, capsim_fault_share_network;
+
+/* The smallest k with P(Poisson(mean) <= k) >= p. */
+int capsim_poisson_quantile(double mean, double p);
 
 /* The expected wall time of `work` seconds of training, checkpointed every
  * tau of work (each save delta), under interruptions at rate 1/mttf, each

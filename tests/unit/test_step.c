@@ -937,6 +937,14 @@ static void test_reliability_closed_form(void **state)
 					     r.job_mttf_s), 1e-12);
 	assert_rel(r.wall_to_train_s, st.time_to_train_s / r.goodput, 1e-12);
 	free(s);
+	/* spares: 4 nodes x 3 days in repair / 153.85 days between failures in
+	 * repair at a time, covered 99% of the time by the Poisson quantile */
+	assert_rel(r.nodes_in_repair, 4 * 3 / 153.85, 1e-4);
+	assert_int_equal(r.spare_nodes, capsim_poisson_quantile(r.nodes_in_repair, 0.99));
+	assert_int_equal(capsim_poisson_quantile(0.624, 0.99), 3); /* P(<=2) 0.974, P(<=3) 0.9958 */
+	assert_int_equal(capsim_poisson_quantile(10, 0.99), 18);   /* P(<=17) 0.986, P(<=18) 0.993 */
+	assert_rel(capsim_fault_share_gpu + capsim_fault_share_host + capsim_fault_share_network,
+		   1.0, 1e-12);
 	/* Kokolis et al.'s projection for 16,384 GPUs */
 	const capsim_set big[] = { { "cluster.nodes", "2048" },
 				   { "workload.global-batch", "4096" } };
