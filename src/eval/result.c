@@ -346,6 +346,9 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("checkpoint_write_s", REL(write_s), SEC, "s", "checkpoint write", 1,
 		"writing it to the storage tier at the save path's efficiency", has_ckpt_storage,
 		NULL, NULL),
+	REAL_IF("checkpoint_blocking_s", REL(blocking_s), SEC, "s", "training waits", 1,
+		"what a save stops training for: the write (sync), or a GPU's copy to host memory "
+		"(cluster.storage.checkpoint-mode=async)", has_ckpt_storage, NULL, NULL),
 	REAL_IF("checkpoint_restore_s", REL(restore_s), SEC, "s", "checkpoint restore", 1,
 		"reading it back after an interruption", has_ckpt_storage, NULL, NULL),
 	REAL_IF("checkpoint_interval_s", REL(interval_s), SEC, "s", "checkpoint interval", 1,

@@ -292,6 +292,7 @@ static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const attentions[] = { "fused", "unfused", NULL };
 const char *const capsim_execution_names[] = { "eager", "compiled", "graphs", NULL };
 static const char *const tp_asyncs[] = { "auto", "on", "off", NULL };
+static const char *const checkpoint_modes[] = { "sync", "async", NULL };
 static const char *const placements[] = { "contiguous", "scattered", NULL };
 static const char *const finetunes[] = { "full", "lora", NULL };
 static const char *const lora_targets[] = { "all", "attention", NULL };
@@ -347,6 +348,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FREF("cluster.storage.shared.ref", S, shared_storage_ref, "storage", 0, "shared file system"),
 	SDBL("cluster.storage.dataset", dataset_bytes, CAPSIM_DIM_BYTES, P, 1e3, 1e19, NULL, "training data size"),
 	SDBL("cluster.storage.checkpoint-interval", checkpoint_interval_s, CAPSIM_DIM_SECONDS, P, 1.0, 3.15576e7, NULL, "time between checkpoints; default: Young's optimum, sqrt(2 x write time x the job's MTTF)"),
+	FENUM("cluster.storage.checkpoint-mode", S, checkpoint_async, checkpoint_modes, 0, "sync", "sync: training waits for the save; async: it waits only for the copy of its shard to host memory over PCIe, the write drains in the background before the next save (PyTorch DCP's async_save, Megatron's --async-save), and a failure while it drains loses that save too"),
 	SDBL("cluster.storage.checkpoint-efficiency", checkpoint_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "38.4%", "a checkpoint save's rate over the storage's raw write rate (measured: torch.save of 8 GiB from the lent H200 to its local disk, 0.534 GB/s against dd's 1.389 GB/s; calibrate/results/h200-2026-12-04-checkpoint.jsonl)"),
 	SDBL("reliability.node-mtbf", node_mtbf_s, CAPSIM_DIM_SECONDS, P, 3600.0, 3.15576e9, "153.85 d", "mean time between one node's failures: 6.5 failures per 1000 node-days, Meta's RSC-1 (16k A100; Kokolis et al., HPCA 2025, arXiv:2410.21680, read through a secondary summary); an assumption for other clusters"),
 	SINT("reliability.runs", reliability_runs, NN, 0, 1e6, "1000", "Monte Carlo runs of the whole training run (its interruptions drawn from the scenario's seed); 0: none"),

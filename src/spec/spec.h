@@ -461,6 +461,7 @@ typedef struct capsim_scenario {
 	capsim_storage local_storage, shared_storage;
 	double dataset_bytes, checkpoint_interval_s;
 	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
+	int checkpoint_async;     /* cluster.storage.checkpoint-mode: 0 sync, 1 async */
 	double node_mtbf_s;       /* reliability.node-mtbf: mean time between a node's failures */
 	double restart_s;         /* reliability.restart: detection and requeue, before the reload */
 	int reliability_runs;     /* reliability.runs: Monte Carlo runs of the training run */

@@ -11,6 +11,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "fabric.h"
 #include "memory.h"
 #include "xalloc.h"
 
@@ -158,16 +159,31 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, cap
 		}
 		out->write_s = w / eff;
 		out->restore_s = r; /* torch.load read back at the raw rate (docs/validation.md) */
+		out->blocking_s = out->write_s;
+		if (s->checkpoint_async) {
+			/* each GPU copies its shard to host memory over its PCIe link */
+			double gpus = (double)capsim_scenario_gpus(s);
+			double bw = capsim_pcie_bw(s->gpu.pcie_generation ? s->gpu.pcie_generation : 4,
+						   s->gpu.pcie_lanes ? s->gpu.pcie_lanes : 16);
+			out->blocking_s = out->checkpoint_bytes / gpus / bw;
+		}
 	}
+	/* async: a failure while a save drains loses it too, half a write on
+	 * average beyond the last durable one */
+	double lost_extra = s->checkpoint_async ? out->write_s : 0.0;
 	if (s->checkpoint_interval_s > 0) {
 		out->interval_s = s->checkpoint_interval_s;
 		out->interval_given = 1;
 	} else if (out->has_storage && out->job_mttf_s > 0) {
-		out->interval_s = capsim_young_interval(out->write_s, out->job_mttf_s);
+		out->interval_s = capsim_young_interval(out->blocking_s, out->job_mttf_s);
+		/* a background save must drain before the next one starts */
+		if (s->checkpoint_async && out->interval_s < out->write_s)
+			out->interval_s = out->write_s;
 	}
 	if (out->job_mttf_s > 0 && out->interval_s > 0) {
-		out->goodput = capsim_goodput(out->interval_s, out->write_s,
-					      s->restart_s + out->restore_s, out->job_mttf_s);
+		out->goodput = capsim_goodput(out->interval_s, out->blocking_s,
+					      s->restart_s + out->restore_s + lost_extra,
+					      out->job_mttf_s);
 		out->wall_to_train_s = out->goodput > 0 ? st->time_to_train_s / out->goodput : 0.0;
 		out->interruptions = out->wall_to_train_s / out->job_mttf_s;
 		/* at most about 2e7 segments simulated in all (some 0.2 s): a run
@@ -176,8 +192,8 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, cap
 		int runs = s->reliability_runs;
 		if (runs > 0 && runs * segments > 2e7)
 			runs = 2e7 / segments > 64 ? (int)(2e7 / segments) : 64;
-		capsim_reliab_monte_carlo(st->time_to_train_s, out->interval_s, out->write_s,
-					  s->restart_s + out->restore_s, out->job_mttf_s, runs,
-					  (unsigned long)s->seed, out);
+		capsim_reliab_monte_carlo(st->time_to_train_s, out->interval_s, out->blocking_s,
+					  s->restart_s + out->restore_s + lost_extra, out->job_mttf_s,
+					  runs, (unsigned long)s->seed, out);
 	}
 }

@@ -15,6 +15,8 @@ typedef struct capsim_reliab {
 	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
 	int has_storage;          /* a tier to write to: the times below are set */
 	double write_s, restore_s; /* one checkpoint, every node writing (reading) its share */
+	double blocking_s;        /* what training waits for each save: write_s, or (async)
+				   * the copy of a GPU's shard to host memory */
 	double job_mttf_s;        /* node MTBF / nodes */
 	double interval_s;        /* between checkpoints: given, or Young's optimum */
 	int interval_given;
