@@ -970,6 +970,23 @@ static void test_reliability_closed_form(void **state)
 	free(s);
 }
 
+/* A shipped scenario with sets, evaluated (no scaling reference); fails the
+ * test when it does not load or run. The caller frees *r. */
+static void eval_file(const char *name, const capsim_set *sets, size_t n, capsim_result *r)
+{
+	char path[512];
+	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/%s", name);
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(path, cat, sets, n, s, &d) < 0 ||
+	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s does not run", name);
+	}
+	capsim_diags_free(&d);
+	free(s);
+}
+
 /* The training run's money, in closed form on scenarios/onprem-burst.xml:
  * the cloud offer (AWS p5 on demand, $12.29 a GPU-hour, H100 as the cluster)
  * x 32 GPUs x the wall time to train; the facility's energy ($0.0806/kWh) x
@@ -977,12 +994,8 @@ static void test_reliability_closed_form(void **state)
 static void test_run_costs(void **state)
 {
 	(void)state;
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml", cat,
-					      NULL, 0, s, &d), 0);
 	capsim_result r;
-	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	eval_file("onprem-burst.xml", NULL, 0, &r);
 	assert_true(r.has_cloud_cost && r.has_energy_cost);
 	double wall = r.reliab.wall_to_train_s;
 	assert_true(wall > r.step.time_to_train_s);
@@ -1011,15 +1024,9 @@ static void test_run_costs(void **state)
 	assert_int_equal(r.cables_node_leaf, 32);
 	capsim_result_free(&r);
 	const capsim_set h200[] = { { "cost.cloud.ref", "aws-p5e-capacity-block" } };
-	free(s);
-	s = malloc(sizeof *s);
-	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/onprem-burst.xml", cat,
-					      h200, 1, s, &d), 0);
-	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	eval_file("onprem-burst.xml", h200, 1, &r);
 	assert_false(r.has_cloud_cost);
 	capsim_result_free(&r);
-	capsim_diags_free(&d);
-	free(s);
 }
 
 /* Owning in closed form on scenarios/h100-8node-ndr.xml (8 DGX H100 at
@@ -1032,12 +1039,8 @@ static void test_run_costs(void **state)
 static void test_owning(void **state)
 {
 	(void)state;
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml", cat,
-					      NULL, 0, s, &d), 0);
 	capsim_result r;
-	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	eval_file("h100-8node-ndr.xml", NULL, 0, &r);
 	assert_true(r.has_capex);
 	int sw = r.leaves + r.spines + r.cores;
 	assert_true(sw > 0);
@@ -1060,17 +1063,11 @@ static void test_owning(void **state)
 	double saved = 0.6 * 4.916 / 3600 * 64 * year / 12 - opex / 12;
 	assert_rel(r.breakeven_months, capex / saved, 1e-9);
 	capsim_result_free(&r);
-	free(s);
 	/* no price for the DGX A100: no capex */
 	const capsim_set a100[] = { { "cluster.node.ref", "dgx-a100" } };
-	s = malloc(sizeof *s);
-	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/h100-8node-ndr.xml", cat,
-					      a100, 1, s, &d), 0);
-	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), 0);
+	eval_file("h100-8node-ndr.xml", a100, 1, &r);
 	assert_false(r.has_capex);
 	capsim_result_free(&r);
-	capsim_diags_free(&d);
-	free(s);
 }
 
 /* The Monte Carlo run against the exact expectation: 50 days of work
