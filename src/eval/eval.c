@@ -151,6 +151,15 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 	r->opex_per_year_usd = u * energy_busy_year + (1 - u) * energy_idle_year + colo_year +
 			       support_year;
 	r->tco_usd = r->capex_usd * share + r->opex_per_year_usd * H / YEAR_S;
+	/* present value: the capex share now, the opex in monthly payments at
+	 * the end of each month, discounted at (1 + rate) a year */
+	double months = H / (YEAR_S / 12.0), pv = 0.0;
+	double v = s->discount_rate > 0 ? pow(1.0 + s->discount_rate, -1.0 / 12.0) : 1.0;
+	for (int m = 1; m <= (int)ceil(months - 1e-9); m++) {
+		double part = m <= months ? 1.0 : months - (m - 1);
+		pv += part * r->opex_per_year_usd / 12.0 * pow(v, m);
+	}
+	r->tco_npv_usd = r->capex_usd * share + pv;
 	r->onprem_cost_per_gpu_hour_usd = r->tco_usd / (gpus * H / 3600.0 * u);
 	r->onprem_cost_to_train_usd = r->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
 	if (r->has_cloud_cost) {

@@ -65,6 +65,7 @@ typedef struct capsim_result {
 	 * every part has a price) */
 	int has_capex;
 	double capex_usd, opex_per_year_usd, tco_usd;
+	double tco_npv_usd;        /* its present value at cost.discount-rate */
 	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
 	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
 	double breakeven_months;      /* at cost.utilization: capex paid back by what renting the

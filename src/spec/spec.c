@@ -401,6 +401,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cost.utilization", utilization, CAPSIM_DIM_RATIO, P, 0.001, 1.0, "60%", "share of time the cluster is busy"),
 	SDBL("cost.depreciation", depreciation_s, CAPSIM_DIM_SECONDS, P, 3.15576e7 / 12, 20 * 3.15576e7, "4 y", "depreciation period"),
 	SDBL("cost.cabling", cabling_usd_per_gpu, CAPSIM_DIM_USD, NN, 0.0, 1e6, "$2560", "cables and optics of the fabric, per GPU (a 2-tier 1,024-GPU NDR H100 cluster's, Tech-Talk-CTO's cost spreadsheet, 2024-08: an assumption elsewhere)"),
+	SDBL("cost.discount-rate", discount_rate, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "discount rate a year for the TCO's present value (tco_npv_usd): opex paid monthly, capex up front; 0: none"),
 	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),
 	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
 	FREF("cost.burst.cloud", S, burst_cloud, "cloud", 0, "cloud offer to burst into"),

@@ -514,6 +514,7 @@ typedef struct capsim_scenario {
 	double horizon_s, utilization, depreciation_s;
 	double cabling_usd_per_gpu;  /* cost.cabling: cables and optics, per GPU */
 	double support_per_s;        /* cost.support: share of capex a year, as a rate per second */
+	double discount_rate;        /* cost.discount-rate: a year; 0: undiscounted */
 	char cloud_ref[CAPSIM_ID_LEN];
 	int has_cloud;
 	capsim_cloud cloud;

@@ -1053,6 +1053,7 @@ static void test_owning(void **state)
 		      colo * max_it * year + 0.2 * capex;
 	assert_rel(r.opex_per_year_usd, opex, 1e-9);
 	assert_rel(r.tco_usd, 0.75 * capex + 3 * opex, 1e-9);
+	assert_rel(r.tco_npv_usd, r.tco_usd, 1e-9); /* undiscounted by default */
 	assert_rel(r.onprem_cost_per_gpu_hour_usd, r.tco_usd / (64 * 3 * year / 3600 * 0.6), 1e-9);
 	double fixed = 0.75 * capex + 3 * (idle_w * year * price + colo * max_it * year + 0.2 * capex);
 	double extra = 3 * (r.power.facility_w - idle_w) * year * price;
@@ -1062,6 +1063,14 @@ static void test_owning(void **state)
 	/* paid back in capex / (0.6 x rent a month - opex a month) months */
 	double saved = 0.6 * 4.916 / 3600 * 64 * year / 12 - opex / 12;
 	assert_rel(r.breakeven_months, capex / saved, 1e-9);
+	capsim_result_free(&r);
+	/* discounted at 8% a year: 36 monthly payments of opex / 12, an annuity
+	 * of v (1 - v^36) / (1 - v) at v = 1.08^(-1/12) */
+	const capsim_set disc[] = { { "cost.discount-rate", "8%" } };
+	eval_file("h100-8node-ndr.xml", disc, 1, &r);
+	double v = pow(1.08, -1.0 / 12.0);
+	assert_rel(r.tco_npv_usd, 0.75 * capex + opex / 12 * v * (1 - pow(v, 36)) / (1 - v), 1e-9);
+	assert_true(r.tco_npv_usd < r.tco_usd);
 	capsim_result_free(&r);
 	/* no price for the DGX A100: no capex */
 	const capsim_set a100[] = { { "cluster.node.ref", "dgx-a100" } };
