@@ -23,6 +23,12 @@ case_run() {
 	full run "$SMALL" --verbose
 }
 
+case_bom() {
+	need_dev_full
+	full bom "$S"
+	full bom "$S" --json
+}
+
 case_validate() {
 	need_dev_full
 	full validate "$S"
