@@ -433,9 +433,7 @@ double capsim_gemm_cal_table(const capsim_gemm_cal *c, double flop)
 
 int capsim_gemm_aligned(int dtype, double m, double n, double k)
 {
-	double in, out;
-	capsim_gemm_elem_bytes(dtype, &in, &out);
-	double a = 16.0 / in;
+	double a = align_elems(dtype);
 	return fmod(m, a) == 0.0 && fmod(n, a) == 0.0 && fmod(k, a) == 0.0;
 }
 

@@ -1010,12 +1010,30 @@ static int torch_point_fields(importer *im, json_t *o, torch_point *p)
 	return 0;
 }
 
+/* The host's view of a step, where the record has it (docs/model.md, "The
+ * host stream"): issue_median_s, the host's time to issue the step, and one
+ * profiled step's kernels and their summed durations, at the top level
+ * (host_probe.py) or under "profile" (gpt2_step.py). Absent: -1, 0, -1. */
+static int torch_step_host(importer *im, json_t *o, double *issue, int64_t *kernels,
+			   double *kernel_s)
+{
+	if (json_object_get(o, "issue_median_s") &&
+	    get_seconds(im, o, "issue_median_s", issue) < 0)
+		return -1;
+	json_t *prof = json_object_get(o, "profile");
+	json_t *from = json_object_get(o, "kernels") ? o :
+		       json_is_object(prof) && !json_object_get(prof, "error") ? prof : NULL;
+	if (!from || !json_object_get(from, "kernels"))
+		return 0;
+	if (get_int(im, from, "kernels", 1, DIM_MAX, kernels) < 0 ||
+	    get_seconds(im, from, "kernel_s", kernel_s) < 0)
+		return -1;
+	return 0;
+}
+
 /* One training-step point of a plain PyTorch loop: its median step and
  * tokens/s (micro_batch x seq / median_s) and peak memory, or the error
  * (out of memory) that stopped it */
-static int torch_step_host(importer *im, json_t *o, double *issue, int64_t *kernels,
-			   double *kernel_s);
-
 static int torch_step(importer *im, json_t *o)
 {
 	torch_point p;
@@ -1072,27 +1090,6 @@ static int torch_step(importer *im, json_t *o)
 	free(samples);
 	im->st->torch_step++;
 	return rc;
-}
-
-/* The host's view of a step, where the record has it (docs/model.md, "The
- * host stream"): issue_median_s, the host's time to issue the step, and one
- * profiled step's kernels and their summed durations, at the top level
- * (host_probe.py) or under "profile" (gpt2_step.py). Absent: -1, 0, -1. */
-static int torch_step_host(importer *im, json_t *o, double *issue, int64_t *kernels,
-			   double *kernel_s)
-{
-	if (json_object_get(o, "issue_median_s") &&
-	    get_seconds(im, o, "issue_median_s", issue) < 0)
-		return -1;
-	json_t *prof = json_object_get(o, "profile");
-	json_t *from = json_object_get(o, "kernels") ? o :
-		       json_is_object(prof) && !json_object_get(prof, "error") ? prof : NULL;
-	if (!from || !json_object_get(from, "kernels"))
-		return 0;
-	if (get_int(im, from, "kernels", 1, DIM_MAX, kernels) < 0 ||
-	    get_seconds(im, from, "kernel_s", kernel_s) < 0)
-		return -1;
-	return 0;
 }
 
 /* One block count of calibrate/torch/host_probe.py: a decoder of `layers`

@@ -154,34 +154,51 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
  * and an all-gather of the updated weights. The groups of a step run at once,
  * one per rail on a rail-optimised fabric, so one group is simulated on a
  * plane of its own: its GPUs, their NICs and the same switches. */
-static int dp_sync(const capsim_scenario *s, double bytes, double *t,
-		   double *gather, capsim_step_link *busiest, capsim_diags *d)
+/* n collectives op[i] of bytes[i] over one data-parallel (x context) group
+ * on its plane of the fabric, one after another: t[i] each */
+static int dp_plane_colls(const capsim_scenario *s, int n, const capsim_coll *op,
+			  const double *bytes, double *t, capsim_step_link *busiest,
+			  capsim_diags *d)
 {
-	*t = 0.0;
-	*gather = 0.0;
+	for (int i = 0; i < n; i++)
+		t[i] = 0.0;
 	int group = s->dp * s->cp;
-	if (group <= 1 || bytes <= 0.0)
+	if (group <= 1)
 		return 0;
 	capsim_scenario *plane = capsim_xmalloc(sizeof *plane);
 	capsim_step_dp_plane(s, plane);
 	int rc = -1;
 	capsim_fabric *pf = capsim_fabric_build(plane, d);
 	if (pf) {
-		double a = 0, b = 0;
-		if (s->zero >= 1)
-			rc = coll_link(pf, plane, CAPSIM_COLL_REDUCESCATTER, bytes, group,
-				       &a, busiest, d) < 0 ||
-					     coll_link(pf, plane, CAPSIM_COLL_ALLGATHER, bytes, group,
-						       &b, busiest, d) < 0 ?
-				     -1 : 0;
-		else
-			rc = coll_link(pf, plane, CAPSIM_COLL_ALLREDUCE, bytes, group, &a,
-				       busiest, d);
-		*t = a;
-		*gather = b;
+		rc = 0;
+		for (int i = 0; i < n && rc == 0; i++)
+			if (bytes[i] > 0.0)
+				rc = coll_link(pf, plane, op[i], bytes[i], group, &t[i], busiest, d);
 		capsim_fabric_destroy(pf);
 	}
 	free(plane);
+	return rc;
+}
+
+static int dp_sync(const capsim_scenario *s, double bytes, double *t,
+		   double *gather, capsim_step_link *busiest, capsim_diags *d)
+{
+	*t = 0.0;
+	*gather = 0.0;
+	if (s->dp * s->cp <= 1 || bytes <= 0.0)
+		return 0;
+	double tt[2];
+	int rc;
+	if (s->zero >= 1) {
+		static const capsim_coll ops[2] = { CAPSIM_COLL_REDUCESCATTER, CAPSIM_COLL_ALLGATHER };
+		const double b[2] = { bytes, bytes };
+		rc = dp_plane_colls(s, 2, ops, b, tt, busiest, d);
+		*gather = tt[1];
+	} else {
+		static const capsim_coll ar = CAPSIM_COLL_ALLREDUCE;
+		rc = dp_plane_colls(s, 1, &ar, &bytes, tt, busiest, d);
+	}
+	*t = tt[0];
 	return rc;
 }
 
@@ -224,7 +241,6 @@ typedef struct {
 	double dp_fwd, dp_bwd;   /* ZeRO-3: exposed per-layer weight gathers and gradient scatters */
 	double host_fwd, host_bwd; /* what the host stream adds to the pass beyond its kernels */
 	double host_tail;        /* the host's issue of the step's other kernels (optimizer, embedding) */
-	double tensor;           /* of fwd + bwd, the tensor-core kernels' (GEMMs, attention) */
 	double tensor_flop;      /* their FLOP, fwd + bwd with what is recomputed */
 	double params;           /* on one GPU */
 } stage_cost;
@@ -297,28 +313,43 @@ static double kernels_per_op(const capsim_scenario *s, const capsim_layer_work *
  * kernels for larger tensors: 32 to 42 against GPT-2's 4 to 6). */
 static const double step_other_ops[2] = { 5.5, 16.0 };
 
-/* A layer's ops on the host stream, in order (reversed for a backward):
- * each op's launches x kernels per op, their GPU time scaled so that the
- * layer's kernels take `total` (the op model's times with what the step
- * adds to them: compute_scale, adapters, unfused attention) */
-static void stream_layer(capsim_stream *st, const capsim_scenario *s,
-			 const capsim_gpu_perf *perf, const capsim_layer_work *w, int reverse,
-			 double total)
+/* One pass of a layer (its forward or backward) as the op model times it:
+ * each op's time once, their sum, and its GEMMs' and attention's */
+typedef struct pass_times {
+	double op[CAPSIM_LOP__COUNT];
+	double all, gemm, attn;
+	double kernels_per_op;   /* the framework's kernels for each op (kernels_per_op) */
+} pass_times;
+
+static void pass_times_of(const capsim_scenario *s, const capsim_gpu_perf *perf,
+			  const capsim_layer_work *w, pass_times *p)
 {
-	(void)reverse;
-	double x = kernels_per_op(s, w), raw = 0.0, t[CAPSIM_LOP__COUNT];
+	p->all = p->gemm = 0.0;
 	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
-		t[i] = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w->op[i]);
-		raw += t[i];
+		p->op[i] = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w->op[i]);
+		p->all += p->op[i];
+		if (w->op[i].count > 0 && w->op[i].kind == CAPSIM_OPK_GEMM)
+			p->gemm += p->op[i];
 	}
-	double scale = raw > 0.0 ? total / raw : 0.0;
+	p->attn = p->op[CAPSIM_LOP_ATTN];
+	p->kernels_per_op = kernels_per_op(s, w);
+}
+
+/* A layer's ops on the host stream, in order (reversed for a backward):
+ * each op's launches x kernels per op, their GPU time (p) scaled so that
+ * the layer's kernels take `total` (the op model's times with what the step
+ * adds to them: compute_scale, adapters, unfused attention) */
+static void stream_layer(capsim_stream *st, const capsim_gpu_perf *perf,
+			 const capsim_layer_work *w, const pass_times *p, int reverse, double total)
+{
+	double scale = p->all > 0.0 ? total / p->all : 0.0;
 	for (int j = 0; j < CAPSIM_LOP__COUNT; j++) {
 		int i = reverse ? CAPSIM_LOP__COUNT - 1 - j : j;
 		if (w->op[i].count > 0)
-			capsim_stream_push(st, w->op[i].count * x, perf->host_kernel_s,
-					   t[i] * scale);
+			capsim_stream_push(st, w->op[i].count * p->kernels_per_op, perf->host_kernel_s,
+					   p->op[i] * scale);
 	}
-	if (raw <= 0.0)
+	if (p->all <= 0.0)
 		capsim_stream_push(st, 0, 0, total);
 }
 
@@ -370,18 +401,6 @@ static double unfused_attention_s(const capsim_scenario *s, const capsim_gpu_per
 	double elt = capsim_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_FP32, 0.0,
 				      e * (backward ? 11.0 : 9.0), 0, 0, 0);
 	return (backward ? 4.0 : 2.0) * g1 + elt;
-}
-
-/* time of a layer's GEMMs (what tensor-parallel communication can hide
- * behind) */
-static double gemm_time(const capsim_scenario *s, const capsim_gpu_perf *perf,
-			const capsim_layer_work *w)
-{
-	double t = 0.0;
-	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
-		if (w->op[i].count > 0 && w->op[i].kind == CAPSIM_OPK_GEMM)
-			t += capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w->op[i]);
-	return t;
 }
 
 /* FLOPs a token needs: 6N + causal attention (capsim_flops_per_token); with
@@ -470,7 +489,7 @@ static int tp_async_on(const capsim_scenario *s)
 /* The LM head and the loss of one micro-batch on the last stage, forward
  * and backward: a GEMM of T x V/t x h, and the logits */
 static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
-		      const capsim_knobs *kn, double *fwd, double *bwd, double *gemm)
+		      const capsim_knobs *kn, double *fwd, double *bwd)
 {
 	const capsim_model *m = &s->model;
 	double T = (double)s->micro_batch * s->seq_len / s->cp;
@@ -488,7 +507,6 @@ static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
 	double cs = capsim_knobs_scale(kn, &s->gpu);
 	*fwd = cs * (head + loss);
 	*bwd = cs * (head_bwd + loss);
-	*gemm = cs * (head + head_bwd);
 }
 
 /* compute and exposed communication of one stage for one micro-batch */
@@ -509,9 +527,9 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	capsim_layer_backward(&w0, &wb0);
 	double x = kernels_per_op(s, &w0), xb = kernels_per_op(s, &wb0), hk = perf->host_kernel_s;
 	double cs = capsim_knobs_scale(kn, &s->gpu);
-	double head_f = 0.0, head_b = 0.0, head_gemm = 0.0;
+	double head_f = 0.0, head_b = 0.0;
 	if (k == s->pp - 1) {
-		head_loss(s, perf, kn, &head_f, &head_b, &head_gemm);
+		head_loss(s, perf, kn, &head_f, &head_b);
 		/* the backward starts with the loss's and the head's (dgrad and,
 		 * unless frozen, wgrad) */
 		capsim_stream_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
@@ -522,23 +540,23 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		capsim_layer_backward(&w, &wb);
 		if (s->finetune == CAPSIM_FT_LORA)
 			frozen_backward(&wb);
-		double tf = capsim_layer_time_s(&s->gpu, perf, s->dtype, &w);
-		double tb = capsim_layer_time_s(&s->gpu, perf, s->dtype, &wb);
+		pass_times pf, pb;
+		pass_times_of(s, perf, &w, &pf);
+		pass_times_of(s, perf, &wb, &pb);
+		double tf = pf.all, tb = pb.all;
 		if (s->finetune == CAPSIM_FT_LORA) {
 			double a = lora_forward_s(s, perf, l, w.tokens);
 			tf += a;
 			tb += 2.0 * a; /* dgrad and wgrad of each adapter */
 		}
 		if (s->attention == 1) {
-			tf += unfused_attention_s(s, perf, 0) -
-			      capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
-			tb += unfused_attention_s(s, perf, 1) -
-			      capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
+			tf += unfused_attention_s(s, perf, 0) - pf.attn;
+			tb += unfused_attention_s(s, perf, 1) - pb.attn;
 		}
 		/* the framework's kernels beyond capsim's ops cost the GPU their
 		 * gap each */
-		tf += (kernels_per_op(s, &w) - 1.0) * launches(&w) * perf->launch_s;
-		tb += (kernels_per_op(s, &wb) - 1.0) * launches(&wb) * perf->launch_s;
+		tf += (pf.kernels_per_op - 1.0) * launches(&w) * perf->launch_s;
+		tb += (pb.kernels_per_op - 1.0) * launches(&wb) * perf->launch_s;
 		tf *= cs; /* the forward's kernels */
 		tb *= cs; /* the backward's own */
 		double tf_kern = tf, tb_kern = tb, recomputed = 0.0;
@@ -549,9 +567,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 * core (QK^T, softmax, dropout, AV: the core_attn module, a
 			 * fused kernel's forward) before its backward (Korthikanti
 			 * et al. 2022, sec. 4.2) */
-			double core = s->attention == 1 ?
-				unfused_attention_s(s, perf, 0) :
-				capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
+			double core = s->attention == 1 ? unfused_attention_s(s, perf, 0) : pf.attn;
 			recomputed = cs * core;
 		}
 		tb += recomputed;
@@ -563,8 +579,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		 * GEMMs run slower by comm-slowdown while it does */
 		double tf_pen = 0.0, tb_pen = 0.0;
 		if (s->tp_comm_overlap) {
-			double gf = cs * gemm_time(s, perf, &w);
-			double gb = cs * gemm_time(s, perf, &wb);
+			double gf = cs * pf.gemm;
+			double gb = cs * pb.gemm;
 			double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
 			double hf = eff * (tp_coll[0] < gf ? tp_coll[0] : gf);
 			double hb = eff * (tp_coll[1] < gb ? tp_coll[1] : gb);
@@ -584,7 +600,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			if (tp_async_on(s)) {
 				/* the backward's collective beside the wgrad GEMMs (half
 				 * of the backward's GEMM time), which it slows */
-				double wgrad = 0.5 * cs * gemm_time(s, perf, &wb);
+				double wgrad = 0.5 * cs * pb.gemm;
 				double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
 				hb = eff * (tp_coll[1] < wgrad ? tp_coll[1] : wgrad);
 				tb_pen = hb * (s->comm_slowdown - 1.0);
@@ -600,18 +616,9 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		tb += tb_pen;
 		c->fwd += tf;
 		c->bwd += tb;
-		/* the tensor-core share (for power): GEMMs and attention */
+		/* the tensor-core FLOP (for power): GEMMs and attention, with what
+		 * is recomputed */
 		{
-			double af = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
-			double ab = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
-			double tcf = cs * (gemm_time(s, perf, &w) + af);
-			double tcb = cs * (gemm_time(s, perf, &wb) + ab);
-			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
-				tcb += tcf;
-			else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
-				tcb += recomputed;
-			double tensor = tcf + tcb, all = tf + tb;
-			c->tensor += tensor < all ? tensor : all;
 			double ff = w.op[CAPSIM_LOP_ATTN].flop, fb = wb.op[CAPSIM_LOP_ATTN].flop;
 			for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
 				if (w.op[i].kind == CAPSIM_OPK_GEMM)
@@ -628,13 +635,13 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		/* the host issues the forward's kernels, and the backward's after
 		 * what it recomputes; the GEMMs' slowdown under overlap is the
 		 * GPU's alone */
-		stream_layer(&sf, s, perf, &w, 0, tf_kern);
+		stream_layer(&sf, perf, &w, &pf, 0, tf_kern);
 		capsim_stream_push(&sf, 0, 0, tf_pen);
 		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
-			stream_layer(&sb, s, perf, &w, 0, recomputed);
+			stream_layer(&sb, perf, &w, &pf, 0, recomputed);
 		else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
 			capsim_stream_push(&sb, x, hk, recomputed); /* attention's forward */
-		stream_layer(&sb, s, perf, &wb, 1, tb_kern);
+		stream_layer(&sb, perf, &wb, &pb, 1, tb_kern);
 		capsim_stream_push(&sb, 0, 0, tb_pen);
 		if (s->zero >= 3) {
 			capsim_layer_params lp;
@@ -650,8 +657,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		}
 		/* context parallelism: cp-1 exchanges of K and V around the ring,
 		 * hidden behind the attention kernel where it is long enough */
-		double attn = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &w.op[CAPSIM_LOP_ATTN]);
-		double attn_b = capsim_layer_op_time_s(&s->gpu, perf, s->dtype, &wb.op[CAPSIM_LOP_ATTN]);
+		double attn = pf.attn, attn_b = pb.attn;
 		double ring = (s->cp - 1) * cp_step;
 		c->cp_fwd += ring > attn ? ring - attn : 0.0;
 		c->cp_bwd += 2 * ring > attn_b ? 2 * ring - attn_b : 0.0;
@@ -665,7 +671,6 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	if (k == s->pp - 1) {
 		c->fwd += head_f;
 		c->bwd += head_b;
-		c->tensor += head_gemm;
 		{
 			double T = (double)s->micro_batch * s->seq_len / s->cp;
 			c->tensor_flop += (s->finetune == CAPSIM_FT_LORA ? 2.0 : 3.0) * 2.0 * T *
@@ -798,21 +803,16 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 			capsim_layer_forward(s, l, &lw);
 			n += lw.op[CAPSIM_LOP_FP8_CAST].count;
 		}
-		for (int b = 0; b < 2; b++) {
-			double bytes = (b ? 1.0 : 2.0) * n * 4.0, dp = 0.0, unused = 0.0, tp = 0.0;
-			capsim_scenario *one = capsim_xmalloc(sizeof *one); /* 160 KB */
-			*one = *s;
-			one->zero = 0; /* an all-reduce */
-			int arc = dp_sync(one, bytes, &dp, &unused, NULL, d);
-			free(one);
-			if (arc < 0 || coll(w->f, s, CAPSIM_COLL_ALLREDUCE, bytes, s->tp, &tp, d) < 0)
-				goto done;
-			for (int k = 0; k < s->pp; k++) {
-				if (b)
-					w->sc[k].dp_bwd += dp + tp;
-				else
-					w->sc[k].dp_fwd += dp + tp;
-			}
+		static const capsim_coll ar[2] = { CAPSIM_COLL_ALLREDUCE, CAPSIM_COLL_ALLREDUCE };
+		const double bytes[2] = { 2.0 * n * 4.0, n * 4.0 }; /* forward, backward */
+		double dp[2], tp[2];
+		if (dp_plane_colls(s, 2, ar, bytes, dp, NULL, d) < 0 ||
+		    coll(w->f, s, CAPSIM_COLL_ALLREDUCE, bytes[0], s->tp, &tp[0], d) < 0 ||
+		    coll(w->f, s, CAPSIM_COLL_ALLREDUCE, bytes[1], s->tp, &tp[1], d) < 0)
+			goto done;
+		for (int k = 0; k < s->pp; k++) {
+			w->sc[k].dp_fwd += dp[0] + tp[0];
+			w->sc[k].dp_bwd += dp[1] + tp[1];
 		}
 	}
 	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
@@ -1208,7 +1208,6 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
 	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
 	out->host_s = mb * (sc[crit].host_fwd + sc[crit].host_bwd) + best.host_tail0;
-	out->compute_tensor_s = mb * sc[crit].tensor;
 	out->compute_tensor_flop = mb * sc[crit].tensor_flop;
 	double dp_layers = mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
 	out->exposed_comm_dp_s += dp_layers;

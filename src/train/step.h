@@ -35,7 +35,6 @@ typedef struct capsim_step {
 	double mfu;                    /* model FLOPs / (bf16 dense peak x GPUs x step) */
 	double model_flops_per_step;
 	double compute_s;              /* kernels on the busiest stage, per step */
-	double compute_tensor_s;       /* of those, the tensor-core kernels' (GEMMs, attention) */
 	double compute_tensor_flop;    /* their FLOP on one GPU of that stage, recomputation included */
 	double exposed_comm_s;         /* sum of the kinds below */
 	double exposed_comm_tp_s, exposed_comm_cp_s, exposed_comm_pp_s;
