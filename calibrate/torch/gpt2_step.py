@@ -241,18 +241,14 @@ def kernel_class(name):
     return "other"
 
 
-def profile_step(step):
-    """Run step() once under torch.profiler and summarise its GPU work from
-    the Chrome trace: kernel count, their summed time, the span from the first
-    kernel's start to the last one's end, memcpy/memset count, per-class
-    counts and times, the TOP_KERNELS kernels by GPU time (same name summed)
-    and the attention kernels' names."""
+def trace_events(fn):
+    """Run fn() once under torch.profiler; return the Chrome trace's events."""
     from torch.profiler import ProfilerActivity, profile
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        step()
+        fn()
         torch.cuda.synchronize()
-    fd, path = tempfile.mkstemp(suffix=".json", prefix="gpt2_step_trace_")
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="capsim_trace_")
     os.close(fd)
     try:
         prof.export_chrome_trace(path)
@@ -260,7 +256,16 @@ def profile_step(step):
             trace = json.load(f)
     finally:
         os.unlink(path)
-    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    return trace["traceEvents"] if isinstance(trace, dict) else trace
+
+
+def profile_step(step):
+    """Run step() once under torch.profiler and summarise its GPU work from
+    the Chrome trace: kernel count, their summed time, the span from the first
+    kernel's start to the last one's end, memcpy/memset count, per-class
+    counts and times, the TOP_KERNELS kernels by GPU time (same name summed)
+    and the attention kernels' names."""
+    events = trace_events(step)
     kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"]
     copies = [e for e in events if e.get("ph") == "X"
               and e.get("cat") in ("gpu_memcpy", "gpu_memset")]

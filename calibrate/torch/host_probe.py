@@ -42,13 +42,13 @@ import os
 import platform
 import statistics
 import sys
-import tempfile
 import time
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory_probe as mp  # noqa: E402
+from gpt2_step import trace_events  # noqa: E402
 
 SDPA = torch.nn.attention.SDPBackend.FLASH_ATTENTION
 
@@ -120,24 +120,6 @@ def capture(opt, model, x, y):
         loss.backward()
         opt.step()
     return g, loss
-
-
-def trace_events(fn):
-    """Run fn() under torch.profiler; return the Chrome trace's events."""
-    from torch.profiler import ProfilerActivity, profile
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    fd, path = tempfile.mkstemp(suffix=".json", prefix="host_probe_")
-    os.close(fd)
-    try:
-        prof.export_chrome_trace(path)
-        with open(path) as f:
-            trace = json.load(f)
-    finally:
-        os.unlink(path)
-    return trace["traceEvents"] if isinstance(trace, dict) else trace
 
 
 def kernels_of(events):
