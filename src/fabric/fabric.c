@@ -26,6 +26,8 @@ struct capsim_fabric {
 	int nodes, G, domain, rails, nvlink, gdr, routing, tiers, k;
 	int down, up;             /* per leaf: node ports, uplinks */
 	int leaves_per_rail, leaves, spines;
+	int switches1;            /* one tier: switches that hold every node port */
+	long leaf_spine_cables;   /* two tiers: the uplinks the attached nodes need */
 	int pod_leaves, pods_per_rail, pods, core_per_agg, cores;
 	long line; /* of <fabric> in the scenario */
 	int lossy; /* links lose capacity under incast (untuned RoCE) */
@@ -82,6 +84,41 @@ static int spine_count(int u, double need)
 
 static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d);
 
+/* uplinks leaf i of a rail needs for the positions under it, at the
+ * leaf's oversubscription */
+static int leaf_uplinks_needed(const capsim_fabric *f, int slots, int i)
+{
+	int attached = slots - i * f->down;
+	if (attached > f->down)
+		attached = f->down;
+	return (int)(((long)attached * f->up + f->down - 1) / f->down);
+}
+
+/* Two tiers: the spines and the leaf-spine cables a cluster of `slots` node
+ * positions needs. Each leaf carries the uplinks its attached nodes need at
+ * the oversubscription, rounded up to a multiple of the spines so that
+ * every spine gets as many links from it; the spines are as few as hold
+ * them, a divisor of a full leaf's uplinks. A full scalable unit keeps full
+ * leaves (the SuperPOD's counts); 8 nodes on 64-port leaves need 8 uplinks
+ * a leaf and one spine, not 32 and four. The simulated leaves keep their
+ * full uplinks: a route crosses leaves only between full ones, or into the
+ * last of a rail, which then has spare uplinks (docs/model.md, "Fabric"). */
+static void plan_spines(capsim_fabric *f, int slots)
+{
+	long per_rail = 0;
+	for (int i = 0; i < f->leaves_per_rail; i++)
+		per_rail += leaf_uplinks_needed(f, slots, i);
+	int planes = f->leaves <= f->k ? 1 : f->rails; /* spine sets */
+	int spines = spine_count(f->up, (double)per_rail * f->rails / planes / f->k);
+	f->spines = planes * spines;
+	long cables = 0;
+	for (int i = 0; i < f->leaves_per_rail; i++) {
+		long need = leaf_uplinks_needed(f, slots, i);
+		cables += (need + spines - 1) / spines * spines;
+	}
+	f->leaf_spine_cables = cables * f->rails;
+}
+
 static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 {
 	f->k = s->has_switch ? s->fabric_switch.ports : 0;
@@ -133,6 +170,12 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 				 f->nodes, f->k, f->k);
 		return -1;
 	}
+	if (f->tiers == 1) {
+		/* as few switches as hold every node port, whole rails on each
+		 * (leaves_per_rail is 1 here, so a switch holds a rail at least) */
+		int rails_per_switch = f->k / slots;
+		f->switches1 = (f->rails + rails_per_switch - 1) / rails_per_switch;
+	}
 	if (f->tiers == 2) {
 		if (f->leaves_per_rail > f->k) {
 			capsim_diags_add(d, f->file, f->line,
@@ -141,13 +184,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 					 f->leaves_per_rail, f->k);
 			return -1;
 		}
-		/* spines serve every rail's leaves where their ports allow (as
-		 * in NVIDIA's SuperPOD); otherwise each rail gets its own */
-		if (f->leaves <= f->k)
-			f->spines = spine_count(f->up, (double)f->leaves * f->up / f->k);
-		else
-			f->spines = f->rails *
-				    spine_count(f->up, (double)f->leaves_per_rail * f->up / f->k);
+		plan_spines(f, slots);
 	}
 	if (f->tiers == 3) {
 		/* k-ary fat tree above the leaves: aggregation switches of k/2
@@ -464,11 +501,15 @@ void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c)
 	memset(c, 0, sizeof *c);
 	if (!f->tiers)
 		return;
-	c->leaves = f->leaves;
+	c->leaves = f->tiers == 1 ? f->switches1 : f->leaves;
 	c->nodes_per_leaf = f->down;
 	c->leaf_uplinks = f->up;
 	c->cables_node_leaf = (long)f->nodes * f->rails;
-	if (f->tiers >= 2) {
+	if (f->tiers == 2) {
+		c->spines = f->spines;
+		c->cables_leaf_spine = f->leaf_spine_cables;
+	}
+	if (f->tiers == 3) {
 		c->spines = f->spines;
 		c->cables_leaf_spine = (long)f->leaves * f->up;
 	}

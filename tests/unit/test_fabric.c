@@ -393,6 +393,44 @@ static void test_superpod_counts(void **state)
 	}
 }
 
+/* Clusters smaller than a scalable unit buy what their nodes need: one tier
+ * puts whole rails on as few 64-port switches as hold every node port; two
+ * tiers give each leaf the uplinks of its attached nodes (1:1), rounded up
+ * to a multiple of the spines, the spines as few as hold them and a divisor
+ * of a full leaf's 32 uplinks. */
+static void test_small_cluster_counts(void **state)
+{
+	(void)state;
+	static const struct {
+		int nodes;
+		const char *topology;
+		int leaves, spines;
+		long leaf_spine;
+	} t[] = {
+		{ 4, "single-switch", 1, 0, 0 },  /* 32 ports on one switch */
+		{ 8, "single-switch", 1, 0, 0 },  /* 64 ports: still one */
+		{ 16, "single-switch", 2, 0, 0 }, /* 4 rails a switch */
+		{ 40, "single-switch", 8, 0, 0 }, /* one rail a switch */
+		{ 8, "fat-tree", 8, 1, 64 },      /* 8 uplinks a leaf, one spine */
+		{ 20, "fat-tree", 8, 4, 160 },    /* 20 a leaf over 2.5 -> 4 spines */
+		{ 22, "fat-tree", 8, 4, 192 },    /* 22 rounded up to 24 */
+		{ 40, "fat-tree", 16, 8, 320 },   /* a full leaf (32) and one of 8 a rail */
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		capsim_scenario *s = scenario(t[i].nodes, t[i].topology, NULL, 0);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		capsim_fabric_counts c;
+		capsim_fabric_get_counts(f, &c);
+		assert_int_equal(c.leaves, t[i].leaves);
+		assert_int_equal(c.spines, t[i].spines);
+		assert_int_equal(c.cables_node_leaf, t[i].nodes * 8L);
+		assert_int_equal(c.cables_leaf_spine, t[i].leaf_spine);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+}
+
 /* Property: with the algorithm fixed, faster links never slow a collective. */
 static void test_faster_links_never_slower(void **state)
 {
@@ -717,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_oversubscribed_all_to_all),
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
 		cmocka_unit_test(test_superpod_counts),
+		cmocka_unit_test(test_small_cluster_counts),
 		cmocka_unit_test(test_faster_links_never_slower),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_transports),

@@ -1016,10 +1016,10 @@ static void test_run_costs(void **state)
 	assert_rel(r.burst_plan_cost_usd, r.burst_cost_usd + r.onprem_cost_per_gpu_hour_usd * 32 *
 		   r.burst_wall_to_train_s / 3600, 1e-9);
 	assert_true(r.burst_wall_to_train_s < 0.5 * wall);
-	/* the fabric's parts in the result: a single switch per rail for 4
-	 * DGX H100 on 8 rails, 32 node cables, no spines */
+	/* the fabric's parts in the result: one 64-port switch holds the 32
+	 * node ports of 4 DGX H100 on 8 rails, no spines */
 	assert_true(r.has_fabric);
-	assert_int_equal(r.leaves, 8);
+	assert_int_equal(r.leaves, 1);
 	assert_int_equal(r.spines, 0);
 	assert_int_equal(r.cables_node_leaf, 32);
 	capsim_result_free(&r);
