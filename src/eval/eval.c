@@ -288,6 +288,9 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	r->ep = s->ep;
 	r->zero = s->zero;
 	r->has_storage = s->has_shared_storage || s->has_local_storage;
+	if (r->step.loader.has_loader)
+		capsim_strlcpy(r->data_bound, capsim_load_bound_names[r->step.loader.bound],
+			       sizeof r->data_bound);
 	r->straggler = s->straggler;
 	r->global_batch = s->global_batch;
 	r->n_groups = s->n_groups;

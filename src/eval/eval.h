@@ -87,6 +87,7 @@ typedef struct capsim_result {
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;
 	int has_storage;
+	char data_bound[32];       /* the loader's limit (capsim_load_bound_names) */
 	double straggler;          /* the scenario's factor (1: none) */
 	double global_batch;
 	int n_groups;

@@ -21,6 +21,9 @@ static int has_pp(const R *r) { return r->pp > 1; }
 static int has_ep(const R *r) { return r->ep > 1; }
 static int has_scaling(const R *r) { return r->has_scaling; }
 static int has_storage(const R *r) { return r->has_storage; }
+static int has_loader(const R *r) { return r->step.loader.has_loader; }
+static int has_epochs(const R *r) { return r->step.loader.epochs > 0; }
+static int has_files(const R *r) { return r->step.loader.has_loader && r->step.loader.files_per_step > 0; }
 static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
 static int has_energy_cost(const R *r) { return r->has_energy_cost; }
@@ -90,6 +93,21 @@ static void note_facility(const R *r, char *b, size_t n)
 }
 
 /* ---- text notes ---- */
+
+static void note_data(const R *r, char *b, size_t n)
+{
+	const capsim_loader *l = &r->step.loader;
+	if (!l->has_loader)
+		return;
+	char t[32];
+	capsim_units_format(l->read_s, CAPSIM_DIM_SECONDS, t, sizeof t);
+	if (l->workers > 0)
+		snprintf(b, n, "(a step's data in %s, bound by %s; %d workers x %d ahead)", t,
+			 capsim_load_bound_names[l->bound], l->workers, l->prefetch);
+	else
+		snprintf(b, n, "(a step's data in %s, bound by %s; read between steps)", t,
+			 capsim_load_bound_names[l->bound]);
+}
 
 static void note_compute(const R *r, char *b, size_t n)
 {
@@ -319,8 +337,25 @@ const capsim_result_key capsim_result_keys[] = {
 	     "what the host adds to the critical stage's kernels where it issues them more slowly "
 	     "than the GPU runs them (workload.execution)", NULL, NULL),
 	REAL_IF("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
-		"reading the next step's tokens that prefetch does not hide", NULL, NULL,
-		has_storage),
+		"reading the next step's data that the loader's workers and prefetch do not hide",
+		NULL, note_data, has_storage),
+	REAL("data_read_s", STEP(data_read_s), SEC, "s", NULL, 1,
+	     "one step's data on each reading node under the tier's tightest limit (data_bound)",
+	     has_loader, NULL),
+	{ .key = "data_bound", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, data_bound), .unit = "",
+	  .doc = "the tier's limit that sets data_read_s: aggregate bandwidth, client bandwidth, "
+		 "IOPS or metadata",
+	  .present = has_loader },
+	REAL("data_bytes_per_step", STEP(loader.bytes_per_step), CAPSIM_DIM_BYTES, "bytes", NULL, 1,
+	     "what the job reads a step: tokens x bytes per token, inputs and (with a pipeline) labels",
+	     has_loader, NULL),
+	REAL("data_files_per_step", STEP(loader.files_per_step), CAPSIM_DIM_COUNT, "", NULL, 1,
+	     "data files opened a step (cluster.storage.shard-size)", has_files, NULL),
+	REAL("data_first_batch_s", STEP(loader.first_batch_s), SEC, "s", NULL, 1,
+	     "until the first batch arrives, the workers all fetching at once", has_loader, NULL),
+	REAL("data_epochs", STEP(loader.epochs), CAPSIM_DIM_COUNT, "", NULL, 1,
+	     "passes over cluster.storage.dataset to the token budget", has_epochs, NULL),
 	REAL("power_gpu_w", PWR(gpu_w), CAPSIM_DIM_WATTS, "W", "power per GPU", 0,
 	     "one GPU's mean draw over the step: idle + (sustained - idle) x load^gamma",
 	     NULL, note_gpu_power),

@@ -350,6 +350,12 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cluster.storage.checkpoint-interval", checkpoint_interval_s, CAPSIM_DIM_SECONDS, P, 1.0, 3.15576e7, NULL, "time between checkpoints; default: Young's optimum, sqrt(2 x write time x the job's MTTF)"),
 	FENUM("cluster.storage.checkpoint-mode", S, checkpoint_async, checkpoint_modes, 0, "sync", "sync: training waits for the save; async: it waits only for the copy of its shard to host memory over PCIe, the write drains in the background before the next save (PyTorch DCP's async_save, Megatron's --async-save), and a failure while it drains loses that save too"),
 	SDBL("cluster.storage.checkpoint-efficiency", checkpoint_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "38.4%", "a checkpoint save's rate over the storage's raw write rate (measured: torch.save of 8 GiB from the lent H200 to its local disk, 0.534 GB/s against dd's 1.389 GB/s; calibrate/results/h200-2026-12-04-checkpoint.jsonl)"),
+	SDBL("cluster.storage.bytes-per-token", data_bytes_per_token, CAPSIM_DIM_BYTES, P, 1.0, 1e9, NULL, "stored bytes a trained token reads; default: 2 where the vocabulary fits uint16, else 4 (Megatron-LM's indexed datasets, DType.optimal_dtype)"),
+	SDBL("cluster.storage.shard-size", data_shard_bytes, CAPSIM_DIM_BYTES, P, 1.0, 1e15, NULL, "bytes of one data file (a WebDataset tar or MDS shard, or one sample a file), each opened and read whole; default: none, one memory-mapped file a corpus opened once (Megatron-LM)"),
+	SDBL("cluster.storage.read-size", data_read_size, CAPSIM_DIM_BYTES, P, 512.0, 1e10, "128 KiB", "one read request of the loader (Linux's default readahead window, VM_READAHEAD_PAGES in include/linux/mm.h)"),
+	SDBL("cluster.storage.metadata-ops-per-file", data_md_ops_per_file, CAPSIM_DIM_COUNT, NN, 0.0, 1e3, "2", "metadata operations a file opened costs the tier (assumption: an open and a close, one RPC each on Lustre and NFSv4)"),
+	SINT("cluster.storage.loader-workers", loader_workers, NN, 0, 1024, "2", "data-loader worker processes a rank (Megatron-LM's --num-workers default); 0: the training process reads each batch between steps"),
+	SINT("cluster.storage.prefetch", loader_prefetch, P, 1, 1024, "2", "batches each worker fetches ahead (PyTorch DataLoader's prefetch_factor default)"),
 	SDBL("reliability.node-mtbf", node_mtbf_s, CAPSIM_DIM_SECONDS, P, 3600.0, 3.15576e9, "153.85 d", "mean time between one node's failures: 6.5 failures per 1000 node-days, Meta's RSC-1 (16k A100; Kokolis et al., HPCA 2025, arXiv:2410.21680, read through a secondary summary); an assumption for other clusters"),
 	SINT("reliability.runs", reliability_runs, NN, 0, 1e6, "1000", "Monte Carlo runs of the whole training run (its interruptions drawn from the scenario's seed); 0: none"),
 	SDBL("reliability.repair", repair_s, CAPSIM_DIM_SECONDS, NN, 0.0, 3.15576e7, "3 d", "how long a failed node is out of service before it is back (an assumption); sizes the spares"),
@@ -530,8 +536,6 @@ int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int
 	if (s->burst_cloud[0] && !(s->has_burst && s->n_groups <= 1 &&
 				   strcmp(s->burst.gpu, s->gpu.e.id) == 0))
 		v[n++] = "cost.burst"; /* priced only for an offer of the cluster's GPU */
-	if (s->dataset_bytes > 0)
-		v[n++] = "cluster.storage.dataset";
 	if (n > max)
 		n = max;
 	memcpy(out, v, (size_t)n * sizeof v[0]);

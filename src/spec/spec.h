@@ -462,6 +462,12 @@ typedef struct capsim_scenario {
 	double dataset_bytes, checkpoint_interval_s;
 	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
 	int checkpoint_async;     /* cluster.storage.checkpoint-mode: 0 sync, 1 async */
+	/* the data loader (loader.h) */
+	double data_bytes_per_token; /* 0: by the vocabulary */
+	double data_shard_bytes;     /* one file's; 0: memory-mapped, opened once */
+	double data_read_size;       /* one read request */
+	double data_md_ops_per_file; /* metadata operations a file opened */
+	int loader_workers, loader_prefetch;
 	double node_mtbf_s;       /* reliability.node-mtbf: mean time between a node's failures */
 	double restart_s;         /* reliability.restart: detection and requeue, before the reload */
 	int reliability_runs;     /* reliability.runs: Monte Carlo runs of the training run */
@@ -592,9 +598,9 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 /* The group that holds node n. */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
 
-/* The paths of the sections s gives that no model reads yet (facility,
- * cost.cloud, cost.burst, cluster.storage.checkpoint-interval,
- * cluster.storage.dataset), at most max into out; returns how many. run and
+/* The paths of the sections s gives that no model reads (a colocation
+ * price without node prices, a cloud or burst offer of another GPU), at
+ * most max into out; returns how many. run and
  * validate say them, so that nothing given is silently ignored. */
 int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int max);
 

@@ -88,36 +88,21 @@ static int dp_members_per_node(const capsim_scenario *s)
 	return per < group ? per : group;
 }
 
-/* The data loader reads the next step's tokens while this one runs
- * (PyTorch's prefetching workers): tokens stored as uint16 where the
- * vocabulary fits, else int32 (Megatron-LM's indexed datasets,
- * DType.optimal_dtype), read by the first pipeline stage and, for labels,
- * the last; each tensor-parallel group reads once. From shared storage every
- * node reads its share at up to the system's per-client rate and all at the
- * system's aggregate rate; from local storage each node at its drives' rate.
- * What the step's time does not cover stalls it. No storage in the
- * scenario: the data is taken to be in memory, no stall. */
+/* The data loader (loader.h): one step's data read under the tier's limits
+ * while the step before runs; what the workers and prefetch do not hide
+ * stalls every step. No storage in the scenario: the data is taken to be in
+ * memory, no stall. */
 static void data_loader(const capsim_scenario *s, capsim_step *out)
 {
-	const capsim_storage *st = s->has_shared_storage ? &s->shared_storage :
-				   s->has_local_storage ? &s->local_storage : NULL;
-	if (!st)
+	capsim_loader *ld = &out->loader;
+	capsim_loader_plan(s, out->tokens_per_step, ld);
+	if (!ld->has_loader)
 		return;
-	double per_token = s->model.vocab <= 65500 ? 2.0 : 4.0;
-	double readers = s->pp > 1 ? 2.0 : 1.0;
-	double total = out->tokens_per_step * per_token * readers;
-	double nodes = s->nodes;
-	double t;
-	if (st == &s->shared_storage) {
-		double agg = total / st->read_bytes_per_s;
-		double client = st->client_read_bytes_per_s > 0 ?
-				total / nodes / st->client_read_bytes_per_s : 0.0;
-		t = agg > client ? agg : client;
-	} else {
-		t = total / nodes / st->read_bytes_per_s;
-	}
-	out->data_read_s = t;
-	out->data_stall_s = t > out->step_time_s ? t - out->step_time_s : 0.0;
+	int steps = 4 * ld->workers * (ld->prefetch > 0 ? ld->prefetch : 1) + 8;
+	ld->stall_s = capsim_loader_pipeline(ld->read_s, out->step_time_s, ld->workers,
+					     ld->prefetch, steps, &ld->first_batch_s);
+	out->data_read_s = ld->read_s;
+	out->data_stall_s = ld->stall_s;
 	out->step_time_s += out->data_stall_s;
 }
 

@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "fabric.h"
 #include "knobs.h"
+#include "loader.h"
 #include "memory.h"
 #include "schedule.h"
 #include "spec.h"
@@ -42,6 +43,7 @@ typedef struct capsim_step {
 	double bubble_s;               /* pipeline idle on the busiest stage */
 	double data_read_s;            /* reading one step's tokens from storage */
 	double data_stall_s;           /* what of it the loader's prefetch does not hide */
+	capsim_loader loader;          /* how: bytes, files, the tier's limits (loader.h) */
 	double optimizer_s;
 	double host_s;                 /* what the host stream adds to the critical stage's
 					* kernels (issuing them more slowly than they run) */
