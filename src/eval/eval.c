@@ -263,7 +263,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	r->cables_node_leaf = fc.cables_node_leaf;
 	r->cables_leaf_spine = fc.cables_leaf_spine;
 	r->cables_spine_core = fc.cables_spine_core;
-	capsim_reliab_estimate(s, &r->step, &r->reliab);
+	capsim_reliab_estimate(s, &r->step, fc.leaves, &r->reliab);
 	double wall = r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s :
 						      r->step.time_to_train_s;
 	if (s->has_facility && s->facility.energy_usd_per_j > 0) {

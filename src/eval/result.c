@@ -46,19 +46,31 @@ static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->relia
 static int has_mc(const R *r) { return has_goodput(r) && r->reliab.runs > 0; }
 static int has_spares(const R *r) { return r->reliab.nodes_in_repair > 0; }
 
+/* the expected interruptions over the run, each part's share of the rate */
+static double part_interruptions(const R *r, int p)
+{
+	return r->reliab.interruptions * r->reliab.part_rate_per_s[p] * r->reliab.job_mttf_s;
+}
+
 static json_t *j_causes(const R *r)
 {
-	double n = r->reliab.interruptions;
-	return json_pack("{s:f, s:f, s:f}", "gpu", n * capsim_fault_share_gpu, "host",
-			 n * capsim_fault_share_host, "network", n * capsim_fault_share_network);
+	json_t *o = json_object();
+	for (int p = 0; p < CAPSIM_PART__COUNT; p++)
+		json_object_set_new(o, capsim_fail_part_names[p], json_real(part_interruptions(r, p)));
+	return o;
 }
 
 static void note_causes(const R *r, char *b, size_t n)
 {
-	double k = r->reliab.interruptions;
-	snprintf(b, n, "GPU %.3g, host %.3g, network %.3g "
-		 "(a 1,600-GPU H200 cluster's shares of faults)", k * capsim_fault_share_gpu,
-		 k * capsim_fault_share_host, k * capsim_fault_share_network);
+	size_t l = 0;
+	b[0] = '\0';
+	for (int p = 0; p < CAPSIM_PART__COUNT && l < n; p++) {
+		int w = snprintf(b + l, n - l, "%s%s %.3g", p ? ", " : "", capsim_fail_part_names[p],
+				 part_interruptions(r, p));
+		if (w < 0)
+			break;
+		l += (size_t)w;
+	}
 }
 
 static void note_mc(const R *r, char *b, size_t n)
@@ -76,7 +88,8 @@ static void note_interval(const R *r, char *b, size_t n)
 
 static void note_mttf(const R *r, char *b, size_t n)
 {
-	snprintf(b, n, "(node MTBF / %d nodes)", r->nodes);
+	snprintf(b, n, "(%d nodes, each failing every %.0f d; %d leaf switches)", r->nodes,
+		 r->reliab.node_mtbf_s / 86400, r->leaves);
 }
 static int has_circuits(const R *r) { return r->power.has_racks && r->power.circuit_w > 0; }
 
@@ -390,8 +403,11 @@ const capsim_result_key capsim_result_keys[] = {
 		"time between checkpoints: given, or Young's optimum", has_goodput, note_interval,
 		NULL),
 	REAL("job_mttf_s", REL(job_mttf_s), SEC, "s", "job MTTF", 1,
-	     "mean time between the job's interruptions: reliability.node-mtbf / nodes", NULL,
+	     "mean time between the job's interruptions: 1 / the sum of its parts' rates (nodes x "
+	     "a node's parts, leaf switches x theirs)", NULL,
 	     note_mttf),
+	REAL("node_mtbf_s", REL(node_mtbf_s), SEC, "s", NULL, 1,
+	     "one node's mean time between failures, its parts together", NULL, NULL),
 	REAL_IF("goodput", REL(goodput), CAPSIM_DIM_RATIO, "1", "goodput", 0,
 		"useful share of wall time: checkpoints written, work lost and restarts", has_goodput,
 		NULL, NULL),
@@ -400,10 +416,11 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"time_to_train_s / goodput", has_goodput, NULL, NULL),
 	JSON("interruptions_by_cause", j_causes,
-	     "expected interruptions over the run split by cause: gpu, host, network", has_goodput,
+	     "expected interruptions over the run by part: gpu, nic, link, host, software, other, "
+	     "switch", has_goodput,
 	     "interruptions by cause", note_causes),
 	REAL_IF("nodes_in_repair", REL(nodes_in_repair), CAPSIM_DIM_COUNT, "", "nodes in repair", 1,
-		"mean nodes out of service at a time: nodes x reliability.repair / node MTBF",
+		"mean nodes out of service at a time: each part's failures a second x its repair time",
 		has_spares, NULL, NULL),
 	INT("spare_nodes", REL(spare_nodes), "spare nodes",
 	    "spares that cover the nodes in repair 99% of the time (Poisson)", has_spares),

@@ -468,10 +468,13 @@ typedef struct capsim_scenario {
 	double data_read_size;       /* one read request */
 	double data_md_ops_per_file; /* metadata operations a file opened */
 	int loader_workers, loader_prefetch;
-	double node_mtbf_s;       /* reliability.node-mtbf: mean time between a node's failures */
+	double node_mtbf_s;       /* reliability.node-mtbf: a node's parts together; 0: theirs */
+	double gpu_mtbf_s;        /* reliability.gpu-mtbf: one GPU's */
+	double nic_mtbf_s, link_mtbf_s, host_mtbf_s, software_mtbf_s, other_mtbf_s; /* a node's */
+	double switch_mtbf_s;     /* reliability.switch-mtbf: one leaf switch's */
 	double restart_s;         /* reliability.restart: detection and requeue, before the reload */
 	int reliability_runs;     /* reliability.runs: Monte Carlo runs of the training run */
-	double repair_s;          /* reliability.repair: a failed node out of service */
+	double repair_s;          /* reliability.repair: a failed node out of service; 0: each part's */
 
 	/* workload */
 	int seq_len;

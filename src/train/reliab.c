@@ -15,13 +15,43 @@
 #include "memory.h"
 #include "xalloc.h"
 
-/* Crusoe's 1,600-GPU H200 cluster, about 205 faults in some 4 months (GTC25
- * talk, summarised at glennklockwood.com/garden/component-reliability;
- * secondary): GPU recoverable 19.5% and GPU host replacement 41.5%; other
- * host 4.9%; InfiniBand recoverable 4.9%, hardware 12.2% and other 17%. */
-const double capsim_fault_share_gpu = 0.195 + 0.415;
-const double capsim_fault_share_host = 0.049;
-const double capsim_fault_share_network = 0.049 + 0.122 + 0.17;
+const char *const capsim_fail_part_names[CAPSIM_PART__COUNT] = {
+	"gpu", "nic", "link", "host", "software", "other", "switch",
+};
+
+/* The mean of fault_end - fault_start per part in StepFun's fault trace of
+ * 400 GPU servers over 348 days (github.com/stepfun-ai/InfiniteHBD-Trace,
+ * fault_trace.json, commit 7aacdc8; Zhang et al., SIGCOMM 2025): GPU 6.48
+ * days (158 faults), NIC 10.68 (30), link 4.86 (44: parameter-plane cables
+ * down, Y-cables and an optical module), host 11.43 (70: power supplies,
+ * fans, motherboards, CPUs, RAID and riser cards), software 2.04 (24),
+ * other 3.20 (258: unknown errors, failed stress tests, machines taken
+ * offline while troubleshooting). docs/model.md has the counts. */
+const double capsim_part_repair_s[CAPSIM_PART__COUNT] = {
+	6.48 * 86400, 10.68 * 86400, 4.86 * 86400, 11.43 * 86400,
+	2.04 * 86400, 3.20 * 86400, 0.0,
+};
+
+void capsim_part_rates(const capsim_scenario *s, int leaves, double rate[CAPSIM_PART__COUNT])
+{
+	const double mtbf[CAPSIM_PART__COUNT] = {
+		s->gpu_mtbf_s, s->nic_mtbf_s, s->link_mtbf_s, s->host_mtbf_s,
+		s->software_mtbf_s, s->other_mtbf_s, s->switch_mtbf_s,
+	};
+	double node = 0.0;
+	for (int p = 0; p < CAPSIM_PART__COUNT; p++) {
+		double per = mtbf[p] > 0 ? 1.0 / mtbf[p] : 0.0;
+		if (p == CAPSIM_PART_GPU)
+			per *= s->node.gpus;
+		rate[p] = per;
+		if (p != CAPSIM_PART_SWITCH)
+			node += per;
+	}
+	/* a node MTBF given: the node's parts in the same proportions */
+	double scale = s->node_mtbf_s > 0 && node > 0 ? 1.0 / s->node_mtbf_s / node : 1.0;
+	for (int p = 0; p < CAPSIM_PART__COUNT; p++)
+		rate[p] *= p == CAPSIM_PART_SWITCH ? leaves : scale * s->nodes;
+}
 
 int capsim_poisson_quantile(double mean, double p)
 {
@@ -121,7 +151,8 @@ static double trained_params(const capsim_scenario *s)
 	return capsim_model_params(&s->model, 0);
 }
 
-void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, capsim_reliab *out)
+void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
+			    capsim_reliab *out)
 {
 	memset(out, 0, sizeof *out);
 	/* what a checkpoint holds: the trained weights in their dtype, the
@@ -132,11 +163,22 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, cap
 	capsim_memory_recipe(s, &rc);
 	out->checkpoint_bytes = trained_params(s) *
 				(rc.param_bytes + rc.master_bytes + rc.state_bytes);
-	out->job_mttf_s = s->node_mtbf_s > 0 ? s->node_mtbf_s / s->nodes : 0.0;
-	if (s->node_mtbf_s > 0 && s->repair_s > 0) {
-		out->nodes_in_repair = s->nodes * s->repair_s / s->node_mtbf_s;
-		out->spare_nodes = capsim_poisson_quantile(out->nodes_in_repair, 0.99);
+	capsim_part_rates(s, leaves, out->part_rate_per_s);
+	double job = 0.0, node = 0.0, repair = 0.0;
+	for (int p = 0; p < CAPSIM_PART__COUNT; p++) {
+		double r = out->part_rate_per_s[p];
+		job += r;
+		if (p == CAPSIM_PART_SWITCH)
+			continue;
+		node += r / s->nodes;
+		repair += r * (s->repair_s > 0 ? s->repair_s : capsim_part_repair_s[p]);
 	}
+	out->job_mttf_s = job > 0 ? 1.0 / job : 0.0;
+	out->node_mtbf_s = node > 0 ? 1.0 / node : 0.0;
+	/* Little's law: failures a second x how long each is out */
+	out->nodes_in_repair = repair;
+	if (repair > 0)
+		out->spare_nodes = capsim_poisson_quantile(repair, 0.99);
 	const capsim_storage *t = s->has_shared_storage ? &s->shared_storage :
 				  s->has_local_storage ? &s->local_storage : NULL;
 	double eff = s->checkpoint_eff > 0 ? s->checkpoint_eff : 1.0;

@@ -11,13 +11,31 @@
 #include "spec.h"
 #include "step.h"
 
+/* The parts whose faults interrupt a job: a node's GPUs, its NICs, its
+ * links (cables and optics), the rest of the host, its software, faults
+ * without a named part, and the leaf switches the nodes hang from. */
+typedef enum {
+	CAPSIM_PART_GPU, CAPSIM_PART_NIC, CAPSIM_PART_LINK, CAPSIM_PART_HOST,
+	CAPSIM_PART_SOFTWARE, CAPSIM_PART_OTHER, CAPSIM_PART_SWITCH, CAPSIM_PART__COUNT
+} capsim_fail_part;
+
+extern const char *const capsim_fail_part_names[CAPSIM_PART__COUNT];
+
+/* How long a node was out after a fault of each part, on average: StepFun's
+ * fault trace (reliab.c); 0 for the switch (its nodes are not repaired). */
+extern const double capsim_part_repair_s[CAPSIM_PART__COUNT];
+
 typedef struct capsim_reliab {
 	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
 	int has_storage;          /* a tier to write to: the times below are set */
 	double write_s, restore_s; /* one checkpoint, every node writing (reading) its share */
 	double blocking_s;        /* what training waits for each save: write_s, or (async)
 				   * the copy of a GPU's shard to host memory */
-	double job_mttf_s;        /* node MTBF / nodes */
+	/* the job's interruptions a second from each part: a node's parts x
+	 * nodes (GPUs x GPUs), switches x leaves */
+	double part_rate_per_s[CAPSIM_PART__COUNT];
+	double node_mtbf_s;       /* one node's parts together */
+	double job_mttf_s;        /* 1 / the sum of part_rate_per_s */
 	double interval_s;        /* between checkpoints: given, or Young's optimum */
 	int interval_given;
 	double goodput;           /* useful share of wall time */
@@ -29,15 +47,12 @@ typedef struct capsim_reliab {
 	int runs;
 	double mc_wall_mean_s, mc_wall_ci_s, mc_wall_p50_s, mc_wall_p95_s;
 	double mc_interruptions, mc_lost_s;
-	/* spares: nodes in repair at a time (failures x reliability.repair),
-	 * their mean and the spares that cover them 99% of the time (Poisson) */
+	/* spares: nodes in repair at a time (each part's failures x its repair,
+	 * or reliability.repair), their mean and the spares that cover them 99%
+	 * of the time (Poisson) */
 	double nodes_in_repair;
 	int spare_nodes;
 } capsim_reliab;
-
-/* Shares of a GPU cluster's faults by cause (capsim_reliab's
- * interruptions split): GPU, the rest of the host, the network. */
-extern const double capsim_fault_share_gpu, capsim_fault_share_host, capsim_fault_share_network;
 
 /* The smallest k with P(Poisson(mean) <= k) >= p. */
 int capsim_poisson_quantile(double mean, double p);
@@ -66,6 +81,14 @@ double capsim_young_interval(double write_s, double mttf_s);
  * cycle's lost work: tau / ((tau + delta)(1 + (r + (tau + delta)/2) / m)). */
 double capsim_goodput(double tau, double delta, double restart_s, double mttf_s);
 
-void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, capsim_reliab *out);
+/* The job's interruption rate from each part (reliability.*-mtbf; a given
+ * reliability.node-mtbf scales the node's parts to it), on `leaves` leaf
+ * switches. */
+void capsim_part_rates(const capsim_scenario *s, int leaves, double rate[CAPSIM_PART__COUNT]);
+
+/* Checkpoints, failures and goodput of scenario s's step st, its nodes on
+ * `leaves` leaf switches. */
+void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
+			    capsim_reliab *out);
 
 #endif

@@ -896,10 +896,8 @@ static void test_h200_power(void **state)
 /* Checkpoints, failures and goodput in closed form: Young's interval
  * sqrt(2 delta M); goodput tau / ((tau + delta)(1 + (r + (tau + delta)/2)/M)),
  * best near Young's interval; a Megatron checkpoint of 2 + 4 + 8 bytes a
- * parameter; Lustre's aggregate and per-client limits; the job's MTTF, the
- * node MTBF over its nodes, which at Meta RSC-1's 6.5 failures per 1000
- * node-days gives 16,384 GPUs (2048 nodes) the 1.8 h that Kokolis et al.
- * project */
+ * parameter; Lustre's aggregate and per-client limits; the job's MTTF from
+ * its parts' rates, and a node MTBF that scales them */
 static void test_reliability_closed_form(void **state)
 {
 	(void)state;
@@ -923,7 +921,7 @@ static void test_reliability_closed_form(void **state)
 	capsim_scenario *s = load(text, NULL, 0);
 	capsim_step st = step_of(s);
 	capsim_reliab r;
-	capsim_reliab_estimate(s, &st, &r);
+	capsim_reliab_estimate(s, &st, 8, &r);
 	double bytes = capsim_model_params(&s->model, 0) * (2.0 + 4.0 + 8.0);
 	assert_rel(r.checkpoint_bytes, bytes, 1e-12);
 	/* 4 nodes at 2 GB/s each (8 GB/s) bind before the 20 GB/s aggregate;
@@ -931,7 +929,15 @@ static void test_reliability_closed_form(void **state)
 	assert_true(r.has_storage);
 	assert_rel(r.write_s, bytes / 4 / 2e9 / 0.384, 1e-9);
 	assert_rel(r.restore_s, bytes / 4 / 4e9, 1e-9);
-	assert_rel(r.job_mttf_s, 153.85 * 86400 / 4, 1e-4);
+	/* the parts of StepFun's trace: 8 GPUs and a node's NICs, links, host,
+	 * software and other faults, x 4 nodes, and 8 leaf switches */
+	const double day = 86400;
+	double node = 8 / 7048.0 + 1 / 4640.0 + 1 / 3164.0 + 1 / 1989.0 + 1 / 5800.0 + 1 / 540.0;
+	assert_rel(r.node_mtbf_s, day / node, 1e-9);
+	assert_rel(r.node_mtbf_s / day, 238.4, 1e-3); /* 584 faults in 139,200 node-days */
+	assert_rel(r.job_mttf_s, day / (4 * node + 8 / 59700.0), 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_GPU], 4 * 8 / 7048.0 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_SWITCH], 8 / 59700.0 / day, 1e-9);
 	assert_rel(r.interval_s, sqrt(2 * r.write_s * r.job_mttf_s), 1e-12);
 	assert_rel(r.goodput, capsim_goodput(r.interval_s, r.write_s, 600 + r.restore_s,
 					     r.job_mttf_s), 1e-12);
@@ -941,7 +947,7 @@ static void test_reliability_closed_form(void **state)
 	 * failure while a save drains loses it too */
 	s->checkpoint_async = 1;
 	capsim_reliab ra;
-	capsim_reliab_estimate(s, &st, &ra);
+	capsim_reliab_estimate(s, &st, 8, &ra);
 	double blocking = bytes / 32 / capsim_pcie_bw(s->gpu.pcie_generation, s->gpu.pcie_lanes);
 	assert_rel(ra.blocking_s, blocking, 1e-12);
 	double tau = sqrt(2 * blocking * ra.job_mttf_s);
@@ -952,21 +958,37 @@ static void test_reliability_closed_form(void **state)
 					      ra.job_mttf_s), 1e-12);
 	assert_true(ra.goodput > r.goodput);
 	s->checkpoint_async = 0;
-	/* spares: 4 nodes x 3 days in repair / 153.85 days between failures in
-	 * repair at a time, covered 99% of the time by the Poisson quantile */
-	assert_rel(r.nodes_in_repair, 4 * 3 / 153.85, 1e-4);
+	/* spares: each part's failures a second x its mean repair in the
+	 * trace (Little's law), covered 99% of the time by the Poisson quantile */
+	double repair = 4 * (8 / 7048.0 * 6.48 + 1 / 4640.0 * 10.68 + 1 / 3164.0 * 4.86 +
+			     1 / 1989.0 * 11.43 + 1 / 5800.0 * 2.04 + 1 / 540.0 * 3.20);
+	assert_rel(r.nodes_in_repair, repair, 1e-9);
 	assert_int_equal(r.spare_nodes, capsim_poisson_quantile(r.nodes_in_repair, 0.99));
 	assert_int_equal(capsim_poisson_quantile(0.624, 0.99), 3); /* P(<=2) 0.974, P(<=3) 0.9958 */
 	assert_int_equal(capsim_poisson_quantile(10, 0.99), 18);   /* P(<=17) 0.986, P(<=18) 0.993 */
-	assert_rel(capsim_fault_share_gpu + capsim_fault_share_host + capsim_fault_share_network,
-		   1.0, 1e-12);
 	free(s);
-	/* Kokolis et al.'s projection for 16,384 GPUs */
+	/* a node MTBF given scales the node's parts to it, in proportion; at
+	 * Meta RSC-1's 6.5 hardware failures per 1000 node-days, 16,384 GPUs
+	 * (2048 nodes) fail every 1.8 h, Kokolis et al.'s projection; a repair
+	 * given is every part's */
 	const capsim_set big[] = { { "cluster.nodes", "2048" },
-				   { "workload.global-batch", "4096" } };
-	s = load(text, big, 2);
-	capsim_reliab_estimate(s, &st, &r);
+				   { "workload.global-batch", "4096" },
+				   { "reliability.node-mtbf", "153.85 d" },
+				   { "reliability.repair", "3 d" } };
+	s = load(text, big, 4);
+	capsim_reliab_estimate(s, &st, 0, &r);
 	assert_rel(r.job_mttf_s / 3600, 1.8, 0.01);
+	assert_rel(r.node_mtbf_s / day, 153.85, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_OTHER] / r.part_rate_per_s[CAPSIM_PART_NIC],
+		   4640.0 / 540, 1e-9);
+	assert_rel(r.nodes_in_repair, 2048 * 3 / 153.85, 1e-9);
+	free(s);
+	/* one part's rate given: only it moves */
+	const capsim_set gpu[] = { { "reliability.gpu-mtbf", "1000 d" } };
+	s = load(text, gpu, 1);
+	capsim_reliab_estimate(s, &st, 8, &r);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_GPU], 4 * 8 / 1000.0 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_HOST], 4 / 1989.0 / day, 1e-9);
 	free(s);
 }
 
