@@ -179,6 +179,27 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 	}
 }
 
+/* The same work on the cloud offer (docs/model.md, "Money for the training
+ * run"): the step slower by cost.network-penalty, the job interrupted by its
+ * hardware as on the cluster and, for spot, by the offer's reclaimed
+ * instances (each a month's share of them), its checkpoints as the
+ * scenario's at Young's interval for that rate. */
+static void cloud_run(const capsim_scenario *s, capsim_result *r)
+{
+	double ttt = r->step.time_to_train_s / (1.0 - s->cloud_network_penalty);
+	double gpi = s->cloud.gpus_per_instance > 0 ? s->cloud.gpus_per_instance : 1;
+	double instances = ceil((double)capsim_scenario_gpus(s) / gpi);
+	double month = YEAR_S / 12.0;
+	r->cloud_reclaim_rate_per_s = instances * s->cloud.reclaimed_per_month / month;
+	double rate = (r->reliab.job_mttf_s > 0 ? 1.0 / r->reliab.job_mttf_s : 0.0) +
+		      r->cloud_reclaim_rate_per_s;
+	double interval;
+	double g = rate > 0 ? capsim_reliab_goodput_under(s, &r->reliab, 1.0 / rate, &interval) : 0.0;
+	r->cloud_goodput = g > 0 ? g : 1.0;
+	r->cloud_wall_to_train_s = ttt / r->cloud_goodput;
+	r->cloud_reclaims = r->cloud_wall_to_train_s * r->cloud_reclaim_rate_per_s;
+}
+
 /* The burst plan (docs/model.md, "Money for the training run"): the burst
  * job is the same workload, with the same micro-batches per replica, on
  * max-gpus / GPUs-per-node nodes of the cluster's node type (the cloud offer
@@ -271,10 +292,11 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		r->energy_cost_usd = r->power.facility_w * wall * s->facility.energy_usd_per_j;
 	}
 	/* the cloud offer prices the same work where it rents the same GPU */
-	if (s->has_cloud && s->n_groups <= 1 && strcmp(s->cloud.gpu, s->gpu.e.id) == 0 &&
-	    s->cloud.rate_usd_per_gpu_s > 0) {
+	if (capsim_scenario_cloud_priced(s)) {
+		cloud_run(s, r);
 		r->has_cloud_cost = 1;
-		r->cloud_cost_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) * wall;
+		r->cloud_cost_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) *
+				    r->cloud_wall_to_train_s;
 		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
 	}
 	owning(s, r, wall);

@@ -83,6 +83,11 @@ typedef struct capsim_result {
 	int has_energy_cost, has_cloud_cost;
 	double energy_cost_usd;
 	double cloud_cost_usd, cloud_cost_per_million_tokens_usd;
+	/* the cloud run: its goodput (hardware failures as the cluster's, and
+	 * a spot offer's reclaimed instances), wall time (cost.network-penalty
+	 * counted), the reclaims a second and over the run */
+	double cloud_goodput, cloud_wall_to_train_s;
+	double cloud_reclaim_rate_per_s, cloud_reclaims;
 	/* cluster and job */
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;

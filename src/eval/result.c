@@ -42,6 +42,8 @@ static int has_breakeven_month(const R *r) { return r->has_capex && r->has_cloud
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
+static int has_cloud_goodput(const R *r) { return r->has_cloud_cost && r->reliab.interval_s > 0; }
+static int has_reclaims(const R *r) { return r->has_cloud_cost && r->cloud_reclaim_rate_per_s > 0; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
 static int has_mc(const R *r) { return has_goodput(r) && r->reliab.runs > 0; }
 static int has_spares(const R *r) { return r->reliab.nodes_in_repair > 0; }
@@ -458,11 +460,23 @@ const capsim_result_key capsim_result_keys[] = {
 		has_energy_cost, NULL, NULL),
 	REAL_IF("cloud_cost_usd", offsetof(R, cloud_cost_usd), CAPSIM_DIM_USD, "USD",
 		"cloud cost to train", 0,
-		"the cloud offer's rate x GPUs x wall time to train (offers of the cluster's GPU only)",
+		"the cloud offer's rate x GPUs x the cloud's wall time to train (offers of the "
+		"cluster's GPU only)",
 		has_cloud_cost, NULL, NULL),
 	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cloud_cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
+	REAL_IF("cloud_wall_to_train_s", offsetof(R, cloud_wall_to_train_s), SEC, "s",
+		"cloud wall time", 1,
+		"time to train on the offer: slower by cost.network-penalty, over its goodput",
+		has_cloud_cost, NULL, NULL),
+	REAL_IF("cloud_goodput", offsetof(R, cloud_goodput), CAPSIM_DIM_RATIO, "1", "cloud goodput", 1,
+		"useful share of the cloud run's wall time: the cluster's hardware failures and a "
+		"spot offer's reclaimed instances (interruptions.per-month); present with checkpoints",
+		has_cloud_goodput, NULL, NULL),
+	REAL_IF("cloud_reclaims", offsetof(R, cloud_reclaims), CAPSIM_DIM_COUNT, "", "spot reclaims", 1,
+		"instances the provider reclaims over the cloud run (instances x its monthly share)",
+		has_reclaims, NULL, NULL),
 	REAL_IF("capex_usd", offsetof(R, capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
 		"nodes, fabric switches and cabling at their catalog prices (present when each has one)",
 		has_capex, NULL, NULL),

@@ -181,6 +181,7 @@ static const capsim_field cloud_fields[] = {
 	  .doc = "price per GPU-hour" },
 	FDATE("rate.date", capsim_cloud, rate_date, R, "date the price was read"),
 	FDBL("rate.commitment", capsim_cloud, commitment_s, CAPSIM_DIM_SECONDS, P, 3600.0, 20 * 3.15576e7, "commitment the rate needs"),
+	FDBL("interruptions.per-month", capsim_cloud, reclaimed_per_month, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "share of instances the provider reclaims in a month (spot; AWS Spot Advisor's frequency of interruption)"),
 };
 
 static const capsim_field facility_fields[] = {
@@ -415,6 +416,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cost.depreciation", depreciation_s, CAPSIM_DIM_SECONDS, P, 3.15576e7 / 12, 20 * 3.15576e7, "4 y", "depreciation period"),
 	SDBL("cost.cabling", cabling_usd_per_gpu, CAPSIM_DIM_USD, NN, 0.0, 1e6, "$2560", "cables and optics of the fabric, per GPU (a 2-tier 1,024-GPU NDR H100 cluster's, Tech-Talk-CTO's cost spreadsheet, 2024-08: an assumption elsewhere)"),
 	SDBL("cost.discount-rate", discount_rate, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "discount rate a year for the TCO's present value (tco_npv_usd): opex paid monthly, capex up front; 0: none"),
+	SDBL("cost.network-penalty", cloud_network_penalty, CAPSIM_DIM_RATIO, NN, 0.0, 0.99, "0%", "throughput the cloud offer's shared network loses against the scenario's own fabric (an assumption: none unless given; set it from a measurement of the offer)"),
 	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),
 	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
 	FREF("cost.burst.cloud", S, burst_cloud, "cloud", 0, "cloud offer to burst into"),
@@ -528,6 +530,13 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 	memset(out->more, 0, sizeof out->more);
 }
 
+int capsim_scenario_cloud_priced(const capsim_scenario *s)
+{
+	return s->has_cloud && s->n_groups <= 1 && strcmp(s->cloud.gpu, s->gpu.e.id) == 0 &&
+	       s->cloud.rate_usd_per_gpu_s > 0 &&
+	       (s->cloud.pricing != CAPSIM_PRICING_SPOT || s->cloud.reclaimed_per_month > 0);
+}
+
 int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int max)
 {
 	const char *v[6];
@@ -538,8 +547,8 @@ int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int
 	 * another GPU and bursts wait for the cost model */
 	if (s->has_facility && s->facility.colo_usd_per_w_s > 0 && !(s->node.price_usd > 0))
 		v[n++] = "facility.colocation.price"; /* priced only with the nodes' capex */
-	if (s->has_cloud && (s->n_groups > 1 || strcmp(s->cloud.gpu, s->gpu.e.id) != 0))
-		v[n++] = "cost.cloud";
+	if (s->has_cloud && !capsim_scenario_cloud_priced(s))
+		v[n++] = "cost.cloud"; /* another GPU, or spot without its reclaim rate */
 	if (s->burst_cloud[0] && !(s->has_burst && s->n_groups <= 1 &&
 				   strcmp(s->burst.gpu, s->gpu.e.id) == 0))
 		v[n++] = "cost.burst"; /* priced only for an offer of the cluster's GPU */

@@ -250,6 +250,7 @@ typedef struct capsim_cloud {
 	double rate_usd_per_gpu_s;
 	char rate_date[CAPSIM_DATE_LEN];
 	double commitment_s;
+	double reclaimed_per_month; /* spot: share of instances reclaimed in a month; 0: none given */
 } capsim_cloud;
 
 typedef struct capsim_facility {
@@ -524,6 +525,7 @@ typedef struct capsim_scenario {
 	double cabling_usd_per_gpu;  /* cost.cabling: cables and optics, per GPU */
 	double support_per_s;        /* cost.support: share of capex a year, as a rate per second */
 	double discount_rate;        /* cost.discount-rate: a year; 0: undiscounted */
+	double cloud_network_penalty; /* cost.network-penalty: throughput lost on the cloud's network */
 	char cloud_ref[CAPSIM_ID_LEN];
 	int has_cloud;
 	capsim_cloud cloud;
@@ -600,6 +602,11 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 
 /* The group that holds node n. */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
+
+/* Whether the cloud cost model prices s's cloud offer: an offer of the
+ * cluster's GPU (one node type), with a rate, and for spot the share of
+ * instances reclaimed a month. */
+int capsim_scenario_cloud_priced(const capsim_scenario *s);
 
 /* The paths of the sections s gives that no model reads (a colocation
  * price without node prices, a cloud or burst offer of another GPU), at

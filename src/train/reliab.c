@@ -151,6 +151,27 @@ static double trained_params(const capsim_scenario *s)
 	return capsim_model_params(&s->model, 0);
 }
 
+double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
+				   double mttf_s, double *interval_s)
+{
+	double tau = 0.0;
+	if (s->checkpoint_interval_s > 0) {
+		tau = s->checkpoint_interval_s;
+	} else if (r->has_storage && mttf_s > 0) {
+		tau = capsim_young_interval(r->blocking_s, mttf_s);
+		/* a background save must drain before the next one starts */
+		if (s->checkpoint_async && tau < r->write_s)
+			tau = r->write_s;
+	}
+	*interval_s = tau;
+	if (!(mttf_s > 0) || !(tau > 0))
+		return 0.0;
+	/* async: a failure while a save drains loses it too, half a write on
+	 * average beyond the last durable one */
+	double lost_extra = s->checkpoint_async ? r->write_s : 0.0;
+	return capsim_goodput(tau, r->blocking_s, s->restart_s + r->restore_s + lost_extra, mttf_s);
+}
+
 void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
 			    capsim_reliab *out)
 {
@@ -210,24 +231,14 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 			out->blocking_s = out->checkpoint_bytes / gpus / bw;
 		}
 	}
-	/* async: a failure while a save drains loses it too, half a write on
-	 * average beyond the last durable one */
-	double lost_extra = s->checkpoint_async ? out->write_s : 0.0;
-	if (s->checkpoint_interval_s > 0) {
-		out->interval_s = s->checkpoint_interval_s;
-		out->interval_given = 1;
-	} else if (out->has_storage && out->job_mttf_s > 0) {
-		out->interval_s = capsim_young_interval(out->blocking_s, out->job_mttf_s);
-		/* a background save must drain before the next one starts */
-		if (s->checkpoint_async && out->interval_s < out->write_s)
-			out->interval_s = out->write_s;
+	if (out->job_mttf_s > 0) {
+		out->goodput = capsim_reliab_goodput_under(s, out, out->job_mttf_s, &out->interval_s);
+		out->interval_given = s->checkpoint_interval_s > 0;
 	}
 	if (out->job_mttf_s > 0 && out->interval_s > 0) {
-		out->goodput = capsim_goodput(out->interval_s, out->blocking_s,
-					      s->restart_s + out->restore_s + lost_extra,
-					      out->job_mttf_s);
 		out->wall_to_train_s = out->goodput > 0 ? st->time_to_train_s / out->goodput : 0.0;
 		out->interruptions = out->wall_to_train_s / out->job_mttf_s;
+		double lost_extra = s->checkpoint_async ? out->write_s : 0.0;
 		/* at most about 2e7 segments simulated in all (some 0.2 s): a run
 		 * of many short segments gets fewer runs, at least 64 */
 		double segments = st->time_to_train_s / out->interval_s + 1.0;

@@ -81,6 +81,14 @@ double capsim_young_interval(double write_s, double mttf_s);
  * cycle's lost work: tau / ((tau + delta)(1 + (r + (tau + delta)/2) / m)). */
 double capsim_goodput(double tau, double delta, double restart_s, double mttf_s);
 
+/* The goodput of r's checkpoints (its write, blocking and restore times)
+ * under interruptions every mttf_s: at s's checkpoint interval, or Young's
+ * on the blocking time (async: no shorter than the write), which *interval_s
+ * gets; the restart is s's plus the restore (async: plus a write lost). 0
+ * without an interval. */
+double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
+				   double mttf_s, double *interval_s);
+
 /* The job's interruption rate from each part (reliability.*-mtbf; a given
  * reliability.node-mtbf scales the node's parts to it), on `leaves` leaf
  * switches. */

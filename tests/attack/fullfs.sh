@@ -66,7 +66,9 @@ case_validate_out_full() {
 	fill w
 	local before
 	before=$(tree w)
-	cap 1 "w/r.xml: error: cannot write: No space left on device" \
+	# the write fails as the XML is written, or at the close when it fits
+	# in stdio's buffer: either way the file is named and the old one kept
+	cap 1 "w/r.xml: error: cannot write" \
 		validate "$SMALL" --resolved --out w/r.xml
 	same_tree "validate --out on a full file system" "$before" "$(tree w)"
 }

@@ -1009,6 +1009,52 @@ static void eval_file(const char *name, const capsim_set *sets, size_t n, capsim
 	free(s);
 }
 
+/* The cloud run: on an offer as dependable as the cluster it takes the
+ * cluster's wall time; a shared network's penalty slows the step; a spot
+ * offer's reclaimed instances (32 H100 in 4 instances at 15% a month) add
+ * to the hardware's interruptions, at Young's interval for the sum; a spot
+ * offer without its reclaim rate is not priced */
+static void test_cloud_run(void **state)
+{
+	(void)state;
+	capsim_result r;
+	eval_file("onprem-burst.xml", NULL, 0, &r);
+	assert_true(r.has_cloud_cost);
+	assert_rel(r.cloud_wall_to_train_s, r.reliab.wall_to_train_s, 1e-12);
+	assert_rel(r.cloud_goodput, r.reliab.goodput, 1e-12);
+	assert_true(r.cloud_reclaims == 0);
+	capsim_result_free(&r);
+	const capsim_set slow[] = { { "cost.network-penalty", "20%" } };
+	eval_file("onprem-burst.xml", slow, 1, &r);
+	assert_rel(r.cloud_wall_to_train_s, r.step.time_to_train_s / 0.8 / r.cloud_goodput, 1e-12);
+	assert_rel(r.cloud_goodput, r.reliab.goodput, 1e-12);
+	assert_rel(r.cloud_cost_usd, 12.29 / 3600 * 32 * r.cloud_wall_to_train_s, 1e-9);
+	capsim_result_free(&r);
+	const capsim_set spot[] = { { "cost.cloud.ref", "vastai-h100-spot" },
+				    { "cost.cloud.interruptions.per-month", "15%" } };
+	eval_file("onprem-burst.xml", spot, 2, &r);
+	assert_true(r.has_cloud_cost);
+	double month = 3.15576e7 / 12;
+	double reclaim = 4 * 0.15 / month;
+	assert_rel(r.cloud_reclaim_rate_per_s, reclaim, 1e-12);
+	double m = 1.0 / (1.0 / r.reliab.job_mttf_s + reclaim);
+	double tau = sqrt(2 * r.reliab.blocking_s * m);
+	double g = capsim_goodput(tau, r.reliab.blocking_s, 600 + r.reliab.restore_s, m);
+	assert_rel(r.cloud_goodput, g, 1e-12);
+	assert_true(r.cloud_goodput < r.reliab.goodput);
+	assert_rel(r.cloud_wall_to_train_s, r.step.time_to_train_s / g, 1e-12);
+	assert_rel(r.cloud_reclaims, reclaim * r.cloud_wall_to_train_s, 1e-12);
+	assert_rel(r.cloud_cost_usd, 1.52 / 3600 * 32 * r.cloud_wall_to_train_s, 1e-9);
+	capsim_result_free(&r);
+	eval_file("onprem-burst.xml", spot, 1, &r);
+	assert_false(r.has_cloud_cost);
+	int listed = 0;
+	for (int i = 0; i < r.n_not_modelled; i++)
+		listed |= strcmp(r.not_modelled[i], "cost.cloud") == 0;
+	assert_true(listed);
+	capsim_result_free(&r);
+}
+
 /* The training run's money, in closed form on scenarios/onprem-burst.xml:
  * the cloud offer (AWS p5 on demand, $12.29 a GPU-hour, H100 as the cluster)
  * x 32 GPUs x the wall time to train; the facility's energy ($0.0806/kWh) x
@@ -1650,6 +1696,7 @@ int main(void)
 		cmocka_unit_test(test_h200_power),
 		cmocka_unit_test(test_reliability_closed_form),
 		cmocka_unit_test(test_run_costs),
+		cmocka_unit_test(test_cloud_run),
 		cmocka_unit_test(test_owning),
 		cmocka_unit_test(test_reliability_monte_carlo),
 		cmocka_unit_test(test_cuda_graphs),
