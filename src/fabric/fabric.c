@@ -25,7 +25,11 @@ typedef struct {
 struct capsim_fabric {
 	int nodes, G, domain, rails, nvlink, gdr, routing, tiers, k;
 	int down, up;             /* per leaf: node ports, uplinks */
-	int leaves_per_rail, leaves, spines;
+	/* planes of leaves: one a rail (rail-optimised) or one for all rails
+	 * (plain: a node's NICs on one leaf); a leaf holds `per_leaf` nodes,
+	 * each with `ports` of its ports */
+	int planes, per_leaf, ports;
+	int leaves_per_rail, leaves, spines; /* leaves_per_rail: of one plane */
 	int switches1;            /* one tier: switches that hold every node port */
 	long leaf_spine_cables;   /* two tiers: the uplinks the attached nodes need */
 	int pod_leaves, pods_per_rail, pods, core_per_agg, cores;
@@ -88,10 +92,11 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d);
  * leaf's oversubscription */
 static int leaf_uplinks_needed(const capsim_fabric *f, int slots, int i)
 {
-	int attached = slots - i * f->down;
-	if (attached > f->down)
-		attached = f->down;
-	return (int)(((long)attached * f->up + f->down - 1) / f->down);
+	int attached = slots - i * f->per_leaf;
+	if (attached > f->per_leaf)
+		attached = f->per_leaf;
+	long used = (long)attached * f->ports;
+	return (int)((used * f->up + f->down - 1) / f->down);
 }
 
 /* Two tiers: the spines and the leaf-spine cables a cluster of `slots` node
@@ -108,15 +113,15 @@ static void plan_spines(capsim_fabric *f, int slots)
 	long per_rail = 0;
 	for (int i = 0; i < f->leaves_per_rail; i++)
 		per_rail += leaf_uplinks_needed(f, slots, i);
-	int planes = f->leaves <= f->k ? 1 : f->rails; /* spine sets */
-	int spines = spine_count(f->up, (double)per_rail * f->rails / planes / f->k);
+	int planes = f->leaves <= f->k ? 1 : f->planes; /* spine sets */
+	int spines = spine_count(f->up, (double)per_rail * f->planes / planes / f->k);
 	f->spines = planes * spines;
 	long cables = 0;
 	for (int i = 0; i < f->leaves_per_rail; i++) {
 		long need = leaf_uplinks_needed(f, slots, i);
 		cables += (need + spines - 1) / spines * spines;
 	}
-	f->leaf_spine_cables = cables * f->rails;
+	f->leaf_spine_cables = cables * f->planes;
 }
 
 static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
@@ -161,8 +166,23 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 	int slots = f->nodes;
 	if (s->placement == CAPSIM_PLACE_SCATTERED && s->placement_slots > slots)
 		slots = s->placement_slots;
-	f->leaves_per_rail = (slots + f->down - 1) / f->down;
-	f->leaves = f->leaves_per_rail * f->rails;
+	f->planes = f->rails;
+	f->per_leaf = f->down;
+	f->ports = 1;
+	if (!s->rail_optimized && f->tiers >= 2) {
+		f->planes = 1;
+		f->ports = f->rails;
+		f->per_leaf = f->down / f->rails;
+		if (f->per_leaf < 1) {
+			capsim_diags_add(d, f->file, f->line,
+					 "fabric: a plain fat tree puts a node's %d NICs on one "
+					 "leaf, but its leaves have %d node ports",
+					 f->rails, f->down);
+			return -1;
+		}
+	}
+	f->leaves_per_rail = (slots + f->per_leaf - 1) / f->per_leaf;
+	f->leaves = f->leaves_per_rail * f->planes;
 	if (f->tiers == 1 && f->leaves_per_rail > 1) {
 		capsim_diags_add(d, f->file, f->line,
 				 "fabric: %d nodes on one switch layer, but %d-port "
@@ -192,7 +212,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 		 * one aggregation switch per leaf uplink (Al-Fares et al. 2008) */
 		f->pod_leaves = f->k / 2;
 		f->pods_per_rail = (f->leaves_per_rail + f->pod_leaves - 1) / f->pod_leaves;
-		f->pods = f->pods_per_rail * f->rails;
+		f->pods = f->pods_per_rail * f->planes;
 		f->spines = f->pods * f->up; /* aggregation switches */
 		f->core_per_agg = f->k / 2;
 		f->cores = f->spines * f->core_per_agg / f->k;
@@ -208,7 +228,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
  * topology hands them out. */
 static void scatter(capsim_fabric *f, const capsim_scenario *s)
 {
-	int slots = f->leaves_per_rail * f->down;
+	int slots = f->leaves_per_rail * f->per_leaf;
 	int *pos = capsim_xmalloc((size_t)slots * sizeof *pos);
 	for (int i = 0; i < slots; i++)
 		pos[i] = i;
@@ -460,8 +480,9 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	}
 	PUSH(L(f, CAPSIM_LINK_NIC_UP, na * f->rails + r));
 	int sa = slot_of(f, na), sb = slot_of(f, nb);
-	int la = r * f->leaves_per_rail + sa / f->down;
-	int lb = r * f->leaves_per_rail + sb / f->down;
+	int plane = f->planes > 1 ? r : 0;
+	int la = plane * f->leaves_per_rail + sa / f->per_leaf;
+	int lb = plane * f->leaves_per_rail + sb / f->per_leaf;
 	*latency_s += f->sw_latency_s;
 	if (la != lb) {
 		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
@@ -502,7 +523,7 @@ void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c)
 	if (!f->tiers)
 		return;
 	c->leaves = f->tiers == 1 ? f->switches1 : f->leaves;
-	c->nodes_per_leaf = f->down;
+	c->nodes_per_leaf = f->tiers == 1 ? f->down : f->per_leaf;
 	c->leaf_uplinks = f->up;
 	c->cables_node_leaf = (long)f->nodes * f->rails;
 	if (f->tiers == 2) {
@@ -556,7 +577,7 @@ void capsim_fabric_link_name(const capsim_fabric *f, int link, char *buf,
 		return;
 	case CAPSIM_LINK_LEAF_UP:
 	case CAPSIM_LINK_SPINE_DOWN:
-		snprintf(buf, len, "rail%d/leaf%d uplink%d %s",
+		snprintf(buf, len, "%s%d/leaf%d uplink%d %s", f->planes > 1 ? "rail" : "plane",
 			 i / f->up / f->leaves_per_rail, i / f->up % f->leaves_per_rail,
 			 i % f->up, k == CAPSIM_LINK_LEAF_UP ? "up" : "down");
 		return;

@@ -1,6 +1,7 @@
 /* fabric.h - the cluster as links: GPUs on NVSwitch (or PCIe) inside a node or
- * an NVLink domain, PCIe to one NIC per rail, and a rail-optimised fat tree of
- * 1, 2 or 3 tiers between nodes, with the leaf oversubscription and the
+ * an NVLink domain, PCIe to one NIC per rail, and a fat tree of 1, 2 or 3
+ * tiers between nodes, rail-optimised (a plane of leaves a rail) or plain
+ * (a node's NICs on one leaf), with the leaf oversubscription and the
  * switch radix of the scenario. Paths between GPUs are routed by ECMP hashing
  * (with its collisions) or adaptively (least-loaded uplink at flow start).
  *

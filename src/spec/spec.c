@@ -336,6 +336,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("cluster.fabric.rails", rails_given, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
 	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio"),
 	FFLAG("cluster.fabric.sharp", S, sharp, 0, "off", "SHARP in-network reduction"),
+	FFLAG("cluster.fabric.rail-optimized", S, rail_optimized, 0, "on", "rail-optimised fat tree: each NIC of a node on its rail's leaf, so same-rail traffic of up to a leaf's node ports stays in one switch (NVIDIA's SuperPOD); off: a plain fat tree, all of a node's NICs on one leaf"),
 	FENUM("cluster.fabric.placement", S, placement, placements, 0, "contiguous", "where the job's nodes sit under the leaves: contiguous (node i under leaf i / node ports, so small groups share a leaf), or scattered by the scheduler (a shuffle from the scenario's seed), so groups cross leaves and oversubscription matters"),
 	FENUM("cluster.fabric.routing", S, routing_given, routings, 0, "auto", "routing: ecmp (hashed), adaptive (least-loaded uplink), deterministic (the subnet manager's destination-based fat-tree routing, D-mod-K); auto: deterministic on InfiniBand, ECMP on RoCE and TCP"),
 	FFLAG("cluster.fabric.gpudirect", S, gpudirect, 0, "on", "GPUDirect RDMA"),

@@ -444,6 +444,7 @@ typedef struct capsim_scenario {
 	int rails_given;          /* cluster.fabric.rails, 0: not given */
 	double oversubscription;  /* 1.0 is non-blocking; "2:1" is 2.0 */
 	int sharp, routing, gpudirect, congestion_control;
+	int rail_optimized;       /* cluster.fabric.rail-optimized: a leaf plane a rail */
 	int routing_given;        /* cluster.fabric.routing; routing is it with auto resolved */
 	int placement;            /* capsim_placement: where the job's nodes sit under the leaves */
 	int placement_slots;      /* not an input: node positions to scatter over (0: nodes);

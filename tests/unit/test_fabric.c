@@ -431,6 +431,64 @@ static void test_small_cluster_counts(void **state)
 	}
 }
 
+/* Rail-optimised against plain fat trees. Rail-optimised, node 0 and node 4
+ * talk on one rail's leaf; plain, a leaf holds 4 whole nodes (32 node ports
+ * / 8 NICs), so the same pair crosses a spine. 40 nodes need 16 leaves
+ * rail-optimised (two a rail) but 10 plain, each with 32 uplinks. An
+ * all-to-all over 32 nodes at 3:1 pays for the spine crossings plain. */
+static void test_plain_fat_tree(void **state)
+{
+	(void)state;
+	const capsim_set plain[] = { { "cluster.fabric.rail-optimized", "off" } };
+	capsim_scenario *s = scenario(40, "fat-tree", plain, 1);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	assert_non_null(f);
+	capsim_fabric_counts c;
+	capsim_fabric_get_counts(f, &c);
+	assert_int_equal(c.leaves, 10);
+	assert_int_equal(c.nodes_per_leaf, 4);
+	assert_int_equal(c.spines, 8);
+	assert_int_equal(c.cables_leaf_spine, 320);
+	int links[32];
+	double lat;
+	size_t n = capsim_fabric_route(f, 0, 4 * 8, 1, links, 32, &lat);
+	int crosses = 0;
+	for (size_t i = 0; i < n; i++)
+		crosses |= capsim_fabric_link_kind(f, links[i]) == CAPSIM_LINK_LEAF_UP;
+	assert_true(crosses);
+	n = capsim_fabric_route(f, 0, 3 * 8, 1, links, 32, &lat);
+	crosses = 0;
+	for (size_t i = 0; i < n; i++)
+		crosses |= capsim_fabric_link_kind(f, links[i]) == CAPSIM_LINK_LEAF_UP;
+	assert_false(crosses); /* nodes 0-3 share a leaf */
+	capsim_fabric_destroy(f);
+	free(s);
+	s = scenario(40, "fat-tree", NULL, 0);
+	f = capsim_fabric_build(s, NULL);
+	n = capsim_fabric_route(f, 0, 4 * 8, 1, links, 32, &lat);
+	crosses = 0;
+	for (size_t i = 0; i < n; i++)
+		crosses |= capsim_fabric_link_kind(f, links[i]) == CAPSIM_LINK_LEAF_UP;
+	assert_false(crosses);
+	capsim_fabric_destroy(f);
+	free(s);
+
+	const capsim_set over[] = { { "cluster.fabric.oversubscription", "3:1" } };
+	const capsim_set over_plain[] = { { "cluster.fabric.oversubscription", "3:1" },
+					  { "cluster.fabric.rail-optimized", "off" } };
+	capsim_scenario *sr = scenario(32, "fat-tree", over, 1);
+	capsim_scenario *sp = scenario(32, "fat-tree", over_plain, 2);
+	capsim_fabric *fr = capsim_fabric_build(sr, NULL);
+	capsim_fabric *fp = capsim_fabric_build(sp, NULL);
+	capsim_coll_result rr = run(fr, sr, CAPSIM_COLL_ALLTOALL, 1 << 30, 256, -1, -1, 0, 0);
+	capsim_coll_result rp = run(fp, sp, CAPSIM_COLL_ALLTOALL, 1 << 30, 256, -1, -1, 0, 0);
+	assert_true(rp.time_s > 1.2 * rr.time_s);
+	capsim_fabric_destroy(fr);
+	capsim_fabric_destroy(fp);
+	free(sr);
+	free(sp);
+}
+
 /* Property: with the algorithm fixed, faster links never slow a collective. */
 static void test_faster_links_never_slower(void **state)
 {
@@ -756,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
 		cmocka_unit_test(test_superpod_counts),
 		cmocka_unit_test(test_small_cluster_counts),
+		cmocka_unit_test(test_plain_fat_tree),
 		cmocka_unit_test(test_faster_links_never_slower),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_transports),
