@@ -19,11 +19,14 @@ static void help(FILE *out)
 		"usage: capsim bom [SCENARIO] [--set PATH=VALUE]... [--json]\n"
 		"\n"
 		"The cluster's parts: nodes (with their GPUs and NICs), the fabric's leaf,\n"
-		"spine and core switches and the cables between them (two optical\n"
-		"transceivers each), racks and branch circuits under the facility's limits,\n"
+		"spine and core switches and the cables between them, by reach class on\n"
+		"the facility's floor (copper in a rack, optics with two transceiver ports\n"
+		"beyond), the shared storage, racks and branch circuits (a rack PDU each)\n"
+		"under the facility's limits,\n"
 		"each priced where the catalog has a price with its date, and the capex.\n"
 		"A part without a price is listed as such: give one with --set\n"
-		"(cluster.node.price.value, cluster.fabric.switch.price.value).\n");
+		"(cluster.node.price.value, cluster.fabric.switch.price.value,\n"
+		"cost.cable-dac ... cost.cable-singlemode-2km, cluster.storage.shared.price.value).\n");
 }
 
 typedef struct bom_line {
@@ -35,7 +38,7 @@ typedef struct bom_line {
 	const char *note;
 } bom_line;
 
-#define BOM_MAX (CAPSIM_MAX_GROUPS * 3 + 12)
+#define BOM_MAX (CAPSIM_MAX_GROUPS * 3 + 20)
 
 static int lines_of(const capsim_scenario *s, const capsim_result *r, bom_line *v)
 {
@@ -83,6 +86,7 @@ static int lines_of(const capsim_scenario *s, const capsim_result *r, bom_line *
 					       "cable spine-core" };
 	long c[3] = { r->cables_node_leaf, r->cables_leaf_spine, r->cables_spine_core };
 	long links = 0;
+	const int by_layout = r->layout.has_layout;
 	for (int k = 0; k < 3; k++) {
 		if (c[k] <= 0)
 			continue;
@@ -92,22 +96,64 @@ static int lines_of(const capsim_scenario *s, const capsim_result *r, bom_line *
 		l->part = cables[k];
 		snprintf(l->id, sizeof l->id, "-");
 		l->count = (double)c[k];
-		l->note = "in cost.cabling";
+		l->note = by_layout ? "by reach below" : "in cost.cabling";
 	}
-	if (links > 0) {
+	if (links > 0 && by_layout) {
+		/* the layout's reach classes, priced by cost.cable-* where every
+		 * class has a price, else inside cost.cabling */
+		static const char *const part[CAPSIM_CABLE__COUNT] = {
+			"cable dac", "cable acc", "cable multimode", "cable singlemode",
+			"cable sm-2km",
+		};
+		for (int k = 0; k < CAPSIM_CABLE__COUNT; k++) {
+			if (!r->layout.total[k])
+				continue;
+			bom_line *l = &v[n++];
+			memset(l, 0, sizeof *l);
+			l->part = part[k];
+			snprintf(l->id, sizeof l->id, "cost.cable-%s", capsim_cable_class_names[k]);
+			l->count = (double)r->layout.total[k];
+			if (r->cabling_by_reach)
+				l->unit_usd = s->cable_usd[k];
+			else
+				l->note = "in cost.cabling (no price for every class: cost.cable-*)";
+		}
+		bom_line *l = &v[n++];
+		memset(l, 0, sizeof *l);
+		l->part = "transceiver port";
+		snprintf(l->id, sizeof l->id, "-");
+		l->count = (double)r->layout.optical_ends;
+		l->note = "two an optical cable (a twin-port module carries two); in the cables' price";
+	} else if (links > 0) {
 		bom_line *l = &v[n++];
 		memset(l, 0, sizeof *l);
 		l->part = "transceiver";
 		snprintf(l->id, sizeof l->id, "-");
 		l->count = 2.0 * (double)links;
-		l->note = "two a cable, taken as optical (an assumption); in cost.cabling";
-		l = &v[n++];
+		l->note = "two a cable, taken as optical (no layout: an assumption); in cost.cabling";
+	}
+	if (links > 0 && !r->cabling_by_reach) {
+		bom_line *l = &v[n++];
 		memset(l, 0, sizeof *l);
 		l->part = "cabling";
 		snprintf(l->id, sizeof l->id, "cost.cabling");
 		l->count = (double)capsim_scenario_gpus(s);
 		l->unit_usd = s->cabling_usd_per_gpu;
 		l->note = "per GPU";
+	}
+	if (s->has_shared_storage) {
+		bom_line *l = &v[n++];
+		memset(l, 0, sizeof *l);
+		l->part = "shared storage";
+		snprintf(l->id, sizeof l->id, "%s", s->shared_storage.e.id);
+		l->count = 1;
+		if (s->shared_storage.price_usd > 0) {
+			l->unit_usd = s->shared_storage.price_usd;
+			snprintf(l->date, sizeof l->date, "%s", s->shared_storage.price_date);
+		} else {
+			l->unit_usd = -1;
+			l->note = "no price: left out of the capex (cluster.storage.shared.price.value)";
+		}
 	}
 	if (r->power.has_racks) {
 		bom_line *l = &v[n++];
@@ -122,7 +168,7 @@ static int lines_of(const capsim_scenario *s, const capsim_result *r, bom_line *
 			l->part = "branch circuit";
 			snprintf(l->id, sizeof l->id, "%s", s->facility.e.id);
 			l->count = (double)r->power.racks * r->power.circuits_per_rack;
-			l->note = "not priced";
+			l->note = "a rack PDU each; not priced (no public dated price)";
 		}
 	}
 	return n;
@@ -132,7 +178,7 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const b
 		       int n, FILE *f)
 {
 	fprintf(f, "%s: bill of materials\n", s->name);
-	fprintf(f, "  %-17s %-18s %9s %12s %13s  %s\n", "part", "id", "count", "unit", "total",
+	fprintf(f, "  %-17s %-22s %9s %12s %13s  %s\n", "part", "id", "count", "unit", "total",
 		"price date / note");
 	int missing = 0;
 	for (int i = 0; i < n; i++) {
@@ -145,11 +191,12 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const b
 			snprintf(unit, sizeof unit, "no price");
 			missing = 1;
 		}
-		fprintf(f, "  %-17s %-18s %9.0f %12s %13s  %s\n", l->part, l->id, l->count, unit,
+		fprintf(f, "  %-17s %-22s %9.0f %12s %13s  %s\n", l->part, l->id, l->count, unit,
 			total, l->note ? l->note : l->date);
 	}
 	if (r->has_capex)
-		fprintf(f, "  capex %.0f USD ($%.4gM)\n", r->capex_usd, r->capex_usd / 1e6);
+		fprintf(f, "  capex %.0f USD ($%.4gM)%s%s\n", r->capex_usd, r->capex_usd / 1e6,
+			r->capex_excludes[0] ? "; leaves out " : "", r->capex_excludes);
 	else
 		fprintf(f, "  capex: not computed%s\n",
 			missing ? ": a part has no price in the catalog; give it with --set" : "");

@@ -106,6 +106,28 @@ static void scaling(const capsim_scenario *s, const capsim_eval_opts *o, capsim_
 
 #define YEAR_S 3.15576e7
 
+/* The fabric's cables: by reach class where the layout has them all priced
+ * (cost.cable-*), else cost.cabling a GPU. */
+static double cabling_usd(const capsim_scenario *s, capsim_result *r)
+{
+	if (r->layout.has_layout) {
+		double usd = 0.0;
+		int priced = 1;
+		for (int c = 0; c < CAPSIM_CABLE__COUNT; c++) {
+			if (!r->layout.total[c])
+				continue;
+			if (!(s->cable_usd[c] > 0))
+				priced = 0;
+			usd += (double)r->layout.total[c] * s->cable_usd[c];
+		}
+		if (priced) {
+			r->cabling_by_reach = 1;
+			return usd;
+		}
+	}
+	return s->cabling_usd_per_gpu * (double)capsim_scenario_gpus(s);
+}
+
 /* Owning the cluster (docs/model.md, "Money for the training run"): the
  * capex of its nodes, switches and cabling where each has a price, opex a
  * year (energy at the utilisation, colocation of its maximum IT power,
@@ -134,7 +156,19 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 	}
 	double gpus = (double)capsim_scenario_gpus(s);
 	r->has_capex = 1;
-	r->capex_usd = nodes_usd + switch_usd + s->cabling_usd_per_gpu * gpus;
+	r->capex_cabling_usd = cabling_usd(s, r);
+	/* the shared file system where it has a price; without one the capex
+	 * leaves it out and says so */
+	if (s->has_shared_storage) {
+		if (s->shared_storage.price_usd > 0)
+			r->capex_storage_usd = s->shared_storage.price_usd;
+		else
+			snprintf(r->capex_excludes, sizeof r->capex_excludes,
+				 "shared storage '%s' (no price: cluster.storage.shared.price.value)",
+				 s->shared_storage_ref[0] ? s->shared_storage_ref :
+							    s->shared_storage.e.id);
+	}
+	r->capex_usd = nodes_usd + switch_usd + r->capex_cabling_usd + r->capex_storage_usd;
 	double u = s->utilization > 0 ? s->utilization : 1.0;
 	double H = s->horizon_s > 0 ? s->horizon_s : 3 * YEAR_S;
 	double share = s->depreciation_s > 0 && H < s->depreciation_s ? H / s->depreciation_s : 1.0;
@@ -266,17 +300,21 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	int rc = capsim_step_simulate_ex(s, f, kn, o && o->keep_schedule, &r->step, d);
 	capsim_fabric_counts fc;
 	capsim_fabric_get_counts(f, &fc);
-	capsim_fabric_destroy(f);
 	if (rc < 0) {
+		capsim_fabric_destroy(f);
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
 	if (capsim_power_estimate(s, &r->step, fc.leaves + fc.spines + fc.cores, &r->power,
 				  d) < 0) {
+		capsim_fabric_destroy(f);
 		capsim_step_free(&r->step);
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
+	if (r->power.has_racks)
+		capsim_layout_estimate(s, f, r->power.nodes_per_rack, &r->layout);
+	capsim_fabric_destroy(f);
 	r->has_fabric = fc.leaves > 0;
 	r->leaves = fc.leaves;
 	r->spines = fc.spines;

@@ -20,6 +20,7 @@
 #include "collective.h"
 #include "diag.h"
 #include "knobs.h"
+#include "layout.h"
 #include "spec.h"
 #include "power.h"
 #include "reliab.h"
@@ -59,12 +60,17 @@ typedef struct capsim_result {
 	int has_fabric;
 	int leaves, spines, cores;
 	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
+	capsim_layout layout;      /* the floor and the cables by reach (layout.h) */
 	/* money for the training run's wall time (goodput counted): the
 	 * facility's energy, and the scenario's cloud offer for the same GPUs */
 	/* owning the cluster over cost.horizon at cost.utilization (has_capex:
 	 * every part has a price) */
 	int has_capex;
 	double capex_usd, opex_per_year_usd, tco_usd;
+	double capex_cabling_usd;  /* by reach class (cabling_by_reach) or cost.cabling a GPU */
+	int cabling_by_reach;
+	double capex_storage_usd;  /* the shared file system's price, where it has one */
+	char capex_excludes[160];  /* what the capex leaves out for want of a price; "" none */
 	double tco_npv_usd;        /* its present value at cost.discount-rate */
 	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
 	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */

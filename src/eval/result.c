@@ -42,6 +42,52 @@ static int has_breakeven_month(const R *r) { return r->has_capex && r->has_cloud
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
+static int has_layout(const R *r) { return r->layout.has_layout; }
+static int has_excludes(const R *r) { return r->has_capex && r->capex_excludes[0]; }
+
+static void note_capex(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(cabling %s%s%s)", r->cabling_by_reach ? "by reach class" : "cost.cabling a GPU",
+		 r->capex_excludes[0] ? "; leaves out " : "", r->capex_excludes);
+}
+
+static json_t *j_cables(const R *r)
+{
+	static const char *const tiers[CAPSIM_CABLE_TIERS] = { "node_leaf", "leaf_spine",
+								"spine_core" };
+	json_t *o = json_object();
+	for (int t = 0; t < CAPSIM_CABLE_TIERS; t++) {
+		json_t *c = json_object();
+		for (int k = 0; k < CAPSIM_CABLE__COUNT; k++)
+			json_object_set_new(c, capsim_cable_class_names[k],
+					    json_integer(r->layout.cables[t][k]));
+		json_object_set_new(c, "longest_m", json_real(r->layout.longest_m[t]));
+		json_object_set_new(o, tiers[t], c);
+	}
+	return o;
+}
+
+static void note_cables(const R *r, char *b, size_t n)
+{
+	size_t l = 0;
+	b[0] = '\0';
+	for (int k = 0; k < CAPSIM_CABLE__COUNT && l < n; k++) {
+		if (!r->layout.total[k])
+			continue;
+		int w = snprintf(b + l, n - l, "%s%s %ld", l ? ", " : "",
+				 capsim_cable_class_names[k], r->layout.total[k]);
+		if (w < 0)
+			break;
+		l += (size_t)w;
+	}
+	double longest = 0;
+	for (int t = 0; t < CAPSIM_CABLE_TIERS; t++)
+		if (r->layout.longest_m[t] > longest)
+			longest = r->layout.longest_m[t];
+	if (l < n)
+		snprintf(b + l, n - l, " (longest %.0f m; %d racks in %d rows)", longest,
+			 r->layout.node_racks, r->layout.rows);
+}
 static int has_cloud_goodput(const R *r) { return r->has_cloud_cost && r->reliab.interval_s > 0; }
 static int has_reclaims(const R *r) { return r->has_cloud_cost && r->cloud_reclaim_rate_per_s > 0; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
@@ -454,6 +500,25 @@ const capsim_result_key capsim_result_keys[] = {
 	{ .key = "cables_spine_core", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, cables_spine_core), .unit = "", .label = "cables spine-core",
 	  .depth = 1, .doc = "cables between spines and cores", .present = has_cores },
+	JSON("cables_by_reach", j_cables, "the cables of each tier (node_leaf, leaf_spine, "
+	     "spine_core) by reach class on the facility's floor: dac (to 3 m), acc (5 m), "
+	     "multimode (50 m), singlemode (500 m), singlemode-2km", has_layout,
+	     "cables by reach", note_cables),
+#define CABLES(k, c, doc_)                                                             \
+	{ .key = k, .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,                   \
+	  .offset = offsetof(R, layout.total) + (c) * sizeof(long), .unit = "",        \
+	  .doc = doc_, .present = has_layout }
+	CABLES("cables_dac", CAPSIM_CABLE_DAC, "passive copper cables (runs to 3 m: in a rack)"),
+	CABLES("cables_acc", CAPSIM_CABLE_ACC, "active copper cables (to 5 m)"),
+	CABLES("cables_multimode", CAPSIM_CABLE_MMF, "multimode optical cables (to 50 m)"),
+	CABLES("cables_singlemode", CAPSIM_CABLE_SMF, "single-mode optical cables (to 500 m)"),
+	CABLES("cables_singlemode_2km", CAPSIM_CABLE_SMF_2KM,
+	       "single-mode optical cables longer than 500 m (FR4, 2 km)"),
+#undef CABLES
+	{ .key = "transceiver_ports", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, layout.optical_ends), .unit = "", .label = "transceiver ports",
+	  .depth = 1, .doc = "optical transceiver ports: two an optical cable (a twin-port "
+	  "module carries two)", .present = has_layout },
 	REAL_IF("energy_cost_usd", offsetof(R, energy_cost_usd), CAPSIM_DIM_USD, "USD",
 		"energy cost to train", 0,
 		"facility power x wall time to train x the facility's energy price",
@@ -478,8 +543,16 @@ const capsim_result_key capsim_result_keys[] = {
 		"instances the provider reclaims over the cloud run (instances x its monthly share)",
 		has_reclaims, NULL, NULL),
 	REAL_IF("capex_usd", offsetof(R, capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
-		"nodes, fabric switches and cabling at their catalog prices (present when each has one)",
-		has_capex, NULL, NULL),
+		"nodes, fabric switches, cabling and shared storage at their prices (present when the "
+		"nodes and switches have one)", has_capex, note_capex, NULL),
+	REAL_IF("capex_cabling_usd", offsetof(R, capex_cabling_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+		"the cables: each reach class at cost.cable-* where the layout's classes all have one, "
+		"else cost.cabling a GPU", has_capex, NULL, NULL),
+	REAL_IF("capex_storage_usd", offsetof(R, capex_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+		"the shared file system at its price", has_capex, NULL, NULL),
+	{ .key = "capex_excludes", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, capex_excludes), .unit = "",
+	  .doc = "what the capex leaves out for want of a price", .present = has_excludes },
 	REAL_IF("opex_per_year_usd", offsetof(R, opex_per_year_usd), CAPSIM_DIM_USD, "USD",
 		"opex a year", 1, "energy at cost.utilization, colocation, support", has_capex, NULL,
 		NULL),

@@ -31,6 +31,8 @@ struct capsim_fabric {
 	int planes, per_leaf, ports;
 	int leaves_per_rail, leaves, spines; /* leaves_per_rail: of one plane */
 	int switches1;            /* one tier: switches that hold every node port */
+	int spines_per_set;       /* two tiers: spines each leaf reaches */
+	int slots;                /* node positions under the leaves */
 	long leaf_spine_cables;   /* two tiers: the uplinks the attached nodes need */
 	int pod_leaves, pods_per_rail, pods, core_per_agg, cores;
 	long line; /* of <fabric> in the scenario */
@@ -116,6 +118,7 @@ static void plan_spines(capsim_fabric *f, int slots)
 	int planes = f->leaves <= f->k ? 1 : f->planes; /* spine sets */
 	int spines = spine_count(f->up, (double)per_rail * f->planes / planes / f->k);
 	f->spines = planes * spines;
+	f->spines_per_set = spines;
 	long cables = 0;
 	for (int i = 0; i < f->leaves_per_rail; i++) {
 		long need = leaf_uplinks_needed(f, slots, i);
@@ -183,6 +186,7 @@ static int plan(capsim_fabric *f, const capsim_scenario *s, capsim_diags *d)
 	}
 	f->leaves_per_rail = (slots + f->per_leaf - 1) / f->per_leaf;
 	f->leaves = f->leaves_per_rail * f->planes;
+	f->slots = slots;
 	if (f->tiers == 1 && f->leaves_per_rail > 1) {
 		capsim_diags_add(d, f->file, f->line,
 				 "fabric: %d nodes on one switch layer, but %d-port "
@@ -538,6 +542,31 @@ void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c)
 		c->cores = f->cores;
 		c->cables_spine_core = (long)f->spines * f->core_per_agg;
 	}
+}
+
+void capsim_fabric_get_shape(const capsim_fabric *f, capsim_fabric_shape *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	sh->tiers = f->tiers;
+	if (!f->tiers)
+		return;
+	sh->planes = f->tiers == 1 ? 1 : f->planes;
+	sh->per_leaf = f->tiers == 1 ? f->slots : f->per_leaf;
+	sh->leaves_per_plane = f->tiers == 1 ? 1 : f->leaves_per_rail;
+	sh->pod_leaves = f->tiers == 3 ? f->pod_leaves : 0;
+	sh->slots = f->slots;
+	if (f->tiers == 3)
+		sh->pod_core_cables = (long)f->up * f->core_per_agg;
+}
+
+long capsim_fabric_leaf_cables(const capsim_fabric *f, int i)
+{
+	if (f->tiers < 2 || i < 0 || i >= f->leaves_per_rail)
+		return 0;
+	if (f->tiers == 3)
+		return f->up;
+	long need = leaf_uplinks_needed(f, f->slots, i);
+	return (need + f->spines_per_set - 1) / f->spines_per_set * f->spines_per_set;
 }
 
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link)

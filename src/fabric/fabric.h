@@ -87,6 +87,27 @@ typedef struct capsim_fabric_counts {
 
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 
+/* Which nodes each switch serves, for the floor layout (layout.h). Leaf i
+ * of a plane serves node positions [i per_leaf, (i + 1) per_leaf), every
+ * plane's leaf i the same nodes; at three tiers, pod p holds leaves
+ * [p pod_leaves, (p + 1) pod_leaves) of each plane. One tier: one "leaf"
+ * for all. */
+typedef struct capsim_fabric_shape {
+	int tiers;                /* 0: no switched fabric */
+	int planes;               /* rails (rail-optimised) or 1 (plain, one tier) */
+	int per_leaf;             /* node positions under a leaf */
+	int leaves_per_plane;
+	int pod_leaves;           /* three tiers */
+	int slots;                /* node positions under the leaves */
+	long pod_core_cables;     /* three tiers: one pod's aggregation-core cables, a plane */
+} capsim_fabric_shape;
+
+void capsim_fabric_get_shape(const capsim_fabric *f, capsim_fabric_shape *sh);
+
+/* The leaf-spine cables of leaf i of one plane (their sum over a plane x
+ * planes is cables_leaf_spine). */
+long capsim_fabric_leaf_cables(const capsim_fabric *f, int i);
+
 /* What a link is, for reports: kind and a readable name ("node3/nic2 up"). */
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link);
 void capsim_fabric_link_name(const capsim_fabric *f, int link, char *buf,

@@ -242,6 +242,7 @@ static const char *base_unit(capsim_dim dim)
 	case CAPSIM_DIM_AMPERES: return " A";
 	case CAPSIM_DIM_HERTZ: return " Hz";
 	case CAPSIM_DIM_OPS_PER_S: return " ops/s";
+	case CAPSIM_DIM_METERS: return " m";
 	default: return "";
 	}
 }

@@ -193,6 +193,10 @@ static const capsim_field facility_fields[] = {
 	FDBL("circuit.current", capsim_facility, circuit_a, CAPSIM_DIM_AMPERES, P, 1.0, 1000.0, "branch circuit breaker rating"),
 	FINT("circuit.phases", capsim_facility, circuit_phases, P, 1, 3, "phases"),
 	FDBL("colocation.price", capsim_facility, colo_usd_per_w_s, CAPSIM_DIM_USD_PER_W_S, P, 1.0 / (1e3 * 2.6298e6), 2000.0 / (1e3 * 2.6298e6), "colocation price per kW-month"),
+	FINT("layout.racks-per-row", capsim_facility, racks_per_row, P, 1, 1000, "racks in a row of the floor"),
+	FDBL("layout.rack-pitch", capsim_facility, rack_pitch_m, CAPSIM_DIM_METERS, P, 0.1, 10.0, "from one rack to the next along a row"),
+	FDBL("layout.row-pitch", capsim_facility, row_pitch_m, CAPSIM_DIM_METERS, P, 0.5, 50.0, "from one row to the next"),
+	FDBL("layout.slack", capsim_facility, slack_m, CAPSIM_DIM_METERS, NN, 0.0, 100.0, "what each cable adds to its run along the floor: up and down to the trays, service loops"),
 };
 
 #define MINT(p, m, fl, lo, hi, doc_) FINT(p, capsim_model, m, fl, lo, hi, doc_)
@@ -416,6 +420,11 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cost.utilization", utilization, CAPSIM_DIM_RATIO, P, 0.001, 1.0, "60%", "share of time the cluster is busy"),
 	SDBL("cost.depreciation", depreciation_s, CAPSIM_DIM_SECONDS, P, 3.15576e7 / 12, 20 * 3.15576e7, "4 y", "depreciation period"),
 	SDBL("cost.cabling", cabling_usd_per_gpu, CAPSIM_DIM_USD, NN, 0.0, 1e6, "$2560", "cables and optics of the fabric, per GPU (a 2-tier 1,024-GPU NDR H100 cluster's, Tech-Talk-CTO's cost spreadsheet, 2024-08: an assumption elsewhere)"),
+	SDBL("cost.cable-dac", cable_usd[0], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one passive copper cable (to 3 m); no public dated price was found: give the quote's"),
+	SDBL("cost.cable-acc", cable_usd[1], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one active copper cable (to 5 m)"),
+	SDBL("cost.cable-multimode", cable_usd[2], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one multimode optical cable (to 50 m) with its two transceivers"),
+	SDBL("cost.cable-singlemode", cable_usd[3], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one single-mode optical cable (to 500 m) with its two transceivers"),
+	SDBL("cost.cable-singlemode-2km", cable_usd[4], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one single-mode optical cable past 500 m (FR4, 2 km) with its two transceivers; with a price for every class the layout uses, capex counts the cables instead of cost.cabling"),
 	SDBL("cost.discount-rate", discount_rate, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "discount rate a year for the TCO's present value (tco_npv_usd): opex paid monthly, capex up front; 0: none"),
 	SDBL("cost.network-penalty", cloud_network_penalty, CAPSIM_DIM_RATIO, NN, 0.0, 0.99, "0%", "throughput the cloud offer's shared network loses against the scenario's own fabric (an assumption: none unless given; set it from a measurement of the offer)"),
 	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),

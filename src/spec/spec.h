@@ -261,6 +261,9 @@ typedef struct capsim_facility {
 	double circuit_v, circuit_a;
 	int circuit_phases;
 	double colo_usd_per_w_s;
+	/* the floor (layout.h): racks a row, pitches, each cable's slack */
+	int racks_per_row;
+	double rack_pitch_m, row_pitch_m, slack_m;
 } capsim_facility;
 
 typedef enum { CAPSIM_ACT_GELU, CAPSIM_ACT_SWIGLU, CAPSIM_ACT_RELU } capsim_activation;
@@ -524,6 +527,8 @@ typedef struct capsim_scenario {
 	capsim_facility facility;
 	double horizon_s, utilization, depreciation_s;
 	double cabling_usd_per_gpu;  /* cost.cabling: cables and optics, per GPU */
+	double cable_usd[5];         /* cost.cable-*: one cable of each reach class (layout.h), its
+				      * transceivers included; 0: none given */
 	double support_per_s;        /* cost.support: share of capex a year, as a rate per second */
 	double discount_rate;        /* cost.discount-rate: a year; 0: undiscounted */
 	double cloud_network_penalty; /* cost.network-penalty: throughput lost on the cloud's network */

@@ -83,6 +83,9 @@ static const unit amp_units[] = { { "A", 1.0 }, END_UNITS };
 static const unit hertz_units[] = {
 	{ "Hz", 1.0 }, { "kHz", 1e3 }, { "MHz", 1e6 }, { "GHz", 1e9 }, END_UNITS
 };
+static const unit meter_units[] = {
+	{ "m", 1.0 }, { "cm", 1e-2 }, { "mm", 1e-3 }, { "km", 1e3 }, END_UNITS
+};
 static const unit ops_units[] = {
 	{ "IOPS", 1.0 }, { "ops/s", 1.0 }, { "op/s", 1.0 }, { "/s", 1.0 }, END_UNITS
 };
@@ -114,6 +117,7 @@ static const struct {
 	[CAPSIM_DIM_AMPERES] = { "a current", "60 A", "_a" },
 	[CAPSIM_DIM_HERTZ] = { "a frequency", "1980 MHz", "_hz" },
 	[CAPSIM_DIM_OPS_PER_S] = { "an operation rate", "1.5M IOPS", "_ops_per_s" },
+	[CAPSIM_DIM_METERS] = { "a length", "0.6 m", "_m" },
 };
 
 const char *capsim_dim_name(capsim_dim dim)
@@ -521,6 +525,8 @@ static int parse_dim(const char *s, capsim_dim dim, const char *hw,
 		return parse_with_table(s, dim, hertz_units, out, err, errlen);
 	case CAPSIM_DIM_OPS_PER_S:
 		return parse_ops(s, out, err, errlen);
+	case CAPSIM_DIM_METERS:
+		return parse_with_table(s, dim, meter_units, out, err, errlen);
 	case CAPSIM_DIM_USD:
 	case CAPSIM_DIM_USD_PER_S:
 	case CAPSIM_DIM_USD_PER_J:
@@ -630,6 +636,9 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 		return buf;
 	case CAPSIM_DIM_HERTZ:
 		snprintf(buf, len, "%.4g MHz", v / 1e6);
+		return buf;
+	case CAPSIM_DIM_METERS:
+		snprintf(buf, len, "%.4g m", v);
 		return buf;
 	case CAPSIM_DIM_OPS_PER_S: {
 		char tmp[32];

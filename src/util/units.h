@@ -29,6 +29,7 @@ typedef enum capsim_dim {
 	CAPSIM_DIM_AMPERES,        /* "60 A" */
 	CAPSIM_DIM_HERTZ,          /* "1980 MHz" */
 	CAPSIM_DIM_OPS_PER_S,      /* "1.5M IOPS", "200k ops/s" */
+	CAPSIM_DIM_METERS,         /* "0.6 m", "600 mm", "2 km" */
 	CAPSIM_DIM__COUNT
 } capsim_dim;
 

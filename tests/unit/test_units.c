@@ -64,6 +64,9 @@ static const good_case good[] = {
 	{ "1980 MHz", CAPSIM_DIM_HERTZ, NULL, 1.98e9 },
 	{ "1.5M IOPS", CAPSIM_DIM_OPS_PER_S, NULL, 1.5e6 },
 	{ "200k ops/s", CAPSIM_DIM_OPS_PER_S, NULL, 2e5 },
+	{ "0.6 m", CAPSIM_DIM_METERS, NULL, 0.6 },
+	{ "600 mm", CAPSIM_DIM_METERS, NULL, 0.6 },
+	{ "2 km", CAPSIM_DIM_METERS, NULL, 2000.0 },
 	{ "  12.5 GB/s  ", CAPSIM_DIM_BYTES_PER_S, NULL, 12.5e9 },
 	{ "2.385e3 W", CAPSIM_DIM_WATTS, NULL, 2385.0 },
 };
@@ -120,6 +123,8 @@ static const bad_case bad[] = {
 	{ "$0.09/kW", CAPSIM_DIM_USD_PER_J, NULL, "unknown unit 'kW'" },
 	{ "1980 mhz", CAPSIM_DIM_HERTZ, NULL, "did you mean 'MHz'?" },
 	{ "1.5M", CAPSIM_DIM_OPS_PER_S, NULL, "has no unit" },
+	{ "3 ft", CAPSIM_DIM_METERS, NULL, "unknown unit 'ft'" },
+	{ "3", CAPSIM_DIM_METERS, NULL, "has no unit" },
 };
 
 static void test_bad_values(void **state)
