@@ -289,8 +289,58 @@ static void burst_plan(const capsim_scenario *s, const capsim_eval_opts *o, caps
 					  3600.0;
 }
 
+static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
+		     capsim_diags *d);
+
+/* Cooling (docs/model.md, "Cooling"): where a rack's nodes give off more
+ * heat at the step's load than its cooling removes, the GPUs run at the
+ * power limit that fits, and the step is simulated again at the clock that
+ * limit sustains; the load moves with the step, so the limit is found again
+ * from the throttled step, a few times. */
 int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
 		capsim_diags *d)
+{
+	if (eval_once(s, o, r, d) < 0)
+		return -1;
+	double limit = capsim_cooling_limit(s, &r->power, d);
+	if (limit < 0) {
+		capsim_result_free(r);
+		memset(r, 0, sizeof *r);
+		return -1;
+	}
+	if (limit == 0)
+		return 0;
+	capsim_scenario *t = capsim_xmalloc(sizeof *t);
+	*t = *s;
+	double cap = s->gpu.power_limit_w > 0 ? fmin(s->gpu.power_limit_w, s->gpu.tdp_w) :
+						s->gpu.tdp_w;
+	int rc = 0;
+	for (int k = 0; k < 8 && limit > 0; k++) {
+		cap = fmin(cap, limit);
+		t->gpu.power_limit_w = cap;
+		capsim_result_free(r);
+		if (eval_once(t, o, r, d) < 0) {
+			rc = -1;
+			break;
+		}
+		limit = capsim_cooling_limit(t, &r->power, d);
+		if (limit < 0) {
+			capsim_result_free(r);
+			memset(r, 0, sizeof *r);
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0) {
+		r->power.throttle_limit_w = cap;
+		r->power.clock_scale = capsim_power_clock_scale(t->gpu.tdp_w, cap);
+	}
+	free(t);
+	return rc;
+}
+
+static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
+		     capsim_diags *d)
 {
 	memset(r, 0, sizeof *r);
 	capsim_fabric *f = capsim_fabric_build(s, d);
@@ -348,6 +398,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	r->ep = s->ep;
 	r->zero = s->zero;
 	r->has_storage = s->has_shared_storage || s->has_local_storage;
+	r->cooling_liquid = s->has_facility && s->facility.cooling_kind == 1;
 	if (r->step.loader.has_loader)
 		capsim_strlcpy(r->data_bound, capsim_load_bound_names[r->step.loader.bound],
 			       sizeof r->data_bound);

@@ -54,6 +54,7 @@ typedef struct capsim_group_result {
 typedef struct capsim_result {
 	capsim_step step;          /* owned: capsim_result_free */
 	capsim_power power;        /* the facility's view of the step (power.h) */
+	int cooling_liquid;        /* the facility's cooling.kind: liquid */
 	capsim_reliab reliab;      /* checkpoints, failures and goodput (reliab.h) */
 	/* the fabric's switches and cables, as the topology sizes them (all
 	 * rails); has_fabric 0 without a switched fabric */

@@ -140,6 +140,20 @@ static void note_mttf(const R *r, char *b, size_t n)
 		 r->reliab.node_mtbf_s / 86400, r->leaves);
 }
 static int has_circuits(const R *r) { return r->power.has_racks && r->power.circuit_w > 0; }
+static int has_cooling(const R *r) { return r->power.has_racks && r->power.cooling_w > 0; }
+static int has_throttle(const R *r) { return r->power.throttle_limit_w > 0; }
+
+static void note_cooling(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(%s; a full rack gives off %.4g kW at the step's load)",
+		 r->cooling_liquid ? "liquid" : "air", r->power.rack_heat_w / 1e3);
+}
+
+static void note_throttle(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(the rack's cooling: compute clock x%.3f of the TDP's)",
+		 r->power.clock_scale);
+}
 
 static void note_gpu_power(const R *r, char *b, size_t n)
 {
@@ -436,6 +450,18 @@ const capsim_result_key capsim_result_keys[] = {
 	INT("racks", PWR(racks), "racks", "racks for the cluster's nodes", has_racks),
 	INT("circuits_per_rack", PWR(circuits_per_rack), "circuits per rack",
 	    "branch circuits one full rack needs at 80% of their rating", has_circuits),
+	REAL_IF("cooling_per_rack_w", PWR(cooling_w), CAPSIM_DIM_WATTS, "W", "cooling per rack", 1,
+		"heat one rack's cooling removes (the facility's cooling.per-rack)", has_cooling,
+		note_cooling, NULL),
+	REAL_IF("rack_heat_w", PWR(rack_heat_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
+		"what a full rack's nodes give off at the step's load", has_cooling, NULL, NULL),
+	REAL_IF("gpu_throttle_limit_w", PWR(throttle_limit_w), CAPSIM_DIM_WATTS, "W",
+		"GPUs throttled to", 1,
+		"the GPU power limit at which a rack's heat fits its cooling; the step ran at the "
+		"clock it sustains", has_throttle, note_throttle, NULL),
+	REAL_IF("gpu_clock_scale", PWR(clock_scale), CAPSIM_DIM_RATIO, "1", NULL, 1,
+		"the throttled GPUs' compute clock over the TDP's (docs/model.md, \"Power-capped "
+		"GPUs\")", has_throttle, NULL, NULL),
 	REAL("checkpoint_bytes", REL(checkpoint_bytes), CAPSIM_DIM_BYTES, "bytes", "checkpoint", 0,
 	     "one checkpoint of the job: trained weights, master copy, optimizer state", NULL,
 	     NULL),

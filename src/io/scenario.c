@@ -259,24 +259,9 @@ static void check_unknown(xmlNode *el, const char *path, const char *file,
 
 /* ---- where a problem is reported ------------------------------------------- */
 
-/* line of the element at path, or of its deepest recorded ancestor */
 static long line_of(const capsim_scenario *s, const char *path)
 {
-	char buf[128];
-	capsim_strlcpy(buf, path, sizeof buf);
-	for (;;) {
-		for (int i = 0; i < s->n_lines; i++)
-			if (strcmp(s->lines[i].path, buf) == 0)
-				return s->lines[i].line;
-		char *dot = strrchr(buf, '.');
-		if (!dot)
-			break;
-		*dot = '\0';
-	}
-	for (int i = 0; i < s->n_lines; i++)
-		if (!s->lines[i].path[0])
-			return s->lines[i].line;
-	return 0;
+	return capsim_scenario_line(s, path);
 }
 
 /* The edit that set path, the last one (it wins), or NULL. */

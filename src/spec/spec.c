@@ -56,6 +56,7 @@ static const char *const storage_kinds[] = { "nvme", "local-raid0", "lustre", "w
 static const char *const scopes[] = { "per-device", "aggregate", NULL };
 static const char *const node_fabrics[] = { "nvswitch", "nvlink-direct", "pcie", "infinity-fabric", NULL };
 static const char *const pricings[] = { "on-demand", "reserved", "spot", NULL };
+static const char *const coolings[] = { "air", "liquid", NULL };
 static const char *const activations[] = { "gelu", "swiglu", "relu", NULL };
 static const char *const norms[] = { "layernorm", "rmsnorm", NULL };
 static const char *const positions[] = { "learned", "rope", "alibi", NULL };
@@ -193,6 +194,9 @@ static const capsim_field facility_fields[] = {
 	FDBL("circuit.current", capsim_facility, circuit_a, CAPSIM_DIM_AMPERES, P, 1.0, 1000.0, "branch circuit breaker rating"),
 	FINT("circuit.phases", capsim_facility, circuit_phases, P, 1, 3, "phases"),
 	FDBL("colocation.price", capsim_facility, colo_usd_per_w_s, CAPSIM_DIM_USD_PER_W_S, P, 1.0 / (1e3 * 2.6298e6), 2000.0 / (1e3 * 2.6298e6), "colocation price per kW-month"),
+	FDBL("cooling.per-rack", capsim_facility, cooling_w, CAPSIM_DIM_WATTS, P, 1e3, 1e6, "heat one rack's cooling removes: a rack whose nodes give off more at the step's load runs its GPUs at the power limit that fits (docs/model.md, \"Cooling\")"),
+	FENUM("cooling.kind", capsim_facility, cooling_kind, coolings, 0, "air", "air or liquid cooling"),
+	FINT("rack.nodes", capsim_facility, rack_nodes, P, 1, 1000, "nodes a rack, the planner's density; default: as many as rack.power and cooling.per-rack allow at the nodes' power.max"),
 	FINT("layout.racks-per-row", capsim_facility, racks_per_row, P, 1, 1000, "racks in a row of the floor"),
 	FDBL("layout.rack-pitch", capsim_facility, rack_pitch_m, CAPSIM_DIM_METERS, P, 0.1, 10.0, "from one rack to the next along a row"),
 	FDBL("layout.row-pitch", capsim_facility, row_pitch_m, CAPSIM_DIM_METERS, P, 0.5, 50.0, "from one row to the next"),
@@ -538,6 +542,25 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 	overrides_as_group(out, g);
 	out->n_groups = 1;
 	memset(out->more, 0, sizeof out->more);
+}
+
+long capsim_scenario_line(const capsim_scenario *s, const char *path)
+{
+	char buf[128];
+	capsim_strlcpy(buf, path, sizeof buf);
+	for (;;) {
+		for (int i = 0; i < s->n_lines; i++)
+			if (strcmp(s->lines[i].path, buf) == 0)
+				return s->lines[i].line;
+		char *dot = strrchr(buf, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	for (int i = 0; i < s->n_lines; i++)
+		if (!s->lines[i].path[0])
+			return s->lines[i].line;
+	return 0;
 }
 
 int capsim_scenario_cloud_priced(const capsim_scenario *s)

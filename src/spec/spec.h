@@ -261,6 +261,12 @@ typedef struct capsim_facility {
 	double circuit_v, circuit_a;
 	int circuit_phases;
 	double colo_usd_per_w_s;
+	/* cooling: what a rack's cooling removes (0: not given), air or liquid;
+	 * the nodes a rack the planner chose (0: as many as power and cooling
+	 * allow at the nodes' maximum) */
+	double cooling_w;
+	int cooling_kind;          /* 0 air, 1 liquid */
+	int rack_nodes;
 	/* the floor (layout.h): racks a row, pitches, each cable's slack */
 	int racks_per_row;
 	double rack_pitch_m, row_pitch_m, slack_m;
@@ -608,6 +614,10 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 
 /* The group that holds node n. */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
+
+/* The line of the scenario file's element at path ("facility"), or of its
+ * deepest recorded ancestor; 0 when none is recorded. */
+long capsim_scenario_line(const capsim_scenario *s, const char *path);
 
 /* Whether the cloud cost model prices s's cloud offer: an offer of the
  * cluster's GPU (one node type), with a rate, and for spot the share of

@@ -27,6 +27,30 @@ static double clamp01(double x)
 	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
 }
 
+double capsim_cooling_limit(const capsim_scenario *s, const capsim_power *p, capsim_diags *d)
+{
+	if (!p->has_racks || !(p->cooling_w > 0) || p->rack_heat_w <= p->cooling_w * (1 + 1e-6))
+		return 0.0;
+	capsim_group_view v;
+	capsim_scenario_group(s, 0, &v);
+	int n = p->nodes_per_rack;
+	double overhead = p->node_w - v.node->gpus * p->gpu_w;
+	double budget = (p->cooling_w / n - overhead) / v.node->gpus; /* a GPU's share */
+	double idle = p->gpu_idle_w;
+	if (!(budget > idle * (1 + 1e-6)) || !(p->load > 0)) {
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
+				 "facility.cooling.per-rack: %.4g kW cannot cool %d node%s of '%s' "
+				 "even with its GPUs near idle (%.0f W each, the rest of a node "
+				 "%.4g kW); expected at least %.4g kW or fewer nodes a rack "
+				 "(facility.rack.nodes)",
+				 p->cooling_w / 1e3, n, n == 1 ? "" : "s", v.node->e.id, idle,
+				 overhead / 1e3, n * (overhead + v.node->gpus * idle * 1.05) / 1e3);
+		return -1.0;
+	}
+	/* the limit L at which idle + (L - idle) load^gamma is the budget */
+	return idle + (budget - idle) / pow(p->load, p->gpu_gamma);
+}
+
 int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int switches,
 			  capsim_power *out, capsim_diags *d)
 {
@@ -100,14 +124,36 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 		out->circuit_w = 0.8 * f->circuit_v * f->circuit_a *
 				 (f->circuit_phases == 3 ? sqrt(3.0) : 1.0);
 	double node_max = out->node_max_w > 0 ? out->node_max_w : out->node_w;
+	capsim_group_view v0;
+	capsim_scenario_group(s, 0, &v0);
+	if (out->node_max_w > 0 && v0.gpu->power_limit_w > 0 && v0.gpu->power_limit_w < v0.gpu->tdp_w)
+		/* GPUs capped below their TDP cannot draw past the cap */
+		node_max -= v0.node->gpus * (v0.gpu->tdp_w - v0.gpu->power_limit_w);
 	out->nodes_per_rack = (int)floor(f->rack_power_w / node_max);
 	if (out->nodes_per_rack < 1) {
-		capsim_diags_add(d, s->file, 0,
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
 				 "facility.rack.power: a rack of %.4g kW cannot power one node of "
 				 "%.4g kW (the node's power.max); expected at least %.4g kW",
 				 f->rack_power_w / 1e3, node_max / 1e3, node_max / 1e3);
 		return -1;
 	}
+	if (f->rack_nodes > 0) {
+		if (f->rack_nodes > out->nodes_per_rack) {
+			capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
+					 "facility.rack.nodes: %d nodes of %.4g kW (power.max) exceed "
+					 "rack.power %.4g kW; expected at most %d",
+					 f->rack_nodes, node_max / 1e3, f->rack_power_w / 1e3,
+					 out->nodes_per_rack);
+			return -1;
+		}
+		out->nodes_per_rack = f->rack_nodes;
+	} else if (f->cooling_w > 0 && floor(f->cooling_w / node_max) < out->nodes_per_rack) {
+		/* as many as the cooling takes at the nodes' maximum, at least one
+		 * (which may then run throttled) */
+		out->nodes_per_rack = (int)fmax(1.0, floor(f->cooling_w / node_max));
+	}
+	out->cooling_w = f->cooling_w;
+	out->rack_heat_w = out->nodes_per_rack * out->node_w;
 	out->racks = (s->nodes + out->nodes_per_rack - 1) / out->nodes_per_rack;
 	if (out->circuit_w > 0)
 		out->circuits_per_rack =

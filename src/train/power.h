@@ -35,11 +35,22 @@ typedef struct capsim_power {
 	int nodes_per_rack, racks;
 	double circuit_w;         /* one circuit's usable power; 0: no circuit given */
 	int circuits_per_rack;
+	/* cooling: what a rack's cooling removes (0: not given), the heat its
+	 * nodes give off at the step's load, and the GPU power limit they were
+	 * throttled to so that it fits (0: none; capsim_eval sets it) */
+	double cooling_w, rack_heat_w;
+	double throttle_limit_w;
+	double clock_scale;       /* the throttled GPUs' clock over the TDP's */
 } capsim_power;
 
 /* What a busy second that is not spent at the best GEMM rate draws, against
  * one that is (fitted: power.c says on what). */
 extern const double capsim_power_mem_weight;
+
+/* Cooling: the GPU power limit at which p's racks give off what their
+ * cooling removes at p's load (group 0's nodes): 0 where they fit already,
+ * or -1 after adding to d why no limit above the GPUs' idle power does. */
+double capsim_cooling_limit(const capsim_scenario *s, const capsim_power *p, capsim_diags *d);
 
 /* Fill *out for scenario s and its step st (switches: the fabric's switch
  * count). Returns 0, or -1 after adding to d why not: a rack that cannot

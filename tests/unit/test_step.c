@@ -1009,6 +1009,71 @@ static void eval_file(const char *name, const capsim_set *sets, size_t n, capsim
 	free(s);
 }
 
+/* Cooling: the default scenario's 32 DGX H100 in an enterprise hall
+ * (25 kW racks, 20 kW of air cooling a rack). By default a rack takes one
+ * node (two by power, one by cooling at 10.2 kW). Packed two a rack under
+ * 16 kW, the GPUs are throttled to the power limit at which the rack's
+ * heat fits its cooling, and the step is the one at that limit; under
+ * 10 kW not even idle GPUs fit; three nodes exceed the rack's power. */
+static void test_cooling_throttle(void **state)
+{
+	(void)state;
+	const capsim_set hall[] = { { "facility.ref", "enterprise-air-cooled" } };
+	capsim_result r;
+	eval_file("default.xml", hall, 1, &r);
+	assert_int_equal(r.power.nodes_per_rack, 1);
+	assert_int_equal(r.power.racks, 32);
+	assert_true(r.power.throttle_limit_w == 0);
+	double free_step = r.step.step_time_s;
+	capsim_result_free(&r);
+
+	const capsim_set packed[] = { { "facility.ref", "enterprise-air-cooled" },
+				      { "facility.rack.nodes", "2" },
+				      { "facility.cooling.per-rack", "16 kW" } };
+	eval_file("default.xml", packed, 3, &r);
+	assert_int_equal(r.power.nodes_per_rack, 2);
+	double cap = r.power.throttle_limit_w;
+	assert_true(cap > 80 && cap < 700);
+	assert_true(r.power.rack_heat_w <= 16e3 * (1 + 1e-6));
+	assert_true(r.power.rack_heat_w > 16e3 * 0.995);
+	assert_rel(r.power.clock_scale, capsim_power_clock_scale(700, cap), 1e-12);
+	assert_true(r.step.step_time_s > free_step * 1.05);
+	/* the same as running the GPUs at that limit by hand */
+	char limit[32];
+	snprintf(limit, sizeof limit, "%.17g W", cap);
+	const capsim_set by_hand[] = { { "facility.ref", "enterprise-air-cooled" },
+				       { "facility.rack.nodes", "2" },
+				       { "cluster.gpu.power.limit", limit } };
+	capsim_result h;
+	eval_file("default.xml", by_hand, 3, &h);
+	assert_true(h.power.throttle_limit_w == 0);
+	assert_rel(h.step.step_time_s, r.step.step_time_s, 1e-12);
+	assert_rel(h.power.rack_heat_w, r.power.rack_heat_w, 1e-12);
+	capsim_result_free(&h);
+	capsim_result_free(&r);
+
+	char path[512];
+	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/default.xml");
+	const capsim_set hot[] = { { "facility.ref", "enterprise-air-cooled" },
+				   { "facility.rack.nodes", "2" },
+				   { "facility.cooling.per-rack", "10 kW" } };
+	const capsim_set dense[] = { { "facility.ref", "enterprise-air-cooled" },
+				     { "facility.rack.nodes", "3" } };
+	const struct { const capsim_set *sets; const char *want; } bad[] = {
+		{ hot, "cannot cool 2 nodes" },
+		{ dense, "facility.rack.nodes: 3 nodes" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load(path, cat, bad[i].sets, i ? 2 : 3, s, &d), 0);
+		assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), -1);
+		assert_true(capsim_diags_contains(&d, bad[i].want));
+		capsim_diags_free(&d);
+		free(s);
+	}
+}
+
 /* The cloud run: on an offer as dependable as the cluster it takes the
  * cluster's wall time; a shared network's penalty slows the step; a spot
  * offer's reclaimed instances (32 H100 in 4 instances at 15% a month) add
@@ -1696,6 +1761,7 @@ int main(void)
 		cmocka_unit_test(test_h200_power),
 		cmocka_unit_test(test_reliability_closed_form),
 		cmocka_unit_test(test_run_costs),
+		cmocka_unit_test(test_cooling_throttle),
 		cmocka_unit_test(test_cloud_run),
 		cmocka_unit_test(test_owning),
 		cmocka_unit_test(test_reliability_monte_carlo),
