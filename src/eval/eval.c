@@ -154,6 +154,7 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 		switch_usd = switches * s->fabric_switch.price_usd;
 		max_it_w += r->power.switches_w;
 	}
+	max_it_w += r->power.storage_w;
 	double gpus = (double)capsim_scenario_gpus(s);
 	r->has_capex = 1;
 	r->capex_cabling_usd = cabling_usd(s, r);
@@ -182,8 +183,9 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 	double energy_idle_year = idle_w * YEAR_S * price;
 	double colo_year = s->has_facility ? s->facility.colo_usd_per_w_s * max_it_w * YEAR_S : 0.0;
 	double support_year = s->support_per_s * r->capex_usd;
+	double staff_year = s->staff_usd_per_s * YEAR_S;
 	r->opex_per_year_usd = u * energy_busy_year + (1 - u) * energy_idle_year + colo_year +
-			       support_year;
+			       support_year + staff_year;
 	r->tco_usd = r->capex_usd * share + r->opex_per_year_usd * H / YEAR_S;
 	/* present value: the capex share now, the opex in monthly payments at
 	 * the end of each month, discounted at (1 + rate) a year */
@@ -200,7 +202,7 @@ static void owning(const capsim_scenario *s, capsim_result *r, double wall)
 		/* owning at u costs fixed + u x busy energy's extra; renting, u x
 		 * the rate x GPUs x H */
 		double fixed = r->capex_usd * share +
-			       (energy_idle_year + colo_year + support_year) * H / YEAR_S;
+			       (energy_idle_year + colo_year + support_year + staff_year) * H / YEAR_S;
 		double extra = (energy_busy_year - energy_idle_year) * H / YEAR_S;
 		double rent = s->cloud.rate_usd_per_gpu_s * gpus * H;
 		r->breakeven_utilization = rent > extra ? fixed / (rent - extra) : INFINITY;

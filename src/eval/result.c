@@ -140,6 +140,7 @@ static void note_mttf(const R *r, char *b, size_t n)
 		 r->reliab.node_mtbf_s / 86400, r->leaves);
 }
 static int has_circuits(const R *r) { return r->power.has_racks && r->power.circuit_w > 0; }
+static int has_storage_power(const R *r) { return r->power.storage_w > 0; }
 static int has_cooling(const R *r) { return r->power.has_racks && r->power.cooling_w > 0; }
 static int has_throttle(const R *r) { return r->power.throttle_limit_w > 0; }
 
@@ -438,7 +439,12 @@ const capsim_result_key capsim_result_keys[] = {
 	     "one node: its GPUs and its overhead (CPUs, NICs, fans: power.overhead)", NULL,
 	     NULL),
 	REAL("power_it_w", PWR(it_w), CAPSIM_DIM_WATTS, "W", "IT power", 1,
-	     "every node and fabric switch", NULL, NULL),
+	     "every node, fabric switch and (where its power is given) the shared file system",
+	     NULL, NULL),
+	REAL("power_switches_w", PWR(switches_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
+	     "the fabric's switches at their typical power", has_fabric, NULL),
+	REAL("power_storage_w", PWR(storage_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
+	     "the shared file system at its typical power", has_storage_power, NULL),
 	REAL("power_facility_w", PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
 	     "IT power x the facility's PUE (1 without a facility)", NULL, note_facility),
 	REAL("energy_per_step_j", PWR(energy_per_step_j), CAPSIM_DIM_JOULES, "J",

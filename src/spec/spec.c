@@ -144,6 +144,7 @@ static const capsim_field storage_fields[] = {
 	FDBL("iops.read", capsim_storage, read_iops, CAPSIM_DIM_OPS_PER_S, P, 1.0, 1e11, "random read IOPS"),
 	FDBL("iops.write", capsim_storage, write_iops, CAPSIM_DIM_OPS_PER_S, P, 1.0, 1e11, "random write IOPS"),
 	FDBL("metadata.rate", capsim_storage, metadata_ops_per_s, CAPSIM_DIM_OPS_PER_S, P, 1.0, 1e10, "metadata operations"),
+	FDBL("power.typical", capsim_storage, power_typical_w, CAPSIM_DIM_WATTS, P, 1.0, 1e7, "the shared system's typical power (in the IT load)"),
 	FDBL("capacity.value", capsim_storage, capacity_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e19, "capacity"),
 	PRICE_FIELDS(capsim_storage),
 };
@@ -432,6 +433,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cost.discount-rate", discount_rate, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "discount rate a year for the TCO's present value (tco_npv_usd): opex paid monthly, capex up front; 0: none"),
 	SDBL("cost.network-penalty", cloud_network_penalty, CAPSIM_DIM_RATIO, NN, 0.0, 0.99, "0%", "throughput the cloud offer's shared network loses against the scenario's own fabric (an assumption: none unless given; set it from a measurement of the offer)"),
 	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),
+	SDBL("cost.staff", staff_usd_per_s, CAPSIM_DIM_USD_PER_S, NN, 0.0, 1e4, "$0/y", "people who run the owned cluster, a year (e.g. $300k/y; none unless given): in the opex"),
 	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
 	FREF("cost.burst.cloud", S, burst_cloud, "cloud", 0, "cloud offer to burst into"),
 	SINT("cost.burst.max-gpus", burst_max_gpus, P, 1, 1e7, NULL, "most GPUs rented at once"),

@@ -211,6 +211,7 @@ typedef struct capsim_storage {
 	double client_read_bytes_per_s, client_write_bytes_per_s;
 	double read_iops, write_iops;
 	double metadata_ops_per_s;
+	double power_typical_w;   /* the system's (aggregate scope); 0: not given */
 	double capacity_bytes;
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];
@@ -536,6 +537,7 @@ typedef struct capsim_scenario {
 	double cable_usd[5];         /* cost.cable-*: one cable of each reach class (layout.h), its
 				      * transceivers included; 0: none given */
 	double support_per_s;        /* cost.support: share of capex a year, as a rate per second */
+	double staff_usd_per_s;      /* cost.staff: people who run the cluster, a second */
 	double discount_rate;        /* cost.discount-rate: a year; 0: undiscounted */
 	double cloud_network_penalty; /* cost.network-penalty: throughput lost on the cloud's network */
 	char cloud_ref[CAPSIM_ID_LEN];

@@ -112,6 +112,11 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 	if (s->has_switch && s->fabric_switch.power_typical_w > 0)
 		out->switches_w = switches * s->fabric_switch.power_typical_w;
 	out->it_w += out->switches_w;
+	/* the shared file system, where its power is given */
+	if (s->has_shared_storage && s->shared_storage.power_typical_w > 0) {
+		out->storage_w = s->shared_storage.power_typical_w;
+		out->it_w += out->storage_w;
+	}
 	out->facility_w = out->it_w * out->pue;
 	out->energy_per_step_j = out->facility_w * step;
 	out->energy_to_train_j = out->energy_per_step_j * st->steps;

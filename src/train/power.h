@@ -23,6 +23,7 @@ typedef struct capsim_power {
 	double node_w;            /* one node of group 0: GPUs + overhead */
 	double node_max_w;        /* its datasheet maximum, what racks are provisioned for */
 	double switches_w;        /* the fabric's switches, typical power */
+	double storage_w;         /* the shared file system's typical power (0: not given) */
 	int switches;
 	double it_w;              /* every node and switch */
 	double pue;               /* the facility's; 1 without one */

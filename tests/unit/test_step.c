@@ -1205,6 +1205,30 @@ static void test_owning(void **state)
 	assert_rel(r.tco_npv_usd, 0.75 * capex + opex / 12 * v * (1 - pow(v, 36)) / (1 - v), 1e-9);
 	assert_true(r.tco_npv_usd < r.tco_usd);
 	capsim_result_free(&r);
+	/* staff in the opex; a shared file system with a price in the capex,
+	 * its typical power in the IT load (and so in energy and colocation) */
+	const capsim_set more[] = { { "cost.staff", "$300k/y" },
+				    { "cluster.storage.shared.ref", "weka" },
+				    { "cluster.storage.shared.price.value", "$1.5M" } };
+	eval_file("h100-8node-ndr.xml", more, 3, &r);
+	double capex2 = capex + 1.5e6;
+	assert_rel(r.capex_usd, capex2, 1e-12);
+	assert_rel(r.capex_storage_usd, 1.5e6, 1e-12);
+	assert_true(r.capex_excludes[0] == '\0');
+	assert_rel(r.power.storage_w, 6400, 1e-12);
+	double it = 8 * r.power.node_w + r.power.switches_w + 6400;
+	assert_rel(r.power.it_w, it, 1e-12);
+	double idle2 = r.power.facility_w - r.power.pue * 64 * (r.power.gpu_w - r.power.gpu_idle_w);
+	double opex2 = 0.6 * r.power.facility_w * year * price + 0.4 * idle2 * year * price +
+		       colo * (max_it + 6400) * year + 0.2 * capex2 + 300e3;
+	assert_rel(r.opex_per_year_usd, opex2, 1e-9);
+	capsim_result_free(&r);
+	/* without its price the storage is left out, and said to be */
+	const capsim_set unpriced[] = { { "cluster.storage.shared.ref", "weka" } };
+	eval_file("h100-8node-ndr.xml", unpriced, 1, &r);
+	assert_rel(r.capex_usd, capex, 1e-12);
+	assert_non_null(strstr(r.capex_excludes, "weka"));
+	capsim_result_free(&r);
 	/* no price for the DGX A100: no capex */
 	const capsim_set a100[] = { { "cluster.node.ref", "dgx-a100" } };
 	eval_file("h100-8node-ndr.xml", a100, 1, &r);
