@@ -385,8 +385,15 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim
 	if (capsim_scenario_cloud_priced(s)) {
 		cloud_run(s, r);
 		r->has_cloud_cost = 1;
-		r->cloud_cost_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) *
-				    r->cloud_wall_to_train_s;
+		r->cloud_gpu_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) *
+				   r->cloud_wall_to_train_s;
+		/* the dataset and a checkpoint kept in the offer's storage while the
+		 * run lasts, and the trained weights taken out at the end */
+		r->cloud_storage_usd = s->cloud.storage_usd_per_byte_s *
+				       (s->dataset_bytes + r->reliab.checkpoint_bytes) *
+				       r->cloud_wall_to_train_s;
+		r->cloud_egress_usd = s->cloud.egress_usd_per_byte * r->reliab.weights_bytes;
+		r->cloud_cost_usd = r->cloud_gpu_usd + r->cloud_storage_usd + r->cloud_egress_usd;
 		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
 	}
 	owning(s, r, wall);

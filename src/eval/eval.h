@@ -94,6 +94,8 @@ typedef struct capsim_result {
 	 * a spot offer's reclaimed instances), wall time (cost.network-penalty
 	 * counted), the reclaims a second and over the run */
 	double cloud_goodput, cloud_wall_to_train_s;
+	/* cloud_cost_usd's parts: the GPUs, the offer's storage, egress */
+	double cloud_gpu_usd, cloud_storage_usd, cloud_egress_usd;
 	double cloud_reclaim_rate_per_s, cloud_reclaims;
 	/* cluster and job */
 	long gpus;

@@ -557,12 +557,21 @@ const capsim_result_key capsim_result_keys[] = {
 		has_energy_cost, NULL, NULL),
 	REAL_IF("cloud_cost_usd", offsetof(R, cloud_cost_usd), CAPSIM_DIM_USD, "USD",
 		"cloud cost to train", 0,
-		"the cloud offer's rate x GPUs x the cloud's wall time to train (offers of the "
-		"cluster's GPU only)",
+		"the GPUs at the cloud offer's rate for the cloud's wall time to train, its storage "
+		"and egress (offers of the cluster's GPU only)",
 		has_cloud_cost, NULL, NULL),
 	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cloud_cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
+	REAL_IF("cloud_gpu_usd", offsetof(R, cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+		"its GPUs: the offer's rate x GPUs x the cloud's wall time", has_cloud_cost, NULL,
+		NULL),
+	REAL_IF("cloud_storage_usd", offsetof(R, cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+		"the offer's storage for cluster.storage.dataset and a checkpoint over the cloud's "
+		"wall time (0 where the offer has no storage.price)", has_cloud_cost, NULL, NULL),
+	REAL_IF("cloud_egress_usd", offsetof(R, cloud_egress_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+		"the trained weights taken out at the offer's egress.price (0 where it has none)",
+		has_cloud_cost, NULL, NULL),
 	REAL_IF("cloud_wall_to_train_s", offsetof(R, cloud_wall_to_train_s), SEC, "s",
 		"cloud wall time", 1,
 		"time to train on the offer: slower by cost.network-penalty, over its goodput",

@@ -269,6 +269,12 @@ int capsim_field_format(const capsim_field *f, const void *obj, char *buf,
 		case CAPSIM_DIM_USD_PER_W_S:
 			snprintf(buf, len, "$%.17g/W-s", v);
 			break;
+		case CAPSIM_DIM_USD_PER_BYTE:
+			snprintf(buf, len, "$%.17g/B", v);
+			break;
+		case CAPSIM_DIM_USD_PER_BYTE_S:
+			snprintf(buf, len, "$%.17g/B-s", v);
+			break;
 		default:
 			snprintf(buf, len, "%.17g%s", v, base_unit(f->dim));
 		}

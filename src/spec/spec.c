@@ -184,6 +184,8 @@ static const capsim_field cloud_fields[] = {
 	FDATE("rate.date", capsim_cloud, rate_date, R, "date the price was read"),
 	FDBL("rate.commitment", capsim_cloud, commitment_s, CAPSIM_DIM_SECONDS, P, 3600.0, 20 * 3.15576e7, "commitment the rate needs"),
 	FDBL("interruptions.per-month", capsim_cloud, reclaimed_per_month, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "share of instances the provider reclaims in a month (spot; AWS Spot Advisor's frequency of interruption)"),
+	FDBL("storage.price", capsim_cloud, storage_usd_per_byte_s, CAPSIM_DIM_USD_PER_BYTE_S, P, 1e-18, 1e-6, "object storage for the dataset and a checkpoint while the run lasts"),
+	FDBL("egress.price", capsim_cloud, egress_usd_per_byte, CAPSIM_DIM_USD_PER_BYTE, P, 1e-15, 1e-6, "data transfer out to the internet, for the trained weights"),
 };
 
 static const capsim_field facility_fields[] = {

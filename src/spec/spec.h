@@ -252,6 +252,8 @@ typedef struct capsim_cloud {
 	char rate_date[CAPSIM_DATE_LEN];
 	double commitment_s;
 	double reclaimed_per_month; /* spot: share of instances reclaimed in a month; 0: none given */
+	double storage_usd_per_byte_s; /* the data and checkpoints kept there; 0: not given */
+	double egress_usd_per_byte;    /* the trained weights taken out; 0: not given */
 } capsim_cloud;
 
 typedef struct capsim_facility {

@@ -184,6 +184,7 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 	capsim_memory_recipe(s, &rc);
 	out->checkpoint_bytes = trained_params(s) *
 				(rc.param_bytes + rc.master_bytes + rc.state_bytes);
+	out->weights_bytes = trained_params(s) * rc.param_bytes;
 	capsim_part_rates(s, leaves, out->part_rate_per_s);
 	double job = 0.0, node = 0.0, repair = 0.0;
 	for (int p = 0; p < CAPSIM_PART__COUNT; p++) {

@@ -27,6 +27,7 @@ extern const double capsim_part_repair_s[CAPSIM_PART__COUNT];
 
 typedef struct capsim_reliab {
 	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
+	double weights_bytes;     /* the trained weights alone, in their dtype */
 	int has_storage;          /* a tier to write to: the times below are set */
 	double write_s, restore_s; /* one checkpoint, every node writing (reading) its share */
 	double blocking_s;        /* what training waits for each save: write_s, or (async)

@@ -113,6 +113,8 @@ static const struct {
 	[CAPSIM_DIM_USD_PER_S] = { "a price per time", "$2.49/GPU-h", "_usd_per_s" },
 	[CAPSIM_DIM_USD_PER_J] = { "an energy price", "$0.09/kWh", "_usd_per_j" },
 	[CAPSIM_DIM_USD_PER_W_S] = { "a price per power and time", "$150/kW-month", "_usd_per_w_s" },
+	[CAPSIM_DIM_USD_PER_BYTE] = { "a price per size", "$0.09/GB", "_usd_per_byte" },
+	[CAPSIM_DIM_USD_PER_BYTE_S] = { "a price per size and time", "$0.023/GB-month", "_usd_per_byte_s" },
 	[CAPSIM_DIM_VOLTS] = { "a voltage", "208 V", "_v" },
 	[CAPSIM_DIM_AMPERES] = { "a current", "60 A", "_a" },
 	[CAPSIM_DIM_HERTZ] = { "a frequency", "1980 MHz", "_hz" },
@@ -450,6 +452,31 @@ static int parse_money(const char *s, capsim_dim dim, const char *hw,
 		return -1;
 	}
 	const char *per = skip_space(sym + 1);
+	if (dim == CAPSIM_DIM_USD_PER_BYTE || dim == CAPSIM_DIM_USD_PER_BYTE_S) {
+		/* "GB", or "GB-month": a size, then for storage a time */
+		char size[32];
+		const char *dash = strchr(per, '-');
+		size_t n = dash ? (size_t)(dash - per) : strlen(per);
+		if ((dim == CAPSIM_DIM_USD_PER_BYTE) != !dash || n >= sizeof size) {
+			snprintf(err, errlen, "expected %s such as '%s', found '%s'",
+				 capsim_dim_name(dim), capsim_dim_example(dim), s);
+			return -1;
+		}
+		memcpy(size, per, n);
+		size[n] = '\0';
+		const unit *b = find_unit(bytes_units, size);
+		if (!b)
+			return unknown_unit(size, s, dim, bytes_units, err, errlen);
+		double t = 1.0;
+		if (dash) {
+			const unit *u = find_unit(time_units, dash + 1);
+			if (!u)
+				return unknown_unit(dash + 1, s, dim, time_units, err, errlen);
+			t = u->factor;
+		}
+		*out = v / b->factor / t;
+		return 0;
+	}
 	const unit *table = dim == CAPSIM_DIM_USD_PER_S ? time_units :
 			    dim == CAPSIM_DIM_USD_PER_J ? energy_units :
 							  power_time_units;
@@ -531,6 +558,8 @@ static int parse_dim(const char *s, capsim_dim dim, const char *hw,
 	case CAPSIM_DIM_USD_PER_S:
 	case CAPSIM_DIM_USD_PER_J:
 	case CAPSIM_DIM_USD_PER_W_S:
+	case CAPSIM_DIM_USD_PER_BYTE:
+	case CAPSIM_DIM_USD_PER_BYTE_S:
 		return parse_money(s, dim, hw, out, err, errlen);
 	case CAPSIM_DIM__COUNT:
 		break;
@@ -627,6 +656,12 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 		return buf;
 	case CAPSIM_DIM_USD_PER_W_S:
 		snprintf(buf, len, "$%.4g/kW-month", v * 1e3 * MONTH_S);
+		return buf;
+	case CAPSIM_DIM_USD_PER_BYTE:
+		snprintf(buf, len, "$%.4g/GB", v * 1e9);
+		return buf;
+	case CAPSIM_DIM_USD_PER_BYTE_S:
+		snprintf(buf, len, "$%.4g/GB-month", v * 1e9 * MONTH_S);
 		return buf;
 	case CAPSIM_DIM_VOLTS:
 		snprintf(buf, len, "%.4g V", v);

@@ -25,6 +25,8 @@ typedef enum capsim_dim {
 	CAPSIM_DIM_USD_PER_S,      /* "$2.49/GPU-h", "$100/month" */
 	CAPSIM_DIM_USD_PER_J,      /* "$0.09/kWh" */
 	CAPSIM_DIM_USD_PER_W_S,    /* "$150/kW-month" (dollars per watt per second) */
+	CAPSIM_DIM_USD_PER_BYTE,   /* "$0.09/GB" */
+	CAPSIM_DIM_USD_PER_BYTE_S, /* "$0.023/GB-month" (dollars per byte per second) */
 	CAPSIM_DIM_VOLTS,          /* "208 V" */
 	CAPSIM_DIM_AMPERES,        /* "60 A" */
 	CAPSIM_DIM_HERTZ,          /* "1980 MHz" */

@@ -1089,17 +1089,30 @@ static void test_cloud_run(void **state)
 	assert_rel(r.cloud_goodput, r.reliab.goodput, 1e-12);
 	assert_true(r.cloud_reclaims == 0);
 	capsim_result_free(&r);
+	/* AWS's S3 at $0.023 a GB-month for a 10 TB dataset and a checkpoint
+	 * over the cloud run, and $0.09 a GB for the trained bf16 weights */
+	const capsim_set stored[] = { { "cost.cloud.ref", "aws-p5-capacity-block" },
+				      { "cluster.storage.dataset", "10 TB" } };
+	eval_file("onprem-burst.xml", stored, 2, &r);
+	double month = 3.15576e7 / 12;
+	assert_rel(r.cloud_storage_usd, 0.023e-9 / month * (10e12 + r.reliab.checkpoint_bytes) *
+		   r.cloud_wall_to_train_s, 1e-9);
+	/* bf16 weights of a Megatron checkpoint's 2 + 4 + 8 bytes a parameter */
+	assert_rel(r.reliab.weights_bytes * 7, r.reliab.checkpoint_bytes, 1e-9);
+	assert_rel(r.cloud_egress_usd, 0.09e-9 * r.reliab.weights_bytes, 1e-9);
+	assert_rel(r.cloud_cost_usd, r.cloud_gpu_usd + r.cloud_storage_usd + r.cloud_egress_usd,
+		   1e-12);
+	capsim_result_free(&r);
 	const capsim_set slow[] = { { "cost.network-penalty", "20%" } };
 	eval_file("onprem-burst.xml", slow, 1, &r);
 	assert_rel(r.cloud_wall_to_train_s, r.step.time_to_train_s / 0.8 / r.cloud_goodput, 1e-12);
 	assert_rel(r.cloud_goodput, r.reliab.goodput, 1e-12);
-	assert_rel(r.cloud_cost_usd, 12.29 / 3600 * 32 * r.cloud_wall_to_train_s, 1e-9);
+	assert_rel(r.cloud_gpu_usd, 12.29 / 3600 * 32 * r.cloud_wall_to_train_s, 1e-9);
 	capsim_result_free(&r);
 	const capsim_set spot[] = { { "cost.cloud.ref", "vastai-h100-spot" },
 				    { "cost.cloud.interruptions.per-month", "15%" } };
 	eval_file("onprem-burst.xml", spot, 2, &r);
 	assert_true(r.has_cloud_cost);
-	double month = 3.15576e7 / 12;
 	double reclaim = 4 * 0.15 / month;
 	assert_rel(r.cloud_reclaim_rate_per_s, reclaim, 1e-12);
 	double m = 1.0 / (1.0 / r.reliab.job_mttf_s + reclaim);
@@ -1132,7 +1145,8 @@ static void test_run_costs(void **state)
 	assert_true(r.has_cloud_cost && r.has_energy_cost);
 	double wall = r.reliab.wall_to_train_s;
 	assert_true(wall > r.step.time_to_train_s);
-	assert_rel(r.cloud_cost_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
+	assert_rel(r.cloud_gpu_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
+	assert_rel(r.cloud_cost_usd, r.cloud_gpu_usd + r.cloud_storage_usd + r.cloud_egress_usd, 1e-12);
 	assert_rel(r.cloud_cost_per_million_tokens_usd, r.cloud_cost_usd / 200e3, 1e-12);
 	assert_rel(r.energy_cost_usd, r.power.facility_w * wall * 0.0806 / 3.6e6, 1e-9);
 	/* the burst plan: 64 rented H100s (8 nodes) beside the 32 owned, the

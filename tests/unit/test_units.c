@@ -65,6 +65,10 @@ static const good_case good[] = {
 	{ "1.5M IOPS", CAPSIM_DIM_OPS_PER_S, NULL, 1.5e6 },
 	{ "200k ops/s", CAPSIM_DIM_OPS_PER_S, NULL, 2e5 },
 	{ "0.6 m", CAPSIM_DIM_METERS, NULL, 0.6 },
+	{ "$0.09/GB", CAPSIM_DIM_USD_PER_BYTE, NULL, 0.09e-9 },
+	{ "$90/TB", CAPSIM_DIM_USD_PER_BYTE, NULL, 90e-12 },
+	{ "$0.023/GB-month", CAPSIM_DIM_USD_PER_BYTE_S, NULL, 0.023e-9 / 2629800.0 },
+	{ "$23/TB-mo", CAPSIM_DIM_USD_PER_BYTE_S, NULL, 23e-12 / 2629800.0 },
 	{ "600 mm", CAPSIM_DIM_METERS, NULL, 0.6 },
 	{ "2 km", CAPSIM_DIM_METERS, NULL, 2000.0 },
 	{ "  12.5 GB/s  ", CAPSIM_DIM_BYTES_PER_S, NULL, 12.5e9 },
@@ -124,6 +128,9 @@ static const bad_case bad[] = {
 	{ "1980 mhz", CAPSIM_DIM_HERTZ, NULL, "did you mean 'MHz'?" },
 	{ "1.5M", CAPSIM_DIM_OPS_PER_S, NULL, "has no unit" },
 	{ "3 ft", CAPSIM_DIM_METERS, NULL, "unknown unit 'ft'" },
+	{ "$0.09/GB-month", CAPSIM_DIM_USD_PER_BYTE, NULL, "expected a price per size" },
+	{ "$0.023/GB", CAPSIM_DIM_USD_PER_BYTE_S, NULL, "expected a price per size and time" },
+	{ "$0.09/GX", CAPSIM_DIM_USD_PER_BYTE, NULL, "unknown unit 'GX'" },
 	{ "3", CAPSIM_DIM_METERS, NULL, "has no unit" },
 };
 
