@@ -42,6 +42,7 @@ static capsim_result eval_nodes(int nodes, const capsim_set *more, size_t n)
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	capsim_result r;
+	memset(&r, 0, sizeof r);
 	if (capsim_scenario_load_memory(text, strlen(text), "l.xml", cat, more, n, s, &d) < 0 ||
 	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
 		capsim_diags_print(&d, stderr);
