@@ -476,6 +476,7 @@ typedef struct capsim_scenario {
 	double dataset_bytes, checkpoint_interval_s;
 	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
 	int checkpoint_async;     /* cluster.storage.checkpoint-mode: 0 sync, 1 async */
+	double checkpoint_drain_slowdown; /* steps slower by this share while an async save drains */
 	/* the data loader (loader.h) */
 	double data_bytes_per_token; /* 0: by the vocabulary */
 	double data_shard_bytes;     /* one file's; 0: memory-mapped, opened once */

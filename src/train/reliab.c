@@ -151,6 +151,16 @@ static double trained_params(const capsim_scenario *s)
 	return capsim_model_params(&s->model, 0);
 }
 
+double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r)
+{
+	if (!s->checkpoint_async)
+		return r->blocking_s;
+	/* while the write drains, steps run 1 + sigma slower: of its write_s of
+	 * wall time, write_s sigma / (1 + sigma) does no work */
+	double sigma = s->checkpoint_drain_slowdown;
+	return r->blocking_s + r->write_s * sigma / (1.0 + sigma);
+}
+
 double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
 				   double mttf_s, double *interval_s)
 {
@@ -158,7 +168,7 @@ double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab
 	if (s->checkpoint_interval_s > 0) {
 		tau = s->checkpoint_interval_s;
 	} else if (r->has_storage && mttf_s > 0) {
-		tau = capsim_young_interval(r->blocking_s, mttf_s);
+		tau = capsim_young_interval(capsim_save_cost(s, r), mttf_s);
 		/* a background save must drain before the next one starts */
 		if (s->checkpoint_async && tau < r->write_s)
 			tau = r->write_s;
@@ -169,7 +179,8 @@ double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab
 	/* async: a failure while a save drains loses it too, half a write on
 	 * average beyond the last durable one */
 	double lost_extra = s->checkpoint_async ? r->write_s : 0.0;
-	return capsim_goodput(tau, r->blocking_s, s->restart_s + r->restore_s + lost_extra, mttf_s);
+	return capsim_goodput(tau, capsim_save_cost(s, r), s->restart_s + r->restore_s + lost_extra,
+			      mttf_s);
 }
 
 void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
@@ -246,7 +257,7 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 		int runs = s->reliability_runs;
 		if (runs > 0 && runs * segments > 2e7)
 			runs = 2e7 / segments > 64 ? (int)(2e7 / segments) : 64;
-		capsim_reliab_monte_carlo(st->time_to_train_s, out->interval_s, out->blocking_s,
+		capsim_reliab_monte_carlo(st->time_to_train_s, out->interval_s, capsim_save_cost(s, out),
 					  s->restart_s + out->restore_s + lost_extra, out->job_mttf_s,
 					  runs, (unsigned long)s->seed, out);
 	}

@@ -82,6 +82,11 @@ double capsim_young_interval(double write_s, double mttf_s);
  * cycle's lost work: tau / ((tau + delta)(1 + (r + (tau + delta)/2) / m)). */
 double capsim_goodput(double tau, double delta, double restart_s, double mttf_s);
 
+/* What one save costs the training, in seconds of its time: the blocking
+ * part, and with async saves the work the slower steps lose while the write
+ * drains (cluster.storage.checkpoint-drain-slowdown). */
+double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r);
+
 /* The goodput of r's checkpoints (its write, blocking and restore times)
  * under interruptions every mttf_s: at s's checkpoint interval, or Young's
  * on the blocking time (async: no shorter than the write), which *interval_s
