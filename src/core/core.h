@@ -12,9 +12,9 @@
  * cancelled; cancelling a delivered or cancelled id is refused, not undefined
  * (ids carry a generation).
  *
- * The queue is a 4-ary heap of compact keys held in an array, each event
- * knowing its heap index (O(log n) cancellation); queue.h is the seam where a
- * calendar queue can replace it.
+ * The queue is a calendar queue of compact keys (queue_cal.h: O(1) expected
+ * per event, O(1) cancellation); the 4-ary heap of queue.h, which it
+ * replaced, pops the same entries and stays for comparison.
  */
 #ifndef CAPSIM_CORE_H
 #define CAPSIM_CORE_H

@@ -1,9 +1,12 @@
-/* queue.h - the event queue contract the engine relies on (private to core).
- * Four operations over keys ordered by (t, k2), where k2 packs the priority in
- * its top 8 bits and the insertion sequence below; each entry carries the
- * index of its event, whose heap position the queue keeps up to date through
- * the pos array so that removal is O(log n). A calendar queue can implement
- * the same contract. */
+/* queue.h - the event queue contract of the engine (private to core), and
+ * the 4-ary heap that implements it. Four operations over keys ordered by
+ * (t, k2), where k2 packs the priority in its top 8 bits and the insertion
+ * sequence below; each entry carries the index of its event, whose heap
+ * position the heap keeps up to date through the pos array so that removal
+ * is O(log n). The engine runs on the calendar queue of queue_cal.h, which
+ * keeps the same contract (removal by event index); the heap stays as the
+ * reference that tests/unit/test_core.c checks it against and that
+ * tests/bench/bench_hold.c compares it with. */
 #ifndef CAPSIM_QUEUE_H
 #define CAPSIM_QUEUE_H
 

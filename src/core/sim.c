@@ -5,8 +5,8 @@
  * warm in cache). Each slot counts how many times it was freed (its
  * generation), and an event id is generation << 32 | (slot + 1), so an id
  * outlives its event harmlessly: once the slot is freed the generation no
- * longer matches. The queue (queue.h) holds only the compact keys
- * (t, prio << 56 | seq, slot); pos[slot] is the key's heap index.
+ * longer matches. The queue (a calendar queue, queue_cal.h) holds only the
+ * compact keys (t, prio << 56 | seq, slot) and finds a slot's key itself.
  *
  * Known limits: 2^32 - 2 events pending at once; 2^56 events scheduled over
  * the engine's life (at 10^8 events/s, 22 years), past which it aborts rather
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "queue.h"
+#include "queue_cal.h"
 #include "xalloc.h"
 
 #define SEQ_BITS 56
@@ -49,9 +49,8 @@ typedef struct kind_entry {
 } kind_entry;
 
 struct capsim_sim {
-	capsim_queue q; /* q.pos is pos below, sized like slots */
+	capsim_calq q;
 	slot *slots;
-	uint32_t *pos;
 	size_t nslots; /* slots allocated (all on the free list or pending) */
 	uint32_t free_head;
 	kind_entry *kinds;
@@ -73,7 +72,7 @@ static inline capsim_event_id make_id(uint32_t gen, uint32_t i)
 	return (uint64_t)gen << 32 | ((uint64_t)i + 1);
 }
 
-/* Double the pool (both slots and pos) and make the new slots the free list,
+/* Double the pool and make the new slots the free list,
  * lowest index first, so that allocation order is deterministic. Called only
  * when the free list is empty. */
 static void grow_pool(capsim_sim *sim)
@@ -85,8 +84,6 @@ static void grow_pool(capsim_sim *sim)
 	if (cap <= old)
 		BROKEN("more than 2^32 - 2 events pending");
 	sim->slots = capsim_xrealloc(sim->slots, cap * sizeof *sim->slots);
-	sim->pos = capsim_xrealloc(sim->pos, cap * sizeof *sim->pos);
-	sim->q.pos = sim->pos;
 	for (size_t i = old; i < cap; i++) {
 		slot *s = &sim->slots[i];
 		s->gen = 0;
@@ -120,6 +117,7 @@ capsim_sim *capsim_sim_create(void)
 {
 	capsim_sim *sim = capsim_xcalloc(1, sizeof *sim); /* aborts on OOM */
 	sim->free_head = NO_SLOT;
+	capsim_calq_init(&sim->q);
 	return sim;
 }
 
@@ -127,9 +125,8 @@ void capsim_sim_destroy(capsim_sim *sim)
 {
 	if (!sim)
 		return;
-	free(sim->q.a);
+	capsim_calq_free(&sim->q);
 	free(sim->slots);
-	free(sim->pos);
 	free(sim->kinds);
 	free(sim);
 }
@@ -169,7 +166,7 @@ capsim_event_id capsim_sim_schedule(capsim_sim *sim, capsim_time_ns t,
 	}
 	capsim_qent e = { .t = t, .k2 = (uint64_t)prio << SEQ_BITS | sim->seq++,
 			  .ev = i };
-	capsim_queue_push(&sim->q, e); /* grows through xrealloc: cannot fail */
+	capsim_calq_push(&sim->q, e); /* grows through xrealloc: cannot fail */
 	return make_id(s->gen, i);
 }
 
@@ -182,7 +179,7 @@ int capsim_sim_cancel(capsim_sim *sim, capsim_event_id id)
 	const slot *s = &sim->slots[i];
 	if (!s->pending || s->gen != (uint32_t)(id >> 32))
 		return -1;
-	capsim_queue_remove(&sim->q, sim->pos[i]);
+	capsim_calq_remove(&sim->q, i);
 	free_slot(sim, i);
 	return 0;
 }
@@ -193,9 +190,9 @@ int capsim_sim_cancel(capsim_sim *sim, capsim_event_id id)
  * always_inline because GCC 12 at -O1/-O2 deletes calls to a static function
  * whose only effect is a prefetch. */
 static inline __attribute__((always_inline)) void
-prefetch_next_slot(const capsim_sim *sim)
+prefetch_next_slot(capsim_sim *sim)
 {
-	const capsim_qent *top = capsim_queue_peek(&sim->q);
+	const capsim_qent *top = capsim_calq_peek(&sim->q);
 	if (top) {
 		const char *p = (const char *)&sim->slots[top->ev];
 		__builtin_prefetch(p);
@@ -207,7 +204,7 @@ prefetch_next_slot(const capsim_sim *sim)
  * handler may schedule, and reuse the slot) and advance the clock. */
 static inline void take_next(capsim_sim *sim, capsim_event *ev)
 {
-	capsim_qent e = capsim_queue_pop(&sim->q);
+	capsim_qent e = capsim_calq_pop(&sim->q);
 	prefetch_next_slot(sim);
 	const slot *s = &sim->slots[e.ev];
 	ev->t = e.t;
@@ -231,7 +228,7 @@ uint64_t capsim_sim_run(capsim_sim *sim, capsim_time_ns until)
 	sim->running = 1;
 	sim->stopping = 0;
 	while (!sim->stopping) {
-		const capsim_qent *top = capsim_queue_peek(&sim->q);
+		const capsim_qent *top = capsim_calq_peek(&sim->q);
 		if (!top || top->t > until)
 			break;
 		capsim_event ev;
@@ -268,7 +265,7 @@ uint64_t capsim_sim_delivered(const capsim_sim *sim)
 
 capsim_time_ns capsim_sim_next_time(const capsim_sim *sim)
 {
-	const capsim_qent *top = capsim_queue_peek(&sim->q);
+	const capsim_qent *top = capsim_calq_least(&sim->q);
 	return top ? top->t : CAPSIM_TIME_NEVER;
 }
 

@@ -1,5 +1,5 @@
 /* bench_hold.c - the classic "hold" benchmark of the event queue, through the
- * engine (core.h) and through the raw queue (queue.h).
+ * engine (core.h) and through the raw queues.
  *
  * For each queue size N: fill the queue with N events at exponential random
  * times, run N holds to reach the steady state, then time H holds, where a hold
@@ -10,8 +10,16 @@
  * maximum. A hold is one pop plus one push, so holds/s equals events
  * delivered per second. Single-threaded.
  *
- * Usage: bench_hold [-n HOLDS] [-r REPEATS] [N ...]
- *        (defaults: 5000000 holds, 5 repeats, N = 1e3 1e4 1e5 1e6)
+ * Three queues: the engine (core.h, on its calendar queue), the raw
+ * calendar queue (queue_cal.h) and the raw 4-ary heap (queue.h), which the
+ * calendar queue replaced in the engine.
+ *
+ * -d bimodal draws the increments from a mixture instead (90% exponential
+ * with mean 100 ns, 10% with mean 100 us), the skewed case that upsets a
+ * calendar queue's width estimate.
+ *
+ * Usage: bench_hold [-n HOLDS] [-r REPEATS] [-d exp|bimodal] [N ...]
+ *        (defaults: 5000000 holds, 5 repeats, exp, N = 1e3 1e4 1e5 1e6)
  */
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +32,7 @@
 
 #include "core.h"
 #include "queue.h"
+#include "queue_cal.h"
 
 #define INC_BITS 16
 #define INC_N (1u << INC_BITS)
@@ -31,8 +40,10 @@
 #define MEAN_INC_NS 1000.0
 #define MAX_REPS 64
 
-/* Exponential increments in ns (mean 1 us), from a fixed seed. */
+/* Increments in ns from a fixed seed: exponential with mean 1 us, or the
+ * bimodal mixture. */
 static uint32_t inc_table[INC_N];
+static int bimodal;
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -47,7 +58,10 @@ static void fill_increments(void)
 	uint64_t s = 2385;
 	for (uint32_t i = 0; i < INC_N; i++) {
 		double u = ((double)(splitmix(&s) >> 11) + 0.5) * 0x1p-53; /* (0,1) */
-		inc_table[i] = (uint32_t)llround(-MEAN_INC_NS * log(u));
+		double mean = MEAN_INC_NS;
+		if (bimodal)
+			mean = splitmix(&s) % 10 == 0 ? 100.0 * MEAN_INC_NS : 0.1 * MEAN_INC_NS;
+		inc_table[i] = (uint32_t)llround(-mean * log(u));
 	}
 }
 
@@ -105,7 +119,7 @@ static double engine_rate(size_t n, uint64_t holds, uint64_t *check)
 	return (double)holds / dt;
 }
 
-/* ---- through the raw queue ---- */
+/* ---- through the raw 4-ary heap ---- */
 
 static void raw_holds(capsim_queue *q, uint64_t holds, uint32_t *inc_i,
 		      uint64_t *seq)
@@ -138,6 +152,36 @@ static double raw_rate(size_t n, uint64_t holds, uint64_t *check)
 	*check += (uint64_t)capsim_queue_peek(&q)->t;
 	free(q.a);
 	free(q.pos);
+	return (double)holds / dt;
+}
+
+/* ---- through the calendar queue (queue_cal.h) ---- */
+
+static void cal_holds(capsim_calq *q, uint64_t holds, uint32_t *inc_i, uint64_t *seq)
+{
+	for (uint64_t k = 0; k < holds; k++) {
+		capsim_qent e = capsim_calq_pop(q);
+		e.t += inc_table[(*inc_i)++ & INC_MASK];
+		e.k2 = (*seq)++;
+		capsim_calq_push(q, e);
+	}
+}
+
+static double cal_rate(size_t n, uint64_t holds, uint64_t *check)
+{
+	capsim_calq q;
+	capsim_calq_init(&q);
+	uint32_t inc_i = 0;
+	uint64_t seq = 0;
+	for (size_t i = 0; i < n; i++)
+		capsim_calq_push(&q, (capsim_qent){ .t = inc_table[inc_i++ & INC_MASK],
+						    .k2 = seq++, .ev = (uint32_t)i });
+	cal_holds(&q, n, &inc_i, &seq); /* warm up */
+	double t0 = seconds();
+	cal_holds(&q, holds, &inc_i, &seq);
+	double dt = seconds() - t0;
+	*check += (uint64_t)capsim_calq_peek(&q)->t;
+	capsim_calq_free(&q);
 	return (double)holds / dt;
 }
 
@@ -191,7 +235,7 @@ static void print_machine(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_hold [-n HOLDS] [-r REPEATS] [N ...]\n");
+	fprintf(stderr, "usage: bench_hold [-n HOLDS] [-r REPEATS] [-d exp|bimodal] [N ...]\n");
 	exit(2);
 }
 
@@ -199,8 +243,12 @@ int main(int argc, char **argv)
 {
 	uint64_t holds = 5000000;
 	int reps = 5, c;
-	while ((c = getopt(argc, argv, "n:r:")) != -1) {
-		if (c == 'n')
+	while ((c = getopt(argc, argv, "n:r:d:")) != -1) {
+		if (c == 'd' && strcmp(optarg, "bimodal") == 0)
+			bimodal = 1;
+		else if (c == 'd' && strcmp(optarg, "exp") == 0)
+			bimodal = 0;
+		else if (c == 'n')
 			holds = strtoull(optarg, NULL, 10);
 		else if (c == 'r')
 			reps = atoi(optarg);
@@ -218,23 +266,31 @@ int main(int argc, char **argv)
 	}
 	fill_increments();
 	print_machine();
-	printf("hold: %llu timed holds per repeat, %d repeats, increments exponential "
-	       "with mean %.0f ns\n\n",
-	       (unsigned long long)holds, reps, MEAN_INC_NS);
-	printf("| queue size | engine, median Mev/s (min-max) | raw queue, median Mev/s "
-	       "(min-max) | engine / raw |\n");
-	printf("|---:|---:|---:|---:|\n");
+	if (bimodal)
+		printf("hold: %llu timed holds per repeat, %d repeats, increments bimodal: "
+		       "exponential, 90%% with mean %.0f ns, 10%% with mean %.0f ns\n\n",
+		       (unsigned long long)holds, reps, 0.1 * MEAN_INC_NS, 100.0 * MEAN_INC_NS);
+	else
+		printf("hold: %llu timed holds per repeat, %d repeats, increments exponential "
+		       "with mean %.0f ns\n\n",
+		       (unsigned long long)holds, reps, MEAN_INC_NS);
+	printf("| queue size | engine, median Mev/s (min-max) | raw calendar queue, median "
+	       "Mev/s (min-max) | engine / raw | raw 4-ary heap, median Mev/s (min-max) | "
+	       "calendar / heap |\n");
+	printf("|---:|---:|---:|---:|---:|---:|\n");
 	uint64_t check = 0;
 	for (int s = 0; s < nsizes; s++) {
-		double e[MAX_REPS], r[MAX_REPS];
+		double e[MAX_REPS], r[MAX_REPS], cq[MAX_REPS];
 		for (int k = 0; k < reps; k++) {
 			e[k] = engine_rate(sizes[s], holds, &check);
 			r[k] = raw_rate(sizes[s], holds, &check);
+			cq[k] = cal_rate(sizes[s], holds, &check);
 		}
-		summary se = summarize(e, reps), sr = summarize(r, reps);
-		printf("| %zu | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.2f |\n", sizes[s],
-		       se.median / 1e6, se.min / 1e6, se.max / 1e6, sr.median / 1e6,
-		       sr.min / 1e6, sr.max / 1e6, se.median / sr.median);
+		summary se = summarize(e, reps), sr = summarize(r, reps), sc = summarize(cq, reps);
+		printf("| %zu | %.1f (%.1f-%.1f) | %.1f (%.1f-%.1f) | %.2f | %.1f (%.1f-%.1f) | "
+		       "%.2f |\n", sizes[s], se.median / 1e6, se.min / 1e6, se.max / 1e6,
+		       sc.median / 1e6, sc.min / 1e6, sc.max / 1e6, se.median / sc.median,
+		       sr.median / 1e6, sr.min / 1e6, sr.max / 1e6, sc.median / sr.median);
 		fflush(stdout);
 	}
 	printf("\n(check %llu)\n", (unsigned long long)check);

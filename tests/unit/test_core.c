@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "core.h"
+#include "queue.h"
+#include "queue_cal.h"
 
 /* ---- a log of deliveries, filled by the handler record() ---- */
 
@@ -720,6 +722,98 @@ static void test_ns_from_s(void **state)
 	assert_int_equal(capsim_ns_from_s(-INFINITY), -top);
 }
 
+/* The calendar queue against the 4-ary heap: the same random pushes
+ * (mostly ahead of the last pop, as a simulation makes them, some behind
+ * it, ties in time with random priorities), removals of random queued
+ * events and pops, through resizes both ways, crowded ticks first and
+ * times spread over hours later; every pop must return the same entry. */
+static void test_calendar_matches_heap(void **state)
+{
+	(void)state;
+	enum { EVENTS = 20000, OPS = 400000 };
+	capsim_queue h = { 0 };
+	h.pos = calloc(EVENTS, sizeof *h.pos);
+	capsim_calq c;
+	capsim_calq_init(&c);
+	char *queued = calloc(EVENTS, 1);
+	uint64_t rng = 12345, seq = 0;
+	int64_t now = 0;
+	size_t n = 0, pops = 0, removes = 0, max_nb = 0;
+	unsigned max_shift = 0;
+	for (int op = 0; op < OPS; op++) {
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint32_t r = (uint32_t)(rng >> 33);
+		/* grow to about 8,000 queued, then drain, then grow again */
+		int phase = (op / 100000) % 2;
+		int want_push = phase == 0 ? r % 10 < 6 : r % 10 < 3;
+		if (n == 0)
+			want_push = 1;
+		uint32_t ev = (r >> 8) % EVENTS;
+		if (want_push && !queued[ev]) {
+			int64_t dt = (int64_t)((r >> 4) % 4000);
+			if (r % 97 == 0)
+				dt = -(int64_t)(r % 500); /* behind the last pop */
+			if (r % 13 == 0)
+				dt = 0; /* ties */
+			if (op >= 200000 && r % 3 == 0)
+				/* far ahead, spread over 2^44 ns: wide buckets, and
+				 * years the least entry's search must cross */
+				dt = (int64_t)((rng >> 7) & ((UINT64_C(1) << 44) - 1));
+			capsim_qent e = { .t = now + dt,
+					  .k2 = (uint64_t)(r % 4) << 56 | seq++, .ev = ev };
+			capsim_queue_push(&h, e);
+			capsim_calq_push(&c, e);
+			queued[ev] = 1;
+			n++;
+		} else if (r % 5 == 0 && n > 0) {
+			/* remove a random queued event */
+			uint32_t k = ev;
+			while (!queued[k])
+				k = (k + 1) % EVENTS;
+			capsim_queue_remove(&h, h.pos[k]);
+			capsim_calq_remove(&c, k);
+			queued[k] = 0;
+			n--;
+			removes++;
+		} else if (n > 0) {
+			const capsim_qent *pl = capsim_calq_least(&c);
+			assert_non_null(pl);
+			uint32_t least_ev = pl->ev;
+			const capsim_qent *pc = capsim_calq_peek(&c);
+			assert_non_null(pc);
+			assert_int_equal(pc->ev, least_ev);
+			assert_true(pc->ev == capsim_queue_peek(&h)->ev);
+			capsim_qent a = capsim_queue_pop(&h);
+			capsim_qent b = capsim_calq_pop(&c);
+			assert_true(a.t == b.t && a.k2 == b.k2 && a.ev == b.ev);
+			queued[a.ev] = 0;
+			now = a.t;
+			n--;
+			pops++;
+		}
+		assert_int_equal(c.n, n);
+		if (c.nb > max_nb)
+			max_nb = c.nb;
+		if (c.shift > max_shift)
+			max_shift = c.shift;
+	}
+	assert_true(pops > 50000 && removes > 10000);
+	assert_true(max_nb >= 2048); /* it grew, and shrank on the way down */
+	assert_true(c.nb < max_nb);
+	assert_true(max_shift >= 20); /* widths chosen from the spacing */
+	while (n > 0) {
+		capsim_qent a = capsim_queue_pop(&h);
+		capsim_qent b = capsim_calq_pop(&c);
+		assert_true(a.t == b.t && a.k2 == b.k2 && a.ev == b.ev);
+		n--;
+	}
+	assert_null(capsim_calq_peek(&c));
+	free(h.a);
+	free(h.pos);
+	free(queued);
+	capsim_calq_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -737,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_random_against_reference),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_many_pending),
+		cmocka_unit_test(test_calendar_matches_heap),
 		cmocka_unit_test(test_ns_from_s),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

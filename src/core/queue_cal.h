@@ -1,0 +1,58 @@
+/* queue_cal.h - a calendar queue (Brown, "Calendar queues: a fast O(1)
+ * priority queue implementation for the simulation event set problem",
+ * CACM 31(10), 1988) with the contract of queue.h: entries ordered by
+ * (t, k2), each carrying its event index, removable by that index.
+ *
+ * Buckets cover one width of time each (a power of two nanoseconds, so that
+ * the bucket is a shift, not a division), nb of them a "year"; an entry at
+ * time t lives in bucket (t / width) mod nb. A bucket is an array sorted by
+ * (t, k2), not a linked list: pops take its front and pushes mostly append
+ * (a new entry's k2, the insertion sequence, is the largest among equal
+ * times), so that both touch memory in order and a bucket crowded with one
+ * tick's entries costs O(1) a push. A removal leaves a tombstone, skipped
+ * when the front reaches it; loc[ev] finds an entry. When the count has
+ * doubled or halved since the layout was chosen, the width is estimated
+ * again from the entries' spacing (about 3 entries a bucket, Brown's rule)
+ * and nb from their count and span.
+ * Deterministic: the order never depends on bucket layout. The 4-ary heap
+ * (queue_heap.c) is kept beside it: tests/bench/bench_hold.c runs both and
+ * test_core checks that they pop the same entries. */
+#ifndef CAPSIM_QUEUE_CAL_H
+#define CAPSIM_QUEUE_CAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "queue.h"
+
+typedef struct capsim_calbucket {
+	capsim_qent *a;      /* a[lo..hi) sorted; tombstones have ev CAL_DEAD */
+	uint32_t lo, hi, cap; /* a[lo] is live whenever lo < hi */
+} capsim_calbucket;
+
+typedef struct capsim_calq {
+	capsim_calbucket *b; /* nb buckets */
+	size_t nb;
+	unsigned shift;      /* width = 2^shift ns */
+	uint64_t *loc;       /* by event: bucket << 32 | index */
+	size_t loc_cap;
+	size_t n;            /* live entries */
+	size_t n_built;      /* n when the layout was last chosen */
+	uint64_t base;       /* no live entry's biased time is earlier */
+	int64_t min_b;       /* the least entry's bucket, -1: to be found */
+} capsim_calq;
+
+void capsim_calq_init(capsim_calq *q);
+void capsim_calq_free(capsim_calq *q);
+/* Insert e (its event must not be queued already, ev < UINT32_MAX). */
+void capsim_calq_push(capsim_calq *q, capsim_qent e);
+/* The least entry, or NULL when empty; valid until the next change. */
+const capsim_qent *capsim_calq_peek(capsim_calq *q);
+/* The same without caching what it finds (for a const queue). */
+const capsim_qent *capsim_calq_least(const capsim_calq *q);
+/* Remove and return the least entry; q must not be empty. */
+capsim_qent capsim_calq_pop(capsim_calq *q);
+/* Remove event ev's entry (it must be queued). */
+void capsim_calq_remove(capsim_calq *q, uint32_t ev);
+
+#endif
