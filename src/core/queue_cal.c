@@ -74,6 +74,15 @@ static inline void place(capsim_calq *q, size_t bi, uint32_t i, capsim_qent e)
 	q->loc[e.ev] = (uint64_t)bi << 32 | i;
 }
 
+/* Where e goes in bucket bk: searched from the back. */
+static inline uint32_t place_in(const capsim_calbucket *bk, const capsim_qent *e)
+{
+	uint32_t p = bk->hi;
+	while (p > bk->lo && before(e, &bk->a[p - 1]))
+		p--;
+	return p;
+}
+
 /* Room for one more entry at the back of bucket bi: drop the front's
  * dead space when it is a quarter or more, else double the array. */
 static void make_room(capsim_calq *q, size_t bi)
@@ -101,9 +110,7 @@ static void insert(capsim_calq *q, capsim_qent e)
 	capsim_calbucket *bk = &q->b[bi];
 	if (bk->lo == bk->hi)
 		bk->lo = bk->hi = 0;
-	uint32_t p = bk->hi;
-	while (p > bk->lo && before(&e, &bk->a[p - 1]))
-		p--;
+	uint32_t p = place_in(bk, &e);
 	if (p == bk->lo && bk->lo > 0) {
 		place(q, bi, --bk->lo, e);
 		return;
@@ -111,18 +118,15 @@ static void insert(capsim_calq *q, capsim_qent e)
 	if (bk->hi == bk->cap) {
 		uint32_t lo0 = bk->lo;
 		make_room(q, bi);
-		bk = &q->b[bi];
-		/* compaction moved the entries down, tombstones dropped: find
-		 * the place again */
-		if (bk->lo != lo0) {
-			p = bk->hi;
-			while (p > bk->lo && before(&e, &bk->a[p - 1]))
-				p--;
-		}
+		/* compaction moved the entries down, tombstones dropped */
+		if (bk->lo != lo0)
+			p = place_in(bk, &e);
 	}
-	for (uint32_t j = bk->hi; j > p; j--)
-		if ((bk->a[j] = bk->a[j - 1]).ev != CAL_DEAD)
+	for (uint32_t j = bk->hi; j > p; j--) {
+		bk->a[j] = bk->a[j - 1];
+		if (bk->a[j].ev != CAL_DEAD)
 			q->loc[bk->a[j].ev] = (uint64_t)bi << 32 | j;
+	}
 	bk->hi++;
 	place(q, bi, p, e);
 }
