@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core.h"
+#include "hmap.h"
 #include "mix.h"
 #include "xalloc.h"
 
@@ -407,6 +408,39 @@ static double plan_flows(const ctx *c, capsim_coll op, int algo)
 	}
 }
 
+static int cmp_int(const void *pa, const void *pb)
+{
+	int a = *(const int *)pa, b = *(const int *)pb;
+	return (a > b) - (a < b);
+}
+
+/* The distinct links a plan's flows cross, ascending; *n gets how many. */
+static int *plan_links(const plan *p, size_t *n)
+{
+	capsim_hmap seen = { 0 };
+	int *v = NULL;
+	size_t k = 0, cap = 0;
+	for (size_t a = 0; a < p->n; a++)
+		for (size_t i = 0; i < p->ph[a].n; i++) {
+			const flowspec *fs = &p->ph[a].v[i];
+			for (int j = 0; j < fs->n; j++) {
+				if (capsim_hmap_get_or_put(&seen, (uint64_t)fs->links[j],
+							   (int32_t)k) != (int32_t)k)
+					continue;
+				if (k == cap) {
+					cap = cap ? 2 * cap : 256;
+					v = capsim_xrealloc(v, cap * sizeof *v);
+				}
+				v[k++] = fs->links[j];
+			}
+		}
+	capsim_hmap_free(&seen);
+	if (k)
+		qsort(v, k, sizeof *v, cmp_int);
+	*n = k;
+	return v;
+}
+
 /* ---- the driver: flows on the event engine ---------------------------------- */
 
 typedef struct {
@@ -505,37 +539,20 @@ static uint64_t hash_double(double v)
 	return capsim_mix64(u);
 }
 
-typedef struct {
-	uint64_t key;
-	size_t idx;
-} keyed;
-
-static int cmp_keyed(const void *pa, const void *pb)
+/* replace hashes by dense colour numbers, in the order the hashes are
+ * first seen (a hash table, so a round costs O(n), not a sort's
+ * O(n log n)); returns the number of colours */
+static size_t densify(const uint64_t *h, size_t n, int *colour, capsim_hmap *seen)
 {
-	const keyed *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return a->idx < b->idx ? -1 : (a->idx > b->idx);
-}
-
-/* replace hashes by dense colour numbers (ordered by hash, so stable);
- * returns the number of colours */
-static size_t densify(uint64_t *h, size_t n, int *colour)
-{
-	keyed *k = capsim_xmalloc((n ? n : 1) * sizeof *k);
+	capsim_hmap_clear(seen);
+	int32_t c = 0;
 	for (size_t i = 0; i < n; i++) {
-		k[i].key = h[i];
-		k[i].idx = i;
-	}
-	qsort(k, n, sizeof *k, cmp_keyed);
-	size_t c = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i && k[i].key != k[i - 1].key)
+		int32_t v = capsim_hmap_get_or_put(seen, h[i], c);
+		if (v == c)
 			c++;
-		colour[k[i].idx] = (int)c;
+		colour[i] = v;
 	}
-	free(k);
-	return n ? c + 1 : 0;
+	return (size_t)c;
 }
 
 static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
@@ -543,26 +560,25 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 			 size_t *n_lclass)
 {
 	capsim_flownet *src = capsim_fabric_net(f);
-	size_t nl_all = capsim_flownet_n_links(src);
-	/* the links in use, numbered densely */
-	int *dense = capsim_xmalloc((nl_all ? nl_all : 1) * sizeof *dense);
-	for (size_t i = 0; i < nl_all; i++)
-		dense[i] = -1;
+	/* the links in use, numbered densely; the flows' paths in those numbers */
+	capsim_hmap seen = { 0 };
 	int *phys = NULL;
 	size_t nl = 0, cap_phys = 0;
-	for (size_t i = 0; i < ph->n; i++)
+	size_t nf = ph->n;
+	int (*path)[MAX_PATH] = capsim_xmalloc((nf ? nf : 1) * sizeof *path);
+	for (size_t i = 0; i < nf; i++)
 		for (int j = 0; j < ph->v[i].n; j++) {
 			int l = ph->v[i].links[j];
-			if (dense[l] < 0) {
+			int32_t v = capsim_hmap_get_or_put(&seen, (uint64_t)l, (int32_t)nl);
+			if ((size_t)v == nl) {
 				if (nl == cap_phys) {
 					cap_phys = cap_phys ? 2 * cap_phys : 256;
 					phys = capsim_xrealloc(phys, cap_phys * sizeof *phys);
 				}
-				phys[nl] = l;
-				dense[l] = (int)nl++;
+				phys[nl++] = l;
 			}
+			path[i][j] = v;
 		}
-	size_t nf = ph->n;
 	uint64_t *lh = capsim_xcalloc(nl ? nl : 1, sizeof *lh);
 	uint64_t *fh = capsim_xcalloc(nf ? nf : 1, sizeof *fh);
 	int *lcol = capsim_xcalloc(nl ? nl : 1, sizeof *lcol);
@@ -570,7 +586,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	for (size_t l = 0; l < nl; l++)
 		lh[l] = capsim_mix64((uint64_t)capsim_fabric_link_kind(f, phys[l]) * 0x9e3779b97f4a7c15ULL ^
 			      hash_double(capsim_flownet_link_cap(src, phys[l])));
-	size_t nlc = densify(lh, nl, lcol), nfc = 0;
+	size_t nlc = densify(lh, nl, lcol, &seen), nfc = 0;
 	for (int round = 0; round < 32; round++) {
 		/* flows: size, cap, multiplicity and the colours along the path */
 		for (size_t i = 0; i < nf; i++) {
@@ -578,18 +594,18 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 			uint64_t h = hash_double(fs->bytes) ^ capsim_mix64(hash_double(caps ? caps[i] : 0.0)) ^
 				     capsim_mix64(hash_double(fs->mult) + 7);
 			for (int j = 0; j < fs->n; j++)
-				h = capsim_mix64(h * 31 + (uint64_t)lcol[dense[fs->links[j]]] + 1);
+				h = capsim_mix64(h * 31 + (uint64_t)lcol[path[i][j]] + 1);
 			fh[i] = h;
 		}
-		nfc = densify(fh, nf, fcol);
+		nfc = densify(fh, nf, fcol, &seen);
 		/* links: their colour and the multiset of flow colours on them */
 		for (size_t l = 0; l < nl; l++)
 			lh[l] = capsim_mix64((uint64_t)lcol[l] + 0x51ed27);
 		for (size_t i = 0; i < nf; i++)
 			for (int j = 0; j < ph->v[i].n; j++)
-				lh[dense[ph->v[i].links[j]]] += capsim_mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
+				lh[path[i][j]] += capsim_mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
 		size_t before = nlc;
-		nlc = densify(lh, nl, lcol);
+		nlc = densify(lh, nl, lcol, &seen);
 		if (nlc == before)
 			break;
 	}
@@ -618,7 +634,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 		first[c] = (int)(folded.n - 1);
 		g->n = ph->v[i].n;
 		for (int j = 0; j < g->n; j++)
-			g->links[j] = lcol[dense[ph->v[i].links[j]]];
+			g->links[j] = lcol[path[i][j]];
 		g->bytes = ph->v[i].bytes;
 		g->mult = ph->v[i].mult;
 		g->origin = -1;
@@ -641,7 +657,8 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	free(lcol);
 	free(fcol);
 	free(phys);
-	free(dense);
+	free(path);
+	capsim_hmap_free(&seen);
 	return t;
 }
 
@@ -908,10 +925,6 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	 * can (its bytes over NCCL's bandwidth time), so an idle fabric gives
 	 * NCCL's own time and a loaded one more */
 	capsim_flownet *net = capsim_fabric_net(f);
-	size_t nlinks = capsim_flownet_n_links(net);
-	double *before = capsim_xcalloc(nlinks ? nlinks : 1, sizeof *before);
-	for (size_t i = 0; i < nlinks; i++)
-		before[i] = capsim_flownet_link_bytes(net, (int)i);
 	double total = 0.0, lat_total = 0.0;
 	/* folding loses which NIC each flow came from, which incast on a lossy
 	 * fabric depends on: such runs are never folded */
@@ -919,6 +932,12 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		   (r->fold > 0 ||
 		    (r->fold < 0 && s->routing == CAPSIM_ROUTING_ADAPTIVE && n > 1024));
 	out->folded = fold;
+	/* the links the plan crosses, by id, and what they carried before */
+	size_t nused = 0;
+	int *used = fold ? NULL : plan_links(&p, &nused);
+	double *before = capsim_xcalloc(nused ? nused : 1, sizeof *before);
+	for (size_t i = 0; i < nused; i++)
+		before[i] = capsim_flownet_link_bytes(net, used[i]);
 	for (size_t k = 0; k < p.n; k++) {
 		phase *ph = &p.ph[k];
 		double *caps = NULL;
@@ -941,17 +960,18 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 
 	/* busiest: the link busy longest (bytes over capacity), the bottleneck */
 	double best = 0.0, best_bytes = 0.0;
-	for (size_t i = 0; i < nlinks && !fold; i++) {
-		double b = capsim_flownet_link_bytes(net, (int)i) - before[i];
-		double cap = capsim_flownet_link_cap(net, (int)i);
+	for (size_t i = 0; i < nused; i++) {
+		double b = capsim_flownet_link_bytes(net, used[i]) - before[i];
+		double cap = capsim_flownet_link_cap(net, used[i]);
 		double busy = b > 0 && cap > 0 ? b / cap : 0.0;
 		if (busy > best * (1 + 1e-12)) {
 			best = busy;
 			best_bytes = b;
-			out->busiest_link = (int)i;
+			out->busiest_link = used[i];
 		}
 	}
 	free(before);
+	free(used);
 	out->busiest_bytes = best_bytes;
 	out->algo = algo;
 	out->proto = proto;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "mix.h"
 #include "xalloc.h"
 
@@ -39,7 +40,7 @@ struct capsim_fabric {
 	int lossy; /* links lose capacity under incast (untuned RoCE) */
 	double sw_latency_s;
 	capsim_flownet *net;
-	uint32_t *assigned; /* adaptive routing: routes placed on each link */
+	capsim_hmap assigned; /* adaptive routing: routes placed on a link, by id */
 	int *slot;          /* scattered placement: node -> its position (NULL: contiguous) */
 	range r[CAPSIM_LINK__COUNT];
 	char *file;
@@ -66,10 +67,8 @@ double capsim_pcie_bw(int gen, int lanes)
 static int add_links(capsim_fabric *f, capsim_link_kind kind, int count,
 		     double cap)
 {
-	f->r[kind].base = (int)capsim_flownet_n_links(f->net);
+	f->r[kind].base = capsim_flownet_add_links(f->net, count, cap, 1.0);
 	f->r[kind].count = count;
-	for (int i = 0; i < count; i++)
-		capsim_flownet_add_link(f->net, cap, 1.0);
 	return f->r[kind].base;
 }
 
@@ -322,7 +321,6 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 			add_links(f, CAPSIM_LINK_CORE_DOWN, f->spines * f->core_per_agg, sw);
 		}
 	}
-	f->assigned = capsim_xcalloc(capsim_flownet_n_links(f->net) + 1, sizeof *f->assigned);
 	if (s->placement == CAPSIM_PLACE_SCATTERED && f->tiers >= 2)
 		scatter(f, s);
 	if (s->transport == CAPSIM_NET_ROCE && s->congestion_control == CAPSIM_CC_UNTUNED) {
@@ -333,9 +331,9 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 			CAPSIM_LINK_AGG_UP, CAPSIM_LINK_CORE_DOWN,
 		};
 		for (size_t k = 0; k < sizeof lossy / sizeof lossy[0]; k++)
-			for (int i = 0; i < f->r[lossy[k]].count; i++)
-				capsim_flownet_set_incast(f->net, f->r[lossy[k]].base + i,
-							  s->congestion_efficiency);
+			capsim_flownet_set_incast_links(f->net, f->r[lossy[k]].base,
+							f->r[lossy[k]].count,
+							s->congestion_efficiency);
 		f->lossy = 1;
 	}
 	return f;
@@ -343,7 +341,7 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 
 void capsim_fabric_reset_routing(capsim_fabric *f)
 {
-	memset(f->assigned, 0, (capsim_flownet_n_links(f->net) + 1) * sizeof *f->assigned);
+	capsim_hmap_clear(&f->assigned);
 }
 
 void capsim_fabric_destroy(capsim_fabric *f)
@@ -351,7 +349,7 @@ void capsim_fabric_destroy(capsim_fabric *f)
 	if (!f)
 		return;
 	capsim_flownet_destroy(f->net);
-	free(f->assigned);
+	capsim_hmap_free(&f->assigned);
 	free(f->slot);
 	free(f->file);
 	free(f);
@@ -420,6 +418,18 @@ static int gpu_on_rail(const capsim_fabric *f, int r)
 	return 0;
 }
 
+/* routes adaptive routing has placed on a link since the last reset */
+static int32_t assigned(const capsim_fabric *f, int link)
+{
+	int32_t v = capsim_hmap_get(&f->assigned, (uint64_t)link);
+	return v < 0 ? 0 : v;
+}
+
+static void assign(capsim_fabric *f, int link)
+{
+	capsim_hmap_set(&f->assigned, (uint64_t)link, assigned(f, link) + 1);
+}
+
 /* pick one of n choices: ECMP by hash; adaptive by the fewest routes on
  * the pair of links the choice uses (placed since the last reset, plus the
  * flows running on them), ties to the lowest index */
@@ -434,7 +444,7 @@ static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, i
 	size_t bl = (size_t)-1;
 	for (int j = 0; j < n; j++) {
 		int a = L(f, la_kind, la_base + j), b = L(f, lb_kind, lb_base + j);
-		size_t load = f->assigned[a] + f->assigned[b] +
+		size_t load = (size_t)assigned(f, a) + (size_t)assigned(f, b) +
 			      capsim_flownet_link_flows(f->net, a) +
 			      capsim_flownet_link_flows(f->net, b);
 		if (load < bl) {
@@ -442,8 +452,8 @@ static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, i
 			best = j;
 		}
 	}
-	f->assigned[L(f, la_kind, la_base + best)]++;
-	f->assigned[L(f, lb_kind, lb_base + best)]++;
+	assign(f, L(f, la_kind, la_base + best));
+	assign(f, L(f, lb_kind, lb_base + best));
 	return best;
 }
 

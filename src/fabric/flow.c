@@ -6,9 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "xalloc.h"
 
+/* A link exists in two forms. Every link belongs to a range of identical
+ * links (one add_links call: same capacity, multiplicity and incast
+ * efficiency), which is all that is stored until a flow first crosses it;
+ * then it gets a record of its own (link_t), numbered densely in the order
+ * links are first used. Flows and the solver work on the dense numbers; the
+ * interface speaks link ids. A cluster of a million links that one
+ * collective crosses a few hundred of costs a few hundred records. */
 typedef struct {
+	int base, count;
+	double cap_bps, mult, incast;
+} lrange;
+
+typedef struct {
+	int ext;      /* the link's id */
 	int *flows;   /* active flows crossing this link */
 	size_t n, cap;
 	double cap_bps, mult;
@@ -26,7 +40,7 @@ typedef struct {
 #define NOT_IN_HEAP ((size_t)-1)
 
 typedef struct {
-	int *links;
+	int *links;   /* dense link numbers */
 	size_t *pos;  /* pos[i]: index of this flow in links[i]'s flow list */
 	size_t n_links;
 	double remaining, mult, cap, rate;
@@ -37,7 +51,11 @@ typedef struct {
 } flow_t;
 
 struct capsim_flownet {
-	link_t *l;
+	lrange *r;            /* by base, ascending */
+	size_t nr, capr;
+	int n_ext;            /* link ids handed out */
+	capsim_hmap dense;    /* link id -> index in l of a link in use */
+	link_t *l;            /* links in use */
 	size_t nl, capl;
 	flow_t *f;
 	size_t nf, capf;
@@ -78,33 +96,91 @@ void capsim_flownet_destroy(capsim_flownet *net)
 	free(net->cf);
 	free(net->seed);
 	free(net->heap);
+	free(net->r);
+	capsim_hmap_free(&net->dense);
 	free(net);
+}
+
+int capsim_flownet_add_links(capsim_flownet *net, int count, double cap_bytes_per_s,
+			     double mult)
+{
+	int base = net->n_ext;
+	if (count < 1)
+		return base;
+	if (net->nr == net->capr) {
+		net->capr = net->capr ? 2 * net->capr : 16;
+		net->r = capsim_xrealloc(net->r, net->capr * sizeof *net->r);
+	}
+	lrange *g = &net->r[net->nr++];
+	g->base = base;
+	g->count = count;
+	g->cap_bps = cap_bytes_per_s;
+	g->mult = mult >= 1.0 ? mult : 1.0;
+	g->incast = 1.0;
+	net->n_ext += count;
+	return base;
 }
 
 int capsim_flownet_add_link(capsim_flownet *net, double cap_bytes_per_s,
 			    double mult)
 {
-	if (net->nl == net->capl) {
-		net->capl = net->capl ? 2 * net->capl : 64;
-		net->l = capsim_xrealloc(net->l, net->capl * sizeof *net->l);
-	}
-	link_t *k = &net->l[net->nl];
-	memset(k, 0, sizeof *k);
-	k->cap_bps = cap_bytes_per_s;
-	k->incast = 1.0;
-	k->mult = mult >= 1.0 ? mult : 1.0;
-	k->hpos = NOT_IN_HEAP;
-	return (int)net->nl++;
+	return capsim_flownet_add_links(net, 1, cap_bytes_per_s, mult);
 }
 
 size_t capsim_flownet_n_links(const capsim_flownet *net)
 {
+	return (size_t)net->n_ext;
+}
+
+size_t capsim_flownet_links_in_use(const capsim_flownet *net)
+{
 	return net->nl;
+}
+
+/* the range that holds link id ext (a valid id) */
+static const lrange *range_of(const capsim_flownet *net, int ext)
+{
+	size_t lo = 0, hi = net->nr;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (net->r[mid].base <= ext)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &net->r[lo];
+}
+
+/* the dense number of link ext, or -1 while no flow has crossed it */
+static int dense_get(const capsim_flownet *net, int ext)
+{
+	return capsim_hmap_get(&net->dense, (uint64_t)ext);
+}
+
+/* the dense number of link ext, its record made from its range if new */
+static int dense_use(capsim_flownet *net, int ext)
+{
+	int i = capsim_hmap_get_or_put(&net->dense, (uint64_t)ext, (int32_t)net->nl);
+	if ((size_t)i < net->nl)
+		return i;
+	if (net->nl == net->capl) {
+		net->capl = net->capl ? 2 * net->capl : 64;
+		net->l = capsim_xrealloc(net->l, net->capl * sizeof *net->l);
+	}
+	const lrange *g = range_of(net, ext);
+	link_t *k = &net->l[net->nl];
+	memset(k, 0, sizeof *k);
+	k->ext = ext;
+	k->cap_bps = g->cap_bps;
+	k->incast = g->incast;
+	k->mult = g->mult;
+	k->hpos = NOT_IN_HEAP;
+	return (int)net->nl++;
 }
 
 double capsim_flownet_link_cap(const capsim_flownet *net, int link)
 {
-	return net->l[link].cap_bps;
+	return range_of(net, link)->cap_bps;
 }
 
 static void link_push(link_t *k, int flow, size_t *pos)
@@ -183,7 +259,7 @@ static void collect(capsim_flownet *net, const int *seed, size_t n_seed)
 static int hless(const capsim_flownet *net, int a, int b)
 {
 	const link_t *x = &net->l[a], *y = &net->l[b];
-	return x->level < y->level || (x->level == y->level && a < b);
+	return x->level < y->level || (x->level == y->level && x->ext < y->ext);
 }
 
 static void hplace(capsim_flownet *net, size_t i, int link)
@@ -409,7 +485,30 @@ int capsim_flownet_start(capsim_flownet *net, const int *links, size_t n_links,
 
 void capsim_flownet_set_incast(capsim_flownet *net, int link, double eff)
 {
-	net->l[link].incast = eff > 0.0 && eff <= 1.0 ? eff : 1.0;
+	capsim_flownet_set_incast_links(net, link, 1, eff);
+}
+
+void capsim_flownet_set_incast_links(capsim_flownet *net, int base, int count, double eff)
+{
+	eff = eff > 0.0 && eff <= 1.0 ? eff : 1.0;
+	long end = (long)base + count;
+	for (size_t i = 0; i < net->nr; i++) {
+		lrange *g = &net->r[i];
+		long gend = (long)g->base + g->count;
+		if (g->base >= end || gend <= base)
+			continue;
+		if (g->base >= base && gend <= end) {
+			g->incast = eff; /* the whole range */
+			continue;
+		}
+		/* part of a range: those links get records of their own */
+		long a = g->base > base ? g->base : base, b = gend < end ? gend : end;
+		for (long x = a; x < b; x++)
+			dense_use(net, (int)x);
+	}
+	for (size_t i = 0; i < net->nl; i++)
+		if (net->l[i].ext >= base && net->l[i].ext < end)
+			net->l[i].incast = eff;
 }
 
 int capsim_flownet_start_from(capsim_flownet *net, const int *links,
@@ -429,20 +528,22 @@ int capsim_flownet_start_from(capsim_flownet *net, const int *links,
 	fl->active = 1;
 	fl->mark = 0;
 	for (size_t i = 0; i < n_links; i++) {
-		fl->links[i] = links[i];
-		link_push(&net->l[links[i]], id, &fl->pos[i]);
+		int li = dense_use(net, links[i]);
+		fl = &net->f[id];
+		fl->links[i] = li;
+		link_push(&net->l[li], id, &fl->pos[i]);
 	}
 	net->active++;
 	if (net->hold) {
 		for (size_t i = 0; i < n_links; i++)
-			push_int(&net->seed, &net->nseed, &net->capseed, links[i]);
+			push_int(&net->seed, &net->nseed, &net->capseed, fl->links[i]);
 		if (!n_links) {
 			fl->rate = fl->cap > 0.0 ? fl->cap : INFINITY;
 		}
 		return id;
 	}
 	if (n_links) {
-		collect(net, links, n_links);
+		collect(net, fl->links, n_links);
 	} else {
 		net->ncl = 0;
 		net->ncf = 0;
@@ -491,7 +592,8 @@ void capsim_flownet_hold(capsim_flownet *net, int on)
 
 size_t capsim_flownet_link_flows(const capsim_flownet *net, int link)
 {
-	return net->l[link].n;
+	int i = dense_get(net, link);
+	return i < 0 ? 0 : net->l[i].n;
 }
 
 void capsim_flownet_advance(capsim_flownet *net, double dt)
@@ -546,12 +648,14 @@ size_t capsim_flownet_active(const capsim_flownet *net)
 
 double capsim_flownet_link_load(const capsim_flownet *net, int link)
 {
-	return net->l[link].load;
+	int i = dense_get(net, link);
+	return i < 0 ? 0.0 : net->l[i].load;
 }
 
 double capsim_flownet_link_bytes(const capsim_flownet *net, int link)
 {
-	return net->l[link].bytes;
+	int i = dense_get(net, link);
+	return i < 0 ? 0.0 : net->l[i].bytes;
 }
 
 uint64_t capsim_flownet_solves(const capsim_flownet *net)

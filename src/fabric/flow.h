@@ -27,7 +27,15 @@ void capsim_flownet_destroy(capsim_flownet *net);
 /* Add a link; returns its id (0, 1, ...). cap_bytes_per_s > 0, mult >= 1. */
 int capsim_flownet_add_link(capsim_flownet *net, double cap_bytes_per_s,
 			    double mult);
+/* Add count identical links with consecutive ids; returns the first. They
+ * cost nothing until a flow crosses them: a link's state is made when it
+ * is first used, so a network's cost grows with the links its flows use,
+ * not with the links it has. */
+int capsim_flownet_add_links(capsim_flownet *net, int count, double cap_bytes_per_s,
+			     double mult);
+/* Link ids handed out, and links that flows have crossed so far. */
 size_t capsim_flownet_n_links(const capsim_flownet *net);
+size_t capsim_flownet_links_in_use(const capsim_flownet *net);
 double capsim_flownet_link_cap(const capsim_flownet *net, int link);
 
 /* Start a flow of bytes over the given links (a path; a link may appear
@@ -47,6 +55,8 @@ int capsim_flownet_start_from(capsim_flownet *net, const int *links,
  * delivers only eff (0 < eff <= 1) of its capacity (lossy Ethernet under
  * incast). Default 1. */
 void capsim_flownet_set_incast(capsim_flownet *net, int link, double eff);
+/* The same for links [base, base + count). */
+void capsim_flownet_set_incast_links(capsim_flownet *net, int base, int count, double eff);
 
 /* Remove a flow (finished or cancelled); rates of its former component are
  * re-solved. Returns 0, or -1 if id is not active. */
