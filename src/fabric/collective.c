@@ -561,7 +561,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 {
 	capsim_flownet *src = capsim_fabric_net(f);
 	/* the links in use, numbered densely; the flows' paths in those numbers */
-	capsim_hmap seen = { 0 };
+	capsim_hmap seen = { 0 }, colours = { 0 }; /* link ids; colours, few */
 	int *phys = NULL;
 	size_t nl = 0, cap_phys = 0;
 	size_t nf = ph->n;
@@ -586,7 +586,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	for (size_t l = 0; l < nl; l++)
 		lh[l] = capsim_mix64((uint64_t)capsim_fabric_link_kind(f, phys[l]) * 0x9e3779b97f4a7c15ULL ^
 			      hash_double(capsim_flownet_link_cap(src, phys[l])));
-	size_t nlc = densify(lh, nl, lcol, &seen), nfc = 0;
+	size_t nlc = densify(lh, nl, lcol, &colours), nfc = 0;
 	for (int round = 0; round < 32; round++) {
 		/* flows: size, cap, multiplicity and the colours along the path */
 		for (size_t i = 0; i < nf; i++) {
@@ -597,7 +597,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 				h = capsim_mix64(h * 31 + (uint64_t)lcol[path[i][j]] + 1);
 			fh[i] = h;
 		}
-		nfc = densify(fh, nf, fcol, &seen);
+		nfc = densify(fh, nf, fcol, &colours);
 		/* links: their colour and the multiset of flow colours on them */
 		for (size_t l = 0; l < nl; l++)
 			lh[l] = capsim_mix64((uint64_t)lcol[l] + 0x51ed27);
@@ -605,7 +605,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 			for (int j = 0; j < ph->v[i].n; j++)
 				lh[path[i][j]] += capsim_mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
 		size_t before = nlc;
-		nlc = densify(lh, nl, lcol, &seen);
+		nlc = densify(lh, nl, lcol, &colours);
 		if (nlc == before)
 			break;
 	}
@@ -659,6 +659,7 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	free(phys);
 	free(path);
 	capsim_hmap_free(&seen);
+	capsim_hmap_free(&colours);
 	return t;
 }
 

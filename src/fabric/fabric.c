@@ -40,7 +40,12 @@ struct capsim_fabric {
 	int lossy; /* links lose capacity under incast (untuned RoCE) */
 	double sw_latency_s;
 	capsim_flownet *net;
-	capsim_hmap assigned; /* adaptive routing: routes placed on a link, by id */
+	/* adaptive routing: routes placed on each uplink since the last reset,
+	 * in blocks of one switch's uplinks (first link id -> offset in pool),
+	 * a block made when the switch is first chosen from */
+	capsim_hmap blocks;
+	uint32_t *pool;
+	size_t npool, cappool;
 	int *slot;          /* scattered placement: node -> its position (NULL: contiguous) */
 	range r[CAPSIM_LINK__COUNT];
 	char *file;
@@ -341,7 +346,8 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 
 void capsim_fabric_reset_routing(capsim_fabric *f)
 {
-	capsim_hmap_clear(&f->assigned);
+	capsim_hmap_clear(&f->blocks);
+	f->npool = 0;
 }
 
 void capsim_fabric_destroy(capsim_fabric *f)
@@ -349,7 +355,8 @@ void capsim_fabric_destroy(capsim_fabric *f)
 	if (!f)
 		return;
 	capsim_flownet_destroy(f->net);
-	capsim_hmap_free(&f->assigned);
+	capsim_hmap_free(&f->blocks);
+	free(f->pool);
 	free(f->slot);
 	free(f->file);
 	free(f);
@@ -418,16 +425,22 @@ static int gpu_on_rail(const capsim_fabric *f, int r)
 	return 0;
 }
 
-/* routes adaptive routing has placed on a link since the last reset */
-static int32_t assigned(const capsim_fabric *f, int link)
+/* the offset in f->pool of the route counts of links [first, first + n),
+ * zeroed when first asked for */
+static size_t block(capsim_fabric *f, int first, int n)
 {
-	int32_t v = capsim_hmap_get(&f->assigned, (uint64_t)link);
-	return v < 0 ? 0 : v;
-}
-
-static void assign(capsim_fabric *f, int link)
-{
-	capsim_hmap_set(&f->assigned, (uint64_t)link, assigned(f, link) + 1);
+	int32_t v = capsim_hmap_get(&f->blocks, (uint64_t)first);
+	if (v >= 0)
+		return (size_t)v;
+	if (f->npool + (size_t)n > f->cappool) {
+		f->cappool = 2 * (f->npool + (size_t)n);
+		f->pool = capsim_xrealloc(f->pool, f->cappool * sizeof *f->pool);
+	}
+	size_t at = f->npool;
+	memset(f->pool + at, 0, (size_t)n * sizeof *f->pool);
+	f->npool += (size_t)n;
+	capsim_hmap_set(&f->blocks, (uint64_t)first, (int32_t)at);
+	return at;
 }
 
 /* pick one of n choices: ECMP by hash; adaptive by the fewest routes on
@@ -442,18 +455,21 @@ static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, i
 		return (int)(dest % n);
 	int best = 0;
 	size_t bl = (size_t)-1;
+	size_t oa = block(f, L(f, la_kind, la_base), n), ob = block(f, L(f, lb_kind, lb_base), n);
+	const uint32_t *pa = f->pool + oa, *pb = f->pool + ob;
+	int running = capsim_flownet_active(f->net) > 0;
 	for (int j = 0; j < n; j++) {
-		int a = L(f, la_kind, la_base + j), b = L(f, lb_kind, lb_base + j);
-		size_t load = (size_t)assigned(f, a) + (size_t)assigned(f, b) +
-			      capsim_flownet_link_flows(f->net, a) +
-			      capsim_flownet_link_flows(f->net, b);
+		size_t load = (size_t)pa[j] + pb[j];
+		if (running)
+			load += capsim_flownet_link_flows(f->net, L(f, la_kind, la_base + j)) +
+				capsim_flownet_link_flows(f->net, L(f, lb_kind, lb_base + j));
 		if (load < bl) {
 			bl = load;
 			best = j;
 		}
 	}
-	assign(f, L(f, la_kind, la_base + best));
-	assign(f, L(f, lb_kind, lb_base + best));
+	f->pool[oa + (size_t)best]++;
+	f->pool[ob + (size_t)best]++;
 	return best;
 }
 

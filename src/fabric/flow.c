@@ -592,6 +592,8 @@ void capsim_flownet_hold(capsim_flownet *net, int on)
 
 size_t capsim_flownet_link_flows(const capsim_flownet *net, int link)
 {
+	if (!net->active)
+		return 0;
 	int i = dense_get(net, link);
 	return i < 0 ? 0 : net->l[i].n;
 }
