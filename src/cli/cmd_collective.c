@@ -40,9 +40,11 @@ static void help(FILE *out)
 		"  --proto P       LL, LL128, Simple\n"
 		"  --channels N    channels (default: NCCL's)\n"
 		"  --fold, --no-fold  fold ranks into symmetry classes, or simulate every\n"
-		"                  flow (default: fold above 1024 ranks with adaptive routing)\n"
+		"                  flow (default: fold when the flows fall into at most\n"
+		"                  half as many classes; the results are the same)\n"
 		"  --json          one JSON object\n"
-		"  --verbose       also print the run summary (events, simulated end time)\n");
+		"  --verbose       also print the run summary (events, simulated end time,\n"
+		"                  classes when folded)\n");
 }
 
 typedef struct {
@@ -273,10 +275,17 @@ int capsim_cmd_collective(int argc, char **argv)
 	if (capsim_eval_collectives(s, &req, sizes, n_sizes, pts, &d) < 0)
 		goto fail;
 	uint64_t events = 0, flows = 0;
+	size_t fclasses = 0, lclasses = 0, n_folded = 0;
 	double end_s = 0;
 	for (size_t i = 0; i < n_sizes; i++) {
 		events += pts[i].r.events;
 		flows += pts[i].r.flows;
+		if (pts[i].r.folded) {
+			n_folded++;
+			fclasses += pts[i].r.flow_classes;
+			if (pts[i].r.link_classes > lclasses)
+				lclasses = pts[i].r.link_classes;
+		}
 		end_s += pts[i].r.time_s;
 	}
 	if (o.json) {
@@ -300,11 +309,15 @@ int capsim_cmd_collective(int argc, char **argv)
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 	}
-	if (o.verbose)
-		fprintf(o.json ? stderr : stdout,
-			"# run summary: events %llu, flows %llu, simulated time %.9f s, seed %llu\n",
+	if (o.verbose) {
+		FILE *to = o.json ? stderr : stdout;
+		fprintf(to, "# run summary: events %llu, flows %llu, simulated time %.9f s, seed %llu\n",
 			(unsigned long long)events, (unsigned long long)flows, end_s,
 			(unsigned long long)s->seed);
+		if (n_folded)
+			fprintf(to, "# folded: %zu of %zu sizes, %zu flow classes, at most %zu link classes\n",
+				n_folded, n_sizes, fclasses, lclasses);
+	}
 	status = CAPSIM_EXIT_OK;
 	goto out;
 fail:

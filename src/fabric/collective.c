@@ -13,6 +13,9 @@
 #include "xalloc.h"
 
 #define MAX_PATH 24
+/* below this many flows a phase is not worth the refinement (and its
+ * classes are few anyway) */
+#define FOLD_MIN_FLOWS 16
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -555,66 +558,154 @@ static size_t densify(const uint64_t *h, size_t n, int *colour, capsim_hmap *see
 	return (size_t)c;
 }
 
-static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
-			 uint64_t *events, uint64_t *flows, size_t *n_fclass,
-			 size_t *n_lclass)
+/* a phase in symmetry classes: the links it crosses numbered densely (in
+ * the order first crossed), the flows' paths in those numbers, and the
+ * colours of both */
+typedef struct {
+	size_t nl, nf, nlc, nfc;
+	int *phys;   /* dense number -> link id */
+	int *off;    /* flow i's path: idx[off[i] .. off[i + 1]) */
+	int *idx;
+	int *lcol, *fcol;
+} classes;
+
+static void classes_free(classes *k)
 {
-	capsim_flownet *src = capsim_fabric_net(f);
-	/* the links in use, numbered densely; the flows' paths in those numbers */
-	capsim_hmap seen = { 0 }, colours = { 0 }; /* link ids; colours, few */
-	int *phys = NULL;
-	size_t nl = 0, cap_phys = 0;
-	size_t nf = ph->n;
-	int (*path)[MAX_PATH] = capsim_xmalloc((nf ? nf : 1) * sizeof *path);
-	for (size_t i = 0; i < nf; i++)
+	free(k->phys);
+	free(k->off);
+	free(k->idx);
+	free(k->lcol);
+	free(k->fcol);
+	memset(k, 0, sizeof *k);
+}
+
+/* number the links of ph's paths densely: by a direct table when the ids
+ * span little more than the paths hold (a whole-cluster collective), else
+ * by hash (a small group on a large fabric) */
+static void number_links(const phase *ph, classes *k)
+{
+	size_t total = 0;
+	int top = -1;
+	for (size_t i = 0; i < ph->n; i++) {
+		total += (size_t)ph->v[i].n;
+		for (int j = 0; j < ph->v[i].n; j++)
+			if (ph->v[i].links[j] > top)
+				top = ph->v[i].links[j];
+	}
+	k->off = capsim_xmalloc((ph->n + 1) * sizeof *k->off);
+	k->idx = capsim_xmalloc((total ? total : 1) * sizeof *k->idx);
+	int *direct = NULL;
+	capsim_hmap seen = { 0 };
+	if ((size_t)top + 1 <= 4 * total + 1024)
+		direct = capsim_xcalloc((size_t)top + 1, sizeof *direct); /* number + 1 */
+	size_t cap = 0, at = 0;
+	for (size_t i = 0; i < ph->n; i++) {
+		k->off[i] = (int)at;
 		for (int j = 0; j < ph->v[i].n; j++) {
 			int l = ph->v[i].links[j];
-			int32_t v = capsim_hmap_get_or_put(&seen, (uint64_t)l, (int32_t)nl);
-			if ((size_t)v == nl) {
-				if (nl == cap_phys) {
-					cap_phys = cap_phys ? 2 * cap_phys : 256;
-					phys = capsim_xrealloc(phys, cap_phys * sizeof *phys);
-				}
-				phys[nl++] = l;
+			int v;
+			if (direct) {
+				if (!direct[l])
+					direct[l] = (int)k->nl + 1;
+				v = direct[l] - 1;
+			} else {
+				v = capsim_hmap_get_or_put(&seen, (uint64_t)l, (int32_t)k->nl);
 			}
-			path[i][j] = v;
+			if ((size_t)v == k->nl) {
+				if (k->nl == cap) {
+					cap = cap ? 2 * cap : 256;
+					k->phys = capsim_xrealloc(k->phys, cap * sizeof *k->phys);
+				}
+				k->phys[k->nl++] = l;
+			}
+			k->idx[at++] = v;
 		}
-	uint64_t *lh = capsim_xcalloc(nl ? nl : 1, sizeof *lh);
-	uint64_t *fh = capsim_xcalloc(nf ? nf : 1, sizeof *fh);
-	int *lcol = capsim_xcalloc(nl ? nl : 1, sizeof *lcol);
-	int *fcol = capsim_xcalloc(nf ? nf : 1, sizeof *fcol);
+	}
+	k->off[ph->n] = (int)at;
+	k->nf = ph->n;
+	free(direct);
+	capsim_hmap_free(&seen);
+}
+
+/* Colour refinement of ph into k. Colours only split from round to round,
+ * so once the flows have more than `limit` colours folding cannot pay and
+ * the refinement stops: returns -1 (k freed); else 0. */
+static int fold_classes(capsim_fabric *f, const phase *ph, const double *caps,
+			size_t limit, classes *k)
+{
+	capsim_flownet *src = capsim_fabric_net(f);
+	memset(k, 0, sizeof *k);
+	number_links(ph, k);
+	size_t nl = k->nl, nf = k->nf;
+	capsim_hmap colours = { 0 };
+	uint64_t *lh = capsim_xmalloc((nl ? nl : 1) * sizeof *lh);
+	uint64_t *fh = capsim_xmalloc((nf ? nf : 1) * sizeof *fh);
+	uint64_t *fbase = capsim_xmalloc((nf ? nf : 1) * sizeof *fbase);
+	k->lcol = capsim_xcalloc(nl ? nl : 1, sizeof *k->lcol);
+	k->fcol = capsim_xcalloc(nf ? nf : 1, sizeof *k->fcol);
 	for (size_t l = 0; l < nl; l++)
-		lh[l] = capsim_mix64((uint64_t)capsim_fabric_link_kind(f, phys[l]) * 0x9e3779b97f4a7c15ULL ^
-			      hash_double(capsim_flownet_link_cap(src, phys[l])));
-	size_t nlc = densify(lh, nl, lcol, &colours), nfc = 0;
+		lh[l] = capsim_mix64((uint64_t)capsim_fabric_link_kind(f, k->phys[l]) * 0x9e3779b97f4a7c15ULL ^
+				     hash_double(capsim_flownet_link_cap(src, k->phys[l])));
+	/* what a flow is apart from its path: size, cap, multiplicity */
+	for (size_t i = 0; i < nf; i++)
+		fbase[i] = hash_double(ph->v[i].bytes) ^ capsim_mix64(hash_double(caps ? caps[i] : 0.0)) ^
+			   capsim_mix64(hash_double(ph->v[i].mult) + 7);
+	int rc = 0;
+	k->nlc = densify(lh, nl, k->lcol, &colours);
 	for (int round = 0; round < 32; round++) {
-		/* flows: size, cap, multiplicity and the colours along the path */
+		/* flows: what they are and the colours along the path */
 		for (size_t i = 0; i < nf; i++) {
-			const flowspec *fs = &ph->v[i];
-			uint64_t h = hash_double(fs->bytes) ^ capsim_mix64(hash_double(caps ? caps[i] : 0.0)) ^
-				     capsim_mix64(hash_double(fs->mult) + 7);
-			for (int j = 0; j < fs->n; j++)
-				h = capsim_mix64(h * 31 + (uint64_t)lcol[path[i][j]] + 1);
+			uint64_t h = fbase[i];
+			for (int j = k->off[i]; j < k->off[i + 1]; j++)
+				h = capsim_mix64(h * 31 + (uint64_t)k->lcol[k->idx[j]] + 1);
 			fh[i] = h;
 		}
-		nfc = densify(fh, nf, fcol, &colours);
+		k->nfc = densify(fh, nf, k->fcol, &colours);
+		if (k->nfc > limit) {
+			rc = -1;
+			break;
+		}
 		/* links: their colour and the multiset of flow colours on them */
 		for (size_t l = 0; l < nl; l++)
-			lh[l] = capsim_mix64((uint64_t)lcol[l] + 0x51ed27);
-		for (size_t i = 0; i < nf; i++)
-			for (int j = 0; j < ph->v[i].n; j++)
-				lh[path[i][j]] += capsim_mix64((uint64_t)fcol[i] * 2654435761ULL + 17);
-		size_t before = nlc;
-		nlc = densify(lh, nl, lcol, &colours);
-		if (nlc == before)
+			lh[l] = capsim_mix64((uint64_t)k->lcol[l] + 0x51ed27);
+		for (size_t i = 0; i < nf; i++) {
+			uint64_t w = capsim_mix64((uint64_t)k->fcol[i] * 2654435761ULL + 17);
+			for (int j = k->off[i]; j < k->off[i + 1]; j++)
+				lh[k->idx[j]] += w;
+		}
+		size_t before = k->nlc;
+		k->nlc = densify(lh, nl, k->lcol, &colours);
+		if (k->nlc == before)
 			break;
 	}
-	/* the folded network */
+	free(lh);
+	free(fh);
+	free(fbase);
+	capsim_hmap_free(&colours);
+	if (rc < 0)
+		classes_free(k);
+	return rc;
+}
+
+/* the busiest link of a folded run: of the colours busy longest (within
+ * 1e-12, as the unfolded scan ties), the lowest link id */
+typedef struct {
+	int link;
+	double bytes;
+} busiest;
+
+/* Run ph folded by k; returns its bandwidth time. b gets the busiest link. */
+static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
+			  const classes *k, uint64_t *events, uint64_t *flows,
+			  size_t *n_fclass, size_t *n_lclass, busiest *b)
+{
+	capsim_flownet *src = capsim_fabric_net(f);
+	size_t nlc = k->nlc, nfc = k->nfc;
 	double *m = capsim_xcalloc(nlc ? nlc : 1, sizeof *m);
 	double *cap = capsim_xcalloc(nlc ? nlc : 1, sizeof *cap);
-	for (size_t l = 0; l < nl; l++) {
-		m[lcol[l]] += 1;
-		cap[lcol[l]] = capsim_flownet_link_cap(src, phys[l]);
+	for (size_t l = 0; l < k->nl; l++) {
+		m[k->lcol[l]] += 1;
+		cap[k->lcol[l]] = capsim_flownet_link_cap(src, k->phys[l]);
 	}
 	capsim_flownet *fn = capsim_flownet_create();
 	for (size_t c = 0; c < nlc; c++)
@@ -624,17 +715,17 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	int *first = capsim_xmalloc((nfc ? nfc : 1) * sizeof *first);
 	for (size_t c = 0; c < nfc; c++)
 		first[c] = -1;
-	for (size_t i = 0; i < nf; i++) {
-		int c = fcol[i];
+	for (size_t i = 0; i < k->nf; i++) {
+		int c = k->fcol[i];
 		if (first[c] >= 0) {
 			folded.v[first[c]].mult += ph->v[i].mult;
 			continue;
 		}
 		flowspec *g = new_flow(&folded);
 		first[c] = (int)(folded.n - 1);
-		g->n = ph->v[i].n;
+		g->n = k->off[i + 1] - k->off[i];
 		for (int j = 0; j < g->n; j++)
-			g->links[j] = lcol[path[i][j]];
+			g->links[j] = k->lcol[k->idx[k->off[i] + j]];
 		g->bytes = ph->v[i].bytes;
 		g->mult = ph->v[i].mult;
 		g->origin = -1;
@@ -646,20 +737,29 @@ static double run_folded(capsim_fabric *f, const phase *ph, const double *caps,
 	*n_fclass += folded.n;
 	if (nlc > *n_lclass)
 		*n_lclass = nlc;
+	/* busy time of each colour's links, and the busiest link */
+	double top = 0.0;
+	for (size_t c = 0; c < nlc; c++) {
+		double by = capsim_flownet_link_bytes(fn, (int)c);
+		m[c] = by > 0 && cap[c] > 0 ? by / cap[c] : 0.0; /* m now: busy time */
+		if (m[c] > top)
+			top = m[c];
+	}
+	b->link = -1;
+	b->bytes = 0.0;
+	for (size_t l = 0; l < k->nl && top > 0; l++) {
+		int c = k->lcol[l];
+		if (m[c] * (1 + 1e-12) >= top && (b->link < 0 || k->phys[l] < b->link)) {
+			b->link = k->phys[l];
+			b->bytes = capsim_flownet_link_bytes(fn, c);
+		}
+	}
 	free(folded.v);
 	free(fcaps);
 	free(first);
 	capsim_flownet_destroy(fn);
 	free(m);
 	free(cap);
-	free(lh);
-	free(fh);
-	free(lcol);
-	free(fcol);
-	free(phys);
-	free(path);
-	capsim_hmap_free(&seen);
-	capsim_hmap_free(&colours);
 	return t;
 }
 
@@ -711,6 +811,21 @@ static double proto_eff(int proto)
 double capsim_p2p_latency_s(int intra)
 {
 	return (8.4 + (intra ? 3.4 : 14.0)) * 1e-6;
+}
+
+/* per-flow rate caps of a phase: a flow may go no faster than NCCL's model
+ * says its channel can (its bytes over NCCL's bandwidth time), so an idle
+ * fabric gives NCCL's own time and a loaded one more; NULL when there is
+ * no such bound (point-to-point, several phases, caps turned off) */
+static double *nccl_caps(const phase *ph, double nccl_bw_s, const capsim_coll_req *r,
+			 size_t phases)
+{
+	if (!(nccl_bw_s > 0) || r->no_nccl_caps || phases != 1)
+		return NULL;
+	double *caps = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *caps);
+	for (size_t i = 0; i < ph->n; i++)
+		caps[i] = ph->v[i].bytes / nccl_bw_s;
+	return caps;
 }
 
 int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
@@ -922,16 +1037,23 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		pat_phases(&p, &c, S, lat_s);
 	}
 
-	/* caps: a flow may go no faster than NCCL's model says its channel
-	 * can (its bytes over NCCL's bandwidth time), so an idle fabric gives
-	 * NCCL's own time and a loaded one more */
 	capsim_flownet *net = capsim_fabric_net(f);
 	double total = 0.0, lat_total = 0.0;
 	/* folding loses which NIC each flow came from, which incast on a lossy
-	 * fabric depends on: such runs are never folded */
-	int fold = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
-		   (r->fold > 0 ||
-		    (r->fold < 0 && s->routing == CAPSIM_ROUTING_ADAPTIVE && n > 1024));
+	 * fabric depends on: such runs are never folded. Asked for (fold > 0)
+	 * every phase folds; by default (fold < 0) a one-phase plan folds when
+	 * its flows fall into at most half as many classes */
+	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f);
+	int force = foldable && r->fold > 0;
+	int try_fold = foldable && r->fold < 0 && p.n == 1 && p.ph[0].n >= FOLD_MIN_FLOWS;
+	classes k = { 0 };
+	if (try_fold) {
+		const phase *ph = &p.ph[0];
+		double *caps = nccl_caps(ph, nccl_bw_s, r, 1);
+		try_fold = fold_classes(f, ph, caps, ph->n / 2, &k) == 0;
+		free(caps);
+	}
+	int fold = force || try_fold;
 	out->folded = fold;
 	/* the links the plan crosses, by id, and what they carried before */
 	size_t nused = 0;
@@ -939,21 +1061,25 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	double *before = capsim_xcalloc(nused ? nused : 1, sizeof *before);
 	for (size_t i = 0; i < nused; i++)
 		before[i] = capsim_flownet_link_bytes(net, used[i]);
-	for (size_t k = 0; k < p.n; k++) {
-		phase *ph = &p.ph[k];
-		double *caps = NULL;
-		if (nccl_bw_s > 0 && !r->no_nccl_caps && p.n == 1) {
-			caps = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *caps);
-			for (size_t i = 0; i < ph->n; i++)
-				caps[i] = ph->v[i].bytes / nccl_bw_s;
-		}
-		if (fold)
-			total += run_folded(f, ph, caps, &out->events, &out->flows,
-					    &out->flow_classes, &out->link_classes);
-		else
+	busiest fb = { -1, 0.0 };
+	for (size_t j = 0; j < p.n; j++) {
+		phase *ph = &p.ph[j];
+		double *caps = nccl_caps(ph, nccl_bw_s, r, p.n);
+		if (fold) {
+			if (!try_fold && fold_classes(f, ph, caps, (size_t)-1, &k) < 0)
+				abort(); /* unreachable: no limit */
+			total += run_classes(f, ph, caps, &k, &out->events, &out->flows,
+					     &out->flow_classes, &out->link_classes, &fb);
+			classes_free(&k);
+		} else {
 			total += run_phase(net, ph, caps, &out->events, &out->flows);
+		}
 		lat_total += ph->lat_s;
 		free(caps);
+	}
+	if (fold && p.n == 1) {
+		out->busiest_link = fb.link;
+		out->busiest_bytes = fb.bytes;
 	}
 	if (p.n == 0)
 		lat_total = n > 1 && S > 0 ? lat_s : 0.0;
@@ -973,7 +1099,8 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	}
 	free(before);
 	free(used);
-	out->busiest_bytes = best_bytes;
+	if (!fold)
+		out->busiest_bytes = best_bytes;
 	out->algo = algo;
 	out->proto = proto;
 	out->channels = nch;
@@ -1039,12 +1166,20 @@ int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 		for (int i = 0; i < n && n > 1; i++)
 			xfer(ph, f, bases[j] + i * stride, bases[j] + ((i + 1) % n) * stride,
 			     edge / eff, 1.0, r->seed + (uint64_t)j * 1009 + (uint64_t)i);
-	int fold = r->fold > 0;
+	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f);
+	classes k = { 0 };
+	int fold = foldable && ph->n &&
+		   ((r->fold > 0 && fold_classes(f, ph, NULL, (size_t)-1, &k) == 0) ||
+		    (r->fold < 0 && ph->n >= FOLD_MIN_FLOWS &&
+		     fold_classes(f, ph, NULL, ph->n / 2, &k) == 0));
 	double t = 0.0;
-	if (ph->n)
-		t = fold ? run_folded(f, ph, NULL, &out->events, &out->flows,
-				      &out->flow_classes, &out->link_classes) :
-			   run_phase(capsim_fabric_net(f), ph, NULL, &out->events, &out->flows);
+	busiest fb;
+	if (fold)
+		t = run_classes(f, ph, NULL, &k, &out->events, &out->flows,
+				&out->flow_classes, &out->link_classes, &fb);
+	else if (ph->n)
+		t = run_phase(capsim_fabric_net(f), ph, NULL, &out->events, &out->flows);
+	classes_free(&k);
 	out->folded = fold;
 	out->latency_s = n > 1 && S > 0 ? ph->lat_s : 0.0;
 	free_plan(&p);

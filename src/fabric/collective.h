@@ -32,11 +32,12 @@ typedef struct capsim_coll_req {
 	int proto;      /* -1: as NCCL would choose */
 	int channels;   /* 0: as NCCL would choose */
 	int no_nccl_caps; /* 1: only the links limit bandwidth (for closed-form checks) */
-	int fold;       /* 1: fold flows into symmetry classes (links of one kind
-			 * and capacity form a class; flows with the same class
-			 * path and size one flow of multiplicity); 0: simulate
-			 * every flow; -1: fold above 1024 ranks under adaptive
-			 * routing (ECMP's collisions break the symmetry) */
+	int fold;       /* 1: fold flows into symmetry classes (colour
+			 * refinement: an equitable partition of links and
+			 * flows, exact for max-min rates); 0: simulate every
+			 * flow; -1: fold a one-phase plan whose flows fall into
+			 * at most half as many classes (ECMP's collisions
+			 * break the symmetry: such plans run unfolded) */
 	uint64_t seed;  /* ECMP hashing */
 } capsim_coll_req;
 
@@ -50,7 +51,7 @@ typedef struct capsim_coll_result {
 	int folded;           /* the run was folded */
 	size_t flow_classes, link_classes; /* when folded */
 	int busiest_link;     /* the link busy longest (bytes / capacity); -1 if
-			       * none or the run was folded */
+			       * none, or a plan of several phases was folded */
 	double busiest_bytes; /* what that link carried */
 	double flow_estimate; /* flows the plan was bounded by before it was built,
 			       * checked against workload.flow-limit */
