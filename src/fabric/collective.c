@@ -763,6 +763,104 @@ static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 	return t;
 }
 
+/* ---- all-to-all in classes ------------------------------------------------- */
+
+/* An all-to-all among whole nodes that all see the same fabric
+ * (capsim_fabric_symmetric), generated in classes without building its
+ * n(n-1) pairs: a flow class for each source GPU's local index, destination
+ * GPU's local index and where the destination node sits (the same node,
+ * leaf, pod, or beyond), routed once from node 0 to a representative node;
+ * its links' classes are their kind and local index, rail or plane
+ * (capsim_fabric_link_class), as many links each as the nodes use. Under
+ * D-mod-K with the fabric spreading destinations evenly this partition is
+ * equitable, so the run is exact (test_alltoall_classes); under adaptive
+ * routing it assumes the uplinks share a class's routes evenly, as the
+ * least-loaded choice does to within one route. Returns the bandwidth time. */
+static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
+				   uint64_t *events, uint64_t *flows, size_t *n_fclass,
+				   size_t *n_lclass, busiest *b)
+{
+	int G = c->G, nodes = c->n / G;
+	capsim_fabric_shape sh;
+	capsim_fabric_get_shape(f, &sh);
+	int per_leaf = sh.tiers == 1 || nodes <= sh.per_leaf ? nodes : sh.per_leaf;
+	int pod_nodes = sh.tiers == 3 && nodes > sh.pod_leaves * sh.per_leaf ?
+				sh.pod_leaves * sh.per_leaf : nodes;
+	/* where destinations sit from node 0: a representative and how many */
+	const int rep[3] = { 1, per_leaf, pod_nodes };
+	const int count[3] = { per_leaf - 1, pod_nodes - per_leaf, nodes - pod_nodes };
+	capsim_hmap seen = { 0 };
+	size_t nl = 0, capl = 0;
+	int *first = NULL, *key = NULL; /* a class's lowest link seen, and its key */
+	capsim_flownet *src = capsim_fabric_net(f);
+	phase folded = { 0 };
+	int links[MAX_PATH];
+	double lat;
+	for (int ga = 0; ga < G; ga++)
+		for (int gb = 0; gb < G; gb++)
+			for (int t = -1; t < 3; t++) {
+				if (t < 0 ? ga == gb : count[t] <= 0)
+					continue;
+				int dst = (t < 0 ? 0 : rep[t]) * G + gb;
+				size_t k = capsim_fabric_route(f, ga, dst, c->seed, links, MAX_PATH, &lat);
+				flowspec *fs = new_flow(&folded);
+				fs->n = (int)(k < MAX_PATH ? k : MAX_PATH);
+				fs->bytes = bytes;
+				fs->mult = (double)nodes * (t < 0 ? 1 : count[t]);
+				fs->origin = -1;
+				for (int j = 0; j < fs->n; j++) {
+					int cls = capsim_fabric_link_class(f, links[j]);
+					int32_t v = capsim_hmap_get_or_put(&seen, (uint64_t)cls, (int32_t)nl);
+					if ((size_t)v == nl) {
+						if (nl == capl) {
+							capl = capl ? 2 * capl : 64;
+							first = capsim_xrealloc(first, capl * sizeof *first);
+							key = capsim_xrealloc(key, capl * sizeof *key);
+						}
+						first[nl] = links[j];
+						key[nl++] = cls;
+					} else if (links[j] < first[v]) {
+						first[v] = links[j];
+					}
+					fs->links[j] = v;
+				}
+			}
+	capsim_flownet *fn = capsim_flownet_create();
+	for (size_t l = 0; l < nl; l++)
+		capsim_flownet_add_link(fn, capsim_flownet_link_cap(src, first[l]),
+					(double)capsim_fabric_class_links(f, key[l], nodes));
+	uint64_t before = *flows;
+	double t = run_phase(fn, &folded, NULL, events, flows);
+	*flows = before + (uint64_t)c->n * (uint64_t)(c->n - 1);
+	*n_fclass += folded.n;
+	if (nl > *n_lclass)
+		*n_lclass = nl;
+	/* the busiest: of the classes busy longest (within 1e-12), the
+	 * lowest link id */
+	double top = 0.0;
+	for (size_t l = 0; l < nl; l++) {
+		double busy = capsim_flownet_link_bytes(fn, (int)l) / capsim_flownet_link_cap(fn, (int)l);
+		if (busy > top)
+			top = busy;
+	}
+	b->link = -1;
+	b->bytes = 0.0;
+	for (size_t l = 0; l < nl && top > 0; l++) {
+		double by = capsim_flownet_link_bytes(fn, (int)l);
+		if (by / capsim_flownet_link_cap(fn, (int)l) * (1 + 1e-12) >= top &&
+		    (b->link < 0 || first[l] < b->link)) {
+			b->link = first[l];
+			b->bytes = by;
+		}
+	}
+	capsim_flownet_destroy(fn);
+	free(folded.v);
+	free(first);
+	free(key);
+	capsim_hmap_free(&seen);
+	return t;
+}
+
 /* network steps a collective takes in sequence (the nInter of NCCL's
  * latency model, reference nccl_model.md 1.4) */
 static double net_steps(capsim_coll op, int algo, int nodes)
@@ -941,7 +1039,16 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	double S = r->bytes;
 	int n = c.n;
 	double flows = S > 0 ? plan_flows(&c, r->op, algo) : 0.0;
-	if (flows > s->flow_limit) {
+	/* an all-to-all among whole, alike nodes runs in classes, never pair
+	 * by pair: always under D-mod-K, where that is exact; under adaptive
+	 * routing when the pairs are more than the flow limit allows */
+	capsim_routing routing = capsim_fabric_routing(f);
+	int a2a = r->op == CAPSIM_COLL_ALLTOALL && n > 1 && S > 0 && r->fold != 0 &&
+		  !capsim_fabric_lossy(f) && n % G == 0 &&
+		  (routing == CAPSIM_ROUTING_DETERMINISTIC ||
+		   (routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
+		  capsim_fabric_symmetric(f, n / G, routing == CAPSIM_ROUTING_DETERMINISTIC);
+	if (!a2a && flows > s->flow_limit) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
 				 "more than workload.flow-limit = %.4g; raise the limit to simulate "
@@ -958,6 +1065,8 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		phase *ph = new_phase(&p, lat_s);
 		for (int i = 0; i < n; i++)
 			xfer(ph, f, i, (i + 1) % n, S / c.eff, 1.0, c.seed + (uint64_t)i);
+	} else if (a2a) {
+		/* below, in classes */
 	} else if (algo == CAPSIM_ALGO_P2P) {
 		phase *ph = new_phase(&p, lat_s);
 		for (int i = 0; i < n; i++)
@@ -1077,7 +1186,13 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		lat_total += ph->lat_s;
 		free(caps);
 	}
-	if (fold && p.n == 1) {
+	if (a2a) {
+		total = run_alltoall_classes(f, &c, S / n / c.eff, &out->events, &out->flows,
+					     &out->flow_classes, &out->link_classes, &fb);
+		lat_total = lat_s;
+		out->folded = fold = 1;
+	}
+	if (fold && (p.n == 1 || a2a)) {
 		out->busiest_link = fb.link;
 		out->busiest_bytes = fb.bytes;
 	}

@@ -547,6 +547,75 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	return n;
 }
 
+capsim_routing capsim_fabric_routing(const capsim_fabric *f)
+{
+	return (capsim_routing)f->routing;
+}
+
+int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk)
+{
+	if (nodes < 2 || nodes > f->nodes || f->slot || f->domain != f->G || f->tiers < 1)
+		return 0;
+	if (f->tiers == 1 || nodes <= f->per_leaf)
+		return 1; /* one leaf a plane: every pair of nodes meets there */
+	int leaves = nodes / f->per_leaf;
+	if (nodes % f->per_leaf || (dmodk && f->per_leaf % f->up))
+		return 0;
+	if (f->tiers == 2 || leaves <= f->pod_leaves) {
+		/* a plane's leaves in use must share one pod at three tiers */
+		return f->tiers == 2 || f->planes == 1 || f->leaves_per_rail % f->pod_leaves == 0;
+	}
+	if (leaves % f->pod_leaves || (f->planes > 1 && f->leaves_per_rail % f->pod_leaves))
+		return 0;
+	long pod_nodes = (long)f->pod_leaves * f->per_leaf;
+	return !dmodk || (pod_nodes / f->up) % f->core_per_agg == 0;
+}
+
+int capsim_fabric_link_class(const capsim_fabric *f, int link)
+{
+	capsim_link_kind kind = capsim_fabric_link_kind(f, link);
+	int i = link - f->r[kind].base, sub = 0;
+	switch (kind) {
+	case CAPSIM_LINK_NVLINK_UP:
+	case CAPSIM_LINK_NVLINK_DOWN:
+	case CAPSIM_LINK_PCIE_UP:
+	case CAPSIM_LINK_PCIE_DOWN:
+		sub = i % f->G;
+		break;
+	case CAPSIM_LINK_HOST:
+		sub = i % (2 * f->rails);
+		break;
+	case CAPSIM_LINK_NIC_UP:
+	case CAPSIM_LINK_NIC_DOWN:
+		sub = i % f->rails;
+		break;
+	case CAPSIM_LINK_LEAF_UP:
+	case CAPSIM_LINK_SPINE_DOWN:
+		sub = i / f->up / f->leaves_per_rail;
+		break;
+	default: /* aggregation-core: agg = pod x up + j, pods plane by plane */
+		sub = i / f->core_per_agg / f->up / f->pods_per_rail;
+		break;
+	}
+	return (int)kind * 4096 + sub;
+}
+
+long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes)
+{
+	switch ((capsim_link_kind)(cls / 4096)) {
+	case CAPSIM_LINK_LEAF_UP:
+	case CAPSIM_LINK_SPINE_DOWN:
+		return (long)((nodes + f->per_leaf - 1) / f->per_leaf) * f->up;
+	case CAPSIM_LINK_AGG_UP:
+	case CAPSIM_LINK_CORE_DOWN: {
+		long pod_nodes = (long)f->pod_leaves * f->per_leaf;
+		return (nodes + pod_nodes - 1) / pod_nodes * f->up * f->core_per_agg;
+	}
+	default:
+		return nodes; /* one a node (and GPU, rail or bounce direction) */
+	}
+}
+
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c)
 {
 	memset(c, 0, sizeof *c);

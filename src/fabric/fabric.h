@@ -76,6 +76,24 @@ void capsim_fabric_reset_routing(capsim_fabric *f);
  * flows then lose the symmetry that folding relies on. */
 int capsim_fabric_scattered(const capsim_fabric *f);
 
+/* Node symmetry, for collectives generated in classes (collective.c).
+ * capsim_fabric_symmetric: 1 when the first `nodes` nodes (at least two)
+ * all see the same fabric: contiguous, no NVLink domain across nodes, whole
+ * leaves in use (or part of one), at three tiers whole pods in use (or part
+ * of one) and pods that do not straddle rail planes. dmodk: also ask that
+ * D-mod-K spreads each leaf's destinations evenly over its uplinks (a
+ * leaf's nodes a multiple of its uplinks; at three tiers a pod's, over the
+ * cores), so that every uplink of a class carries as many routes. */
+int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk);
+/* The class of a link under that symmetry: its kind, and the GPU's local
+ * index (NVLink and PCIe links), the rail (NIC and host links) or the rail
+ * plane (switch links). */
+int capsim_fabric_link_class(const capsim_fabric *f, int link);
+/* The links of class cls that the first `nodes` nodes use. */
+long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
+/* Routing, for the choice of how to generate classes. */
+capsim_routing capsim_fabric_routing(const capsim_fabric *f);
+
 /* Switch counts derived from the radix and oversubscription, per rail plane
  * and in all: for checking against published bills of materials. */
 typedef struct capsim_fabric_counts {

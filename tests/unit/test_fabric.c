@@ -824,6 +824,111 @@ static void test_fold_property(void **state)
 	assert_true(split >= 8);
 }
 
+/* An all-to-all among whole, alike nodes runs in classes without building
+ * its pairs (collective.c, run_alltoall_classes). Under D-mod-K on a fabric
+ * that spreads destinations evenly that is exact: random 1-, 2- and 3-tier
+ * fabrics, rail-optimised and plain, 1 to 8 rails, GPUDirect on and off,
+ * agree with every pair simulated within 1e-9 (time and the busiest link's
+ * busy time). A flow limit far below the pairs proves the classes ran. */
+static void test_alltoall_classes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *ports, *tiers, *over, *railopt, *rails; /* rails NULL: random */
+		int nodes, sym;
+		const char *routing; /* NULL: deterministic */
+	} fab[] = {
+		{ "64", "2", "1:1", "on", NULL, 2, 1, NULL },   /* one leaf */
+		{ "8", "2", "1:1", "on", NULL, 8, 1, NULL },    /* two leaves of 4 */
+		{ "8", "2", "1:1", "on", NULL, 4, 1, NULL },
+		{ "8", "2", "1:1", "on", NULL, 6, 0, NULL },    /* a leaf and a half */
+		{ "16", "2", "3:1", "on", NULL, 24, 1, NULL },  /* 12 down, 4 up */
+		{ "16", "2", "5:3", "on", NULL, 20, 0, NULL },  /* 10 down, 6 up: uneven */
+		{ "8", "3", "1:1", "on", NULL, 32, 1, NULL },   /* two pods of 16 nodes */
+		{ "8", "3", "1:1", "on", NULL, 16, 1, NULL },   /* one pod */
+		{ "36", "2", "8:1", "off", "8", 8, 1, NULL },   /* plain: 4 nodes a leaf, 4 up */
+		{ "64", "2", "1:1", "off", "8", 8, 0, NULL },   /* plain: 4 nodes a leaf, 32 up */
+		/* adaptive routing: the classes assume even uplinks, which the
+		 * least-loaded choice reaches here */
+		{ "8", "2", "1:1", "on", "8", 8, 1, "adaptive" },
+		{ "8", "3", "1:1", "on", "8", 32, 1, "adaptive" },
+		{ "16", "2", "5:3", "on", "8", 20, 1, "adaptive" },
+	};
+	static const char *const rails[] = { "8", "4", "2", "1" };
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	int in_classes = 0;
+	for (size_t k = 0; k < sizeof fab / sizeof fab[0]; k++) {
+		const char *rl = fab[k].rails ? fab[k].rails : rails[xorshift(&x) % 4];
+		const char *gdr = xorshift(&x) % 3 ? "on" : "off";
+		capsim_set sets[] = {
+			{ "cluster.fabric.routing", fab[k].routing ? fab[k].routing : "deterministic" },
+			{ "cluster.fabric.switch.ports.count", fab[k].ports },
+			{ "cluster.fabric.tiers", fab[k].tiers },
+			{ "cluster.fabric.oversubscription", fab[k].over },
+			{ "cluster.fabric.rail-optimized", fab[k].railopt },
+			{ "cluster.fabric.rails", rl },
+			{ "cluster.fabric.gpudirect", gdr },
+		};
+		capsim_scenario *s = scenario(fab[k].nodes, "fat-tree", sets, 7);
+		s->flow_limit = 100; /* below what a scenario may ask for */
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		int sym = capsim_fabric_symmetric(f, fab[k].nodes, !fab[k].routing);
+		if (sym != fab[k].sym)
+			fail_msg("fabric %zu: symmetric %d, expected %d", k, sym, fab[k].sym);
+		double bytes = 1e6 * (double)(1 + xorshift(&x) % 2048);
+		int ranks = fab[k].nodes * 8;
+		capsim_coll_req r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = bytes, .ranks = ranks,
+				      .algo = -1, .proto = -1, .fold = -1 };
+		capsim_coll_result a, b;
+		capsim_diags d = { 0 };
+		int rc = capsim_collective_run(f, s, &r, &a, &d);
+		capsim_diags_free(&d);
+		/* with 100 flows allowed, only the classes can run */
+		assert_int_equal(rc, sym ? 0 : -1);
+		capsim_fabric_destroy(f);
+		if (!sym) {
+			free(s);
+			continue;
+		}
+		in_classes++;
+		assert_true(a.folded);
+		assert_int_equal(a.flows, (uint64_t)ranks * (uint64_t)(ranks - 1));
+		assert_true(a.flow_classes <= 8 * 8 * 4);
+		s->flow_limit = 1e9;
+		f = capsim_fabric_build(s, NULL);
+		r.fold = 0;
+		assert_int_equal(capsim_collective_run(f, s, &r, &b, &d), 0);
+		double busy_a = a.busiest_bytes / capsim_flownet_link_cap(capsim_fabric_net(f), a.busiest_link);
+		double busy_b = b.busiest_bytes / capsim_flownet_link_cap(capsim_fabric_net(f), b.busiest_link);
+		if (fabs(a.time_s - b.time_s) > 1e-9 * b.time_s || fabs(busy_a - busy_b) > 1e-9 * busy_b)
+			fail_msg("fabric %zu (rails %s, gdr %s): classes %.17g s (busy %.17g), pairs %.17g s (busy %.17g)",
+				 k, rl, gdr, a.time_s, busy_a, b.time_s, busy_b);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+	assert_int_equal(in_classes, 10);
+
+	/* 16,384 ranks (2,048 DGX H100, rail-optimised, 3 tiers of QM9700): each
+	 * NIC uplink carries its rail's share of every local GPU's data to the
+	 * other nodes, 8 x S / n x 2047 = S x 2047/2048, at 50 GB/s */
+	const capsim_set big[] = { { "cluster.fabric.routing", "deterministic" },
+				   { "cluster.fabric.tiers", "3" } };
+	capsim_scenario *s = scenario(2048, "fat-tree", big, 2);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	double S = 1073741824.0;
+	capsim_coll_req big_r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = S, .ranks = 16384,
+				  .algo = -1, .proto = -1, .fold = -1 };
+	capsim_coll_result c;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_collective_run(f, s, &big_r, &c, &d), 0);
+	/* within the engine's 1 ns clock (5e-8 of 21 ms) */
+	assert_rel(c.time_s - c.latency_s, S * 2047.0 / 2048.0 / 50e9, 1e-7);
+	assert_int_equal(c.flows, (uint64_t)16384 * 16383);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
 /* Errors: a forced algorithm that does not apply, too many ranks. */
 /* The bound that workload.flow-limit is checked against, before a flow is
  * built, holds for every algorithm: at least the flows simulated, at most
@@ -868,9 +973,12 @@ static void test_flow_estimate(void **state)
 	assert_true(checked >= 40);
 	free(s);
 
-	/* an all-to-all is n(n-1) flows: 32 ranks are 992, 40 are 1560 */
-	const capsim_set limit[] = { { "workload.flow-limit", "1000" } };
-	s = scenario(5, "fat-tree", limit, 1);
+	/* an all-to-all is n(n-1) flows: 32 ranks are 992, 40 are 1560; under
+	 * ECMP every pair is simulated, so 40 are refused; under adaptive
+	 * routing the five alike nodes run in classes */
+	const capsim_set limit[] = { { "workload.flow-limit", "1000" },
+				     { "cluster.fabric.routing", "ecmp" } };
+	s = scenario(5, "fat-tree", limit, 2);
 	capsim_fabric *f = capsim_fabric_build(s, NULL);
 	capsim_coll_result out = run(f, s, CAPSIM_COLL_ALLTOALL, 1e6, 32, -1, -1, 0, 1);
 	assert_int_equal(out.flows, 992);
@@ -881,6 +989,13 @@ static void test_flow_estimate(void **state)
 	assert_true(capsim_diags_contains(&d, "all-to-all over 40 ranks (5 nodes) with p2p is "
 					  "1560 flows, more than workload.flow-limit = 1000"));
 	capsim_diags_free(&d);
+	capsim_fabric_destroy(f);
+	free(s);
+	s = scenario(5, "fat-tree", limit, 1);
+	f = capsim_fabric_build(s, NULL);
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), 0);
+	assert_int_equal(out.flows, 1560);
+	assert_true(out.folded && out.flow_classes < 1560 / 4);
 	capsim_fabric_destroy(f);
 	free(s);
 }
@@ -925,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(test_transports),
 		cmocka_unit_test(test_folded_matches_unfolded),
 		cmocka_unit_test(test_fold_property),
+		cmocka_unit_test(test_alltoall_classes),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),
