@@ -929,6 +929,30 @@ static void test_alltoall_classes(void **state)
 	free(s);
 }
 
+/* A fabric of 131,072 GPUs (16,384 DGX H100, 3 tiers) costs what its flows
+ * use: an 8-GPU all-reduce inside node 0 touches its 16 NVLink links only,
+ * and takes what it takes on a one-node cluster, to the last bit. */
+static void test_large_fabric_lazy(void **state)
+{
+	(void)state;
+	const capsim_set three[] = { { "cluster.fabric.tiers", "3" } };
+	capsim_scenario *big = scenario(16384, "fat-tree", three, 1);
+	capsim_scenario *one = scenario(1, "none", NULL, 0);
+	capsim_fabric *fb = capsim_fabric_build(big, NULL), *f1 = capsim_fabric_build(one, NULL);
+	assert_non_null(fb);
+	assert_true(capsim_flownet_n_links(capsim_fabric_net(fb)) > 1000000);
+	assert_int_equal(capsim_flownet_links_in_use(capsim_fabric_net(fb)), 0);
+	capsim_coll_result a = run(fb, big, CAPSIM_COLL_ALLREDUCE, 1e9, 8, -1, -1, 0, 1);
+	capsim_coll_result b = run(f1, one, CAPSIM_COLL_ALLREDUCE, 1e9, 8, -1, -1, 0, 1);
+	assert_int_equal(capsim_flownet_links_in_use(capsim_fabric_net(fb)), 16);
+	assert_true(a.time_s == b.time_s);
+	assert_int_equal(a.algo, b.algo);
+	capsim_fabric_destroy(fb);
+	capsim_fabric_destroy(f1);
+	free(big);
+	free(one);
+}
+
 /* Errors: a forced algorithm that does not apply, too many ranks. */
 /* The bound that workload.flow-limit is checked against, before a flow is
  * built, holds for every algorithm: at least the flows simulated, at most
@@ -1041,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_folded_matches_unfolded),
 		cmocka_unit_test(test_fold_property),
 		cmocka_unit_test(test_alltoall_classes),
+		cmocka_unit_test(test_large_fabric_lazy),
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),

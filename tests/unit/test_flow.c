@@ -196,6 +196,47 @@ static void test_order_independence(void **state)
 		assert_rel(rates[1][i], rates[0][i], 1e-12);
 }
 
+/* Ranges of links cost nothing until a flow crosses them: the textbook case
+ * of test_textbook_max_min, its links spread over a range of 10^6 (and one
+ * link apart, with its own capacity), gives the same rates, makes records
+ * for the 3 links used only, and an untouched link reads its range's
+ * capacity and no load. Ties still go by id: two flows that finish
+ * together finish in id order. */
+static void test_lazy_link_ranges(void **state)
+{
+	(void)state;
+	capsim_flownet *n = capsim_flownet_create();
+	int base = capsim_flownet_add_links(n, 1000000, 10, 1);
+	int l2 = capsim_flownet_add_link(n, 4, 1);
+	int more = capsim_flownet_add_links(n, 1000000, 6, 1);
+	assert_int_equal(capsim_flownet_n_links(n), 2000001);
+	assert_int_equal(capsim_flownet_links_in_use(n), 0);
+	int L1 = base + 777777, L3 = more + 31;
+	int p1[] = { L1, L3 }, p2[] = { L1 }, p3[] = { L1, l2 }, p4[] = { l2, L3 };
+	capsim_flownet_hold(n, 1);
+	int f1 = capsim_flownet_start(n, p1, 2, 1e9, 1, 0);
+	int f2 = capsim_flownet_start(n, p2, 1, 1e9, 1, 0);
+	int f3 = capsim_flownet_start(n, p3, 2, 1e9, 1, 0);
+	int f4 = capsim_flownet_start(n, p4, 2, 1e9, 1, 0);
+	capsim_flownet_hold(n, 0);
+	assert_rel(capsim_flownet_rate(n, f1), 4, 1e-12);
+	assert_rel(capsim_flownet_rate(n, f2), 4, 1e-12);
+	assert_rel(capsim_flownet_rate(n, f3), 2, 1e-12);
+	assert_rel(capsim_flownet_rate(n, f4), 2, 1e-12);
+	assert_int_equal(capsim_flownet_links_in_use(n), 3);
+	assert_rel(capsim_flownet_link_cap(n, base + 5), 10, 1e-15);
+	assert_rel(capsim_flownet_link_cap(n, more + 999999), 6, 1e-15);
+	assert_true(capsim_flownet_link_load(n, base + 5) == 0.0);
+	assert_true(capsim_flownet_link_bytes(n, more + 7) == 0.0);
+	assert_int_equal(capsim_flownet_link_flows(n, base + 5), 0);
+	assert_int_equal(capsim_flownet_link_flows(n, L1), 3);
+	double dt;
+	/* f1 and f2 finish first, together: the lower id goes first */
+	assert_int_equal(capsim_flownet_next_completion(n, &dt), f1);
+	assert_rel(dt, 1e9 / 4, 1e-12);
+	capsim_flownet_destroy(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_component_locality),
 		cmocka_unit_test(test_scaling_capacities),
 		cmocka_unit_test(test_order_independence),
+		cmocka_unit_test(test_lazy_link_ranges),
 	};
 	return cmocka_run_group_tests_name("flow", tests, NULL, NULL);
 }
