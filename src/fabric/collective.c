@@ -1045,6 +1045,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	capsim_routing routing = capsim_fabric_routing(f);
 	int a2a = r->op == CAPSIM_COLL_ALLTOALL && n > 1 && S > 0 && r->fold != 0 &&
 		  !capsim_fabric_lossy(f) && n % G == 0 &&
+		  capsim_flownet_active(capsim_fabric_net(f)) == 0 &&
 		  (routing == CAPSIM_ROUTING_DETERMINISTIC ||
 		   (routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
 		  capsim_fabric_symmetric(f, n / G, routing == CAPSIM_ROUTING_DETERMINISTIC);
@@ -1152,7 +1153,9 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	 * fabric depends on: such runs are never folded. Asked for (fold > 0)
 	 * every phase folds; by default (fold < 0) a one-phase plan folds when
 	 * its flows fall into at most half as many classes */
-	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f);
+	/* a folded run is alone on its own network: not while other flows run */
+	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
+		       capsim_flownet_active(capsim_fabric_net(f)) == 0;
 	int force = foldable && r->fold > 0;
 	int try_fold = foldable && r->fold < 0 && p.n == 1 && p.ph[0].n >= FOLD_MIN_FLOWS;
 	classes k = { 0 };
@@ -1281,7 +1284,9 @@ int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 		for (int i = 0; i < n && n > 1; i++)
 			xfer(ph, f, bases[j] + i * stride, bases[j] + ((i + 1) % n) * stride,
 			     edge / eff, 1.0, r->seed + (uint64_t)j * 1009 + (uint64_t)i);
-	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f);
+	/* a folded run is alone on its own network: not while other flows run */
+	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
+		       capsim_flownet_active(capsim_fabric_net(f)) == 0;
 	classes k = { 0 };
 	int fold = foldable && ph->n &&
 		   ((r->fold > 0 && fold_classes(f, ph, NULL, (size_t)-1, &k) == 0) ||
