@@ -558,6 +558,16 @@ static size_t densify(const uint64_t *h, size_t n, int *colour, capsim_hmap *see
 	return (size_t)c;
 }
 
+/* Folding loses which NIC each flow came from, which incast on a lossy
+ * fabric depends on, and the symmetry of scattered nodes; and a folded run
+ * has a network of its own, so it cannot share the fabric with flows that
+ * are running. */
+static int can_fold(capsim_fabric *f)
+{
+	return !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
+	       capsim_flownet_active(capsim_fabric_net(f)) == 0;
+}
+
 /* a phase in symmetry classes: the links it crosses numbered densely (in
  * the order first crossed), the flows' paths in those numbers, and the
  * colours of both */
@@ -687,12 +697,38 @@ static int fold_classes(capsim_fabric *f, const phase *ph, const double *caps,
 	return rc;
 }
 
-/* the busiest link of a folded run: of the colours busy longest (within
- * 1e-12, as the unfolded scan ties), the lowest link id */
+/* the busiest link of a folded run */
 typedef struct {
 	int link;
 	double bytes;
 } busiest;
+
+/* The busy time (bytes over capacity) of each of the n links of folded
+ * network fn into busy; returns the longest. The busiest link is then, of
+ * the classes within 1e-12 of it (as the unfolded scan ties), the lowest
+ * link id. */
+static double class_busy(const capsim_flownet *fn, size_t n, double *busy)
+{
+	double top = 0.0;
+	for (size_t c = 0; c < n; c++) {
+		double cap = capsim_flownet_link_cap(fn, (int)c);
+		busy[c] = cap > 0 ? capsim_flownet_link_bytes(fn, (int)c) / cap : 0.0;
+		if (busy[c] > top)
+			top = busy[c];
+	}
+	return top;
+}
+
+/* b takes link id `link` of class c if c is among the busiest and the id
+ * is lower than b's */
+static void offer_busiest(const capsim_flownet *fn, const double *busy, double top,
+			  int c, int link, busiest *b)
+{
+	if (top > 0 && busy[c] * (1 + 1e-12) >= top && (b->link < 0 || link < b->link)) {
+		b->link = link;
+		b->bytes = capsim_flownet_link_bytes(fn, c);
+	}
+}
 
 /* Run ph folded by k; returns its bandwidth time. b gets the busiest link. */
 static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
@@ -737,23 +773,11 @@ static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 	*n_fclass += folded.n;
 	if (nlc > *n_lclass)
 		*n_lclass = nlc;
-	/* busy time of each colour's links, and the busiest link */
-	double top = 0.0;
-	for (size_t c = 0; c < nlc; c++) {
-		double by = capsim_flownet_link_bytes(fn, (int)c);
-		m[c] = by > 0 && cap[c] > 0 ? by / cap[c] : 0.0; /* m now: busy time */
-		if (m[c] > top)
-			top = m[c];
-	}
+	double top = class_busy(fn, nlc, m); /* m now: busy times */
 	b->link = -1;
 	b->bytes = 0.0;
-	for (size_t l = 0; l < k->nl && top > 0; l++) {
-		int c = k->lcol[l];
-		if (m[c] * (1 + 1e-12) >= top && (b->link < 0 || k->phys[l] < b->link)) {
-			b->link = k->phys[l];
-			b->bytes = capsim_flownet_link_bytes(fn, c);
-		}
-	}
+	for (size_t l = 0; l < k->nl; l++)
+		offer_busiest(fn, m, top, k->lcol[l], k->phys[l], b);
 	free(folded.v);
 	free(fcaps);
 	free(first);
@@ -835,24 +859,13 @@ static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 	*n_fclass += folded.n;
 	if (nl > *n_lclass)
 		*n_lclass = nl;
-	/* the busiest: of the classes busy longest (within 1e-12), the
-	 * lowest link id */
-	double top = 0.0;
-	for (size_t l = 0; l < nl; l++) {
-		double busy = capsim_flownet_link_bytes(fn, (int)l) / capsim_flownet_link_cap(fn, (int)l);
-		if (busy > top)
-			top = busy;
-	}
+	double *busy = capsim_xmalloc((nl ? nl : 1) * sizeof *busy);
+	double top = class_busy(fn, nl, busy);
 	b->link = -1;
 	b->bytes = 0.0;
-	for (size_t l = 0; l < nl && top > 0; l++) {
-		double by = capsim_flownet_link_bytes(fn, (int)l);
-		if (by / capsim_flownet_link_cap(fn, (int)l) * (1 + 1e-12) >= top &&
-		    (b->link < 0 || first[l] < b->link)) {
-			b->link = first[l];
-			b->bytes = by;
-		}
-	}
+	for (size_t l = 0; l < nl; l++)
+		offer_busiest(fn, busy, top, (int)l, first[l], b);
+	free(busy);
 	capsim_flownet_destroy(fn);
 	free(folded.v);
 	free(first);
@@ -1042,13 +1055,11 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	/* an all-to-all among whole, alike nodes runs in classes, never pair
 	 * by pair: always under D-mod-K, where that is exact; under adaptive
 	 * routing when the pairs are more than the flow limit allows */
-	capsim_routing routing = capsim_fabric_routing(f);
 	int a2a = r->op == CAPSIM_COLL_ALLTOALL && n > 1 && S > 0 && r->fold != 0 &&
-		  !capsim_fabric_lossy(f) && n % G == 0 &&
-		  capsim_flownet_active(capsim_fabric_net(f)) == 0 &&
-		  (routing == CAPSIM_ROUTING_DETERMINISTIC ||
-		   (routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
-		  capsim_fabric_symmetric(f, n / G, routing == CAPSIM_ROUTING_DETERMINISTIC);
+		  can_fold(f) && n % G == 0 &&
+		  (s->routing == CAPSIM_ROUTING_DETERMINISTIC ||
+		   (s->routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
+		  capsim_fabric_symmetric(f, n / G, s->routing == CAPSIM_ROUTING_DETERMINISTIC);
 	if (!a2a && flows > s->flow_limit) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
@@ -1149,13 +1160,10 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 
 	capsim_flownet *net = capsim_fabric_net(f);
 	double total = 0.0, lat_total = 0.0;
-	/* folding loses which NIC each flow came from, which incast on a lossy
-	 * fabric depends on: such runs are never folded. Asked for (fold > 0)
-	 * every phase folds; by default (fold < 0) a one-phase plan folds when
-	 * its flows fall into at most half as many classes */
-	/* a folded run is alone on its own network: not while other flows run */
-	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
-		       capsim_flownet_active(capsim_fabric_net(f)) == 0;
+	/* asked for (fold > 0) every phase folds; by default (fold < 0) a
+	 * one-phase plan folds when its flows fall into at most half as many
+	 * classes */
+	int foldable = can_fold(f);
 	int force = foldable && r->fold > 0;
 	int try_fold = foldable && r->fold < 0 && p.n == 1 && p.ph[0].n >= FOLD_MIN_FLOWS;
 	classes k = { 0 };
@@ -1284,11 +1292,8 @@ int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 		for (int i = 0; i < n && n > 1; i++)
 			xfer(ph, f, bases[j] + i * stride, bases[j] + ((i + 1) % n) * stride,
 			     edge / eff, 1.0, r->seed + (uint64_t)j * 1009 + (uint64_t)i);
-	/* a folded run is alone on its own network: not while other flows run */
-	int foldable = !capsim_fabric_lossy(f) && !capsim_fabric_scattered(f) &&
-		       capsim_flownet_active(capsim_fabric_net(f)) == 0;
 	classes k = { 0 };
-	int fold = foldable && ph->n &&
+	int fold = can_fold(f) && ph->n &&
 		   ((r->fold > 0 && fold_classes(f, ph, NULL, (size_t)-1, &k) == 0) ||
 		    (r->fold < 0 && ph->n >= FOLD_MIN_FLOWS &&
 		     fold_classes(f, ph, NULL, ph->n / 2, &k) == 0));

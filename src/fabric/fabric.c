@@ -457,7 +457,7 @@ static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, i
 	size_t bl = (size_t)-1;
 	size_t oa = block(f, L(f, la_kind, la_base), n), ob = block(f, L(f, lb_kind, lb_base), n);
 	const uint32_t *pa = f->pool + oa, *pb = f->pool + ob;
-	int running = capsim_flownet_active(f->net) > 0;
+	int running = capsim_flownet_active(f->net) > 0; /* hoisted: else no flows to count */
 	for (int j = 0; j < n; j++) {
 		size_t load = (size_t)pa[j] + pb[j];
 		if (running)
@@ -545,11 +545,6 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	PUSH(L(f, CAPSIM_LINK_PCIE_DOWN, b));
 #undef PUSH
 	return n;
-}
-
-capsim_routing capsim_fabric_routing(const capsim_fabric *f)
-{
-	return (capsim_routing)f->routing;
 }
 
 int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk)

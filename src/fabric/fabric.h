@@ -91,8 +91,6 @@ int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk);
 int capsim_fabric_link_class(const capsim_fabric *f, int link);
 /* The links of class cls that the first `nodes` nodes use. */
 long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
-/* Routing, for the choice of how to generate classes. */
-capsim_routing capsim_fabric_routing(const capsim_fabric *f);
 
 /* Switch counts derived from the radix and oversubscription, per rail plane
  * and in all: for checking against published bills of materials. */

@@ -140,6 +140,8 @@ size_t capsim_flownet_links_in_use(const capsim_flownet *net)
 /* the range that holds link id ext (a valid id) */
 static const lrange *range_of(const capsim_flownet *net, int ext)
 {
+	if (net->nr == (size_t)net->n_ext)
+		return &net->r[ext]; /* links added one by one (a folded network) */
 	size_t lo = 0, hi = net->nr;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
@@ -481,11 +483,6 @@ int capsim_flownet_start(capsim_flownet *net, const int *links, size_t n_links,
 {
 	return capsim_flownet_start_from(net, links, n_links, bytes, mult,
 					 cap_bytes_per_s, -1);
-}
-
-void capsim_flownet_set_incast(capsim_flownet *net, int link, double eff)
-{
-	capsim_flownet_set_incast_links(net, link, 1, eff);
 }
 
 void capsim_flownet_set_incast_links(capsim_flownet *net, int base, int count, double eff)

@@ -51,11 +51,9 @@ int capsim_flownet_start_from(capsim_flownet *net, const int *links,
 			      size_t n_links, double bytes, double mult,
 			      double cap_bytes_per_s, int origin);
 
-/* Congestion: while flows from two or more origins share the link, it
- * delivers only eff (0 < eff <= 1) of its capacity (lossy Ethernet under
- * incast). Default 1. */
-void capsim_flownet_set_incast(capsim_flownet *net, int link, double eff);
-/* The same for links [base, base + count). */
+/* Congestion: while flows from two or more origins share a link of
+ * [base, base + count), it delivers only eff (0 < eff <= 1) of its capacity
+ * (lossy Ethernet under incast). Default 1. */
 void capsim_flownet_set_incast_links(capsim_flownet *net, int base, int count, double eff);
 
 /* Remove a flow (finished or cancelled); rates of its former component are

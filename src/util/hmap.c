@@ -34,15 +34,6 @@ static void rehash(capsim_hmap *m, size_t cap)
 	free(ov);
 }
 
-void capsim_hmap_reserve(capsim_hmap *m, size_t expect)
-{
-	size_t cap = 16;
-	while (cap < 2 * expect)
-		cap *= 2;
-	if (cap > m->cap)
-		rehash(m, cap);
-}
-
 void capsim_hmap_free(capsim_hmap *m)
 {
 	free(m->keys);

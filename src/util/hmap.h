@@ -15,8 +15,6 @@ typedef struct capsim_hmap {
 	size_t cap, n;  /* slots (0 or a power of two), entries */
 } capsim_hmap;
 
-/* Room for `expect` entries without growing (0: grow on demand). */
-void capsim_hmap_reserve(capsim_hmap *m, size_t expect);
 void capsim_hmap_free(capsim_hmap *m);
 /* Forget every entry, keeping the table (O(slots)). */
 void capsim_hmap_clear(capsim_hmap *m);
