@@ -110,6 +110,18 @@ void capsim_reliab_monte_carlo(double work, double tau, double delta, double res
 		double t = 0.0, done = 0.0;
 		double next_fail = gsl_ran_exponential(rng, mttf_s);
 		while (done < work) {
+			/* the whole segments that end before the next failure, at
+			 * once: a run costs its failures, not its segments */
+			double whole = floor((work - done) / tau);
+			double k = floor((next_fail - t) / (tau + delta));
+			if (k > whole)
+				k = whole;
+			if (k >= 2.0) {
+				k -= 1.0; /* the last by the test below, in case of rounding */
+				t += k * (tau + delta);
+				done += k * tau;
+				continue;
+			}
 			double seg = work - done < tau ? work - done : tau;
 			double L = seg + delta;
 			if (t + L <= next_fail) {
