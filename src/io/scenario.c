@@ -977,6 +977,76 @@ static int apply_edit(capsim_scenario *s, const char *path, const char *value,
 	return -1;
 }
 
+/* f's value in obj as a capsim_path_value */
+static void field_value(const capsim_field *f, const void *obj, capsim_path_value *out)
+{
+	const char *at = (const char *)obj + f->offset;
+	memset(out, 0, sizeof *out);
+	switch (f->type) {
+	case CAPSIM_FT_DOUBLE:
+		out->num = *(const double *)at;
+		return;
+	case CAPSIM_FT_INT:
+	case CAPSIM_FT_FLAG:
+		out->num = *(const int *)at;
+		return;
+	case CAPSIM_FT_ENUM:
+		out->is_text = 1;
+		capsim_strlcpy(out->text, f->enums[*(const int *)at], sizeof out->text);
+		return;
+	case CAPSIM_FT_TEXT:
+	case CAPSIM_FT_REF:
+	case CAPSIM_FT_DATE:
+		out->is_text = 1;
+		capsim_strlcpy(out->text, at, sizeof out->text);
+		return;
+	}
+}
+
+int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const char *value,
+			       capsim_path_value *out, char *err, size_t errlen)
+{
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
+						  capsim_scenario_n_fields, path);
+	const capsim_part_slot *slot = NULL;
+	if (!f)
+		slot = override_slot(path, &f);
+	if (!f) {
+		snprintf(err, errlen, "unknown path '%s'", path);
+		return -1;
+	}
+	if (!value) {
+		const char *obj = (const char *)s;
+		if (slot) {
+			if (slot->has_offset != (size_t)-1 && !*(const int *)(obj + slot->has_offset)) {
+				snprintf(err, errlen, "%s: the scenario has no %s", path, slot->path);
+				return -1;
+			}
+			obj += slot->obj_offset;
+		}
+		field_value(f, obj, out);
+		return 0;
+	}
+	/* parsed into scratch room for the field alone */
+	size_t size = f->type == CAPSIM_FT_DOUBLE ? sizeof(double) :
+		      f->type == CAPSIM_FT_INT || f->type == CAPSIM_FT_FLAG ||
+		      f->type == CAPSIM_FT_ENUM ? sizeof(int) : f->size;
+	capsim_field one = *f;
+	one.offset = 0;
+	union {
+		double num;
+		char text[CAPSIM_PATH_LEN];
+	} scratch;
+	if (size > sizeof scratch) {
+		snprintf(err, errlen, "internal: %s: field too large", path);
+		return -1;
+	}
+	if (capsim_field_parse(&one, value, &scratch, err, errlen) < 0)
+		return -1;
+	field_value(&one, &scratch, out);
+	return 0;
+}
+
 int capsim_scenario_set(capsim_scenario *s, const capsim_catalog *cat, const char *path,
 			const char *value, capsim_diags *d)
 {

@@ -60,6 +60,20 @@ int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
  * error. */
 int capsim_scenario_write_xml(const capsim_scenario *s, FILE *f);
 
+/* The value of --set path: s's own (value NULL), or value read as that
+ * path's field reads it, without applying it to anything. Numbers come in SI
+ * (on/off as 1/0), names, refs, enums and dates as text. Returns 0, or -1
+ * with the reason in err: an unknown path, a value the field refuses, or
+ * (value NULL) a part that s does not have. */
+typedef struct capsim_path_value {
+	int is_text;
+	double num;
+	char text[CAPSIM_VALUE_LEN];
+} capsim_path_value;
+
+int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const char *value,
+			       capsim_path_value *out, char *err, size_t errlen);
+
 /* Every path --set accepts, in a stable order; the array lives until exit. */
 const char *const *capsim_scenario_set_paths(size_t *n);
 

@@ -249,7 +249,7 @@ static struct {
 	xmlSchemaPtr schema;
 } schemas[] = {
 	{ "hardware", NULL }, { "model", NULL }, { "scenario", NULL },
-	{ "bibliography", NULL }, { "profile", NULL },
+	{ "bibliography", NULL }, { "profile", NULL }, { "sweep", NULL },
 };
 
 static void ignore_error(void *ctx, xmlErrorPtr err)

@@ -404,3 +404,90 @@ void capsim_sweep_inputs_free(capsim_sweep_input_record *v, size_t n)
 		free(v[i].file);
 	free(v);
 }
+
+/* ---- a sweep's writer ---------------------------------------------------------- */
+
+int capsim_results_wal(capsim_store *s, capsim_diags *d)
+{
+	if (writable(s, d) < 0)
+		return -1;
+	sqlite3_stmt *st = capsim_store__prepare(s, "PRAGMA journal_mode=WAL", d);
+	if (!st)
+		return -1;
+	int rc = capsim_store__step(s, st, d);
+	const char *mode = rc == 1 ? capsim_store__text(st, 0) : "";
+	if (rc == 1 && strcmp(mode, "wal") != 0) {
+		capsim_diags_add_runtime(d, s->path, "cannot use write-ahead logging (the journal "
+					 "mode stays '%s')", mode);
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	/* a commit need not wait for the disk twice: WAL with synchronous=NORMAL
+	 * loses at most the last commits on power loss, never consistency */
+	if (rc == 1 && capsim_store__exec(s, "PRAGMA synchronous=NORMAL", d) < 0)
+		rc = -1;
+	return rc < 0 ? -1 : 0;
+}
+
+int capsim_results_begin(capsim_store *s, capsim_diags *d)
+{
+	if (writable(s, d) < 0)
+		return -1;
+	return capsim_store__exec(s, "BEGIN IMMEDIATE", d);
+}
+
+int capsim_results_commit(capsim_store *s, capsim_diags *d)
+{
+	if (capsim_store__exec(s, "COMMIT", d) == 0)
+		return 0;
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int capsim_results_find_sweep(capsim_store *s, const char *name, int64_t *sweep_id,
+			      capsim_diags *d)
+{
+	*sweep_id = 0;
+	int t = capsim_store__has_table(s, "sweeps", d);
+	if (t <= 0)
+		return t;
+	sqlite3_stmt *st = capsim_store__prepare(s, "SELECT id FROM sweeps WHERE name = ? "
+						    "ORDER BY id DESC LIMIT 1", d);
+	if (!st)
+		return -1;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	int rc = capsim_store__step(s, st, d);
+	if (rc == 1)
+		*sweep_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int capsim_results_indices(capsim_store *s, int64_t sweep_id, int64_t **out, size_t *n,
+			   capsim_diags *d)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = capsim_store__prepare(s, "SELECT point_index FROM points WHERE "
+						    "sweep_id = ? ORDER BY point_index", d);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, sweep_id);
+	size_t cap = 0;
+	int rc;
+	while ((rc = capsim_store__step(s, st, d)) == 1) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			*out = capsim_xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}

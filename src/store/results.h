@@ -123,4 +123,28 @@ int capsim_results_read_inputs(capsim_store *s, int64_t sweep_id, capsim_sweep_i
 			       size_t *n, capsim_diags *d);
 void capsim_sweep_inputs_free(capsim_sweep_input_record *v, size_t n);
 
+/* ---- a sweep's writer ---------------------------------------------------------- */
+
+/* Put s (opened for writing) in write-ahead-log mode, so that readers
+ * (capsim query) see the last commit while a sweep writes; the mode stays
+ * with the file. Returns 0, or -1 with the reason in d. */
+int capsim_results_wal(capsim_store *s, capsim_diags *d);
+
+/* One transaction around many points (capsim_results_write_point then
+ * nests a savepoint in it): begin takes the write lock, commit makes every
+ * point since durable at once. A point is still whole or absent: a crash
+ * loses the points since the last commit, never part of one. */
+int capsim_results_begin(capsim_store *s, capsim_diags *d);
+int capsim_results_commit(capsim_store *s, capsim_diags *d);
+
+/* The newest sweep named name: 1 with *sweep_id set, 0 when there is none,
+ * -1 with the reason in d. */
+int capsim_results_find_sweep(capsim_store *s, const char *name, int64_t *sweep_id,
+			      capsim_diags *d);
+
+/* The point indices sweep sweep_id holds (ok and failed), ascending, into
+ * *out (free it; *n of them). Returns 0, or -1 with the reason in d. */
+int capsim_results_indices(capsim_store *s, int64_t sweep_id, int64_t **out, size_t *n,
+			   capsim_diags *d);
+
 #endif
