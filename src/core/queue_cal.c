@@ -234,15 +234,8 @@ void capsim_calq_push(capsim_calq *q, capsim_qent e)
 /* The bucket of the least entry: from base's slot (no entry is earlier),
  * the first bucket whose front lies in the slot being visited; after a
  * year of slots without one, the least of the fronts (Brown's fallback). */
-static int64_t find_min(const capsim_calq *q)
+static int64_t least_front(const capsim_calq *q)
 {
-	uint64_t slot = q->base >> q->shift;
-	for (size_t j = 0; j < q->nb; j++, slot++) {
-		size_t bi = bucket_of_slot(q, slot);
-		const capsim_calbucket *bk = &q->b[bi];
-		if (bk->lo < bk->hi && slot_of(q, bk->a[bk->lo].t) == slot)
-			return (int64_t)bi;
-	}
 	int64_t best = -1;
 	for (size_t bi = 0; bi < q->nb; bi++) {
 		const capsim_calbucket *bk = &q->b[bi];
@@ -253,12 +246,52 @@ static int64_t find_min(const capsim_calq *q)
 	return best;
 }
 
+/* the bucket whose front lies in the slot being visited, from base's slot
+ * on for a year; -1 when none does */
+static int64_t year_scan(const capsim_calq *q)
+{
+	uint64_t slot = q->base >> q->shift;
+	for (size_t j = 0; j < q->nb; j++, slot++) {
+		size_t bi = bucket_of_slot(q, slot);
+		const capsim_calbucket *bk = &q->b[bi];
+		if (bk->lo < bk->hi && slot_of(q, bk->a[bk->lo].t) == slot)
+			return (int64_t)bi;
+	}
+	return -1;
+}
+
+static int64_t find_min(const capsim_calq *q)
+{
+	int64_t bi = year_scan(q);
+	return bi >= 0 ? bi : least_front(q);
+}
+
+/* find_min, and a new layout after a few searches that fell back to the
+ * fronts: a queue that never grew past its first buckets keeps the first
+ * width (1 ns) however far apart its events are, and each search then
+ * visits every bucket twice. Only the layout changes: the order is the
+ * entries' own. */
+static int64_t find_min_adapting(capsim_calq *q)
+{
+	int64_t bi = year_scan(q);
+	if (bi >= 0)
+		return bi;
+	if (++q->misses > 8 && q->n >= 2) {
+		q->misses = 0;
+		rebuild(q);
+		bi = year_scan(q);
+		if (bi >= 0)
+			return bi;
+	}
+	return least_front(q);
+}
+
 const capsim_qent *capsim_calq_peek(capsim_calq *q)
 {
 	if (!q->n)
 		return NULL;
 	if (q->min_b < 0)
-		q->min_b = find_min(q);
+		q->min_b = find_min_adapting(q);
 	const capsim_calbucket *bk = &q->b[q->min_b];
 	q->base = biased(bk->a[bk->lo].t);
 	return &bk->a[bk->lo];

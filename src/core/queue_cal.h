@@ -40,6 +40,8 @@ typedef struct capsim_calq {
 	size_t n_built;      /* n when the layout was last chosen */
 	uint64_t base;       /* no live entry's biased time is earlier */
 	int64_t min_b;       /* the least entry's bucket, -1: to be found */
+	unsigned misses;     /* searches since the last layout that found no front
+			      * within a year of slots: the width is wrong */
 } capsim_calq;
 
 void capsim_calq_init(capsim_calq *q);

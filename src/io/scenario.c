@@ -812,6 +812,13 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 	}
 }
 
+int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d)
+{
+	size_t before = d->n;
+	check_parallelism(s, d);
+	return d->n == before ? 0 : -1;
+}
+
 static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
 			 capsim_diags *d)
 {

@@ -55,6 +55,12 @@ int capsim_scenario_set(capsim_scenario *s, const capsim_catalog *cat, const cha
 int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
 			     const capsim_set *sets, size_t n, capsim_diags *d);
 
+/* The parallelism rules of the whole check alone, on s as it stands (its dp
+ * included): 0, or -1 after adding the reasons to d. For the optimiser,
+ * which sets the parallelism fields of a scratch copy directly and checks
+ * many candidates before any is edited for real. */
+int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d);
+
 /* Write s, fully resolved (every part's fields as overrides), as a scenario
  * file that loads back into an identical struct. Returns 0 or -1 on a write
  * error. */

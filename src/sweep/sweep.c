@@ -544,7 +544,8 @@ capsim_sweep *capsim_sweep_load(const char *path, const capsim_catalog *cat,
 		goto fail;
 	size_t n_sets = sw->n_sets + n_cli_sets;
 	capsim_set *all = capsim_xcalloc(n_sets ? n_sets : 1, sizeof *all);
-	memcpy(all, sw->sets, sw->n_sets * sizeof *all);
+	if (sw->n_sets)
+		memcpy(all, sw->sets, sw->n_sets * sizeof *all);
 	if (n_cli_sets)
 		memcpy(all + sw->n_sets, cli_sets, n_cli_sets * sizeof *all);
 	int rc = capsim_scenario_load(sw->base_file, cat, all, n_sets, base, d);

@@ -685,6 +685,32 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	return 0;
 }
 
+double capsim_step_compute_bound(const capsim_scenario *s, const capsim_knobs *knobs)
+{
+	/* jitter draws kernels shorter than their mean as well as longer */
+	if (s->n_groups != 1 || s->micro_batch < 1 || s->dp < 1 || s->jitter > 0)
+		return 0.0;
+	const capsim_knobs *kn = knobs ? knobs : &capsim_knobs_fitted;
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
+	static const double no_tp[2] = { 0.0, 0.0 };
+	fsdp_ctx z = { NULL, NULL, NULL, -1.0, 0.0, 0.0 }; /* no fabric: free collectives */
+	double busiest = 0.0;
+	for (int k = 0; k < s->pp; k++) {
+		stage_cost c;
+		if (stage_cost_of(s, NULL, &perf, kn, k, no_tp, 0.0, 0.0, &z, &c, NULL) < 0)
+			return 0.0;
+		if (c.fwd + c.bwd > busiest)
+			busiest = c.fwd + c.bwd;
+	}
+	double m = s->global_batch / ((double)s->micro_batch * s->dp);
+	/* less a nanosecond for each of the stage's tasks: their durations are
+	 * rounded to whole nanoseconds */
+	double v = s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED ? s->virtual_stages : 1;
+	double b = m * busiest - 2.0 * m * v * 1e-9;
+	return b > 0 ? b : 0.0;
+}
+
 int capsim_step_simulate(const capsim_scenario *s, capsim_fabric *f,
 			 capsim_step *out, capsim_diags *d)
 {

@@ -1,0 +1,363 @@
+/* cmd_optimize.c - `capsim optimize [SCENARIO] [--metric M]`: the best
+ * layouts of the scenario's model on its cluster (src/opt/optimize.h), with
+ * what was refused and why, each layout's step broken down, and why the best
+ * beats the runner-up. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "optimize.h"
+#include "scenario.h"
+#include "xalloc.h"
+
+static void help(FILE *out)
+{
+	fprintf(out,
+		"usage: capsim optimize [SCENARIO] [--metric tokens_per_s | time_to_train_s |\n"
+		"                       cost_per_million_tokens_usd] [--top N] [-j N]\n"
+		"                       [--exhaustive] [--json] [--no-progress] [--set PATH=VALUE]...\n"
+		"\n"
+		"Search every consistent layout of the scenario's model on its cluster: TP\n"
+		"(within a node, dividing the heads), PP (with virtual stages, and first and\n"
+		"last stages a layer short where that shares the layers out), CP, EP (MoE\n"
+		"models), ZeRO stage 0-3, micro-batch 1-16, recomputation none/selective/full,\n"
+		"TP and EP overlap on or off; the cluster, the global batch and everything else\n"
+		"stay as the scenario (default: scenarios/default.xml) has them. Layouts the\n"
+		"rules refuse or the memory estimate rules out are counted by reason; the rest\n"
+		"are simulated in the order of a step-time lower bound until no bound can beat\n"
+		"the list (--exhaustive: simulate them all). Prints the top N (default 5) by\n"
+		"the metric (default tokens_per_s), the best one's step broken down, why it\n"
+		"beats the runner-up, and the --set edits that give it to capsim run.\n"
+		"cost_per_million_tokens_usd is the on-prem cost to train per million tokens\n"
+		"where the cluster has a capex, else the cloud offer's. -j N simulates on N\n"
+		"threads (default 1). Progress goes to stderr on a terminal.\n");
+}
+
+typedef struct {
+	int on;
+	double last;
+} progress_state;
+
+static void progress(void *ctx, long done, long total)
+{
+	progress_state *p = ctx;
+	if (!p->on || total == 0)
+		return;
+	fprintf(stderr, "\r\033[Ksimulating layouts: %ld/%ld (the rest until the bound stops it)",
+		done, total);
+	if (done >= total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static const char *const recompute_names[] = { "none", "selective", "full" };
+
+static void layout_text(const capsim_opt_config *c, char *buf, size_t n)
+{
+	char v[16] = "", ends[32] = "";
+	if (c->virtual_stages > 1)
+		snprintf(v, sizeof v, " x%d", c->virtual_stages);
+	if (c->first_stage_layers)
+		snprintf(ends, sizeof ends, " ends %d/%d", c->first_stage_layers, c->last_stage_layers);
+	snprintf(buf, n, "tp %d pp %d%s%s cp %d ep %d dp %d zero %d mb %d %s%s%s", c->tp, c->pp, v,
+		 ends, c->cp, c->ep, c->dp, c->zero, c->micro_batch, recompute_names[c->recompute],
+		 c->tp_comm_overlap ? " tp-ovl" : "", c->ep_overlap ? " ep-ovl" : "");
+}
+
+/* the step's parts, named as the result keys */
+typedef struct {
+	const char *name;
+	size_t off;
+} part;
+
+static const part parts[] = {
+	{ "compute_s", offsetof(capsim_opt_point, compute_s) },
+	{ "bubble_s", offsetof(capsim_opt_point, bubble_s) },
+	{ "exposed_comm_tp_s", offsetof(capsim_opt_point, exposed_tp_s) },
+	{ "exposed_comm_cp_s", offsetof(capsim_opt_point, exposed_cp_s) },
+	{ "exposed_comm_pp_s", offsetof(capsim_opt_point, exposed_pp_s) },
+	{ "exposed_comm_dp_s", offsetof(capsim_opt_point, exposed_dp_s) },
+	{ "exposed_comm_ep_s", offsetof(capsim_opt_point, exposed_ep_s) },
+	{ "optimizer_s", offsetof(capsim_opt_point, optimizer_s) },
+	{ "host_s", offsetof(capsim_opt_point, host_s) },
+	{ "data_stall_s", offsetof(capsim_opt_point, data_stall_s) },
+};
+#define N_PARTS (sizeof parts / sizeof parts[0])
+
+static double part_of(const capsim_opt_point *p, size_t i)
+{
+	return *(const double *)((const char *)p + parts[i].off);
+}
+
+static double metric_value(const capsim_opt_point *p, int metric)
+{
+	return metric == CAPSIM_OPT_TOKENS_PER_S ? p->tokens_per_s :
+	       metric == CAPSIM_OPT_TIME_TO_TRAIN ? p->time_to_train_s : p->cost_per_mtok_usd;
+}
+
+/* why a beats b: the parts that differ most, and the settings that differ */
+static void why(const capsim_opt_point *a, const capsim_opt_point *b, FILE *f)
+{
+	size_t order[N_PARTS];
+	for (size_t i = 0; i < N_PARTS; i++)
+		order[i] = i;
+	for (size_t i = 1; i < N_PARTS; i++)
+		for (size_t j = i; j > 0; j--) {
+			double dj = fabs(part_of(b, order[j]) - part_of(a, order[j]));
+			double dk = fabs(part_of(b, order[j - 1]) - part_of(a, order[j - 1]));
+			if (dj <= dk)
+				break;
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	fprintf(f, "why the best beats the runner-up: its step is %.4g s shorter (%.4g s against "
+		"%.4g s, %.2f%%)\n", b->step_time_s - a->step_time_s, a->step_time_s, b->step_time_s,
+		100.0 * (b->step_time_s - a->step_time_s) / b->step_time_s);
+	for (size_t k = 0; k < 3; k++) {
+		size_t i = order[k];
+		double dv = part_of(b, i) - part_of(a, i);
+		if (fabs(dv) < 1e-12)
+			break;
+		fprintf(f, "  %-18s %+.4g s for the runner-up (%.4g against %.4g)\n", parts[i].name,
+			dv, part_of(b, i), part_of(a, i));
+	}
+	const capsim_opt_config *x = &a->c, *y = &b->c;
+	fprintf(f, "  settings that differ:");
+	int any = 0;
+#define DIFF(field, name)                                                              \
+	if (x->field != y->field) {                                                    \
+		fprintf(f, " %s %d (runner-up %d)", name, x->field, y->field);        \
+		any = 1;                                                               \
+	}
+	DIFF(tp, "tp") DIFF(pp, "pp") DIFF(virtual_stages, "virtual-stages")
+	DIFF(first_stage_layers, "first-stage-layers") DIFF(cp, "cp") DIFF(ep, "ep")
+	DIFF(dp, "dp") DIFF(zero, "zero") DIFF(micro_batch, "micro-batch")
+	DIFF(tp_comm_overlap, "tp-comm-overlap") DIFF(ep_overlap, "ep-overlap")
+#undef DIFF
+	if (x->recompute != y->recompute) {
+		fprintf(f, " recompute %s (runner-up %s)", recompute_names[x->recompute],
+			recompute_names[y->recompute]);
+		any = 1;
+	}
+	fprintf(f, "%s\n", any ? "" : " none");
+}
+
+static void print_text(const capsim_scenario *s, const char *path, const capsim_opt_result *r,
+		       int metric)
+{
+	printf("optimize %s: %s on %ld GPUs (%d nodes), global batch %.0f x %d tokens\n",
+	       path, s->model.e.id, capsim_scenario_gpus(s), s->nodes, s->global_batch, s->seq_len);
+	printf("  layouts: %ld enumerated, %ld refused by the rules, %ld out of memory (estimate), "
+	       "%ld simulated (%ld failed), %ld skipped by the bound; %.2f s (%.0f layouts/s)\n",
+	       r->candidates, r->refused, r->no_fit, r->simulated, r->failed, r->bounded,
+	       r->elapsed_s, r->elapsed_s > 0 ? (double)r->candidates / r->elapsed_s : 0.0);
+	if (r->n_reasons)
+		printf("  why layouts were dropped (the first of each kind):\n");
+	for (size_t i = 0; i < r->n_reasons; i++)
+		printf("    %8ld  %s\n", r->reasons[i].count, r->reasons[i].text);
+	printf("\n  #  %-52s %10s %12s %6s %9s %14s\n", "layout", "step (s)", "tokens/s", "MFU",
+	       "mem (GiB)", capsim_opt_metric_names[metric]);
+	for (size_t i = 0; i < r->n_top; i++) {
+		const capsim_opt_point *p = &r->top[i];
+		char lay[160];
+		layout_text(&p->c, lay, sizeof lay);
+		printf("  %zu  %-52s %10.4g %12.6g %5.1f%% %9.1f %14.6g\n", i + 1, lay, p->step_time_s,
+		       p->tokens_per_s, 100.0 * p->mfu, p->peak_mem_bytes / 1073741824.0,
+		       metric_value(p, metric));
+	}
+	const capsim_opt_point *b = &r->top[0];
+	printf("\nthe best layout's step, %.4g s:", b->step_time_s);
+	for (size_t i = 0; i < N_PARTS; i++)
+		if (part_of(b, i) > 0)
+			printf(" %s %.4g", parts[i].name, part_of(b, i));
+	printf("\n");
+	if (r->n_top > 1)
+		why(&r->top[0], &r->top[1], stdout);
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	size_t n = capsim_opt_config_sets(&b->c, buf, sets);
+	printf("to run it: capsim run %s", path);
+	for (size_t i = 0; i < n; i++)
+		printf(" --set %s=%s", sets[i].path, sets[i].value);
+	printf("\n");
+}
+
+static json_t *point_json(const capsim_opt_point *p)
+{
+	json_t *o = json_object();
+	json_t *c = json_object();
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	size_t n = capsim_opt_config_sets(&p->c, buf, sets);
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(c, sets[i].path, json_string(sets[i].value));
+	json_object_set_new(o, "sets", c);
+	json_object_set_new(o, "dp", json_integer(p->c.dp));
+	json_object_set_new(o, "bound_s", json_real(p->bound_s));
+	json_object_set_new(o, "step_time_s", json_real(p->step_time_s));
+	json_object_set_new(o, "tokens_per_s", json_real(p->tokens_per_s));
+	json_object_set_new(o, "time_to_train_s", json_real(p->time_to_train_s));
+	if (isfinite(p->cost_per_mtok_usd))
+		json_object_set_new(o, "cost_per_million_tokens_usd", json_real(p->cost_per_mtok_usd));
+	json_object_set_new(o, "mfu", json_real(p->mfu));
+	json_object_set_new(o, "peak_mem_per_gpu_bytes", json_real(p->peak_mem_bytes));
+	for (size_t i = 0; i < N_PARTS; i++)
+		json_object_set_new(o, parts[i].name, json_real(part_of(p, i)));
+	return o;
+}
+
+static void print_json(const capsim_opt_result *r, int metric, json_t *o)
+{
+	json_object_set_new(o, "metric", json_string(capsim_opt_metric_names[metric]));
+	json_object_set_new(o, "layouts", json_integer(r->candidates));
+	json_object_set_new(o, "refused", json_integer(r->refused));
+	json_object_set_new(o, "no_fit", json_integer(r->no_fit));
+	json_object_set_new(o, "simulated", json_integer(r->simulated));
+	json_object_set_new(o, "failed", json_integer(r->failed));
+	json_object_set_new(o, "bounded", json_integer(r->bounded));
+	json_object_set_new(o, "elapsed_s", json_real(r->elapsed_s));
+	json_object_set_new(o, "batch_tokens", json_real(r->batch_tokens));
+	json_t *why = json_array();
+	for (size_t i = 0; i < r->n_reasons; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "reason", json_string(r->reasons[i].text));
+		json_object_set_new(e, "layouts", json_integer(r->reasons[i].count));
+		json_array_append_new(why, e);
+	}
+	json_object_set_new(o, "dropped_by", why);
+	json_t *top = json_array();
+	for (size_t i = 0; i < r->n_top; i++)
+		json_array_append_new(top, point_json(&r->top[i]));
+	json_object_set_new(o, "top", top);
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+}
+
+int capsim_cmd_optimize(int argc, char **argv)
+{
+	enum { OPT_METRIC = 256, OPT_TOP, OPT_EXHAUSTIVE, OPT_JSON, OPT_NO_PROGRESS, OPT_SET,
+	       OPT_HELP };
+	static const struct option longopts[] = {
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "exhaustive", no_argument, NULL, OPT_EXHAUSTIVE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5, .threads = 1 };
+	int as_json = 0, quiet = 0, c;
+	capsim_cli_sets sets = { 0 };
+	capsim_diags d = { 0 };
+	int status = CAPSIM_EXIT_USAGE;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_METRIC: {
+			int m = -1;
+			for (int k = 0; k < CAPSIM_OPT__COUNT; k++)
+				if (strcmp(optarg, capsim_opt_metric_names[k]) == 0)
+					m = k;
+			if (m < 0) {
+				fprintf(stderr, "capsim optimize: --metric: expected tokens_per_s, "
+					"time_to_train_s or cost_per_million_tokens_usd, found '%s'\n",
+					optarg);
+				goto out;
+			}
+			o.metric = m;
+			break;
+		}
+		case OPT_TOP:
+			o.top = capsim_cli_count(optarg, 1000);
+			if (o.top < 1) {
+				fprintf(stderr, "capsim optimize: --top: expected 1 to 1000, found '%s'\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case 'j':
+			o.threads = capsim_cli_count(optarg, 1024);
+			if (o.threads < 1) {
+				fprintf(stderr, "capsim optimize: -j: expected 1 to 1024 threads, found "
+					"'%s'\n", optarg);
+				goto out;
+			}
+			break;
+		case OPT_EXHAUSTIVE: o.exhaustive = 1; break;
+		case OPT_JSON: as_json = 1; break;
+		case OPT_NO_PROGRESS: quiet = 1; break;
+		case OPT_SET:
+			if (capsim_cli_sets_add(&sets, optarg, &d) < 0) {
+				capsim_diags_print(&d, stderr);
+				goto out;
+			}
+			break;
+		case OPT_HELP:
+			help(stdout);
+			status = CAPSIM_EXIT_OK;
+			goto out;
+		default:
+			fprintf(stderr, "capsim optimize: unknown option '%s'\ntry 'capsim optimize "
+				"--help'\n", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "capsim optimize: expected at most one scenario, found %d\n",
+			argc - optind);
+		goto out;
+	}
+	const char *path = optind < argc ? argv[optind] : NULL;
+	capsim_catalog *cat;
+	capsim_scenario *s;
+	/* what a layout is ranked by needs neither the Monte Carlo of
+	 * interruptions nor anything else that does not move with the layout */
+	if (capsim_cli_sets_add(&sets, "reliability.runs=0", &d) < 0 ||
+	    capsim_cli_load(path, &sets, &cat, &s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+		goto out;
+	}
+	progress_state ps = { .on = !quiet && !as_json && isatty(STDERR_FILENO) };
+	o.progress = progress;
+	o.progress_ctx = &ps;
+	capsim_opt_result r;
+	if (capsim_optimize(s, cat, &o, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		status = CAPSIM_EXIT_FAILURE;
+	} else {
+		if (r.batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
+			fprintf(stderr, "capsim optimize: warning: the global batch is %.3g tokens a step "
+				"(%.0f x %d), far beyond what models are trained with (above %.3g: "
+				"docs/model.md, \"Global batch\"); the layouts are legal, the training "
+				"may not converge as fast\n", r.batch_tokens, s->global_batch, s->seq_len,
+				CAPSIM_BATCH_TOKENS_WARN);
+		if (as_json) {
+			json_t *head = capsim_cli_json_head(cat, s);
+			print_json(&r, o.metric, head);
+			json_decref(head);
+		} else {
+			print_text(s, path ? path : "scenarios/default.xml", &r, o.metric);
+		}
+		status = CAPSIM_EXIT_OK;
+	}
+	capsim_opt_result_free(&r);
+	capsim_catalog_free(cat);
+	free(s);
+out:
+	capsim_cli_sets_free(&sets);
+	capsim_diags_free(&d);
+	return status;
+}

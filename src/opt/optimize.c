@@ -1,0 +1,546 @@
+/* optimize.c - the parallelism optimiser; see optimize.h. */
+#include "optimize.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "eval.h"
+#include "memory.h"
+#include "ops.h"
+#include "scenario.h"
+#include "step.h"
+#include "xalloc.h"
+
+const char *const capsim_opt_metric_names[CAPSIM_OPT__COUNT] = {
+	"tokens_per_s", "time_to_train_s", "cost_per_million_tokens_usd"
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim_set *out)
+{
+	static const char *const recomputes[] = { "none", "selective", "full" };
+	static const char *const zeros[] = { "0", "1", "2", "3" };
+	size_t n = 0;
+#define SET_INT(path, v) \
+	(snprintf(buf[n], 32, "%d", (v)), out[n] = (capsim_set){ (path), buf[n] }, n++)
+#define SET_TEXT(path, v) (out[n] = (capsim_set){ (path), (v) }, n++)
+	SET_INT("workload.parallelism.tp", c->tp);
+	SET_INT("workload.parallelism.pp", c->pp);
+	SET_INT("workload.parallelism.cp", c->cp);
+	SET_INT("workload.parallelism.ep", c->ep);
+	SET_INT("workload.parallelism.virtual-stages", c->virtual_stages);
+	SET_TEXT("workload.parallelism.schedule", c->virtual_stages > 1 ? "1f1b-interleaved" : "1f1b");
+	if (c->first_stage_layers)
+		SET_INT("workload.parallelism.first-stage-layers", c->first_stage_layers);
+	if (c->last_stage_layers)
+		SET_INT("workload.parallelism.last-stage-layers", c->last_stage_layers);
+	SET_TEXT("workload.parallelism.zero", zeros[c->zero]);
+	SET_INT("workload.micro-batch", c->micro_batch);
+	SET_TEXT("workload.parallelism.recompute", recomputes[c->recompute]);
+	SET_TEXT("workload.parallelism.sequence-parallel", c->tp > 1 ? "on" : "off");
+	SET_TEXT("workload.parallelism.tp-comm-overlap", c->tp_comm_overlap ? "on" : "off");
+	SET_TEXT("workload.parallelism.ep-overlap", c->ep_overlap ? "on" : "off");
+#undef SET_INT
+#undef SET_TEXT
+	return n;
+}
+
+/* ---- the reasons counted ----------------------------------------------------------- */
+
+typedef struct {
+	capsim_opt_reason v[CAPSIM_OPT_MAX_REASONS];
+	size_t n;
+	long other;                    /* beyond the table */
+} reasons;
+
+/* msg with each run of digits as N: what messages of one kind share */
+static void kind_of(const char *msg, char *out, size_t n)
+{
+	size_t k = 0;
+	for (const char *p = msg; *p && k + 2 < n; p++) {
+		if (isdigit((unsigned char)*p)) {
+			out[k++] = 'N';
+			while (isdigit((unsigned char)p[1]) || p[1] == '.')
+				p++;
+		} else {
+			out[k++] = *p;
+		}
+	}
+	out[k < n ? k : n - 1] = '\0';
+}
+
+static void count_reason(reasons *r, const char *msg)
+{
+	char kind[64];
+	kind_of(msg, kind, sizeof kind);
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].kind, kind) == 0) {
+			r->v[i].count++;
+			return;
+		}
+	if (r->n == CAPSIM_OPT_MAX_REASONS) {
+		r->other++;
+		return;
+	}
+	capsim_opt_reason *e = &r->v[r->n++];
+	capsim_strlcpy(e->kind, kind, sizeof e->kind);
+	capsim_strlcpy(e->text, msg, sizeof e->text);
+	e->count = 1;
+}
+
+/* ---- candidates ------------------------------------------------------------------------ */
+
+typedef struct {
+	capsim_opt_config c;
+	double bound_s;
+	long order;                    /* place in the enumeration: ties go to the first */
+} candidate;
+
+typedef struct {
+	candidate *v;
+	size_t n, cap;
+} candidates;
+
+typedef struct {
+	const capsim_scenario *base;
+	capsim_scenario *scratch;      /* the base with a candidate's fields set directly */
+	candidates out;
+	reasons why;
+	long enumerated, refused, no_fit;
+	double flop_per_gpu;           /* a step's model FLOPs per GPU, no recomputation */
+	double peak;                   /* the fastest GPU's dense peak in the job's dtype */
+	int bound_ok;                  /* the bound applies (one node type) */
+} search;
+
+/* the candidate's fields on the scratch scenario, dp and schedule derived */
+static void apply(capsim_scenario *s, const capsim_opt_config *c)
+{
+	s->tp = c->tp;
+	s->pp = c->pp;
+	s->cp = c->cp;
+	s->ep = c->ep;
+	s->dp = c->dp;
+	if (s->dp_given)
+		s->dp_given = c->dp;
+	s->virtual_stages = c->virtual_stages;
+	s->schedule = c->virtual_stages > 1 ? CAPSIM_SCHED_1F1B_INTERLEAVED : CAPSIM_SCHED_1F1B;
+	s->first_stage_layers = c->first_stage_layers;
+	s->last_stage_layers = c->last_stage_layers;
+	s->zero = c->zero;
+	s->micro_batch = c->micro_batch;
+	s->recompute = c->recompute;
+	s->sequence_parallel = c->tp > 1;
+	s->tp_comm_overlap = c->tp_comm_overlap;
+	s->ep_overlap = c->ep_overlap;
+}
+
+/* no simulated step is shorter: the model FLOPs at the dense peak, with the
+ * forward again under full recomputation, and the pipeline's bubble */
+static double bound(const search *x, const capsim_scenario *s, const capsim_opt_config *c)
+{
+	if (!x->bound_ok)
+		return 0.0;
+	double m = x->base->global_batch / ((double)c->micro_batch * c->dp);
+	double v = c->virtual_stages;
+	double flop = x->flop_per_gpu * (c->recompute == CAPSIM_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
+	double peak = flop / x->peak * (1.0 + (c->pp - 1) / (m * v));
+	/* the busiest stage's kernels (step.h): the tighter, as a rule */
+	double kernels = capsim_step_compute_bound(s, NULL);
+	return kernels > peak ? kernels : peak;
+}
+
+static void consider(search *x, const capsim_opt_config *c)
+{
+	x->enumerated++;
+	capsim_scenario *s = x->scratch;
+	apply(s, c);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_check_parallelism(s, &d) < 0) {
+		x->refused++;
+		count_reason(&x->why, d.v[0].msg);
+		capsim_diags_free(&d);
+		return;
+	}
+	if (s->n_groups == 1) {
+		capsim_memory mem;
+		capsim_memory_estimate(s, &mem);
+		if (!mem.fits) {
+			char msg[160];
+			snprintf(msg, sizeof msg, "memory: needs %.1f GiB a GPU of %.1f GiB (estimate)",
+				 mem.peak.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0);
+			x->no_fit++;
+			count_reason(&x->why, msg);
+			return;
+		}
+	}
+	if (x->out.n == x->out.cap) {
+		x->out.cap = x->out.cap ? 2 * x->out.cap : 1024;
+		x->out.v = capsim_xrealloc(x->out.v, x->out.cap * sizeof *x->out.v);
+	}
+	x->out.v[x->out.n++] = (candidate){ *c, bound(x, s, c), x->enumerated };
+}
+
+static int divides(long a, long b)
+{
+	return a > 0 && b % a == 0;
+}
+
+/* first and last stages one layer short of the middle ones (Megatron's
+ * --decoder-first/last-pipeline-num-layers, for the embedding and the LM
+ * head), where that shares the layers out: 1 with *first, *last set */
+static int uneven_ends(int layers, int pp, int v, int *first, int *last)
+{
+	if (pp < 3)
+		return 0;
+	for (int k = (layers + pp - 1) / pp; k <= layers; k++) {
+		int rest = layers - (pp - 2) * k;
+		if (rest < 2)
+			return 0;
+		if (rest > 2 * k || rest % 2)
+			continue;
+		*first = *last = rest / 2;
+		if (*first == k || (v > 1 && (*first % v || k % v)))
+			return 0;
+		return 1;
+	}
+	return 0;
+}
+
+static void enumerate(search *x)
+{
+	const capsim_scenario *s = x->base;
+	const capsim_model *m = &s->model;
+	long gpus = capsim_scenario_gpus(s);
+	int domain = s->node.gpus;
+	static const int mbs[] = { 1, 2, 4, 8, 16 };
+	int moe = m->moe_experts > 0;
+	for (int tp = 1; tp <= domain && tp <= m->heads; tp++) {
+		if (!divides(tp, m->heads) || !divides(tp, gpus))
+			continue;
+		for (int pp = 1; pp <= m->layers && pp <= gpus / tp; pp++) {
+			if (!divides((long)tp * pp, gpus))
+				continue;
+			for (int cp = 1; cp <= 64 && (long)tp * pp * cp <= gpus; cp *= 2) {
+				if (!divides((long)tp * pp * cp, gpus) || (cp > 1 && s->seq_len % (2 * cp)))
+					continue;
+				long dp = gpus / ((long)tp * pp * cp);
+				/* virtual stages: 1, then every split of a stage's layers */
+				for (int v = 1; v <= 16; v++) {
+					if (v > 1 && (pp < 2 || m->layers % (pp * v)))
+						continue;
+					for (int ends = 0; ends < 2; ends++) {
+						int first = 0, last = 0;
+						if (ends && !uneven_ends(m->layers, pp, v, &first, &last))
+							continue;
+						if (!ends && m->layers % (pp * v) && pp > 1)
+							continue;
+						for (int ep = 1; ep <= (moe ? m->moe_experts : 1); ep++) {
+							if (moe && (!divides(ep, m->moe_experts) ||
+								    !divides(ep, dp * cp)))
+								continue;
+							for (int z = 0; z < 4; z++)
+							for (size_t b = 0; b < sizeof mbs / sizeof mbs[0]; b++)
+							for (int rc = 0; rc < 3; rc++)
+							for (int ov = 0; ov < (tp > 1 ? 2 : 1); ov++)
+							for (int eo = 0; eo < (moe && ep > 1 ? 2 : 1); eo++) {
+								capsim_opt_config c = {
+									.tp = tp, .pp = pp, .virtual_stages = v,
+									.first_stage_layers = first,
+									.last_stage_layers = last, .cp = cp,
+									.ep = ep, .dp = (int)dp, .zero = z,
+									.micro_batch = mbs[b], .recompute = rc,
+									.tp_comm_overlap = ov, .ep_overlap = eo
+								};
+								consider(x, &c);
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+static int by_bound(const void *a, const void *b)
+{
+	const candidate *x = a, *y = b;
+	if (x->bound_s != y->bound_s)
+		return x->bound_s < y->bound_s ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* ---- simulation ------------------------------------------------------------------------- */
+
+typedef struct {
+	const capsim_scenario *base;
+	const capsim_catalog *cat;
+	const capsim_opt_options *o;
+	const candidates *cands;
+	pthread_mutex_t mu;
+	size_t next;
+	long bounded, simulated, failed;
+	reasons why;
+	capsim_opt_point *top;         /* sorted, n_top of o->top */
+	long *top_order;
+	size_t n_top;
+	long done;
+} pool;
+
+static double number(const capsim_result *r, const char *key)
+{
+	const capsim_result_key *k = capsim_result_key_find(key);
+	return k && capsim_result_has(r, k) ? capsim_result_number(r, k) : 0.0;
+}
+
+static double metric_of(const capsim_opt_point *p, int metric)
+{
+	switch (metric) {
+	case CAPSIM_OPT_TOKENS_PER_S: return -p->tokens_per_s;
+	case CAPSIM_OPT_TIME_TO_TRAIN: return p->time_to_train_s;
+	default: return p->cost_per_mtok_usd;
+	}
+}
+
+static void fill_point(capsim_opt_point *p, const capsim_scenario *s, const capsim_result *r,
+		       int metric)
+{
+	p->step_time_s = r->step.step_time_s;
+	p->tokens_per_s = number(r, "tokens_per_s");
+	p->time_to_train_s = number(r, "time_to_train_s");
+	double mtok = s->tokens / 1e6;
+	p->cost_per_mtok_usd = r->has_capex ? r->onprem_cost_to_train_usd / mtok :
+			       r->has_cloud_cost ? r->cloud_cost_per_million_tokens_usd : NAN;
+	p->mfu = r->mfu;
+	p->peak_mem_bytes = r->peak_mem_per_gpu_bytes;
+	p->mem_capacity_bytes = r->group[0].mem_capacity_bytes;
+	p->compute_s = number(r, "compute_s");
+	p->bubble_s = number(r, "bubble_s");
+	p->optimizer_s = number(r, "optimizer_s");
+	p->host_s = number(r, "host_s");
+	p->data_stall_s = number(r, "data_stall_s");
+	p->exposed_tp_s = number(r, "exposed_comm_tp_s");
+	p->exposed_cp_s = number(r, "exposed_comm_cp_s");
+	p->exposed_pp_s = number(r, "exposed_comm_pp_s");
+	p->exposed_dp_s = number(r, "exposed_comm_dp_s");
+	p->exposed_ep_s = number(r, "exposed_comm_ep_s");
+	p->metric = metric == CAPSIM_OPT_TOKENS_PER_S ? p->tokens_per_s : metric_of(p, metric);
+}
+
+/* 1 when a (metric, order) is better than b */
+static int better(const capsim_opt_point *a, long ao, const capsim_opt_point *b, long bo,
+		  int metric)
+{
+	double x = metric_of(a, metric), y = metric_of(b, metric);
+	if (x != y)
+		return x < y;
+	return ao < bo;
+}
+
+static void offer(pool *pl, const capsim_opt_point *p, long order)
+{
+	size_t k = (size_t)pl->o->top;
+	size_t at = pl->n_top;
+	while (at > 0 && better(p, order, &pl->top[at - 1], pl->top_order[at - 1], pl->o->metric))
+		at--;
+	if (at >= k)
+		return;
+	size_t n = pl->n_top < k ? pl->n_top + 1 : k;
+	memmove(&pl->top[at + 1], &pl->top[at], (n - 1 - at) * sizeof *pl->top);
+	memmove(&pl->top_order[at + 1], &pl->top_order[at], (n - 1 - at) * sizeof *pl->top_order);
+	pl->top[at] = *p;
+	pl->top_order[at] = order;
+	pl->n_top = n;
+}
+
+/* the slowest step of a full list: a bound at or above it cannot enter */
+static double cutoff(const pool *pl)
+{
+	if (pl->o->exhaustive || pl->n_top < (size_t)pl->o->top)
+		return INFINITY;
+	double worst = 0.0;
+	for (size_t i = 0; i < pl->n_top; i++)
+		if (pl->top[i].step_time_s > worst)
+			worst = pl->top[i].step_time_s;
+	return worst;
+}
+
+static void simulate(pool *pl, const candidate *cd)
+{
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	size_t n = capsim_opt_config_sets(&cd->c, buf, sets);
+	capsim_scenario *s = capsim_xmalloc(sizeof *s);
+	*s = *pl->base;
+	capsim_diags d = { 0 };
+	capsim_result r;
+	int ok = capsim_scenario_set_many(s, pl->cat, sets, n, &d) == 0;
+	capsim_eval_opts eo = { .no_reference = 1 };
+	if (ok)
+		ok = capsim_eval(s, &eo, &r, &d) == 0 ? 1 : 0;
+	pthread_mutex_lock(&pl->mu);
+	pl->simulated++;
+	pl->done++;
+	if (!ok) {
+		pl->failed++;
+		count_reason(&pl->why, d.n ? d.v[0].msg : "failed");
+	} else if (!r.fits_in_memory) {
+		pl->failed++;
+		count_reason(&pl->why, "memory: does not fit once simulated");
+	} else {
+		capsim_opt_point p = { .c = cd->c, .bound_s = cd->bound_s };
+		fill_point(&p, s, &r, pl->o->metric);
+		if (isnan(metric_of(&p, pl->o->metric))) {
+			pl->failed++;
+			count_reason(&pl->why, "cost: the scenario has neither a priced cluster nor a "
+					       "cloud offer");
+		} else {
+			offer(pl, &p, cd->order);
+		}
+	}
+	pthread_mutex_unlock(&pl->mu);
+	if (ok)
+		capsim_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
+static void *worker(void *arg)
+{
+	pool *pl = arg;
+	for (;;) {
+		pthread_mutex_lock(&pl->mu);
+		if (pl->next < pl->cands->n && pl->cands->v[pl->next].bound_s >= cutoff(pl)) {
+			/* sorted by bound: nothing after can enter either */
+			pl->bounded += (long)(pl->cands->n - pl->next);
+			pl->done += (long)(pl->cands->n - pl->next);
+			pl->next = pl->cands->n;
+		}
+		if (pl->next >= pl->cands->n) {
+			pthread_mutex_unlock(&pl->mu);
+			return NULL;
+		}
+		const candidate *cd = &pl->cands->v[pl->next++];
+		pthread_mutex_unlock(&pl->mu);
+		simulate(pl, cd);
+	}
+}
+
+/* ---- the whole ------------------------------------------------------------------------- */
+
+static void merge_reasons(capsim_opt_result *r, const reasons *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		size_t j = 0;
+		while (j < r->n_reasons && strcmp(r->reasons[j].kind, a->v[i].kind) != 0)
+			j++;
+		if (j == r->n_reasons) {
+			if (j == CAPSIM_OPT_MAX_REASONS)
+				continue;
+			r->reasons[r->n_reasons++] = a->v[i];
+		} else {
+			r->reasons[j].count += a->v[i].count;
+		}
+	}
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const capsim_opt_reason *x = a, *y = b;
+	return (y->count > x->count) - (y->count < x->count);
+}
+
+int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
+		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d)
+{
+	memset(r, 0, sizeof *r);
+	if (o->top < 1 || o->threads < 1 || o->metric < 0 || o->metric >= CAPSIM_OPT__COUNT) {
+		capsim_diags_add_at(d, "optimize", "internal: bad options");
+		return -1;
+	}
+	double t0 = now_s();
+	search x = { .base = s };
+	x.scratch = capsim_xmalloc(sizeof *x.scratch);
+	*x.scratch = *s;
+	long gpus = capsim_scenario_gpus(s);
+	x.flop_per_gpu = capsim_flops_per_token(&s->model, s->seq_len, 1) * s->global_batch *
+			 s->seq_len / (double)gpus;
+	x.peak = capsim_gpu_peak(&s->gpu, s->dtype);
+	x.bound_ok = s->n_groups == 1 && x.peak > 0 && x.flop_per_gpu > 0;
+	enumerate(&x);
+	free(x.scratch);
+	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
+
+	pool pl = { .base = s, .cat = cat, .o = o, .cands = &x.out };
+	pthread_mutex_init(&pl.mu, NULL);
+	pl.top = capsim_xcalloc((size_t)o->top, sizeof *pl.top);
+	pl.top_order = capsim_xcalloc((size_t)o->top, sizeof *pl.top_order);
+	int threads = o->threads;
+	pthread_t *th = capsim_xcalloc((size_t)threads, sizeof *th);
+	int started = 0;
+	for (int t = 0; t < threads; t++)
+		if (pthread_create(&th[t], NULL, worker, &pl) == 0)
+			started++;
+		else
+			break;
+	if (started == 0)
+		worker(&pl);
+	/* the caller's thread reports progress while the others work */
+	for (;;) {
+		pthread_mutex_lock(&pl.mu);
+		long done = pl.done;
+		int over = pl.next >= pl.cands->n;
+		pthread_mutex_unlock(&pl.mu);
+		if (o->progress)
+			o->progress(o->progress_ctx, done, (long)x.out.n);
+		if (over)
+			break;
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	free(th);
+	if (o->progress)
+		o->progress(o->progress_ctx, (long)x.out.n, (long)x.out.n);
+
+	r->candidates = x.enumerated;
+	r->refused = x.refused;
+	r->no_fit = x.no_fit;
+	r->bounded = pl.bounded;
+	r->simulated = pl.simulated;
+	r->failed = pl.failed;
+	merge_reasons(r, &x.why);
+	merge_reasons(r, &pl.why);
+	qsort(r->reasons, r->n_reasons, sizeof r->reasons[0], by_count);
+	r->top = pl.top;
+	r->n_top = pl.n_top;
+	r->batch_tokens = s->global_batch * s->seq_len;
+	free(pl.top_order);
+	free(x.out.v);
+	pthread_mutex_destroy(&pl.mu);
+	r->elapsed_s = now_s() - t0;
+	if (r->n_top == 0) {
+		capsim_diags_add_at(d, "optimize", "no layout of %s on %ld GPUs fits and runs "
+				    "(%ld refused by the rules, %ld out of memory, %ld failed)",
+				    s->model.e.id, gpus, r->refused, r->no_fit, r->failed);
+		return -1;
+	}
+	return 0;
+}
+
+void capsim_opt_result_free(capsim_opt_result *r)
+{
+	free(r->top);
+	memset(r, 0, sizeof *r);
+}

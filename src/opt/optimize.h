@@ -1,0 +1,112 @@
+/* optimize.h - the parallelism optimiser (`capsim optimize`): every
+ * consistent way to lay the scenario's model out on its cluster (TP, PP with
+ * virtual stages and uneven end stages, CP, EP, ZeRO stage, micro-batch,
+ * recomputation, the TP and EP overlaps), the global batch and the cluster
+ * kept, ranked by a metric.
+ *
+ * Search: each candidate is first checked by the scenario's own parallelism
+ * rules and by the analytic memory estimate (capsim_memory_estimate), which
+ * cost microseconds; each refusal is counted under its reason. The rest get
+ * a lower bound on their step time: the step's model FLOPs (recomputation
+ * counted) per GPU at the GPU's dense peak, stretched by the pipeline's
+ * bubble (pp - 1) / (micro-batches x virtual stages). They are simulated in
+ * the order of their bounds (capsim_scenario_set_many, then capsim_eval
+ * without the scaling reference and the Monte Carlo), and the search stops
+ * when the next bound is no better than the top list's last: no simulated
+ * step is faster than its bound, so what is left cannot enter the list.
+ *
+ * For a fixed cluster and global batch every metric offered is a monotone
+ * function of the step time (time to train = steps x step time; the
+ * interruptions and the price per GPU-hour do not depend on the layout), so
+ * one bound serves them all. */
+#ifndef CAPSIM_OPTIMIZE_H
+#define CAPSIM_OPTIMIZE_H
+
+#include <stddef.h>
+
+#include "catalog.h"
+#include "diag.h"
+#include "scenario.h"
+#include "spec.h"
+
+typedef enum {
+	CAPSIM_OPT_TOKENS_PER_S,        /* tokens_per_s, higher is better */
+	CAPSIM_OPT_TIME_TO_TRAIN,       /* time_to_train_s */
+	CAPSIM_OPT_COST_PER_MTOK,       /* cost_per_million_tokens_usd: on-prem where the
+					 * cluster has a capex, else the cloud offer's */
+	CAPSIM_OPT__COUNT
+} capsim_opt_metric;
+
+extern const char *const capsim_opt_metric_names[CAPSIM_OPT__COUNT];
+
+/* one layout */
+typedef struct capsim_opt_config {
+	int tp, pp, virtual_stages, first_stage_layers, last_stage_layers;
+	int cp, ep, dp, zero, micro_batch, recompute, tp_comm_overlap, ep_overlap;
+} capsim_opt_config;
+
+#define CAPSIM_OPT_MAX_SETS 16
+
+/* c as --set edits (paths and values), into out; buf holds the values.
+ * Returns how many. Every field is written, so that the edits make the
+ * layout whatever the scenario had. */
+size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim_set *out);
+
+/* what one simulated layout gave */
+typedef struct capsim_opt_point {
+	capsim_opt_config c;
+	double bound_s;                 /* its step-time lower bound */
+	double step_time_s, tokens_per_s, time_to_train_s, cost_per_mtok_usd, metric;
+	double mfu, peak_mem_bytes, mem_capacity_bytes;
+	/* the step's parts (result keys of the same names) */
+	double compute_s, bubble_s, optimizer_s, host_s, data_stall_s;
+	double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s, exposed_ep_s;
+} capsim_opt_point;
+
+typedef struct capsim_opt_reason {
+	char text[200];                 /* the first such message, its numbers included */
+	char kind[64];                  /* what it is counted under */
+	long count;
+} capsim_opt_reason;
+
+#define CAPSIM_OPT_MAX_REASONS 32
+
+typedef struct capsim_opt_options {
+	int metric;                     /* capsim_opt_metric */
+	int top;                        /* layouts in the list (>= 1) */
+	int threads;                    /* simulating at once (>= 1) */
+	int exhaustive;                 /* simulate every candidate that fits (no bound) */
+	/* progress: called now and then from the calling thread; NULL none */
+	void (*progress)(void *ctx, long done, long total);
+	void *progress_ctx;
+} capsim_opt_options;
+
+typedef struct capsim_opt_result {
+	long candidates;                /* layouts enumerated */
+	long refused;                   /* by the parallelism rules */
+	long no_fit;                    /* by the memory estimate */
+	long bounded;                   /* skipped: their bound could not enter the list */
+	long simulated;
+	long failed;                    /* simulated, with an error or out of memory */
+	capsim_opt_reason reasons[CAPSIM_OPT_MAX_REASONS];
+	size_t n_reasons;
+	capsim_opt_point *top;          /* best first; n_top <= options.top */
+	size_t n_top;
+	double elapsed_s;               /* wall time of the search */
+	double batch_tokens;            /* tokens a step: global batch x seq-len */
+} capsim_opt_result;
+
+/* Search s's layouts (s is not changed). Returns 0 with *r filled (free it
+ * with capsim_opt_result_free), or -1 after adding the reason to d. */
+int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
+		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d);
+
+void capsim_opt_result_free(capsim_opt_result *r);
+
+/* Tokens a step past which a global batch is far beyond what models are
+ * trained with (an assumption, docs/model.md "Global batch"): 16M tokens,
+ * four times Llama 2's 4M at 70B (arXiv 2307.09288, sec. 2.2) and five
+ * times GPT-3's 3.2M at 175B (arXiv 2005.14165, table 2.1). */
+#define CAPSIM_BATCH_TOKENS_WARN 16777216.0
+
+#endif
