@@ -160,29 +160,52 @@ static double bound(const search *x, const capsim_scenario *s, const capsim_opt_
 	return kernels > peak ? kernels : peak;
 }
 
+/* scratch with c applied: 0 kept, 1 refused by the rules, 2 out of memory
+ * (the reason in why) */
+static int screen(capsim_scenario *scratch, const capsim_opt_config *c, char *why, size_t n)
+{
+	apply(scratch, c);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_check_parallelism(scratch, &d) < 0) {
+		capsim_strlcpy(why, d.v[0].msg, n);
+		capsim_diags_free(&d);
+		return 1;
+	}
+	if (scratch->n_groups == 1) {
+		capsim_memory mem;
+		capsim_memory_estimate(scratch, &mem);
+		if (!mem.fits) {
+			snprintf(why, n, "memory: needs %.1f GiB a GPU of %.1f GiB (estimate)",
+				 mem.peak.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char *why,
+		      size_t n)
+{
+	capsim_scenario *t = capsim_xmalloc(sizeof *t);
+	*t = *s;
+	int rc = screen(t, c, why, n);
+	free(t);
+	return rc ? -1 : 0;
+}
+
 static void consider(search *x, const capsim_opt_config *c)
 {
 	x->enumerated++;
 	capsim_scenario *s = x->scratch;
-	apply(s, c);
-	capsim_diags d = { 0 };
-	if (capsim_scenario_check_parallelism(s, &d) < 0) {
-		x->refused++;
-		count_reason(&x->why, d.v[0].msg);
-		capsim_diags_free(&d);
-		return;
-	}
-	if (s->n_groups == 1) {
-		capsim_memory mem;
-		capsim_memory_estimate(s, &mem);
-		if (!mem.fits) {
-			char msg[160];
-			snprintf(msg, sizeof msg, "memory: needs %.1f GiB a GPU of %.1f GiB (estimate)",
-				 mem.peak.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0);
+	char why[200];
+	int rc = screen(s, c, why, sizeof why);
+	if (rc) {
+		if (rc == 1)
+			x->refused++;
+		else
 			x->no_fit++;
-			count_reason(&x->why, msg);
-			return;
-		}
+		count_reason(&x->why, why);
+		return;
 	}
 	if (x->out.n == x->out.cap) {
 		x->out.cap = x->out.cap ? 2 * x->out.cap : 1024;

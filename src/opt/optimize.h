@@ -96,6 +96,12 @@ typedef struct capsim_opt_result {
 	double batch_tokens;            /* tokens a step: global batch x seq-len */
 } capsim_opt_result;
 
+/* Whether the search keeps layout c of s for simulation: 0 when the
+ * parallelism rules and the memory estimate let it through, else -1 with
+ * the reason in why. c->dp must be the GPUs left by tp x pp x cp. */
+int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char *why,
+		      size_t n);
+
 /* Search s's layouts (s is not changed). Returns 0 with *r filled (free it
  * with capsim_opt_result_free), or -1 after adding the reason to d. */
 int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,

@@ -1,0 +1,181 @@
+/* test_optimize.c - the parallelism optimiser (issue 15): the bounded search
+ * gives the exhaustive search's top list exactly; its best is what
+ * capsim_eval gives the same --set edits; a published layout (Megatron-LM,
+ * SC21 Table 1: 39.1B on 512 A100s, tp 8 pp 2) is among the feasible; the
+ * compute bound is below every simulated step. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "eval.h"
+#include "optimize.h"
+#include "scenario.h"
+#include "step.h"
+#include "testutil.h"
+
+static capsim_catalog *cat;
+
+static int setup(void **state)
+{
+	(void)state;
+	capsim_init();
+	cat = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capsim_catalog_free(cat);
+	return 0;
+}
+
+static capsim_scenario *load(const char *file, const capsim_set *sets, size_t n)
+{
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(file, cat, sets, n, s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s does not load", file);
+	}
+	capsim_diags_free(&d);
+	return s;
+}
+
+/* 32 A100s, Llama 2 13B, a global batch of 64 */
+static capsim_scenario *small(void)
+{
+	static const capsim_set sets[] = { { "workload.global-batch", "64" },
+					   { "reliability.runs", "0" } };
+	return load(CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml", sets, 2);
+}
+
+static void test_bound_equals_exhaustive(void **state)
+{
+	(void)state;
+	capsim_scenario *s = small();
+	capsim_diags d = { 0 };
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 8, .threads = 2 };
+	capsim_opt_result all, bounded;
+	o.exhaustive = 1;
+	assert_int_equal(capsim_optimize(s, cat, &o, &all, &d), 0);
+	o.exhaustive = 0;
+	assert_int_equal(capsim_optimize(s, cat, &o, &bounded, &d), 0);
+	assert_int_equal(all.bounded, 0);
+	assert_true(bounded.bounded > 0);
+	assert_true(bounded.simulated < all.simulated);
+	assert_int_equal(all.candidates, bounded.candidates);
+	assert_int_equal(all.n_top, 8);
+	assert_int_equal(bounded.n_top, 8);
+	for (size_t i = 0; i < 8; i++) {
+		assert_memory_equal(&all.top[i].c, &bounded.top[i].c, sizeof all.top[i].c);
+		assert_memory_equal(&all.top[i].step_time_s, &bounded.top[i].step_time_s,
+				    sizeof(double));
+		/* best first, and every bound below its step */
+		if (i)
+			assert_true(all.top[i - 1].tokens_per_s >= all.top[i].tokens_per_s);
+		assert_true(all.top[i].bound_s <= all.top[i].step_time_s);
+	}
+	/* every layout is counted once */
+	assert_int_equal(all.refused + all.no_fit + all.simulated, all.candidates);
+	assert_int_equal(bounded.refused + bounded.no_fit + bounded.simulated + bounded.bounded,
+			 bounded.candidates);
+	/* the other metrics rank the same way (a monotone function of the step) */
+	o.metric = CAPSIM_OPT_TIME_TO_TRAIN;
+	capsim_opt_result ttt;
+	assert_int_equal(capsim_optimize(s, cat, &o, &ttt, &d), 0);
+	assert_memory_equal(&ttt.top[0].c, &all.top[0].c, sizeof ttt.top[0].c);
+	capsim_opt_result_free(&ttt);
+	capsim_opt_result_free(&all);
+	capsim_opt_result_free(&bounded);
+	capsim_diags_free(&d);
+	free(s);
+}
+
+/* the best layout, given to capsim_eval as --set edits, is what the search says */
+static void test_best_is_what_run_gives(void **state)
+{
+	(void)state;
+	capsim_scenario *s = small();
+	capsim_diags d = { 0 };
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 3, .threads = 1 };
+	capsim_opt_result r;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), 0);
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	size_t n = capsim_opt_config_sets(&r.top[0].c, buf, sets);
+	capsim_scenario *t = malloc(sizeof *t);
+	*t = *s;
+	assert_int_equal(capsim_scenario_set_many(t, cat, sets, n, &d), 0);
+	capsim_result res;
+	capsim_eval_opts eo = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(t, &eo, &res, &d), 0);
+	assert_memory_equal(&res.step.step_time_s, &r.top[0].step_time_s, sizeof(double));
+	assert_true(res.fits_in_memory);
+	/* and its bound is below it */
+	assert_true(capsim_step_compute_bound(t, NULL) <= res.step.step_time_s);
+	capsim_result_free(&res);
+	free(t);
+	capsim_opt_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
+/* Narayanan et al., SC21 (arXiv:2104.04473), Table 1 (tests/data/reference/
+ * megatron_sc21.csv): 39.1B, tp 8 pp 2 on 512 A100s, global batch 1536,
+ * micro-batch 4, seq 2048, with activation recomputation: it trained, so the
+ * optimiser must keep it */
+static void test_published_layout_is_feasible(void **state)
+{
+	(void)state;
+	static const capsim_set sets[] = {
+		{ "cluster.nodes", "64" }, { "workload.model.ref", "megatron-39.1b" },
+		{ "workload.seq-len", "2048" }, { "workload.global-batch", "1536" },
+		{ "workload.micro-batch", "4" }, { "workload.parallelism.tp", "8" },
+		{ "workload.parallelism.pp", "2" }, { "workload.parallelism.recompute", "full" },
+		{ "workload.dtype", "fp16" }, { "reliability.runs", "0" },
+	};
+	capsim_scenario *s = load(CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml", sets,
+				  sizeof sets / sizeof sets[0]);
+	capsim_opt_config c = { .tp = 8, .pp = 2, .virtual_stages = 1, .cp = 1, .ep = 1, .dp = 32,
+				.zero = 0, .micro_batch = 4, .recompute = CAPSIM_RECOMPUTE_FULL };
+	char why[256] = "";
+	if (capsim_opt_screen(s, &c, why, sizeof why) < 0)
+		fail_msg("the published layout is dropped: %s", why);
+	/* and the search over that cluster finds layouts at least as fast */
+	capsim_diags d = { 0 };
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 1, .threads = 2 };
+	capsim_opt_result r;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), 0);
+	capsim_result res;
+	capsim_eval_opts eo = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(s, &eo, &res, &d), 0);
+	assert_true(res.fits_in_memory);
+	assert_true(r.top[0].step_time_s <= res.step.step_time_s);
+	capsim_result_free(&res);
+	capsim_opt_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bound_equals_exhaustive),
+		cmocka_unit_test(test_best_is_what_run_gives),
+		cmocka_unit_test(test_published_layout_is_feasible),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
