@@ -119,6 +119,8 @@ out:
 
 static void put(sweep_buf *b, const void *p, size_t n)
 {
+	if (n == 0)
+		return;
 	if (b->n + n > b->cap) {
 		while (b->n + n > b->cap)
 			b->cap = b->cap ? 2 * b->cap : 4096;
