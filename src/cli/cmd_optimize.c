@@ -336,6 +336,8 @@ int capsim_cmd_optimize(int argc, char **argv)
 	capsim_opt_result r;
 	if (capsim_optimize(s, cat, &o, &r, &d) < 0) {
 		capsim_diags_print(&d, stderr);
+		for (size_t i = 0; i < r.n_reasons; i++)
+			fprintf(stderr, "  %8ld  %s\n", r.reasons[i].count, r.reasons[i].text);
 		status = CAPSIM_EXIT_FAILURE;
 	} else {
 		if (r.batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
