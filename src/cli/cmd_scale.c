@@ -15,6 +15,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "eval.h"
+#include "optimize.h"
 #include "outfile.h"
 #include "scenario.h"
 #include "xalloc.h"
@@ -214,6 +215,13 @@ int capsim_cmd_scale(int argc, char **argv)
 			goto out;
 		}
 		progress(show, tty, i, n_sizes, r.gpus, started, t0);
+		double batch_tokens = r.global_batch * pts[i].seq_len;
+		if (batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
+			fprintf(stderr, "capsim scale: warning: at %ld GPUs the global batch is %.3g tokens "
+				"a step (%.0f x %d), far beyond what models are trained with (above "
+				"%.3g: docs/model.md, \"Global batch\"); --strong keeps the batch\n",
+				r.gpus, batch_tokens, r.global_batch, pts[i].seq_len,
+				CAPSIM_BATCH_TOKENS_WARN);
 		double per_gpu = r.step.tokens_per_s / (double)r.gpus;
 		if (i == 0)
 			first = per_gpu;

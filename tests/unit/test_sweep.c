@@ -209,6 +209,28 @@ static void test_constraint_reads_base(void **state)
 	free(base);
 }
 
+/* every shipped sweep loads, and its constraints can be tested on every point */
+static void test_shipped_sweeps(void **state)
+{
+	(void)state;
+	static const char *const files[] = { "gpus-and-fabric.xml", "cloud-offers.xml" };
+	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/scenarios/sweeps/%s", CAPSIM_SOURCE_DIR, files[f]);
+		capsim_scenario *base = calloc(1, sizeof *base);
+		capsim_sweep *sw = load_ok(path, base);
+		assert_true(sw->size > 1);
+		for (uint64_t i = 0; i < sw->size; i++) {
+			int error;
+			char err[256];
+			capsim_sweep_check(sw, i, &error, err, sizeof err);
+			assert_int_equal(error, 0);
+		}
+		capsim_sweep_free(sw);
+		free(base);
+	}
+}
+
 /* ---- bad files -------------------------------------------------------------------- */
 
 static void expect_error(const char *body, const char *needle)
@@ -548,6 +570,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_constraints),
 		cmocka_unit_test(test_constraint_reads_base),
+		cmocka_unit_test(test_shipped_sweeps),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_store_matches_eval),
 		cmocka_unit_test(test_failed_point),
