@@ -16,7 +16,10 @@
  * run every copied file is put back if it was changed and everything else a
  * run left there is removed. So that nothing outside it is written, an input
  * with an absolute path or a ".." is refused (not run). Also refused:
- * `calibrate run` (it runs GPU programs), more than MAX_ARGS arguments, and
+ * `calibrate run` (it runs GPU programs), `sweep` and `optimize` but for
+ * their --help (a sweep or a search is thousands of simulations by design;
+ * fuzz_sweep takes the sweep file and its constraints), more than MAX_ARGS
+ * arguments, and
  * any mention of workload.task-limit or workload.flow-limit: run, scale,
  * collective and verify get --set options bounding the work of one input
  * (limits[]) before the input's own arguments. Files written are capped at
@@ -495,6 +498,13 @@ static int split_args(const uint8_t *data_in, size_t size, arg_vector *av)
 	av->v[av->n] = NULL;
 	if (av->n > 2 && strcmp(av->v[1], "calibrate") == 0 && strcmp(av->v[2], "run") == 0)
 		return -1;
+	if (av->n > 1 && (strcmp(av->v[1], "sweep") == 0 || strcmp(av->v[1], "optimize") == 0)) {
+		int help = 0;
+		for (int i = 2; i < av->n; i++)
+			help |= strcmp(av->v[i], "--help") == 0;
+		if (!help)
+			return -1;
+	}
 	return 0;
 }
 
