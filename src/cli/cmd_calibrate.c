@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "measure.h"
 #include "nccl.h"
 #include "nccltests.h"
@@ -467,13 +468,6 @@ static long count_records(const char *path)
 	return lines > 0 ? lines - 1 : 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Run program i (the step-th of n) into out, then import out into o->db
  * when given. Returns an exit status. */
 static int run_step(const run_opts *o, int i, const char *path, const char *out, int step,
@@ -488,9 +482,9 @@ static int run_step(const run_opts *o, int i, const char *path, const char *out,
 		argv[a++] = capsim_xstrdup(programs[i].quick[q]);
 	argv[a] = NULL;
 	fprintf(stderr, "[%d/%d] %s ...\n", step, n, programs[i].program);
-	double t0 = now_s();
+	double t0 = capsim_now_s();
 	int rc = spawn(path, argv);
-	double dt = now_s() - t0;
+	double dt = capsim_now_s() - t0;
 	for (int q = 0; q < a; q++)
 		free(argv[q]);
 	if (rc != 0) {

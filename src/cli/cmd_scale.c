@@ -14,6 +14,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "clock.h"
 #include "eval.h"
 #include "optimize.h"
 #include "outfile.h"
@@ -39,13 +40,6 @@ static void help(FILE *out)
 		"when stderr is a terminal, and always with --progress.\n");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* One size's progress on stderr: "[i/n] G GPUs ..." as it starts, and the
  * same line with its time when it ends (a terminal sees the line replaced). */
 static void progress(int on, int tty, int i, int n, long gpus, double started, double t0)
@@ -56,7 +50,7 @@ static void progress(int on, int tty, int i, int n, long gpus, double started, d
 		fprintf(stderr, "%s[%d/%d] %ld GPUs ...%s", tty ? "\r\033[K" : "", i + 1, n, gpus,
 			tty ? "" : "\n");
 	} else {
-		double t = now_s();
+		double t = capsim_now_s();
 		fprintf(stderr, "%s[%d/%d] %ld GPUs ... done in %.2f s (%.2f s in all)\n",
 			tty ? "\r\033[K" : "", i + 1, n, gpus, t - started, t - t0);
 	}
@@ -201,12 +195,12 @@ int capsim_cmd_scale(int argc, char **argv)
 		       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling",
 		       strong ? "   speed-up/GPU" : "");
 	}
-	double first = 0.0, t0 = now_s();
+	double first = 0.0, t0 = capsim_now_s();
 	int tty = isatty(STDERR_FILENO);
 	show = show || tty;
 	for (int i = 0; i < n_sizes; i++) {
 		capsim_result r;
-		double started = now_s();
+		double started = capsim_now_s();
 		progress(show, tty, i, n_sizes, capsim_scenario_gpus(&pts[i]), -1.0, t0);
 		if (capsim_eval(&pts[i], NULL, &r, &d) < 0) { /* no I/O: the input is refused */
 			if (tty && show)

@@ -17,6 +17,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "clock.h"
 #include "eval.h"
 #include "results.h"
 #include "store.h"
@@ -48,13 +49,6 @@ static void help(FILE *out)
 		"them out a few at a time and writes the store; every rank evaluates.\n"
 		"Exit status: 0 the sweep is complete (failed points included), 1 a failure\n"
 		"of the run (the store), 2 bad input, 130 interrupted (resume with --resume).\n");
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -196,7 +190,7 @@ static void show(progress *pr, size_t done, size_t failed, int final)
 {
 	if (!pr->on || pr->total == 0)
 		return;
-	double t = now_s(), el = t - pr->t0;
+	double t = capsim_now_s(), el = t - pr->t0;
 	double rate = el > 0 ? (double)done / el : 0.0;
 	double eta = rate > 0 ? (double)(pr->total - done) / rate : 0.0;
 	if (pr->tty) {
@@ -237,7 +231,7 @@ static int write_item(writer *w, const capsim_sweep *sw, const sweep_item *it, c
 		if (capsim_results_begin(w->db, d) < 0)
 			return -1;
 		w->in_tx = 1;
-		w->tx_started = now_s();
+		w->tx_started = capsim_now_s();
 		w->in_batch = 0;
 	}
 	capsim_set sets[CAPSIM_SWEEP_MAX_AXES];
@@ -276,7 +270,7 @@ static int commit(writer *w, capsim_diags *d)
 /* commit about once a second, and every --batch points */
 static int maybe_commit(writer *w, capsim_diags *d)
 {
-	if (w->in_tx && (now_s() - w->tx_started >= 1.0 || w->in_batch >= w->batch))
+	if (w->in_tx && (capsim_now_s() - w->tx_started >= 1.0 || w->in_batch >= w->batch))
 		return commit(w, d);
 	return 0;
 }
@@ -647,7 +641,7 @@ static int run_sweep(const options *o, sweep_job *job, int ranks, capsim_diags *
 	pthread_cond_init(&sh.cv, NULL);
 	int tty = isatty(STDERR_FILENO);
 	progress pr = { .on = o->progress < 0 ? 1 : o->progress, .tty = tty && o->progress != 0,
-			.t0 = now_s(), .total = pl.n };
+			.t0 = capsim_now_s(), .total = pl.n };
 	writer w = { .db = db, .sweep_id = sweep_id, .batch = (size_t)o->batch };
 	pthread_t *th = capsim_xcalloc((size_t)o->threads, sizeof *th);
 	sh.running = 0;
@@ -671,7 +665,7 @@ static int run_sweep(const options *o, sweep_job *job, int ranks, capsim_diags *
 	int stopped = interrupted && ok + failed < pl.n;
 	capsim_store_close(db);
 	if (rc == 0)
-		summary(sw, &pl, ok, failed, now_s() - pr.t0, sweep_id, o->db, o->as_json, stopped,
+		summary(sw, &pl, ok, failed, capsim_now_s() - pr.t0, sweep_id, o->db, o->as_json, stopped,
 			sh.by_rank, ranks);
 	free(sh.by_rank);
 	plan_free(&pl, sw->n_constraints);

@@ -50,7 +50,7 @@ const char *const *capsim_scenario_set_paths(size_t *n)
 	return (const char *const *)set_paths;
 }
 
-static int path_known(const char *path)
+int capsim_scenario_path_known(const char *path)
 {
 	size_t n;
 	const char *const *p = capsim_scenario_set_paths(&n);
@@ -235,7 +235,7 @@ static void check_unknown(xmlNode *el, const char *path, const char *file,
 		if (strcmp(name, "src") == 0 || strcmp(name, "assumption") == 0)
 			continue;
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
-		if (!path_known(sub))
+		if (!capsim_scenario_path_known(sub))
 			unknown_path_message("attribute", sub, file, xmlGetLineNo(el),
 					     NULL, d);
 	}

@@ -83,6 +83,9 @@ int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const
 /* Every path --set accepts, in a stable order; the array lives until exit. */
 const char *const *capsim_scenario_set_paths(size_t *n);
 
+/* 1 when --set accepts path, else 0. */
+int capsim_scenario_path_known(const char *path);
+
 /* Paths longer than this have no nearest valid path (the longest is about 60). */
 #define CAPSIM_NEAREST_MAX_LEN 256
 

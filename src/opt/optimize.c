@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "eval.h"
 #include "memory.h"
 #include "ops.h"
@@ -19,13 +20,6 @@
 const char *const capsim_opt_metric_names[CAPSIM_OPT__COUNT] = {
 	"tokens_per_s", "time_to_train_s", "cost_per_million_tokens_usd"
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim_set *out)
 {
@@ -491,7 +485,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		capsim_diags_add_at(d, "optimize", "internal: bad options");
 		return -1;
 	}
-	double t0 = now_s();
+	double t0 = capsim_now_s();
 	search x = { .base = s };
 	x.scratch = capsim_xmalloc(sizeof *x.scratch);
 	*x.scratch = *s;
@@ -552,7 +546,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	free(pl.top_order);
 	free(x.out.v);
 	pthread_mutex_destroy(&pl.mu);
-	r->elapsed_s = now_s() - t0;
+	r->elapsed_s = capsim_now_s() - t0;
 	if (r->n_top == 0) {
 		capsim_diags_add_at(d, "optimize", "no layout of %s on %ld GPUs fits and runs "
 				    "(%ld refused by the rules, %ld out of memory, %ld failed)",

@@ -66,16 +66,6 @@ static void unknown_path(capsim_diags *d, const char *file, long line, const cha
 				 "--paths lists them)", what, path);
 }
 
-static int path_known(const char *path)
-{
-	size_t n;
-	const char *const *p = capsim_scenario_set_paths(&n);
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(p[i], path) == 0)
-			return 1;
-	return 0;
-}
-
 /* ---- values of an axis ------------------------------------------------------------ */
 
 typedef struct {
@@ -307,7 +297,7 @@ static int read_axis(capsim_sweep *sw, xmlNode *el, int dim, const capsim_catalo
 	int ways = !!values + !!catalog + !!(r.from || r.to || r.step || r.factor || r.count);
 	char what[300];
 	snprintf(what, sizeof what, "axis %s", path);
-	if (!path_known(path)) {
+	if (!capsim_scenario_path_known(path)) {
 		unknown_path(d, sw->file, line, "axis", path);
 		goto out;
 	}
@@ -415,7 +405,7 @@ static int read_constraint(capsim_sweep *sw, xmlNode *el, const capsim_scenario 
 				c->axis[i] = (int)a;
 		if (c->axis[i] >= 0)
 			continue;
-		if (!path_known(name)) {
+		if (!capsim_scenario_path_known(name)) {
 			unknown_path(d, sw->file, line, "constraint", name);
 			rc = -1;
 		} else if (capsim_scenario_path_value(base, name, NULL, &c->base[i], err,
@@ -448,7 +438,7 @@ static int read_sets(capsim_sweep *sw, xmlNode *root, capsim_diags *d)
 		if (!is_elem(n, "set"))
 			continue;
 		char *path = keep(sw, prop(n, "path")), *value = keep(sw, prop(n, "value"));
-		if (!path_known(path)) {
+		if (!capsim_scenario_path_known(path)) {
 			unknown_path(d, sw->file, xmlGetLineNo(n), "set", path);
 			rc = -1;
 		}
