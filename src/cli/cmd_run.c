@@ -12,6 +12,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "eval.h"
+#include "optimize.h"
 #include "outfile.h"
 #include "scenario.h"
 #include "units.h"
@@ -236,6 +237,11 @@ int capsim_cmd_run(int argc, char **argv)
 		status = CAPSIM_EXIT_USAGE;
 		goto out;
 	}
+	if (s->global_batch * s->seq_len > CAPSIM_BATCH_TOKENS_WARN)
+		fprintf(stderr, "capsim run: warning: the global batch is %.3g tokens a step (%.0f x "
+			"%d), far beyond what models are trained with (above %.3g: docs/model.md, "
+			"\"Global batch\")\n", s->global_batch * s->seq_len, s->global_batch,
+			s->seq_len, CAPSIM_BATCH_TOKENS_WARN);
 	int traced = trace ? write_trace(trace, &r, trace_limit, trace_limit_text) : 0;
 	if (traced < 0) {
 		capsim_result_free(&r);

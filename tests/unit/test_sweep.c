@@ -539,6 +539,44 @@ static void test_kill_and_resume(void **state)
 			    "since sweep 1'", CAPSIM_BIN, sweep, db), 0);
 }
 
+/* SIGINT: the points in hand are finished and committed, exit 130; resumed,
+ * the sweep ends whole */
+static void test_interrupt_and_resume(void **state)
+{
+	(void)state;
+	char sweep[512], db[512];
+	snprintf(sweep, sizeof sweep, "%s/killed.xml", dir);
+	snprintf(db, sizeof db, "%s/interrupted.sqlite", dir);
+	write_sweep(sweep, "killed", 800);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl(CAPSIM_BIN, CAPSIM_BIN, "sweep", sweep, "--db", db, "--batch", "50", "-j", "2",
+		      "--no-progress", (char *)NULL);
+		_exit(127);
+	}
+	int64_t seen = 0;
+	for (int k = 0; k < 60000 && seen < 100; k++) {
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+		if (access(db, F_OK) == 0)
+			seen = count_points(db);
+	}
+	kill(pid, SIGINT);
+	int st;
+	waitpid(pid, &st, 0);
+	assert_true(WIFEXITED(st));
+	int64_t before = count_points(db);
+	if (before < 1250)
+		assert_int_equal(WEXITSTATUS(st), 130);
+	assert_int_equal(sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
+			    db), 0);
+	assert_int_equal(count_points(db), 1250);
+}
+
 static void test_mpi_equals_serial(void **state)
 {
 	(void)state;
@@ -576,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_failed_point),
 		cmocka_unit_test(test_threads_equal_serial),
 		cmocka_unit_test(test_kill_and_resume),
+		cmocka_unit_test(test_interrupt_and_resume),
 		cmocka_unit_test(test_mpi_equals_serial),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
