@@ -609,6 +609,11 @@ static int run_sweep(const options *o, sweep_job *job, int ranks, capsim_diags *
 {
 	const capsim_sweep *sw = job->sw;
 	capsim_store *db;
+	if (o->resume && access(o->db, F_OK) != 0) {
+		capsim_diags_add(d, o->db, 0, "--resume: no results store here to resume (%s)",
+				 strerror(errno));
+		return -1;
+	}
 	if (capsim_store_open(o->db, CAPSIM_STORE_WRITE, &db, d) < 0)
 		return -1;
 	capsim_sweep_input *in;

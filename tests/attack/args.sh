@@ -204,3 +204,37 @@ case_set_huge_path() {
 		check "$rc" 2 "error: unknown path 'aaaa" "capsim validate S --set <100 kB path>=1"
 	fi
 }
+
+# capsim sweep, optimize and query: each bad option named with its value, exit 2,
+# nothing written
+case_sweep_args() {
+	local sw=$SRC/tests/data/sweep/expand.xml db=$T/r.sqlite
+	bad "capsim sweep: expected one sweep file, found 0 arguments" sweep --db "$db"
+	bad "capsim sweep: --db FILE is required" sweep "$sw"
+	bad "capsim sweep: -j: expected a number of threads from 1 to 1024, found '0'" \
+		sweep "$sw" --db "$db" -j 0
+	bad "capsim sweep: -j: expected a number of threads from 1 to 1024, found '1e9'" \
+		sweep "$sw" --db "$db" -j 1e9
+	bad "capsim sweep: --batch: expected points a transaction from 1 to 1000000, found 'x'" \
+		sweep "$sw" --db "$db" --batch x
+	bad "--resume: no results store here to resume" sweep "$sw" --db "$db" --resume
+	bad "error: cannot open the database: Is a directory" sweep "$sw" --db "$T"
+	bad "--set cluster.nodes=0: error: cluster.nodes:" sweep "$sw" --db "$db" \
+		--set cluster.nodes=0
+	[ -e "$db" ] && fail "a refused sweep left $db behind"
+	true
+}
+
+case_optimize_args() {
+	bad "capsim optimize: --metric: expected tokens_per_s, time_to_train_s or " \
+		optimize "$SMALL" --metric mfu
+	bad "capsim optimize: --top: expected 1 to 1000, found '0'" optimize "$SMALL" --top 0
+	bad "capsim optimize: -j: expected 1 to 1024 threads, found '-1'" optimize "$SMALL" -j -1
+	bad "capsim optimize: expected at most one scenario, found 2" optimize "$SMALL" "$SMALL"
+	bad "--set workload.global-batch=0: error:" optimize "$SMALL" --set workload.global-batch=0
+}
+
+case_query_args() {
+	bad "capsim query: --db is required" query --best tokens_per_s
+	bad "error: cannot open the database: No such file or directory" query --db "$T/none.sqlite"
+}
