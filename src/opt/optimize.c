@@ -165,16 +165,31 @@ static int screen(capsim_scenario *scratch, const capsim_opt_config *c, char *wh
 		capsim_diags_free(&d);
 		return 1;
 	}
+	capsim_memory mem;
 	if (scratch->n_groups == 1) {
-		capsim_memory mem;
 		capsim_memory_estimate(scratch, &mem);
 		if (!mem.fits) {
 			snprintf(why, n, "memory: needs %.1f GiB a GPU of %.1f GiB (estimate)",
 				 mem.peak.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0);
 			return 2;
 		}
+		return 0;
 	}
-	return 0;
+	/* every node type's GPUs must hold their share (as the step checks) */
+	capsim_scenario *g = capsim_xmalloc(sizeof *g);
+	int rc = 0;
+	for (int i = 0; i < scratch->n_groups && rc == 0; i++) {
+		capsim_scenario_as_group(scratch, i, g);
+		capsim_memory_estimate(g, &mem);
+		if (!mem.fits) {
+			snprintf(why, n, "memory: the %s GPUs need %.1f GiB of %.1f GiB (estimate)",
+				 g->gpu.e.id, mem.peak.total_bytes / 1073741824.0,
+				 mem.capacity_bytes / 1073741824.0);
+			rc = 2;
+		}
+	}
+	free(g);
+	return rc;
 }
 
 int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char *why,
@@ -486,6 +501,13 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		return -1;
 	}
 	double t0 = capsim_now_s();
+	/* the layout is the search's: the scenario's own end stages and data
+	 * parallelism (when it gives them) would hold every layout to its own */
+	capsim_scenario *work = capsim_xmalloc(sizeof *work);
+	*work = *s;
+	work->first_stage_layers = work->last_stage_layers = 0;
+	work->dp_given = 0;
+	s = work;
 	search x = { .base = s };
 	x.scratch = capsim_xmalloc(sizeof *x.scratch);
 	*x.scratch = *s;
@@ -493,7 +515,17 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	x.flop_per_gpu = capsim_flops_per_token(&s->model, s->seq_len, 1) * s->global_batch *
 			 s->seq_len / (double)gpus;
 	x.peak = capsim_gpu_peak(&s->gpu, s->dtype);
-	x.bound_ok = s->n_groups == 1 && x.peak > 0 && x.flop_per_gpu > 0;
+	x.bound_ok = x.flop_per_gpu > 0;
+	for (int g = 1; g < s->n_groups; g++) {
+		/* the FLOP bound at the fastest GPU of the job */
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		double p = capsim_gpu_peak(v.gpu, s->dtype);
+		if (p > x.peak)
+			x.peak = p;
+	}
+	if (!(x.peak > 0))
+		x.peak = INFINITY;
 	enumerate(&x);
 	free(x.scratch);
 	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
@@ -547,13 +579,13 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	free(x.out.v);
 	pthread_mutex_destroy(&pl.mu);
 	r->elapsed_s = capsim_now_s() - t0;
-	if (r->n_top == 0) {
+	int found = r->n_top > 0;
+	if (!found)
 		capsim_diags_add_at(d, "optimize", "no layout of %s on %ld GPUs fits and runs "
 				    "(%ld refused by the rules, %ld out of memory, %ld failed)",
 				    s->model.e.id, gpus, r->refused, r->no_fit, r->failed);
-		return -1;
-	}
-	return 0;
+	free(work);
+	return found ? 0 : -1;
 }
 
 void capsim_opt_result_free(capsim_opt_result *r)

@@ -685,24 +685,58 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	return 0;
 }
 
-double capsim_step_compute_bound(const capsim_scenario *s, const capsim_knobs *knobs)
+/* each stage's kernels for one micro-batch (forward and backward, what is
+ * recomputed counted, collectives free) on s's GPU, into cost[pp]; -1 when
+ * a stage cannot be costed */
+static int stage_kernels(const capsim_scenario *s, const capsim_knobs *kn, double *cost)
 {
-	/* jitter draws kernels shorter than their mean as well as longer */
-	if (s->n_groups != 1 || s->micro_batch < 1 || s->dp < 1 || s->jitter > 0)
-		return 0.0;
-	const capsim_knobs *kn = knobs ? knobs : &capsim_knobs_fitted;
 	capsim_gpu_perf perf;
 	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
 	static const double no_tp[2] = { 0.0, 0.0 };
 	fsdp_ctx z = { NULL, NULL, NULL, -1.0, 0.0, 0.0 }; /* no fabric: free collectives */
-	double busiest = 0.0;
 	for (int k = 0; k < s->pp; k++) {
 		stage_cost c;
 		if (stage_cost_of(s, NULL, &perf, kn, k, no_tp, 0.0, 0.0, &z, &c, NULL) < 0)
-			return 0.0;
-		if (c.fwd + c.bwd > busiest)
-			busiest = c.fwd + c.bwd;
+			return -1;
+		cost[k] = c.fwd + c.bwd;
 	}
+	return 0;
+}
+
+double capsim_step_compute_bound(const capsim_scenario *s, const capsim_knobs *knobs)
+{
+	/* jitter draws kernels shorter than their mean as well as longer */
+	if (s->micro_batch < 1 || s->dp < 1 || s->pp < 1 || s->jitter > 0)
+		return 0.0;
+	const capsim_knobs *kn = knobs ? knobs : &capsim_knobs_fitted;
+	double *best = capsim_xcalloc((size_t)s->pp, sizeof *best);
+	double *cost = capsim_xcalloc((size_t)s->pp, sizeof *cost);
+	int ok = 1;
+	if (s->n_groups == 1) {
+		ok = stage_kernels(s, kn, best) == 0;
+	} else {
+		/* a stage runs on some group's GPUs: no faster than on the fastest
+		 * group for it */
+		capsim_scenario *g = capsim_xmalloc(sizeof *g);
+		for (int k = 0; k < s->pp; k++)
+			best[k] = INFINITY;
+		for (int i = 0; i < s->n_groups && ok; i++) {
+			capsim_scenario_as_group(s, i, g);
+			ok = stage_kernels(g, kn, cost) == 0;
+			for (int k = 0; ok && k < s->pp; k++)
+				if (cost[k] < best[k])
+					best[k] = cost[k];
+		}
+		free(g);
+	}
+	double busiest = 0.0;
+	for (int k = 0; ok && k < s->pp; k++)
+		if (best[k] > busiest)
+			busiest = best[k];
+	free(best);
+	free(cost);
+	if (!ok)
+		return 0.0;
 	double m = s->global_batch / ((double)s->micro_batch * s->dp);
 	/* less a nanosecond for each of the stage's tasks: their durations are
 	 * rounded to whole nanoseconds */

@@ -108,13 +108,14 @@ void capsim_step_free(capsim_step *r);
  * step time. */
 double capsim_step_mfu(const capsim_scenario *s, double flops_per_step, double step_time_s);
 
-/* A lower bound on the step time capsim_step_simulate gives s (one node
- * type): the busiest pipeline stage's micro-batches one after another, each
- * its forward and backward kernels (recomputation counted) with every
- * collective taken as free, no host gaps and no bubble. A stage's GPU runs
- * all its tasks in turn and no task is shorter than its kernels, so no
- * simulated step is shorter. Cheap: no fabric, no schedule. 0 when it does
- * not apply (several node types). knobs NULL: the fitted ones. */
+/* A lower bound on the step time capsim_step_simulate gives s: the busiest
+ * pipeline stage's micro-batches one after another, each its forward and
+ * backward kernels (recomputation counted) with every collective taken as
+ * free, no host gaps and no bubble; with several node types, each stage on
+ * the group whose GPUs run it fastest. A stage's GPU runs all its tasks in
+ * turn and no task is shorter than its kernels, so no simulated step is
+ * shorter. Cheap: no fabric, no schedule. 0 when it does not apply
+ * (jitter). knobs NULL: the fitted ones. */
 double capsim_step_compute_bound(const capsim_scenario *s, const capsim_knobs *knobs);
 
 /* The plane on which one data-parallel group's gradient synchronisation is

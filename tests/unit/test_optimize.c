@@ -167,12 +167,61 @@ static void test_published_layout_is_feasible(void **state)
 	free(s);
 }
 
+/* the bound is below the simulated step: every shipped scenario as it is and
+ * with its layout varied (recomputation, ZeRO 3, the TP overlap, micro-batch),
+ * mixed node types included */
+static void test_bound_below_every_step(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		"default.xml", "a100-4node-fattree.xml", "gpt2-124m-1xh200.xml", "h100-256-lustre.xml",
+		"h100-8node-roce400.xml", "long-context-1m.xml", "mixed-h100-h200.xml",
+		"nvswitch-pod-128.xml", "onprem-burst.xml",
+	};
+	static const capsim_set variants[][2] = {
+		{ { "reliability.runs", "0" }, { "reliability.runs", "0" } },
+		{ { "workload.parallelism.recompute", "full" }, { "reliability.runs", "0" } },
+		{ { "workload.parallelism.recompute", "none" }, { "workload.parallelism.zero", "3" } },
+		{ { "workload.parallelism.tp-comm-overlap", "on" }, { "workload.straggler", "1.5" } },
+		{ { "workload.micro-batch", "2" }, { "workload.parallelism.recompute", "selective" } },
+	};
+	int checked = 0;
+	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/scenarios/%s", CAPSIM_SOURCE_DIR, files[f]);
+		capsim_scenario *base = load(path, NULL, 0);
+		for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+			capsim_scenario *s = malloc(sizeof *s);
+			*s = *base;
+			capsim_diags d = { 0 };
+			/* a variant the scenario refuses (a micro-batch that does not
+			 * divide its batch) is skipped */
+			if (capsim_scenario_set_many(s, cat, variants[v], 2, &d) == 0) {
+				capsim_result r;
+				capsim_eval_opts eo = { .no_reference = 1 };
+				assert_int_equal(capsim_eval(s, &eo, &r, &d), 0);
+				double b = capsim_step_compute_bound(s, NULL);
+				if (!(b > 0 && b <= r.step.step_time_s))
+					fail_msg("%s variant %zu: bound %.17g s, step %.17g s", files[f], v, b,
+						 r.step.step_time_s);
+				checked++;
+				capsim_result_free(&r);
+			}
+			capsim_diags_free(&d);
+			free(s);
+		}
+		free(base);
+	}
+	assert_true(checked >= 35);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bound_equals_exhaustive),
 		cmocka_unit_test(test_best_is_what_run_gives),
 		cmocka_unit_test(test_published_layout_is_feasible),
+		cmocka_unit_test(test_bound_below_every_step),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
