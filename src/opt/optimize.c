@@ -202,8 +202,9 @@ int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char
 	return rc ? -1 : 0;
 }
 
-static void consider(search *x, const capsim_opt_config *c)
+static void consider(void *ctx, const capsim_opt_config *c)
 {
+	search *x = ctx;
 	x->enumerated++;
 	capsim_scenario *s = x->scratch;
 	char why[200];
@@ -249,9 +250,11 @@ static int uneven_ends(int layers, int pp, int v, int *first, int *last)
 	return 0;
 }
 
-static void enumerate(search *x)
+/* every layout of s's model on its cluster, in a fixed order, to visit */
+typedef void (*visit_fn)(void *ctx, const capsim_opt_config *c);
+
+static void enumerate(const capsim_scenario *s, visit_fn visit, void *ctx)
 {
-	const capsim_scenario *s = x->base;
 	const capsim_model *m = &s->model;
 	long gpus = capsim_scenario_gpus(s);
 	int domain = s->node.gpus;
@@ -294,7 +297,7 @@ static void enumerate(search *x)
 									.micro_batch = mbs[b], .recompute = rc,
 									.tp_comm_overlap = ov, .ep_overlap = eo
 								};
-								consider(x, &c);
+								visit(ctx, &c);
 							}
 						}
 					}
@@ -302,6 +305,25 @@ static void enumerate(search *x)
 			}
 		}
 	}
+}
+
+typedef struct {
+	const capsim_opt_config *want;
+	int found;
+} finding;
+
+static void compare(void *ctx, const capsim_opt_config *c)
+{
+	finding *f = ctx;
+	if (memcmp(c, f->want, sizeof *c) == 0)
+		f->found = 1;
+}
+
+int capsim_opt_in_space(const capsim_scenario *s, const capsim_opt_config *c)
+{
+	finding f = { c, 0 };
+	enumerate(s, compare, &f);
+	return f.found;
 }
 
 static int by_bound(const void *a, const void *b)
@@ -526,7 +548,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	}
 	if (!(x.peak > 0))
 		x.peak = INFINITY;
-	enumerate(&x);
+	enumerate(s, consider, &x);
 	free(x.scratch);
 	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
 

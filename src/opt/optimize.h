@@ -96,6 +96,11 @@ typedef struct capsim_opt_result {
 	double batch_tokens;            /* tokens a step: global batch x seq-len */
 } capsim_opt_result;
 
+/* 1 when the search enumerates layout c for s (every field as the search
+ * sets it: dp the GPUs left, first and last stage layers 0 for an even
+ * split), else 0. */
+int capsim_opt_in_space(const capsim_scenario *s, const capsim_opt_config *c);
+
 /* Whether the search keeps layout c of s for simulation: 0 when the
  * parallelism rules and the memory estimate let it through, else -1 with
  * the reason in why. c->dp must be the GPUs left by tp x pp x cp. */

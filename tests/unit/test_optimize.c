@@ -1,8 +1,8 @@
 /* test_optimize.c - the parallelism optimiser (issue 15): the bounded search
  * gives the exhaustive search's top list exactly; its best is what
- * capsim_eval gives the same --set edits; a published layout (Megatron-LM,
- * SC21 Table 1: 39.1B on 512 A100s, tp 8 pp 2) is among the feasible; the
- * compute bound is below every simulated step. */
+ * capsim_eval gives the same --set edits; every published layout of
+ * Megatron-LM's SC21 Table 1 and README H100 table is searched, kept and
+ * fits; the compute bound is below every simulated step. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include "scenario.h"
 #include "step.h"
 #include "testutil.h"
+#include "xalloc.h"
 
 static capsim_catalog *cat;
 
@@ -134,37 +135,121 @@ static void test_best_is_what_run_gives(void **state)
 	free(s);
 }
 
-/* Narayanan et al., SC21 (arXiv:2104.04473), Table 1 (tests/data/reference/
- * megatron_sc21.csv): 39.1B, tp 8 pp 2 on 512 A100s, global batch 1536,
- * micro-batch 4, seq 2048, with activation recomputation: it trained, so the
- * optimiser must keep it, and simulated it must fit */
-static void test_published_layout_is_feasible(void **state)
+/* the scenario of a published run and its layout, from a row of
+ * tests/data/reference/megatron_sc21.csv (Narayanan et al., SC21,
+ * arXiv:2104.04473, Table 1: DGX A100, fp16, full recomputation, the run
+ * script's micro-batch and interleaving) or megatron_h100_readme.csv
+ * (Megatron-LM README, H100 weak scaling, Megatron-Core r0.8.0: micro-batch
+ * 1, ZeRO 1 (distributed optimizer), TP overlap, no interleaving) */
+static capsim_scenario *published(const testutil_table *t, size_t i, int a100,
+				  capsim_opt_config *c)
+{
+	int tp = (int)testutil_csv_num(t, i, "tp"), pp = (int)testutil_csv_num(t, i, "pp");
+	int gpus = (int)testutil_csv_num(t, i, "gpus");
+	int batch = (int)testutil_csv_num(t, i, "global_batch_size");
+	int layers = (int)testutil_csv_num(t, i, "num_layers");
+	char model[64], text[2048];
+	memset(c, 0, sizeof *c);
+	c->tp = tp;
+	c->pp = pp;
+	c->cp = c->ep = 1;
+	c->dp = gpus / (tp * pp);
+	if (a100) {
+		const char *b = testutil_csv_get(t, i, "params_billion");
+		if (strcmp(b, "1008.0") == 0)
+			snprintf(model, sizeof model, "megatron-1t");
+		else
+			snprintf(model, sizeof model, "megatron-%sb", b);
+		int per_virtual = atoi(testutil_csv_get(t, i, "interleaving_script"));
+		c->virtual_stages = per_virtual > 0 ? layers / pp / per_virtual : 1;
+		c->micro_batch = (int)testutil_csv_num(t, i, "micro_batch_size_script");
+		c->recompute = CAPSIM_RECOMPUTE_FULL;
+		snprintf(text, sizeof text,
+			 "<scenario name=\"sc21\"><cluster nodes=\"%d\"><node ref=\"dgx-a100\"/>"
+			 "<fabric topology=\"fat-tree\" tiers=\"3\" transport=\"infiniband\">"
+			 "<switch ref=\"qm8700\"/></fabric></cluster>"
+			 "<workload seq-len=\"2048\" global-batch=\"%d\" micro-batch=\"%d\" "
+			 "tokens=\"300B\" dtype=\"fp16\"><model ref=\"%s\"/>"
+			 "<parallelism tp=\"%d\" pp=\"%d\"/></workload>"
+			 "<reliability runs=\"0\"/></scenario>", gpus / 8, batch, c->micro_batch, model,
+			 tp, pp);
+	} else {
+		char size[32];
+		capsim_strlcpy(size, testutil_csv_get(t, i, "model_size"), sizeof size);
+		for (char *p = size; *p; p++)
+			if (*p == 'B')
+				*p = 'b';
+		snprintf(model, sizeof model, "megatron-h100-%s", size);
+		c->virtual_stages = 1;
+		c->micro_batch = 1;
+		c->zero = 1;
+		c->tp_comm_overlap = tp > 1;
+		snprintf(text, sizeof text,
+			 "<scenario name=\"mh\"><cluster nodes=\"%d\"><node ref=\"dgx-h100\"/>"
+			 "<fabric topology=\"fat-tree\" tiers=\"3\" transport=\"infiniband\">"
+			 "<switch ref=\"qm9700\"/></fabric></cluster>"
+			 "<workload seq-len=\"4096\" global-batch=\"%d\" tokens=\"1T\" "
+			 "dtype=\"bf16\"><model ref=\"%s\"/><parallelism tp=\"%d\" pp=\"%d\"/>"
+			 "</workload><reliability runs=\"0\"/></scenario>", gpus / 8, batch, model, tp,
+			 pp);
+	}
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load_memory(text, strlen(text), model, cat, NULL, 0, s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s: the scenario does not load", model);
+	}
+	capsim_diags_free(&d);
+	return s;
+}
+
+/* Every published layout of both tables trained, so the optimiser must
+ * enumerate it, keep it through its screen, and, simulated, it must fit */
+static void test_published_layouts_are_feasible(void **state)
 {
 	(void)state;
-	static const capsim_set sets[] = {
-		{ "cluster.nodes", "64" }, { "workload.model.ref", "megatron-39.1b" },
-		{ "workload.seq-len", "2048" }, { "workload.global-batch", "1536" },
-		{ "workload.micro-batch", "4" }, { "workload.parallelism.tp", "8" },
-		{ "workload.parallelism.pp", "2" }, { "workload.parallelism.recompute", "full" },
-		{ "workload.dtype", "fp16" }, { "reliability.runs", "0" },
-	};
-	capsim_scenario *s = load(CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml", sets,
-				  sizeof sets / sizeof sets[0]);
-	capsim_opt_config c = { .tp = 8, .pp = 2, .virtual_stages = 1, .cp = 1, .ep = 1, .dp = 32,
-				.zero = 0, .micro_batch = 4, .recompute = CAPSIM_RECOMPUTE_FULL };
-	char why[256] = "";
-	if (capsim_opt_screen(s, &c, why, sizeof why) < 0)
-		fail_msg("the published layout is dropped: %s", why);
-	/* and simulated, it fits and its bound is below its step */
-	capsim_diags d = { 0 };
-	capsim_result res;
-	capsim_eval_opts eo = { .no_reference = 1 };
-	assert_int_equal(capsim_eval(s, &eo, &res, &d), 0);
-	assert_true(res.fits_in_memory);
-	assert_true(capsim_step_compute_bound(s, NULL) <= res.step.step_time_s);
-	capsim_result_free(&res);
-	capsim_diags_free(&d);
-	free(s);
+	static const struct {
+		const char *file;
+		int a100;
+		size_t rows;
+	} tables[] = { { "megatron_sc21.csv", 1, 10 }, { "megatron_h100_readme.csv", 0, 9 } };
+	for (size_t k = 0; k < 2; k++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/tests/data/reference/%s", CAPSIM_SOURCE_DIR,
+			 tables[k].file);
+		testutil_table t;
+		testutil_csv_load(path, &t);
+		assert_int_equal(t.n_rows, tables[k].rows);
+		for (size_t i = 0; i < t.n_rows; i++) {
+			capsim_opt_config c;
+			capsim_scenario *s = published(&t, i, tables[k].a100, &c);
+			if (!capsim_opt_in_space(s, &c))
+				fail_msg("%s row %zu (%s): tp %d pp %d x%d mb %d is not searched",
+					 tables[k].file, i + 1, s->model.e.id, c.tp, c.pp,
+					 c.virtual_stages, c.micro_batch);
+			char why[256] = "";
+			if (capsim_opt_screen(s, &c, why, sizeof why) < 0)
+				fail_msg("%s row %zu (%s): dropped: %s", tables[k].file, i + 1,
+					 s->model.e.id, why);
+			/* simulated as the search would */
+			capsim_set sets[CAPSIM_OPT_MAX_SETS];
+			char buf[CAPSIM_OPT_MAX_SETS][32];
+			size_t n = capsim_opt_config_sets(&c, buf, sets);
+			capsim_diags d = { 0 };
+			assert_int_equal(capsim_scenario_set_many(s, cat, sets, n, &d), 0);
+			capsim_result res;
+			capsim_eval_opts eo = { .no_reference = 1 };
+			assert_int_equal(capsim_eval(s, &eo, &res, &d), 0);
+			if (!res.fits_in_memory)
+				fail_msg("%s row %zu (%s): does not fit once simulated", tables[k].file,
+					 i + 1, s->model.e.id);
+			assert_true(capsim_step_compute_bound(s, NULL) <= res.step.step_time_s);
+			capsim_result_free(&res);
+			capsim_diags_free(&d);
+			free(s);
+		}
+		testutil_csv_free(&t);
+	}
 }
 
 /* the bound is below the simulated step: every shipped scenario as it is and
@@ -220,7 +305,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bound_equals_exhaustive),
 		cmocka_unit_test(test_best_is_what_run_gives),
-		cmocka_unit_test(test_published_layout_is_feasible),
+		cmocka_unit_test(test_published_layouts_are_feasible),
 		cmocka_unit_test(test_bound_below_every_step),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
