@@ -10,6 +10,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "bom.h"
 #include "eval.h"
 #include "scenario.h"
 
@@ -29,152 +30,7 @@ static void help(FILE *out)
 		"cost.cable-dac ... cost.cable-singlemode-2km, cluster.storage.shared.price.value).\n");
 }
 
-typedef struct bom_line {
-	const char *part;   /* "node", "leaf switch", ... */
-	char id[CAPSIM_ID_LEN];
-	double count;
-	double unit_usd;    /* < 0: no price in the catalog; 0: priced elsewhere */
-	char date[CAPSIM_DATE_LEN];
-	const char *note;
-} bom_line;
-
-#define BOM_MAX (CAPSIM_MAX_GROUPS * 3 + 20)
-
-static int lines_of(const capsim_scenario *s, const capsim_result *r, bom_line *v)
-{
-	int n = 0;
-	int groups = s->n_groups > 0 ? s->n_groups : 1;
-	for (int g = 0; g < groups; g++) {
-		capsim_group_view gv;
-		capsim_scenario_group(s, g, &gv);
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "node";
-		snprintf(l->id, sizeof l->id, "%s", gv.node->e.id);
-		l->count = gv.nodes;
-		l->unit_usd = gv.node->price_usd > 0 ? gv.node->price_usd : -1;
-		snprintf(l->date, sizeof l->date, "%s", gv.node->price_date);
-		l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "GPU";
-		snprintf(l->id, sizeof l->id, "%s", gv.gpu->e.id);
-		l->count = (double)gv.nodes * gv.node->gpus;
-		l->note = "in the node's price";
-		l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "NIC";
-		snprintf(l->id, sizeof l->id, "%s", gv.nic ? gv.nic->e.id : "-");
-		l->count = (double)gv.nodes * gv.node->nics;
-		l->note = "in the node's price";
-	}
-	static const char *const tiers[3] = { "leaf switch", "spine switch", "core switch" };
-	int counts[3] = { r->leaves, r->spines, r->cores };
-	for (int k = 0; k < 3; k++) {
-		if (counts[k] <= 0)
-			continue;
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = tiers[k];
-		snprintf(l->id, sizeof l->id, "%s", s->has_switch ? s->fabric_switch.e.id : "-");
-		l->count = counts[k];
-		l->unit_usd = s->has_switch && s->fabric_switch.price_usd > 0 ?
-				      s->fabric_switch.price_usd : -1;
-		if (s->has_switch)
-			snprintf(l->date, sizeof l->date, "%s", s->fabric_switch.price_date);
-	}
-	static const char *const cables[3] = { "cable node-leaf", "cable leaf-spine",
-					       "cable spine-core" };
-	long c[3] = { r->cables_node_leaf, r->cables_leaf_spine, r->cables_spine_core };
-	long links = 0;
-	const int by_layout = r->layout.has_layout;
-	for (int k = 0; k < 3; k++) {
-		if (c[k] <= 0)
-			continue;
-		links += c[k];
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = cables[k];
-		snprintf(l->id, sizeof l->id, "-");
-		l->count = (double)c[k];
-		l->note = by_layout ? "by reach below" : "in cost.cabling";
-	}
-	if (links > 0 && by_layout) {
-		/* the layout's reach classes, priced by cost.cable-* where every
-		 * class has a price, else inside cost.cabling */
-		static const char *const part[CAPSIM_CABLE__COUNT] = {
-			"cable dac", "cable acc", "cable multimode", "cable singlemode",
-			"cable sm-2km",
-		};
-		for (int k = 0; k < CAPSIM_CABLE__COUNT; k++) {
-			if (!r->layout.total[k])
-				continue;
-			bom_line *l = &v[n++];
-			memset(l, 0, sizeof *l);
-			l->part = part[k];
-			snprintf(l->id, sizeof l->id, "cost.cable-%s", capsim_cable_class_names[k]);
-			l->count = (double)r->layout.total[k];
-			if (r->cabling_by_reach)
-				l->unit_usd = s->cable_usd[k];
-			else
-				l->note = "in cost.cabling (no price for every class: cost.cable-*)";
-		}
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "transceiver port";
-		snprintf(l->id, sizeof l->id, "-");
-		l->count = (double)r->layout.optical_ends;
-		l->note = "two an optical cable (a twin-port module carries two); in the cables' price";
-	} else if (links > 0) {
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "transceiver";
-		snprintf(l->id, sizeof l->id, "-");
-		l->count = 2.0 * (double)links;
-		l->note = "two a cable, taken as optical (no layout: an assumption); in cost.cabling";
-	}
-	if (links > 0 && !r->cabling_by_reach) {
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "cabling";
-		snprintf(l->id, sizeof l->id, "cost.cabling");
-		l->count = (double)capsim_scenario_gpus(s);
-		l->unit_usd = s->cabling_usd_per_gpu;
-		l->note = "per GPU";
-	}
-	if (s->has_shared_storage) {
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "shared storage";
-		snprintf(l->id, sizeof l->id, "%s", s->shared_storage.e.id);
-		l->count = 1;
-		if (s->shared_storage.price_usd > 0) {
-			l->unit_usd = s->shared_storage.price_usd;
-			snprintf(l->date, sizeof l->date, "%s", s->shared_storage.price_date);
-		} else {
-			l->unit_usd = -1;
-			l->note = "no price: left out of the capex (cluster.storage.shared.price.value)";
-		}
-	}
-	if (r->power.has_racks) {
-		bom_line *l = &v[n++];
-		memset(l, 0, sizeof *l);
-		l->part = "rack";
-		snprintf(l->id, sizeof l->id, "%s", s->facility.e.id);
-		l->count = r->power.racks;
-		l->note = "not priced (colocation is opex)";
-		if (r->power.circuit_w > 0) {
-			l = &v[n++];
-			memset(l, 0, sizeof *l);
-			l->part = "branch circuit";
-			snprintf(l->id, sizeof l->id, "%s", s->facility.e.id);
-			l->count = (double)r->power.racks * r->power.circuits_per_rack;
-			l->note = "a rack PDU each; not priced (no public dated price)";
-		}
-	}
-	return n;
-}
-
-static void print_text(const capsim_scenario *s, const capsim_result *r, const bom_line *v,
+static void print_text(const capsim_scenario *s, const capsim_result *r, const capsim_bom_line *v,
 		       int n, FILE *f)
 {
 	fprintf(f, "%s: bill of materials\n", s->name);
@@ -182,7 +38,7 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const b
 		"price date / note");
 	int missing = 0;
 	for (int i = 0; i < n; i++) {
-		const bom_line *l = &v[i];
+		const capsim_bom_line *l = &v[i];
 		char unit[32] = "", total[32] = "";
 		if (l->unit_usd > 0) {
 			snprintf(unit, sizeof unit, "$%.0f", l->unit_usd);
@@ -202,11 +58,11 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const b
 			missing ? ": a part has no price in the catalog; give it with --set" : "");
 }
 
-static json_t *to_json(const capsim_result *r, const bom_line *v, int n)
+static json_t *to_json(const capsim_result *r, const capsim_bom_line *v, int n)
 {
 	json_t *parts = json_array();
 	for (int i = 0; i < n; i++) {
-		const bom_line *l = &v[i];
+		const capsim_bom_line *l = &v[i];
 		json_t *o = json_pack("{s:s, s:s, s:f}", "part", l->part, "id", l->id, "count",
 				      l->count);
 		if (l->unit_usd > 0) {
@@ -268,8 +124,8 @@ int capsim_cmd_bom(int argc, char **argv)
 	capsim_eval_opts opts = { .no_reference = 1 };
 	if (capsim_eval(s, &opts, &r, &d) < 0)
 		goto fail;
-	bom_line v[BOM_MAX];
-	int n = lines_of(s, &r, v);
+	capsim_bom_line v[CAPSIM_BOM_MAX];
+	int n = capsim_bom_lines(s, &r, v);
 	if (json) {
 		json_t *o = capsim_cli_json_head(cat, s);
 		json_t *b = to_json(&r, v, n);
