@@ -35,8 +35,9 @@ static void help(FILE *out)
 		"the list (--exhaustive: simulate them all). Prints the top N (default 5) by\n"
 		"the metric (default tokens_per_s), the best one's step broken down, why it\n"
 		"beats the runner-up, and the --set edits that give it to capsim run.\n"
-		"cost_per_million_tokens_usd is the on-prem cost to train per million tokens\n"
-		"where the cluster has a capex, else the cloud offer's. -j N simulates on N\n"
+		"cost_per_million_tokens_usd is the result key: the cost to train per million\n"
+		"tokens of the owned cluster or, with cost.acquire=rent, of the cloud offer's\n"
+		"GPUs. -j N simulates on N\n"
 		"threads (default 1). Progress goes to stderr on a terminal.\n");
 }
 

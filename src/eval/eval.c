@@ -397,6 +397,13 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim
 		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
 	}
 	owning(s, r, wall);
+	r->acquire_rent = s->acquire == 1;
+	if (r->acquire_rent ? r->has_cloud_cost : r->has_capex) {
+		r->has_cost_to_train = 1;
+		r->cost_to_train_usd = r->acquire_rent ? r->cloud_cost_usd :
+					 r->onprem_cost_to_train_usd;
+		r->cost_per_million_tokens_usd = r->cost_to_train_usd / (s->tokens / 1e6);
+	}
 	burst_plan(s, o, r);
 	r->gpus = capsim_scenario_gpus(s);
 	r->nodes = s->nodes;

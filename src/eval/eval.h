@@ -97,6 +97,11 @@ typedef struct capsim_result {
 	/* cloud_cost_usd's parts: the GPUs, the offer's storage, egress */
 	double cloud_gpu_usd, cloud_storage_usd, cloud_egress_usd;
 	double cloud_reclaim_rate_per_s, cloud_reclaims;
+	/* the design's own cost to train, as cost.acquire gets its GPUs: the
+	 * on-prem cost (buy, where every part has a price) or the cloud's (rent) */
+	int has_cost_to_train;
+	int acquire_rent;
+	double cost_to_train_usd, cost_per_million_tokens_usd;
 	/* cluster and job */
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;

@@ -29,6 +29,13 @@ static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
 static int has_energy_cost(const R *r) { return r->has_energy_cost; }
 static int has_fabric(const R *r) { return r->has_fabric; }
 static int has_capex(const R *r) { return r->has_capex; }
+static int has_cost_to_train(const R *r) { return r->has_cost_to_train; }
+
+static void note_acquire(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(%s; cost.acquire)", r->acquire_rent ? "rented from the cloud offer" :
+			  "bought");
+}
 static int has_burst_plan(const R *r) { return r->has_burst_plan; }
 static int has_burst_total(const R *r) { return r->has_burst_plan && r->has_capex; }
 
@@ -609,6 +616,13 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("onprem_cost_to_train_usd", offsetof(R, onprem_cost_to_train_usd), CAPSIM_DIM_USD,
 		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
 		has_capex, NULL, NULL),
+	REAL_IF("cost_to_train_usd", offsetof(R, cost_to_train_usd), CAPSIM_DIM_USD, "USD",
+		"cost to train", 0,
+		"the design's own: onprem_cost_to_train_usd when it buys its cluster, cloud_cost_usd "
+		"when it rents (cost.acquire)", has_cost_to_train, note_acquire, NULL),
+	REAL_IF("cost_per_million_tokens_usd", offsetof(R, cost_per_million_tokens_usd),
+		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
+		"cost_to_train_usd over the token budget in millions", has_cost_to_train, NULL, NULL),
 	REAL_IF("breakeven_utilization", offsetof(R, breakeven_utilization), CAPSIM_DIM_RATIO, "1",
 		"break-even utilisation", 1,
 		"utilisation above which owning costs less than renting the same busy hours from the "

@@ -372,9 +372,8 @@ static void fill_point(capsim_opt_point *p, const capsim_scenario *s, const caps
 	p->step_time_s = r->step.step_time_s;
 	p->tokens_per_s = number(r, "tokens_per_s");
 	p->time_to_train_s = number(r, "time_to_train_s");
-	double mtok = s->tokens / 1e6;
-	p->cost_per_mtok_usd = r->has_capex ? r->onprem_cost_to_train_usd / mtok :
-			       r->has_cloud_cost ? r->cloud_cost_per_million_tokens_usd : NAN;
+	(void)s;
+	p->cost_per_mtok_usd = r->has_cost_to_train ? r->cost_per_million_tokens_usd : NAN;
 	p->mfu = r->mfu;
 	p->peak_mem_bytes = r->peak_mem_per_gpu_bytes;
 	p->mem_capacity_bytes = r->group[0].mem_capacity_bytes;
@@ -456,8 +455,8 @@ static void simulate(pool *pl, const candidate *cd)
 		fill_point(&p, s, &r, pl->o->metric);
 		if (isnan(metric_of(&p, pl->o->metric))) {
 			pl->failed++;
-			count_reason(&pl->why, "cost: the scenario has neither a priced cluster nor a "
-					       "cloud offer");
+			count_reason(&pl->why, "cost: no cost to train (cost.acquire buy needs a "
+					       "price for every part, rent a cloud offer of the GPU)");
 		} else {
 			offer(pl, &p, cd->order);
 		}

@@ -32,8 +32,8 @@
 typedef enum {
 	CAPSIM_OPT_TOKENS_PER_S,        /* tokens_per_s, higher is better */
 	CAPSIM_OPT_TIME_TO_TRAIN,       /* time_to_train_s */
-	CAPSIM_OPT_COST_PER_MTOK,       /* cost_per_million_tokens_usd: on-prem where the
-					 * cluster has a capex, else the cloud offer's */
+	CAPSIM_OPT_COST_PER_MTOK,       /* cost_per_million_tokens_usd (cost.acquire: the
+					 * owned cluster's or the rented one's) */
 	CAPSIM_OPT__COUNT
 } capsim_opt_metric;
 

@@ -56,6 +56,7 @@ static const char *const storage_kinds[] = { "nvme", "local-raid0", "lustre", "w
 static const char *const scopes[] = { "per-device", "aggregate", NULL };
 static const char *const node_fabrics[] = { "nvswitch", "nvlink-direct", "pcie", "infinity-fabric", NULL };
 static const char *const pricings[] = { "on-demand", "reserved", "spot", NULL };
+static const char *const acquires[] = { "buy", "rent", NULL };
 static const char *const coolings[] = { "air", "liquid", NULL };
 static const char *const activations[] = { "gelu", "swiglu", "relu", NULL };
 static const char *const norms[] = { "layernorm", "rmsnorm", NULL };
@@ -438,6 +439,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),
 	SDBL("cost.staff", staff_usd_per_s, CAPSIM_DIM_USD_PER_S, NN, 0.0, 1e4, "$0/y", "people who run the owned cluster, a year (e.g. $300k/y; none unless given): in the opex"),
 	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
+	FENUM("cost.acquire", S, acquire, acquires, 0, "buy", "how the design gets its GPUs, which decides what cost_to_train_usd counts: buy (own the cluster: its busy GPU-hours at the TCO's rate) or rent (the cloud offer's GPUs for the run)"),
 	FREF("cost.burst.cloud", S, burst_cloud, "cloud", 0, "cloud offer to burst into"),
 	SINT("cost.burst.max-gpus", burst_max_gpus, P, 1, 1e7, NULL, "most GPUs rented at once"),
 };

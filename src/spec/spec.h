@@ -543,6 +543,7 @@ typedef struct capsim_scenario {
 	double staff_usd_per_s;      /* cost.staff: people who run the cluster, a second */
 	double discount_rate;        /* cost.discount-rate: a year; 0: undiscounted */
 	double cloud_network_penalty; /* cost.network-penalty: throughput lost on the cloud's network */
+	int acquire;              /* cost.acquire: 0 buy (own the cluster), 1 rent (the cloud offer) */
 	char cloud_ref[CAPSIM_ID_LEN];
 	int has_cloud;
 	capsim_cloud cloud;
