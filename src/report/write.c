@@ -1,0 +1,892 @@
+/* write.c - a procurement report written out: figures by gnuplot, then
+ * report.md, report.html (figures inline) and summary.csv; see report.h. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bom.h"
+#include "outfile.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+/* ---- formatting for people ----------------------------------------------------------- */
+
+static void human(double v, const char *unit, char *buf, size_t n)
+{
+	if (strcmp(unit, "s") == 0)
+		snprintf(buf, n, "%.1f days", v / 86400.0);
+	else if (strcmp(unit, "USD") == 0)
+		snprintf(buf, n, fabs(v) >= 1e6 ? "$%.3fM" : fabs(v) >= 1e3 ? "$%.1fk" : "$%.3g",
+			 fabs(v) >= 1e6 ? v / 1e6 : fabs(v) >= 1e3 ? v / 1e3 : v);
+	else if (strcmp(unit, "W") == 0)
+		snprintf(buf, n, v >= 1e6 ? "%.2f MW" : "%.1f kW", v >= 1e6 ? v / 1e6 : v / 1e3);
+	else if (strcmp(unit, "1") == 0)
+		snprintf(buf, n, "%.1f%%", 100.0 * v);
+	else if (strcmp(unit, "bytes") == 0)
+		snprintf(buf, n, "%.1f GiB", v / 1073741824.0);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+/* the rule's metric for people, in its unit */
+static void metric_text(int metric, double v, char *buf, size_t n)
+{
+	human(v, metric == CAPSIM_RULE_TIME_TO_TRAIN ? "s" : "USD", buf, n);
+}
+
+/* an input of the sensitivity table for people: utilisation as a share,
+ * energy a kWh, a cloud rate a GPU-hour */
+static void knob_text(const char *path, double v, char *buf, size_t n)
+{
+	if (strcmp(path, "cost.utilization") == 0)
+		snprintf(buf, n, "%.0f%%", 100.0 * v);
+	else if (strcmp(path, "facility.energy.price") == 0)
+		snprintf(buf, n, "$%.4f/kWh", v * 3.6e6);
+	else if (strcmp(path, "cost.cloud.rate.value") == 0)
+		snprintf(buf, n, "$%.3f/GPU-h", v * 3600.0);
+	else
+		human(v, "USD", buf, n);
+}
+
+/* column c of design i for people; "-" where absent */
+static void cell_text(const capsim_report *rep, size_t i, size_t c, char *buf, size_t n)
+{
+	double v;
+	const char *t;
+	if (!capsim_report_cell(rep, i, c, &v, &t))
+		snprintf(buf, n, "-");
+	else if (t)
+		snprintf(buf, n, "%s", t);
+	else
+		human(v, capsim_report_columns[c].unit, buf, n);
+}
+
+static void html_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* a Markdown table cell: pipes escaped */
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+}
+
+/* ---- the document model: blocks written to both Markdown and HTML --------------------- */
+
+typedef struct {
+	FILE *md, *html;
+} out2;
+
+static void heading(out2 *o, int level, const char *text)
+{
+	fprintf(o->md, "\n%.*s %s\n\n", level, "####", text);
+	fprintf(o->html, "<h%d>", level);
+	html_escape(o->html, text);
+	fprintf(o->html, "</h%d>\n", level);
+}
+
+static void para(out2 *o, const char *text)
+{
+	fprintf(o->md, "%s\n\n", text);
+	fputs("<p>", o->html);
+	html_escape(o->html, text);
+	fputs("</p>\n", o->html);
+}
+
+/* a table: n_cols headings, then rows of cells (row-major) */
+static void table(out2 *o, const char *const *head, size_t n_cols, char **cells, size_t n_rows)
+{
+	fputc('|', o->md);
+	for (size_t c = 0; c < n_cols; c++) {
+		fputc(' ', o->md);
+		md_cell(o->md, head[c]);
+		fputs(" |", o->md);
+	}
+	fputs("\n|", o->md);
+	for (size_t c = 0; c < n_cols; c++)
+		fputs(c ? "---:|" : "---|", o->md);
+	fputc('\n', o->md);
+	fputs("<table>\n<thead><tr>", o->html);
+	for (size_t c = 0; c < n_cols; c++) {
+		fputs("<th>", o->html);
+		html_escape(o->html, head[c]);
+		fputs("</th>", o->html);
+	}
+	fputs("</tr></thead>\n<tbody>\n", o->html);
+	for (size_t r = 0; r < n_rows; r++) {
+		fputc('|', o->md);
+		fputs("<tr>", o->html);
+		for (size_t c = 0; c < n_cols; c++) {
+			const char *s = cells[r * n_cols + c];
+			fputc(' ', o->md);
+			md_cell(o->md, s);
+			fputs(" |", o->md);
+			fputs(c ? "<td class=\"n\">" : "<td>", o->html);
+			html_escape(o->html, s);
+			fputs("</td>", o->html);
+		}
+		fputc('\n', o->md);
+		fputs("</tr>\n", o->html);
+	}
+	fputs("\n", o->md);
+	fputs("</tbody>\n</table>\n", o->html);
+}
+
+/* ---- figures ------------------------------------------------------------------------------ */
+
+typedef struct {
+	const char *name, *title;
+} figure;
+
+static const figure figures[] = {
+	{ "scaling", "Scaling efficiency against GPUs (weak scaling: the global batch with the nodes)" },
+	{ "breakdown", "Step time by part" },
+	{ "cost", "Cumulative cost: owning against renting the same busy hours" },
+	{ "power", "Heat per rack at the step's load, against the rack's circuits" },
+	{ "tornado", "Sensitivity of the winner's metric to +-20% in each input" },
+	{ "goodput", "Goodput against the checkpoint interval" },
+};
+#define N_FIGURES (sizeof figures / sizeof figures[0])
+
+static int write_file(const char *path, const char *text, capsim_diags *d)
+{
+	capsim_outfile of;
+	if (capsim_outfile_open(&of, path, d) < 0)
+		return -1;
+	fputs(text, of.f);
+	return capsim_outfile_close(&of, d);
+}
+
+/* a data file's text from a memory stream */
+typedef struct {
+	char *buf;
+	size_t len;
+	FILE *f;
+} mem;
+
+static FILE *mem_open(mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f) {
+		fprintf(stderr, "capsim: out of memory\n");
+		abort();
+	}
+	return m->f;
+}
+
+static void mem_close(mem *m)
+{
+	fclose(m->f);
+}
+
+static const char *const gp_head =
+	"# written by capsim report: gnuplot %s.gp (in this directory)\n"
+	"set encoding utf8\n"
+	"set key outside right top\n"
+	"set grid\n"
+	"set title \"%s\"\n";
+
+/* the script's two outputs: SVG for the HTML, PNG beside it; each to a
+ * temporary renamed once gnuplot has finished */
+static void gp_outputs(FILE *f, const char *name, const char *plot)
+{
+	fprintf(f, "set terminal svg size 860,440 dynamic noenhanced font 'Helvetica,12'\n"
+		   "set output '%s.svg.tmp'\n%s\n"
+		   "set terminal pngcairo size 860,440 noenhanced font 'Helvetica,10'\n"
+		   "set output '%s.png.tmp'\n%s\nset output\n", name, plot, name, plot);
+}
+
+static double number(const capsim_result *r, const char *key)
+{
+	const capsim_result_key *k = capsim_result_key_find(key);
+	return k && capsim_result_has(r, k) ? capsim_result_number(r, k) : 0.0;
+}
+
+/* design labels as gnuplot strings: quotes dropped */
+static void gp_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		if (*s != '"' && *s != '\\')
+			fputc(*s, f);
+	fputc('"', f);
+}
+
+static void fig_scaling(const capsim_report *rep, FILE *dat, FILE *gp)
+{
+	mem plot;
+	FILE *p = mem_open(&plot);
+	fprintf(p, "set logscale x 2\nset xlabel 'GPUs'\nset ylabel 'scaling efficiency (%%)'\n"
+		   "set yrange [0:110]\nplot ");
+	for (size_t i = 0; i < rep->n; i++) {
+		const capsim_report_design *x = &rep->d[i];
+		fprintf(dat, "# %s: GPUs, scaling efficiency\n", x->label);
+		for (int k = 0; k < x->n_scale; k++)
+			if (isfinite(x->scale_eff[k]))
+				fprintf(dat, "%ld %.10g\n", x->scale_gpus[k], x->scale_eff[k]);
+		fprintf(dat, "\n\n");
+		fprintf(p, "%s'scaling.dat' index %zu using 1:($2*100) with linespoints lw 2 title ",
+			i ? ", " : "", i);
+		gp_label(p, x->label);
+	}
+	fputc('\n', p);
+	mem_close(&plot);
+	gp_outputs(gp, "scaling", plot.buf);
+	free(plot.buf);
+}
+
+static const char *const parts[] = { "compute_s", "bubble_s", "exposed_comm_tp_s",
+				     "exposed_comm_cp_s", "exposed_comm_pp_s", "exposed_comm_dp_s",
+				     "exposed_comm_ep_s", "optimizer_s", "host_s", "data_stall_s" };
+#define N_PARTS (sizeof parts / sizeof parts[0])
+
+static void fig_breakdown(const capsim_report *rep, FILE *dat, FILE *gp)
+{
+	fprintf(dat, "design");
+	for (size_t k = 0; k < N_PARTS; k++)
+		fprintf(dat, " %s", parts[k]);
+	fputc('\n', dat);
+	for (size_t i = 0; i < rep->n; i++) {
+		gp_label(dat, rep->d[i].label);
+		for (size_t k = 0; k < N_PARTS; k++)
+			fprintf(dat, " %.10g", number(&rep->d[i].r, parts[k]));
+		fputc('\n', dat);
+	}
+	mem plot;
+	FILE *p = mem_open(&plot);
+	fprintf(p, "set style data histograms\nset style histogram rowstacked\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
+		   "set ylabel 'seconds a step'\nset xtics rotate by -20\n"
+		   "plot for [c=2:%zu] 'breakdown.dat' using c:xtic(1) title columnheader(c)\n",
+		N_PARTS + 1);
+	mem_close(&plot);
+	gp_outputs(gp, "breakdown", plot.buf);
+	free(plot.buf);
+}
+
+/* months of the horizon: owning (capex, then opex) and renting the same
+ * busy GPU-hours at the cloud offer's rate */
+static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
+{
+	mem plot;
+	FILE *p = mem_open(&plot);
+	fprintf(p, "set xlabel 'months'\nset ylabel 'million USD'\nplot ");
+	int any = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		const capsim_report_design *x = &rep->d[i];
+		const capsim_scenario *s = x->s;
+		double months = s->horizon_s / (365.25 * 86400.0 / 12.0);
+		double gpus = (double)x->r.gpus;
+		double rate = x->r.has_cloud_cost ? s->cloud.rate_usd_per_gpu_s : 0.0;
+		fprintf(dat, "# %s: month, owned (capex + opex), rented (busy hours)\n", x->label);
+		for (int m = 0; m <= (int)ceil(months); m++) {
+			double t = m * (365.25 * 86400.0 / 12.0);
+			double own = x->r.has_capex && !x->r.acquire_rent ?
+				     x->r.capex_usd + x->r.opex_per_year_usd * t / (365.25 * 86400.0) :
+				     NAN;
+			double rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
+			fprintf(dat, "%d %.10g %.10g\n", m, own / 1e6, rent / 1e6);
+		}
+		fprintf(dat, "\n\n");
+		if (x->r.has_capex && !x->r.acquire_rent) {
+			fprintf(p, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
+				i);
+			char t[CAPSIM_ID_LEN + 16];
+			snprintf(t, sizeof t, "%s owned", x->label);
+			gp_label(p, t);
+		}
+		if (rate > 0) {
+			fprintf(p, "%s'cost.dat' index %zu using 1:3 with lines dt 2 lw 2 title ",
+				any++ ? ", " : "", i);
+			char t[CAPSIM_ID_LEN + 16];
+			snprintf(t, sizeof t, "%s rented", x->label);
+			gp_label(p, t);
+		}
+	}
+	if (!any)
+		fprintf(p, "NaN title 'no priced design'");
+	fputc('\n', p);
+	mem_close(&plot);
+	gp_outputs(gp, "cost", plot.buf);
+	free(plot.buf);
+}
+
+static void fig_power(const capsim_report *rep, FILE *dat, FILE *gp)
+{
+	fprintf(dat, "design rack_heat_kw circuits_kw\n");
+	for (size_t i = 0; i < rep->n; i++) {
+		const capsim_power *pw = &rep->d[i].r.power;
+		gp_label(dat, rep->d[i].label);
+		fprintf(dat, " %.10g %.10g\n", pw->has_racks ? pw->rack_heat_w / 1e3 : 0.0,
+			pw->has_racks ? pw->circuit_w * pw->circuits_per_rack / 1e3 : 0.0);
+	}
+	mem plot;
+	FILE *p = mem_open(&plot);
+	fprintf(p, "set style data histograms\nset style histogram clustered gap 1\n"
+		   "set style fill solid 0.8 border -1\nset ylabel 'kW a rack'\n"
+		   "set yrange [0:*]\nset xtics rotate by -20\n"
+		   "plot 'power.dat' using 2:xtic(1) title 'heat per rack', "
+		   "'' using 3 title 'circuits per rack (80%% of rating)'\n");
+	mem_close(&plot);
+	gp_outputs(gp, "power", plot.buf);
+	free(plot.buf);
+}
+
+static void fig_tornado(const capsim_report *rep, FILE *dat, FILE *gp)
+{
+	double base = rep->winner >= 0 ? rep->d[rep->winner].metric : NAN;
+	fprintf(dat, "# input, low, high (the winner's %s); base %.10g\n",
+		capsim_rule_metric_names[rep->rule.metric], base);
+	int rows = 0;
+	for (int k = 0; k < CAPSIM_REPORT_KNOBS; k++) {
+		const capsim_report_swing *w = &rep->swing[k];
+		if (!w->has)
+			continue;
+		fprintf(dat, "%d \"%s\" %.10g %.10g\n", rows++, w->what, w->low_metric, w->high_metric);
+	}
+	mem plot;
+	FILE *p = mem_open(&plot);
+	if (rows == 0 || !isfinite(base)) {
+		fprintf(p, "unset xtics\nunset ytics\nplot NaN title 'no winner to move'\n");
+	} else {
+		fprintf(p, "set style fill solid 0.7 border -1\nset xlabel '%s'\n"
+			   "set yrange [-0.7:%d-0.3]\nset ytics nomirror\n"
+			   "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2\n"
+			   "plot 'tornado.dat' using (($3+$4)/2):1:(($3<$4?$3:$4)):(($3>$4?$3:$4)):"
+			   "($1-0.3):($1+0.3):ytic(2) with boxxyerror title '-20%% .. +20%%'\n",
+			capsim_rule_metric_names[rep->rule.metric], rows, base, base);
+	}
+	mem_close(&plot);
+	gp_outputs(gp, "tornado", plot.buf);
+	free(plot.buf);
+}
+
+static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
+{
+	mem plot;
+	FILE *p = mem_open(&plot);
+	fprintf(p, "set logscale x\nset xlabel 'checkpoint interval (hours)'\n"
+		   "set ylabel 'goodput'\nset yrange [*:1]\nplot ");
+	int any = 0;
+	for (size_t i = 0; i < rep->n; i++) {
+		const capsim_report_design *x = &rep->d[i];
+		fprintf(dat, "# %s: interval (h), goodput; the scenario's interval %.10g h\n", x->label,
+			x->r.reliab.interval_s / 3600.0);
+		for (int k = 0; k < x->n_ckpt; k++)
+			fprintf(dat, "%.10g %.10g\n", x->ckpt_s[k] / 3600.0, x->ckpt_goodput[k]);
+		fprintf(dat, "\n\n");
+		if (!x->n_ckpt)
+			continue;
+		fprintf(p, "%s'goodput.dat' index %zu using 1:2 with linespoints lw 2 title ",
+			any++ ? ", " : "", i);
+		gp_label(p, x->label);
+	}
+	if (!any)
+		fprintf(p, "NaN title 'no failures modelled'");
+	fputc('\n', p);
+	mem_close(&plot);
+	gp_outputs(gp, "goodput", plot.buf);
+	free(plot.buf);
+}
+
+/* gnuplot SCRIPT in dir, its messages to LOG there: 0, -2 when gnuplot is
+ * not there, -1 when it failed */
+static int run_gnuplot(const char *dir, const char *script, const char *log)
+{
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd) || chdir(dir) != 0)
+		return -1;
+	pid_t pid;
+	char a0[] = "gnuplot", a1[64];
+	capsim_strlcpy(a1, script, sizeof a1);
+	char *argv[] = { a0, a1, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	int status = -1;
+	if (rc == 0)
+		waitpid(pid, &status, 0);
+	if (chdir(cwd) != 0)
+		return -1;
+	if (rc == ENOENT)
+		return -2;
+	if (rc != 0)
+		return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return -2;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* figure f: its data and script written, gnuplot run, the outputs renamed
+ * into place. 0, -2 gnuplot absent, -1 a failure (in d) */
+static int make_figure(const capsim_report *rep, const char *figdir, size_t f, capsim_diags *d)
+{
+	const char *name = figures[f].name;
+	mem dm, gm;
+	FILE *dat = mem_open(&dm), *gp = mem_open(&gm);
+	fprintf(gp, gp_head, name, figures[f].title);
+	switch (f) {
+	case 0: fig_scaling(rep, dat, gp); break;
+	case 1: fig_breakdown(rep, dat, gp); break;
+	case 2: fig_cost(rep, dat, gp); break;
+	case 3: fig_power(rep, dat, gp); break;
+	case 4: fig_tornado(rep, dat, gp); break;
+	default: fig_goodput(rep, dat, gp); break;
+	}
+	mem_close(&dm);
+	mem_close(&gm);
+	char path[8192], script[64];
+	int rc = 0;
+	snprintf(path, sizeof path, "%s/%s.dat", figdir, name);
+	rc |= write_file(path, dm.buf, d);
+	snprintf(path, sizeof path, "%s/%s.gp", figdir, name);
+	rc |= write_file(path, gm.buf, d);
+	free(dm.buf);
+	free(gm.buf);
+	if (rc)
+		return -1;
+	char log[64];
+	snprintf(script, sizeof script, "%s.gp", name);
+	snprintf(log, sizeof log, "%s.log", name);
+	rc = run_gnuplot(figdir, script, log);
+	for (int k = 0; k < 2; k++) {
+		char tmp[8192], dst[8192];
+		snprintf(tmp, sizeof tmp, "%s/%s.%s.tmp", figdir, name, k ? "png" : "svg");
+		snprintf(dst, sizeof dst, "%s/%s.%s", figdir, name, k ? "png" : "svg");
+		if (rc == 0 && rename(tmp, dst) != 0) {
+			capsim_diags_add_runtime(d, dst, "cannot write: %s", strerror(errno));
+			rc = -1;
+		}
+		unlink(tmp);
+	}
+	if (rc == -1)
+		capsim_diags_add_runtime(d, path, "gnuplot failed on this script (its messages: "
+					 "%s/%s)", figdir, log);
+	return rc;
+}
+
+/* the SVG text of a figure, from its <svg element on (no prolog) */
+static char *svg_text(const char *figdir, const char *name)
+{
+	char path[8192];
+	snprintf(path, sizeof path, "%s/%s.svg", figdir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	mem m;
+	FILE *o = mem_open(&m);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, n, o);
+	fclose(f);
+	mem_close(&m);
+	char *at = strstr(m.buf, "<svg");
+	char *out = at ? capsim_xstrdup(at) : NULL;
+	free(m.buf);
+	return out;
+}
+
+/* ---- the sections ---------------------------------------------------------------------- */
+
+static const char *const css =
+	"body{font-family:Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;"
+	"padding:0 1em;color:#222;line-height:1.4}"
+	"table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:0.9em}"
+	"th,td{border:1px solid #bbb;padding:0.25em 0.5em;vertical-align:top}"
+	"th{background:#eee;text-align:left}td.n{text-align:right}"
+	"h1{border-bottom:2px solid #333}h2{border-bottom:1px solid #999;margin-top:2em}"
+	".figure{margin:1em 0;page-break-inside:avoid}.figure svg{max-width:100%;height:auto}"
+	".missing{color:#a00}"
+	"@media print{body{max-width:none;margin:0}h2{page-break-before:always}"
+	"h2.first{page-break-before:avoid}}";
+
+static void summary_section(out2 *o, const capsim_report *rep)
+{
+	heading(o, 2, "Summary");
+	size_t nc = capsim_report_n_columns;
+	const char **head = capsim_xcalloc(nc, sizeof *head);
+	for (size_t c = 0; c < nc; c++)
+		head[c] = capsim_report_columns[c].heading;
+	char **cells = capsim_xcalloc(rep->n * nc, sizeof *cells);
+	for (size_t i = 0; i < rep->n; i++)
+		for (size_t c = 0; c < nc; c++) {
+			char buf[128];
+			cell_text(rep, i, c, buf, sizeof buf);
+			cells[i * nc + c] = capsim_xstrdup(buf);
+		}
+	table(o, head, nc, cells, rep->n);
+	for (size_t i = 0; i < rep->n * nc; i++)
+		free(cells[i]);
+	free(cells);
+	free(head);
+}
+
+static void recommendation(out2 *o, const capsim_report *rep)
+{
+	heading(o, 2, "Recommendation");
+	char rule[1024];
+	int at = snprintf(rule, sizeof rule, "Decision rule: the smallest %s",
+			  capsim_rule_metric_names[rep->rule.metric]);
+	if (rep->rule.budget_usd > 0)
+		at += snprintf(rule + at, sizeof rule - (size_t)at,
+			       ", with a cost to train of at most $%.4gM", rep->rule.budget_usd / 1e6);
+	if (rep->rule.deadline_s > 0)
+		snprintf(rule + at, sizeof rule - (size_t)at, ", trained within %.1f days",
+			 rep->rule.deadline_s / 86400.0);
+	size_t l = strlen(rule);
+	snprintf(rule + l, sizeof rule - l, ".");
+	para(o, rule);
+	char text[1024];
+	if (rep->winner < 0) {
+		para(o, "No design meets the rule.");
+	} else {
+		const capsim_report_design *w = &rep->d[rep->winner];
+		char a[64], b[64];
+		metric_text(rep->rule.metric, w->metric, a, sizeof a);
+		if (rep->runner_up >= 0) {
+			const capsim_report_design *r2 = &rep->d[rep->runner_up];
+			metric_text(rep->rule.metric, r2->metric, b, sizeof b);
+			snprintf(text, sizeof text, "%s wins with %s = %s, %.1f%% below the runner-up, "
+				 "%s (%s).", w->label, capsim_rule_metric_names[rep->rule.metric], a,
+				 100.0 * (r2->metric - w->metric) / r2->metric, r2->label, b);
+		} else {
+			snprintf(text, sizeof text, "%s wins with %s = %s; no other design meets the "
+				 "rule.", w->label, capsim_rule_metric_names[rep->rule.metric], a);
+		}
+		para(o, text);
+	}
+	for (size_t i = 0; i < rep->n; i++)
+		if (!rep->d[i].meets) {
+			snprintf(text, sizeof text, "%s does not meet the rule: %s.", rep->d[i].label,
+				 rep->d[i].why_not);
+			para(o, text);
+		}
+	if (rep->winner < 0)
+		return;
+	heading(o, 3, "How sensitive the decision is");
+	static const char *const head[] = { "input", "the winner's value",
+					    "its metric at -20%", "at +20%", "winner at -20%",
+					    "winner at +20%" };
+	char **cells = capsim_xcalloc(CAPSIM_REPORT_KNOBS * 6, sizeof *cells);
+	size_t rows = 0;
+	int stable = 1;
+	for (int k = 0; k < CAPSIM_REPORT_KNOBS; k++) {
+		const capsim_report_swing *s = &rep->swing[k];
+		if (!s->has)
+			continue;
+		char b[6][128];
+		snprintf(b[0], sizeof b[0], "%s (%s)", s->what, s->path);
+		knob_text(s->path, s->base, b[1], sizeof b[1]);
+		metric_text(rep->rule.metric, s->low_metric, b[2], sizeof b[2]);
+		metric_text(rep->rule.metric, s->high_metric, b[3], sizeof b[3]);
+		snprintf(b[4], sizeof b[4], "%s", s->winner_low >= 0 ? rep->d[s->winner_low].label : "none");
+		snprintf(b[5], sizeof b[5], "%s", s->winner_high >= 0 ? rep->d[s->winner_high].label : "none");
+		stable &= s->winner_low == rep->winner && s->winner_high == rep->winner;
+		for (int c = 0; c < 6; c++)
+			cells[rows * 6 + (size_t)c] = capsim_xstrdup(b[c]);
+		rows++;
+	}
+	table(o, head, 6, cells, rows);
+	for (size_t i = 0; i < rows * 6; i++)
+		free(cells[i]);
+	free(cells);
+	para(o, stable ? "The winner stays the winner with each input 20% lower or higher." :
+		 "The winner changes when an input moves by 20% (above): the decision rests on it.");
+}
+
+static void bom_section(out2 *o, const capsim_report_design *x)
+{
+	capsim_bom_line v[CAPSIM_BOM_MAX];
+	int n = capsim_bom_lines(x->s, &x->r, v);
+	static const char *const head[] = { "part", "id", "count", "unit price", "total",
+					    "price date / note" };
+	char **cells = capsim_xcalloc((size_t)n * 6, sizeof *cells);
+	for (int i = 0; i < n; i++) {
+		char b[6][192];
+		snprintf(b[0], sizeof b[0], "%s", v[i].part);
+		snprintf(b[1], sizeof b[1], "%s", v[i].id);
+		snprintf(b[2], sizeof b[2], "%.0f", v[i].count);
+		b[3][0] = b[4][0] = '\0';
+		if (v[i].unit_usd > 0) {
+			snprintf(b[3], sizeof b[3], "$%.0f", v[i].unit_usd);
+			snprintf(b[4], sizeof b[4], "$%.0f", v[i].unit_usd * v[i].count);
+		} else if (v[i].unit_usd < 0) {
+			snprintf(b[3], sizeof b[3], "no price");
+		}
+		snprintf(b[5], sizeof b[5], "%s", v[i].note ? v[i].note : v[i].date);
+		for (int c = 0; c < 6; c++)
+			cells[(size_t)i * 6 + (size_t)c] = capsim_xstrdup(b[c]);
+	}
+	heading(o, 3, "Bill of materials");
+	table(o, head, 6, cells, (size_t)n);
+	for (int i = 0; i < n * 6; i++)
+		free(cells[i]);
+	free(cells);
+	char text[512];
+	if (x->r.has_capex)
+		snprintf(text, sizeof text, "Capex $%.0f%s%s.", x->r.capex_usd,
+			 x->r.capex_excludes[0] ? "; it leaves out " : "", x->r.capex_excludes);
+	else
+		snprintf(text, sizeof text, "No capex: a part has no price in the catalog.");
+	para(o, text);
+}
+
+static void breakdown_section(out2 *o, const capsim_report_design *x)
+{
+	static const char *const head[] = { "part of the step", "seconds", "share" };
+	double step = x->r.step.step_time_s;
+	char **cells = capsim_xcalloc(N_PARTS * 3, sizeof *cells);
+	size_t rows = 0;
+	for (size_t k = 0; k < N_PARTS; k++) {
+		double v = number(&x->r, parts[k]);
+		if (v <= 0)
+			continue;
+		char b[3][64];
+		snprintf(b[0], sizeof b[0], "%s", parts[k]);
+		snprintf(b[1], sizeof b[1], "%.6g", v);
+		snprintf(b[2], sizeof b[2], "%.1f%%", step > 0 ? 100.0 * v / step : 0.0);
+		for (int c = 0; c < 3; c++)
+			cells[rows * 3 + (size_t)c] = capsim_xstrdup(b[c]);
+		rows++;
+	}
+	heading(o, 3, "Step time");
+	char text[256];
+	snprintf(text, sizeof text, "%.6g s a step, %.6g tokens/s, MFU %.1f%%; tp %d pp %d cp %d "
+		 "ep %d dp %d, ZeRO %d.", step, x->r.step.tokens_per_s, 100.0 * x->r.mfu, x->r.tp,
+		 x->r.pp, x->r.cp, x->r.ep, x->r.dp, x->r.zero);
+	para(o, text);
+	table(o, head, 3, cells, rows);
+	for (size_t i = 0; i < rows * 3; i++)
+		free(cells[i]);
+	free(cells);
+}
+
+/* the catalog parts the design uses, each with its source or assumption */
+static void assumptions_section(out2 *o, const capsim_report_design *x, const capsim_catalog *cat)
+{
+	const capsim_scenario *s = x->s;
+	struct {
+		const char *role;
+		const capsim_entry *e;
+	} used[] = {
+		{ "node", &s->node.e }, { "GPU", &s->gpu.e }, { "NIC", &s->nic.e },
+		{ "switch", s->has_switch ? &s->fabric_switch.e : NULL },
+		{ "shared storage", s->has_shared_storage ? &s->shared_storage.e : NULL },
+		{ "local storage", s->has_local_storage ? &s->local_storage.e : NULL },
+		{ "facility", s->has_facility ? &s->facility.e : NULL },
+		{ "cloud offer", s->has_cloud ? &s->cloud.e : NULL },
+		{ "model", &s->model.e },
+	};
+	static const char *const head[] = { "role", "catalog entry", "source or assumption" };
+	size_t nu = sizeof used / sizeof used[0];
+	char **cells = capsim_xcalloc(nu * 3 + (size_t)(s->n_edits + s->n_overrides) * 3 + 3,
+				      sizeof *cells);
+	size_t rows = 0;
+	for (size_t i = 0; i < nu; i++) {
+		if (!used[i].e || !used[i].e->id[0])
+			continue;
+		char src[1024];
+		const capsim_bibref *b = used[i].e->src[0] ? capsim_catalog_ref(cat, used[i].e->src) :
+				       NULL;
+		if (b)
+			snprintf(src, sizeof src, "%s (%s%s%s)", b->title, b->where,
+				 b->url[0] ? ", " : "", b->url);
+		else if (used[i].e->assumption[0])
+			snprintf(src, sizeof src, "assumption: %s", used[i].e->assumption);
+		else
+			snprintf(src, sizeof src, "per field: see capsim catalog and "
+				 "hardware/bibliography.xml");
+		cells[rows * 3] = capsim_xstrdup(used[i].role);
+		cells[rows * 3 + 1] = capsim_xstrdup(used[i].e->id);
+		cells[rows * 3 + 2] = capsim_xstrdup(src);
+		rows++;
+	}
+	for (int i = 0; i < s->n_overrides; i++) {
+		char b[256], w[64];
+		snprintf(b, sizeof b, "%s=%s", s->overrides[i].path, s->overrides[i].value);
+		snprintf(w, sizeof w, "the scenario's (line %ld)", s->overrides[i].line);
+		cells[rows * 3] = capsim_xstrdup("override of a catalog value");
+		cells[rows * 3 + 1] = capsim_xstrdup(b);
+		cells[rows * 3 + 2] = capsim_xstrdup(s->overrides[i].line ? w : "an edit");
+		rows++;
+	}
+	for (int i = 0; i < s->n_edits; i++) {
+		char b[256];
+		snprintf(b, sizeof b, "%s=%s", s->edits[i].path, s->edits[i].value);
+		cells[rows * 3] = capsim_xstrdup("--set edit");
+		cells[rows * 3 + 1] = capsim_xstrdup(b);
+		cells[rows * 3 + 2] = capsim_xstrdup("the user's");
+		rows++;
+	}
+	if (s->gpu_profile[0]) {
+		cells[rows * 3] = capsim_xstrdup("calibrated profile");
+		cells[rows * 3 + 1] = capsim_xstrdup(s->gpu_profile);
+		cells[rows * 3 + 2] = capsim_xstrdup("measured (capsim calibrate, capsim fit)");
+		rows++;
+	}
+	heading(o, 3, "Assumptions and sources");
+	char text[2048];
+	snprintf(text, sizeof text, "Scenario %s (SHA-256 %.16s...); the step model's knobs are "
+		 "the fitted defaults (docs/model.md); utilisation %.0f%%, horizon %.1f years, "
+		 "framework memory reserve %.1f GiB (an assumption, overridable).", s->file, s->sha256,
+		 100.0 * s->utilization, s->horizon_s / (365.25 * 86400.0),
+		 s->memory_reserve_bytes / 1073741824.0);
+	para(o, text);
+	table(o, head, 3, cells, rows);
+	for (size_t i = 0; i < rows * 3; i++)
+		free(cells[i]);
+	free(cells);
+}
+
+static void figures_section(out2 *o, const char *figdir, int have)
+{
+	heading(o, 2, "Figures");
+	for (size_t f = 0; f < N_FIGURES; f++) {
+		heading(o, 3, figures[f].title);
+		char *svg = have ? svg_text(figdir, figures[f].name) : NULL;
+		if (!svg) {
+			para(o, "(This figure was not drawn: gnuplot is not installed. Its data and "
+				"script are in figures/.)");
+			continue;
+		}
+		fprintf(o->md, "![%s](figures/%s.png)\n\n", figures[f].title, figures[f].name);
+		fprintf(o->html, "<div class=\"figure\">%s</div>\n", svg);
+		free(svg);
+	}
+}
+
+static int write_csv(const capsim_report *rep, const char *path, capsim_diags *d)
+{
+	capsim_outfile of;
+	if (capsim_outfile_open(&of, path, d) < 0)
+		return -1;
+	for (size_t c = 0; c < capsim_report_n_columns; c++)
+		fprintf(of.f, "%s%s", c ? "," : "", capsim_report_columns[c].key);
+	fputc('\n', of.f);
+	for (size_t i = 0; i < rep->n; i++) {
+		for (size_t c = 0; c < capsim_report_n_columns; c++) {
+			double v;
+			const char *t;
+			if (c)
+				fputc(',', of.f);
+			if (!capsim_report_cell(rep, i, c, &v, &t))
+				continue;
+			if (t) {
+				fputc('"', of.f);
+				for (const char *p = t; *p; p++) {
+					if (*p == '"')
+						fputc('"', of.f);
+					fputc(*p, of.f);
+				}
+				fputc('"', of.f);
+			} else {
+				fprintf(of.f, "%.17g", v);
+			}
+		}
+		fputc('\n', of.f);
+	}
+	return capsim_outfile_close(&of, d);
+}
+
+static int make_dir(const char *path, capsim_diags *d)
+{
+	if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+		struct stat st;
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		capsim_diags_add(d, path, 0, "--out: not a directory");
+		return -1;
+	}
+	capsim_diags_add(d, path, 0, "--out: cannot make the directory: %s", strerror(errno));
+	return -1;
+}
+
+int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
+			int *figures_missing, capsim_diags *d)
+{
+	*figures_missing = 0;
+	char figdir[4096], path[8192];
+	if (make_dir(dir, d) < 0)
+		return -1;
+	snprintf(figdir, sizeof figdir, "%s/figures", dir);
+	if (make_dir(figdir, d) < 0)
+		return -1;
+	int have = 1;
+	for (size_t f = 0; f < N_FIGURES; f++) {
+		int rc = make_figure(rep, figdir, f, d);
+		if (rc == -2) {
+			have = 0;
+			*figures_missing = 1;
+		} else if (rc < 0) {
+			return -1;
+		}
+		if (!have)
+			break;
+	}
+	mem md, html;
+	out2 o = { mem_open(&md), mem_open(&html) };
+	const char *title = "capsim procurement report";
+	fprintf(o.md, "# %s\n\n", title);
+	fprintf(o.html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+			"<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
+		title, css, title);
+	char text[512];
+	snprintf(text, sizeof text, "%zu candidate designs for one workload, made %s.", rep->n,
+		 rep->created);
+	para(&o, text);
+	recommendation(&o, rep);
+	summary_section(&o, rep);
+	for (size_t i = 0; i < rep->n; i++) {
+		char h[CAPSIM_ID_LEN + 16];
+		snprintf(h, sizeof h, "Design: %s", rep->d[i].label);
+		heading(&o, 2, h);
+		breakdown_section(&o, &rep->d[i]);
+		bom_section(&o, &rep->d[i]);
+		assumptions_section(&o, &rep->d[i], cat);
+	}
+	figures_section(&o, figdir, have);
+	fputs("</body>\n</html>\n", o.html);
+	mem_close(&md);
+	mem_close(&html);
+	int rc = 0;
+	snprintf(path, sizeof path, "%s/report.md", dir);
+	rc |= write_file(path, md.buf, d);
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	rc |= write_file(path, html.buf, d);
+	snprintf(path, sizeof path, "%s/summary.csv", dir);
+	rc |= write_csv(rep, path, d);
+	free(md.buf);
+	free(html.buf);
+	return rc ? -1 : 0;
+}
