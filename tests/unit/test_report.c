@@ -1,0 +1,379 @@
+/* test_report.c - procurement reports (issue 16) on the shipped example
+ * (scenarios/report/: rented H100s, owned H200s on InfiniBand and on RoCE):
+ * the HTML is well-formed XML with every figure inline and nothing fetched
+ * from a network; every figure is a valid SVG and PNG; summary.csv holds
+ * what capsim_eval and `capsim run --json` give; the decision rule and its
+ * sensitivity move the way costs do; without gnuplot the text is written,
+ * the figures are not, and the exit status is 1; designs of two workloads
+ * are refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+#include "catalog.h"
+#include "eval.h"
+#include "report.h"
+#include "scenario.h"
+#include "testutil.h"
+
+static capsim_catalog *cat;
+static char dir[256];
+
+static const char *const designs[] = { "h100-rented.xml", "h200-owned-ib.xml",
+					"h200-owned-roce.xml" };
+#define N_DESIGNS 3
+
+static int setup(void **state)
+{
+	(void)state;
+	capsim_init();
+	cat = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "/tmp/capsim-test-report-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	capsim_catalog_free(cat);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static capsim_scenario *load(const char *name, const capsim_set *sets, size_t n)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/scenarios/report/%s", CAPSIM_SOURCE_DIR, name);
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(path, cat, sets, n, s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s does not load", path);
+	}
+	capsim_diags_free(&d);
+	return s;
+}
+
+static void collect(capsim_report *rep, const capsim_report_rule *rule)
+{
+	capsim_scenario *v[N_DESIGNS];
+	for (int i = 0; i < N_DESIGNS; i++)
+		v[i] = load(designs[i], NULL, 0);
+	capsim_diags d = { 0 };
+	if (capsim_report_collect(rep, v, N_DESIGNS, rule, cat, NULL, NULL, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("collect");
+	}
+	capsim_diags_free(&d);
+}
+
+static char *slurp(const char *path, size_t *n);
+
+/* path parsed as XML from its bytes (capsim_init's entity loader serves only
+ * the embedded schemas, so files are read here, not by libxml2) */
+static xmlDoc *read_xml(const char *path)
+{
+	size_t n;
+	char *buf = slurp(path, &n);
+	xmlDoc *doc = xmlReadMemory(buf, (int)n, path, NULL, XML_PARSE_NONET);
+	free(buf);
+	return doc;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("%s: cannot open", path);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)len + 1);
+	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+	buf[len] = '\0';
+	fclose(f);
+	if (n)
+		*n = (size_t)len;
+	return buf;
+}
+
+/* elements named name below n, and attributes that would fetch something */
+static void walk(xmlNode *n, const char *name, int *count, int *fetches)
+{
+	for (; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (strcmp((const char *)n->name, name) == 0)
+			(*count)++;
+		for (xmlAttr *a = n->properties; a; a = a->next) {
+			const char *an = (const char *)a->name;
+			if (strcmp(an, "src") && strcmp(an, "href"))
+				continue;
+			xmlChar *v = xmlNodeGetContent((xmlNode *)a);
+			if (v && (strncmp((const char *)v, "http", 4) == 0 || strstr((const char *)v, "//")))
+				(*fetches)++;
+			xmlFree(v);
+		}
+		walk(n->children, name, count, fetches);
+	}
+}
+
+static void test_report_files(void **state)
+{
+	(void)state;
+	capsim_report rep;
+	capsim_report_rule rule = { .metric = CAPSIM_RULE_COST_TO_TRAIN };
+	collect(&rep, &rule);
+	char out[512];
+	snprintf(out, sizeof out, "%s/example", dir);
+	capsim_diags d = { 0 };
+	int missing = 1;
+	assert_int_equal(capsim_report_write(&rep, cat, out, &missing, &d), 0);
+	assert_int_equal(missing, 0);
+	/* the HTML: well-formed XML (no network, no DTD loaded), the six figures
+	 * inline, nothing to fetch */
+	char path[1024];
+	snprintf(path, sizeof path, "%s/report.html", out);
+	xmlDoc *doc = read_xml(path);
+	assert_non_null(doc);
+	int svgs = 0, fetches = 0;
+	walk(xmlDocGetRootElement(doc), "svg", &svgs, &fetches);
+	assert_int_equal(svgs, 6);
+	assert_int_equal(fetches, 0);
+	int tables = 0;
+	walk(xmlDocGetRootElement(doc), "table", &tables, &fetches);
+	/* summary, sensitivity, and per design: step, bill of materials, assumptions */
+	assert_int_equal(tables, 2 + 3 * N_DESIGNS);
+	xmlFreeDoc(doc);
+	/* every figure: an SVG whose root is <svg>, a PNG with its signature and
+	 * a header of a nonzero size; the gnuplot script and data beside */
+	static const char *const figs[] = { "scaling", "breakdown", "cost", "power", "tornado",
+					    "goodput" };
+	for (size_t f = 0; f < 6; f++) {
+		snprintf(path, sizeof path, "%s/figures/%s.svg", out, figs[f]);
+		xmlDoc *svg = read_xml(path);
+		assert_non_null(svg);
+		assert_string_equal((const char *)xmlDocGetRootElement(svg)->name, "svg");
+		xmlFreeDoc(svg);
+		snprintf(path, sizeof path, "%s/figures/%s.png", out, figs[f]);
+		size_t n;
+		unsigned char *png = (unsigned char *)slurp(path, &n);
+		assert_true(n > 1000);
+		assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+		assert_memory_equal(png + 12, "IHDR", 4);
+		uint32_t w = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 |
+			     (uint32_t)png[18] << 8 | png[19];
+		assert_int_equal(w, 860);
+		free(png);
+		snprintf(path, sizeof path, "%s/figures/%s.gp", out, figs[f]);
+		assert_int_equal(access(path, R_OK), 0);
+		snprintf(path, sizeof path, "%s/figures/%s.dat", out, figs[f]);
+		assert_int_equal(access(path, R_OK), 0);
+	}
+	/* the Markdown has the same sections and links the PNGs */
+	snprintf(path, sizeof path, "%s/report.md", out);
+	char *md = slurp(path, NULL);
+	assert_non_null(strstr(md, "## Recommendation"));
+	assert_non_null(strstr(md, "## Design: h200-owned-roce"));
+	assert_non_null(strstr(md, "![Step time by part](figures/breakdown.png)"));
+	/* the override of the SN5600's price is listed among the assumptions */
+	assert_non_null(strstr(md, "cluster.fabric.switch.price.value=$50000"));
+	free(md);
+	capsim_report_free(&rep);
+	capsim_diags_free(&d);
+}
+
+/* summary.csv: each design's numbers as capsim_eval gives them, bit for bit,
+ * and as `capsim run --json` prints them (10 significant digits) */
+static void test_summary_values(void **state)
+{
+	(void)state;
+	char out[512], path[1024];
+	snprintf(out, sizeof out, "%s/cli", dir);
+	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml "
+			    "%s/scenarios/report/h200-owned-ib.xml "
+			    "%s/scenarios/report/h200-owned-roce.xml --out %s --no-progress >/dev/null",
+			    CAPSIM_BIN, CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
+	snprintf(path, sizeof path, "%s/summary.csv", out);
+	testutil_table t;
+	testutil_csv_load(path, &t);
+	assert_int_equal(t.n_rows, N_DESIGNS);
+	static const char *const keys[] = { "cost_to_train_usd", "cloud_cost_usd", "tco_usd",
+					    "power_it_w", "goodput", "tokens_per_s", "mfu",
+					    "memory_margin_bytes", "breakeven_utilization" };
+	for (size_t i = 0; i < N_DESIGNS; i++) {
+		capsim_scenario *s = load(designs[i], NULL, 0);
+		capsim_result r;
+		capsim_diags d = { 0 };
+		capsim_eval_opts o = { 0 };
+		assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
+		char json_path[1024];
+		snprintf(json_path, sizeof json_path, "%s/run-%zu.json", dir, i);
+		assert_int_equal(sh("%s run %s/scenarios/report/%s --json > %s", CAPSIM_BIN,
+				    CAPSIM_SOURCE_DIR, designs[i], json_path), 0);
+		json_error_t je;
+		json_t *j = json_load_file(json_path, 0, &je);
+		assert_non_null(j);
+		assert_string_equal(testutil_csv_get(&t, i, "design"), s->name);
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			const char *cell = testutil_csv_get(&t, i, keys[k]);
+			const capsim_result_key *rk = capsim_result_key_find(keys[k]);
+			assert_non_null(rk);
+			json_t *jv = json_object_get(j, keys[k]);
+			if (!capsim_result_has(&r, rk)) {
+				assert_string_equal(cell, "");
+				assert_null(jv);
+				continue;
+			}
+			double want = capsim_result_number(&r, rk), got = strtod(cell, NULL);
+			assert_memory_equal(&got, &want, sizeof got);
+			assert_non_null(jv);
+			assert_rel(json_number_value(jv), got, 1e-9);
+		}
+		/* the wall time to train: goodput counted */
+		assert_rel(strtod(testutil_csv_get(&t, i, "wall_to_train_s"), NULL),
+			   json_number_value(json_object_get(j, "wall_to_train_s")), 1e-9);
+		json_decref(j);
+		capsim_result_free(&r);
+		capsim_diags_free(&d);
+		free(s);
+	}
+	testutil_csv_free(&t);
+}
+
+static void test_rule_and_sensitivity(void **state)
+{
+	(void)state;
+	capsim_report rep;
+	capsim_report_rule rule = { .metric = CAPSIM_RULE_COST_TO_TRAIN };
+	collect(&rep, &rule);
+	/* owned H200s cost less to train than renting H100s for the same run */
+	assert_int_equal(rep.winner, 1);
+	assert_true(rep.d[1].metric < rep.d[0].metric);
+	assert_true(rep.runner_up >= 0 && rep.runner_up != rep.winner);
+	for (size_t i = 0; i < N_DESIGNS; i++)
+		if ((int)i != rep.winner)
+			assert_true(rep.d[rep.winner].metric <= rep.d[i].metric);
+	/* the owned winner's cost to train: lower at +20% utilisation (its
+	 * capex over more busy hours), higher with a dearer node and energy;
+	 * the cloud price does not enter an owned design's cost */
+	const capsim_report_swing *u = &rep.swing[0], *e = &rep.swing[1], *nd = &rep.swing[2],
+				  *c = &rep.swing[3];
+	assert_true(u->has && e->has && nd->has && c->has);
+	double base = rep.d[rep.winner].metric;
+	assert_true(u->high_metric < base && base < u->low_metric);
+	assert_true(e->low_metric < base && base < e->high_metric);
+	assert_true(nd->low_metric < base && base < nd->high_metric);
+	assert_rel(c->low_metric, base, 1e-12);
+	assert_rel(c->high_metric, base, 1e-12);
+	assert_rel(nd->low_value, 0.8 * nd->base, 1e-12);
+	capsim_report_free(&rep);
+
+	/* a budget below every design: no winner, each says why */
+	capsim_report_rule tight = { .metric = CAPSIM_RULE_COST_TO_TRAIN, .budget_usd = 1e5 };
+	collect(&rep, &tight);
+	assert_int_equal(rep.winner, -1);
+	for (size_t i = 0; i < N_DESIGNS; i++)
+		assert_non_null(strstr(rep.d[i].why_not, "over the budget"));
+	capsim_report_free(&rep);
+
+	/* by wall time, the H200s (faster HBM, same step otherwise) win too,
+	 * and a deadline of 49 days leaves the 50.5-day rented run out */
+	capsim_report_rule fast = { .metric = CAPSIM_RULE_TIME_TO_TRAIN, .deadline_s = 49 * 86400.0 };
+	collect(&rep, &fast);
+	assert_false(rep.d[0].meets);
+	assert_non_null(strstr(rep.d[0].why_not, "past the deadline"));
+	assert_true(rep.winner == 1 || rep.winner == 2);
+	capsim_report_free(&rep);
+}
+
+/* without gnuplot: the text and the HTML are written, each figure says it
+ * is missing, its script and data are there, the exit status is 1 */
+static void test_no_gnuplot(void **state)
+{
+	(void)state;
+	char out[512], path[1024];
+	snprintf(out, sizeof out, "%s/bare", dir);
+	int st = sh("PATH=/nonexistent %s report %s/scenarios/report/h200-owned-ib.xml --out %s "
+		    "--no-progress > %s/bare.out 2> %s/bare.err", CAPSIM_BIN, CAPSIM_SOURCE_DIR, out,
+		    dir, dir);
+	assert_int_equal(st, 1);
+	snprintf(path, sizeof path, "%s/bare.err", dir);
+	char *err = slurp(path, NULL);
+	assert_non_null(strstr(err, "gnuplot was not found on PATH"));
+	free(err);
+	snprintf(path, sizeof path, "%s/report.md", out);
+	char *md = slurp(path, NULL);
+	assert_non_null(strstr(md, "This figure was not drawn: gnuplot is not installed"));
+	assert_null(strstr(md, "figures/scaling.png"));
+	free(md);
+	snprintf(path, sizeof path, "%s/report.html", out);
+	xmlDoc *doc = read_xml(path);
+	assert_non_null(doc);
+	xmlFreeDoc(doc);
+	snprintf(path, sizeof path, "%s/summary.csv", out);
+	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof path, "%s/figures/scaling.gp", out);
+	assert_int_equal(access(path, R_OK), 0);
+	snprintf(path, sizeof path, "%s/figures/scaling.svg", out);
+	assert_int_not_equal(access(path, F_OK), 0);
+}
+
+static void test_one_workload(void **state)
+{
+	(void)state;
+	char out[512];
+	snprintf(out, sizeof out, "%s/mixed", dir);
+	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml %s/scenarios/default.xml "
+			    "--set workload.tokens=2T --out %s --no-progress 2>/dev/null", CAPSIM_BIN,
+			    CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
+	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml %s/scenarios/h100-64node-ndr.xml "
+			    "--out %s --no-progress 2>&1 | grep -q 'the designs must train one workload'",
+			    CAPSIM_BIN, CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
+	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml --out %s --metric mfu "
+			    "2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, out), 2);
+	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml 2>/dev/null", CAPSIM_BIN,
+			    CAPSIM_SOURCE_DIR), 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_files),
+		cmocka_unit_test(test_summary_values),
+		cmocka_unit_test(test_rule_and_sensitivity),
+		cmocka_unit_test(test_no_gnuplot),
+		cmocka_unit_test(test_one_workload),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
