@@ -14,7 +14,8 @@ pkgs="build-essential cmake pkg-config git libxml2-dev libxml2-utils libgsl-dev
       libsqlite3-dev libjansson-dev libncurses-dev libcmocka-dev libopenmpi-dev
       openmpi-bin gnuplot-nox"
 if [ "$mode" = test ]; then
-	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev"
+	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh)
+	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium"
 fi
 missing=""
 for p in $pkgs; do

@@ -34,7 +34,7 @@ static void human(double v, const char *unit, char *buf, size_t n)
 		snprintf(buf, n, "%.1f%%", 100.0 * v);
 	else if (strcmp(unit, "bytes") == 0)
 		snprintf(buf, n, "%.1f GiB", v / 1073741824.0);
-	else if (v == floor(v) && fabs(v) < 1e15)
+	else if ((v == floor(v) || fabs(v) >= 1e4) && fabs(v) < 1e15)
 		snprintf(buf, n, "%.0f", v);
 	else
 		snprintf(buf, n, "%.4g", v);
@@ -118,6 +118,14 @@ static void para(out2 *o, const char *text)
 	fputs("</p>\n", o->html);
 }
 
+/* a cell that reads as a number ("$1.2M", "48.5 days", "-3"): right-aligned */
+static int numeric(const char *s)
+{
+	if (*s == '$' || *s == '-' || *s == '+')
+		s++;
+	return *s >= '0' && *s <= '9';
+}
+
 /* a table: n_cols headings, then rows of cells (row-major) */
 static void table(out2 *o, const char *const *head, size_t n_cols, char **cells, size_t n_rows)
 {
@@ -146,7 +154,7 @@ static void table(out2 *o, const char *const *head, size_t n_cols, char **cells,
 			fputc(' ', o->md);
 			md_cell(o->md, s);
 			fputs(" |", o->md);
-			fputs(c ? "<td class=\"n\">" : "<td>", o->html);
+			fputs(c && numeric(s) ? "<td class=\"n\">" : "<td>", o->html);
 			html_escape(o->html, s);
 			fputs("</td>", o->html);
 		}
@@ -531,22 +539,27 @@ static const char *const css =
 	"@media print{body{max-width:none;margin:0}h2{page-break-before:always}"
 	"h2.first{page-break-before:avoid}}";
 
+/* the summary: a row a quantity, a column a design (the CSV has a row a
+ * design) */
 static void summary_section(out2 *o, const capsim_report *rep)
 {
 	heading(o, 2, "Summary");
-	size_t nc = capsim_report_n_columns;
+	size_t nc = rep->n + 1, nr = capsim_report_n_columns - 1;
 	const char **head = capsim_xcalloc(nc, sizeof *head);
-	for (size_t c = 0; c < nc; c++)
-		head[c] = capsim_report_columns[c].heading;
-	char **cells = capsim_xcalloc(rep->n * nc, sizeof *cells);
+	head[0] = "";
 	for (size_t i = 0; i < rep->n; i++)
-		for (size_t c = 0; c < nc; c++) {
+		head[i + 1] = rep->d[i].label;
+	char **cells = capsim_xcalloc(nr * nc, sizeof *cells);
+	for (size_t q = 1; q <= nr; q++) {
+		cells[(q - 1) * nc] = capsim_xstrdup(capsim_report_columns[q].heading);
+		for (size_t i = 0; i < rep->n; i++) {
 			char buf[128];
-			cell_text(rep, i, c, buf, sizeof buf);
-			cells[i * nc + c] = capsim_xstrdup(buf);
+			cell_text(rep, i, q, buf, sizeof buf);
+			cells[(q - 1) * nc + i + 1] = capsim_xstrdup(buf);
 		}
-	table(o, head, nc, cells, rep->n);
-	for (size_t i = 0; i < rep->n * nc; i++)
+	}
+	table(o, head, nc, cells, nr);
+	for (size_t i = 0; i < nr * nc; i++)
 		free(cells[i]);
 	free(cells);
 	free(head);
