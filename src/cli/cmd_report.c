@@ -9,15 +9,25 @@
 #include "catalog.h"
 #include "cli.h"
 #include "report.h"
+#include "results.h"
 #include "scenario.h"
+#include "store.h"
+#include "sweep.h"
+#include "sweep_run.h"
+#include "sweepq.h"
 #include "units.h"
 #include "xalloc.h"
+
+/* the most designs a report compares */
+#define MAX_DESIGNS 12
 
 static void help(FILE *out)
 {
 	fprintf(out,
-		"usage: capsim report SCENARIO... --out DIR [--metric M] [--budget USD]\n"
-		"                     [--deadline TIME] [--set PATH=VALUE]... [--no-progress]\n"
+		"usage: capsim report (SCENARIO... | --db RESULTS.sqlite [--sweep ID|NAME]\n"
+		"                     [--where 'KEY OP VALUE']...) --out DIR [--metric M]\n"
+		"                     [--budget USD] [--deadline TIME] [--set PATH=VALUE]...\n"
+		"                     [--no-progress]\n"
 		"\n"
 		"Compare candidate designs (one scenario each) for one workload, and write\n"
 		"DIR/report.html (self-contained, figures inline), DIR/report.md (the same,\n"
@@ -29,7 +39,11 @@ static void help(FILE *out)
 		"train, \"60 d\"); the report says which design wins and whether it still\n"
 		"does with utilisation and prices 20%% lower or higher. --set edits every\n"
 		"design. The figures need gnuplot on PATH: without it the text report is\n"
-		"written, the figures are not, and the exit status is 1.\n");
+		"written, the figures are not, and the exit status is 1.\n"
+		"With --db the designs are the ok points of a sweep in a results store\n"
+		"(capsim sweep; the latest sweep, or --sweep), those that match every --where\n"
+		"(as capsim query's), at most 12: each is rebuilt from the sweep file and the\n"
+		"base scenario the store names, which must be as they were (their SHA-256).\n");
 }
 
 static void progress(void *ctx, int done, int total, const char *what)
@@ -42,10 +56,106 @@ static void progress(void *ctx, int done, int total, const char *what)
 	fflush(stderr);
 }
 
+/* the ok points of a sweep that match the filters, each rebuilt as a
+ * scenario (named SWEEP-pINDEX) from the sweep file the store names: 0 with
+ * *v (n of them) the caller's, or -1 after the reason in d */
+static int from_db(const char *db, const char *sel, char **where, size_t n_where,
+		   const capsim_catalog *cat, const capsim_cli_sets *sets, capsim_scenario ***v,
+		   size_t *n, capsim_diags *d)
+{
+	*v = NULL;
+	*n = 0;
+	capsim_store *st;
+	if (capsim_store_open(db, CAPSIM_STORE_READ, &st, d) < 0)
+		return -1;
+	int rc = -1;
+	capsim_sweepq_sweep sw = { 0 };
+	capsim_sweepq_filter *f = capsim_xcalloc(n_where ? n_where : 1, sizeof *f);
+	capsim_sweepq_table t = { 0 };
+	capsim_sweep_input_record *in = NULL;
+	size_t n_in = 0, n_f = 0;
+	capsim_sweep *plan = NULL;
+	capsim_scenario *base = capsim_xcalloc(1, sizeof *base);
+	if (capsim_sweepq_find(st, sel, &sw, d) < 0)
+		goto out;
+	for (; n_f < n_where; n_f++)
+		if (capsim_sweepq_filter_parse(where[n_f], &f[n_f], d) < 0)
+			goto out;
+	capsim_sweepq_request rq = { .sweep_id = sw.id, .filters = f, .n_filters = n_where,
+				     .which = CAPSIM_SWEEPQ_OK };
+	if (capsim_sweepq_read(st, &rq, &t, d) < 0 ||
+	    capsim_results_read_inputs(st, sw.id, &in, &n_in, d) < 0)
+		goto out;
+	if (t.n_points == 0 || t.n_points > MAX_DESIGNS) {
+		capsim_diags_add_at(d, db, "report: %zu points of sweep %lld '%s' match; a report "
+				    "compares 1 to %d (narrow them with --where)", t.n_points,
+				    (long long)sw.id, sw.name, MAX_DESIGNS);
+		goto out;
+	}
+	/* the sweep file is the sweep's first input (capsim sweep writes it so) */
+	if (n_in == 0) {
+		capsim_diags_add_at(d, db, "report: sweep %lld records no input files", (long long)sw.id);
+		goto out;
+	}
+	plan = capsim_sweep_load(in[0].file, cat, sets->v, sets->n, base, d);
+	if (!plan)
+		goto out;
+	if (strcmp(plan->sha256, in[0].sha256) != 0) {
+		capsim_diags_add_at(d, in[0].file, "report: the sweep file changed since sweep %lld "
+				    "'%s' ran (its SHA-256 was %.12s...)", (long long)sw.id, sw.name,
+				    in[0].sha256);
+		goto out;
+	}
+	*v = capsim_xcalloc(t.n_points, sizeof **v);
+	for (size_t i = 0; i < t.n_points; i++) {
+		int64_t index = t.points[i].index;
+		capsim_set p[CAPSIM_SWEEP_MAX_AXES];
+		capsim_sweep_point(plan, (uint64_t)index, p);
+		capsim_scenario *s = capsim_xmalloc(sizeof *s);
+		*s = *base;
+		(*v)[(*n)++] = s;
+		if (capsim_scenario_set_many(s, cat, p, plan->n_axes, d) < 0)
+			goto out;
+		/* the point as it ran: the store's digest of its scenario */
+		capsim_point_record rec;
+		char hex[65];
+		sweep_scenario_digest(s, hex);
+		snprintf(s->name, sizeof s->name, "%.50s-p%lld", sw.name, (long long)index);
+		int same = capsim_results_read_point(st, sw.id, index, &rec, d) == 0 &&
+			   sets->n == 0 && strcmp(rec.scenario_sha256, hex) == 0;
+		capsim_point_record_free(&rec);
+		if (!same && sets->n == 0) {
+			capsim_diags_add_at(d, db, "report: point %lld of sweep '%s' does not rebuild "
+					    "as it ran (the base scenario or the catalog changed)",
+					    (long long)index, sw.name);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			free((*v)[i]);
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	for (size_t i = 0; i < n_f; i++)
+		capsim_sweepq_filter_free(&f[i]);
+	free(f);
+	capsim_sweepq_table_free(&t);
+	capsim_sweep_inputs_free(in, n_in);
+	capsim_sweepq_sweep_free(&sw);
+	capsim_sweep_free(plan);
+	free(base);
+	capsim_store_close(st);
+	return rc;
+}
+
 int capsim_cmd_report(int argc, char **argv)
 {
 	enum { OPT_OUT = 256, OPT_METRIC, OPT_BUDGET, OPT_DEADLINE, OPT_SET, OPT_NO_PROGRESS,
-	       OPT_HELP };
+	       OPT_DB, OPT_SWEEP, OPT_WHERE, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "metric", required_argument, NULL, OPT_METRIC },
@@ -53,11 +163,16 @@ int capsim_cmd_report(int argc, char **argv)
 		{ "deadline", required_argument, NULL, OPT_DEADLINE },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "sweep", required_argument, NULL, OPT_SWEEP },
+		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	capsim_report_rule rule = { .metric = CAPSIM_RULE_COST_TO_TRAIN };
-	const char *out = NULL;
+	const char *out = NULL, *db = NULL, *sweep_sel = NULL;
+	char *where[32];
+	size_t n_where = 0;
 	int quiet = 0, c, status = CAPSIM_EXIT_USAGE;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
@@ -99,6 +214,15 @@ int capsim_cmd_report(int argc, char **argv)
 			}
 			break;
 		case OPT_NO_PROGRESS: quiet = 1; break;
+		case OPT_DB: db = optarg; break;
+		case OPT_SWEEP: sweep_sel = optarg; break;
+		case OPT_WHERE:
+			if (n_where == sizeof where / sizeof where[0]) {
+				fprintf(stderr, "capsim report: --where: at most 32\n");
+				goto out;
+			}
+			where[n_where++] = optarg;
+			break;
 		case OPT_HELP:
 			help(stdout);
 			status = CAPSIM_EXIT_OK;
@@ -113,17 +237,33 @@ int capsim_cmd_report(int argc, char **argv)
 		fprintf(stderr, "capsim report: --out DIR is required\n");
 		goto out;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "capsim report: expected one or more scenarios\n");
+	if (db ? optind < argc : optind >= argc) {
+		fprintf(stderr, "capsim report: expected %s\n", db ? "no scenario with --db" :
+			"one or more scenarios, or --db");
 		goto out;
 	}
-	size_t n = (size_t)(argc - optind);
+	if (!db && (sweep_sel || n_where)) {
+		fprintf(stderr, "capsim report: --sweep and --where go with --db\n");
+		goto out;
+	}
+	if (!db && argc - optind > MAX_DESIGNS) {
+		fprintf(stderr, "capsim report: at most %d designs, found %d\n", MAX_DESIGNS,
+			argc - optind);
+		goto out;
+	}
+	size_t n = db ? 0 : (size_t)(argc - optind);
 	capsim_catalog *cat = capsim_catalog_create();
-	capsim_scenario **v = capsim_xcalloc(n, sizeof *v);
+	capsim_scenario **v = NULL;
 	int bad = capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0;
-	for (size_t i = 0; i < n && !bad; i++) {
-		v[i] = capsim_xcalloc(1, sizeof *v[i]);
-		bad = capsim_scenario_load(argv[optind + (int)i], cat, sets.v, sets.n, v[i], &d) < 0;
+	if (!bad && db) {
+		bad = from_db(db, sweep_sel, where, n_where, cat, &sets, &v, &n, &d) < 0;
+	} else {
+		v = capsim_xcalloc(n ? n : 1, sizeof *v);
+		for (size_t i = 0; i < n && !bad; i++) {
+			v[i] = capsim_xcalloc(1, sizeof *v[i]);
+			bad = capsim_scenario_load(argv[optind + (int)i], cat, sets.v, sets.n, v[i],
+						   &d) < 0;
+		}
 	}
 	capsim_report rep = { 0 };
 	int show = !quiet && isatty(STDERR_FILENO);

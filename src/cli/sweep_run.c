@@ -42,9 +42,7 @@ static char *diags_line(const capsim_diags *d)
 	return buf ? buf : capsim_xstrdup("out of memory");
 }
 
-/* the SHA-256 of s written out whole (capsim_scenario_write_xml): what the
- * point is, whatever the edits that made it */
-static void scenario_digest(const capsim_scenario *s, char hex[65])
+void sweep_scenario_digest(const capsim_scenario *s, char hex[65])
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -101,7 +99,7 @@ sweep_item *sweep_eval_point(const sweep_job *j, int64_t index)
 		fail(it, &d);
 		goto out;
 	}
-	scenario_digest(s, it->sha256);
+	sweep_scenario_digest(s, it->sha256);
 	capsim_result r;
 	if (capsim_eval(s, NULL, &r, &d) < 0) {
 		fail(it, &d);

@@ -39,6 +39,10 @@ typedef struct sweep_job {
 	const capsim_scenario *base;
 } sweep_job;
 
+/* The SHA-256 of s written out whole (capsim_scenario_write_xml) as 64 hex
+ * digits: what the store records of a point's scenario; "" on a failure. */
+void sweep_scenario_digest(const capsim_scenario *s, char hex[65]);
+
 /* Evaluate point index of j into a new item (never NULL: a point that
  * cannot be edited or evaluated is a failed item with the reason). */
 sweep_item *sweep_eval_point(const sweep_job *j, int64_t index);

@@ -279,8 +279,8 @@ static int expand_catalog(const capsim_catalog *cat, const char *kind, const cha
 }
 
 /* Read one <axis> into sw->axes[sw->n_axes++]. */
-static int read_axis(capsim_sweep *sw, xmlNode *el, int dim, const capsim_catalog *cat,
-		     const capsim_scenario *base, capsim_diags *d)
+static int read_axis(capsim_sweep *sw, xmlNode *el, int dim, int zipped,
+		     const capsim_catalog *cat, const capsim_scenario *base, capsim_diags *d)
 {
 	long line = xmlGetLineNo(el);
 	if (sw->n_axes == CAPSIM_SWEEP_MAX_AXES) {
@@ -337,7 +337,9 @@ static int read_axis(capsim_sweep *sw, xmlNode *el, int dim, const capsim_catalo
 			capsim_diags_add(d, sw->file, line, "%s: value '%s': %s", what, v.v[i], err);
 			break;
 		}
-		for (size_t j = 0; j < i; j++)
+		/* a value twice is a point twice, unless the axis advances with
+		 * others (a zip), where it pairs with their values */
+		for (size_t j = 0; j < i && !zipped; j++)
 			if (strcmp(v.v[i], v.v[j]) == 0) {
 				capsim_diags_add(d, sw->file, line, "%s: value '%s' given twice", what,
 						 v.v[i]);
@@ -454,7 +456,7 @@ static int read_axes(capsim_sweep *sw, xmlNode *root, int zip_all, const capsim_
 	int dims = 0;
 	for (xmlNode *n = root->children; n; n = n->next) {
 		if (is_elem(n, "axis")) {
-			if (read_axis(sw, n, zip_all ? 0 : dims, cat, base, d) < 0)
+			if (read_axis(sw, n, zip_all ? 0 : dims, zip_all, cat, base, d) < 0)
 				return -1;
 			if (!zip_all || dims == 0)
 				dims++;
@@ -465,7 +467,7 @@ static int read_axes(capsim_sweep *sw, xmlNode *root, int zip_all, const capsim_
 				return -1;
 			}
 			for (xmlNode *c = n->children; c; c = c->next)
-				if (is_elem(c, "axis") && read_axis(sw, c, dims, cat, base, d) < 0)
+				if (is_elem(c, "axis") && read_axis(sw, c, dims, 1, cat, base, d) < 0)
 					return -1;
 			dims++;
 		}

@@ -366,6 +366,47 @@ static void test_one_workload(void **state)
 			    CAPSIM_SOURCE_DIR), 2);
 }
 
+/* the shipped sweep (scenarios/sweeps/report-70b.xml) holds the same three
+ * designs as points: a report from its store equals the report of the three
+ * scenario files, value for value; --where picks points; a sweep file
+ * changed since it ran is refused */
+static void test_from_store(void **state)
+{
+	(void)state;
+	char db[512], a[512], b[512], c[512], sweep[512];
+	snprintf(db, sizeof db, "%s/r70.sqlite", dir);
+	snprintf(a, sizeof a, "%s/files", dir);
+	snprintf(b, sizeof b, "%s/store", dir);
+	snprintf(c, sizeof c, "%s/store-bought", dir);
+	assert_int_equal(sh("%s sweep %s/scenarios/sweeps/report-70b.xml --db %s --no-progress "
+			    ">/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, db), 0);
+	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml "
+			    "%s/scenarios/report/h200-owned-ib.xml "
+			    "%s/scenarios/report/h200-owned-roce.xml --set reliability.runs=0 "
+			    "--out %s --no-progress >/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR,
+			    CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, a), 0);
+	assert_int_equal(sh("%s report --db %s --out %s --no-progress >/dev/null", CAPSIM_BIN, db, b),
+			 0);
+	/* every column but the design's name */
+	assert_int_equal(sh("cut -d, -f2- %s/summary.csv > %s/a.csv && cut -d, -f2- %s/summary.csv > "
+			    "%s/b.csv && cmp -s %s/a.csv %s/b.csv", a, dir, b, dir, dir, dir), 0);
+	assert_int_equal(sh("grep -c '^\"report-70b-p[012]\"' %s/summary.csv | grep -qx 3", b), 0);
+	assert_int_equal(sh("%s report --db %s --where 'cost.acquire = buy' --out %s --no-progress "
+			    ">/dev/null && test $(wc -l < %s/summary.csv) -eq 3", CAPSIM_BIN, db, c, c), 0);
+	assert_int_equal(sh("%s report --db %s --where 'tokens_per_s > 1e12' --out %s/none "
+			    "--no-progress 2>&1 | grep -q '0 points of sweep 1'", CAPSIM_BIN, db, dir), 0);
+	/* the sweep file as the store names it, changed */
+	snprintf(sweep, sizeof sweep, "%s/copy.xml", dir);
+	assert_int_equal(sh("sed 's|[.][.]/report/|%s/scenarios/report/|' "
+			    "%s/scenarios/sweeps/report-70b.xml > %s", CAPSIM_SOURCE_DIR,
+			    CAPSIM_SOURCE_DIR, sweep), 0);
+	snprintf(db, sizeof db, "%s/copy.sqlite", dir);
+	assert_int_equal(sh("%s sweep %s --db %s --no-progress >/dev/null && echo '<!-- x -->' >> %s",
+			    CAPSIM_BIN, sweep, db, sweep), 0);
+	assert_int_equal(sh("%s report --db %s --out %s/changed --no-progress 2>&1 | grep -q "
+			    "'the sweep file changed since sweep 1'", CAPSIM_BIN, db, dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_rule_and_sensitivity),
 		cmocka_unit_test(test_no_gnuplot),
 		cmocka_unit_test(test_one_workload),
+		cmocka_unit_test(test_from_store),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
