@@ -566,3 +566,66 @@ int capsim_catalog_check(const capsim_catalog *c, capsim_diags *d)
 	}
 	return d->n == before ? 0 : -1;
 }
+
+/* ---- provenance of one entry's values ------------------------------------------------ */
+
+static xmlNode *entry_at(xmlNode *n, const char *id, long line)
+{
+	for (; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		xmlChar *v = xmlGetProp(n, (const xmlChar *)"id");
+		int hit = v && strcmp((const char *)v, id) == 0 && xmlGetLineNo(n) == line;
+		xmlFree(v);
+		if (hit)
+			return n;
+		xmlNode *in = entry_at(n->children, id, line);
+		if (in)
+			return in;
+	}
+	return NULL;
+}
+
+int capsim_catalog_provenance(const capsim_entry *e, capsim_provenance_fn fn, void *ctx,
+			      capsim_diags *d)
+{
+	xmlDoc *doc = capsim_xml_read(e->file, NULL, d);
+	if (!doc)
+		return -1;
+	xmlNode *entry = entry_at(xmlDocGetRootElement(doc), e->id, e->line);
+	if (!entry) {
+		capsim_diags_add(d, e->file, e->line, "entry '%s' is no longer there", e->id);
+		xmlFreeDoc(doc);
+		return -1;
+	}
+	int n = 0;
+	for (xmlNode *ch = entry->children; ch; ch = ch->next) {
+		if (ch->type != XML_ELEMENT_NODE || !has_values(ch) ||
+		    strcmp((const char *)ch->name, "note") == 0)
+			continue;
+		xmlChar *src = xmlGetProp(ch, (const xmlChar *)"src");
+		xmlChar *ass = xmlGetProp(ch, (const xmlChar *)"assumption");
+		char values[512] = "";
+		size_t at = 0;
+		for (xmlAttr *a = ch->properties; a && at + 1 < sizeof values; a = a->next) {
+			const char *an = (const char *)a->name;
+			if (strcmp(an, "src") == 0 || strcmp(an, "assumption") == 0)
+				continue;
+			xmlChar *v = xmlNodeGetContent((xmlNode *)a);
+			int k = snprintf(values + at, sizeof values - at, "%s%s=%s", at ? " " : "", an,
+					 v ? (const char *)v : "");
+			xmlFree(v);
+			if (k < 0)
+				break;
+			at += (size_t)k < sizeof values - at ? (size_t)k : sizeof values - at - 1;
+		}
+		fn(ctx, (const char *)ch->name, values,
+		   src ? (const char *)src : ass ? "" : e->src,
+		   ass ? (const char *)ass : src ? "" : e->assumption);
+		xmlFree(src);
+		xmlFree(ass);
+		n++;
+	}
+	xmlFreeDoc(doc);
+	return n;
+}

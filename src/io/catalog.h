@@ -60,6 +60,17 @@ const capsim_bibref *capsim_catalog_ref(const capsim_catalog *c,
  * share/capsim. */
 const char *capsim_catalog_default_root(void);
 
+/* Where each value of entry e comes from, read again from its file (e->file
+ * at e->line): for each child element that holds values, its name, its
+ * values as written ("capacity=80 GB bandwidth=3.35 TB/s"), and its own src
+ * or assumption, else the entry's ("" where neither). Calls fn for each, in
+ * file order; returns how many, or -1 after the reason in d (the file cannot
+ * be read, or no longer holds the entry there). */
+typedef void (*capsim_provenance_fn)(void *ctx, const char *element, const char *values,
+				     const char *src, const char *assumption);
+int capsim_catalog_provenance(const capsim_entry *e, capsim_provenance_fn fn, void *ctx,
+			      capsim_diags *d);
+
 /* Semantic checks of one entry that a schema cannot express (a node on
  * NVSwitch names its switch chip; heads divide the hidden size). label and
  * file/line place the messages. Returns the number of problems. */

@@ -15,6 +15,7 @@
 
 #include "bom.h"
 #include "outfile.h"
+#include "units.h"
 #include "xalloc.h"
 
 extern char **environ;
@@ -705,8 +706,76 @@ static void breakdown_section(out2 *o, const capsim_report_design *x)
 	free(cells);
 }
 
-/* the catalog parts the design uses, each with its source or assumption */
-static void assumptions_section(out2 *o, const capsim_report_design *x, const capsim_catalog *cat)
+/* the bibliography ids a report cites, numbered in order of first use */
+typedef struct {
+	char (*id)[CAPSIM_ID_LEN];
+	size_t n, cap;
+} citations;
+
+static size_t cite(citations *c, const char *id)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->id[i], id) == 0)
+			return i + 1;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 32;
+		c->id = capsim_xrealloc(c->id, c->cap * sizeof *c->id);
+	}
+	capsim_strlcpy(c->id[c->n++], id, CAPSIM_ID_LEN);
+	return c->n;
+}
+
+/* rows of the assumptions table: role, what, value, source */
+typedef struct {
+	char **cells;
+	size_t n, cap;
+	const capsim_catalog *cat;
+	citations *cites;
+	const char *role, *entry;
+} rows4;
+
+static void row4(rows4 *r, const char *a, const char *b, const char *c, const char *d)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 32;
+		r->cells = capsim_xrealloc(r->cells, r->cap * 4 * sizeof *r->cells);
+	}
+	char **p = &r->cells[r->n++ * 4];
+	p[0] = capsim_xstrdup(a);
+	p[1] = capsim_xstrdup(b);
+	p[2] = capsim_xstrdup(c);
+	p[3] = capsim_xstrdup(d);
+}
+
+/* a value's source as a cell: "[N] title" (the list of sources below has
+ * the rest), or its assumption */
+static void source_text(const capsim_catalog *cat, citations *cites, const char *src,
+			const char *assumption, char *out, size_t n)
+{
+	const capsim_bibref *b = src && src[0] ? capsim_catalog_ref(cat, src) : NULL;
+	if (b)
+		snprintf(out, n, "[%zu] %.120s", cite(cites, src), b->title);
+	else if (assumption && assumption[0])
+		snprintf(out, n, "assumption: %s", assumption);
+	else
+		snprintf(out, n, "none given");
+}
+
+static void provenance_row(void *ctx, const char *element, const char *values, const char *src,
+			   const char *assumption)
+{
+	rows4 *r = ctx;
+	char text[1024], what[160];
+	source_text(r->cat, r->cites, src, assumption, text, sizeof text);
+	snprintf(what, sizeof what, "%s: %s", r->entry, element);
+	row4(r, r->role, what, values, text);
+}
+
+/* the catalog parts the design uses, each value's source or assumption (read
+ * from the catalog file again), the scenario's overrides and edits, and the
+ * scenario's own values that are assumptions */
+static void assumptions_section(out2 *o, const capsim_report_design *x, const capsim_catalog *cat,
+				citations *cites)
 {
 	const capsim_scenario *s = x->s;
 	struct {
@@ -721,63 +790,77 @@ static void assumptions_section(out2 *o, const capsim_report_design *x, const ca
 		{ "cloud offer", s->has_cloud ? &s->cloud.e : NULL },
 		{ "model", &s->model.e },
 	};
-	static const char *const head[] = { "role", "catalog entry", "source or assumption" };
-	size_t nu = sizeof used / sizeof used[0];
-	char **cells = capsim_xcalloc(nu * 3 + (size_t)(s->n_edits + s->n_overrides) * 3 + 3,
-				      sizeof *cells);
-	size_t rows = 0;
-	for (size_t i = 0; i < nu; i++) {
+	rows4 r = { .cat = cat, .cites = cites };
+	for (size_t i = 0; i < sizeof used / sizeof used[0]; i++) {
 		if (!used[i].e || !used[i].e->id[0])
 			continue;
-		char src[1024];
-		const capsim_bibref *b = used[i].e->src[0] ? capsim_catalog_ref(cat, used[i].e->src) :
-				       NULL;
-		if (b)
-			snprintf(src, sizeof src, "%s (%s%s%s)", b->title, b->where,
-				 b->url[0] ? ", " : "", b->url);
-		else if (used[i].e->assumption[0])
-			snprintf(src, sizeof src, "assumption: %s", used[i].e->assumption);
-		else
-			snprintf(src, sizeof src, "per field: see capsim catalog and "
-				 "hardware/bibliography.xml");
-		cells[rows * 3] = capsim_xstrdup(used[i].role);
-		cells[rows * 3 + 1] = capsim_xstrdup(used[i].e->id);
-		cells[rows * 3 + 2] = capsim_xstrdup(src);
-		rows++;
+		char text[1024];
+		source_text(cat, cites, used[i].e->src, used[i].e->assumption, text, sizeof text);
+		row4(&r, used[i].role, used[i].e->id, "the entry", text);
+		r.role = used[i].role;
+		r.entry = used[i].e->id;
+		capsim_diags d = { 0 };
+		if (used[i].e->file[0] && capsim_catalog_provenance(used[i].e, provenance_row, &r, &d) < 0)
+			row4(&r, used[i].role, used[i].e->id, "", "(its file could not be read again)");
+		capsim_diags_free(&d);
 	}
 	for (int i = 0; i < s->n_overrides; i++) {
-		char b[256], w[64];
-		snprintf(b, sizeof b, "%s=%s", s->overrides[i].path, s->overrides[i].value);
-		snprintf(w, sizeof w, "the scenario's (line %ld)", s->overrides[i].line);
-		cells[rows * 3] = capsim_xstrdup("override of a catalog value");
-		cells[rows * 3 + 1] = capsim_xstrdup(b);
-		cells[rows * 3 + 2] = capsim_xstrdup(s->overrides[i].line ? w : "an edit");
-		rows++;
+		char w[64];
+		snprintf(w, sizeof w, "the scenario's override (line %ld)", s->overrides[i].line);
+		row4(&r, "override", s->overrides[i].path, s->overrides[i].value,
+		     s->overrides[i].line ? w : "an edit");
 	}
-	for (int i = 0; i < s->n_edits; i++) {
-		char b[256];
-		snprintf(b, sizeof b, "%s=%s", s->edits[i].path, s->edits[i].value);
-		cells[rows * 3] = capsim_xstrdup("--set edit");
-		cells[rows * 3 + 1] = capsim_xstrdup(b);
-		cells[rows * 3 + 2] = capsim_xstrdup("the user's");
-		rows++;
+	for (int i = 0; i < s->n_edits; i++)
+		row4(&r, "--set edit", s->edits[i].path, s->edits[i].value, "the user's");
+	/* the scenario's own values that its field says are assumptions */
+	for (size_t f = 0; f < capsim_scenario_n_fields; f++) {
+		const capsim_field *fd = &capsim_scenario_fields[f];
+		if (!fd->doc || !strstr(fd->doc, "assumption"))
+			continue;
+		capsim_path_value v;
+		char err[256], val[128];
+		if (capsim_scenario_path_value(s, fd->path, NULL, &v, err, sizeof err) < 0)
+			continue;
+		if (v.is_text)
+			snprintf(val, sizeof val, "%s", v.text);
+		else
+			capsim_units_format(v.num, fd->dim, val, sizeof val);
+		row4(&r, "scenario", fd->path, val, fd->doc);
 	}
-	if (s->gpu_profile[0]) {
-		cells[rows * 3] = capsim_xstrdup("calibrated profile");
-		cells[rows * 3 + 1] = capsim_xstrdup(s->gpu_profile);
-		cells[rows * 3 + 2] = capsim_xstrdup("measured (capsim calibrate, capsim fit)");
-		rows++;
-	}
+	if (s->gpu_profile[0])
+		row4(&r, "calibrated profile", s->gpu_profile, "",
+		     "measured (capsim calibrate, capsim fit)");
 	heading(o, 3, "Assumptions and sources");
 	char text[2048];
 	snprintf(text, sizeof text, "Scenario %s (SHA-256 %.16s...); the step model's knobs are "
-		 "the fitted defaults (docs/model.md); utilisation %.0f%%, horizon %.1f years, "
-		 "framework memory reserve %.1f GiB (an assumption, overridable).", s->file, s->sha256,
-		 100.0 * s->utilization, s->horizon_s / (365.25 * 86400.0),
-		 s->memory_reserve_bytes / 1073741824.0);
+		 "the fitted defaults (docs/model.md). Every catalog value below is listed with its "
+		 "source or the assumption it rests on.", s->file, s->sha256);
 	para(o, text);
-	table(o, head, 3, cells, rows);
-	for (size_t i = 0; i < rows * 3; i++)
+	static const char *const head[] = { "part", "what", "value", "source or assumption" };
+	table(o, head, 4, r.cells, r.n);
+	for (size_t i = 0; i < r.n * 4; i++)
+		free(r.cells[i]);
+	free(r.cells);
+}
+
+/* every source cited, by its number: title, where in it, address, date */
+static void sources_section(out2 *o, const capsim_catalog *cat, const citations *c)
+{
+	heading(o, 2, "Sources");
+	static const char *const head[] = { "", "source", "where in it", "address", "date" };
+	char **cells = capsim_xcalloc(c->n * 5 + 1, sizeof *cells);
+	for (size_t i = 0; i < c->n; i++) {
+		const capsim_bibref *b = capsim_catalog_ref(cat, c->id[i]);
+		char num[32];
+		snprintf(num, sizeof num, "[%zu]", i + 1);
+		cells[i * 5] = capsim_xstrdup(num);
+		cells[i * 5 + 1] = capsim_xstrdup(b ? b->title : c->id[i]);
+		cells[i * 5 + 2] = capsim_xstrdup(b ? b->where : "");
+		cells[i * 5 + 3] = capsim_xstrdup(b ? b->url : "");
+		cells[i * 5 + 4] = capsim_xstrdup(b ? b->date : "");
+	}
+	table(o, head, 5, cells, c->n);
+	for (size_t i = 0; i < c->n * 5; i++)
 		free(cells[i]);
 	free(cells);
 }
@@ -875,6 +958,7 @@ int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, con
 			"<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n",
 		title, css, title);
 	char text[512];
+	citations cites = { 0 };
 	snprintf(text, sizeof text, "%zu candidate designs for one workload, made %s.", rep->n,
 		 rep->created);
 	para(&o, text);
@@ -886,8 +970,10 @@ int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, con
 		heading(&o, 2, h);
 		breakdown_section(&o, &rep->d[i]);
 		bom_section(&o, &rep->d[i]);
-		assumptions_section(&o, &rep->d[i], cat);
+		assumptions_section(&o, &rep->d[i], cat, &cites);
 	}
+	sources_section(&o, cat, &cites);
+	free(cites.id);
 	figures_section(&o, figdir, have);
 	fputs("</body>\n</html>\n", o.html);
 	mem_close(&md);
