@@ -172,8 +172,9 @@ static void test_report_files(void **state)
 	assert_int_equal(fetches, 0);
 	int tables = 0;
 	walk(xmlDocGetRootElement(doc), "table", &tables, &fetches);
-	/* summary, sensitivity, and per design: step, bill of materials, assumptions */
-	assert_int_equal(tables, 2 + 3 * N_DESIGNS);
+	/* summary, sensitivity, per design its step, bill of materials and
+	 * assumptions, and the sources */
+	assert_int_equal(tables, 3 + 3 * N_DESIGNS);
 	xmlFreeDoc(doc);
 	/* every figure: an SVG whose root is <svg>, a PNG with its signature and
 	 * a header of a nonzero size; the gnuplot script and data beside */
@@ -206,8 +207,13 @@ static void test_report_files(void **state)
 	assert_non_null(strstr(md, "## Recommendation"));
 	assert_non_null(strstr(md, "## Design: h200-owned-roce"));
 	assert_non_null(strstr(md, "![Step time by part](figures/breakdown.png)"));
-	/* the override of the SN5600's price is listed among the assumptions */
-	assert_non_null(strstr(md, "cluster.fabric.switch.price.value=$50000"));
+	/* the override of the SN5600's price is listed among the assumptions,
+	 * and each catalog value with its numbered source: the H100's memory
+	 * from the cited datasheet, listed under Sources */
+	assert_non_null(strstr(md, "| override | cluster.fabric.switch.price.value | $50000 |"));
+	assert_non_null(strstr(md, "| GPU | h100-sxm5-80gb: memory | capacity=80 GB"));
+	assert_non_null(strstr(md, "## Sources"));
+	assert_non_null(strstr(md, "| [1] | "));
 	free(md);
 	capsim_report_free(&rep);
 	capsim_diags_free(&d);
