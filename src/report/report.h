@@ -110,6 +110,10 @@ typedef struct capsim_report_column {
 extern const capsim_report_column capsim_report_columns[];
 extern const size_t capsim_report_n_columns;
 
+/* v in unit ("s", "USD", "W", "1", "bytes", or "" for a count) as the
+ * report's tables show it: days, $k/$M, kW/MW, percent, GiB. */
+void capsim_report_format(double v, const char *unit, char *buf, size_t n);
+
 /* Design i's value in column c: 1 with *num or *text set (text points into
  * static or rep storage), 0 when absent. */
 int capsim_report_cell(const capsim_report *rep, size_t i, size_t c, double *num,

@@ -22,7 +22,7 @@ extern char **environ;
 
 /* ---- formatting for people ----------------------------------------------------------- */
 
-static void human(double v, const char *unit, char *buf, size_t n)
+void capsim_report_format(double v, const char *unit, char *buf, size_t n)
 {
 	if (strcmp(unit, "s") == 0)
 		snprintf(buf, n, "%.1f days", v / 86400.0);
@@ -44,7 +44,7 @@ static void human(double v, const char *unit, char *buf, size_t n)
 /* the rule's metric for people, in its unit */
 static void metric_text(int metric, double v, char *buf, size_t n)
 {
-	human(v, metric == CAPSIM_RULE_TIME_TO_TRAIN ? "s" : "USD", buf, n);
+	capsim_report_format(v, metric == CAPSIM_RULE_TIME_TO_TRAIN ? "s" : "USD", buf, n);
 }
 
 /* an input of the sensitivity table for people: utilisation as a share,
@@ -58,7 +58,7 @@ static void knob_text(const char *path, double v, char *buf, size_t n)
 	else if (strcmp(path, "cost.cloud.rate.value") == 0)
 		snprintf(buf, n, "$%.3f/GPU-h", v * 3600.0);
 	else
-		human(v, "USD", buf, n);
+		capsim_report_format(v, "USD", buf, n);
 }
 
 /* column c of design i for people; "-" where absent */
@@ -71,7 +71,7 @@ static void cell_text(const capsim_report *rep, size_t i, size_t c, char *buf, s
 	else if (t)
 		snprintf(buf, n, "%s", t);
 	else
-		human(v, capsim_report_columns[c].unit, buf, n);
+		capsim_report_format(v, capsim_report_columns[c].unit, buf, n);
 }
 
 static void html_escape(FILE *f, const char *s)

@@ -238,3 +238,18 @@ case_query_args() {
 	bad "capsim query: --db is required" query --best tokens_per_s
 	bad "error: cannot open the database: No such file or directory" query --db "$T/none.sqlite"
 }
+
+case_report_args() {
+	local sc=$SRC/scenarios/report/h200-owned-ib.xml
+	bad "capsim report: --out DIR is required" report "$sc"
+	bad "capsim report: expected one or more scenarios, or --db" report --out "$T/r"
+	bad "capsim report: --metric: expected cost_to_train_usd" report "$sc" --out "$T/r" --metric mfu
+	bad "--budget" report "$sc" --out "$T/r" --budget 'two million'
+	bad "--deadline" report "$sc" --out "$T/r" --deadline '5 s'
+	bad "capsim report: --sweep and --where go with --db" report "$sc" --out "$T/r" --sweep 1
+	bad "capsim report: expected no scenario with --db" report "$sc" --db "$T/x.sqlite" --out "$T/r"
+	: >"$T/file"
+	bad "--out: not a directory" report "$sc" --out "$T/file"
+	[ -e "$T/r" ] && fail "a refused report left $T/r behind"
+	true
+}

@@ -213,6 +213,26 @@ static void test_report_files(void **state)
 	assert_non_null(strstr(md, "| override | cluster.fabric.switch.price.value | $50000 |"));
 	assert_non_null(strstr(md, "| GPU | h100-sxm5-80gb: memory | capacity=80 GB"));
 	assert_non_null(strstr(md, "## Sources"));
+	/* the summary's rows: each design's value from capsim_eval, as the
+	 * report formats it */
+	static const struct {
+		const char *heading, *key, *unit;
+	} rows[] = { { "cost to train", "cost_to_train_usd", "USD" },
+		     { "cloud cost", "cloud_cost_usd", "USD" },
+		     { "IT power", "power_it_w", "W" },
+		     { "memory headroom", "memory_margin_bytes", "bytes" } };
+	for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+		char want[512];
+		int at = snprintf(want, sizeof want, "| %s |", rows[k].heading);
+		for (int i = 0; i < N_DESIGNS; i++) {
+			char v[64];
+			double x = capsim_result_number(&rep.d[i].r, capsim_result_key_find(rows[k].key));
+			capsim_report_format(x, rows[k].unit, v, sizeof v);
+			at += snprintf(want + at, sizeof want - (size_t)at, " %s |", v);
+		}
+		if (!strstr(md, want))
+			fail_msg("report.md lacks the row '%s'", want);
+	}
 	assert_non_null(strstr(md, "| [1] | "));
 	free(md);
 	capsim_report_free(&rep);
