@@ -258,6 +258,21 @@ static void sensitivity(capsim_report *rep, const capsim_catalog *cat,
 
 /* ---- the whole ---------------------------------------------------------------------- */
 
+static void fabric_words(const capsim_scenario *s, char *buf, size_t n)
+{
+	static const char *const transports[] = { "InfiniBand", "RoCE", "TCP" };
+	if (s->topology == CAPSIM_TOPO_NONE) {
+		snprintf(buf, n, "none (one node)");
+		return;
+	}
+	const char *t = transports[s->transport >= 0 && s->transport < 3 ? s->transport : 2];
+	if (s->topology == CAPSIM_TOPO_SINGLE_SWITCH)
+		snprintf(buf, n, "%s, one switch, %d rails", t, s->rails);
+	else
+		snprintf(buf, n, "%s, %d-tier fat tree, %g:1, %d rails", t, s->tiers,
+			 s->oversubscription, s->rails);
+}
+
 int capsim_report_collect(capsim_report *rep, capsim_scenario **scenarios, size_t n,
 			  const capsim_report_rule *rule, const capsim_catalog *cat,
 			  capsim_report_progress progress, void *ctx, capsim_diags *d)
@@ -273,6 +288,7 @@ int capsim_report_collect(capsim_report *rep, capsim_scenario **scenarios, size_
 	for (size_t i = 0; i < n; i++) {
 		rep->d[i].s = scenarios[i];
 		capsim_strlcpy(rep->d[i].label, scenarios[i]->name, sizeof rep->d[i].label);
+		fabric_words(scenarios[i], rep->d[i].fabric, sizeof rep->d[i].fabric);
 	}
 	/* one workload: the same model and token budget in every design */
 	for (size_t i = 1; i < n; i++) {
@@ -358,9 +374,7 @@ int capsim_report_cell(const capsim_report *rep, size_t i, size_t c, double *num
 		return 1;
 	}
 	if (strcmp(key, "fabric") == 0) {
-		static const char *const transports[] = { "InfiniBand", "RoCE", "TCP" };
-		*text = x->s->topology == CAPSIM_TOPO_NONE ? "none (one node)" :
-			transports[x->s->transport < 3 ? x->s->transport : 2];
+		*text = x->fabric;
 		return 1;
 	}
 	if (strcmp(key, "acquire") == 0) {

@@ -54,6 +54,7 @@ typedef struct capsim_report_swing {
 
 typedef struct capsim_report_design {
 	char label[CAPSIM_ID_LEN];   /* the scenario's name */
+	char fabric[96];             /* in words: "InfiniBand, 2 tiers, 1:1, 8 rails" */
 	capsim_scenario *s;          /* owned */
 	capsim_result r;             /* owned (with the scaling reference) */
 	int evaluated;
