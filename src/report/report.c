@@ -16,9 +16,13 @@ const char *const capsim_rule_metric_names[CAPSIM_RULE__COUNT] = {
 	"cost_to_train_usd", "wall_to_train_s", "cost_per_million_tokens_usd", "tco_usd"
 };
 
-/* the wall time to train, goodput counted where the scenario has failures */
+/* the design's wall time to train, goodput counted where the scenario has
+ * failures: the cloud run's when it rents (its network penalty and a spot
+ * offer's reclaims counted) */
 static double wall_of(const capsim_result *r)
 {
+	if (r->acquire_rent && r->has_cloud_cost && r->cloud_wall_to_train_s > 0)
+		return r->cloud_wall_to_train_s;
 	return r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s : r->step.time_to_train_s;
 }
 

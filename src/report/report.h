@@ -24,7 +24,8 @@
 /* what the decision rule ranks by (result keys; smaller is better) */
 typedef enum {
 	CAPSIM_RULE_COST_TO_TRAIN,   /* cost_to_train_usd */
-	CAPSIM_RULE_TIME_TO_TRAIN,   /* wall_to_train_s (goodput counted) */
+	CAPSIM_RULE_TIME_TO_TRAIN,   /* wall_to_train_s (goodput counted; a rented
+				      * design's: cloud_wall_to_train_s) */
 	CAPSIM_RULE_COST_PER_MTOK,   /* cost_per_million_tokens_usd */
 	CAPSIM_RULE_TCO,             /* tco_usd (owned designs only) */
 	CAPSIM_RULE__COUNT
