@@ -1,0 +1,285 @@
+/* knob.c - the explorer's knobs and their scenario with its undo history;
+ * see knob.h. */
+#include "knob.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "units.h"
+#include "xalloc.h"
+
+const capsim_ui_knob capsim_ui_knobs[] = {
+	{ "cluster", "node type", "cluster.node.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_NODE },
+	{ "cluster", "nodes", "cluster.nodes", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "cluster", "GPU (override)", "cluster.gpu.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_GPU },
+	{ "cluster", "transport", "cluster.fabric.transport", CAPSIM_KNOB_CHOICE, -1 },
+	{ "cluster", "fabric switch", "cluster.fabric.switch.ref", CAPSIM_KNOB_CHOICE,
+	  CAPSIM_KIND_SWITCH },
+	{ "cluster", "oversubscription", "cluster.fabric.oversubscription", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "cluster", "SHARP", "cluster.fabric.sharp", CAPSIM_KNOB_CHOICE, -1 },
+	{ "cluster", "placement", "cluster.fabric.placement", CAPSIM_KNOB_CHOICE, -1 },
+	{ "cluster", "shared storage", "cluster.storage.shared.ref", CAPSIM_KNOB_CHOICE,
+	  CAPSIM_KIND_STORAGE },
+	{ "workload", "model", "workload.model.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_MODEL },
+	{ "workload", "sequence length", "workload.seq-len", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "workload", "global batch", "workload.global-batch", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "workload", "micro-batch", "workload.micro-batch", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "workload", "TP", "workload.parallelism.tp", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "workload", "PP", "workload.parallelism.pp", CAPSIM_KNOB_STEP, -1 },
+	{ "workload", "virtual stages", "workload.parallelism.virtual-stages", CAPSIM_KNOB_STEP, -1 },
+	{ "workload", "schedule", "workload.parallelism.schedule", CAPSIM_KNOB_CHOICE, -1 },
+	{ "workload", "CP", "workload.parallelism.cp", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "workload", "EP", "workload.parallelism.ep", CAPSIM_KNOB_DOUBLING, -1 },
+	{ "workload", "ZeRO", "workload.parallelism.zero", CAPSIM_KNOB_CHOICE, -1 },
+	{ "workload", "recompute", "workload.parallelism.recompute", CAPSIM_KNOB_CHOICE, -1 },
+	{ "workload", "framework", "workload.framework", CAPSIM_KNOB_CHOICE, -1 },
+	{ "cost", "utilisation", "cost.utilization", CAPSIM_KNOB_SHARE, -1 },
+	{ "cost", "energy price", "facility.energy.price", CAPSIM_KNOB_SCALE, -1 },
+	{ "cost", "cloud offer", "cost.cloud.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_CLOUD },
+	{ "cost", "bought or rented", "cost.acquire", CAPSIM_KNOB_CHOICE, -1 },
+	{ "cost", "horizon", "cost.horizon", CAPSIM_KNOB_SCALE, -1 },
+};
+const size_t capsim_ui_n_knobs = sizeof capsim_ui_knobs / sizeof capsim_ui_knobs[0];
+
+/* the field at path: a scenario field, or a part's field below a part slot */
+static const capsim_field *field_of(const char *path)
+{
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields, capsim_scenario_n_fields,
+						  path);
+	if (f)
+		return f;
+	for (size_t i = 0; i < capsim_n_part_slots; i++) {
+		const capsim_part_slot *slot = &capsim_part_slots[i];
+		size_t n = strlen(slot->path);
+		if (strncmp(path, slot->path, n) != 0 || path[n] != '.')
+			continue;
+		const capsim_kind *k = &capsim_kinds[slot->kind];
+		f = capsim_field_find(k->fields, k->n_fields, path + n + 1);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/* a number of dimension dim as a --set value the field reads back exactly */
+static void value_text(double v, capsim_dim dim, char *buf, size_t n)
+{
+	switch (dim) {
+	case CAPSIM_DIM_USD_PER_J: snprintf(buf, n, "$%.17g/J", v); break;
+	case CAPSIM_DIM_USD_PER_S: snprintf(buf, n, "$%.17g/s", v); break;
+	case CAPSIM_DIM_USD: snprintf(buf, n, "$%.17g", v); break;
+	case CAPSIM_DIM_SECONDS: snprintf(buf, n, "%.17g s", v); break;
+	default: snprintf(buf, n, "%.17g", v); break;
+	}
+}
+
+void capsim_ui_knob_text(const capsim_scenario *s, const capsim_ui_knob *k, char *buf, size_t n)
+{
+	capsim_path_value v;
+	char err[256];
+	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	if (v.is_text) {
+		snprintf(buf, n, "%s", v.text[0] ? v.text : "-");
+		return;
+	}
+	const capsim_field *f = field_of(k->path);
+	if (f && f->type == CAPSIM_FT_FLAG) {
+		snprintf(buf, n, "%s", v.num ? "on" : "off");
+		return;
+	}
+	switch (k->kind) {
+	case CAPSIM_KNOB_SHARE:
+		snprintf(buf, n, "%.0f%%", 100.0 * v.num);
+		return;
+	case CAPSIM_KNOB_SCALE:
+		if (f && f->dim == CAPSIM_DIM_USD_PER_J)
+			snprintf(buf, n, "$%.4f/kWh", v.num * 3.6e6);
+		else if (f && f->dim == CAPSIM_DIM_SECONDS)
+			snprintf(buf, n, "%.2f y", v.num / (365.25 * 86400.0));
+		else
+			capsim_units_format(v.num, f ? f->dim : CAPSIM_DIM_COUNT, buf, n);
+		return;
+	default:
+		if (strcmp(k->path, "cluster.fabric.oversubscription") == 0)
+			snprintf(buf, n, "%g:1", v.num);
+		else
+			snprintf(buf, n, "%.0f", v.num);
+	}
+}
+
+/* the next name of names[] after (dir > 0) or before cur; -1 at an end */
+static int next_name(const char *const *names, size_t count, const char *cur, int dir)
+{
+	size_t i = 0;
+	while (i < count && strcmp(names[i], cur) != 0)
+		i++;
+	if (i == count)
+		return count ? 0 : -1; /* not among them: the first */
+	if (dir > 0)
+		return i + 1 < count ? (int)(i + 1) : -1;
+	return i > 0 ? (int)(i - 1) : -1;
+}
+
+static int step_choice(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
+		       int dir, char *value, size_t n)
+{
+	char cur[128];
+	capsim_path_value v;
+	char err[256];
+	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0)
+		v.is_text = 1, v.text[0] = '\0';
+	if (v.is_text)
+		snprintf(cur, sizeof cur, "%s", v.text);
+	else
+		snprintf(cur, sizeof cur, "%s", v.num ? "on" : "off");
+	if (k->catalog >= 0) {
+		size_t count = capsim_catalog_count(cat, (capsim_kind_id)k->catalog);
+		const char **ids = capsim_xcalloc(count ? count : 1, sizeof *ids);
+		for (size_t i = 0; i < count; i++)
+			ids[i] = ((const capsim_entry *)capsim_catalog_at(cat, (capsim_kind_id)k->catalog,
+									   i))->id;
+		int at = next_name(ids, count, cur, dir);
+		if (at >= 0)
+			snprintf(value, n, "%s", ids[at]);
+		free(ids);
+		return at >= 0 ? 0 : -1;
+	}
+	const capsim_field *f = field_of(k->path);
+	if (!f)
+		return -1;
+	static const char *const flags[] = { "off", "on" };
+	const char *const *names = f->type == CAPSIM_FT_FLAG ? flags : f->enums;
+	size_t count = 0;
+	if (f->type == CAPSIM_FT_FLAG)
+		count = 2;
+	else
+		while (names && names[count])
+			count++;
+	int at = next_name(names, count, cur, dir);
+	if (at >= 0)
+		snprintf(value, n, "%s", names[at]);
+	return at >= 0 ? 0 : -1;
+}
+
+int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
+		     int dir, char *value, size_t n)
+{
+	if (k->kind == CAPSIM_KNOB_CHOICE)
+		return step_choice(s, cat, k, dir, value, n);
+	capsim_path_value v;
+	char err[256];
+	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0 || v.is_text)
+		return -1;
+	const capsim_field *f = field_of(k->path);
+	double x = v.num;
+	switch (k->kind) {
+	case CAPSIM_KNOB_DOUBLING:
+		x = dir > 0 ? x * 2 : x / 2;
+		if (x < 1 || x != floor(x))
+			return -1;
+		break;
+	case CAPSIM_KNOB_STEP:
+		x += dir > 0 ? 1 : -1;
+		if (x < 1)
+			return -1;
+		break;
+	case CAPSIM_KNOB_DIVISOR:
+		x = dir > 0 ? x * 2 : x / 2;
+		if (x < 1)
+			return -1;
+		break;
+	case CAPSIM_KNOB_SHARE:
+		x = round(100.0 * x + (dir > 0 ? 5 : -5)) / 100.0;
+		if (x < 0.05 || x > 1.0 + 1e-12)
+			return -1;
+		break;
+	case CAPSIM_KNOB_SCALE:
+		x *= dir > 0 ? 1.1 : 1.0 / 1.1;
+		if (!(x > 0))
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	if (strcmp(k->path, "cluster.fabric.oversubscription") == 0)
+		snprintf(value, n, "%.17g:1", x);
+	else
+		value_text(x, f ? f->dim : CAPSIM_DIM_COUNT, value, n);
+	return 0;
+}
+
+/* ---- the scenario and its history ---------------------------------------------------- */
+
+void capsim_explore_init(capsim_explore *x, const capsim_catalog *cat, capsim_scenario *s)
+{
+	memset(x, 0, sizeof *x);
+	x->cat = cat;
+	x->s = s;
+}
+
+void capsim_explore_free(capsim_explore *x)
+{
+	for (size_t i = 0; i < x->n_undo; i++)
+		free(x->undo[i]);
+	free(x->s);
+	memset(x, 0, sizeof *x);
+}
+
+static void diags_text(const capsim_diags *d, char *err, size_t n)
+{
+	size_t at = 0;
+	err[0] = '\0';
+	for (size_t i = 0; i < d->n && at + 1 < n; i++) {
+		int k = snprintf(err + at, n - at, "%s%s", i ? "; " : "", d->v[i].msg);
+		if (k < 0)
+			break;
+		at += (size_t)k < n - at ? (size_t)k : n - at - 1;
+	}
+	for (char *c = err; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+}
+
+int capsim_explore_set_many(capsim_explore *x, const capsim_set *sets, size_t n_sets, char *err,
+			    size_t n)
+{
+	capsim_scenario *before = capsim_xmalloc(sizeof *before);
+	*before = *x->s;
+	capsim_diags d = { 0 };
+	if (capsim_scenario_set_many(x->s, x->cat, sets, n_sets, &d) < 0) {
+		diags_text(&d, err, n);
+		capsim_diags_free(&d);
+		free(before);
+		return -1;
+	}
+	capsim_diags_free(&d);
+	if (x->n_undo == CAPSIM_EXPLORE_UNDO) {
+		free(x->undo[0]);
+		memmove(&x->undo[0], &x->undo[1], (CAPSIM_EXPLORE_UNDO - 1) * sizeof x->undo[0]);
+		x->n_undo--;
+	}
+	x->undo[x->n_undo++] = before;
+	return 0;
+}
+
+int capsim_explore_set(capsim_explore *x, const char *path, const char *value, char *err,
+		       size_t n)
+{
+	capsim_set one = { path, value };
+	return capsim_explore_set_many(x, &one, 1, err, n);
+}
+
+int capsim_explore_undo(capsim_explore *x)
+{
+	if (x->n_undo == 0)
+		return -1;
+	free(x->s);
+	x->s = x->undo[--x->n_undo];
+	return 0;
+}

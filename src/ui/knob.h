@@ -1,0 +1,71 @@
+/* knob.h - the what-if explorer's model, apart from the screen (explore.c):
+ * the knobs a planner turns (each a --set path, with how it steps and where
+ * its choices come from), the scenario they edit, and its undo history.
+ * Every change goes through capsim_scenario_set, so a value the scenario
+ * refuses is refused here with the same reason, and what the explorer shows
+ * is what `capsim run --set PATH=VALUE` gives. */
+#ifndef CAPSIM_KNOB_H
+#define CAPSIM_KNOB_H
+
+#include <stddef.h>
+
+#include "catalog.h"
+#include "scenario.h"
+
+typedef enum {
+	CAPSIM_KNOB_DOUBLING,    /* a count that halves and doubles: nodes, global batch */
+	CAPSIM_KNOB_STEP,        /* a count a step of one: micro-batch, virtual stages */
+	CAPSIM_KNOB_DIVISOR,     /* a parallel degree: the next divisor up or down (1, 2, 4, 8 ...) */
+	CAPSIM_KNOB_SHARE,       /* a share a step of 5 points: utilisation */
+	CAPSIM_KNOB_SCALE,       /* a quantity 10% up or down: a price */
+	CAPSIM_KNOB_CHOICE       /* a catalog entry of a kind, or one of the field's names */
+} capsim_ui_knob_kind;
+
+typedef struct capsim_ui_knob {
+	const char *group;       /* "cluster", "workload", "cost" */
+	const char *label;       /* what the screen calls it */
+	const char *path;        /* the --set path */
+	capsim_ui_knob_kind kind;
+	int catalog;             /* CHOICE: a capsim_kind_id, or -1 for the field's own names */
+} capsim_ui_knob;
+
+extern const capsim_ui_knob capsim_ui_knobs[];
+extern const size_t capsim_ui_n_knobs;
+
+/* knob k's value in s for people ("64", "InfiniBand", "70%", "$0.08/kWh"),
+ * or "-" where s has none */
+void capsim_ui_knob_text(const capsim_scenario *s, const capsim_ui_knob *k, char *buf, size_t n);
+
+/* The value one step up (dir > 0) or down from s's, as a --set value: 0
+ * with value set, or -1 where there is none that way (a count at 1, the
+ * last choice). */
+int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
+		     int dir, char *value, size_t n);
+
+#define CAPSIM_EXPLORE_UNDO 64
+
+/* the explorer's state: the scenario now and the ones before it */
+typedef struct capsim_explore {
+	const capsim_catalog *cat;
+	capsim_scenario *s;                        /* owned */
+	capsim_scenario *undo[CAPSIM_EXPLORE_UNDO]; /* owned, oldest first */
+	size_t n_undo;
+} capsim_explore;
+
+/* Take s (owned from now on). */
+void capsim_explore_init(capsim_explore *x, const capsim_catalog *cat, capsim_scenario *s);
+void capsim_explore_free(capsim_explore *x);
+
+/* Set path to value on the scenario, keeping the one before for undo: 0,
+ * or -1 with the scenario's reason in err (the scenario unchanged). */
+int capsim_explore_set(capsim_explore *x, const char *path, const char *value, char *err,
+		       size_t n);
+
+/* The same for several edits checked together (a layout). */
+int capsim_explore_set_many(capsim_explore *x, const capsim_set *sets, size_t n_sets, char *err,
+			    size_t n);
+
+/* Back to the scenario before the last change: 0, or -1 when there is none. */
+int capsim_explore_undo(capsim_explore *x);
+
+#endif
