@@ -14,8 +14,9 @@ pkgs="build-essential cmake pkg-config git libxml2-dev libxml2-utils libgsl-dev
       libsqlite3-dev libjansson-dev libncurses-dev libcmocka-dev libopenmpi-dev
       openmpi-bin gnuplot-nox"
 if [ "$mode" = test ]; then
-	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh)
-	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium"
+	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh);
+	# tmux: the explorer's test drives it (tests/scripts/explore_tmux.sh)
+	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux"
 fi
 missing=""
 for p in $pkgs; do
