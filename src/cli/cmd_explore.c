@@ -355,7 +355,7 @@ static void draw(ui *u, int busy)
 	attroff(A_BOLD);
 	if (busy)
 		line(0, COLS - 14, 14, "computing %c", spin[u->spin++ % 4]);
-	int left = 38, rows = LINES - 4;
+	int left = COLS >= 100 ? 44 : 38, rows = LINES - 4;
 	mvhline(1, 0, ACS_HLINE, COLS);
 	draw_knobs(u, rows, left);
 	mvvline(2, left, ACS_VLINE, rows);

@@ -1,0 +1,177 @@
+/* test_knob.c - the explorer's model (src/ui/knob.h): every knob reads a
+ * value from the default scenario; steps as each kind says (counts halve
+ * and double, shares move 5 points, choices cycle through the catalog or
+ * the field's names and stop at the ends); a change is the scenario's own
+ * edit (refused with its reason, the state kept) and undo goes back. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "eval.h"
+#include "knob.h"
+#include "scenario.h"
+#include "testutil.h"
+
+static capsim_catalog *cat;
+
+static int setup(void **state)
+{
+	(void)state;
+	capsim_init();
+	cat = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	return capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capsim_catalog_free(cat);
+	return 0;
+}
+
+static capsim_scenario *default_scenario(void)
+{
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat, NULL, 0, s, &d) < 0)
+		fail_msg("default.xml does not load");
+	return s;
+}
+
+static const capsim_ui_knob *knob(const char *path)
+{
+	for (size_t i = 0; i < capsim_ui_n_knobs; i++)
+		if (strcmp(capsim_ui_knobs[i].path, path) == 0)
+			return &capsim_ui_knobs[i];
+	fail_msg("no knob %s", path);
+	return NULL;
+}
+
+static void test_every_knob_reads(void **state)
+{
+	(void)state;
+	capsim_scenario *s = default_scenario();
+	for (size_t i = 0; i < capsim_ui_n_knobs; i++) {
+		const capsim_ui_knob *k = &capsim_ui_knobs[i];
+		assert_true(capsim_scenario_path_known(k->path));
+		char v[96];
+		capsim_ui_knob_text(s, k, v, sizeof v);
+		assert_true(v[0] != '\0');
+	}
+	char v[96];
+	capsim_ui_knob_text(s, knob("cluster.nodes"), v, sizeof v);
+	assert_string_equal(v, "32");
+	capsim_ui_knob_text(s, knob("cost.utilization"), v, sizeof v);
+	assert_string_equal(v, "70%");
+	capsim_ui_knob_text(s, knob("cluster.fabric.oversubscription"), v, sizeof v);
+	assert_string_equal(v, "1:1");
+	capsim_ui_knob_text(s, knob("cluster.gpu.ref"), v, sizeof v);
+	assert_string_equal(v, "-"); /* no override: the node's GPU */
+	free(s);
+}
+
+static void test_steps(void **state)
+{
+	(void)state;
+	capsim_scenario *s = default_scenario();
+	char v[128];
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("cluster.nodes"), 1, v, sizeof v), 0);
+	assert_string_equal(v, "64");
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("cluster.nodes"), -1, v, sizeof v), 0);
+	assert_string_equal(v, "16");
+	/* a micro-batch of 1 has none below */
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("workload.micro-batch"), -1, v, sizeof v),
+			 -1);
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("cost.utilization"), 1, v, sizeof v), 0);
+	assert_string_equal(v, "0.75");
+	/* the field's own names: ZeRO 1 -> 2, recompute selective -> full -> none of above */
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("workload.parallelism.zero"), 1, v,
+					     sizeof v), 0);
+	assert_string_equal(v, "2");
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("workload.parallelism.recompute"), 1, v,
+					     sizeof v), 0);
+	assert_string_equal(v, "full");
+	/* on/off: off steps to on and no further */
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("cluster.fabric.sharp"), 1, v, sizeof v), 0);
+	assert_string_equal(v, "on");
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("cluster.fabric.sharp"), -1, v, sizeof v),
+			 -1);
+	/* the catalog's nodes, in catalog order: dgx-h100's neighbours */
+	size_t n = capsim_catalog_count(cat, CAPSIM_KIND_NODE), at = n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(((const capsim_entry *)capsim_catalog_at(cat, CAPSIM_KIND_NODE, i))->id,
+			   "dgx-h100") == 0)
+			at = i;
+	assert_true(at < n);
+	int up = capsim_ui_knob_step(s, cat, knob("cluster.node.ref"), 1, v, sizeof v);
+	if (at + 1 < n) {
+		assert_int_equal(up, 0);
+		assert_string_equal(v, ((const capsim_entry *)capsim_catalog_at(cat, CAPSIM_KIND_NODE,
+										 at + 1))->id);
+	} else {
+		assert_int_equal(up, -1);
+	}
+	/* the energy price 10% up, as a value its field reads back */
+	assert_int_equal(capsim_ui_knob_step(s, cat, knob("facility.energy.price"), 1, v, sizeof v), 0);
+	capsim_path_value pv, now;
+	char err[256];
+	assert_int_equal(capsim_scenario_path_value(s, "facility.energy.price", v, &pv, err,
+						    sizeof err), 0);
+	assert_int_equal(capsim_scenario_path_value(s, "facility.energy.price", NULL, &now, err,
+						    sizeof err), 0);
+	assert_rel(pv.num, now.num * 1.1, 1e-12);
+	free(s);
+}
+
+static void test_change_and_undo(void **state)
+{
+	(void)state;
+	capsim_explore x;
+	capsim_explore_init(&x, cat, default_scenario());
+	char err[512];
+	assert_int_equal(capsim_explore_set(&x, "cluster.nodes", "64", err, sizeof err), 0);
+	assert_int_equal(x.s->nodes, 64);
+	assert_int_equal(x.s->dp, 16);
+	/* refused with the scenario's reason; the state kept, no undo step made */
+	assert_int_equal(capsim_explore_set(&x, "workload.parallelism.tp", "3", err, sizeof err), -1);
+	assert_non_null(strstr(err, "tp=3 does not divide"));
+	assert_int_equal(x.s->tp, 8);
+	assert_int_equal(x.n_undo, 1);
+	assert_int_equal(capsim_explore_set(&x, "cost.utilization", "0.9", err, sizeof err), 0);
+	assert_int_equal(capsim_explore_undo(&x), 0);
+	assert_rel(x.s->utilization, 0.7, 1e-12);
+	assert_int_equal(capsim_explore_undo(&x), 0);
+	assert_int_equal(x.s->nodes, 32);
+	assert_int_equal(capsim_explore_undo(&x), -1);
+	/* the explorer's numbers are capsim_eval's of the same edit */
+	assert_int_equal(capsim_explore_set(&x, "cluster.nodes", "64", err, sizeof err), 0);
+	capsim_scenario *t = default_scenario();
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_set(t, cat, "cluster.nodes", "64", &d), 0);
+	capsim_result a, b;
+	assert_int_equal(capsim_eval(x.s, NULL, &a, &d), 0);
+	assert_int_equal(capsim_eval(t, NULL, &b, &d), 0);
+	assert_memory_equal(&a.step.step_time_s, &b.step.step_time_s, sizeof(double));
+	capsim_result_free(&a);
+	capsim_result_free(&b);
+	free(t);
+	capsim_explore_free(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_knob_reads),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_change_and_undo),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
