@@ -179,6 +179,14 @@ static void submit(worker *w, const capsim_scenario *s, int optimise, unsigned l
 
 static volatile sig_atomic_t stop;
 
+/* a process that ends while the screen is up (an allocation that fails
+ * exits from anywhere) gives the terminal back first */
+static void restore_terminal(void)
+{
+	if (stdscr && !isendwin())
+		endwin();
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -657,6 +665,7 @@ int capsim_cmd_explore(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	setlocale(LC_ALL, "");
+	atexit(restore_terminal);
 	if (started && initscr()) {
 		cbreak();
 		noecho();
