@@ -61,6 +61,20 @@ void capsim_cli_sets_free(capsim_cli_sets *s);
 int capsim_cli_load(const char *path, const capsim_cli_sets *sets,
 		    struct capsim_catalog **cat, struct capsim_scenario **s, capsim_diags *d);
 
+/* The user's own catalog files, beside the shipped catalog: each --parts
+ * FILE|DIR given before the command (capsim --parts my.xml run ...), then
+ * each path of $CAPSIM_PARTS (colon-separated); a directory gives its *.xml
+ * files in name order. capsim_cli_parts_add keeps one (at most 16; the
+ * string is borrowed); capsim_cli_parts_reset forgets them. */
+int capsim_cli_parts_add(const char *path);
+void capsim_cli_parts_reset(void);
+
+/* The shipped catalog (capsim_catalog_default_root) and then the user's
+ * files, references checked across all of them: a user part may name
+ * shipped ones, but not take a shipped id. Returns 0, or -1 after adding
+ * every problem to d. */
+int capsim_cli_catalog(struct capsim_catalog *cat, capsim_diags *d);
+
 /* A count given on the command line: a decimal integer from 1 to max, or -1
  * for anything else (no atoi: an out-of-range value is refused, not
  * wrapped). */

@@ -1,10 +1,12 @@
 /* cli_sets.c - the --set options every command takes; see cli.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "catalog.h"
 #include "cli.h"
@@ -71,7 +73,7 @@ int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalo
 	}
 	*cat = capsim_catalog_create();
 	*s = capsim_xcalloc(1, sizeof **s);
-	if (capsim_catalog_load_root(*cat, capsim_catalog_default_root(), NULL, d) == 0 &&
+	if (capsim_cli_catalog(*cat, d) == 0 &&
 	    capsim_scenario_load(path, *cat, sets ? sets->v : NULL, sets ? sets->n : 0, *s, d) == 0)
 		return 0;
 	capsim_catalog_free(*cat);
@@ -79,4 +81,90 @@ int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalo
 	*cat = NULL;
 	*s = NULL;
 	return -1;
+}
+
+/* ---- the user's catalog files ------------------------------------------------------ */
+
+#define MAX_PARTS 16
+static const char *parts[MAX_PARTS];
+static size_t n_parts;
+
+int capsim_cli_parts_add(const char *path)
+{
+	if (n_parts == MAX_PARTS)
+		return -1;
+	parts[n_parts++] = path;
+	return 0;
+}
+
+void capsim_cli_parts_reset(void)
+{
+	n_parts = 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* one --parts path: a file, or a directory's *.xml in name order */
+static int load_parts(capsim_catalog *cat, const char *path, capsim_diags *d)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		capsim_diags_add(d, path, 0, "--parts: %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return capsim_catalog_load_file(cat, path, d);
+	DIR *dir = opendir(path);
+	if (!dir) {
+		capsim_diags_add(d, path, 0, "--parts: %s", strerror(errno));
+		return -1;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && strcmp(e->d_name + len - 4, ".xml") == 0 && e->d_name[0] != '.') {
+			names = capsim_xrealloc(names, (n + 1) * sizeof *names);
+			names[n++] = capsim_xasprintf("%s/%s", path, e->d_name);
+		}
+	}
+	closedir(dir);
+	qsort(names, n, sizeof *names, cmp_name);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (capsim_catalog_load_file(cat, names[i], d) < 0)
+			rc = -1;
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int capsim_cli_catalog(capsim_catalog *cat, capsim_diags *d)
+{
+	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, d) < 0)
+		return -1;
+	int rc = 0, any = 0;
+	for (size_t i = 0; i < n_parts; i++) {
+		any = 1;
+		if (load_parts(cat, parts[i], d) < 0)
+			rc = -1;
+	}
+	const char *env = getenv("CAPSIM_PARTS");
+	if (env && *env) {
+		char *copy = capsim_xstrdup(env), *save = NULL;
+		for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+			any = 1;
+			if (load_parts(cat, p, d) < 0)
+				rc = -1;
+		}
+		free(copy);
+	}
+	if (rc == 0 && any && capsim_catalog_check(cat, d) < 0)
+		rc = -1;
+	return rc;
 }

@@ -246,7 +246,7 @@ int capsim_cmd_fit(int argc, char **argv)
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_profile p;
 	memset(&p, 0, sizeof p);
-	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0) {
+	if (capsim_cli_catalog(cat, &d) < 0) {
 		status = CAPSIM_EXIT_USAGE;
 	} else {
 		capsim_fit_options o = { .gpu = a.gpu, .runs = a.runs, .n_runs = a.n_runs,

@@ -254,7 +254,7 @@ int capsim_cmd_report(int argc, char **argv)
 	size_t n = db ? 0 : (size_t)(argc - optind);
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_scenario **v = NULL;
-	int bad = capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0;
+	int bad = capsim_cli_catalog(cat, &d) < 0;
 	if (!bad && db) {
 		bad = from_db(db, sweep_sel, where, n_where, cat, &sets, &v, &n, &d) < 0;
 	} else {

@@ -709,7 +709,7 @@ int capsim_cmd_sweep(int argc, char **argv)
 	capsim_scenario *base = capsim_xcalloc(1, sizeof *base);
 	capsim_sweep *sw = NULL;
 	status = CAPSIM_EXIT_USAGE;
-	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) == 0)
+	if (capsim_cli_catalog(cat, &d) == 0)
 		sw = capsim_sweep_load(o.file, cat, o.sets.v, o.sets.n, base, &d);
 	if (!sw) {
 		if (rank == 0)

@@ -42,7 +42,7 @@ static const command commands[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: capsim [--version] [--help] COMMAND [ARGS]\n"
+		"usage: capsim [--version] [--help] [--parts FILE|DIR]... COMMAND [ARGS]\n"
 		"\n"
 		"capsim predicts what a GPU cluster does with a training workload.\n"
 		"\n"
@@ -51,7 +51,9 @@ static void usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
 		"\n"
-		"'capsim COMMAND --help' describes a command.\n"
+		"'capsim COMMAND --help' describes a command. --parts adds catalog files of\n"
+		"your own (hardware, models) beside the shipped catalog, as does $CAPSIM_PARTS\n"
+		"(paths separated by ':'); capsim import hf makes a model file from a config.\n"
 		"Exit status: 0 success, 1 failure while running, 2 bad usage or input,\n"
 		"3 failed acceptance check.\n");
 }
@@ -79,6 +81,27 @@ static int finish(int status)
 
 static int dispatch(int argc, char **argv)
 {
+	if (argc < 2) {
+		usage(stderr);
+		return CAPSIM_EXIT_USAGE;
+	}
+	/* options of every command, before it: the user's catalog files */
+	while (argc >= 2 && strncmp(argv[1], "--parts", 7) == 0) {
+		const char *v = argv[1][7] == '=' ? argv[1] + 8 : argv[1][7] == '\0' && argc >= 3 ?
+				argv[2] : NULL;
+		if (!v || !*v || (argv[1][7] != '=' && argv[1][7] != '\0')) {
+			fprintf(stderr, "capsim: --parts: expected a catalog file or directory\n");
+			return CAPSIM_EXIT_USAGE;
+		}
+		if (capsim_cli_parts_add(v) < 0) {
+			fprintf(stderr, "capsim: --parts: at most 16\n");
+			return CAPSIM_EXIT_USAGE;
+		}
+		int used = argv[1][7] == '=' ? 1 : 2;
+		argv[used] = argv[0];
+		argv += used;
+		argc -= used;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return CAPSIM_EXIT_USAGE;
@@ -127,5 +150,6 @@ static void reset_getopt(void)
 int capsim_main(int argc, char **argv)
 {
 	reset_getopt();
+	capsim_cli_parts_reset();
 	return finish(dispatch(argc, argv));
 }
