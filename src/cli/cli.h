@@ -26,6 +26,7 @@ int capsim_cmd_optimize(int argc, char **argv);
 int capsim_cmd_query(int argc, char **argv);
 int capsim_cmd_report(int argc, char **argv);
 int capsim_cmd_explore(int argc, char **argv);
+int capsim_cmd_import(int argc, char **argv);
 int capsim_cmd_bom(int argc, char **argv);
 int capsim_cmd_calibrate(int argc, char **argv);
 int capsim_cmd_fit(int argc, char **argv);

@@ -1,0 +1,291 @@
+/* test_import.c - Hugging Face configs into models (issue 18), on configs
+ * written as the public ones are (tests/data/hf/: Llama 3.1 8B, Mixtral
+ * 8x7B, DeepSeek-V3, GPT-2, Qwen2.5 7B, Gemma 2 9B, GPT-NeoX 20B): each
+ * imported entry loads beside the shipped catalog; where the catalog ships
+ * the same model its architecture, parameter count and a simulated step
+ * are the same; what capsim does not model is warned about; malformed
+ * configs are refused naming the field; and the command end to end, with
+ * --parts, runs the imported model. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "eval.h"
+#include "hf.h"
+#include "ops.h"
+#include "scenario.h"
+#include "testutil.h"
+#include "xml.h"
+
+static capsim_catalog *shipped;
+
+static int setup(void **state)
+{
+	(void)state;
+	capsim_init();
+	shipped = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	return capsim_catalog_load_root(shipped, CAPSIM_SOURCE_DIR, NULL, &d);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capsim_catalog_free(shipped);
+	return 0;
+}
+
+/* config file -> model entry id in a catalog of its own (shipped + it) */
+static capsim_catalog *imported(const char *dir, const char *id, capsim_hf_model *m)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/tests/data/hf/%s/config.json", CAPSIM_SOURCE_DIR, dir);
+	capsim_diags d = { 0 };
+	size_t len;
+	char *text = capsim_xml_slurp(path, &len, &d);
+	assert_non_null(text);
+	if (capsim_hf_read(text, len, path, m, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s does not read", path);
+	}
+	char *xml = NULL;
+	size_t xlen = 0;
+	FILE *f = open_memstream(&xml, &xlen);
+	assert_int_equal(capsim_hf_write(m, id, path, "0123456789abcdef0123456789abcdef0123456789abcdef"
+					 "0123456789abcdef", f), 0);
+	fclose(f);
+	capsim_catalog *c = capsim_catalog_create();
+	assert_int_equal(capsim_catalog_load_root(c, CAPSIM_SOURCE_DIR, NULL, &d), 0);
+	if (capsim_catalog_load_memory(c, xml, xlen, id, &d) < 0 || capsim_catalog_check(c, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s: the imported entry does not load:\n%s", dir, xml);
+	}
+	free(xml);
+	free(text);
+	capsim_diags_free(&d);
+	return c;
+}
+
+static const capsim_model *model(const capsim_catalog *c, const char *id)
+{
+	const capsim_model *m = capsim_catalog_find(c, CAPSIM_KIND_MODEL, id);
+	if (!m)
+		fail_msg("no model %s", id);
+	return m;
+}
+
+/* the imported model is the shipped one: architecture, parameters, a step */
+static void same_as_shipped(const char *dir, const char *shipped_id, const char *scenario,
+			    int same_positions)
+{
+	capsim_hf_model hf;
+	capsim_catalog *c = imported(dir, "imported", &hf);
+	const capsim_model *a = model(c, "imported"), *b = model(shipped, shipped_id);
+	assert_int_equal(a->layers, b->layers);
+	assert_int_equal(a->hidden, b->hidden);
+	assert_int_equal(a->heads, b->heads);
+	assert_int_equal(a->kv_heads ? a->kv_heads : a->heads, b->kv_heads ? b->kv_heads : b->heads);
+	assert_int_equal(capsim_model_head_dim(a), capsim_model_head_dim(b));
+	assert_int_equal(a->ffn, b->ffn);
+	assert_int_equal(a->vocab, b->vocab);
+	if (same_positions)
+		assert_int_equal(a->max_seq_len, b->max_seq_len);
+	assert_int_equal(a->activation, b->activation);
+	assert_int_equal(a->norm, b->norm);
+	assert_int_equal(a->position, b->position);
+	assert_int_equal(a->tied_embeddings, b->tied_embeddings);
+	assert_int_equal(a->moe_experts, b->moe_experts);
+	assert_int_equal(a->moe_top_k, b->moe_top_k);
+	assert_int_equal(a->moe_shared_experts, b->moe_shared_experts);
+	assert_int_equal(a->moe_expert_ffn, b->moe_expert_ffn);
+	assert_int_equal(a->moe_dense_layers, b->moe_dense_layers);
+	assert_int_equal(a->mla_kv_lora_rank, b->mla_kv_lora_rank);
+	assert_int_equal(a->mla_q_lora_rank, b->mla_q_lora_rank);
+	assert_rel(capsim_model_params(a, 0), capsim_model_params(b, 0), 1e-12);
+	assert_rel(capsim_model_params(a, 1), capsim_model_params(b, 1), 1e-12);
+	/* the same step, bit for bit, on the scenario with either */
+	char path[512];
+	snprintf(path, sizeof path, "%s/scenarios/%s", CAPSIM_SOURCE_DIR, scenario);
+	/* one stage of a pipeline: any layer count splits */
+	const capsim_set imp[] = { { "workload.model.ref", "imported" }, { "reliability.runs", "0" },
+				   { "workload.parallelism.pp", "1" },
+				   { "workload.parallelism.virtual-stages", "1" },
+				   { "workload.parallelism.schedule", "1f1b" } };
+	capsim_set own[] = { { "workload.model.ref", shipped_id }, { "reliability.runs", "0" },
+			     { "workload.parallelism.pp", "1" },
+			     { "workload.parallelism.virtual-stages", "1" },
+			     { "workload.parallelism.schedule", "1f1b" } };
+	capsim_scenario *s = calloc(1, sizeof *s), *t = calloc(1, sizeof *t);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(path, c, imp, 5, s, &d) < 0 ||
+	    capsim_scenario_load(path, c, own, 5, t, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s with %s does not load", scenario, dir);
+	}
+	capsim_result ra, rb;
+	capsim_eval_opts o = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(s, &o, &ra, &d), 0);
+	assert_int_equal(capsim_eval(t, &o, &rb, &d), 0);
+	assert_memory_equal(&ra.step.step_time_s, &rb.step.step_time_s, sizeof(double));
+	assert_memory_equal(&ra.peak_mem_per_gpu_bytes, &rb.peak_mem_per_gpu_bytes, sizeof(double));
+	capsim_result_free(&ra);
+	capsim_result_free(&rb);
+	free(s);
+	free(t);
+	capsim_diags_free(&d);
+	capsim_catalog_free(c);
+}
+
+static void test_llama(void **state)
+{
+	(void)state;
+	same_as_shipped("Meta-Llama-3.1-8B", "llama-3.1-8b", "default.xml", 1);
+}
+
+static void test_mixtral(void **state)
+{
+	(void)state;
+	same_as_shipped("Mixtral-8x7B-v0.1", "mixtral-8x7b", "default.xml", 1);
+}
+
+static void test_deepseek(void **state)
+{
+	(void)state;
+	/* the config declares 163,840 positions; the shipped entry takes the
+	 * paper's 128K context: nothing else differs */
+	same_as_shipped("DeepSeek-V3", "deepseek-v3", "default.xml", 0);
+	capsim_hf_model m;
+	capsim_catalog *c = imported("DeepSeek-V3", "ds", &m);
+	/* the multi-token-prediction module: warned about, not dropped silently */
+	int mtp = 0;
+	for (int i = 0; i < m.n_warnings; i++)
+		mtp |= strstr(m.warnings[i], "num_nextn_predict_layers 1") != NULL;
+	assert_true(mtp);
+	assert_int_equal(m.mla_qk_rope_head_dim, 64);
+	capsim_catalog_free(c);
+}
+
+static void test_gpt2(void **state)
+{
+	(void)state;
+	same_as_shipped("gpt2", "gpt2-124m", "gpt2-124m-1xh200.xml", 1);
+}
+
+/* the families the catalog does not ship: read, warned about, loadable */
+static void test_other_families(void **state)
+{
+	(void)state;
+	capsim_hf_model m;
+	capsim_catalog *c = imported("Qwen2.5-7B", "qwen", &m);
+	assert_int_equal(m.kv_heads, 4);
+	assert_int_equal(m.ffn, 18944);
+	assert_string_equal(m.activation, "swiglu");
+	assert_false(m.tied_embeddings);
+	capsim_catalog_free(c);
+	c = imported("gemma-2-9b", "gemma", &m);
+	assert_int_equal(m.head_dim, 256);
+	assert_true(m.tied_embeddings);
+	int geglu = 0, window = 0;
+	for (int i = 0; i < m.n_warnings; i++) {
+		geglu |= strstr(m.warnings[i], "GeGLU") != NULL;
+		window |= strstr(m.warnings[i], "sliding_window") != NULL;
+	}
+	assert_true(geglu && window);
+	capsim_catalog_free(c);
+	c = imported("gpt-neox-20b", "neox", &m);
+	assert_string_equal(m.activation, "gelu");
+	assert_string_equal(m.norm, "layernorm");
+	assert_string_equal(m.position, "rope");
+	assert_true(m.n_warnings >= 2);
+	/* about 20.6B as published (Black et al. 2022, arXiv 2204.06745) */
+	assert_rel(capsim_model_params(model(c, "neox"), 0), 20.6e9, 0.01);
+	capsim_catalog_free(c);
+}
+
+static void expect_refused(const char *file, const char *needle)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/tests/data/hf/bad/%s", CAPSIM_SOURCE_DIR, file);
+	capsim_diags d = { 0 };
+	size_t len;
+	char *text = capsim_xml_slurp(path, &len, &d);
+	assert_non_null(text);
+	capsim_hf_model m;
+	if (capsim_hf_read(text, len, path, &m, &d) == 0 || !capsim_diags_contains(&d, needle)) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s: expected '%s'", file, needle);
+	}
+	free(text);
+	capsim_diags_free(&d);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	expect_refused("string-field.json", "hidden_size: expected a whole number, found a string");
+	expect_refused("missing-ffn.json", "intermediate_size: missing");
+	expect_refused("unknown-arch.json", "model_type: 't5' is not an architecture capsim reads");
+	expect_refused("not-json.json", "not JSON");
+	expect_refused("array.json", "expected a JSON object");
+	expect_refused("fraction.json", "n_layer: expected a whole number");
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_command(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/capsim-test-import-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	/* the id from the config's directory; the file validates and runs */
+	assert_int_equal(sh("%s import hf %s/tests/data/hf/Qwen2.5-7B/config.json --out %s/q.xml "
+			    "2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, dir), 0);
+	assert_int_equal(sh("grep -q 'model id=\"qwen2.5-7b\"' %s/q.xml", dir), 0);
+	assert_int_equal(sh("%s validate %s/q.xml >/dev/null", CAPSIM_BIN, dir), 0);
+	assert_int_equal(sh("%s --parts %s/q.xml run %s/scenarios/default.xml --set "
+			    "workload.model.ref=qwen2.5-7b --set workload.parallelism.tp=4 --set "
+			    "workload.parallelism.pp=1 --set workload.parallelism.virtual-stages=1 "
+			    "--set workload.parallelism.schedule=1f1b "
+			    "| grep -q 'qwen2.5-7b, tp 4 pp 1'", CAPSIM_BIN, dir, CAPSIM_SOURCE_DIR), 0);
+	/* the shipped id is refused; --name gives another */
+	assert_int_equal(sh("%s import hf %s/tests/data/hf/DeepSeek-V3/config.json 2>&1 >/dev/null | "
+			    "grep -q \"is a shipped model's\"", CAPSIM_BIN, CAPSIM_SOURCE_DIR), 0);
+	assert_int_equal(sh("%s import hf %s/tests/data/hf/DeepSeek-V3/config.json --name my-v3 "
+			    "--out %s/v3.xml 2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, dir), 0);
+	/* nothing written on a refusal */
+	assert_int_equal(sh("%s import hf %s/tests/data/hf/bad/missing-ffn.json --name x --out "
+			    "%s/bad.xml 2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, dir), 2);
+	assert_int_equal(sh("test ! -e %s/bad.xml && rm -rf %s", dir, dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llama),
+		cmocka_unit_test(test_mixtral),
+		cmocka_unit_test(test_deepseek),
+		cmocka_unit_test(test_gpt2),
+		cmocka_unit_test(test_other_families),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_command),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
