@@ -76,6 +76,10 @@ void capsim_cli_parts_reset(void);
  * every problem to d. */
 int capsim_cli_catalog(struct capsim_catalog *cat, capsim_diags *d);
 
+/* The user's files alone, into a catalog that holds a root already (what
+ * capsim_cli_catalog does after the shipped catalog). 0, or -1 after d. */
+int capsim_cli_parts_load(struct capsim_catalog *cat, capsim_diags *d);
+
 /* A count given on the command line: a decimal integer from 1 to max, or -1
  * for anything else (no atoi: an out-of-range value is refused, not
  * wrapped). */

@@ -148,6 +148,11 @@ int capsim_cli_catalog(capsim_catalog *cat, capsim_diags *d)
 {
 	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, d) < 0)
 		return -1;
+	return capsim_cli_parts_load(cat, d);
+}
+
+int capsim_cli_parts_load(capsim_catalog *cat, capsim_diags *d)
+{
 	int rc = 0, any = 0;
 	for (size_t i = 0; i < n_parts; i++) {
 		any = 1;

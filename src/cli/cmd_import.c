@@ -9,6 +9,8 @@
 #include "catalog.h"
 #include "cli.h"
 #include "hf.h"
+#include "launch.h"
+#include "scenario.h"
 #include "outfile.h"
 #include "sha256.h"
 #include "xalloc.h"
@@ -18,6 +20,10 @@ static void help(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim import hf CONFIG.json [--name ID] [--out FILE]\n"
+		"       capsim import cmdline [OPTIONS] -- LAUNCH LINE...\n"
+		"       capsim import slurm [OPTIONS] SCRIPT   (a Slurm batch script, a shell\n"
+		"                           script or a Kubernetes Job that runs torchrun)\n"
+		"  OPTIONS: [--name NAME] [--model ID | --models FILE] [--node ID] [--out FILE]\n"
 		"\n"
 		"hf: a Hugging Face model config (config.json: Llama, Mistral, Mixtral, Qwen2/3\n"
 		"and their MoE, DeepSeek V2/V3, GPT-2, GPT-NeoX, Gemma) becomes a models file\n"
@@ -27,7 +33,20 @@ static void help(FILE *out)
 		"it beside the shipped catalog, on standard output or --out FILE. Use it with\n"
 		"capsim --parts FILE run --set workload.model.ref=ID. The id is --name, else\n"
 		"the config's directory's name (meta-llama/Llama-3.1-8B/config.json gives\n"
-		"llama-3.1-8b). What capsim does not model is listed on stderr.\n");
+		"llama-3.1-8b). What capsim does not model is listed on stderr.\n"
+		"\n"
+		"cmdline, slurm: a torchrun / srun / Megatron-LM launch (NeMo key=value\n"
+		"overrides where simple) becomes a scenario (--out, default stdout): nodes\n"
+		"and GPUs per node (#SBATCH, srun, torchrun), sequence length, micro- and\n"
+		"global batch, TP, PP, virtual stages, CP, EP, recomputation, the\n"
+		"distributed optimizer (ZeRO 1), sequence parallelism, the TP overlap and\n"
+		"the precision; the token budget from --train-iters or --train-samples. The\n"
+		"model is --model (a catalog or --parts id) or, from the launch's own\n"
+		"architecture flags, an entry written to --models FILE (the vocabulary\n"
+		"needs --vocab-size: Megatron takes it from the tokenizer). The node is\n"
+		"--node (default dgx-h100) and the fabric an NDR InfiniBand fat tree: both\n"
+		"assumptions, said in the file and on stderr with every flag not modelled.\n"
+		"The scenario is checked by loading it before it is written.\n");
 }
 
 /* a catalog id from a name: lower case, other characters as '-' */
@@ -147,15 +166,271 @@ done:
 	return status;
 }
 
+/* ---- launch lines and scripts ------------------------------------------------------- */
+
+typedef struct {
+	const char *name, *model, *models, *node, *out;
+} launch_opts;
+
+static void xml_attr(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+}
+
+/* the model entry the launch's architecture flags give: 0 with its text, or
+ * -1 with what is missing in d */
+static int model_entry(const capsim_launch *l, const char *id, const char *where, char **text,
+		       capsim_diags *d)
+{
+	static const struct {
+		const char *flag;
+		size_t off;
+	} need[] = { { "--num-layers", offsetof(capsim_launch, layers) },
+		     { "--hidden-size", offsetof(capsim_launch, hidden) },
+		     { "--num-attention-heads", offsetof(capsim_launch, heads) },
+		     { "--vocab-size (Megatron takes it from the tokenizer)",
+		       offsetof(capsim_launch, vocab) } };
+	int bad = 0;
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+		if (!*(const long *)((const char *)l + need[i].off)) {
+			capsim_diags_add_at(d, where, "the model: %s is not in the launch; give it, or "
+					    "--model ID", need[i].flag);
+			bad = 1;
+		}
+	if (bad)
+		return -1;
+	/* Megatron's defaults: an FFN of 4h, or 8h/3 rounded up to 64 with SwiGLU */
+	long ffn = l->ffn ? l->ffn : l->swiglu == 1 ? ((8 * l->hidden / 3 + 63) / 64) * 64 :
+		   4 * l->hidden;
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	if (!f)
+		return -1;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import from "
+		   "a launch line's architecture flags -->\n<models>\n  <model id=\"%s\" name=\"%s\" "
+		   "family=\"megatron\"\n         assumption=\"the launch line's own architecture "
+		   "(capsim import)\">\n", id, id);
+	fprintf(f, "    <architecture layers=\"%ld\" hidden=\"%ld\" heads=\"%ld\" kv-heads=\"%ld\" "
+		   "ffn=\"%ld\"\n                  activation=\"%s\" vocab=\"%ld\" max-seq-len=\"%ld\" "
+		   "norm=\"%s\"\n                  position=\"%s\" tied-embeddings=\"%s\"/>\n",
+		l->layers, l->hidden, l->heads, l->kv_heads ? l->kv_heads : l->heads, ffn,
+		l->swiglu == 1 ? "swiglu" : "gelu", l->vocab,
+		l->max_positions ? l->max_positions : l->seq_len, l->rmsnorm == 1 ? "rmsnorm" :
+		"layernorm", l->rope == 1 ? "rope" : "learned", l->untied == 1 ? "false" : "true");
+	if (l->experts)
+		fprintf(f, "    <moe experts=\"%ld\" top-k=\"%ld\" shared-experts=\"0\" "
+			   "expert-ffn=\"%ld\" dense-layers=\"0\"/>\n", l->experts,
+			l->top_k ? l->top_k : 2, ffn);
+	fprintf(f, "  </model>\n</models>\n");
+	fclose(f);
+	return 0;
+}
+
+/* the scenario text; notes of what was assumed go to l's notes */
+static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *model,
+			   const capsim_node *node, const char *where, capsim_diags *d)
+{
+	long nodes = l->nodes ? l->nodes : 1;
+	if (l->gpus_per_node && l->gpus_per_node != node->gpus)
+		capsim_diags_add_at(d, where, "the launch runs %ld GPUs a node, node '%s' has %d; "
+				    "give --node of that size", l->gpus_per_node, node->e.id, node->gpus);
+	if (!l->seq_len)
+		capsim_diags_add_at(d, where, "--seq-length (or model.encoder_seq_length): not in "
+				    "the launch");
+	long tp = l->tp ? l->tp : 1, pp = l->pp ? l->pp : 1, cp = l->cp ? l->cp : 1;
+	long mb = l->micro_batch ? l->micro_batch : 1;
+	long gpus = nodes * node->gpus, dp = tp * pp * cp > 0 ? gpus / (tp * pp * cp) : 1;
+	long gb = l->global_batch ? l->global_batch : mb * (dp > 0 ? dp : 1);
+	double tokens = l->train_iters ? (double)l->train_iters * gb * l->seq_len :
+			l->train_samples ? (double)l->train_samples * l->seq_len : 0.0;
+	long v = l->vp_layers < 0 ? -l->vp_layers :
+		 l->vp_layers > 0 && l->layers ? l->layers / pp / l->vp_layers : 1;
+	if (l->vp_layers > 0 && !l->layers)
+		capsim_diags_add_at(d, where, "--num-layers-per-virtual-pipeline-stage needs "
+				    "--num-layers");
+	if (d->n)
+		return NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import "
+		   "from %s.\n", where);
+	for (int i = 0; i < l->n_notes; i++) {
+		fputs("     ", f);
+		for (const char *p = l->notes[i]; *p; p++)
+			if (!(p[0] == '-' && p[1] == '-'))
+				fputc(*p, f);
+		fputs("\n", f);
+	}
+	if (!l->nodes)
+		fprintf(f, "     nodes: not in the launch; 1 assumed\n");
+	if (tokens <= 0)
+		fprintf(f, "     tokens: no train-iters or train-samples in the launch; 1T assumed\n");
+	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
+	fprintf(f, "<scenario name=\"");
+	xml_attr(f, o->name);
+	fprintf(f, "\">\n  <cluster nodes=\"%ld\">\n    <node ref=\"%s\"/>\n", nodes, node->e.id);
+	if (nodes > 1)
+		fprintf(f, "    <fabric topology=\"fat-tree\" tiers=\"2\" transport=\"infiniband\" "
+			   "oversubscription=\"1:1\">\n      <switch ref=\"qm9700\"/>\n    </fabric>\n");
+	char tok[64];
+	if (tokens > 0)
+		snprintf(tok, sizeof tok, "%.0f", tokens);
+	else
+		snprintf(tok, sizeof tok, "1T");
+	fprintf(f, "  </cluster>\n  <workload seq-len=\"%ld\" global-batch=\"%ld\" "
+		   "micro-batch=\"%ld\" tokens=\"%s\" dtype=\"%s\">\n", l->seq_len, gb, mb, tok,
+		l->dtype ? l->dtype : "bf16");
+	fprintf(f, "    <model ref=\"%s\"/>\n    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
+		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", model, tp, pp, cp, l->ep ? l->ep : 1,
+		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
+	if (tp > 1 && l->sequence_parallel != -1)
+		fprintf(f, " sequence-parallel=\"%s\"", l->sequence_parallel ? "on" : "off");
+	if (l->tp_comm_overlap == 1)
+		fprintf(f, " tp-comm-overlap=\"on\"");
+	if (v > 1)
+		fprintf(f, " schedule=\"1f1b-interleaved\" virtual-stages=\"%ld\"", v);
+	fprintf(f, "/>\n  </workload>\n</scenario>\n");
+	fclose(f);
+	return text;
+}
+
+static int import_launch(int argc, char **argv, int script)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "models", required_argument, NULL, 'M' },
+		{ "node", required_argument, NULL, 'N' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': o.name = optarg; break;
+		case 'm': o.model = optarg; break;
+		case 'M': o.models = optarg; break;
+		case 'N': o.node = optarg; break;
+		case 'o': o.out = optarg; break;
+		case 'h': help(stdout); return CAPSIM_EXIT_OK;
+		default:
+			fprintf(stderr, "capsim import: unknown option '%s'\n", argv[optind - 1]);
+			return CAPSIM_EXIT_USAGE;
+		}
+	}
+	capsim_diags d = { 0 };
+	capsim_launch l;
+	char where[1100];
+	char *text = NULL, *models_xml = NULL, *sc = NULL;
+	int status = CAPSIM_EXIT_USAGE;
+	capsim_catalog *cat = capsim_catalog_create();
+	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
+	if (script) {
+		if (optind != argc - 1) {
+			fprintf(stderr, "capsim import slurm: expected one script, found %d\n",
+				argc - optind);
+			goto out;
+		}
+		snprintf(where, sizeof where, "%s", argv[optind]);
+		size_t len;
+		text = capsim_xml_slurp(argv[optind], &len, &d);
+		if (!text || capsim_launch_script(text, len, argv[optind], &l, &d) < 0)
+			goto fail;
+	} else {
+		if (optind >= argc) {
+			fprintf(stderr, "capsim import cmdline: expected the launch line after --\n");
+			goto out;
+		}
+		snprintf(where, sizeof where, "the command line");
+		capsim_launch_init(&l);
+		if (capsim_launch_argv(argv + optind, argc - optind, where, &l, &d) < 0)
+			goto fail;
+	}
+	if (capsim_cli_catalog(cat, &d) < 0)
+		goto fail;
+	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, o.node);
+	if (!node) {
+		capsim_diags_add_at(&d, "--node", "no node '%s' in the catalog", o.node);
+		goto fail;
+	}
+	char model_id[CAPSIM_ID_LEN];
+	if (o.model) {
+		capsim_strlcpy(model_id, o.model, sizeof model_id);
+	} else {
+		if (!o.models) {
+			capsim_diags_add_at(&d, where, "the model: give --model ID (a catalog or --parts "
+					    "model), or --models FILE to write the one the launch defines");
+			goto fail;
+		}
+		snprintf(model_id, sizeof model_id, "%.50s-model", o.name);
+		if (model_entry(&l, model_id, where, &models_xml, &d) < 0 ||
+		    capsim_catalog_load_memory(cat, models_xml, strlen(models_xml), o.models, &d) < 0 ||
+		    capsim_catalog_check(cat, &d) < 0)
+			goto fail;
+	}
+	sc = scenario_text(&l, &o, model_id, node, where, &d);
+	if (!sc)
+		goto fail;
+	/* it loads, as capsim run would load it */
+	if (capsim_scenario_load_memory(sc, strlen(sc), o.out, cat, NULL, 0, s, &d) < 0)
+		goto fail;
+	for (int i = 0; i < l.n_notes; i++)
+		fprintf(stderr, "capsim import: warning: %s\n", l.notes[i]);
+	capsim_outfile of;
+	if (models_xml) {
+		if (capsim_outfile_open(&of, o.models, &d) < 0)
+			goto fail;
+		fputs(models_xml, of.f);
+		if (capsim_outfile_close(&of, &d) < 0)
+			goto fail;
+	}
+	if (capsim_outfile_open(&of, o.out, &d) < 0)
+		goto fail;
+	fputs(sc, of.f);
+	if (capsim_outfile_close(&of, &d) < 0)
+		goto fail;
+	status = CAPSIM_EXIT_OK;
+	goto out;
+fail:
+	capsim_diags_print(&d, stderr);
+	status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+out:
+	free(sc);
+	free(models_xml);
+	free(text);
+	free(s);
+	capsim_catalog_free(cat);
+	capsim_diags_free(&d);
+	return status;
+}
+
 int capsim_cmd_import(int argc, char **argv)
 {
+	if (argc >= 2 && strcmp(argv[1], "cmdline") == 0)
+		return import_launch(argc - 1, argv + 1, 0);
+	if (argc >= 2 && strcmp(argv[1], "slurm") == 0)
+		return import_launch(argc - 1, argv + 1, 1);
 	if (argc >= 2 && strcmp(argv[1], "hf") == 0)
 		return import_hf(argc - 1, argv + 1);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		help(stdout);
 		return CAPSIM_EXIT_OK;
 	}
-	fprintf(stderr, "capsim import: expected what to import: hf (a Hugging Face config.json)%s%s\n",
+	fprintf(stderr, "capsim import: expected what to import: hf (a Hugging Face config.json), "
+		"cmdline (a launch line) or slurm (a batch script)%s%s\n",
 		argc >= 2 ? ", found " : "", argc >= 2 ? argv[1] : "");
 	return CAPSIM_EXIT_USAGE;
 }

@@ -189,7 +189,9 @@ static int need_catalog(validate_ctx *c, capsim_diags *d)
 	if (c->cat)
 		return 0;
 	c->cat = capsim_catalog_create();
-	return capsim_catalog_load_root(c->cat, c->root, NULL, d);
+	if (capsim_catalog_load_root(c->cat, c->root, NULL, d) < 0)
+		return -1;
+	return capsim_cli_parts_load(c->cat, d);
 }
 
 static void say_ok(const validate_ctx *c, const char *path)

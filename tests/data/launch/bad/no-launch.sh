@@ -1,0 +1,4 @@
+#!/bin/bash
+#SBATCH --nodes=2
+echo hello
+sleep 10
