@@ -449,6 +449,52 @@ static int apply_overrides(const capsim_scenario *s, const capsim_part_slot *slo
 
 /* Copy every part from the catalog and reapply its overrides; the node's
  * GPU, NIC and NVSwitch unless the scenario names others; the profiles. */
+/* The scenario's own model (a <model> without ref): the kind's defaults,
+ * then the element's fields (kept as overrides, so that --set edits them as
+ * it edits a catalog part's), every required field given, checked as a
+ * catalog entry is. Returns the problems found. */
+static int inline_model(capsim_scenario *s, const capsim_part_slot *slot, const capsim_kind *kind,
+			capsim_diags *d)
+{
+	capsim_model *m = &s->model;
+	memset(m, 0, sizeof *m);
+	char err[512];
+	int problems = 0;
+	size_t plen = strlen(slot->path);
+	for (size_t j = 0; j < kind->n_fields; j++) {
+		const capsim_field *f = &kind->fields[j];
+		if (strcmp(f->path, "id") == 0)
+			continue;
+		int given = 0;
+		for (int i = 0; i < s->n_overrides && !given; i++)
+			given = strncmp(s->overrides[i].path, slot->path, plen) == 0 &&
+				s->overrides[i].path[plen] == '.' &&
+				strcmp(s->overrides[i].path + plen + 1, f->path) == 0;
+		if (given)
+			continue;
+		if (f->flags & CAPSIM_F_REQUIRED) {
+			char path[256];
+			snprintf(path, sizeof path, "%s.%s", slot->path, f->path);
+			blame(d, s, slot->path, path, "%s: %s is missing (%s): a model without a ref is "
+			      "defined in the scenario, whole", slot->path, path, f->doc);
+			problems++;
+		} else if (f->def && capsim_field_parse(f, f->def, m, err, sizeof err) < 0) {
+			problems++;
+		}
+	}
+	if (problems)
+		return problems;
+	snprintf(m->e.id, sizeof m->e.id, "%.56s-model", s->name);
+	capsim_strlcpy(m->e.file, s->file, sizeof m->e.file);
+	m->e.line = line_of(s, slot->path);
+	if (!m->e.assumption[0])
+		capsim_strlcpy(m->e.assumption, "defined in the scenario file",
+			       sizeof m->e.assumption);
+	char label[160];
+	snprintf(label, sizeof label, "%s (defined in the scenario)", slot->path);
+	return apply_overrides(s, slot, kind, m, label, d);
+}
+
 static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_diags *d)
 {
 	int problems = 0;
@@ -470,6 +516,10 @@ static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_d
 		if (!*ref && slot->kind == CAPSIM_KIND_NIC && s->node.e.id[0]) {
 			ref = s->node.nic;
 			snprintf(ref_path, sizeof ref_path, "cluster.node.nics.ref");
+		}
+		if (!*ref && slot->kind == CAPSIM_KIND_MODEL && s->model_inline) {
+			problems += inline_model(s, slot, kind, d);
+			continue;
 		}
 		if (!*ref)
 			continue;
@@ -1129,15 +1179,22 @@ static int record_overrides(capsim_scenario *s, xmlNode *root, const capsim_cata
 			ref = node->gpu;
 		if (!*ref && node && slot->kind == CAPSIM_KIND_NIC)
 			ref = node->nic;
-		if (!*ref && slot->kind != CAPSIM_KIND_GPU && slot->kind != CAPSIM_KIND_NIC) {
+		/* a model may be defined in the scenario itself: its fields, no ref */
+		int inline_model = !*ref && slot->kind == CAPSIM_KIND_MODEL;
+		if (!*ref && slot->kind != CAPSIM_KIND_GPU && slot->kind != CAPSIM_KIND_NIC &&
+		    !inline_model) {
 			capsim_diags_add(d, s->file, xmlGetLineNo(el),
 					 "%s: ref is required (the id of a %s of the catalog)",
 					 slot->path, kind->name);
 			problems++;
 			continue;
 		}
+		s->model_inline |= inline_model;
 		char label[160];
-		snprintf(label, sizeof label, "%s (%s '%s')", slot->path, kind->name, ref);
+		if (inline_model)
+			snprintf(label, sizeof label, "%s (defined in the scenario)", slot->path);
+		else
+			snprintf(label, sizeof label, "%s (%s '%s')", slot->path, kind->name, ref);
 		capsim_origin o = { .file = s->file, .label = label, .prefix = slot->path };
 		void *scratch = capsim_xcalloc(1, kind->size);
 		int p = capsim_fields_apply(kind->fields, kind->n_fields, scratch, el,

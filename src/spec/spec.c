@@ -387,7 +387,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("workload.micro-batch", micro_batch, P, 1, 1e6, "1", "sequences per micro-batch"),
 	SDBL("workload.tokens", tokens, CAPSIM_DIM_COUNT, R | P | WHOLE, 1e3, 1e16, NULL, "token budget"),
 	FENUM("workload.dtype", S, dtype, capsim_dtype_names, R, NULL, "training data type"),
-	FREF("workload.model.ref", S, model_ref, "model", R, "model"),
+	FREF("workload.model.ref", S, model_ref, "model", 0, "model; without it, the <model> element defines one by its own fields"),
 	SINT("workload.parallelism.tp", tp, P, 1, 1e5, "1", "tensor-parallel degree"),
 	SINT("workload.parallelism.pp", pp, P, 1, 1e5, "1", "pipeline-parallel degree"),
 	SINT("workload.parallelism.dp", dp_given, P, 1, 1e7, NULL, "data-parallel degree; default: the rest"),

@@ -498,6 +498,7 @@ typedef struct capsim_scenario {
 	double tokens;            /* token budget */
 	int dtype;
 	char model_ref[CAPSIM_ID_LEN];
+	int model_inline;         /* the scenario's <model> has no ref: it is defined there */
 	capsim_model model;
 	int tp, pp, dp, cp, ep;   /* dp: derived (dp_given, or the GPUs left) */
 	int dp_given;             /* workload.parallelism.dp, 0: not given */

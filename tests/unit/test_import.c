@@ -276,6 +276,65 @@ static void test_command(void **state)
 	assert_int_equal(sh("test ! -e %s/bad.xml && rm -rf %s", dir, dir), 0);
 }
 
+/* a model defined in the scenario (no ref): the same step as the catalog's
+ * llama-2-13b on the same cluster; edited by --set as a part is; written
+ * whole and read back; a field missing is refused naming it */
+static void test_inline_model(void **state)
+{
+	(void)state;
+	capsim_scenario *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/tests/data/inline-model.xml", shipped, NULL, 0, a,
+				 &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("the inline model does not load");
+	}
+	assert_true(a->model_inline);
+	assert_string_equal(a->model.e.id, "inline-13b-model");
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml",
+					      shipped, NULL, 0, b, &d), 0);
+	capsim_result ra, rb;
+	capsim_eval_opts o = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(a, &o, &ra, &d), 0);
+	assert_int_equal(capsim_eval(b, &o, &rb, &d), 0);
+	assert_memory_equal(&ra.step.step_time_s, &rb.step.step_time_s, sizeof(double));
+	capsim_result_free(&ra);
+	capsim_result_free(&rb);
+	/* written whole, read back: the same model */
+	char *xml = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&xml, &len);
+	assert_int_equal(capsim_scenario_write_xml(a, f), 0);
+	fclose(f);
+	capsim_scenario *c = calloc(1, sizeof *c);
+	assert_int_equal(capsim_scenario_load_memory(xml, len, "written", shipped, NULL, 0, c, &d), 0);
+	assert_int_equal(c->model.layers, 40);
+	assert_int_equal(c->model.ffn, 13824);
+	assert_rel(capsim_model_params(&c->model, 0), capsim_model_params(&a->model, 0), 0);
+	free(xml);
+	/* an edit of one of its fields */
+	assert_int_equal(capsim_scenario_set(a, shipped, "workload.model.architecture.layers", "20",
+					     &d), 0);
+	assert_int_equal(a->model.layers, 20);
+	/* a field missing: refused, named */
+	const char *bad = "<scenario name=\"x\"><cluster nodes=\"1\"><node ref=\"dgx-h100\"/>"
+			  "<fabric topology=\"none\" transport=\"infiniband\"/></cluster>"
+			  "<workload seq-len=\"1024\" "
+			  "global-batch=\"8\" tokens=\"1B\" dtype=\"bf16\">"
+			  "<model><architecture layers=\"2\" hidden=\"256\" heads=\"4\" "
+			  "activation=\"gelu\" vocab=\"1000\" max-seq-len=\"1024\"/></model>"
+			  "</workload></scenario>";
+	capsim_diags e = { 0 };
+	assert_int_equal(capsim_scenario_load_memory(bad, strlen(bad), "bad", shipped, NULL, 0, c, &e),
+			 -1);
+	assert_true(capsim_diags_contains(&e, "workload.model.architecture.ffn is missing"));
+	capsim_diags_free(&e);
+	capsim_diags_free(&d);
+	free(a);
+	free(b);
+	free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_other_families),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_inline_model),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
