@@ -203,7 +203,7 @@ int capsim_cmd_catalog(int argc, char **argv)
 
 	capsim_diags d = { 0 };
 	capsim_catalog *c = capsim_catalog_create();
-	if (capsim_catalog_load_root(c, root, NULL, &d) < 0) {
+	if (capsim_catalog_load_root(c, root, NULL, &d) < 0 || capsim_cli_parts_load(c, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		capsim_diags_free(&d);
 		capsim_catalog_free(c);

@@ -335,6 +335,35 @@ static void test_inline_model(void **state)
 	free(c);
 }
 
+/* the user's catalog files: --parts FILE and DIR, $CAPSIM_PARTS; a shipped
+ * id refused; listed by capsim catalog; a missing path refused */
+static void test_parts(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/capsim-test-parts-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sh("mkdir %s/parts && %s import hf %s/tests/data/hf/Qwen2.5-7B/config.json "
+			    "--name my-qwen --out %s/parts/qwen.xml 2>/dev/null", dir, CAPSIM_BIN,
+			    CAPSIM_SOURCE_DIR, dir), 0);
+	const char *run = "run --set workload.model.ref=my-qwen --set workload.parallelism.tp=4 "
+			  "--set workload.parallelism.pp=1 --set workload.parallelism.virtual-stages=1 "
+			  "--set workload.parallelism.schedule=1f1b";
+	assert_int_equal(sh("%s --parts %s/parts/qwen.xml %s >/dev/null", CAPSIM_BIN, dir, run), 0);
+	assert_int_equal(sh("%s --parts=%s/parts %s >/dev/null", CAPSIM_BIN, dir, run), 0);
+	assert_int_equal(sh("CAPSIM_PARTS=/nonexistent-dir-x:%s/parts %s %s 2>/dev/null; test $? -eq 2",
+			    dir, CAPSIM_BIN, run), 0);
+	assert_int_equal(sh("CAPSIM_PARTS=%s/parts %s %s >/dev/null", dir, CAPSIM_BIN, run), 0);
+	/* without them the id is unknown */
+	assert_int_equal(sh("%s %s 2>/dev/null; test $? -eq 2", CAPSIM_BIN, run), 0);
+	assert_int_equal(sh("%s --parts %s/parts catalog models | grep -q my-qwen", CAPSIM_BIN, dir), 0);
+	/* a shipped id is not taken */
+	assert_int_equal(sh("sed 's/my-qwen/llama-2-7b/' %s/parts/qwen.xml > %s/dup.xml && %s --parts "
+			    "%s/dup.xml run 2>&1 | grep -q \"model 'llama-2-7b': duplicate id\"", dir,
+			    dir, CAPSIM_BIN, dir), 0);
+	assert_int_equal(sh("%s --parts 2>/dev/null; test $? -eq 2", CAPSIM_BIN), 0);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_inline_model),
+		cmocka_unit_test(test_parts),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
