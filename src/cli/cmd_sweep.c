@@ -140,6 +140,7 @@ typedef struct {
 	sweep_item *head, *tail;      /* done, for the writer */
 	int running;                  /* worker threads not yet finished */
 	size_t *by_rank;              /* points each rank evaluated (the writer's count) */
+	int inline_eval;              /* no worker thread: the writer's thread evaluates */
 } shared;
 
 /* up to max indices from the plan into out; returns how many */
@@ -436,6 +437,10 @@ static int run_writer(shared *sh, writer *w, int ranks, size_t *ok, size_t *fail
 	int rc = 0, workers_left = ranks - 1;
 	sweep_buf incoming = { 0 };
 	for (;;) {
+		/* no worker thread could start: this thread evaluates, a point a turn */
+		int64_t own;
+		if (sh->inline_eval && take(sh, &own, 1) == 1)
+			hand_in(sh, sweep_eval_point(&sh->job, own));
 		pthread_mutex_lock(&sh->mu);
 		if (ranks == 1) {
 			while (!sh->head && sh->running > 0)
@@ -443,7 +448,8 @@ static int run_writer(shared *sh, writer *w, int ranks, size_t *ok, size_t *fail
 		}
 		sweep_item *list = sh->head;
 		sh->head = sh->tail = NULL;
-		int running = sh->running;
+		int running = sh->running + (sh->inline_eval && sh->next < sh->pl->n && !sh->stop &&
+					     !interrupted);
 		pthread_mutex_unlock(&sh->mu);
 		for (sweep_item *it = list; it; it = it->next)
 			sh->by_rank[0]++;
@@ -650,19 +656,20 @@ static int run_sweep(const options *o, sweep_job *job, int ranks, capsim_diags *
 	writer w = { .db = db, .sweep_id = sweep_id, .batch = (size_t)o->batch };
 	pthread_t *th = capsim_xcalloc((size_t)o->threads, sizeof *th);
 	sh.running = 0;
+	int why = 0;
 	for (int t = 0; t < o->threads; t++) {
-		if (pthread_create(&th[t], NULL, worker, &sh) != 0)
+		why = pthread_create(&th[t], NULL, worker, &sh);
+		if (why != 0)
 			break;
 		sh.running++;
 	}
 	int started = sh.running;
 	size_t ok = 0, failed = 0;
-	if (sh.running == 0) {
-		capsim_diags_add_runtime(d, NULL, "sweep: cannot start a thread: %s", strerror(errno));
-		rc = -1;
-	} else {
-		rc = run_writer(&sh, &w, ranks, &ok, &failed, &pr, d);
-	}
+	if (started < o->threads)
+		fprintf(stderr, "capsim sweep: warning: %d of %d threads started (%s)%s\n", started,
+			o->threads, strerror(why), started ? "" : "; evaluating in this thread");
+	sh.inline_eval = started == 0;
+	rc = run_writer(&sh, &w, ranks, &ok, &failed, &pr, d);
 	for (int t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
 	free(th);
