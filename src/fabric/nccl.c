@@ -959,7 +959,8 @@ static void set_graph(capsim_nccl_graph *g, int available, graph_bw b, int nvlin
 	g->intra_nvlink = nvlink;
 }
 
-int capsim_nccl_search(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
+/* the search for nodes that all hold n_ranks / n_nodes ranks */
+static int search_even(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
 		       capsim_nccl_topo *topo)
 {
 	if (hw == NULL || topo == NULL || n_ranks < 1 || n_nodes < 1 ||
@@ -1017,5 +1018,36 @@ int capsim_nccl_search(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
 	/* NVLSTree runs on the NVLS graph, PAT on the tree graph (init.cc) */
 	set_graph(&topo->graph[CAPSIM_ALGO_NVLS_TREE], v.inter, nvls, 1);
 	set_graph(&topo->graph[CAPSIM_ALGO_PAT], v.ngpus == 1 && v.inter, tree, v.nvlink);
+	return 0;
+}
+
+int capsim_nccl_search(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
+		       capsim_nccl_topo *topo)
+{
+	if (hw == NULL || topo == NULL || n_nodes < 2 || n_ranks < 1 || n_ranks % n_nodes == 0)
+		return search_even(hw, n_ranks, n_nodes, topo);
+	/* Nodes of unequal rank counts (ranks fill nodes in order: every node
+	 * full but the last). NCCL searches each rank's own node and then, in
+	 * init.cc's AllGather of the graphs, keeps the least channels and the
+	 * lowest bandwidths of all ranks and the worst path type; so the
+	 * graph of a full node and that of the last, combined so. */
+	int full = hw->gpus_per_node, last = n_ranks - (n_nodes - 1) * full;
+	if (full < 1 || last < 1 || last > full)
+		return -1;
+	capsim_nccl_topo a, b;
+	if (search_even(hw, full * n_nodes, n_nodes, &a) < 0 ||
+	    search_even(hw, last * n_nodes, n_nodes, &b) < 0)
+		return -1;
+	*topo = a;
+	topo->n_ranks = n_ranks;
+	for (int k = 0; k < CAPSIM_ALGO__COUNT; k++) {
+		capsim_nccl_graph *g = &topo->graph[k];
+		const capsim_nccl_graph *h = &b.graph[k];
+		g->available = g->available && h->available;
+		g->n_channels = g->available ? imin(g->n_channels, h->n_channels) : 0;
+		g->bw_intra = g->available ? fmin(g->bw_intra, h->bw_intra) : 0.0;
+		g->bw_inter = g->available ? fmin(g->bw_inter, h->bw_inter) : 0.0;
+		g->intra_nvlink = g->intra_nvlink && h->intra_nvlink;
+	}
 	return 0;
 }

@@ -100,8 +100,12 @@ typedef struct capsim_nccl_hw {
 
 /* Fill topo->graph[] from hw the way NCCL's search does (speed arrays
  * highest first, channel duplication), for a job of n_ranks ranks on n_nodes
- * nodes. Also sets n_ranks, n_nodes, arch. Returns 0, or -1 if the input is
- * inconsistent (no ranks, ranks not filling nodes). */
+ * nodes. Ranks fill nodes in order: when they do not split evenly, every
+ * node holds hw->gpus_per_node but the last, and the graphs are those of a
+ * full node and of the last combined as NCCL's init does (the least
+ * channels, the lowest bandwidths, the worse path). Also sets n_ranks,
+ * n_nodes, arch. Returns 0, or -1 if the input is inconsistent (no ranks,
+ * more ranks than the nodes hold). */
 int capsim_nccl_search(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
 		       capsim_nccl_topo *topo);
 

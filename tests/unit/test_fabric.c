@@ -1045,9 +1045,37 @@ static void test_errors(void **state)
 	free(s);
 }
 
+/* 20 ranks on 3 DGX H100 (8, 8, 4): NCCL's search combines the nodes'
+ * graphs (test_nccl: test_search_uneven) and the collective runs. The last
+ * node's 4 GPUs drive 4 of its 8 NICs, so a ring all-reduce's bus
+ * bandwidth is below that of 24 ranks on the same 3 nodes; it was refused
+ * before ("found no graph for 20 ranks on 3 nodes") */
+static void test_uneven_nodes(void **state)
+{
+	(void)state;
+	capsim_scenario *s = scenario(3, "fat-tree", NULL, 0);
+	capsim_diags d = { 0 };
+	capsim_fabric *f = capsim_fabric_build(s, &d);
+	assert_non_null(f);
+	capsim_coll_result a = run(f, s, CAPSIM_COLL_ALLREDUCE, 1073741824.0, 20, CAPSIM_ALGO_RING,
+				   -1, 0, 1);
+	capsim_coll_result b = run(f, s, CAPSIM_COLL_ALLREDUCE, 1073741824.0, 24, CAPSIM_ALGO_RING,
+				   -1, 0, 1);
+	double bus20 = 2.0 * 19 / 20 * 1073741824.0 / a.time_s;
+	double bus24 = 2.0 * 23 / 24 * 1073741824.0 / b.time_s;
+	assert_true(bus20 < bus24);
+	/* and as NCCL chooses, it runs too */
+	capsim_coll_result c = run(f, s, CAPSIM_COLL_ALLREDUCE, 1073741824.0, 20, -1, -1, 0, 1);
+	assert_true(c.time_s > 0);
+	capsim_fabric_destroy(f);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uneven_nodes),
 		cmocka_unit_test(test_ring_allreduce_one_node),
 		cmocka_unit_test(test_ring_allreduce_four_nodes),
 		cmocka_unit_test(test_ring_over_pcie),

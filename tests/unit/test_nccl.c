@@ -404,7 +404,6 @@ static void test_search_h100(void **state)
 	capsim_nccl_topo keep = t;
 	assert_int_equal(capsim_nccl_search(&hw, 0, 1, &t), -1);
 	assert_int_equal(capsim_nccl_search(&hw, 18, 2, &t), -1); /* 9 per node > 8 */
-	assert_int_equal(capsim_nccl_search(&hw, 15, 2, &t), -1); /* uneven nodes */
 	assert_int_equal(capsim_nccl_search(&hw, 2, 4, &t), -1);  /* empty nodes */
 	assert_int_equal(capsim_nccl_search(NULL, 8, 1, &t), -1);
 	capsim_nccl_hw nonic = hw;
@@ -412,6 +411,35 @@ static void test_search_h100(void **state)
 	assert_int_equal(capsim_nccl_search(&nonic, 16, 2, &t), -1);
 	assert_int_equal(t.n_ranks, keep.n_ranks);
 	assert_int_equal(t.graph[RING].n_channels, keep.graph[RING].n_channels);
+}
+
+/* nodes of unequal rank counts (20 ranks on 3 nodes of 8: 8, 8, 4): the
+ * graph of a full node and that of the last, combined as NCCL's init does
+ * after gathering every rank's graph: the least channels, the lowest
+ * bandwidths, the worse path (it was refused before) */
+static void test_search_uneven(void **state)
+{
+	(void)state;
+	capsim_nccl_hw hw = h100_node();
+	capsim_nccl_topo u, full, last;
+	assert_int_equal(capsim_nccl_search(&hw, 20, 3, &u), 0);
+	assert_int_equal(capsim_nccl_search(&hw, 24, 3, &full), 0);
+	assert_int_equal(capsim_nccl_search(&hw, 12, 3, &last), 0);
+	assert_int_equal(u.n_ranks, 20);
+	assert_int_equal(u.n_nodes, 3);
+	for (int k = 0; k < CAPSIM_ALGO__COUNT; k++) {
+		const capsim_nccl_graph *g = &u.graph[k], *a = &full.graph[k], *b = &last.graph[k];
+		assert_int_equal(g->available, a->available && b->available);
+		if (!g->available)
+			continue;
+		assert_int_equal(g->n_channels, a->n_channels < b->n_channels ? a->n_channels :
+					       b->n_channels);
+		assert_rel(g->bw_intra, a->bw_intra < b->bw_intra ? a->bw_intra : b->bw_intra, 0);
+		assert_rel(g->bw_inter, a->bw_inter < b->bw_inter ? a->bw_inter : b->bw_inter, 0);
+	}
+	/* 15 on 2 (8, 7) as well; 18 on 2 would need 10 on the last */
+	assert_int_equal(capsim_nccl_search(&hw, 15, 2, &u), 0);
+	assert_int_equal(capsim_nccl_search(&hw, 18, 2, &u), -1);
 }
 
 static void test_select_h100(void **state)
@@ -561,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_ring_plateau),
 		cmocka_unit_test(test_search_h100),
 		cmocka_unit_test(test_select_h100),
+		cmocka_unit_test(test_search_uneven),
 		cmocka_unit_test(test_masks),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_parsers),
