@@ -8,10 +8,11 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "escape.h"
 #include "hf.h"
 #include "launch.h"
-#include "scenario.h"
 #include "outfile.h"
+#include "scenario.h"
 #include "sha256.h"
 #include "xalloc.h"
 #include "xml.h"
@@ -172,19 +173,6 @@ typedef struct {
 	const char *name, *model, *models, *node, *out;
 } launch_opts;
 
-static void xml_attr(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-}
-
 /* the model entry the launch's architecture flags give: 0 with its text, or
  * -1 with what is missing in d */
 static int model_entry(const capsim_launch *l, const char *id, const char *where, char **text,
@@ -276,7 +264,7 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 		fprintf(f, "     tokens: no train-iters or train-samples in the launch; 1T assumed\n");
 	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
 	fprintf(f, "<scenario name=\"");
-	xml_attr(f, o->name);
+	capsim_xml_escape(f, o->name);
 	fprintf(f, "\">\n  <cluster nodes=\"%ld\">\n    <node ref=\"%s\"/>\n", nodes, node->e.id);
 	if (nodes > 1)
 		fprintf(f, "    <fabric topology=\"fat-tree\" tiers=\"2\" transport=\"infiniband\" "

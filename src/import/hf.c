@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "escape.h"
 #include "xalloc.h"
 
 typedef enum { ARCH_LLAMA, ARCH_MIXTRAL, ARCH_QWEN_MOE, ARCH_DEEPSEEK, ARCH_GPT2, ARCH_NEOX,
@@ -314,19 +315,6 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 	return r.bad ? -1 : 0;
 }
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 		    const char *sha256, FILE *out)
 {
@@ -336,12 +324,12 @@ int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 		if (!(p[0] == '-' && p[1] == '-'))
 			fputc(*p, out);
 	fprintf(out, " (SHA-256 %s) -->\n<models>\n  <model id=\"", sha256);
-	xml_text(out, id);
+	capsim_xml_escape(out, id);
 	fprintf(out, "\" name=\"");
-	xml_text(out, id);
+	capsim_xml_escape(out, id);
 	fprintf(out, "\" family=\"%s\"\n         assumption=\"read from a Hugging Face config "
 		     "(model_type ", m->family);
-	xml_text(out, m->model_type);
+	capsim_xml_escape(out, m->model_type);
 	fprintf(out, ", SHA-256 %.16s) by capsim import hf\">\n", sha256);
 	fprintf(out, "    <architecture layers=\"%ld\" hidden=\"%ld\" heads=\"%ld\" kv-heads=\"%ld\"",
 		m->layers, m->hidden, m->heads, m->kv_heads);

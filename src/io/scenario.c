@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "ioint.h"
 #include "profile.h"
 #include "sha256.h"
@@ -1060,6 +1061,15 @@ static void field_value(const capsim_field *f, const void *obj, capsim_path_valu
 	}
 }
 
+const capsim_field *capsim_scenario_path_field(const char *path)
+{
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
+						  capsim_scenario_n_fields, path);
+	if (!f)
+		override_slot(path, &f);
+	return f;
+}
+
 int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const char *value,
 			       capsim_path_value *out, char *err, size_t errlen)
 {
@@ -1304,19 +1314,6 @@ int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
 
 /* ---- writing ------------------------------------------------------------------- */
 
-static void xml_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 /* Write the fields of f whose element path (without the attribute) is elem,
  * as attributes. */
 static void write_attrs(FILE *out, const capsim_field *f, size_t n,
@@ -1334,7 +1331,7 @@ static void write_attrs(FILE *out, const capsim_field *f, size_t n,
 		if (capsim_field_format(&f[i], obj, buf, sizeof buf) != 0)
 			continue;
 		fprintf(out, " %s=\"", dot ? dot + 1 : f[i].path);
-		xml_escape(out, buf);
+		capsim_xml_escape(out, buf);
 		fputc('"', out);
 	}
 }
@@ -1346,7 +1343,7 @@ static void write_part(FILE *out, const capsim_kind *k, const void *obj,
 	fprintf(out, "%*s<%s", indent, "", tag);
 	if (*ref) {
 		fputs(" ref=\"", out);
-		xml_escape(out, ref);
+		capsim_xml_escape(out, ref);
 		fputc('"', out);
 	}
 	if (extra)
@@ -1399,7 +1396,7 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 	fputs(">\n", out);
 	if (s->description[0]) {
 		fputs("  <description>", out);
-		xml_escape(out, s->description);
+		capsim_xml_escape(out, s->description);
 		fputs("</description>\n", out);
 	}
 	fputs("  <cluster", out);

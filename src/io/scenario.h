@@ -86,6 +86,10 @@ const char *const *capsim_scenario_set_paths(size_t *n);
 /* 1 when --set accepts path, else 0. */
 int capsim_scenario_path_known(const char *path);
 
+/* The field that --set path sets: a scenario field, or a field of the part
+ * below a part slot ("cluster.gpu.memory.bandwidth"); NULL for neither. */
+const capsim_field *capsim_scenario_path_field(const char *path);
+
 /* Paths longer than this have no nearest valid path (the longest is about 60). */
 #define CAPSIM_NEAREST_MAX_LEN 256
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bom.h"
+#include "escape.h"
 #include "outfile.h"
 #include "units.h"
 #include "xalloc.h"
@@ -74,19 +75,6 @@ static void cell_text(const capsim_report *rep, size_t i, size_t c, char *buf, s
 		capsim_report_format(v, capsim_report_columns[c].unit, buf, n);
 }
 
-static void html_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 /* a Markdown table cell: pipes escaped */
 static void md_cell(FILE *f, const char *s)
 {
@@ -107,7 +95,7 @@ static void heading(out2 *o, int level, const char *text)
 {
 	fprintf(o->md, "\n%.*s %s\n\n", level, "####", text);
 	fprintf(o->html, "<h%d>", level);
-	html_escape(o->html, text);
+	capsim_xml_escape(o->html, text);
 	fprintf(o->html, "</h%d>\n", level);
 }
 
@@ -115,7 +103,7 @@ static void para(out2 *o, const char *text)
 {
 	fprintf(o->md, "%s\n\n", text);
 	fputs("<p>", o->html);
-	html_escape(o->html, text);
+	capsim_xml_escape(o->html, text);
 	fputs("</p>\n", o->html);
 }
 
@@ -143,7 +131,7 @@ static void table(out2 *o, const char *const *head, size_t n_cols, char **cells,
 	fputs("<table>\n<thead><tr>", o->html);
 	for (size_t c = 0; c < n_cols; c++) {
 		fputs("<th>", o->html);
-		html_escape(o->html, head[c]);
+		capsim_xml_escape(o->html, head[c]);
 		fputs("</th>", o->html);
 	}
 	fputs("</tr></thead>\n<tbody>\n", o->html);
@@ -156,7 +144,7 @@ static void table(out2 *o, const char *const *head, size_t n_cols, char **cells,
 			md_cell(o->md, s);
 			fputs(" |", o->md);
 			fputs(c && numeric(s) ? "<td class=\"n\">" : "<td>", o->html);
-			html_escape(o->html, s);
+			capsim_xml_escape(o->html, s);
 			fputs("</td>", o->html);
 		}
 		fputc('\n', o->md);

@@ -44,26 +44,6 @@ const capsim_ui_knob capsim_ui_knobs[] = {
 };
 const size_t capsim_ui_n_knobs = sizeof capsim_ui_knobs / sizeof capsim_ui_knobs[0];
 
-/* the field at path: a scenario field, or a part's field below a part slot */
-static const capsim_field *field_of(const char *path)
-{
-	const capsim_field *f = capsim_field_find(capsim_scenario_fields, capsim_scenario_n_fields,
-						  path);
-	if (f)
-		return f;
-	for (size_t i = 0; i < capsim_n_part_slots; i++) {
-		const capsim_part_slot *slot = &capsim_part_slots[i];
-		size_t n = strlen(slot->path);
-		if (strncmp(path, slot->path, n) != 0 || path[n] != '.')
-			continue;
-		const capsim_kind *k = &capsim_kinds[slot->kind];
-		f = capsim_field_find(k->fields, k->n_fields, path + n + 1);
-		if (f)
-			return f;
-	}
-	return NULL;
-}
-
 /* a number of dimension dim as a --set value the field reads back exactly */
 static void value_text(double v, capsim_dim dim, char *buf, size_t n)
 {
@@ -88,7 +68,7 @@ void capsim_ui_knob_text(const capsim_scenario *s, const capsim_ui_knob *k, char
 		snprintf(buf, n, "%s", v.text[0] ? v.text : "-");
 		return;
 	}
-	const capsim_field *f = field_of(k->path);
+	const capsim_field *f = capsim_scenario_path_field(k->path);
 	if (f && f->type == CAPSIM_FT_FLAG) {
 		snprintf(buf, n, "%s", v.num ? "on" : "off");
 		return;
@@ -150,7 +130,7 @@ static int step_choice(const capsim_scenario *s, const capsim_catalog *cat, cons
 		free(ids);
 		return at >= 0 ? 0 : -1;
 	}
-	const capsim_field *f = field_of(k->path);
+	const capsim_field *f = capsim_scenario_path_field(k->path);
 	if (!f)
 		return -1;
 	static const char *const flags[] = { "off", "on" };
@@ -176,7 +156,7 @@ int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, con
 	char err[256];
 	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0 || v.is_text)
 		return -1;
-	const capsim_field *f = field_of(k->path);
+	const capsim_field *f = capsim_scenario_path_field(k->path);
 	double x = v.num;
 	switch (k->kind) {
 	case CAPSIM_KNOB_DOUBLING:
