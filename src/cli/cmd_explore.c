@@ -205,19 +205,12 @@ typedef struct {
 	int have_base;            /* the pinned baseline's numbers */
 	double base_step, base_tps, base_wall, base_cost;
 	int spin;
-	const char *path;         /* the scenario file, for the default save name */
 } ui;
-
-static double key_of(const capsim_result *r, const char *key)
-{
-	const capsim_result_key *k = capsim_result_key_find(key);
-	return k && capsim_result_has(r, k) ? capsim_result_number(r, k) : NAN;
-}
 
 /* the wall time to train, goodput counted */
 static double wall_of(const capsim_result *r)
 {
-	double w = key_of(r, "wall_to_train_s");
+	double w = capsim_result_get(r, "wall_to_train_s", NAN);
 	return isfinite(w) ? w : r->step.time_to_train_s;
 }
 
@@ -280,8 +273,9 @@ static void draw_results(ui *u, int x0, int rows, int width)
 	delta(u, step, u->base_step, d, sizeof d);
 	line(y++, x0, width, "step time      %.4f s%s", step, d);
 	/* the step's parts as a bar: compute, exposed communication, bubble, the rest */
-	double comp = key_of(r, "compute_s"), comm = key_of(r, "exposed_comm_s"),
-	       bub = key_of(r, "bubble_s");
+	double comp = capsim_result_get(r, "compute_s", NAN);
+	double comm = capsim_result_get(r, "exposed_comm_s", NAN);
+	double bub = capsim_result_get(r, "bubble_s", NAN);
 	int bw = width - 2;
 	int nc = step > 0 ? (int)lround(bw * comp / step) : 0;
 	int nm = step > 0 ? (int)lround(bw * (isfinite(comm) ? comm : 0) / step) : 0;
@@ -539,7 +533,7 @@ static int loop(ui *u)
 		if (c == ERR)
 			continue;
 		const capsim_ui_knob *k = &capsim_ui_knobs[u->sel];
-		char value[128], err[64];
+		char value[128];
 		switch (c) {
 		case 'q':
 			return 0;
@@ -560,8 +554,7 @@ static int loop(ui *u)
 			break;
 		}
 		case '\n': case KEY_ENTER: {
-			char cur[96], q[160];
-			capsim_ui_knob_text(u->x.s, k, cur, sizeof cur);
+			char q[160];
 			snprintf(q, sizeof q, "%s (%s) = ", k->label, k->path);
 			if (prompt(q, NULL, value, sizeof value) == 0)
 				change(u, k->path, value);
@@ -599,7 +592,6 @@ static int loop(ui *u)
 		case KEY_RESIZE:
 			break;
 		default:
-			snprintf(err, sizeof err, "%d", c);
 			say(u, 0, "? for the keys");
 			break;
 		}
@@ -653,7 +645,6 @@ int capsim_cmd_explore(int argc, char **argv)
 	}
 	ui *u = capsim_xcalloc(1, sizeof *u);
 	capsim_explore_init(&u->x, cat, s);
-	u->path = optind < argc ? argv[optind] : NULL;
 	pthread_mutex_init(&u->w.mu, NULL);
 	pthread_cond_init(&u->w.cv, NULL);
 	u->w.cat = cat;

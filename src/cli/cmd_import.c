@@ -239,7 +239,7 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 	long gb = l->global_batch ? l->global_batch : mb * (dp > 0 ? dp : 1);
 	double tokens = l->train_iters ? (double)l->train_iters * gb * l->seq_len :
 			l->train_samples ? (double)l->train_samples * l->seq_len : 0.0;
-	long v = l->vp_layers < 0 ? -l->vp_layers :
+	long v = l->vp_stages ? l->vp_stages :
 		 l->vp_layers > 0 && l->layers ? l->layers / pp / l->vp_layers : 1;
 	if (l->vp_layers > 0 && !l->layers)
 		capsim_diags_add_at(d, where, "--num-layers-per-virtual-pipeline-stage needs "

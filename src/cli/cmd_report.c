@@ -116,20 +116,23 @@ static int from_db(const char *db, const char *sel, char **where, size_t n_where
 		(*v)[(*n)++] = s;
 		if (capsim_scenario_set_many(s, cat, p, plan->n_axes, d) < 0)
 			goto out;
-		/* the point as it ran: the store's digest of its scenario */
-		capsim_point_record rec;
-		char hex[65];
-		sweep_scenario_digest(s, hex);
-		snprintf(s->name, sizeof s->name, "%.50s-p%lld", sw.name, (long long)index);
-		int same = capsim_results_read_point(st, sw.id, index, &rec, d) == 0 &&
-			   sets->n == 0 && strcmp(rec.scenario_sha256, hex) == 0;
-		capsim_point_record_free(&rec);
-		if (!same && sets->n == 0) {
-			capsim_diags_add_at(d, db, "report: point %lld of sweep '%s' does not rebuild "
-					    "as it ran (the base scenario or the catalog changed)",
-					    (long long)index, sw.name);
-			goto out;
+		/* the point as it ran, unless --set edits it: the store's digest of
+		 * its scenario */
+		if (sets->n == 0) {
+			capsim_point_record rec;
+			char hex[65];
+			sweep_scenario_digest(s, hex);
+			int same = capsim_results_read_point(st, sw.id, index, &rec, d) == 0 &&
+				   strcmp(rec.scenario_sha256, hex) == 0;
+			capsim_point_record_free(&rec);
+			if (!same) {
+				capsim_diags_add_at(d, db, "report: point %lld of sweep '%s' does not "
+						    "rebuild as it ran (the base scenario or the catalog "
+						    "changed)", (long long)index, sw.name);
+				goto out;
+			}
 		}
+		snprintf(s->name, sizeof s->name, "%.50s-p%lld", sw.name, (long long)index);
 	}
 	rc = 0;
 out:

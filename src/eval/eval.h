@@ -210,6 +210,10 @@ int capsim_result_has(const capsim_result *r, const capsim_result_key *k);
 /* The value of a numeric key (REAL, INT, BOOL) as a double. */
 double capsim_result_number(const capsim_result *r, const capsim_result_key *k);
 
+/* The value of the numeric key named key in r, or absent where the table
+ * has no such key or r no value of it. */
+double capsim_result_get(const capsim_result *r, const char *key, double absent);
+
 /* Add every present key of r to the JSON object o, in table order. */
 void capsim_result_json(const capsim_result *r, struct json_t *o);
 

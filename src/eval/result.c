@@ -787,6 +787,14 @@ int capsim_result_csv_row(const R *r, FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
+double capsim_result_get(const R *r, const char *key, double absent)
+{
+	const capsim_result_key *k = capsim_result_key_find(key);
+	if (!k || k->kind == CAPSIM_RK_TEXT || k->kind == CAPSIM_RK_JSON || !capsim_result_has(r, k))
+		return absent;
+	return capsim_result_number(r, k);
+}
+
 size_t capsim_result_values(const R *r, capsim_result_value *out, size_t n)
 {
 	size_t got = 0;

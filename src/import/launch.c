@@ -163,7 +163,7 @@ static int nemo_override(capsim_launch *l, const char *tok, const char *where, c
 		long v;
 		if (whole("model.virtual_pipeline_model_parallel_size", eq + 1, &v, where, d) < 0)
 			return -1;
-		l->vp_layers = -v; /* a count of stages, not layers: resolved with the layers */
+		l->vp_stages = v;
 		return 0;
 	}
 	note(l, "override not modelled: %.140s", tok);

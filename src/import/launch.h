@@ -18,7 +18,9 @@ typedef struct capsim_launch {
 	/* the cluster: 0 where the launch does not say */
 	long nodes, gpus_per_node;
 	/* the job (0 / "" where not given) */
-	long seq_len, micro_batch, global_batch, tp, pp, cp, ep, vp_layers;
+	long seq_len, micro_batch, global_batch, tp, pp, cp, ep;
+	long vp_layers;              /* Megatron's layers a virtual stage */
+	long vp_stages;              /* NeMo's virtual stages a pipeline stage */
 	long train_iters, train_samples;
 	double train_tokens;
 	const char *recompute;       /* "none", "selective", "full", NULL */

@@ -125,8 +125,6 @@ static void apply(capsim_scenario *s, const capsim_opt_config *c)
 	s->cp = c->cp;
 	s->ep = c->ep;
 	s->dp = c->dp;
-	if (s->dp_given)
-		s->dp_given = c->dp;
 	s->virtual_stages = c->virtual_stages;
 	s->schedule = c->virtual_stages > 1 ? CAPSIM_SCHED_1F1B_INTERLEAVED : CAPSIM_SCHED_1F1B;
 	s->first_stage_layers = c->first_stage_layers;
@@ -351,12 +349,6 @@ typedef struct {
 	long done;
 } pool;
 
-static double number(const capsim_result *r, const char *key)
-{
-	const capsim_result_key *k = capsim_result_key_find(key);
-	return k && capsim_result_has(r, k) ? capsim_result_number(r, k) : 0.0;
-}
-
 static double metric_of(const capsim_opt_point *p, int metric)
 {
 	switch (metric) {
@@ -366,27 +358,26 @@ static double metric_of(const capsim_opt_point *p, int metric)
 	}
 }
 
-static void fill_point(capsim_opt_point *p, const capsim_scenario *s, const capsim_result *r,
+static void fill_point(capsim_opt_point *p, const capsim_result *r,
 		       int metric)
 {
 	p->step_time_s = r->step.step_time_s;
-	p->tokens_per_s = number(r, "tokens_per_s");
-	p->time_to_train_s = number(r, "time_to_train_s");
-	(void)s;
+	p->tokens_per_s = capsim_result_get(r, "tokens_per_s", 0.0);
+	p->time_to_train_s = capsim_result_get(r, "time_to_train_s", 0.0);
 	p->cost_per_mtok_usd = r->has_cost_to_train ? r->cost_per_million_tokens_usd : NAN;
 	p->mfu = r->mfu;
 	p->peak_mem_bytes = r->peak_mem_per_gpu_bytes;
 	p->mem_capacity_bytes = r->group[0].mem_capacity_bytes;
-	p->compute_s = number(r, "compute_s");
-	p->bubble_s = number(r, "bubble_s");
-	p->optimizer_s = number(r, "optimizer_s");
-	p->host_s = number(r, "host_s");
-	p->data_stall_s = number(r, "data_stall_s");
-	p->exposed_tp_s = number(r, "exposed_comm_tp_s");
-	p->exposed_cp_s = number(r, "exposed_comm_cp_s");
-	p->exposed_pp_s = number(r, "exposed_comm_pp_s");
-	p->exposed_dp_s = number(r, "exposed_comm_dp_s");
-	p->exposed_ep_s = number(r, "exposed_comm_ep_s");
+	p->compute_s = capsim_result_get(r, "compute_s", 0.0);
+	p->bubble_s = capsim_result_get(r, "bubble_s", 0.0);
+	p->optimizer_s = capsim_result_get(r, "optimizer_s", 0.0);
+	p->host_s = capsim_result_get(r, "host_s", 0.0);
+	p->data_stall_s = capsim_result_get(r, "data_stall_s", 0.0);
+	p->exposed_tp_s = capsim_result_get(r, "exposed_comm_tp_s", 0.0);
+	p->exposed_cp_s = capsim_result_get(r, "exposed_comm_cp_s", 0.0);
+	p->exposed_pp_s = capsim_result_get(r, "exposed_comm_pp_s", 0.0);
+	p->exposed_dp_s = capsim_result_get(r, "exposed_comm_dp_s", 0.0);
+	p->exposed_ep_s = capsim_result_get(r, "exposed_comm_ep_s", 0.0);
 	p->metric = metric == CAPSIM_OPT_TOKENS_PER_S ? p->tokens_per_s : metric_of(p, metric);
 }
 
@@ -452,7 +443,7 @@ static void simulate(pool *pl, const candidate *cd)
 		count_reason(&pl->why, "memory: does not fit once simulated");
 	} else {
 		capsim_opt_point p = { .c = cd->c, .bound_s = cd->bound_s };
-		fill_point(&p, s, &r, pl->o->metric);
+		fill_point(&p, &r, pl->o->metric);
 		if (isnan(metric_of(&p, pl->o->metric))) {
 			pl->failed++;
 			count_reason(&pl->why, "cost: no cost to train (cost.acquire buy needs a "

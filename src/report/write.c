@@ -220,12 +220,6 @@ static void gp_outputs(FILE *f, const char *name, const char *plot)
 		   "set output '%s.png.tmp'\n%s\nset output\n", name, plot, name, plot);
 }
 
-static double number(const capsim_result *r, const char *key)
-{
-	const capsim_result_key *k = capsim_result_key_find(key);
-	return k && capsim_result_has(r, k) ? capsim_result_number(r, k) : 0.0;
-}
-
 /* design labels as gnuplot strings: quotes dropped */
 static void gp_label(FILE *f, const char *s)
 {
@@ -273,7 +267,7 @@ static void fig_breakdown(const capsim_report *rep, FILE *dat, FILE *gp)
 	for (size_t i = 0; i < rep->n; i++) {
 		gp_label(dat, rep->d[i].label);
 		for (size_t k = 0; k < N_PARTS; k++)
-			fprintf(dat, " %.10g", number(&rep->d[i].r, parts[k]));
+			fprintf(dat, " %.10g", capsim_result_get(&rep->d[i].r, parts[k], 0.0));
 		fputc('\n', dat);
 	}
 	mem plot;
@@ -671,7 +665,7 @@ static void breakdown_section(out2 *o, const capsim_report_design *x)
 	char **cells = capsim_xcalloc(N_PARTS * 3, sizeof *cells);
 	size_t rows = 0;
 	for (size_t k = 0; k < N_PARTS; k++) {
-		double v = number(&x->r, parts[k]);
+		double v = capsim_result_get(&x->r, parts[k], 0.0);
 		if (v <= 0)
 			continue;
 		char b[3][64];

@@ -169,11 +169,6 @@ int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, con
 		if (x < 1)
 			return -1;
 		break;
-	case CAPSIM_KNOB_DIVISOR:
-		x = dir > 0 ? x * 2 : x / 2;
-		if (x < 1)
-			return -1;
-		break;
 	case CAPSIM_KNOB_SHARE:
 		x = round(100.0 * x + (dir > 0 ? 5 : -5)) / 100.0;
 		if (x < 0.05 || x > 1.0 + 1e-12)

@@ -15,7 +15,6 @@
 typedef enum {
 	CAPSIM_KNOB_DOUBLING,    /* a count that halves and doubles: nodes, global batch */
 	CAPSIM_KNOB_STEP,        /* a count a step of one: micro-batch, virtual stages */
-	CAPSIM_KNOB_DIVISOR,     /* a parallel degree: the next divisor up or down (1, 2, 4, 8 ...) */
 	CAPSIM_KNOB_SHARE,       /* a share a step of 5 points: utilisation */
 	CAPSIM_KNOB_SCALE,       /* a quantity 10% up or down: a price */
 	CAPSIM_KNOB_CHOICE       /* a catalog entry of a kind, or one of the field's names */

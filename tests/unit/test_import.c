@@ -31,9 +31,8 @@ static int setup(void **state)
 {
 	(void)state;
 	capsim_init();
-	shipped = capsim_catalog_create();
-	capsim_diags d = { 0 };
-	return capsim_catalog_load_root(shipped, CAPSIM_SOURCE_DIR, NULL, &d);
+	shipped = testutil_shipped_catalog();
+	return shipped ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -238,42 +237,30 @@ static void test_malformed(void **state)
 	expect_refused("fraction.json", "n_layer: expected a whole number");
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void test_command(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/capsim-test-import-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	/* the id from the config's directory; the file validates and runs */
-	assert_int_equal(sh("%s import hf %s/tests/data/hf/Qwen2.5-7B/config.json --out %s/q.xml "
+	assert_int_equal(testutil_sh("%s import hf %s/tests/data/hf/Qwen2.5-7B/config.json --out %s/q.xml "
 			    "2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, dir), 0);
-	assert_int_equal(sh("grep -q 'model id=\"qwen2.5-7b\"' %s/q.xml", dir), 0);
-	assert_int_equal(sh("%s validate %s/q.xml >/dev/null", CAPSIM_BIN, dir), 0);
-	assert_int_equal(sh("%s --parts %s/q.xml run %s/scenarios/default.xml --set "
+	assert_int_equal(testutil_sh("grep -q 'model id=\"qwen2.5-7b\"' %s/q.xml", dir), 0);
+	assert_int_equal(testutil_sh("%s validate %s/q.xml >/dev/null", CAPSIM_BIN, dir), 0);
+	assert_int_equal(testutil_sh("%s --parts %s/q.xml run %s/scenarios/default.xml --set "
 			    "workload.model.ref=qwen2.5-7b --set workload.parallelism.tp=4 --set "
 			    "workload.parallelism.pp=1 --set workload.parallelism.virtual-stages=1 "
 			    "--set workload.parallelism.schedule=1f1b "
 			    "| grep -q 'qwen2.5-7b, tp 4 pp 1'", CAPSIM_BIN, dir, CAPSIM_SOURCE_DIR), 0);
 	/* the shipped id is refused; --name gives another */
-	assert_int_equal(sh("%s import hf %s/tests/data/hf/DeepSeek-V3/config.json 2>&1 >/dev/null | "
+	assert_int_equal(testutil_sh("%s import hf %s/tests/data/hf/DeepSeek-V3/config.json 2>&1 >/dev/null | "
 			    "grep -q \"is a shipped model's\"", CAPSIM_BIN, CAPSIM_SOURCE_DIR), 0);
-	assert_int_equal(sh("%s import hf %s/tests/data/hf/DeepSeek-V3/config.json --name my-v3 "
+	assert_int_equal(testutil_sh("%s import hf %s/tests/data/hf/DeepSeek-V3/config.json --name my-v3 "
 			    "--out %s/v3.xml 2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, dir), 0);
 	/* nothing written on a refusal */
-	assert_int_equal(sh("%s import hf %s/tests/data/hf/bad/missing-ffn.json --name x --out "
+	assert_int_equal(testutil_sh("%s import hf %s/tests/data/hf/bad/missing-ffn.json --name x --out "
 			    "%s/bad.xml 2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, dir), 2);
-	assert_int_equal(sh("test ! -e %s/bad.xml && rm -rf %s", dir, dir), 0);
+	assert_int_equal(testutil_sh("test ! -e %s/bad.xml && rm -rf %s", dir, dir), 0);
 }
 
 /* a model defined in the scenario (no ref): the same step as the catalog's
@@ -342,26 +329,26 @@ static void test_parts(void **state)
 	(void)state;
 	char dir[] = "/tmp/capsim-test-parts-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(sh("mkdir %s/parts && %s import hf %s/tests/data/hf/Qwen2.5-7B/config.json "
+	assert_int_equal(testutil_sh("mkdir %s/parts && %s import hf %s/tests/data/hf/Qwen2.5-7B/config.json "
 			    "--name my-qwen --out %s/parts/qwen.xml 2>/dev/null", dir, CAPSIM_BIN,
 			    CAPSIM_SOURCE_DIR, dir), 0);
 	const char *run = "run --set workload.model.ref=my-qwen --set workload.parallelism.tp=4 "
 			  "--set workload.parallelism.pp=1 --set workload.parallelism.virtual-stages=1 "
 			  "--set workload.parallelism.schedule=1f1b";
-	assert_int_equal(sh("%s --parts %s/parts/qwen.xml %s >/dev/null", CAPSIM_BIN, dir, run), 0);
-	assert_int_equal(sh("%s --parts=%s/parts %s >/dev/null", CAPSIM_BIN, dir, run), 0);
-	assert_int_equal(sh("CAPSIM_PARTS=/nonexistent-dir-x:%s/parts %s %s 2>/dev/null; test $? -eq 2",
+	assert_int_equal(testutil_sh("%s --parts %s/parts/qwen.xml %s >/dev/null", CAPSIM_BIN, dir, run), 0);
+	assert_int_equal(testutil_sh("%s --parts=%s/parts %s >/dev/null", CAPSIM_BIN, dir, run), 0);
+	assert_int_equal(testutil_sh("CAPSIM_PARTS=/nonexistent-dir-x:%s/parts %s %s 2>/dev/null; test $? -eq 2",
 			    dir, CAPSIM_BIN, run), 0);
-	assert_int_equal(sh("CAPSIM_PARTS=%s/parts %s %s >/dev/null", dir, CAPSIM_BIN, run), 0);
+	assert_int_equal(testutil_sh("CAPSIM_PARTS=%s/parts %s %s >/dev/null", dir, CAPSIM_BIN, run), 0);
 	/* without them the id is unknown */
-	assert_int_equal(sh("%s %s 2>/dev/null; test $? -eq 2", CAPSIM_BIN, run), 0);
-	assert_int_equal(sh("%s --parts %s/parts catalog models | grep -q my-qwen", CAPSIM_BIN, dir), 0);
+	assert_int_equal(testutil_sh("%s %s 2>/dev/null; test $? -eq 2", CAPSIM_BIN, run), 0);
+	assert_int_equal(testutil_sh("%s --parts %s/parts catalog models | grep -q my-qwen", CAPSIM_BIN, dir), 0);
 	/* a shipped id is not taken */
-	assert_int_equal(sh("sed 's/my-qwen/llama-2-7b/' %s/parts/qwen.xml > %s/dup.xml && %s --parts "
+	assert_int_equal(testutil_sh("sed 's/my-qwen/llama-2-7b/' %s/parts/qwen.xml > %s/dup.xml && %s --parts "
 			    "%s/dup.xml run 2>&1 | grep -q \"model 'llama-2-7b': duplicate id\"", dir,
 			    dir, CAPSIM_BIN, dir), 0);
-	assert_int_equal(sh("%s --parts 2>/dev/null; test $? -eq 2", CAPSIM_BIN), 0);
-	assert_int_equal(sh("rm -rf %s", dir), 0);
+	assert_int_equal(testutil_sh("%s --parts 2>/dev/null; test $? -eq 2", CAPSIM_BIN), 0);
+	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
 }
 
 int main(void)

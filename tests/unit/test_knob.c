@@ -19,23 +19,7 @@
 #include "scenario.h"
 #include "testutil.h"
 
-static capsim_catalog *cat;
-
-static int setup(void **state)
-{
-	(void)state;
-	capsim_init();
-	cat = capsim_catalog_create();
-	capsim_diags d = { 0 };
-	return capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capsim_catalog_free(cat);
-	return 0;
-}
+TESTUTIL_CATALOG_FIXTURE
 
 static capsim_scenario *default_scenario(void)
 {
@@ -173,5 +157,6 @@ int main(void)
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_change_and_undo),
 	};
+	capsim_init();
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

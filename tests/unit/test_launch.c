@@ -187,18 +187,6 @@ static void test_malformed(void **state)
 	capsim_diags_free(&d);
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* the Slurm script's scenario and the model it defines: they validate and
  * run, and the model is Llama 3.1 8B's architecture: the same step as the
  * shipped entry's */
@@ -208,28 +196,28 @@ static void test_end_to_end(void **state)
 	char dir[] = "/tmp/capsim-test-launch-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	const char *sc = CAPSIM_SOURCE_DIR "/tests/data/launch/slurm-llama3-8b.sh";
-	assert_int_equal(sh("%s import slurm %s --name llama3-8b --models %s/m.xml --out %s/s.xml "
+	assert_int_equal(testutil_sh("%s import slurm %s --name llama3-8b --models %s/m.xml --out %s/s.xml "
 			    "2>/dev/null", CAPSIM_BIN, sc, dir, dir), 0);
-	assert_int_equal(sh("%s --parts %s/m.xml validate %s/s.xml >/dev/null", CAPSIM_BIN, dir, dir), 0);
-	assert_int_equal(sh("%s import slurm %s --name llama3-8b --model llama-3.1-8b --out %s/own.xml "
+	assert_int_equal(testutil_sh("%s --parts %s/m.xml validate %s/s.xml >/dev/null", CAPSIM_BIN, dir, dir), 0);
+	assert_int_equal(testutil_sh("%s import slurm %s --name llama3-8b --model llama-3.1-8b --out %s/own.xml "
 			    "2>/dev/null", CAPSIM_BIN, sc, dir), 0);
-	assert_int_equal(sh("%s --parts %s/m.xml run %s/s.xml --set reliability.runs=0 --json | "
+	assert_int_equal(testutil_sh("%s --parts %s/m.xml run %s/s.xml --set reliability.runs=0 --json | "
 			    "grep '\"step_time_s\"' > %s/a && %s run %s/own.xml --set "
 			    "reliability.runs=0 --json | grep '\"step_time_s\"' > %s/b && cmp -s %s/a %s/b",
 			    CAPSIM_BIN, dir, dir, dir, CAPSIM_BIN, dir, dir, dir, dir), 0);
 	/* the warnings name what is not modelled; the scenario says what it assumed */
-	assert_int_equal(sh("%s import slurm %s --model llama-3.1-8b 2>&1 >/dev/null | grep -q "
+	assert_int_equal(testutil_sh("%s import slurm %s --model llama-3.1-8b 2>&1 >/dev/null | grep -q "
 			    "'warning: --lr 3.0e-4: not modelled'", CAPSIM_BIN, sc), 0);
-	assert_int_equal(sh("grep -q 'node and fabric: assumptions' %s/own.xml", dir), 0);
+	assert_int_equal(testutil_sh("grep -q 'node and fabric: assumptions' %s/own.xml", dir), 0);
 	/* a command line too, and no model: refused, nothing written */
-	assert_int_equal(sh("%s import cmdline --model llama-2-13b --out %s/c.xml -- torchrun "
+	assert_int_equal(testutil_sh("%s import cmdline --model llama-2-13b --out %s/c.xml -- torchrun "
 			    "--nnodes 4 --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size "
 			    "8 --seq-length 4096 --global-batch-size 256 2>/dev/null && %s validate "
 			    "%s/c.xml >/dev/null", CAPSIM_BIN, dir, CAPSIM_BIN, dir), 0);
-	assert_int_equal(sh("%s import cmdline --out %s/none.xml -- torchrun train.py --seq-length "
+	assert_int_equal(testutil_sh("%s import cmdline --out %s/none.xml -- torchrun train.py --seq-length "
 			    "2048 2>/dev/null; test $? -eq 2 && test ! -e %s/none.xml", CAPSIM_BIN, dir,
 			    dir), 0);
-	assert_int_equal(sh("rm -rf %s", dir), 0);
+	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
 }
 
 int main(void)

@@ -21,27 +21,7 @@
 #include "testutil.h"
 #include "xalloc.h"
 
-static capsim_catalog *cat;
-
-static int setup(void **state)
-{
-	(void)state;
-	capsim_init();
-	cat = capsim_catalog_create();
-	capsim_diags d = { 0 };
-	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0) {
-		capsim_diags_print(&d, stderr);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capsim_catalog_free(cat);
-	return 0;
-}
+TESTUTIL_CATALOG_FIXTURE
 
 static capsim_scenario *load(const char *file, const capsim_set *sets, size_t n)
 {
@@ -308,5 +288,6 @@ int main(void)
 		cmocka_unit_test(test_published_layouts_are_feasible),
 		cmocka_unit_test(test_bound_below_every_step),
 	};
+	capsim_init();
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

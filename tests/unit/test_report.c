@@ -39,12 +39,9 @@ static int setup(void **state)
 {
 	(void)state;
 	capsim_init();
-	cat = capsim_catalog_create();
-	capsim_diags d = { 0 };
-	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0) {
-		capsim_diags_print(&d, stderr);
+	cat = testutil_shipped_catalog();
+	if (!cat)
 		return -1;
-	}
 	snprintf(dir, sizeof dir, "/tmp/capsim-test-report-XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
@@ -56,18 +53,6 @@ static int teardown(void **state)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	capsim_catalog_free(cat);
 	return system(cmd) == 0 ? 0 : -1;
-}
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static capsim_scenario *load(const char *name, const capsim_set *sets, size_t n)
@@ -246,7 +231,7 @@ static void test_summary_values(void **state)
 	(void)state;
 	char out[512], path[1024];
 	snprintf(out, sizeof out, "%s/cli", dir);
-	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml "
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml "
 			    "%s/scenarios/report/h200-owned-ib.xml "
 			    "%s/scenarios/report/h200-owned-roce.xml --out %s --no-progress >/dev/null",
 			    CAPSIM_BIN, CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
@@ -265,7 +250,7 @@ static void test_summary_values(void **state)
 		assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
 		char json_path[1024];
 		snprintf(json_path, sizeof json_path, "%s/run-%zu.json", dir, i);
-		assert_int_equal(sh("%s run %s/scenarios/report/%s --json > %s", CAPSIM_BIN,
+		assert_int_equal(testutil_sh("%s run %s/scenarios/report/%s --json > %s", CAPSIM_BIN,
 				    CAPSIM_SOURCE_DIR, designs[i], json_path), 0);
 		json_error_t je;
 		json_t *j = json_load_file(json_path, 0, &je);
@@ -352,7 +337,7 @@ static void test_no_gnuplot(void **state)
 	(void)state;
 	char out[512], path[1024];
 	snprintf(out, sizeof out, "%s/bare", dir);
-	int st = sh("PATH=/nonexistent %s report %s/scenarios/report/h200-owned-ib.xml --out %s "
+	int st = testutil_sh("PATH=/nonexistent %s report %s/scenarios/report/h200-owned-ib.xml --out %s "
 		    "--no-progress > %s/bare.out 2> %s/bare.err", CAPSIM_BIN, CAPSIM_SOURCE_DIR, out,
 		    dir, dir);
 	assert_int_equal(st, 1);
@@ -382,15 +367,15 @@ static void test_one_workload(void **state)
 	(void)state;
 	char out[512];
 	snprintf(out, sizeof out, "%s/mixed", dir);
-	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml %s/scenarios/default.xml "
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml %s/scenarios/default.xml "
 			    "--set workload.tokens=2T --out %s --no-progress 2>/dev/null", CAPSIM_BIN,
 			    CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
-	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml %s/scenarios/h100-64node-ndr.xml "
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml %s/scenarios/h100-64node-ndr.xml "
 			    "--out %s --no-progress 2>&1 | grep -q 'the designs must train one workload'",
 			    CAPSIM_BIN, CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
-	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml --out %s --metric mfu "
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml --out %s --metric mfu "
 			    "2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, out), 2);
-	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml 2>/dev/null", CAPSIM_BIN,
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml 2>/dev/null", CAPSIM_BIN,
 			    CAPSIM_SOURCE_DIR), 2);
 }
 
@@ -406,32 +391,32 @@ static void test_from_store(void **state)
 	snprintf(a, sizeof a, "%s/files", dir);
 	snprintf(b, sizeof b, "%s/store", dir);
 	snprintf(c, sizeof c, "%s/store-bought", dir);
-	assert_int_equal(sh("%s sweep %s/scenarios/sweeps/report-70b.xml --db %s --no-progress "
+	assert_int_equal(testutil_sh("%s sweep %s/scenarios/sweeps/report-70b.xml --db %s --no-progress "
 			    ">/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR, db), 0);
-	assert_int_equal(sh("%s report %s/scenarios/report/h100-rented.xml "
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml "
 			    "%s/scenarios/report/h200-owned-ib.xml "
 			    "%s/scenarios/report/h200-owned-roce.xml --set reliability.runs=0 "
 			    "--out %s --no-progress >/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR,
 			    CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, a), 0);
-	assert_int_equal(sh("%s report --db %s --out %s --no-progress >/dev/null", CAPSIM_BIN, db, b),
+	assert_int_equal(testutil_sh("%s report --db %s --out %s --no-progress >/dev/null", CAPSIM_BIN, db, b),
 			 0);
 	/* every column but the design's name */
-	assert_int_equal(sh("cut -d, -f2- %s/summary.csv > %s/a.csv && cut -d, -f2- %s/summary.csv > "
+	assert_int_equal(testutil_sh("cut -d, -f2- %s/summary.csv > %s/a.csv && cut -d, -f2- %s/summary.csv > "
 			    "%s/b.csv && cmp -s %s/a.csv %s/b.csv", a, dir, b, dir, dir, dir), 0);
-	assert_int_equal(sh("grep -c '^\"report-70b-p[012]\"' %s/summary.csv | grep -qx 3", b), 0);
-	assert_int_equal(sh("%s report --db %s --where 'cost.acquire = buy' --out %s --no-progress "
+	assert_int_equal(testutil_sh("grep -c '^\"report-70b-p[012]\"' %s/summary.csv | grep -qx 3", b), 0);
+	assert_int_equal(testutil_sh("%s report --db %s --where 'cost.acquire = buy' --out %s --no-progress "
 			    ">/dev/null && test $(wc -l < %s/summary.csv) -eq 3", CAPSIM_BIN, db, c, c), 0);
-	assert_int_equal(sh("%s report --db %s --where 'tokens_per_s > 1e12' --out %s/none "
+	assert_int_equal(testutil_sh("%s report --db %s --where 'tokens_per_s > 1e12' --out %s/none "
 			    "--no-progress 2>&1 | grep -q '0 points of sweep 1'", CAPSIM_BIN, db, dir), 0);
 	/* the sweep file as the store names it, changed */
 	snprintf(sweep, sizeof sweep, "%s/copy.xml", dir);
-	assert_int_equal(sh("sed 's|[.][.]/report/|%s/scenarios/report/|' "
+	assert_int_equal(testutil_sh("sed 's|[.][.]/report/|%s/scenarios/report/|' "
 			    "%s/scenarios/sweeps/report-70b.xml > %s", CAPSIM_SOURCE_DIR,
 			    CAPSIM_SOURCE_DIR, sweep), 0);
 	snprintf(db, sizeof db, "%s/copy.sqlite", dir);
-	assert_int_equal(sh("%s sweep %s --db %s --no-progress >/dev/null && echo '<!-- x -->' >> %s",
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --no-progress >/dev/null && echo '<!-- x -->' >> %s",
 			    CAPSIM_BIN, sweep, db, sweep), 0);
-	assert_int_equal(sh("%s report --db %s --out %s/changed --no-progress 2>&1 | grep -q "
+	assert_int_equal(testutil_sh("%s report --db %s --out %s/changed --no-progress 2>&1 | grep -q "
 			    "'the sweep file changed since sweep 1'", CAPSIM_BIN, db, dir), 0);
 }
 

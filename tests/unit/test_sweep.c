@@ -33,12 +33,9 @@ static int setup(void **state)
 {
 	(void)state;
 	capsim_init();
-	cat = capsim_catalog_create();
-	capsim_diags d = { 0 };
-	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0) {
-		capsim_diags_print(&d, stderr);
+	cat = testutil_shipped_catalog();
+	if (!cat)
 		return -1;
-	}
 	snprintf(dir, sizeof dir, "/tmp/capsim-test-sweep-XXXXXX");
 	return mkdtemp(dir) ? 0 : -1;
 }
@@ -295,18 +292,6 @@ static void test_bad_files(void **state)
 
 /* ---- the command and its store ------------------------------------------------------- */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof cmd, fmt, ap);
-	va_end(ap);
-	int st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* a sweep of the default scenario (256 H100s), n utilisations by micro-batch 1, 2 */
 static void write_sweep(const char *path, const char *name, int n)
 {
@@ -373,7 +358,7 @@ static void test_store_matches_eval(void **state)
 	snprintf(sweep, sizeof sweep, "%s/small.xml", dir);
 	snprintf(db, sizeof db, "%s/small.sqlite", dir);
 	write_sweep(sweep, "small", 3);
-	assert_int_equal(sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, db), 0);
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, db), 0);
 
 	capsim_scenario *base = calloc(1, sizeof *base);
 	capsim_sweep *sw = load_ok(sweep, base);
@@ -435,7 +420,7 @@ static void test_failed_point(void **state)
 		   "  <axis path=\"workload.parallelism.tp\" values=\"1, 3\"/>\n"
 		   "</sweep>\n", CAPSIM_SOURCE_DIR);
 	fclose(f);
-	assert_int_equal(sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, db), 0);
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, db), 0);
 	capsim_store *st;
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_READ, &st, &d), 0);
@@ -462,8 +447,8 @@ static void test_threads_equal_serial(void **state)
 	snprintf(one, sizeof one, "%s/one.sqlite", dir);
 	snprintf(three, sizeof three, "%s/three.sqlite", dir);
 	write_sweep(sweep, "threads", 20);
-	assert_int_equal(sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, one), 0);
-	assert_int_equal(sh("%s sweep %s --db %s -j 3 --no-progress >/dev/null", CAPSIM_BIN, sweep,
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, one), 0);
+	assert_int_equal(testutil_sh("%s sweep %s --db %s -j 3 --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    three), 0);
 	/* 40 points; micro-batch 2 at 50% or more dropped: none here (0.05 .. 0.069) */
 	assert_int_equal(same_points(one, three, 40), 40);
@@ -523,20 +508,20 @@ static void test_kill_and_resume(void **state)
 	int64_t before = count_points(db);
 	assert_true(before > 0);
 	assert_true(before < 1250);
-	assert_int_equal(sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    db), 0);
 	assert_int_equal(count_points(db), 1250);
-	assert_int_equal(sh("%s sweep %s --db %s -j 2 --no-progress >/dev/null", CAPSIM_BIN, sweep,
+	assert_int_equal(testutil_sh("%s sweep %s --db %s -j 2 --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    ref), 0);
 	assert_int_equal(same_points(db, ref, 1600), 1250);
 	/* resuming a finished sweep runs nothing */
-	assert_int_equal(sh("%s sweep %s --db %s --resume --no-progress --json | grep -q "
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress --json | grep -q "
 			    "'\"resumed_skipped\": 1250'", CAPSIM_BIN, sweep, db), 0);
 	/* a changed sweep file is not resumed */
 	FILE *f = fopen(sweep, "a");
 	fputs("<!-- changed -->\n", f);
 	fclose(f);
-	assert_int_equal(sh("%s sweep %s --db %s --resume --no-progress 2>&1 | grep -q 'changed "
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress 2>&1 | grep -q 'changed "
 			    "since sweep 1'", CAPSIM_BIN, sweep, db), 0);
 }
 
@@ -573,7 +558,7 @@ static void test_interrupt_and_resume(void **state)
 	int64_t before = count_points(db);
 	if (before < 1250)
 		assert_int_equal(WEXITSTATUS(st), 130);
-	assert_int_equal(sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    db), 0);
 	assert_int_equal(count_points(db), 1250);
 }
@@ -587,15 +572,15 @@ static void test_mpi_equals_serial(void **state)
 	snprintf(one, sizeof one, "%s/mpi-serial.sqlite", dir);
 	snprintf(two, sizeof two, "%s/mpi-ranks.sqlite", dir);
 	write_sweep(sweep, "mpi", 30);
-	assert_int_equal(sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, one), 0);
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN, sweep, one), 0);
 	/* as root in CI; the leak checker knows nothing of Open MPI's own */
-	assert_int_equal(sh("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+	assert_int_equal(testutil_sh("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
 			    "ASAN_OPTIONS=detect_leaks=0 %s -np 2 --oversubscribe %s sweep %s --db %s "
 			    "--no-progress --json > %s/mpi.json", CAPSIM_TEST_MPIEXEC, CAPSIM_BIN, sweep,
 			    two, dir), 0);
 	assert_int_equal(same_points(one, two, 60), 60);
 	/* both ranks evaluated points */
-	assert_int_equal(sh("grep -A3 by_rank %s/mpi.json | tr -d ' \\n' | grep -Eq "
+	assert_int_equal(testutil_sh("grep -A3 by_rank %s/mpi.json | tr -d ' \\n' | grep -Eq "
 			    "'\"by_rank\":\\[[1-9][0-9]*,[1-9][0-9]*\\]'", dir), 0);
 #else
 	skip();

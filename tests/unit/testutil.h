@@ -28,6 +28,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "csv.h"
 
@@ -166,6 +167,20 @@ static inline capsim_scenario *testutil_scenario(const capsim_catalog *c,
 		return 0;                                                      \
 	}
 #endif
+
+/* Run the shell command fmt makes (system(3)): its exit status, or -1 when
+ * it did not exit (a signal). */
+static inline int testutil_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline int testutil_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof cmd, fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 /* A scratch directory for one test file: `dir`, made by setup as
  * /tmp/capsim-NAME-XXXXXX and removed with its contents by teardown (the
