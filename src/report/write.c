@@ -438,9 +438,10 @@ static int run_gnuplot(const char *dir, const char *script, const char *log)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
-/* figure f: its data and script written, gnuplot run, the outputs renamed
- * into place. 0, -2 gnuplot absent, -1 a failure (in d) */
-static int make_figure(const capsim_report *rep, const char *figdir, size_t f, capsim_diags *d)
+/* figure f: its data and script written and, where DRAW, gnuplot run and the
+ * outputs renamed into place. 0, -2 gnuplot absent, -1 a failure (in d) */
+static int make_figure(const capsim_report *rep, const char *figdir, size_t f, int draw,
+		       capsim_diags *d)
 {
 	const char *name = figures[f].name;
 	mem dm, gm;
@@ -466,6 +467,8 @@ static int make_figure(const capsim_report *rep, const char *figdir, size_t f, c
 	free(gm.buf);
 	if (rc)
 		return -1;
+	if (!draw)
+		return 0;
 	char log[64];
 	snprintf(script, sizeof script, "%s.gp", name);
 	snprintf(log, sizeof log, "%s.log", name);
@@ -922,16 +925,13 @@ int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, con
 		return -1;
 	int have = 1;
 	for (size_t f = 0; f < N_FIGURES; f++) {
-		int rc = make_figure(rep, figdir, f, d);
-		if (rc == -2) {
+		int rc = make_figure(rep, figdir, f, have, d);
+		if (rc == -2)
 			have = 0;
-			*figures_missing = 1;
-		} else if (rc < 0) {
+		else if (rc < 0)
 			return -1;
-		}
-		if (!have)
-			break;
 	}
+	*figures_missing = !have;
 	mem md, html;
 	out2 o = { mem_open(&md), mem_open(&html) };
 	const char *title = "capsim procurement report";
