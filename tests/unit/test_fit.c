@@ -43,8 +43,7 @@ static int setup(void **state)
 {
 	(void)state;
 	cat = testutil_shipped_catalog();
-	snprintf(dir, sizeof dir, "/tmp/capsim-fit-XXXXXX");
-	if (!cat || !mkdtemp(dir))
+	if (!cat || testutil_tmpdir_make(dir, sizeof dir, "fit") < 0)
 		return -1;
 	snprintf(db, sizeof db, "%s/m.sqlite", dir);
 	capsim_diags d = { 0 };
@@ -63,9 +62,7 @@ static int teardown(void **state)
 	(void)state;
 	capsim_profile_free(&fitted);
 	capsim_catalog_free(cat);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return testutil_tmpdir_remove(dir);
 }
 
 /* ---- the H200's GEMMs --------------------------------------------------------- */

@@ -21,6 +21,8 @@
 #include "testutil.h"
 #include "xml.h"
 
+CAPSIM_TEST_TMPDIR("test-launch")
+
 static void script(const char *name, capsim_launch *l)
 {
 	char path[512];
@@ -193,8 +195,6 @@ static void test_malformed(void **state)
 static void test_end_to_end(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/capsim-test-launch-XXXXXX";
-	assert_non_null(mkdtemp(dir));
 	const char *sc = CAPSIM_SOURCE_DIR "/tests/data/launch/slurm-llama3-8b.sh";
 	assert_int_equal(testutil_sh("%s import slurm %s --name llama3-8b --models %s/m.xml --out %s/s.xml "
 			    "2>/dev/null", CAPSIM_BIN, sc, dir, dir), 0);
@@ -217,7 +217,6 @@ static void test_end_to_end(void **state)
 	assert_int_equal(testutil_sh("%s import cmdline --out %s/none.xml -- torchrun train.py --seq-length "
 			    "2048 2>/dev/null; test $? -eq 2 && test ! -e %s/none.xml", CAPSIM_BIN, dir,
 			    dir), 0);
-	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
 }
 
 int main(void)
@@ -232,5 +231,5 @@ int main(void)
 		cmocka_unit_test(test_end_to_end),
 	};
 	capsim_init();
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

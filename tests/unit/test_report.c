@@ -42,17 +42,14 @@ static int setup(void **state)
 	cat = testutil_shipped_catalog();
 	if (!cat)
 		return -1;
-	snprintf(dir, sizeof dir, "/tmp/capsim-test-report-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return testutil_tmpdir_make(dir, sizeof dir, "test-report");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	capsim_catalog_free(cat);
-	return system(cmd) == 0 ? 0 : -1;
+	return testutil_tmpdir_remove(dir);
 }
 
 static capsim_scenario *load(const char *name, const capsim_set *sets, size_t n)

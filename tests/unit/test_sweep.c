@@ -36,19 +36,14 @@ static int setup(void **state)
 	cat = testutil_shipped_catalog();
 	if (!cat)
 		return -1;
-	snprintf(dir, sizeof dir, "/tmp/capsim-test-sweep-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return testutil_tmpdir_make(dir, sizeof dir, "test-sweep");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		return -1;
 	capsim_catalog_free(cat);
-	return 0;
+	return testutil_tmpdir_remove(dir);
 }
 
 static capsim_sweep *load(const char *path, capsim_scenario *base, capsim_diags *d)

@@ -182,6 +182,20 @@ static inline int testutil_sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A scratch directory /tmp/capsim-NAME-XXXXXX made into dir (size bytes);
+ * 0, or -1 when the name does not fit or mkdtemp fails. */
+static inline int testutil_tmpdir_make(char *dir, size_t size, const char *name)
+{
+	int n = snprintf(dir, size, "/tmp/capsim-%s-XXXXXX", name);
+	return n > 0 && (size_t)n < size && mkdtemp(dir) ? 0 : -1;
+}
+
+/* dir removed with its contents; 0 or -1 */
+static inline int testutil_tmpdir_remove(const char *dir)
+{
+	return testutil_sh("rm -rf '%s'", dir) == 0 ? 0 : -1;
+}
+
 /* A scratch directory for one test file: `dir`, made by setup as
  * /tmp/capsim-NAME-XXXXXX and removed with its contents by teardown (the
  * cmocka group's setup and teardown). */
@@ -190,15 +204,12 @@ static inline int testutil_sh(const char *fmt, ...)
 	static int setup(void **state)                                        \
 	{                                                                     \
 		(void)state;                                                  \
-		snprintf(dir, sizeof dir, "/tmp/capsim-" name "-XXXXXX");     \
-		return mkdtemp(dir) ? 0 : -1;                                 \
+		return testutil_tmpdir_make(dir, sizeof dir, name);           \
 	}                                                                     \
 	static int teardown(void **state)                                     \
 	{                                                                     \
 		(void)state;                                                  \
-		char cmd[128];                                                \
-		snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);                \
-		return system(cmd) == 0 ? 0 : -1;                             \
+		return testutil_tmpdir_remove(dir);                           \
 	}
 
 #endif
