@@ -50,16 +50,34 @@ static void help(FILE *out)
 		"The scenario is checked by loading it before it is written.\n");
 }
 
-/* a catalog id from a name: lower case, other characters as '-' */
+/* the schemas' id (common.xsd): [a-z0-9][a-z0-9._-]{0,62} */
+#define ID_RULE "an id is a lower-case letter or digit, then up to 62 of a-z 0-9 . _ -"
+
+static int is_id(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+		if (!(islower(c) || isdigit(c) || (n && (c == '.' || c == '_' || c == '-'))))
+			return 0;
+	}
+	return n >= 1 && n <= 63;
+}
+
+/* a catalog id from a directory's name: lower case, other characters as
+ * '-'; -1 where that is not an id (empty, too long, not a letter or digit
+ * first) */
 static int id_of(const char *name, char *out, size_t n)
 {
 	size_t k = 0;
-	for (const char *p = name; *p && k + 1 < n && k < 63; p++) {
+	for (const char *p = name; *p; p++) {
 		unsigned char c = (unsigned char)*p;
+		if (k + 1 >= n)
+			return -1;
 		out[k++] = isalnum(c) ? (char)tolower(c) : c == '.' || c == '_' ? (char)c : '-';
 	}
 	out[k] = '\0';
-	return k > 0 && isalnum((unsigned char)out[0]) ? 0 : -1;
+	return is_id(out) ? 0 : -1;
 }
 
 /* the config's directory's name: "a/b/Llama-3.1-8B/config.json" gives "Llama-3.1-8B" */
@@ -106,10 +124,17 @@ static int import_hf(int argc, char **argv)
 	}
 	const char *file = argv[optind];
 	char id[64], dn[256];
-	if (name ? id_of(name, id, sizeof id) < 0 :
-		   dir_name(file, dn, sizeof dn) < 0 || id_of(dn, id, sizeof id) < 0) {
-		fprintf(stderr, "capsim import hf: %s: give the model an id with --name (a letter or "
-			"digit first)\n", name ? name : "the config's directory gives no name");
+	if (name && !is_id(name)) {
+		fprintf(stderr, "capsim import hf: --name '");
+		capsim_term_text(stderr, name);
+		fprintf(stderr, "': expected an id (%s)\n", ID_RULE);
+		return CAPSIM_EXIT_USAGE;
+	}
+	if (name) {
+		capsim_strlcpy(id, name, sizeof id);
+	} else if (dir_name(file, dn, sizeof dn) < 0 || id_of(dn, id, sizeof id) < 0) {
+		fprintf(stderr, "capsim import hf: the config's directory gives no id (%s): give "
+			"one with --name\n", ID_RULE);
 		return CAPSIM_EXIT_USAGE;
 	}
 	capsim_diags d = { 0 };
@@ -117,7 +142,7 @@ static int import_hf(int argc, char **argv)
 	char *text = capsim_xml_slurp(file, &len, &d);
 	int status = CAPSIM_EXIT_USAGE;
 	capsim_hf_model m;
-	char *xml = NULL;
+	char *xml = NULL, *label = NULL;
 	size_t xlen = 0;
 	capsim_catalog *cat = NULL;
 	if (!text || capsim_hf_read(text, len, file, &m, &d) < 0)
@@ -134,8 +159,7 @@ static int import_hf(int argc, char **argv)
 	fclose(mem);
 	/* what it wrote loads beside the shipped catalog */
 	cat = capsim_catalog_create();
-	char label[300];
-	snprintf(label, sizeof label, "(capsim import hf %s)", file);
+	label = capsim_xasprintf("(capsim import hf %s)", file);
 	if (capsim_catalog_load_root(cat, capsim_catalog_default_root(), NULL, &d) < 0)
 		goto fail;
 	if (capsim_catalog_find(cat, CAPSIM_KIND_MODEL, id)) {
@@ -146,8 +170,13 @@ static int import_hf(int argc, char **argv)
 	if (capsim_catalog_load_memory(cat, xml, xlen, label, &d) < 0 ||
 	    capsim_catalog_check(cat, &d) < 0)
 		goto fail;
-	for (int i = 0; i < m.n_warnings; i++)
-		fprintf(stderr, "capsim import hf: %s: warning: %s\n", file, m.warnings[i]);
+	for (int i = 0; i < m.n_warnings; i++) {
+		fprintf(stderr, "capsim import hf: ");
+		capsim_term_text(stderr, file);
+		fprintf(stderr, ": warning: ");
+		capsim_term_text(stderr, m.warnings[i]);
+		fputc('\n', stderr);
+	}
 	capsim_outfile of;
 	if (capsim_outfile_open(&of, out, &d) < 0)
 		goto fail;
@@ -161,6 +190,7 @@ fail:
 	status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 done:
 	capsim_catalog_free(cat);
+	free(label);
 	free(xml);
 	free(text);
 	capsim_diags_free(&d);
@@ -203,9 +233,12 @@ static int model_entry(const capsim_launch *l, const char *id, const char *where
 	if (!f)
 		return -1;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import from "
-		   "a launch line's architecture flags -->\n<models>\n  <model id=\"%s\" name=\"%s\" "
-		   "family=\"megatron\"\n         assumption=\"the launch line's own architecture "
-		   "(capsim import)\">\n", id, id);
+		   "a launch line's architecture flags -->\n<models>\n  <model id=\"");
+	capsim_xml_escape(f, id);
+	fprintf(f, "\" name=\"");
+	capsim_xml_escape(f, id);
+	fprintf(f, "\" family=\"megatron\"\n         assumption=\"the launch line's own "
+		   "architecture (capsim import)\">\n");
 	fprintf(f, "    <architecture layers=\"%ld\" hidden=\"%ld\" heads=\"%ld\" kv-heads=\"%ld\" "
 		   "ffn=\"%ld\"\n                  activation=\"%s\" vocab=\"%ld\" max-seq-len=\"%ld\" "
 		   "norm=\"%s\"\n                  position=\"%s\" tied-embeddings=\"%s\"/>\n",
@@ -235,8 +268,16 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 				    "the launch");
 	long tp = l->tp ? l->tp : 1, pp = l->pp ? l->pp : 1, cp = l->cp ? l->cp : 1;
 	long mb = l->micro_batch ? l->micro_batch : 1;
-	long gpus = nodes * node->gpus, dp = tp * pp * cp > 0 ? gpus / (tp * pp * cp) : 1;
-	long gb = l->global_batch ? l->global_batch : mb * (dp > 0 ? dp : 1);
+	/* each value is at most CAPSIM_LAUNCH_MAX_WHOLE: products in double */
+	long gpus = nodes * node->gpus;
+	double split = (double)tp * (double)pp * (double)cp;
+	long dp = split <= (double)gpus ? gpus / (long)split : 1;
+	double gbd = l->global_batch ? (double)l->global_batch : (double)mb * (double)dp;
+	if (gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE)
+		capsim_diags_add_at(d, where, "the global batch (micro-batch %ld x data-parallel "
+				    "%ld, no --global-batch-size given) is past %ld", mb, dp,
+				    CAPSIM_LAUNCH_MAX_WHOLE);
+	long gb = gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE ? 1 : (long)gbd;
 	double tokens = l->train_iters ? (double)l->train_iters * gb * l->seq_len :
 			l->train_samples ? (double)l->train_samples * l->seq_len : 0.0;
 	long v = l->vp_stages ? l->vp_stages :
@@ -250,14 +291,16 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import "
-		   "from %s.\n", where);
+		   "from ");
+	capsim_xml_comment_escape(f, where);
+	fprintf(f, ".\n");
 	for (int i = 0; i < l->n_notes; i++) {
 		fputs("     ", f);
-		for (const char *p = l->notes[i]; *p; p++)
-			if (!(p[0] == '-' && p[1] == '-'))
-				fputc(*p, f);
+		capsim_xml_comment_escape(f, l->notes[i]);
 		fputs("\n", f);
 	}
+	if (l->n_notes_more)
+		fprintf(f, "     and %ld more not modelled\n", l->n_notes_more);
 	if (!l->nodes)
 		fprintf(f, "     nodes: not in the launch; 1 assumed\n");
 	if (tokens <= 0)
@@ -265,10 +308,14 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
 	fprintf(f, "<scenario name=\"");
 	capsim_xml_escape(f, o->name);
-	fprintf(f, "\">\n  <cluster nodes=\"%ld\">\n    <node ref=\"%s\"/>\n", nodes, node->e.id);
+	fprintf(f, "\">\n  <cluster nodes=\"%ld\">\n    <node ref=\"", nodes);
+	capsim_xml_escape(f, node->e.id);
+	fprintf(f, "\"/>\n");
 	if (nodes > 1)
 		fprintf(f, "    <fabric topology=\"fat-tree\" tiers=\"2\" transport=\"infiniband\" "
 			   "oversubscription=\"1:1\">\n      <switch ref=\"qm9700\"/>\n    </fabric>\n");
+	else /* one node: no fabric between nodes, as the schema says it */
+		fprintf(f, "    <fabric topology=\"none\" transport=\"infiniband\"/>\n");
 	char tok[64];
 	if (tokens > 0)
 		snprintf(tok, sizeof tok, "%.0f", tokens);
@@ -277,8 +324,10 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 	fprintf(f, "  </cluster>\n  <workload seq-len=\"%ld\" global-batch=\"%ld\" "
 		   "micro-batch=\"%ld\" tokens=\"%s\" dtype=\"%s\">\n", l->seq_len, gb, mb, tok,
 		l->dtype ? l->dtype : "bf16");
-	fprintf(f, "    <model ref=\"%s\"/>\n    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
-		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", model, tp, pp, cp, l->ep ? l->ep : 1,
+	fprintf(f, "    <model ref=\"");
+	capsim_xml_escape(f, model);
+	fprintf(f, "\"/>\n    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
+		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", tp, pp, cp, l->ep ? l->ep : 1,
 		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
 	if (tp > 1 && l->sequence_parallel != -1)
 		fprintf(f, " sequence-parallel=\"%s\"", l->sequence_parallel ? "on" : "off");
@@ -319,9 +368,24 @@ static int import_launch(int argc, char **argv, int script)
 			return CAPSIM_EXIT_USAGE;
 		}
 	}
+	if (!is_id(o.name) || (!o.model && strlen(o.name) > 57)) {
+		fprintf(stderr, "capsim import: --name '");
+		capsim_term_text(stderr, o.name);
+		fprintf(stderr, "': expected an id (%s)%s\n", ID_RULE, is_id(o.name) ?
+			", of at most 57 where the model written is NAME-model" : "");
+		return CAPSIM_EXIT_USAGE;
+	}
+	const char *const ids[][2] = { { "--model", o.model }, { "--node", o.node } };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (ids[i][1] && !is_id(ids[i][1])) {
+			fprintf(stderr, "capsim import: %s '", ids[i][0]);
+			capsim_term_text(stderr, ids[i][1]);
+			fprintf(stderr, "': expected an id (%s)\n", ID_RULE);
+			return CAPSIM_EXIT_USAGE;
+		}
 	capsim_diags d = { 0 };
 	capsim_launch l;
-	char where[1100];
+	const char *where = script ? (optind < argc ? argv[optind] : "") : "the command line";
 	char *text = NULL, *models_xml = NULL, *sc = NULL;
 	int status = CAPSIM_EXIT_USAGE;
 	capsim_catalog *cat = capsim_catalog_create();
@@ -332,7 +396,6 @@ static int import_launch(int argc, char **argv, int script)
 				argc - optind);
 			goto out;
 		}
-		snprintf(where, sizeof where, "%s", argv[optind]);
 		size_t len;
 		text = capsim_xml_slurp(argv[optind], &len, &d);
 		if (!text || capsim_launch_script(text, len, argv[optind], &l, &d) < 0)
@@ -342,7 +405,6 @@ static int import_launch(int argc, char **argv, int script)
 			fprintf(stderr, "capsim import cmdline: expected the launch line after --\n");
 			goto out;
 		}
-		snprintf(where, sizeof where, "the command line");
 		capsim_launch_init(&l);
 		if (capsim_launch_argv(argv + optind, argc - optind, where, &l, &d) < 0)
 			goto fail;
@@ -363,7 +425,7 @@ static int import_launch(int argc, char **argv, int script)
 					    "model), or --models FILE to write the one the launch defines");
 			goto fail;
 		}
-		snprintf(model_id, sizeof model_id, "%.50s-model", o.name);
+		snprintf(model_id, sizeof model_id, "%s-model", o.name);
 		if (model_entry(&l, model_id, where, &models_xml, &d) < 0 ||
 		    capsim_catalog_load_memory(cat, models_xml, strlen(models_xml), o.models, &d) < 0 ||
 		    capsim_catalog_check(cat, &d) < 0)
@@ -375,8 +437,14 @@ static int import_launch(int argc, char **argv, int script)
 	/* it loads, as capsim run would load it */
 	if (capsim_scenario_load_memory(sc, strlen(sc), o.out, cat, NULL, 0, s, &d) < 0)
 		goto fail;
-	for (int i = 0; i < l.n_notes; i++)
-		fprintf(stderr, "capsim import: warning: %s\n", l.notes[i]);
+	for (int i = 0; i < l.n_notes; i++) {
+		fprintf(stderr, "capsim import: warning: ");
+		capsim_term_text(stderr, l.notes[i]);
+		fputc('\n', stderr);
+	}
+	if (l.n_notes_more)
+		fprintf(stderr, "capsim import: warning: and %ld more not modelled\n",
+			l.n_notes_more);
 	capsim_outfile of;
 	if (models_xml) {
 		if (capsim_outfile_open(&of, o.models, &d) < 0)

@@ -2,6 +2,7 @@
  * Field names are transformers' own (configuration_*.py of each family). */
 #include "hf.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -38,6 +39,9 @@ typedef struct {
 static void warn(capsim_hf_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(capsim_hf_model *m, const char *fmt, ...)
 {
+	/* the fixed warnings (under a dozen) and the listed keys with their count
+	 * always fit */
+	assert(m->n_warnings < CAPSIM_HF_WARNINGS);
 	if (m->n_warnings == CAPSIM_HF_WARNINGS)
 		return;
 	va_list ap;
@@ -59,22 +63,31 @@ static const char *kind_of(const json_t *v)
 	}
 }
 
-/* a positive integer field: *out, 1 present, 0 absent (or null), -1 bad */
-static int int_field(reader *r, const char *name, long *out, int required)
+/* a whole-number field of at least min (1: a size, 0: a count that may
+ * be none), at most 1e12: *out, 1 present, 0 absent (or null), -1 bad */
+static int int_min_field(reader *r, const char *name, long *out, int required, long min)
 {
 	json_t *v = json_object_get(r->o, name);
 	if (!v || json_is_null(v)) {
 		if (required) {
-			capsim_diags_add(r->d, r->file, 0, "%s: missing (a positive integer)", name);
+			capsim_diags_add(r->d, r->file, 0, "%s: missing (a positive whole number)",
+					 name);
 			r->bad = 1;
 		}
 		return 0;
 	}
 	double x = json_is_integer(v) ? (double)json_integer_value(v) :
 		   json_is_real(v) ? json_real_value(v) : NAN;
+	const char *what = min ? "a positive whole number" : "a whole number";
 	if (!(x >= 0) || x != floor(x) || x > 1e12) {
-		capsim_diags_add(r->d, r->file, 0, "%s: expected a whole number, found %s", name,
-				 json_is_number(v) ? "a number that is not whole" : kind_of(v));
+		capsim_diags_add(r->d, r->file, 0, "%s: expected %s, found %s", name, what,
+				 !json_is_number(v) ? kind_of(v) : x != floor(x) ?
+				 "a number that is not whole" : "a number out of range");
+		r->bad = 1;
+		return -1;
+	}
+	if (x < (double)min) {
+		capsim_diags_add(r->d, r->file, 0, "%s: expected %s, found 0", name, what);
 		r->bad = 1;
 		return -1;
 	}
@@ -82,10 +95,41 @@ static int int_field(reader *r, const char *name, long *out, int required)
 	return 1;
 }
 
+/* a size: a positive whole number */
+static int int_field(reader *r, const char *name, long *out, int required)
+{
+	return int_min_field(r, name, out, required, 1);
+}
+
+/* a string field: NULL where absent or null; another type is refused */
 static const char *str_field(reader *r, const char *name)
 {
 	json_t *v = json_object_get(r->o, name);
-	return v && json_is_string(v) ? json_string_value(v) : NULL;
+	if (!v || json_is_null(v))
+		return NULL;
+	if (!json_is_string(v)) {
+		capsim_diags_add(r->d, r->file, 0, "%s: expected a string, found %s", name,
+				 kind_of(v));
+		r->bad = 1;
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+/* a number field (rotary_pct): *out, 1 present, 0 absent, -1 bad */
+static int num_field(reader *r, const char *name, double *out)
+{
+	json_t *v = json_object_get(r->o, name);
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_number(v)) {
+		capsim_diags_add(r->d, r->file, 0, "%s: expected a number, found %s", name,
+				 kind_of(v));
+		r->bad = 1;
+		return -1;
+	}
+	*out = json_number_value(v);
+	return 1;
 }
 
 static int bool_field(reader *r, const char *name, int def)
@@ -111,7 +155,7 @@ static const char *activation_of(capsim_hf_model *m, const char *act, int gated)
 		if (strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0)
 			return "swiglu";
 		/* GeGLU: the same three matrices as SwiGLU, another elementwise function */
-		warn(m, "activation %s in a gated MLP (GeGLU) is modelled as swiglu: the same three "
+		warn(m, "activation %.64s in a gated MLP (GeGLU) is modelled as swiglu: the same three "
 		     "matrices and FLOPs; the elementwise function differs", act);
 		return "swiglu";
 	}
@@ -119,7 +163,7 @@ static const char *activation_of(capsim_hf_model *m, const char *act, int gated)
 		return "gelu";
 	if (strcmp(act, "relu") == 0)
 		return "relu";
-	warn(m, "activation %s is modelled as gelu", act);
+	warn(m, "activation %.64s is modelled as gelu", act);
 	return "gelu";
 }
 
@@ -181,6 +225,11 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		   capsim_diags *d)
 {
 	memset(m, 0, sizeof *m);
+	if (len > CAPSIM_HF_MAX_BYTES) {
+		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on input "
+				 "files", len, CAPSIM_HF_MAX_BYTES);
+		return -1;
+	}
 	json_error_t je;
 	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
@@ -195,6 +244,10 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 	}
 	reader r = { o, file, d, 0 };
 	const char *mt = str_field(&r, "model_type");
+	if (r.bad) {
+		json_decref(o);
+		return -1;
+	}
 	if (!mt) {
 		capsim_diags_add(d, file, 0, "model_type: missing (a Hugging Face config names its "
 				 "architecture there)");
@@ -211,8 +264,8 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 			size_t l = strlen(list);
 			snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", archs[i].model_type);
 		}
-		capsim_diags_add(d, file, 0, "model_type: '%s' is not an architecture capsim reads "
-				 "(%s)", mt, list);
+		capsim_diags_add(d, file, 0, "model_type: '%.64s%s' is not an architecture capsim reads "
+				 "(%s)", mt, strlen(mt) > 64 ? "..." : "", list);
 		json_decref(o);
 		return -1;
 	}
@@ -235,10 +288,10 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		m->norm = "layernorm";
 		m->position = "rope";
 		m->tied_embeddings = bool_field(&r, "tie_word_embeddings", 0);
-		if (json_object_get(o, "rotary_pct") && json_number_value(json_object_get(o,
-									"rotary_pct")) < 1.0)
+		double pct;
+		if (num_field(&r, "rotary_pct", &pct) == 1 && pct < 1.0)
 			warn(m, "rotary_pct %.3g: rotary on part of each head; capsim's cost of RoPE is "
-			     "the same either way", json_number_value(json_object_get(o, "rotary_pct")));
+			     "the same either way", pct);
 		if (bool_field(&r, "use_parallel_residual", 1))
 			warn(m, "use_parallel_residual: attention and MLP in parallel; capsim runs them "
 			     "one after the other (the same work)");
@@ -265,7 +318,8 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		int_field(&r, "num_experts_per_tok", &m->moe_top_k, 1);
 		int_field(&r, "moe_intermediate_size", &m->moe_expert_ffn, 1);
 		long shared = 0;
-		if (int_field(&r, "shared_expert_intermediate_size", &shared, 0) == 1 && shared > 0) {
+		if (int_min_field(&r, "shared_expert_intermediate_size", &shared, 0, 0) == 1 &&
+		    shared > 0) {
 			m->moe_shared_experts = 1;
 			if (shared != m->moe_expert_ffn)
 				warn(m, "shared_expert_intermediate_size %ld differs from the routed "
@@ -276,9 +330,9 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		int_field(&r, "n_routed_experts", &m->moe_experts, 1);
 		int_field(&r, "num_experts_per_tok", &m->moe_top_k, 1);
 		int_field(&r, "moe_intermediate_size", &m->moe_expert_ffn, 1);
-		int_field(&r, "n_shared_experts", &m->moe_shared_experts, 0);
-		int_field(&r, "first_k_dense_replace", &m->moe_dense_layers, 0);
-		int_field(&r, "q_lora_rank", &m->mla_q_lora_rank, 0);
+		int_min_field(&r, "n_shared_experts", &m->moe_shared_experts, 0, 0);
+		int_min_field(&r, "first_k_dense_replace", &m->moe_dense_layers, 0, 0);
+		int_min_field(&r, "q_lora_rank", &m->mla_q_lora_rank, 0, 0);
 		int_field(&r, "kv_lora_rank", &m->mla_kv_lora_rank, 1);
 		int_field(&r, "qk_nope_head_dim", &m->mla_qk_nope_head_dim, 1);
 		int_field(&r, "qk_rope_head_dim", &m->mla_qk_rope_head_dim, 1);
@@ -288,7 +342,7 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		if (!m->head_dim)
 			m->head_dim = m->mla_v_head_dim;
 		long mtp = 0;
-		if (int_field(&r, "num_nextn_predict_layers", &mtp, 0) == 1 && mtp > 0)
+		if (int_min_field(&r, "num_nextn_predict_layers", &mtp, 0, 0) == 1 && mtp > 0)
 			warn(m, "num_nextn_predict_layers %ld: the multi-token-prediction module is "
 			     "not modelled", mtp);
 	}
@@ -298,14 +352,27 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		warn(m, "sliding_window: attention over a window is costed as full causal attention");
 	if (json_object_get(o, "rope_scaling") && !json_is_null(json_object_get(o, "rope_scaling")))
 		warn(m, "rope_scaling: a context extension; capsim costs RoPE the same either way");
-	/* every key that neither capsim reads nor knows to need, named */
+	/* every key that neither capsim reads nor knows to need: the first ones
+	 * named (a long key cut, and said to be), the rest counted */
 	const char *key;
 	json_t *v;
+	long unknown = 0;
 	json_object_foreach(o, key, v) {
 		(void)v;
-		if (!is_understood(key))
+		if (is_understood(key) || unknown++ >= CAPSIM_HF_KEYS_LISTED)
+			continue;
+		size_t kl = strlen(key), cut = kl > 80 ? 80 : kl;
+		while (cut < kl && cut > 0 && ((unsigned char)key[cut] & 0xc0) == 0x80)
+			cut--; /* not inside a UTF-8 character */
+		if (cut < kl)
+			warn(m, "%.*s... (a key of %zu bytes): not modelled (left out)", (int)cut, key,
+			     kl);
+		else
 			warn(m, "%s: not modelled (left out)", key);
 	}
+	if (unknown > CAPSIM_HF_KEYS_LISTED)
+		warn(m, "and %ld more keys: not modelled (left out)",
+		     unknown - CAPSIM_HF_KEYS_LISTED);
 	if (!r.bad && m->heads && m->hidden % m->heads && !m->head_dim) {
 		capsim_diags_add(d, file, 0, "hidden_size %ld is not a multiple of num_attention_heads "
 				 "%ld, and no head_dim is given", m->hidden, m->heads);
@@ -320,15 +387,14 @@ int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 {
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		     "<!-- written by capsim import hf from ");
-	for (const char *p = file; *p; p++)
-		if (!(p[0] == '-' && p[1] == '-'))
-			fputc(*p, out);
+	capsim_xml_comment_escape(out, file);
 	fprintf(out, " (SHA-256 %s) -->\n<models>\n  <model id=\"", sha256);
 	capsim_xml_escape(out, id);
 	fprintf(out, "\" name=\"");
 	capsim_xml_escape(out, id);
-	fprintf(out, "\" family=\"%s\"\n         assumption=\"read from a Hugging Face config "
-		     "(model_type ", m->family);
+	fprintf(out, "\" family=\"");
+	capsim_xml_escape(out, m->family);
+	fprintf(out, "\"\n         assumption=\"read from a Hugging Face config (model_type ");
 	capsim_xml_escape(out, m->model_type);
 	fprintf(out, ", SHA-256 %.16s) by capsim import hf\">\n", sha256);
 	fprintf(out, "    <architecture layers=\"%ld\" hidden=\"%ld\" heads=\"%ld\" kv-heads=\"%ld\"",
@@ -353,9 +419,7 @@ int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 	}
 	for (int i = 0; i < m->n_warnings; i++) {
 		fprintf(out, "    <!-- not modelled: ");
-		for (const char *p = m->warnings[i]; *p; p++)
-			if (!(p[0] == '-' && p[1] == '-'))
-				fputc(*p, out);
+		capsim_xml_comment_escape(out, m->warnings[i]);
 		fprintf(out, " -->\n");
 	}
 	fprintf(out, "  </model>\n</models>\n");

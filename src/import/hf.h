@@ -15,7 +15,12 @@
 
 #include "diag.h"
 
-#define CAPSIM_HF_WARNINGS 16
+#define CAPSIM_HF_WARNINGS 32
+/* The keys capsim neither reads nor knows to ignore that are named one by
+ * one; the rest are counted ("and N more keys"). */
+#define CAPSIM_HF_KEYS_LISTED 12
+/* The largest config read: that of every input file (CAPSIM_XML_MAX_BYTES). */
+#define CAPSIM_HF_MAX_BYTES (8u << 20)
 
 typedef struct capsim_hf_model {
 	char model_type[64];         /* the config's, as given */
@@ -33,16 +38,19 @@ typedef struct capsim_hf_model {
 } capsim_hf_model;
 
 /* Read text (len bytes of file) into *m (zeroed first). Returns 0, or -1
- * with the reason in d: not JSON (with its line), an architecture capsim
- * does not know (model_type named, the known ones listed), or a field that
- * is missing or of the wrong type (named: "num_attention_heads: expected a
- * positive integer, found a string"). */
+ * with the reason in d: larger than CAPSIM_HF_MAX_BYTES, not JSON (with its
+ * line), an architecture capsim does not know (model_type named, the known
+ * ones listed), or a field that is missing or of the wrong type (named:
+ * "num_attention_heads: expected a positive whole number, found a string";
+ * a size of 0, an activation that is not a string). */
 int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_model *m,
 		   capsim_diags *d);
 
 /* Write m as a models file of one entry: id (a catalog id), its name for
  * people, and as its provenance the file it came from with its SHA-256.
- * Returns 0, or -1 on a write error. */
+ * Every text from the input is escaped for where it goes (an attribute, a
+ * comment: capsim_xml_escape, capsim_xml_comment_escape). Returns 0, or -1
+ * on a write error. */
 int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 		    const char *sha256, FILE *out);
 

@@ -3,8 +3,11 @@
  * torchrun's, srun's and sbatch's; overrides NeMo's (key=value). */
 #include "launch.h"
 
+#include <assert.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,16 +17,19 @@
 static void note(capsim_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(capsim_launch *l, const char *fmt, ...)
 {
-	if (l->n_notes == CAPSIM_LAUNCH_NOTES)
-		return;
+	char text[sizeof l->notes[0]];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(l->notes[l->n_notes], sizeof l->notes[0], fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	for (int i = 0; i < l->n_notes; i++)
-		if (strcmp(l->notes[i], l->notes[l->n_notes]) == 0)
+		if (strcmp(l->notes[i], text) == 0)
 			return; /* once each */
-	l->n_notes++;
+	if (l->n_notes == CAPSIM_LAUNCH_NOTES) {
+		l->n_notes_more++; /* counted, and said as "and N more" */
+		return;
+	}
+	memcpy(l->notes[l->n_notes++], text, sizeof text);
 }
 
 typedef enum {
@@ -133,14 +139,22 @@ static int is_boolean(const char *f)
 	return 0;
 }
 
-/* a whole number: -1 after the message */
+/* a positive whole number (every size, count and batch a launch gives is
+ * one: 0 is refused as bash's launcher would fail on it, not taken as "not
+ * said"): -1 after the message */
 static int whole(const char *flag, const char *v, long *out, const char *where, capsim_diags *d)
 {
 	char *end;
-	long x = v ? strtol(v, &end, 10) : 0;
-	if (!v || !*v || *end || x < 0) {
-		capsim_diags_add_at(d, where, "%s: expected a whole number, found '%s'", flag,
-				    v ? v : "nothing");
+	errno = 0;
+	long x = v && isdigit((unsigned char)*v) ? strtol(v, &end, 10) : -1;
+	if (x < 0 || *end || errno == ERANGE || x > CAPSIM_LAUNCH_MAX_WHOLE) {
+		capsim_diags_add_at(d, where, "%s: expected a positive whole number, found '%.80s%s'",
+				    flag, v ? v : "nothing", v && strlen(v) > 80 ? "..." : "");
+		return -1;
+	}
+	if (x == 0) {
+		capsim_diags_add_at(d, where, "%s: expected a positive whole number (at most %ld), "
+				    "found 0", flag, CAPSIM_LAUNCH_MAX_WHOLE);
 		return -1;
 	}
 	*out = x;
@@ -294,118 +308,518 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 
 /* ---- scripts ------------------------------------------------------------------------ */
 
+/* a shell variable the script sets, in an open-addressing table */
 typedef struct {
 	char *name, *value;
 } var;
 
 typedef struct {
-	var *v;
-	size_t n;
+	var *slot;
+	size_t cap, n; /* cap a power of two, or 0 */
 } vars;
+
+static size_t hash(const char *s, size_t len)
+{
+	size_t h = 1469598103934665603u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+	return h;
+}
+
+static var *slot_of(const vars *vs, const char *name, size_t len)
+{
+	if (!vs || !vs->cap)
+		return NULL;
+	for (size_t i = hash(name, len) & (vs->cap - 1);; i = (i + 1) & (vs->cap - 1)) {
+		var *v = &vs->slot[i];
+		if (!v->name || (strlen(v->name) == len && memcmp(v->name, name, len) == 0))
+			return v;
+	}
+}
 
 static const char *lookup(const vars *vs, const char *name, size_t len)
 {
-	for (size_t i = vs->n; i-- > 0;)
-		if (strlen(vs->v[i].name) == len && strncmp(vs->v[i].name, name, len) == 0)
-			return vs->v[i].value;
-	return NULL;
+	const var *v = slot_of(vs, name, len);
+	return v && v->name ? v->value : NULL;
 }
 
-/* s with $NAME and ${NAME} of vs expanded (others kept as written) */
-static char *expand(const vars *vs, const char *s)
+/* NAME=value: set (a name set again gets the new value); value is taken */
+static void set_var(vars *vs, const char *name, size_t len, char *value)
 {
-	size_t cap = strlen(s) * 2 + 64, n = 0;
-	char *out = capsim_xmalloc(cap);
-	for (const char *p = s; *p;) {
-		const char *val = NULL;
-		size_t skip = 0;
-		if (p[0] == '$' && p[1] == '{') {
-			const char *e = strchr(p, '}');
-			if (e) {
-				/* ${NAME} and a bash array's ${NAME[@]} */
-				size_t nl = (size_t)(e - p - 2);
-				if (nl > 3 && strncmp(e - 3, "[@]", 3) == 0)
-					nl -= 3;
-				val = lookup(vs, p + 2, nl);
-				skip = (size_t)(e - p + 1);
-			}
-		} else if (p[0] == '$' && (isalpha((unsigned char)p[1]) || p[1] == '_')) {
-			const char *e = p + 1;
-			while (isalnum((unsigned char)*e) || *e == '_')
-				e++;
-			val = lookup(vs, p + 1, (size_t)(e - p - 1));
-			skip = (size_t)(e - p);
-		}
-		const char *add = val ? val : p;
-		size_t al = val ? strlen(val) : 1;
-		if (!val)
-			skip = 1;
-		if (n + al + 1 > cap) {
-			cap = (n + al + 1) * 2;
-			out = capsim_xrealloc(out, cap);
-		}
-		memcpy(out + n, add, al);
-		n += al;
-		p += skip;
+	if (2 * (vs->n + 1) > vs->cap) {
+		vars bigger = { capsim_xcalloc(vs->cap ? 2 * vs->cap : 64, sizeof(var)),
+				vs->cap ? 2 * vs->cap : 64, vs->n };
+		for (size_t i = 0; i < vs->cap; i++)
+			if (vs->slot[i].name)
+				*slot_of(&bigger, vs->slot[i].name, strlen(vs->slot[i].name)) =
+					vs->slot[i];
+		free(vs->slot);
+		*vs = bigger;
 	}
-	out[n] = '\0';
-	return out;
+	var *v = slot_of(vs, name, len);
+	if (v->name) {
+		free(v->value);
+	} else {
+		v->name = capsim_xasprintf("%.*s", (int)len, name);
+		vs->n++;
+	}
+	v->value = value;
 }
 
-/* shell-like words of s: quotes grouped and dropped; YAML and JSON list
- * punctuation ([ ] , around quoted words) dropped too */
-static int words(const char *s, char ***out)
+static void free_vars(vars *vs)
 {
-	int n = 0, cap = 16;
-	char **v = capsim_xcalloc((size_t)cap, sizeof *v);
-	const char *p = s;
-	for (;;) {
-		while (*p && (isspace((unsigned char)*p) || *p == '[' || *p == ']' || *p == ','))
-			p++;
-		if (!*p)
+	for (size_t i = 0; i < vs->cap; i++) {
+		free(vs->slot[i].name);
+		free(vs->slot[i].value);
+	}
+	free(vs->slot);
+}
+
+/* The shell's quoting: what a point of a line is inside of. */
+enum { CX_SQ = '\'', CX_ANSI = 'A', CX_DQ = '"', CX_TICK = '`', CX_SUB = '(', CX_ARRAY = '[' };
+
+typedef struct {
+	char kind[CAPSIM_LAUNCH_MAX_NESTING];
+	long line[CAPSIM_LAUNCH_MAX_NESTING]; /* where each opened */
+	int n;
+	long cur_line;   /* the line being read */
+	char prev;       /* the byte before, for a comment's '#' (0 at a line's start) */
+	char heredoc[64]; /* a here-document's delimiter seen (<<EOF), "" none */
+	int heredoc_tabs; /* <<- */
+	enum { WALK_OK, WALK_NESTING, WALK_LONG } err;
+} shctx;
+
+/* the words a line gives: quotes removed, variables expanded */
+typedef struct {
+	char **v;
+	int n, cap;
+	char *w;            /* the word being built */
+	size_t wl, wcap;
+	int in_word;
+	size_t total;       /* bytes of every word, with a separator each */
+} wordlist;
+
+static const char *kind_name(char k)
+{
+	switch (k) {
+	case CX_SQ: return "' (a single quote)";
+	case CX_ANSI: return "$' (an ANSI-C quote)";
+	case CX_DQ: return "\" (a double quote)";
+	case CX_TICK: return "` (a command substitution)";
+	case CX_SUB: return "$( (a command substitution)";
+	default: return "( (a bash array)";
+	}
+}
+
+static int push(shctx *c, char kind)
+{
+	if (c->n == CAPSIM_LAUNCH_MAX_NESTING) {
+		c->err = WALK_NESTING;
+		return -1;
+	}
+	c->kind[c->n] = kind;
+	c->line[c->n++] = c->cur_line;
+	return 0;
+}
+
+static void put(shctx *c, wordlist *w, char ch)
+{
+	if (!w)
+		return;
+	if (w->total + 1 > CAPSIM_LAUNCH_MAX_LINE) {
+		c->err = WALK_LONG;
+		return;
+	}
+	if (w->wl + 2 > w->wcap)
+		w->w = capsim_xrealloc(w->w, w->wcap = w->wcap ? 2 * w->wcap : 64);
+	w->w[w->wl++] = ch;
+	w->total++;
+	w->in_word = 1;
+}
+
+static void end_word(shctx *c, wordlist *w)
+{
+	if (!w || !w->in_word)
+		return;
+	if (w->total + 1 > CAPSIM_LAUNCH_MAX_LINE) {
+		c->err = WALK_LONG;
+		return;
+	}
+	if (w->n == w->cap)
+		w->v = capsim_xrealloc(w->v, (size_t)(w->cap = w->cap ? 2 * w->cap : 16) *
+				       sizeof *w->v);
+	w->v[w->n] = capsim_xmalloc(w->wl + 1);
+	if (w->wl)
+		memcpy(w->v[w->n], w->w, w->wl);
+	w->v[w->n++][w->wl] = '\0';
+	w->wl = 0;
+	w->in_word = 0;
+	w->total++;
+}
+
+static void free_words(wordlist *w)
+{
+	for (int i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+	free(w->w);
+	memset(w, 0, sizeof *w);
+}
+
+/* a variable reference at s ($NAME, ${NAME}, ${NAME[@]}, ${NAME[*]}): its
+ * length, with the name; 0 when s holds none */
+static size_t var_ref(const char *s, size_t n, const char **name, size_t *nl)
+{
+	size_t i = 1;
+	int brace = i < n && s[i] == '{';
+	i += (size_t)brace;
+	*name = s + i;
+	if (i >= n || !(isalpha((unsigned char)s[i]) || s[i] == '_'))
+		return 0;
+	while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+		i++;
+	*nl = (size_t)(s + i - *name);
+	if (!brace)
+		return i;
+	if (i + 2 < n && s[i] == '[' && (s[i + 1] == '@' || s[i + 1] == '*') &&
+	    s[i + 2] == ']')
+		i += 3;
+	return i < n && s[i] == '}' ? i + 1 : 0;
+}
+
+static int word_start(char prev)
+{
+	return !prev || isspace((unsigned char)prev) || strchr(";&|()", prev);
+}
+
+/* a here-document's delimiter after "<<" at s (unquoted), into c */
+static void heredoc(shctx *c, const char *s, size_t n)
+{
+	size_t i = 0, k = 0;
+	c->heredoc_tabs = i < n && s[i] == '-';
+	i += (size_t)c->heredoc_tabs;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	for (; i < n && !isspace((unsigned char)s[i]) && !strchr(";&|<>()", s[i]); i++)
+		if (s[i] != '\'' && s[i] != '"' && s[i] != '\\') {
+			if (k + 1 == sizeof c->heredoc)
+				return; /* too long to be one: read on as lines */
+			c->heredoc[k++] = s[i];
+		}
+	c->heredoc[k] = '\0';
+}
+
+/* Walk s[0..n) in the shell's quoting from the contexts in c (left as they
+ * are at its end). With w, the words: quotes removed at the top, variables
+ * of vs expanded (split at blanks outside quotes, whole inside), YAML and
+ * JSON list punctuation ([ ] , around words) dropped. Linear in n and the
+ * words. Returns 1 when the walk ended inside a comment. */
+static int walk(shctx *c, const char *s, size_t n, const vars *vs, wordlist *w)
+{
+	for (size_t i = 0; i < n && c->err == WALK_OK;) {
+		char ch = s[i], top = c->n ? c->kind[c->n - 1] : 0;
+		size_t step = 1;
+		if (ch == '\n')
+			c->cur_line++;
+		if (top == CX_SQ) {
+			if (ch == '\'')
+				c->n--;
+			if (ch != '\'' || c->n)
+				put(c, w, ch);
+		} else if (ch == '\\' && i + 1 < n) {
+			/* escaped: the backslash goes outside quotes and before $ ` " \ in
+			 * double quotes; elsewhere it stays */
+			if (!(c->n == 0 || (top == CX_DQ && strchr("$`\"\\", s[i + 1])) ||
+			      (top == CX_ANSI && s[i + 1] == '\'')))
+				put(c, w, ch);
+			put(c, w, s[i + 1]);
+			step = 2;
+		} else if (top == CX_ANSI) {
+			if (ch == '\'')
+				c->n--;
+			if (ch != '\'' || c->n)
+				put(c, w, ch);
+		} else if (ch == '#' && top != CX_DQ && word_start(c->prev)) {
+			/* a comment, to the end of the line */
+			const char *e = memchr(s + i, '\n', n - i);
+			if (!e)
+				return 1;
+			step = (size_t)(e - (s + i));
+		} else if (!top && isspace((unsigned char)ch)) {
+			end_word(c, w);
+		} else if (!top && w && !w->in_word && (ch == '[' || ch == ']' || ch == ',')) {
+			/* list punctuation between words */
+		} else if (!top && w && w->in_word && (ch == ',' || ch == ']') &&
+			   (i + 1 == n || isspace((unsigned char)s[i + 1]) || s[i + 1] == ']' ||
+			    s[i + 1] == ',')) {
+			end_word(c, w);
+		} else if (ch == '\'' && top != CX_DQ) {
+			if (top)
+				put(c, w, ch);
+			else if (w)
+				w->in_word = 1;
+			push(c, CX_SQ);
+		} else if (ch == '"') {
+			if (top == CX_DQ)
+				c->n--;
+			else
+				push(c, CX_DQ);
+			if (c->n > (top == CX_DQ ? 0 : 1))
+				put(c, w, ch);
+			else if (w)
+				w->in_word = 1;
+		} else if (ch == '`') {
+			if (top == CX_TICK)
+				c->n--;
+			else
+				push(c, CX_TICK);
+			put(c, w, ch);
+		} else if (ch == '$' && i + 1 < n && s[i + 1] == '\'' && top != CX_DQ) {
+			if (top)
+				put(c, w, ch), put(c, w, '\'');
+			else if (w)
+				w->in_word = 1;
+			push(c, CX_ANSI);
+			step = 2;
+		} else if (ch == '$' && i + 1 < n && s[i + 1] == '(') {
+			push(c, CX_SUB);
+			put(c, w, ch);
+			put(c, w, '(');
+			step = 2;
+		} else if (ch == '(' && (top == CX_SUB || (!top && c->prev == '='))) {
+			push(c, top ? CX_SUB : CX_ARRAY);
+			put(c, w, ch);
+		} else if (ch == ')' && (top == CX_SUB || top == CX_ARRAY)) {
+			c->n--;
+			put(c, w, ch);
+		} else if (!top && !w && ch == '<' && i + 2 < n && s[i + 1] == '<' &&
+			   s[i + 2] != '<') {
+			heredoc(c, s + i + 2, n - i - 2);
+			step = 2;
+		} else {
+			const char *name;
+			size_t nl, len = ch == '$' && w && (!top || top == CX_DQ) ?
+					 var_ref(s + i, n - i, &name, &nl) : 0;
+			const char *val = len ? lookup(vs, name, nl) : NULL;
+			if (val) {
+				/* outside quotes, split at blanks as the shell splits */
+				for (const char *p = val; *p && c->err == WALK_OK; p++)
+					if (!top && isspace((unsigned char)*p))
+						end_word(c, w);
+					else
+						put(c, w, *p);
+				step = len;
+			} else {
+				put(c, w, ch);
+			}
+		}
+		c->prev = s[i + step - 1];
+		i += step;
+	}
+	return 0;
+}
+
+/* ---- the lines of a script -------------------------------------------------------- */
+
+typedef struct {
+	const char *text, *file;
+	size_t len, pos;
+	long line;          /* the next physical line's number */
+	int yaml;
+	char *buf;          /* the logical line */
+	size_t bl, bcap;
+	long first;         /* its first physical line */
+	shctx c;            /* the quoting at the end of the last logical line */
+	int in_heredoc;
+	int body;           /* the logical line is a here-document's */
+	size_t expanded;    /* bytes of every line's words so far */
+	capsim_diags *d;
+	int failed;
+} reader;
+
+static void refuse(reader *r, long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void refuse(reader *r, long line, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	capsim_diags_add(r->d, r->file, line, "%s", msg);
+	r->failed = 1;
+}
+
+/* the next physical line (without its newline, trailing CR and blanks) */
+static void physical(reader *r, const char **s, size_t *n)
+{
+	const char *start = r->text + r->pos;
+	const char *e = memchr(start, '\n', r->len - r->pos);
+	size_t l = e ? (size_t)(e - start) : r->len - r->pos;
+	r->pos += l + (e != NULL);
+	r->line++;
+	while (l && (start[l - 1] == '\r' || start[l - 1] == ' '))
+		l--;
+	*s = start;
+	*n = l;
+}
+
+static void append(reader *r, const char *s, size_t n)
+{
+	if (r->failed)
+		return;
+	if (r->bl + n > CAPSIM_LAUNCH_MAX_LINE) {
+		refuse(r, r->first, "a logical line (lines joined by a backslash, an open quote, $( "
+		       "or array) is longer than %u bytes, the limit on a line of a launch script",
+		       CAPSIM_LAUNCH_MAX_LINE);
+		return;
+	}
+	if (r->bl + n + 1 > r->bcap) {
+		r->bcap = 2 * (r->bl + n + 1);
+		r->buf = capsim_xrealloc(r->buf, r->bcap);
+	}
+	memcpy(r->buf + r->bl, s, n);
+	r->bl += n;
+	r->buf[r->bl] = '\0';
+}
+
+static int launcher_word(const char *s)
+{
+	return strstr(s, "torchrun") || strcmp(s, "srun") == 0 || strstr(s, "python") ||
+	       strstr(s, "pretrain_") || strcmp(s, "deepspeed") == 0 ||
+	       strncmp(s, "trainer.", 8) == 0;
+}
+
+static int launcher_line(const char *s)
+{
+	return strstr(s, "torchrun") || strstr(s, "srun ") || strstr(s, "python") ||
+	       strstr(s, "pretrain_") || strstr(s, "deepspeed ") || strstr(s, "trainer.");
+}
+
+/* a YAML launch line goes on over the lines indented further that are not
+ * keys of their own */
+static void yaml_continue(reader *r)
+{
+	size_t indent = strspn(r->buf, " \t");
+	while (!r->failed && r->pos < r->len && r->bl && r->buf[r->bl - 1] != ']') {
+		const char *nx = r->text + r->pos;
+		const char *e = memchr(nx, '\n', r->len - r->pos);
+		size_t l = e ? (size_t)(e - nx) : r->len - r->pos;
+		size_t ni = 0;
+		while (ni < l && (nx[ni] == ' ' || nx[ni] == '\t'))
+			ni++;
+		size_t wl = ni;
+		while (wl < l && nx[wl] != ' ')
+			wl++;
+		int key = wl > ni && nx[wl - 1] == ':' && (wl == l || nx[wl] == ' ');
+		if (ni <= indent || ni == l || nx[ni] == '#' || key)
 			break;
-		size_t wl = 0, wcap = 64;
-		char *w = capsim_xmalloc(wcap);
-		while (*p && !isspace((unsigned char)*p)) {
-			char c = *p;
-			if (c == '\'' || c == '"') {
-				const char *e = strchr(p + 1, c);
-				if (!e)
-					e = p + strlen(p);
-				for (const char *q = p + 1; q < e; q++) {
-					if (wl + 2 > wcap)
-						w = capsim_xrealloc(w, wcap *= 2);
-					w[wl++] = *q;
-				}
-				p = *e ? e + 1 : e;
-				continue;
-			}
-			if ((c == ',' || c == ']') && (p[1] == '\0' || isspace((unsigned char)p[1]) ||
-						       p[1] == ']' || p[1] == ','))
-				break;
-			if (wl + 2 > wcap)
-				w = capsim_xrealloc(w, wcap *= 2);
-			w[wl++] = c;
-			p++;
-		}
-		w[wl] = '\0';
-		if (n == cap)
-			v = capsim_xrealloc(v, (size_t)(cap *= 2) * sizeof *v);
-		v[n++] = w;
+		const char *s;
+		size_t n;
+		physical(r, &s, &n);
+		append(r, " ", 1);
+		append(r, s + ni, n > ni ? n - ni : 0);
 	}
-	*out = v;
-	return n;
 }
 
-static void free_words(char **w, int n)
+/* the next logical line into r->buf: 1, or 0 at the end (or on a refusal) */
+static int next_line(reader *r)
 {
-	for (int i = 0; i < n; i++)
-		free(w[i]);
-	free(w);
+	if (r->failed || r->pos >= r->len)
+		return 0;
+	r->bl = 0;
+	append(r, "", 0);
+	r->first = r->line;
+	r->body = r->in_heredoc;
+	if (r->in_heredoc) {
+		/* a here-document's body: lines as they are, to its delimiter */
+		const char *s;
+		size_t n;
+		physical(r, &s, &n);
+		size_t t = 0;
+		while (r->c.heredoc_tabs && t < n && s[t] == '\t')
+			t++;
+		if (n - t == strlen(r->c.heredoc) && memcmp(s + t, r->c.heredoc, n - t) == 0)
+			r->in_heredoc = 0;
+		else
+			append(r, s, n);
+		return !r->failed;
+	}
+	r->c.prev = 0;
+	r->c.heredoc[0] = '\0';
+	for (;;) {
+		const char *s;
+		size_t n;
+		physical(r, &s, &n);
+		if (memchr(s, '\0', n)) {
+			refuse(r, r->line - 1, "a NUL byte: a launch script is text");
+			return 0;
+		}
+		char top = r->c.n ? r->c.kind[r->c.n - 1] : 0;
+		int more = n && s[n - 1] == '\\' && top != CX_SQ;
+		size_t from = r->bl;
+		append(r, s, n - (size_t)more);
+		if (r->failed)
+			return 0;
+		if (!r->yaml) {
+			r->c.cur_line = r->line - 1;
+			if (walk(&r->c, r->buf + from, r->bl - from, NULL, NULL))
+				more = 0; /* a backslash in a comment continues nothing */
+			if (r->c.err == WALK_NESTING) {
+				refuse(r, r->line - 1, "quotes, $( and backticks nested more than %d "
+				       "deep, the limit of a launch script", CAPSIM_LAUNCH_MAX_NESTING);
+				return 0;
+			}
+		}
+		if (!more && r->c.n == 0)
+			break;
+		if (r->pos >= r->len) {
+			if (r->c.n) {
+				refuse(r, r->c.line[r->c.n - 1], "unterminated %s: the file ends before "
+				       "it is closed (bash stops here with a syntax error)",
+				       kind_name(r->c.kind[r->c.n - 1]));
+				return 0;
+			}
+			break;
+		}
+		append(r, more ? " " : "\n", 1);
+		r->c.prev = more ? ' ' : '\n';
+	}
+	if (r->c.heredoc[0])
+		r->in_heredoc = 1;
+	if (r->yaml && launcher_line(r->buf))
+		yaml_continue(r);
+	return !r->failed;
 }
 
-/* NAME=value (or export NAME=value) alone on a line: 1 with the pair kept */
-static int assignment(vars *vs, const char *line)
+/* the words of s (a part of the logical line): -1 after the reason */
+static int words(reader *r, const char *s, const vars *vs, wordlist *w)
+{
+	memset(w, 0, sizeof *w);
+	shctx c = { .cur_line = r->first };
+	walk(&c, s, strlen(s), vs, w);
+	end_word(&c, w);
+	if (c.err == WALK_LONG)
+		refuse(r, r->first, "the line's words, its variables expanded, pass %u bytes, the "
+		       "limit on a line of a launch script", CAPSIM_LAUNCH_MAX_LINE);
+	else if (c.err == WALK_NESTING)
+		refuse(r, r->first, "quotes, $( and backticks nested more than %d deep, the limit "
+		       "of a launch script", CAPSIM_LAUNCH_MAX_NESTING);
+	else if (c.n)
+		refuse(r, c.line[c.n - 1], "unterminated %s: the line ends before it is closed "
+		       "(bash stops here with a syntax error)", kind_name(c.kind[c.n - 1]));
+	else if ((r->expanded += w->total) > CAPSIM_LAUNCH_MAX_EXPANDED)
+		refuse(r, r->first, "the script's lines, their variables expanded, pass %u bytes "
+		       "together, the limit of a launch script", CAPSIM_LAUNCH_MAX_EXPANDED);
+	if (!r->failed)
+		return 0;
+	free_words(w);
+	return -1;
+}
+
+/* NAME=value (or export NAME=value) alone on a line: 1 with the pair kept,
+ * 0 when the line is not one, -1 after a refusal */
+static int assignment(reader *r, vars *vs, const char *line)
 {
 	const char *p = line;
 	while (isspace((unsigned char)*p))
@@ -428,33 +842,24 @@ static int assignment(vars *vs, const char *line)
 					 value + 1);
 		value = inner;
 	}
-	char *ex = expand(vs, value);
-	char **w;
-	int nw = words(ex, &w);
-	free(ex);
+	wordlist w;
+	int bad = words(r, value, vs, &w);
 	free(inner);
+	if (bad)
+		return -1;
 	/* the value: its words (quotes dropped) joined by spaces */
-	size_t len = 1;
-	for (int i = 0; i < nw; i++)
-		len += strlen(w[i]) + 1;
-	char *val = capsim_xcalloc(len, 1);
-	for (int i = 0; i < nw; i++) {
+	char *val = capsim_xmalloc(w.total + 1), *q = val;
+	for (int i = 0; i < w.n; i++) {
+		size_t wl = strlen(w.v[i]);
 		if (i)
-			strcat(val, " ");
-		strcat(val, w[i]);
+			*q++ = ' ';
+		memcpy(q, w.v[i], wl);
+		q += wl;
 	}
-	free_words(w, nw);
-	vs->v = capsim_xrealloc(vs->v, (vs->n + 1) * sizeof *vs->v);
-	vs->v[vs->n].name = capsim_xasprintf("%.*s", (int)(p - n), n);
-	vs->v[vs->n].value = val;
-	vs->n++;
+	*q = '\0';
+	free_words(&w);
+	set_var(vs, n, (size_t)(p - n), val);
 	return 1;
-}
-
-static int launcher_line(const char *s)
-{
-	return strstr(s, "torchrun") || strstr(s, "srun ") || strstr(s, "python") ||
-	       strstr(s, "pretrain_") || strstr(s, "deepspeed ") || strstr(s, "trainer.");
 }
 
 void capsim_launch_init(capsim_launch *l)
@@ -464,109 +869,96 @@ void capsim_launch_init(capsim_launch *l)
 	l->swiglu = l->rmsnorm = l->rope = l->untied = -1;
 }
 
+/* a Kubernetes Job or another YAML document, not a shell script */
+static int is_yaml(const char *text, size_t len, const char *file)
+{
+	size_t fl = strlen(file);
+	if ((fl > 5 && strcmp(file + fl - 5, ".yaml") == 0) ||
+	    (fl > 4 && strcmp(file + fl - 4, ".yml") == 0))
+		return 1;
+	for (size_t i = 0; i < len;) {
+		const char *e = memchr(text + i, '\n', len - i);
+		size_t l = e ? (size_t)(e - (text + i)) : len - i;
+		const char *s = text + i;
+		if (l && s[0] != '#' && !isspace((unsigned char)s[0]))
+			return (l >= 11 && strncmp(s, "apiVersion:", 11) == 0) ||
+			       (l >= 5 && strncmp(s, "kind:", 5) == 0) ||
+			       (l >= 3 && strncmp(s, "---", 3) == 0);
+		i += l + 1;
+	}
+	return 0;
+}
+
+/* one logical line of a script */
+static void script_line(reader *r, vars *vs, capsim_launch *l)
+{
+	char *where = capsim_xasprintf("%s:%ld", r->file, r->first);
+	const char *p = r->buf;
+	while (isspace((unsigned char)*p))
+		p++;
+	wordlist w;
+	if (r->body && !launcher_line(p)) {
+		/* a here-document's text that runs nothing capsim reads */
+	} else if (strncmp(p, "#SBATCH", 7) == 0) {
+		if (words(r, p + 7, NULL, &w) == 0) {
+			capsim_launch_argv(w.v, w.n, where, l, r->d);
+			free_words(&w);
+		}
+	} else if (*p == '#' || !*p) {
+		/* a comment */
+	} else if (assignment(r, vs, p) != 0) {
+		/* kept for what follows (or refused) */
+	} else {
+		/* Kubernetes: nvidia.com/gpu: 8 */
+		const char *g = strstr(p, "nvidia.com/gpu:");
+		if (g && !l->gpus_per_node) {
+			g += 15;
+			while (*g == ' ' || *g == '"' || *g == '\'')
+				g++;
+			char num[24];
+			size_t k = strspn(g, "0123456789");
+			snprintf(num, sizeof num, "%.*s", (int)(k < sizeof num ? k : sizeof num - 1), g);
+			whole("nvidia.com/gpu", k < sizeof num ? num : g, &l->gpus_per_node, where,
+			      r->d);
+		}
+		if ((!r->yaml || launcher_line(p)) && words(r, p, vs, &w) == 0) {
+			int at = -1, launcher = 0;
+			for (int i = 0; i < w.n; i++) {
+				if (at < 0 && strstr(w.v[i], "torchrun"))
+					at = i;
+				launcher |= launcher_word(w.v[i]);
+			}
+			if (launcher) {
+				at = at < 0 ? 0 : at;
+				capsim_launch_argv(w.v + at, w.n - at, where, l, r->d);
+				l->found_launcher = 1;
+			}
+			free_words(&w);
+		}
+	}
+	free(where);
+}
+
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d)
 {
 	capsim_launch_init(l);
-	vars vs = { 0 };
 	size_t before = d->n;
-	/* the lines, each its own string */
-	char *buf = capsim_xmalloc(len + 1);
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	size_t n_lines = 1;
-	for (size_t i = 0; i < len; i++)
-		n_lines += buf[i] == '\n';
-	char **lines = capsim_xcalloc(n_lines, sizeof *lines);
-	size_t nl = 0;
-	for (char *p = buf;;) {
-		lines[nl++] = p;
-		char *e = strchr(p, '\n');
-		if (!e)
+	if (len > CAPSIM_LAUNCH_MAX_BYTES) {
+		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on "
+				 "input files", len, CAPSIM_LAUNCH_MAX_BYTES);
+		return -1;
+	}
+	reader r = { .text = text, .file = file, .len = len, .line = 1, .d = d,
+		     .yaml = is_yaml(text, len, file) };
+	vars vs = { 0 };
+	while (next_line(&r)) {
+		script_line(&r, &vs, l);
+		if (r.failed)
 			break;
-		*e = '\0';
-		p = e + 1;
 	}
-	char *joined = capsim_xcalloc(len + n_lines + 2, 1);
-	for (size_t i = 0; i < nl; i++) {
-		long first_line = (long)i + 1;
-		joined[0] = '\0';
-		/* backslash continuations, and a bash array to its ')' */
-		for (;;) {
-			char *ln = lines[i];
-			size_t ll = strlen(ln);
-			while (ll && (ln[ll - 1] == '\r' || ln[ll - 1] == ' '))
-				ln[--ll] = '\0';
-			int more = ll && ln[ll - 1] == '\\';
-			if (more)
-				ln[ll - 1] = ' ';
-			strcat(joined, ln);
-			const char *open = strstr(joined, "=(");
-			if (!more && open && !strchr(open, ')') && i + 1 < nl) {
-				strcat(joined, " ");
-				i++;
-				continue;
-			}
-			if (!more || i + 1 >= nl)
-				break;
-			i++;
-		}
-		/* a YAML list item or value that runs a launcher goes on over the
-		 * lines indented further that are not keys of their own */
-		if (launcher_line(joined)) {
-			size_t indent = strspn(joined, " \t");
-			while (i + 1 < nl) {
-				const char *nx = lines[i + 1];
-				size_t ni = strspn(nx, " \t");
-				const char *colon = strstr(nx, ": ");
-				int key = colon && strcspn(nx + ni, " ") > (size_t)(colon - nx - ni);
-				if (ni <= indent || !nx[ni] || nx[ni] == '#' || key ||
-				    joined[strlen(joined) - 1] == ']')
-					break;
-				strcat(joined, " ");
-				strcat(joined, nx + ni);
-				i++;
-			}
-		}
-		char where[1100];
-		snprintf(where, sizeof where, "%s:%ld", file, first_line);
-		const char *p = joined;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (strncmp(p, "#SBATCH", 7) == 0) {
-			char **w;
-			int nw = words(p + 7, &w);
-			capsim_launch_argv(w, nw, where, l, d);
-			free_words(w, nw);
-		} else if (*p == '#' || !*p) {
-			/* a comment */
-		} else if (assignment(&vs, p)) {
-			/* kept for what follows */
-		} else {
-			char *x = expand(&vs, p);
-			/* Kubernetes: nvidia.com/gpu: 8 */
-			const char *g = strstr(x, "nvidia.com/gpu:");
-			if (g && !l->gpus_per_node)
-				l->gpus_per_node = strtol(g + 15, NULL, 10);
-			if (launcher_line(x)) {
-				const char *at = strstr(x, "torchrun");
-				char **w;
-				int nw = words(at ? at : x, &w);
-				capsim_launch_argv(w, nw, where, l, d);
-				l->found_launcher = 1;
-				free_words(w, nw);
-			}
-			free(x);
-		}
-	}
-	free(lines);
-	for (size_t i = 0; i < vs.n; i++) {
-		free(vs.v[i].name);
-		free(vs.v[i].value);
-	}
-	free(vs.v);
-	free(joined);
-	free(buf);
+	free_vars(&vs);
+	free(r.buf);
 	if (d->n == before && !l->found_launcher) {
 		capsim_diags_add(d, file, 0, "no launch line found (torchrun, srun, python, a Megatron-LM "
 				 "or NeMo command)");

@@ -14,6 +14,21 @@
 
 #define CAPSIM_LAUNCH_NOTES 64
 
+/* Limits on a script (each passed is refused, naming the limit):
+ * - its size: that of every input file (CAPSIM_XML_MAX_BYTES, 8 MiB);
+ * - a logical line (physical lines joined by a backslash, an open quote,
+ *   $( or array) and the words it gives once its variables are expanded:
+ *   1 MiB each;
+ * - the words of every line of the script, expanded, together: 16 MiB
+ *   (this bounds the variables' memory and the reader's work);
+ * - quotes, $( and backticks nested in one another: 64 deep. */
+#define CAPSIM_LAUNCH_MAX_BYTES (8u << 20)
+#define CAPSIM_LAUNCH_MAX_LINE (1u << 20)
+#define CAPSIM_LAUNCH_MAX_EXPANDED (16u << 20)
+#define CAPSIM_LAUNCH_MAX_NESTING 64
+/* The largest whole number a flag or override takes. */
+#define CAPSIM_LAUNCH_MAX_WHOLE 2147483647L
+
 typedef struct capsim_launch {
 	/* the cluster: 0 where the launch does not say */
 	long nodes, gpus_per_node;
@@ -33,6 +48,7 @@ typedef struct capsim_launch {
 	/* what was read and what was not */
 	char notes[CAPSIM_LAUNCH_NOTES][160]; /* flags not modelled, assumptions made */
 	int n_notes;
+	long n_notes_more;           /* notes past the first CAPSIM_LAUNCH_NOTES: counted */
 	int found_launcher;          /* a torchrun, srun, python or Megatron/NeMo line was seen */
 } capsim_launch;
 
@@ -41,16 +57,22 @@ void capsim_launch_init(capsim_launch *l);
 
 /* Read an argument vector (argv[0] the launcher or the script) into *l
  * (adding to what it holds). Returns 0, or -1 with the reason in d (a flag without its
- * value, a value that is not a whole number: "--num-layers: expected a
- * whole number, found 'x'"). */
+ * value, a value that is not a positive whole number of at most
+ * CAPSIM_LAUNCH_MAX_WHOLE: "--num-layers: expected a positive whole number,
+ * found 'x'"; a size or batch of 0 is refused). */
 int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *l,
 		       capsim_diags *d);
 
 /* Read a script's text: shell variables assigned in it are expanded, lines
- * continued with a backslash joined, #SBATCH lines read, and the command
- * lines of torchrun, srun, python (and a Kubernetes container's command and
- * args) read as argument vectors. Returns 0, or -1 with the reason in d
- * (file:line). */
+ * continued with a backslash joined (and so lines inside an open quote, $(,
+ * backtick or bash array), #SBATCH lines read, and the command lines of
+ * torchrun, srun, python (and a Kubernetes container's command and args)
+ * read as argument vectors, words split as the shell splits them. A file
+ * named *.yaml or *.yml, or whose first line that is not a comment is a
+ * YAML document's (apiVersion:, kind:, ---), is read as YAML: a launch
+ * line goes on over the lines indented further. Returns 0, or -1 with the
+ * reason in d (file:line): a quote, $( or backtick left open (bash's
+ * syntax error), a NUL byte, a limit above passed. */
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d);
 

@@ -229,12 +229,179 @@ static void expect_refused(const char *file, const char *needle)
 static void test_malformed(void **state)
 {
 	(void)state;
-	expect_refused("string-field.json", "hidden_size: expected a whole number, found a string");
+	expect_refused("string-field.json", "hidden_size: expected a positive whole number, found a string");
 	expect_refused("missing-ffn.json", "intermediate_size: missing");
 	expect_refused("unknown-arch.json", "model_type: 't5' is not an architecture capsim reads");
 	expect_refused("not-json.json", "not JSON");
 	expect_refused("array.json", "expected a JSON object");
-	expect_refused("fraction.json", "n_layer: expected a whole number");
+	expect_refused("fraction.json", "n_layer: expected a positive whole number");
+}
+
+/* the Llama 3.1 8B config with extra text before its closing brace */
+static char *llama_with(const char *extra, size_t *len)
+{
+	capsim_diags d = { 0 };
+	size_t l;
+	char *text = capsim_xml_slurp(CAPSIM_SOURCE_DIR "/tests/data/hf/Meta-Llama-3.1-8B/config.json",
+				      &l, &d);
+	assert_non_null(text);
+	char *close = text + l;
+	while (close > text && *--close != '}')
+		;
+	assert_true(*close == '}');
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+	fprintf(f, "%.*s,%s}", (int)(close - text), text, extra);
+	fclose(f);
+	free(text);
+	*len = n;
+	return out;
+}
+
+static void hf_refused(const char *extra, const char *needle)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "{\"model_type\": \"llama\", \"num_hidden_layers\": 2, \"hidden_size\": 256, "
+		"\"num_attention_heads\": 4, \"vocab_size\": 1000, \"max_position_embeddings\": "
+		"1024, \"intermediate_size\": 512, %s}", extra);
+	fclose(f);
+	capsim_diags d = { 0 };
+	capsim_hf_model m;
+	if (capsim_hf_read(text, len, "c.json", &m, &d) == 0 || !capsim_diags_contains(&d, needle)) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s: expected '%s'", extra, needle);
+	}
+	capsim_diags_free(&d);
+	free(text);
+}
+
+/* what the schema would refuse, or a config cannot mean, is refused: a
+ * head_dim of 0 (it was taken as "not given"), an activation that is not a
+ * name, a size of 0, a config past the 8 MiB cap on input files */
+static void test_refusals(void **state)
+{
+	(void)state;
+	hf_refused("\"head_dim\": 0", "head_dim: expected a positive whole number, found 0");
+	hf_refused("\"num_key_value_heads\": 0", "num_key_value_heads: expected a positive whole "
+		   "number, found 0");
+	hf_refused("\"hidden_act\": 7", "hidden_act: expected a string, found an integer");
+	hf_refused("\"head_dim\": 1e300", "head_dim: expected a positive whole number, found a "
+		   "number out of range");
+	/* 12 MiB: one byte past the cap is refused, naming it */
+	size_t big = CAPSIM_HF_MAX_BYTES + 1;
+	char *text = malloc(big);
+	assert_non_null(text);
+	memset(text, ' ', big);
+	memcpy(text, "{\"model_type\": \"llama\"}", 24);
+	capsim_diags d = { 0 };
+	capsim_hf_model m;
+	assert_int_equal(capsim_hf_read(text, big, "big.json", &m, &d), -1);
+	assert_true(capsim_diags_contains(&d, "8388609 bytes: larger than the 8388608-byte (8 MiB) "
+					  "cap on input files"));
+	capsim_diags_free(&d);
+	free(text);
+	/* through the command, a 12 MiB file (it was accepted) */
+	char dir[] = "/tmp/capsim-test-import-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(testutil_sh("cd %s && mkdir m && { printf '{\"model_type\":\"llama\",\"x\":\"'; "
+			    "head -c 12582912 /dev/zero | tr '\\0' a; printf '\"}'; } > m/config.json && "
+			    "%s import hf m/config.json 2>err; test $? -eq 2 && grep -q 'cap on input "
+			    "files' err", dir, CAPSIM_BIN), 0);
+	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
+}
+
+/* 100,000 keys capsim does not read: the first CAPSIM_HF_KEYS_LISTED named,
+ * the rest counted ("and 99988 more keys"), never dropped in silence */
+static void test_unknown_keys(void **state)
+{
+	(void)state;
+	char *extra = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&extra, &n);
+	for (int i = 0; i < 100000; i++)
+		fprintf(f, "%s\"k%d\": 1", i ? ", " : "", i);
+	fclose(f);
+	size_t len;
+	char *text = llama_with(extra, &len);
+	capsim_diags d = { 0 };
+	capsim_hf_model m;
+	assert_int_equal(capsim_hf_read(text, len, "c.json", &m, &d), 0);
+	int named = 0, more = 0;
+	for (int i = 0; i < m.n_warnings; i++) {
+		named += strstr(m.warnings[i], ": not modelled (left out)") && m.warnings[i][0] == 'k';
+		more += strcmp(m.warnings[i], "and 99988 more keys: not modelled (left out)") == 0;
+	}
+	assert_int_equal(named, CAPSIM_HF_KEYS_LISTED);
+	assert_int_equal(more, 1);
+	capsim_diags_free(&d);
+	free(text);
+	free(extra);
+}
+
+/* a key holding "-->" and markup goes into the models file's comment
+ * escaped: the file loads, holds no element of the key's, and the text
+ * reads back (it ended the comment) */
+static void test_comment_escape(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = llama_with("\"a-->\\n<evil/><!--\": 1", &len);
+	capsim_diags d = { 0 };
+	capsim_hf_model m;
+	assert_int_equal(capsim_hf_read(text, len, "dir--x/c.json", &m, &d), 0);
+	char *xml = NULL;
+	size_t xlen = 0;
+	FILE *f = open_memstream(&xml, &xlen);
+	assert_int_equal(capsim_hf_write(&m, "evil-test", "dir--x/c.json", "0123456789abcdef0123456789"
+					 "abcdef0123456789abcdef0123456789abcdef", f), 0);
+	fclose(f);
+	assert_non_null(strstr(xml, "<!-- not modelled: a-\\x2d>\\x0a<evil/><!-\\x2d: not modelled "
+				    "(left out) -->"));
+	assert_non_null(strstr(xml, "from dir-\\x2dx/c.json"));
+	capsim_catalog *c = capsim_catalog_create();
+	assert_int_equal(capsim_catalog_load_root(c, CAPSIM_SOURCE_DIR, NULL, &d), 0);
+	if (capsim_catalog_load_memory(c, xml, xlen, "evil", &d) < 0 || capsim_catalog_check(c, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("the entry does not load:\n%s", xml);
+	}
+	/* no element but the comment's text: the only "<evil" is inside a comment */
+	xmlDoc *doc = capsim_xml_read_memory(xml, xlen, "evil", &d);
+	assert_non_null(doc);
+	int elements = 0;
+	for (xmlNode *n = xmlDocGetRootElement(doc)->children; n; n = n->next)
+		elements += n->type == XML_ELEMENT_NODE;
+	assert_int_equal(elements, 1); /* the model */
+	xmlFreeDoc(doc);
+	capsim_catalog_free(c);
+	capsim_diags_free(&d);
+	free(xml);
+	free(text);
+}
+
+/* --name is an id (common.xsd): others are refused with the rule, not
+ * rewritten ("My Model!" became "my-model-"); a directory's name too long
+ * for one is refused (it was cut) */
+static void test_names(void **state)
+{
+	(void)state;
+	const char *bad[] = { "'My Model'", "'a\"/><evil'", "-x", "''", "Llama",
+			      "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1234" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(testutil_sh("%s import hf %s/tests/data/hf/Qwen2.5-7B/config.json --name=%s "
+				    "2>&1 >/dev/null | grep -q \"expected an id (an id is a lower-case "
+				    "letter or digit, then up to 62 of a-z 0-9 . _ -)\"", CAPSIM_BIN,
+				    CAPSIM_SOURCE_DIR, bad[i]), 0);
+	char dir[] = "/tmp/capsim-test-import-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(testutil_sh("cd %s && d=abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij"
+			    "abcdefghij1234 && mkdir $d && cp %s/tests/data/hf/Qwen2.5-7B/config.json $d/ && "
+			    "%s import hf $d/config.json 2>&1 >/dev/null | grep -q 'give one with --name' "
+			    "&& %s import hf $d/config.json --name ok-1.2_x >/dev/null 2>&1", dir,
+			    CAPSIM_SOURCE_DIR, CAPSIM_BIN, CAPSIM_BIN), 0);
+	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
 }
 
 static void test_command(void **state)
@@ -360,6 +527,10 @@ int main(void)
 		cmocka_unit_test(test_gpt2),
 		cmocka_unit_test(test_other_families),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_comment_escape),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_inline_model),
 		cmocka_unit_test(test_parts),

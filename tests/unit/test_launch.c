@@ -176,7 +176,7 @@ static void refused(const char *name, const char *needle)
 static void test_malformed(void **state)
 {
 	(void)state;
-	refused("not-a-number.sh", "--num-layers: expected a whole number, found 'twelve'");
+	refused("not-a-number.sh", "--num-layers: expected a positive whole number, found 'twelve'");
 	refused("bad-recompute.sh", "--recompute-granularity: expected full or selective, found 'partial'");
 	refused("no-launch.sh", "no launch line found");
 	/* a flag at the end without its value */
@@ -185,8 +185,275 @@ static void test_malformed(void **state)
 	capsim_launch_init(&l);
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_launch_argv(argv, 3, "line", &l, &d), -1);
-	assert_true(capsim_diags_contains(&d, "--seq-length: expected a whole number, found 'nothing'"));
+	assert_true(capsim_diags_contains(&d, "--seq-length: expected a positive whole number, found 'nothing'"));
 	capsim_diags_free(&d);
+}
+
+/* text as a script named file: 0, or -1 with d holding the reasons */
+static int read_text(const char *text, size_t len, const char *file, capsim_launch *l,
+		     capsim_diags *d)
+{
+	return capsim_launch_script(text, len, file, l, d);
+}
+
+/* d holds "WHERE: error: MSG" with needle in it, as printed */
+static int printed(const capsim_diags *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char line[600];
+		snprintf(line, sizeof line, "%s: error: %s", d->v[i].where, d->v[i].msg);
+		if (strstr(line, needle))
+			return 1;
+	}
+	return 0;
+}
+
+static void refused_text(const char *text, const char *needle)
+{
+	capsim_diags d = { 0 };
+	capsim_launch l;
+	if (read_text(text, strlen(text), "s.sh", &l, &d) == 0 || !printed(&d, needle)) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s: expected '%s'", text, needle);
+	}
+	capsim_diags_free(&d);
+}
+
+static void read_ok(const char *text, size_t len, const char *file, capsim_launch *l)
+{
+	capsim_diags d = { 0 };
+	if (read_text(text, len, file, l, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%.200s: does not read", text);
+	}
+	capsim_diags_free(&d);
+}
+
+/* what bash refuses as a syntax error is refused (it was one word with the
+ * rest of the line); what bash reads across lines is read so */
+static void test_shell_syntax(void **state)
+{
+	(void)state;
+	refused_text("#!/bin/bash\ntorchrun train.py --seq-length 2048 --lr \"3e-4\n",
+		     "s.sh:2: error: unterminated \" (a double quote)");
+	refused_text("torchrun train.py --seq-length 2048 --name 'x\n# a comment\n",
+		     "s.sh:1: error: unterminated ' (a single quote)");
+	refused_text("\nA=$(hostname\ntorchrun train.py --seq-length 2048\n",
+		     "s.sh:2: error: unterminated $( (a command substitution)");
+	refused_text("torchrun train.py --seq-length 2048 --host `hostname\n",
+		     "s.sh:1: error: unterminated ` (a command substitution)");
+	refused_text("torchrun train.py --seq-length 2048 $'it\\'s\n",
+		     "unterminated $' (an ANSI-C quote)");
+	const char nul[] = "torchrun train.py\0 --seq-length 2048\n";
+	capsim_diags d = { 0 };
+	capsim_launch l;
+	assert_int_equal(read_text(nul, sizeof nul - 1, "s.sh", &l, &d), -1);
+	assert_true(printed(&d, "s.sh:1: error: a NUL byte"));
+	capsim_diags_free(&d);
+	/* a YAML launch line with an open quote: refused with its line */
+	refused_text("apiVersion: batch/v1\nargs:\n  - torchrun --nnodes=2 train.py \"--lr\n",
+		     "s.sh:3: error: unterminated \"");
+	/* a quote over two lines, an apostrophe in a comment, a here-document's
+	 * text and a YAML value: what bash (or YAML) reads, read */
+	const char *ok = "#!/bin/bash\n# it's a comment\nMSG=\"two\nlines\"\ncat <<EOF\nit's text\n"
+			 "EOF\nARGS=(--seq-length 4096 # the sequence, it's long\n  --micro-batch-size 2\n)\n"
+			 "torchrun --nproc-per-node 8 train.py ${ARGS[@]} --name \"$MSG\" # it's\n";
+	read_ok(ok, strlen(ok), "s.sh", &l);
+	assert_int_equal(l.seq_len, 4096);
+	assert_int_equal(l.micro_batch, 2);
+	assert_int_equal(l.gpus_per_node, 8);
+	assert_true(noted(&l, "--name two\nlines: not modelled"));
+	const char *yaml = "kind: Job\ndescription: it's a job\nargs:\n  - torchrun --nnodes=2 "
+			   "train.py\n    --seq-length 1024\n";
+	read_ok(yaml, strlen(yaml), "job", &l);
+	assert_int_equal(l.nodes, 2);
+	assert_int_equal(l.seq_len, 1024);
+}
+
+/* every size, count and batch is a positive whole number that fits:
+ * --global-batch-size 0 was taken as "not said" (and became micro-batch x dp) */
+static void test_positive(void **state)
+{
+	(void)state;
+	char *bad[][2] = {
+		{ "--global-batch-size", "0" }, { "--micro-batch-size", "0" },
+		{ "--seq-length", "-2048" }, { "--tensor-model-parallel-size", "0" },
+		{ "--num-layers", "99999999999999999999" }, { "--nnodes", "0" },
+		{ "--global-batch-size", "2147483648" }, { "--gres", "gpu:0" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *argv[] = { "torchrun", "train.py", bad[i][0], bad[i][1] };
+		capsim_launch l;
+		capsim_launch_init(&l);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_launch_argv(argv, 4, "line", &l, &d), -1);
+		assert_true(capsim_diags_contains(&d, "expected a positive whole number"));
+		capsim_diags_free(&d);
+	}
+	refused_text("torchrun train.py trainer.num_nodes=0\n", "trainer.num_nodes: expected a "
+		     "positive whole number (at most 2147483647), found 0");
+	refused_text("kind: Job\n- torchrun train.py\nnvidia.com/gpu: 0\n", "nvidia.com/gpu: "
+		     "expected a positive whole number");
+	assert_int_equal(testutil_sh("%s import cmdline --model llama-2-13b -- torchrun --nnodes 4 "
+			    "--nproc-per-node 8 pretrain_gpt.py --seq-length 4096 --global-batch-size 0 "
+			    "2>&1 >/dev/null | grep -q 'the command line: error: --global-batch-size: "
+			    "expected a positive whole number'", CAPSIM_BIN), 0);
+}
+
+/* a script text made of n copies of unit after head */
+static char *repeated(const char *head, const char *unit, size_t n, size_t *len)
+{
+	size_t hl = strlen(head), ul = strlen(unit);
+	char *s = malloc(hl + n * ul + 64);
+	assert_non_null(s);
+	memcpy(s, head, hl);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + hl + i * ul, unit, ul);
+	*len = hl + n * ul;
+	s[*len] = '\0';
+	return s;
+}
+
+/* a doubling variable is refused at the line that passes the limit of a
+ * line's expansion, before it is built (it took gigabytes); one that stays
+ * under it but is used over and over passes the limit of the script */
+static void test_expansion_limits(void **state)
+{
+	(void)state;
+	size_t len;
+	char *s = repeated("A=x\n", "A=$A$A\n", 40, &len);
+	capsim_diags d = { 0 };
+	capsim_launch l;
+	assert_int_equal(read_text(s, len, "bomb.sh", &l, &d), -1);
+	/* 2^20 bytes at line 21 (A=x is line 1, each line doubles): refused there */
+	if (!printed(&d, "bomb.sh:21: error: the line's words, its variables "
+				   "expanded, pass 1048576 bytes")) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("the doubling script is not refused at line 21");
+	}
+	assert_int_equal(d.n, 1);
+	capsim_diags_free(&d);
+	free(s);
+	/* on one line: A=$A$A$A... of a 512 KiB value */
+	s = repeated("A=x\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n"
+		     "A=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n"
+		     "A=$A$A\nB=$A", "$A", 300, &len);
+	assert_int_equal(read_text(s, len, "one.sh", &l, &d), -1);
+	assert_true(printed(&d, "one.sh:21: error: the line's words"));
+	capsim_diags_free(&d);
+	free(s);
+	/* a 512 KiB value used on 40 lines: each under the line's limit, the
+	 * script's 16 MiB passed on the 32nd */
+	s = repeated("A=x\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n"
+		     "A=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\nA=$A$A\n"
+		     "A=$A$A\n", "echo $A\n", 40, &len);
+	assert_int_equal(read_text(s, len, "total.sh", &l, &d), -1);
+	assert_true(capsim_diags_contains(&d, "pass 16777216 bytes together, the limit of a "
+					  "launch script"));
+	capsim_diags_free(&d);
+	free(s);
+	/* a name set again replaces its value: 200,000 settings of 1,000 names
+	 * and a launch line that reads them */
+	char *many = malloc(200000 * 16 + 128), *p = many;
+	assert_non_null(many);
+	for (int i = 0; i < 200000; i++)
+		p += sprintf(p, "V%d=%d\n", i % 1000, i + 1);
+	p += sprintf(p, "torchrun train.py --seq-length $V999 --micro-batch-size $V0\n");
+	read_ok(many, (size_t)(p - many), "many.sh", &l);
+	assert_int_equal(l.seq_len, 200000);
+	assert_int_equal(l.micro_batch, 199001);
+	free(many);
+}
+
+/* continued lines: joined in one pass (750,000 of them took minutes); a
+ * logical line past 1 MiB is refused naming its first line; the script is
+ * at most 8 MiB */
+static void test_line_limits(void **state)
+{
+	(void)state;
+	size_t len;
+	char *s = repeated("#!/bin/bash\ntorchrun train.py --seq-length 2048 \\\n", "  --a 1 \\\n",
+			   100000, &len);
+	capsim_launch l;
+	read_ok(s, len, "long.sh", &l);
+	assert_int_equal(l.seq_len, 2048);
+	assert_true(noted(&l, "--a 1: not modelled"));
+	free(s);
+	s = repeated("#!/bin/bash\ntorchrun train.py \\\n", "-a \\\n", 750000, &len);
+	capsim_diags d = { 0 };
+	assert_int_equal(read_text(s, len, "cont.sh", &l, &d), -1);
+	assert_true(printed(&d, "cont.sh:2: error: a logical line (lines joined by "
+					  "a backslash, an open quote, $( or array) is longer than "
+					  "1048576 bytes"));
+	capsim_diags_free(&d);
+	free(s);
+	/* an array never closed: the file's end names where it opened */
+	s = repeated("ARGS=(\n", "  --a 1\n", 1000, &len);
+	assert_int_equal(read_text(s, len, "arr.sh", &l, &d), -1);
+	assert_true(printed(&d, "arr.sh:1: error: unterminated ( (a bash array)"));
+	capsim_diags_free(&d);
+	free(s);
+	s = repeated("torchrun train.py\n", "#\n", (CAPSIM_LAUNCH_MAX_BYTES - 18) / 2 + 1, &len);
+	assert_int_equal(read_text(s, len, "big.sh", &l, &d), -1);
+	assert_true(printed(&d, "bytes: larger than the "
+					  "8388608-byte (8 MiB) cap"));
+	capsim_diags_free(&d);
+	free(s);
+}
+
+/* past the notes kept, the rest are counted, never dropped in silence */
+static void test_notes_counted(void **state)
+{
+	(void)state;
+	char *argv[1 + 100];
+	char names[100][16];
+	argv[0] = "torchrun";
+	for (int i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof names[i], "--flag-%d", i);
+		argv[1 + i] = names[i];
+	}
+	capsim_launch l;
+	capsim_launch_init(&l);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_launch_argv(argv, 101, "line", &l, &d), 0);
+	assert_int_equal(l.n_notes, CAPSIM_LAUNCH_NOTES);
+	assert_int_equal(l.n_notes_more, 100 - CAPSIM_LAUNCH_NOTES);
+	capsim_diags_free(&d);
+}
+
+/* a flag and a script path holding "--" and "-->" go into the scenario's
+ * comment escaped: it loads, holds no element of theirs, and the text
+ * reads back (the path was refused by libxml2: a double hyphen) */
+static void test_comment_escape(void **state)
+{
+	(void)state;
+	assert_int_equal(testutil_sh("%s import cmdline --model llama-2-13b --out %s/x.xml -- torchrun "
+			    "--nnodes 4 --nproc-per-node 8 pretrain_gpt.py --seq-length 4096 '--x-->' "
+			    "'<evil/><!--' 2>/dev/null", CAPSIM_BIN, dir), 0);
+	assert_int_equal(testutil_sh("%s validate %s/x.xml >/dev/null", CAPSIM_BIN, dir), 0);
+	assert_int_equal(testutil_sh("grep -qF -- '-\\x2dx-\\x2d> &lt;evil/>' %s/x.xml || "
+			    "grep -qF -- '-\\x2dx-\\x2d> <evil/><!-\\x2d: not modelled' %s/x.xml", dir,
+			    dir), 0);
+	assert_int_equal(testutil_sh("grep -c -- '-->' %s/x.xml | grep -qx 1", dir), 0);
+	assert_int_equal(testutil_sh("mkdir -p %s/a--b && printf 'torchrun --nproc-per-node 8 train.py "
+			    "--seq-length 2048\n' > %s/a--b/run--x.sh && %s import slurm "
+			    "%s/a--b/run--x.sh --model llama-2-13b --out %s/p.xml 2>/dev/null && %s "
+			    "validate %s/p.xml >/dev/null && grep -qF 'a-\\x2db/run-\\x2dx.sh' %s/p.xml", dir,
+			    dir, CAPSIM_BIN, dir, dir, CAPSIM_BIN, dir, dir), 0);
+}
+
+/* --name is the scenario's name, an id (common.xsd); --model and --node too */
+static void test_names(void **state)
+{
+	(void)state;
+	const char *bad[] = { "--name 'My Model'", "--name 'x\"/><evil a=\"'", "--name -x",
+			      "--name ''", "--model 'llama\"/>'", "--node 'DGX H100'",
+			      "--name abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij12345678" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(testutil_sh("%s import cmdline %s %s --models %s/m.xml -- torchrun "
+				    "train.py --seq-length 2048 2>&1 >/dev/null | grep -q 'expected an "
+				    "id (an id is a lower-case letter or digit'", CAPSIM_BIN, bad[i],
+				    strstr(bad[i], "--model ") ? "" : "", dir), 0);
 }
 
 /* the Slurm script's scenario and the model it defines: they validate and
@@ -228,6 +495,13 @@ int main(void)
 		cmocka_unit_test(test_nemo),
 		cmocka_unit_test(test_torchrun_line),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_shell_syntax),
+		cmocka_unit_test(test_positive),
+		cmocka_unit_test(test_expansion_limits),
+		cmocka_unit_test(test_line_limits),
+		cmocka_unit_test(test_notes_counted),
+		cmocka_unit_test(test_comment_escape),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_end_to_end),
 	};
 	capsim_init();
