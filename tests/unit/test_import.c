@@ -235,6 +235,8 @@ static void test_malformed(void **state)
 	expect_refused("not-json.json", "not JSON");
 	expect_refused("array.json", "expected a JSON object");
 	expect_refused("fraction.json", "n_layer: expected a positive whole number");
+	expect_refused("zero-and-comment.json", "head_dim: expected a positive whole number, found 0");
+	expect_refused("zero-and-comment.json", "hidden_act: expected a string, found an integer");
 }
 
 /* the Llama 3.1 8B config with extra text before its closing brace */

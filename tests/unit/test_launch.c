@@ -179,6 +179,9 @@ static void test_malformed(void **state)
 	refused("not-a-number.sh", "--num-layers: expected a positive whole number, found 'twelve'");
 	refused("bad-recompute.sh", "--recompute-granularity: expected full or selective, found 'partial'");
 	refused("no-launch.sh", "no launch line found");
+	refused("doubling.sh", "pass 1048576 bytes, the limit on a line of a launch script");
+	refused("nested-expansion.sh", "pass 1048576 bytes, the limit on a line of a launch script");
+	refused("unterminated.sh", "unterminated \" (a double quote)");
 	/* a flag at the end without its value */
 	char *argv[] = { "torchrun", "train.py", "--seq-length" };
 	capsim_launch l;
