@@ -2,6 +2,7 @@
  * results store (src/store/sweepq.h): listed, filtered, ranked by a metric
  * or cut to the Pareto front of two; as a table, CSV or JSON. See
  * docs/user-guide.md ("Reading sweep results: capsim query"). */
+#include <assert.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "eval.h"
 #include "outfile.h"
 #include "results.h"
@@ -427,10 +429,15 @@ static void cell_text(const capsim_sweepq_cell *c, capsim_rkind kind, int exact,
 #define CELL_LEN 512
 
 /* column c of the printed table (0: point, then the paths, then the keys):
- * the header, or point i's value ("-" absent) */
+ * the header, or point i's value ("-" absent). Names and texts come from
+ * the store (anyone's file): each is shown with what a terminal would not
+ * show as it is made visible (escape.h), so that a control character, an
+ * escape sequence or a bidirectional override in a name cannot rewrite or
+ * reorder what the table shows. */
 static void table_cell(const capsim_sweepq_table *t, size_t c, long i, char *buf, size_t n)
 {
 	size_t np = t->paths.n;
+	char text[CELL_LEN];
 	if (c == 0) {
 		if (i < 0)
 			snprintf(buf, n, "point");
@@ -438,14 +445,13 @@ static void table_cell(const capsim_sweepq_table *t, size_t c, long i, char *buf
 			snprintf(buf, n, "%lld", (long long)t->points[i].index);
 	} else if (c <= np) {
 		const char *v = i < 0 ? t->paths.v[c - 1] : t->points[i].params[c - 1];
-		snprintf(buf, n, "%s", v ? v : "-");
+		capsim_sweepq_visible(buf, n, v ? v : "-");
 	} else if (i < 0) {
-		snprintf(buf, n, "%s", t->keys[c - 1 - np]);
+		capsim_sweepq_visible(buf, n, t->keys[c - 1 - np]);
 	} else {
 		size_t k = c - 1 - np;
-		cell_text(&t->points[i].cells[k], kind_of(t->keys[k]), 0, buf, n);
-		if (!buf[0])
-			snprintf(buf, n, "-");
+		cell_text(&t->points[i].cells[k], kind_of(t->keys[k]), 0, text, sizeof text);
+		capsim_sweepq_visible(buf, n, text[0] ? text : "-");
 	}
 }
 
@@ -454,6 +460,22 @@ static int left_aligned(const capsim_sweepq_table *t, size_t c)
 {
 	return (c >= 1 && c <= t->paths.n) ||
 	       (c > t->paths.n && kind_of(t->keys[c - 1 - t->paths.n]) == CAPSIM_RK_TEXT);
+}
+
+/* "  " and s, whole, with what a terminal would not show made visible */
+static void print_visible(const char *s, FILE *out)
+{
+	fputs("  ", out);
+	for (size_t left = strlen(s); left;) {
+		int plain;
+		size_t u = capsim_escape_unit(s, left, &plain);
+		if (plain)
+			fwrite(s, 1, u, out);
+		else
+			capsim_escape_visible(out, s, u);
+		s += u;
+		left -= u;
+	}
 }
 
 static void print_row(const capsim_sweepq_table *t, const size_t *width, long i, int failed,
@@ -471,9 +493,10 @@ static void print_row(const capsim_sweepq_table *t, const size_t *width, long i,
 		else
 			fprintf(out, "%s%*s%s", c ? "  " : "", pad, "", buf);
 	}
-	if (failed)
-		fprintf(out, "  %s", i < 0 ? "error" : t->points[i].error ? t->points[i].error :
-							      "");
+	if (failed && i >= 0 && t->points[i].error)
+		print_visible(t->points[i].error, out);
+	else if (failed && i < 0)
+		fputs("  error", out);
 	fputc('\n', out);
 }
 
@@ -503,8 +526,12 @@ static void print_head(const query_plan *p, const query_args *a, const capsim_sw
 		       size_t n_match, FILE *out)
 {
 	const capsim_sweepq_sweep *w = &p->sweep;
+	char name[CELL_LEN], created[64], version[2 * CAPSIM_RESULT_VERSION_LEN];
+	capsim_sweepq_visible(name, sizeof name, w->name);
+	capsim_sweepq_visible(created, sizeof created, w->created_at);
+	capsim_sweepq_visible(version, sizeof version, w->capsim_version);
 	fprintf(out, "sweep %lld '%s': created %s, capsim %s; %lld ok, %lld failed\n",
-		(long long)w->id, w->name, w->created_at, w->capsim_version, (long long)w->n_ok,
+		(long long)w->id, name, created, version, (long long)w->n_ok,
 		(long long)w->n_failed);
 	/* "24 points matching the filters (of 39)", or "39 points" */
 	char of[128];
@@ -530,20 +557,18 @@ static void print_head(const query_plan *p, const query_args *a, const capsim_sw
 
 /* ---- CSV ----------------------------------------------------------------------- */
 
-/* s as one CSV field: quoted where it holds a comma, quote or line break */
+/* A text of the store as one CSV field: a plain decimal number as it is
+ * (it cannot be read as a formula), any other text through
+ * capsim_csv_text: quoted, a " doubled, a leading = + - @ made text, so
+ * that a name from a shared store can be neither a spreadsheet formula nor
+ * a second record. */
 static void csv_field(const char *s, FILE *f)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	double x;
+	if (capsim_sweepq_plain_number(s, &x))
 		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	else
+		capsim_csv_text(f, s);
 }
 
 static void write_csv(const capsim_sweepq_table *t, int failed, FILE *f)
@@ -551,11 +576,11 @@ static void write_csv(const capsim_sweepq_table *t, int failed, FILE *f)
 	fputs("point_index,status", f);
 	for (size_t i = 0; i < t->paths.n; i++) {
 		fputc(',', f);
-		csv_field(t->paths.v[i], f);
+		capsim_csv_text(f, t->paths.v[i]);
 	}
 	for (size_t k = 0; k < t->n_keys; k++) {
 		fputc(',', f);
-		csv_field(t->keys[k], f);
+		capsim_csv_text(f, t->keys[k]);
 	}
 	fputs(failed ? ",error\n" : "\n", f);
 	char buf[CELL_LEN];
@@ -564,18 +589,23 @@ static void write_csv(const capsim_sweepq_table *t, int failed, FILE *f)
 		fprintf(f, "%lld,%s", (long long)pt->index, pt->failed ? "failed" : "ok");
 		for (size_t j = 0; j < t->paths.n; j++) {
 			fputc(',', f);
-			csv_field(pt->params[j] ? pt->params[j] : "", f);
+			if (pt->params[j])
+				csv_field(pt->params[j], f);
 		}
 		for (size_t k = 0; k < t->n_keys; k++) {
 			const capsim_sweepq_cell *c = &pt->cells[k];
-			/* a text whole, however long; a number exact */
-			cell_text(c, kind_of(t->keys[k]), 1, buf, sizeof buf);
 			fputc(',', f);
-			csv_field(c->kind == CAPSIM_SWEEPQ_TEXT ? c->text : buf, f);
+			if (c->kind == CAPSIM_SWEEPQ_TEXT) {
+				csv_field(c->text, f); /* a text whole, however long */
+			} else {
+				cell_text(c, kind_of(t->keys[k]), 1, buf, sizeof buf);
+				fputs(buf, f); /* a number exact, true or false, or "" absent */
+			}
 		}
 		if (failed) {
 			fputc(',', f);
-			csv_field(pt->error ? pt->error : "", f);
+			if (pt->error)
+				capsim_csv_text(f, pt->error);
 		}
 		fputc('\n', f);
 	}
@@ -586,22 +616,51 @@ static void write_list_csv(const capsim_sweepq_sweep *v, size_t n, FILE *f)
 	fputs("id,name,created_at,capsim_version,points_ok,points_failed\n", f);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(f, "%lld,", (long long)v[i].id);
-		csv_field(v[i].name, f);
-		fprintf(f, ",%s,", v[i].created_at);
-		csv_field(v[i].capsim_version, f);
+		capsim_csv_text(f, v[i].name);
+		fputc(',', f);
+		capsim_csv_text(f, v[i].created_at);
+		fputc(',', f);
+		capsim_csv_text(f, v[i].capsim_version);
 		fprintf(f, ",%lld,%lld\n", (long long)v[i].n_ok, (long long)v[i].n_failed);
 	}
 }
 
-
 /* ---- JSON ---------------------------------------------------------------------- */
+
+/* A text of the store in a JSON string: exact where it is UTF-8 (JSON
+ * escapes its control characters), else its visible form (escape.h's
+ * "\xNN" for each byte that is not), never dropped: jansson takes no
+ * invalid UTF-8. The caller owns the reference. */
+static json_t *json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *v = capsim_sweepq_visible_dup(s, 4 * strlen(s) + 8);
+	j = json_string(v);
+	free(v);
+	assert(j);
+	return j;
+}
+
+/* o[key] = v, key a text of the store as json_text writes it */
+static void json_set_text_key(json_t *o, const char *key, json_t *v)
+{
+	json_t *k = json_text(key);
+	json_object_set_new(o, json_string_value(k), v);
+	json_decref(k);
+}
 
 static json_t *sweep_json(const capsim_sweepq_sweep *w)
 {
-	return json_pack("{s:I, s:s, s:s, s:s, s:I, s:I}", "id", (json_int_t)w->id, "name",
-			 w->name, "created_at", w->created_at, "capsim_version", w->capsim_version,
-			 "points_ok", (json_int_t)w->n_ok, "points_failed",
-			 (json_int_t)w->n_failed);
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer((json_int_t)w->id));
+	json_object_set_new(o, "name", json_text(w->name));
+	json_object_set_new(o, "created_at", json_text(w->created_at));
+	json_object_set_new(o, "capsim_version", json_text(w->capsim_version));
+	json_object_set_new(o, "points_ok", json_integer((json_int_t)w->n_ok));
+	json_object_set_new(o, "points_failed", json_integer((json_int_t)w->n_failed));
+	return o;
 }
 
 /* a number cell as the result table writes its kind in run --json */
@@ -620,17 +679,16 @@ static json_t *point_json(const capsim_sweepq_table *t, const capsim_sweepq_poin
 	json_object_set_new(o, "index", json_integer((json_int_t)pt->index));
 	json_object_set_new(o, "status", json_string(pt->failed ? "failed" : "ok"));
 	if (pt->error)
-		json_object_set_new(o, "error", json_string(pt->error));
+		json_object_set_new(o, "error", json_text(pt->error));
 	for (size_t j = 0; j < t->paths.n; j++)
 		if (pt->params[j])
-			json_object_set_new(params, t->paths.v[j], json_string(pt->params[j]));
+			json_set_text_key(params, t->paths.v[j], json_text(pt->params[j]));
 	for (size_t k = 0; k < t->n_keys; k++) {
 		const capsim_sweepq_cell *c = &pt->cells[k];
 		if (c->kind == CAPSIM_SWEEPQ_NUM)
-			json_object_set_new(res, t->keys[k],
-					    number_json(c->num, kind_of(t->keys[k])));
+			json_set_text_key(res, t->keys[k], number_json(c->num, kind_of(t->keys[k])));
 		else if (c->kind == CAPSIM_SWEEPQ_TEXT)
-			json_object_set_new(res, t->keys[k], json_string(c->text));
+			json_set_text_key(res, t->keys[k], json_text(c->text));
 	}
 	json_object_set_new(o, "params", params);
 	json_object_set_new(o, "results", res);
@@ -642,7 +700,7 @@ static json_t *query_json(const query_plan *p, const query_args *a, const capsim
 {
 	json_t *q = json_object(), *where = json_array(), *metrics = json_array();
 	for (size_t i = 0; i < a->n_where; i++)
-		json_array_append_new(where, json_string(a->where[i]));
+		json_array_append_new(where, json_text(a->where[i]));
 	for (size_t i = 0; i < p->n_metrics; i++)
 		json_array_append_new(metrics, json_pack("{s:s, s:s}", "key", p->m[i].key,
 							 "direction", dir_word(p->m[i].dir)));
@@ -655,9 +713,13 @@ static json_t *query_json(const query_plan *p, const query_args *a, const capsim
 	return q;
 }
 
+/* o on standard output. ASCII only: every other character as a \u escape,
+ * so that a name from the store reads back exact and yet nothing in it (a
+ * bidirectional override, say) can reorder what a terminal shows. */
 static void print_json(json_t *o)
 {
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17) |
+		   JSON_ENSURE_ASCII);
 	fputc('\n', stdout);
 	json_decref(o);
 }
@@ -675,18 +737,29 @@ static void table_json(const query_plan *p, const query_args *a, const capsim_sw
 
 /* ---- the two doings ------------------------------------------------------------ */
 
+/* the sweeps as a table; names, dates and versions made visible (they are
+ * the store's) and a name cut to LIST_NAME_MAX bytes of its visible form */
+#define LIST_NAME_MAX 64
 static void print_list(const capsim_sweepq_sweep *v, size_t n, FILE *out)
 {
+	char name[LIST_NAME_MAX + 4], created[64], version[2 * CAPSIM_RESULT_VERSION_LEN];
 	size_t wn = 4;
-	for (size_t i = 0; i < n; i++)
-		if (strlen(v[i].name) > wn)
-			wn = strlen(v[i].name);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = capsim_sweepq_visible(name, sizeof name, v[i].name);
+		len = len > LIST_NAME_MAX ? LIST_NAME_MAX + 3 : len;
+		if (len > wn)
+			wn = len;
+	}
 	fprintf(out, "%6s  %-*s  %-20s  %8s  %8s  %s\n", "id", (int)wn, "name", "created",
 		"ok", "failed", "capsim");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char *shown = capsim_sweepq_visible_dup(v[i].name, LIST_NAME_MAX);
+		capsim_sweepq_visible(created, sizeof created, v[i].created_at);
+		capsim_sweepq_visible(version, sizeof version, v[i].capsim_version);
 		fprintf(out, "%6lld  %-*s  %-20s  %8lld  %8lld  %s\n", (long long)v[i].id, (int)wn,
-			v[i].name, v[i].created_at, (long long)v[i].n_ok,
-			(long long)v[i].n_failed, v[i].capsim_version);
+			shown, created, (long long)v[i].n_ok, (long long)v[i].n_failed, version);
+		free(shown);
+	}
 }
 
 static int do_list(capsim_store *db, const query_args *a, capsim_diags *d)

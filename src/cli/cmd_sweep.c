@@ -179,6 +179,45 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Start up to n worker threads into th; returns how many started (counted
+ * here, not read back from sh->running: a worker that finishes at once has
+ * taken itself off that count already). Each is counted in sh->running,
+ * under the lock, before it starts, so that the count never goes below the
+ * workers still to finish. Where pthread_create fails, says so with its own
+ * error code (it sets no errno) and starts no more. */
+static int start_workers(shared *sh, pthread_t *th, int n)
+{
+	int started = 0, why = 0;
+	while (started < n) {
+		pthread_mutex_lock(&sh->mu);
+		sh->running++;
+		pthread_mutex_unlock(&sh->mu);
+		why = pthread_create(&th[started], NULL, worker, sh);
+		if (why != 0) {
+			pthread_mutex_lock(&sh->mu);
+			sh->running--;
+			pthread_cond_signal(&sh->cv);
+			pthread_mutex_unlock(&sh->mu);
+			break;
+		}
+		started++;
+	}
+	if (why != 0)
+		fprintf(stderr, "capsim sweep: warning: %d of %d threads started (pthread_create: "
+			"%s)%s\n", started, n, strerror(why),
+			started ? "" : "; evaluating in this thread");
+	return started;
+}
+
+/* how many indices of the plan are still to hand out */
+static size_t left_to_hand(shared *sh)
+{
+	pthread_mutex_lock(&sh->mu);
+	size_t left = sh->pl->n > sh->next ? sh->pl->n - sh->next : 0;
+	pthread_mutex_unlock(&sh->mu);
+	return left;
+}
+
 /* ---- progress --------------------------------------------------------------------------- */
 
 typedef struct {
@@ -469,7 +508,7 @@ static int run_writer(shared *sh, writer *w, int ranks, size_t *ok, size_t *fail
 							 worker_rank);
 				rc = -1;
 			}
-			size_t left = sh->pl->n > sh->next ? sh->pl->n - sh->next : 0;
+			size_t left = left_to_hand(sh);
 			size_t chunk = left / (size_t)(4 * ranks);
 			chunk = chunk < 1 ? 1 : chunk > 16 ? 16 : chunk;
 			int64_t idx[16];
@@ -655,19 +694,8 @@ static int run_sweep(const options *o, sweep_job *job, int ranks, capsim_diags *
 			.t0 = capsim_now_s(), .total = pl.n };
 	writer w = { .db = db, .sweep_id = sweep_id, .batch = (size_t)o->batch };
 	pthread_t *th = capsim_xcalloc((size_t)o->threads, sizeof *th);
-	sh.running = 0;
-	int why = 0;
-	for (int t = 0; t < o->threads; t++) {
-		why = pthread_create(&th[t], NULL, worker, &sh);
-		if (why != 0)
-			break;
-		sh.running++;
-	}
-	int started = sh.running;
+	int started = start_workers(&sh, th, o->threads);
 	size_t ok = 0, failed = 0;
-	if (started < o->threads)
-		fprintf(stderr, "capsim sweep: warning: %d of %d threads started (%s)%s\n", started,
-			o->threads, strerror(why), started ? "" : "; evaluating in this thread");
 	sh.inline_eval = started == 0;
 	rc = run_writer(&sh, &w, ranks, &ok, &failed, &pr, d);
 	for (int t = 0; t < started; t++)
@@ -675,6 +703,8 @@ static int run_sweep(const options *o, sweep_job *job, int ranks, capsim_diags *
 	free(th);
 	show(&pr, ok + failed, failed, 1);
 	int stopped = interrupted && ok + failed < pl.n;
+	if (rc == 0)
+		capsim_results_unwal(db); /* readers then need no -wal or -shm (results.h) */
 	capsim_store_close(db);
 	if (rc == 0)
 		summary(sw, &pl, ok, failed, capsim_now_s() - pr.t0, sweep_id, o->db, o->as_json, stopped,

@@ -35,27 +35,34 @@ static void copy_text(char *dst, size_t len, sqlite3_stmt *st, int col)
 	copy_utf8(dst, capsim_store__text(st, col), len);
 }
 
-/* " WHERE 1 AND col IN (1,2) AND col IN (SELECT id FROM runs WHERE gpu =
- * ?1) AND dtype = ?2" for sel; on runs itself (col "id") the GPU is its own
- * column */
-static char *where(const capsim_store_sel *sel, const char *col, int has_dtype)
+/* The WHERE clause of a read, one of four constant texts: " WHERE 1", and
+ * the GPU (bound as ?1: on runs itself its own column, else the run's) and
+ * the dtype (bound as ?2) where sel names them. The runs sel lists are
+ * kept by keep_run after the read: nothing of sel is ever written into
+ * the SQL. */
+static const char *where(const capsim_store_sel *sel, int on_runs, int has_dtype)
 {
-	size_t cap = 256 + 24 * (sel ? sel->n_runs : 0), len;
-	char *s = capsim_xmalloc(cap);
-	len = (size_t)snprintf(s, cap, " WHERE 1");
-	if (sel && sel->runs && sel->n_runs) {
-		len += (size_t)snprintf(s + len, cap - len, " AND %s IN (", col);
-		for (size_t i = 0; i < sel->n_runs; i++)
-			len += (size_t)snprintf(s + len, cap - len, "%s%lld", i ? "," : "",
-						(long long)sel->runs[i]);
-		len += (size_t)snprintf(s + len, cap - len, ")");
-	}
-	if (sel && sel->gpu)
-		len += (size_t)snprintf(s + len, cap - len, strcmp(col, "id") ? " AND %s IN (SELECT "
-					"id FROM runs WHERE gpu = ?1)" : " AND gpu = ?1", col);
-	if (sel && sel->dtype && has_dtype)
-		snprintf(s + len, cap - len, " AND dtype = ?2");
-	return s;
+	int gpu = sel && sel->gpu, dtype = sel && sel->dtype && has_dtype;
+	if (gpu && on_runs)
+		return " WHERE gpu = ?1";
+	if (gpu && dtype)
+		return " WHERE run_id IN (SELECT id FROM runs WHERE gpu = ?1) AND dtype = ?2";
+	if (gpu)
+		return " WHERE run_id IN (SELECT id FROM runs WHERE gpu = ?1)";
+	if (dtype)
+		return " WHERE dtype = ?2";
+	return " WHERE 1";
+}
+
+/* 1 when a row of run id is among those sel lists (or sel lists none) */
+static int keep_run(const capsim_store_sel *sel, int64_t id)
+{
+	if (!sel || !sel->runs || !sel->n_runs)
+		return 1;
+	for (size_t i = 0; i < sel->n_runs; i++)
+		if (sel->runs[i] == id)
+			return 1;
+	return 0;
 }
 
 /* Append the rows of "SELECT cols FROM table WHERE <sel> order" to *v (n
@@ -69,9 +76,9 @@ static int read_rows(capsim_store *s, const char *table, const char *cols, const
 	int t = capsim_store__has_table(s, table, d);
 	if (t <= 0)
 		return t;
-	char *w = where(sel, strcmp(table, "runs") ? "run_id" : "id", has_dtype);
+	/* table, cols and order are this file's constants; sel is bound */
+	const char *w = where(sel, strcmp(table, "runs") == 0, has_dtype);
 	char *sql = capsim_xasprintf("SELECT %s FROM %s%s%s", cols, table, w, order ? order : "");
-	free(w);
 	sqlite3_stmt *st = capsim_store__prepare(s, sql, d);
 	free(sql);
 	if (!st)
@@ -83,6 +90,8 @@ static int read_rows(capsim_store *s, const char *table, const char *cols, const
 	size_t cap = *n;
 	int rc;
 	while ((rc = capsim_store__step(s, st, d)) == 1) {
+		if (!keep_run(sel, sqlite3_column_int64(st, 0))) /* every cols starts with the run */
+			continue;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 16;
 			*v = capsim_xrealloc(*v, cap * size);

@@ -429,6 +429,21 @@ int capsim_results_wal(capsim_store *s, capsim_diags *d)
 	return rc < 0 ? -1 : 0;
 }
 
+int capsim_results_unwal(capsim_store *s)
+{
+	if (!s->writable)
+		return -1;
+	/* no waiting: a reader that has the store open keeps it in WAL mode */
+	sqlite3_busy_handler(s->db, NULL, NULL);
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=DELETE", -1, &st, NULL);
+	int done = rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+		   strcmp(capsim_store__text(st, 0), "delete") == 0;
+	sqlite3_finalize(st);
+	sqlite3_busy_handler(s->db, capsim_store__wait_for_lock, s);
+	return done ? 0 : -1;
+}
+
 int capsim_results_begin(capsim_store *s, capsim_diags *d)
 {
 	if (writable(s, d) < 0)

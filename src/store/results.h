@@ -130,6 +130,15 @@ void capsim_sweep_inputs_free(capsim_sweep_input_record *v, size_t n);
  * with the file. Returns 0, or -1 with the reason in d. */
 int capsim_results_wal(capsim_store *s, capsim_diags *d);
 
+/* Take s (opened for writing, no transaction open) out of write-ahead-log
+ * mode again, when no other connection has it open: the sweep is written,
+ * and a store in rollback-journal mode is read with SQLite's locks and
+ * nothing created beside it, also on a read-only mount or in a directory
+ * the reader cannot write (store.h). Best effort, without waiting: 0 when
+ * the store is in rollback-journal mode now, -1 when it stays in WAL mode
+ * (a reader has it open), which is no fault. */
+int capsim_results_unwal(capsim_store *s);
+
 /* One transaction around many points (capsim_results_write_point then
  * nests a savepoint in it): begin takes the write lock, commit makes every
  * point since durable at once. A point is still whole or absent: a crash

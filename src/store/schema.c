@@ -301,8 +301,9 @@ static int64_t query_int(capsim_store *s, const char *sql, const char *a, const 
 		sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
 	int rc = capsim_store__step(s, st, d);
 	int64_t v = rc == 1 ? sqlite3_column_int64(st, 0) : -1;
-	if (rc == 0)
-		capsim_diags_add(d, s->path, 0, "database: '%s' gave no row", sql);
+	if (rc == 0) /* a count or a pragma always gives a row: say what failed, not the SQL */
+		capsim_diags_add_runtime(d, s->path, "reading the database's header gave nothing "
+					 "(SQLite returned no row)");
 	sqlite3_finalize(st);
 	return v;
 }
@@ -406,7 +407,7 @@ static int backoff(int count, long *waited_ms)
 
 /* SQLite's busy handler: wait for another process's lock with backoff, up
  * to busy_limit_ms in all; 0 gives up (SQLITE_BUSY). */
-static int wait_for_lock(void *arg, int count)
+int capsim_store__wait_for_lock(void *arg, int count)
 {
 	capsim_store *s = arg;
 	if (count == 0)
@@ -481,23 +482,157 @@ static int path_absent(const char *path)
 	return stat(path, &sb) != 0 && errno == ENOENT;
 }
 
+/* what a file that is not a regular one is, in words */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a FIFO (named pipe)";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int capsim_store__check_path(const char *path, capsim_diags *d)
+{
+	if (strcmp(path, "-") == 0) {
+		capsim_diags_add_at(d, "--db -", "a store cannot be standard input or output: it "
+				    "is an SQLite file that is read and written in place; give a "
+				    "file name (./- for a file named '-')");
+		return -1;
+	}
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		capsim_diags_add(d, path, 0, "expected a regular file for the store (an SQLite "
+				 "database), found %s", file_kind(sb.st_mode));
+		return -1;
+	}
+	/* SQLite's files beside it: where one is there, it is a regular file
+	 * (a symlink planted there would have SQLite write through it) */
+	static const char *const beside[] = { "-journal", "-wal", "-shm" };
+	for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+		char *side = capsim_xasprintf("%s%s", path, beside[i]);
+		int bad = lstat(side, &sb) == 0 && !S_ISREG(sb.st_mode);
+		if (bad)
+			capsim_diags_add(d, side, 0, "expected SQLite's %s file of the store to be a "
+					 "regular file, found %s", beside[i] + 1,
+					 S_ISLNK(sb.st_mode) ? "a symbolic link" : file_kind(sb.st_mode));
+		free(side);
+		if (bad)
+			return -1;
+	}
+	return 0; /* a regular file; or absent (a writer creates it), or open_failed says why */
+}
+
+/* 1 when the SQLite file at path is in write-ahead-log mode (its header's
+ * read and write versions are 2), else 0 (also when it cannot be read:
+ * SQLite then says why) */
+static int wal_mode(const char *path)
+{
+	unsigned char head[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	ssize_t n = pread(fd, head, sizeof head, 0);
+	close(fd);
+	return n == (ssize_t)sizeof head && memcmp(head, "SQLite format 3", 16) == 0 &&
+	       head[18] == 2 && head[19] == 2;
+}
+
+/* path as a file: URI (RFC 3986: every byte but unreserved ones and '/'
+ * percent-encoded, so that no '?', '#' or '%' of a name is read as URI
+ * syntax), with query (caller frees) */
+static char *file_uri(const char *path, const char *query)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path);
+	char *u = capsim_xmalloc(16 + 3 * n + strlen(query));
+	size_t k = 0;
+	memcpy(u, "file:", 5);
+	k = 5;
+	if (path[0] == '/') { /* an empty authority: file:///abs, never file://host */
+		memcpy(u + k, "//", 2);
+		k += 2;
+	}
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p)) {
+			u[k++] = (char)*p;
+		} else {
+			u[k++] = '%';
+			u[k++] = hex[*p >> 4];
+			u[k++] = hex[*p & 15];
+		}
+	}
+	strcpy(u + k, query);
+	return u;
+}
+
+/* How a reader opens path, read-only, so that it never creates or changes
+ * a file (no -journal, -wal or -shm left by a query or a report):
+ *
+ * - A store in rollback-journal mode (what capsim sweep leaves when it
+ *   ends, and every measurement store) opens with SQLITE_OPEN_READONLY and
+ *   SQLite's locks: a reader takes a shared lock on the file itself, which
+ *   works on a read-only mount and in a directory it cannot write, and
+ *   creates nothing.
+ * - A store in write-ahead-log mode whose -wal file exists has a writer
+ *   (a sweep running now) or a writer's last commits in that log: it opens
+ *   read-only with SQLite's locks, sharing the writer's -wal and -shm, so
+ *   that those commits are read.
+ * - A store in write-ahead-log mode without a -wal file holds every commit
+ *   in the file itself, but SQLite would create a -wal and an -shm beside
+ *   it to read it (and leave them there, or fail with "unable to open"
+ *   where the directory cannot be written or the mount is read-only). It
+ *   opens with immutable=1: SQLite then reads the file alone, takes no
+ *   lock and creates nothing. nolock=1 would not do: it drops the locks but
+ *   still needs the -shm (WAL index) of a WAL-mode file. What immutable
+ *   gives up is the lock against a writer that starts while the reader
+ *   reads; capsim sweep takes its store out of write-ahead-log mode when it
+ *   ends, so only a store left in that mode without its log (by another
+ *   program) is read so. */
+static char *reader_uri(const char *path)
+{
+	int immutable = 0;
+	if (wal_mode(path)) {
+		char *wal = capsim_xasprintf("%s-wal", path);
+		immutable = access(wal, F_OK) != 0 && errno == ENOENT;
+		free(wal);
+	}
+	return file_uri(path, immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
 /* open without touching the schema; a reader refuses a newer version */
 static int open_raw(const char *path, int mode, capsim_store **out, capsim_diags *d)
 {
+	*out = NULL;
+	if (capsim_store__check_path(path, d) < 0)
+		return -1;
 	capsim_store *s = capsim_xcalloc(1, sizeof *s);
 	s->path = capsim_xstrdup(path);
 	s->writable = mode == CAPSIM_STORE_WRITE;
 	s->dir_lock = -1;
 	s->absent = path_absent(path);
-	int flags = s->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-	*out = NULL;
-	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+	int rc;
+	if (s->writable) {
+		rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	} else {
+		char *uri = reader_uri(path);
+		rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+		free(uri);
+	}
+	if (rc != SQLITE_OK) {
 		open_failed(s, d);
 		capsim_store_close(s);
 		return -1;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_handler(s->db, wait_for_lock, s);
+	sqlite3_busy_handler(s->db, capsim_store__wait_for_lock, s);
 	int64_t version = query_int(s, "PRAGMA user_version", NULL, NULL, d);
 	if (version < 0 || (!s->writable && known_version(s, version, d) < 0) ||
 	    check_pages(s, d) < 0) {

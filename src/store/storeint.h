@@ -29,11 +29,23 @@ struct capsim_store {
  * "database is locked by another process" (default 300 s); for tests. */
 void capsim_store__set_busy_limit_ms(long ms);
 
+/* SQLite's busy handler of every handle (arg: the capsim_store): waits for
+ * another process's lock with backoff, up to the busy limit; 0 gives up. */
+int capsim_store__wait_for_lock(void *arg, int count);
+
 /* What SQLite's failure rc (on s) means, in words, into d: a runtime
  * failure (CAPSIM_DIAG_RUNTIME: locked, disk full, read-only, not an SQLite
  * file, corrupt, I/O, out of memory) or bad input (a constraint, SQL the
  * file's schema cannot answer). Always names s->path. */
 void capsim_store__fail(capsim_store *s, int rc, capsim_diags *d);
+
+/* 0 when path may be opened as a store: a regular file (or a symlink to
+ * one) or a name that is absent, with no SQLite file beside it (-journal,
+ * -wal, -shm) that is not a regular file; else -1 after why not in d (bad
+ * input): "-" (standard input or output), a device, a FIFO, a directory.
+ * Checked before SQLite opens anything, so that nothing is ever created
+ * beside a device or a directory. */
+int capsim_store__check_path(const char *path, capsim_diags *d);
 
 /* Run sql (one or more statements); 0, or -1 after "PATH: database: ..." in d. */
 int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d);

@@ -2,35 +2,69 @@
  * and docs/store.md ("Results tables"). */
 #include "sweepq.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "storeint.h"
 #include "xalloc.h"
 
 /* ---- the results tables ---------------------------------------------------------- */
 
+/* the results tables and the columns of each that a read uses */
+static const struct {
+	const char *table;
+	const char *columns[6];
+} need[] = {
+	{ "sweeps", { "id", "name", "created_at", "capsim_version" } },
+	{ "points", { "id", "sweep_id", "point_index", "status", "error" } },
+	{ "point_params", { "point_id", "path", "value" } },
+	{ "point_results", { "point_id", "key", "num_value", "text_value", "unit" } },
+};
+
+/* 0 when every column a read uses is in the table need[i], else -1 after
+ * which is missing (a store written by another program: said in words,
+ * never as SQLite's "no such column" of a statement) */
+static int columns_present(capsim_store *s, size_t i, capsim_diags *d)
+{
+	for (const char *const *c = need[i].columns; *c; c++) {
+		int has = capsim_store__has_column(s, need[i].table, *c, d);
+		if (has < 0)
+			return -1;
+		if (has == 0) {
+			capsim_diags_add(d, s->path, 0, "not a capsim store of sweep results: its "
+					 "table '%s' has no column '%s'", need[i].table, *c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* 0 when s has the results tables, else -1 after why not */
 static int results_present(capsim_store *s, capsim_diags *d)
 {
-	static const char *const need[] = { "sweeps", "points", "point_params", "point_results" };
 	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-		int t = capsim_store__has_table(s, need[i], d);
+		int t = capsim_store__has_table(s, need[i].table, d);
 		if (t < 0)
 			return -1;
-		if (t > 0)
+		if (t > 0) {
+			if (columns_present(s, i, d) < 0)
+				return -1;
 			continue;
+		}
 		if (s->version == 0)
 			capsim_diags_add(d, s->path, 0, "not a capsim store of sweep results (no "
-					 "schema version, no table '%s')", need[i]);
+					 "schema version, no table '%s')", need[i].table);
 		else if (s->version < 4)
 			capsim_diags_add(d, s->path, 0, "no sweep results: the store's schema "
 					 "version is %d, results came with version 4", s->version);
 		else
 			capsim_diags_add(d, s->path, 0, "not a capsim store of sweep results: "
 					 "schema version %d without the table '%s'", s->version,
-					 need[i]);
+					 need[i].table);
 		return -1;
 	}
 	return 0;
@@ -93,14 +127,17 @@ void capsim_sweepq_sweep_free(capsim_sweepq_sweep *w)
 	memset(w, 0, sizeof *w);
 }
 
-/* one sweep by a WHERE clause with at most one argument (an id or a name):
- * 1 found, 0 not, -1 after a message */
-static int sweep_where(capsim_store *s, const char *where, const char *name, int64_t id,
+/* The statements that find one sweep: each a constant, its argument bound */
+static const char sweep_latest[] = SWEEP_SELECT "WHERE s.id = (SELECT max(id) FROM sweeps)";
+static const char sweep_by_id[] = SWEEP_SELECT "WHERE s.id = ?1";
+static const char sweep_by_name[] = SWEEP_SELECT "WHERE s.name = ?1 ORDER BY s.id DESC LIMIT 1";
+
+/* one sweep by one of the statements above, with its argument (a name, or
+ * an id where name is NULL): 1 found, 0 not, -1 after a message */
+static int sweep_where(capsim_store *s, const char *sql, const char *name, int64_t id,
 		       capsim_sweepq_sweep *out, capsim_diags *d)
 {
-	char *sql = capsim_xasprintf(SWEEP_SELECT "%s", where);
 	sqlite3_stmt *st = capsim_store__prepare(s, sql, d);
-	free(sql);
 	if (!st)
 		return -1;
 	if (name)
@@ -119,26 +156,83 @@ static int all_digits(const char *s)
 	return s[0] && strspn(s, "0123456789") == strlen(s) && strlen(s) <= 18;
 }
 
-/* "no sweep 'SEL'; the store has 1 'a', 2 'b'" (the latest ten) */
+size_t capsim_sweepq_visible(char *dst, size_t n, const char *s)
+{
+	assert(n > 0);
+	char *esc = NULL;
+	size_t len = 0, cut = 0, left = strlen(s);
+	FILE *f = open_memstream(&esc, &len);
+	if (!f) {
+		dst[0] = '\0';
+		return 0;
+	}
+	int whole = 1;
+	while (left) {
+		int plain;
+		size_t u = capsim_escape_unit(s, left, &plain);
+		if (plain)
+			fwrite(s, 1, u, f);
+		else
+			capsim_escape_visible(f, s, u);
+		fflush(f);
+		if (whole && len < n)
+			cut = len; /* a unit (or its escape) ends here and fits */
+		else
+			whole = 0;
+		s += u;
+		left -= u;
+	}
+	fclose(f);
+	if (esc)
+		memcpy(dst, esc, cut);
+	dst[cut] = '\0';
+	free(esc);
+	return len;
+}
+
+char *capsim_sweepq_visible_dup(const char *s, size_t max)
+{
+	char *v = capsim_xmalloc(max + 4);
+	if (capsim_sweepq_visible(v, max + 1, s) > max)
+		strcat(v, "...");
+	return v;
+}
+
+/* "the store has no sweep named 'SEL' (nor one of id SEL); it has 3
+ * sweeps: 3 'beta', 2 '7', 1 'alpha'": the latest NO_SWEEP_LIST of them,
+ * each name made visible and cut to NO_SWEEP_NAME bytes */
+#define NO_SWEEP_LIST 10
+#define NO_SWEEP_NAME 64
 static void no_such_sweep(capsim_store *s, const char *sel, capsim_diags *d)
 {
 	capsim_sweepq_sweep *v;
 	size_t n;
 	capsim_diags quiet = { 0 };
+	char *what = capsim_sweepq_visible_dup(sel, NO_SWEEP_NAME);
+	char *nor = all_digits(sel) ? capsim_xasprintf(" (nor one of id %s)", sel) :
+				      capsim_xstrdup("");
 	if (capsim_sweepq_list(s, &v, &n, &quiet) < 0) {
-		capsim_diags_add(d, s->path, 0, "no sweep '%s': the store has none", sel);
-		capsim_diags_free(&quiet);
-		return;
+		capsim_diags_add(d, s->path, 0, "the store has no sweep named '%s'%s; it has no "
+				 "sweeps", what, nor);
+	} else {
+		char *have = capsim_xstrdup("");
+		for (size_t i = n, shown = 0; i > 0 && shown < NO_SWEEP_LIST; i--, shown++) {
+			char *name = capsim_sweepq_visible_dup(v[i - 1].name, NO_SWEEP_NAME);
+			char *more = capsim_xasprintf("%s%s%lld '%s'", have, shown ? ", " : "",
+						      (long long)v[i - 1].id, name);
+			free(name);
+			free(have);
+			have = more;
+		}
+		capsim_diags_add(d, s->path, 0, "the store has no sweep named '%s'%s; it has %zu "
+				 "sweep%s: %s%s", what, nor, n, n == 1 ? "" : "s", have,
+				 n > NO_SWEEP_LIST ? ", ... (capsim query --list shows them all)" : "");
+		free(have);
 	}
 	capsim_diags_free(&quiet);
-	size_t from = n > 10 ? n - 10 : 0, len = 0;
-	char have[1024] = "";
-	for (size_t i = from; i < n && len < sizeof have; i++)
-		len += (size_t)snprintf(have + len, sizeof have - len, "%s%lld '%s'",
-					i > from ? ", " : "", (long long)v[i].id, v[i].name);
-	capsim_diags_add(d, s->path, 0, "no sweep '%s' (by id or name); the store has %s%s", sel,
-			 from ? "... " : "", have);
 	capsim_sweepq_list_free(v, n);
+	free(what);
+	free(nor);
 }
 
 int capsim_sweepq_find(capsim_store *s, const char *sel, capsim_sweepq_sweep *out,
@@ -149,16 +243,16 @@ int capsim_sweepq_find(capsim_store *s, const char *sel, capsim_sweepq_sweep *ou
 		return -1;
 	int rc;
 	if (!sel || !sel[0]) {
-		rc = sweep_where(s, "WHERE s.id = (SELECT max(id) FROM sweeps)", NULL, 0, out, d);
+		rc = sweep_where(s, sweep_latest, NULL, 0, out, d);
 		if (rc == 0)
 			capsim_diags_add(d, s->path, 0, "no sweeps in the store");
 		return rc == 1 ? 0 : -1;
 	}
 	rc = 0;
 	if (all_digits(sel))
-		rc = sweep_where(s, "WHERE s.id = ?", NULL, strtoll(sel, NULL, 10), out, d);
+		rc = sweep_where(s, sweep_by_id, NULL, strtoll(sel, NULL, 10), out, d);
 	if (rc == 0)
-		rc = sweep_where(s, "WHERE s.name = ? ORDER BY s.id DESC LIMIT 1", sel, 0, out, d);
+		rc = sweep_where(s, sweep_by_name, sel, 0, out, d);
 	if (rc == 0)
 		no_such_sweep(s, sel, d);
 	return rc == 1 ? 0 : -1;

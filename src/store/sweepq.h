@@ -39,10 +39,24 @@ void capsim_sweepq_list_free(capsim_sweepq_sweep *v, size_t n);
  * NULL or "" the latest (the highest id); digits the sweep of that id
  * where there is one, else the name; any other text the name (the latest
  * of the sweeps of that name). Returns 0, or -1 with the reason in d (no
- * results tables, no sweeps, no such sweep: the sweeps there are). */
+ * results tables, no sweeps, no such sweep: "the store has no sweep named
+ * 'X'" and the latest ten of those it has, names made visible and cut to
+ * 64 bytes; never SQL or SQLite's words). */
 int capsim_sweepq_find(capsim_store *s, const char *sel, capsim_sweepq_sweep *out,
 		       capsim_diags *d);
 void capsim_sweepq_sweep_free(capsim_sweepq_sweep *w);
+
+/* s as a terminal or a message shows it safely, into dst (n > 0 bytes, NUL
+ * ended): every unit a reader would not see as it is (control characters,
+ * bidirectional overrides, bytes that are not UTF-8) made visible as
+ * escape.h writes it ("\x0a", "\u{202E}"), cut where a unit or its escape
+ * ends, never inside one. Returns the length of the whole visible form
+ * (more than n - 1 where it was cut), as snprintf does. */
+size_t capsim_sweepq_visible(char *dst, size_t n, const char *s);
+
+/* The same into a new string (caller frees) of at most max bytes of s's
+ * visible form, "..." added where it was cut. */
+char *capsim_sweepq_visible_dup(const char *s, size_t max);
 
 /* ---- names ------------------------------------------------------------------- */
 

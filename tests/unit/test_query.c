@@ -266,11 +266,13 @@ static void test_find(void **state)
 		capsim_sweepq_sweep_free(&w);
 	}
 	assert_int_equal(capsim_sweepq_find(s, "gamma", &w, &d), -1);
-	assert_true(capsim_diags_contains(&d, "no sweep 'gamma' (by id or name); the store has "
-					      "1 'alpha', 2 '7', 3 'beta'"));
+	assert_true(capsim_diags_contains(&d, "the store has no sweep named 'gamma'; it has 3 "
+					      "sweeps: 3 'beta', 2 '7', 1 'alpha'"));
+	assert_false(capsim_diags_contains(&d, "SQLite"));
 	assert_false(capsim_diags_runtime(&d));
 	capsim_diags_free(&d);
 	assert_int_equal(capsim_sweepq_find(s, "99", &w, &d), -1);
+	assert_true(capsim_diags_contains(&d, "no sweep named '99' (nor one of id 99)"));
 	capsim_diags_free(&d);
 
 	/* by name, the table of alpha: its own points and parameter */
@@ -629,12 +631,13 @@ static void test_cmd_csv(void **state)
 			       "fits_in_memory,gpus,mfu", "--csv", csv, NULL };
 	assert_int_equal(query(best), 0);
 	expect_file("best.csv",
-		    "point_index,status,cluster.fabric.transport,cluster.nodes,"
-		    "workload.parallelism.tp,tokens_per_s,time_to_train_s,data_bound,"
-		    "fits_in_memory,gpus,mfu\n"
-		    "8,ok,infiniband,64,4,3000,40,iops,true,512,0.52\n"
-		    "6,ok,infiniband,32,8,2500.5,50.125,iops,true,256,0.47\n"
-		    "3,ok,infiniband,16,4,2000,60,\"client \"\"bw\"\", metadata\",true,128,0.5\n");
+		    "point_index,status,\"cluster.fabric.transport\",\"cluster.nodes\","
+		    "\"workload.parallelism.tp\",\"tokens_per_s\",\"time_to_train_s\",\"data_bound\","
+		    "\"fits_in_memory\",\"gpus\",\"mfu\"\n"
+		    "8,ok,\"infiniband\",64,4,3000,40,\"iops\",true,512,0.52\n"
+		    "6,ok,\"infiniband\",32,8,2500.5,50.125,\"iops\",true,256,0.47\n"
+		    "3,ok,\"infiniband\",16,4,2000,60,\"client \"\"bw\"\", metadata\",true,128,"
+		    "0.5\n");
 	/* the table went to standard output as well */
 	char *text = slurp("stdout");
 	assert_non_null(strstr(text, "sweep 3 'beta'"));
@@ -647,15 +650,15 @@ static void test_cmd_csv(void **state)
 			      "--columns", "time_to_train_s", "--csv", "-", NULL };
 	assert_int_equal(query(min), 0);
 	expect_file("stdout",
-		    "point_index,status,cluster.fabric.transport,cluster.nodes,"
-		    "workload.parallelism.tp,time_to_train_s\n"
-		    "8,ok,infiniband,64,4,40\n"
-		    "6,ok,infiniband,32,8,50.125\n"
-		    "3,ok,infiniband,16,4,60\n"
-		    "11,ok,roce,16,8,65\n"
-		    "2,ok,roce,16,2,70\n"
-		    "7,ok,roce,64,2,75\n"
-		    "9,ok,roce,64,8,110\n");
+		    "point_index,status,\"cluster.fabric.transport\",\"cluster.nodes\","
+		    "\"workload.parallelism.tp\",\"time_to_train_s\"\n"
+		    "8,ok,\"infiniband\",64,4,40\n"
+		    "6,ok,\"infiniband\",32,8,50.125\n"
+		    "3,ok,\"infiniband\",16,4,60\n"
+		    "11,ok,\"roce\",16,8,65\n"
+		    "2,ok,\"roce\",16,2,70\n"
+		    "7,ok,\"roce\",64,2,75\n"
+		    "9,ok,\"roce\",64,8,110\n");
 
 	/* the Pareto front, by the first key */
 	const char *pareto[] = { "--db", db, "--pareto",
@@ -663,24 +666,25 @@ static void test_cmd_csv(void **state)
 				 "--where", "cluster.nodes != 64", "--csv", "-", NULL };
 	assert_int_equal(query(pareto), 0);
 	expect_file("stdout",
-		    "point_index,status,cluster.fabric.transport,cluster.nodes,"
-		    "workload.parallelism.tp,time_to_train_s,onprem_cost_to_train_usd,gpus\n"
-		    "6,ok,infiniband,32,8,50.125,120,256\n"
-		    "3,ok,infiniband,16,4,60,90,128\n"
-		    "4,ok,roce,32,2,60,90,256\n"
-		    "11,ok,roce,16,8,65,85,128\n"
-		    "2,ok,roce,16,2,70,70,128\n"
-		    "1,ok,infiniband,8,4,80,60,64\n"
-		    "10,ok,infiniband,8,8,90,50,64\n");
+		    "point_index,status,\"cluster.fabric.transport\",\"cluster.nodes\","
+		    "\"workload.parallelism.tp\",\"time_to_train_s\",\"onprem_cost_to_train_usd\","
+		    "\"gpus\"\n"
+		    "6,ok,\"infiniband\",32,8,50.125,120,256\n"
+		    "3,ok,\"infiniband\",16,4,60,90,128\n"
+		    "4,ok,\"roce\",32,2,60,90,256\n"
+		    "11,ok,\"roce\",16,8,65,85,128\n"
+		    "2,ok,\"roce\",16,2,70,70,128\n"
+		    "1,ok,\"infiniband\",8,4,80,60,64\n"
+		    "10,ok,\"infiniband\",8,8,90,50,64\n");
 
 	/* the failed points, with their errors */
 	snprintf(csv, sizeof csv, "%s/failed.csv", dir);
 	const char *failed[] = { "--db", db, "--failed", "--csv", csv, NULL };
 	assert_int_equal(query(failed), 0);
 	expect_file("failed.csv",
-		    "point_index,status,cluster.fabric.transport,cluster.nodes,"
-		    "workload.parallelism.tp,error\n"
-		    "5,failed,infiniband,64,8," ERR5 "\n");
+		    "point_index,status,\"cluster.fabric.transport\",\"cluster.nodes\","
+		    "\"workload.parallelism.tp\",error\n"
+		    "5,failed,\"infiniband\",64,8,\"" ERR5 "\"\n");
 	text = slurp("stdout");
 	assert_non_null(strstr(text, ERR5));
 	free(text);
@@ -689,7 +693,7 @@ static void test_cmd_csv(void **state)
 	const char *alpha[] = { "--db", db, "--sweep", "1", "--columns", "tokens_per_s",
 				"--csv", "-", NULL };
 	assert_int_equal(query(alpha), 0);
-	expect_file("stdout", "point_index,status,cluster.nodes,tokens_per_s\n"
+	expect_file("stdout", "point_index,status,\"cluster.nodes\",\"tokens_per_s\"\n"
 			      "0,ok,4,100\n1,ok,8,200\n2,ok,16,300\n");
 }
 
@@ -723,9 +727,9 @@ static void test_cmd_json_list(void **state)
 	assert_int_equal(query(list), 0);
 	text = slurp("stdout");
 	const char *head = "id,name,created_at,capsim_version,points_ok,points_failed\n"
-			   "1,alpha,";
+			   "1,\"alpha\",";
 	assert_int_equal(strncmp(text, head, strlen(head)), 0);
-	assert_non_null(strstr(text, ",0.1.0-test,11,1\n"));
+	assert_non_null(strstr(text, ",\"0.1.0-test\",11,1\n"));
 	free(text);
 }
 
@@ -759,7 +763,8 @@ static void test_cmd_errors(void **state)
 	expect_err("structured");
 	const char *sweep[] = { "--db", db, "--sweep", "gamma", NULL };
 	assert_int_equal(query(sweep), 2);
-	expect_err("no sweep 'gamma'");
+	expect_err("the store has no sweep named 'gamma'; it has 3 sweeps: 3 'beta', 2 '7', "
+		   "1 'alpha'\n");
 	const char *both[] = { "--db", db, "--best", "mfu", "--pareto", "mfu,gpus", NULL };
 	assert_int_equal(query(both), 2);
 	expect_err("capsim query: give --best or --pareto, not both");
@@ -809,6 +814,94 @@ static void test_cmd_errors(void **state)
 	expect_err("not a capsim database");
 }
 
+/* capsim_sweepq_visible: what a terminal would not show made visible, cut
+ * where a unit or its escape ends */
+static void test_visible(void **state)
+{
+	(void)state;
+	char buf[16];
+	assert_int_equal(capsim_sweepq_visible(buf, sizeof buf, "a\x1b[2J"), 8);
+	assert_string_equal(buf, "a\\x1b[2J");
+	assert_int_equal(capsim_sweepq_visible(buf, sizeof buf, "\xe2\x80\xae" "txt"), 11);
+	assert_string_equal(buf, "\\u{202E}txt");
+	/* cut: never half an escape, never half a UTF-8 character */
+	assert_int_equal(capsim_sweepq_visible(buf, 4, "ab\ncd"), 8);
+	assert_string_equal(buf, "ab");
+	assert_int_equal(capsim_sweepq_visible(buf, 4, "a\xc3\xa9z"), 4);
+	assert_string_equal(buf, "a\xc3\xa9");
+	assert_int_equal(capsim_sweepq_visible(buf, 3, "a\xc3\xa9z"), 4);
+	assert_string_equal(buf, "a");
+	char *v = capsim_sweepq_visible_dup("abcdefgh", 4);
+	assert_string_equal(v, "abcd...");
+	free(v);
+}
+
+/* names from a shared store are data: a sweep name that is a spreadsheet
+ * formula and holds a line break, an escape sequence and a right-to-left
+ * override; a parameter value starting with @ */
+static void test_hostile_names(void **state)
+{
+	(void)state;
+	char path[160];
+	snprintf(path, sizeof path, "%s/hostile.sqlite", dir);
+	capsim_store *s;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_store_open(path, CAPSIM_STORE_WRITE, &s, &d), 0);
+	int64_t id = new_sweep(s, "=cmd|' /C calc'!A0\n\x1b[31mred\xe2\x80\xae");
+	capsim_result_param par = { "cluster.nodes", "@SUM(1)" };
+	capsim_result_value v[] = { { .key = "tokens_per_s", .num = 5 },
+				    { .key = "data_bound", .text = "-2+3\x1b]0;t\x07" } };
+	capsim_result_point p = { .index = 0, .scenario_sha256 = SHA,
+				  .capsim_version = "0.1.0-test", .params = &par, .n_params = 1,
+				  .results = v, .n_results = 2 };
+	put_point(s, id, &p);
+	capsim_store_close(s);
+
+	const char *csv[] = { "--db", path, "--columns", "tokens_per_s,data_bound", "--csv", "-",
+			      NULL };
+	assert_int_equal(query(csv), 0);
+	expect_file("stdout", "point_index,status,\"cluster.nodes\",\"tokens_per_s\","
+			      "\"data_bound\"\n"
+			      "0,ok,\"'@SUM(1)\",5,\"'-2+3\\x1b]0;t\\x07\"\n");
+	const char *list[] = { "--db", path, "--list", "--csv", "-", NULL };
+	assert_int_equal(query(list), 0);
+	char *text = slurp("stdout");
+	assert_non_null(strstr(text, "\n1,\"'=cmd|' /C calc'!A0\\x0a\\x1b[31mred\\u{202E}\","));
+	free(text);
+
+	/* the terminal: each shown escaped, in the head, the table and the list */
+	const char *table[] = { "--db", path, "--columns", "tokens_per_s,data_bound", NULL };
+	assert_int_equal(query(table), 0);
+	text = slurp("stdout");
+	assert_null(strchr(text, '\x1b'));
+	assert_null(strstr(text, "\xe2\x80\xae"));
+	assert_non_null(strstr(text, "sweep 1 '=cmd|' /C calc'!A0\\x0a\\x1b[31mred\\u{202E}'"));
+	assert_non_null(strstr(text, "@SUM(1)"));
+	assert_non_null(strstr(text, "-2+3\\x1b]0;t\\x07"));
+	free(text);
+	const char *names[] = { "--db", path, "--list", NULL };
+	assert_int_equal(query(names), 0);
+	text = slurp("stdout");
+	assert_null(strchr(text, '\x1b'));
+	assert_null(strchr(text, '\x07'));
+	assert_non_null(strstr(text, "=cmd|' /C calc'!A0\\x0a\\x1b[31mred\\u{202E}"));
+	free(text);
+	/* JSON: exact, in ASCII */
+	const char *json[] = { "--db", path, "--list", "--json", NULL };
+	assert_int_equal(query(json), 0);
+	text = slurp("stdout");
+	json_t *o = json_loads(text, 0, NULL);
+	free(text);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(o,
+			    "sweeps"), 0), "name")), "=cmd|' /C calc'!A0\n\x1b[31mred\xe2\x80\xae");
+	json_decref(o);
+	text = slurp("stdout");
+	for (const char *c = text; *c; c++)
+		assert_true((unsigned char)*c < 0x80);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -824,6 +917,8 @@ int main(void)
 		cmocka_unit_test(test_cmd_csv),
 		cmocka_unit_test(test_cmd_json_list),
 		cmocka_unit_test(test_cmd_errors),
+		cmocka_unit_test(test_visible),
+		cmocka_unit_test(test_hostile_names),
 	};
 	return cmocka_run_group_tests(tests, make_store, teardown);
 }

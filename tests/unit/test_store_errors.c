@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "measure.h"
+#include "query.h"
 #include "store.h"
 #include "storeint.h"
 
@@ -376,6 +377,118 @@ static void test_refused_import_leaves_nothing(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* the names in dir, sorted, one a line */
+static void listing(const char *d, char *out, size_t size)
+{
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "ls -A '%s'", d);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	size_t n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	pclose(p);
+}
+
+/* a store path that is no regular file is refused, for reading and for
+ * writing, before SQLite opens it: nothing is created beside it */
+static void test_not_a_file(void **state)
+{
+	(void)state;
+	char sub[160], fifo[200], link[200], before[1024], after[1024];
+	path_in_dir(sub, sizeof sub, "notfile");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(fifo, sizeof fifo, "%s/fifo", sub);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	snprintf(link, sizeof link, "%s/link", sub);
+	assert_int_equal(symlink(".", link), 0);
+	listing(sub, before, sizeof before);
+	static const char want[] = "expected a regular file for the store (an SQLite database), "
+				   "found ";
+	for (int mode = CAPSIM_STORE_READ; mode <= CAPSIM_STORE_WRITE; mode++) {
+		open_fails(fifo, mode, want, 0);
+		open_fails(sub, mode, want, 0);
+		open_fails(link, mode, want, 0);
+		capsim_store *s;
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_store_open("-", mode, &s, &d), -1);
+		assert_true(capsim_diags_contains(&d, "a store cannot be standard input or output"));
+		assert_false(capsim_diags_runtime(&d));
+		capsim_diags_free(&d);
+	}
+	assert_int_equal(access("-", F_OK), -1);
+	listing(sub, after, sizeof after);
+	assert_string_equal(before, after);
+	assert_string_equal(after, "fifo\nlink\n");
+}
+
+/* SQLite's files beside a store, where there, are regular files: a symlink
+ * planted as the -journal is refused, and what it points to unchanged */
+static void test_planted_journal(void **state)
+{
+	(void)state;
+	char db[160], journal[176], victim[160];
+	path_in_dir(db, sizeof db, "planted.sqlite");
+	path_in_dir(victim, sizeof victim, "victim");
+	snprintf(journal, sizeof journal, "%s-journal", db);
+	import_ok(runs[0][0], db);
+	FILE *fp = fopen(victim, "w");
+	assert_non_null(fp);
+	fputs("the victim\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(symlink(victim, journal), 0);
+	for (int mode = CAPSIM_STORE_READ; mode <= CAPSIM_STORE_WRITE; mode++) {
+		capsim_store *s;
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_store_open(db, mode, &s, &d), -1);
+		assert_int_equal(d.n, 1);
+		assert_string_equal(d.v[0].where, journal);
+		assert_string_equal(d.v[0].msg, "expected SQLite's journal file of the store to be a "
+				    "regular file, found a symbolic link");
+		assert_false(capsim_diags_runtime(&d));
+		capsim_diags_free(&d);
+	}
+	struct stat sb;
+	assert_int_equal(stat(victim, &sb), 0);
+	assert_int_equal(sb.st_size, 11);
+	unlink(journal);
+}
+
+/* A reader creates nothing: a store in write-ahead-log mode without its
+ * -wal (as SQLite leaves one when its last writer closes) is read with no
+ * -wal or -shm made beside it (SQLite alone leaves both), and so is one in
+ * rollback-journal mode */
+static void test_reader_creates_nothing(void **state)
+{
+	(void)state;
+	char sub[160], db[200], before[1024], after[1024];
+	path_in_dir(sub, sizeof sub, "reader");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(db, sizeof db, "%s/m.sqlite", sub);
+	import_ok(runs[0][0], db);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			sqlite3 *h;
+			assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+			assert_int_equal(sqlite3_exec(h, "PRAGMA journal_mode=WAL", NULL, NULL, NULL),
+					 SQLITE_OK);
+			sqlite3_close(h);
+		}
+		listing(sub, before, sizeof before);
+		assert_string_equal(before, "m.sqlite\n");
+		capsim_store *s;
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_store_open(db, CAPSIM_STORE_READ, &s, &d), 0);
+		capsim_store_runs r;
+		assert_int_equal(capsim_store_read_runs(s, NULL, &r, &d), 0);
+		assert_int_equal(r.n, 1);
+		capsim_store_runs_free(&r);
+		capsim_store_close(s);
+		capsim_diags_free(&d);
+		listing(sub, after, sizeof after);
+		assert_string_equal(after, "m.sqlite\n");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +500,9 @@ int main(void)
 		cmocka_unit_test(test_text_file),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_refused_import_leaves_nothing),
+		cmocka_unit_test(test_not_a_file),
+		cmocka_unit_test(test_planted_journal),
+		cmocka_unit_test(test_reader_creates_nothing),
 	};
 	return cmocka_run_group_tests_name("store_errors", tests, setup, teardown);
 }

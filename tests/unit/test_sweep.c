@@ -449,6 +449,44 @@ static void test_threads_equal_serial(void **state)
 	assert_int_equal(same_points(one, three, 40), 40);
 }
 
+/* -j 64 for 6 points: most threads find no work and end at once, yet every
+ * one is counted as started (no "N of 64 threads started" warning, which
+ * the count read back after some had ended once gave, with errno's
+ * "(Success)"); every point is written once, as one thread writes it; and
+ * the finished store is back in rollback-journal mode with nothing beside
+ * it, so that a reader needs no -wal or -shm */
+static void test_many_threads(void **state)
+{
+	(void)state;
+	char sweep[512], one[512], many[512], log[512], side[540];
+	snprintf(sweep, sizeof sweep, "%s/many.xml", dir);
+	snprintf(one, sizeof one, "%s/many-1.sqlite", dir);
+	snprintf(many, sizeof many, "%s/many-64.sqlite", dir);
+	snprintf(log, sizeof log, "%s/many.log", dir);
+	write_sweep(sweep, "threads", 3);
+	assert_int_equal(testutil_sh("%s sweep %s --db %s --no-progress >/dev/null", CAPSIM_BIN,
+				     sweep, one), 0);
+	for (int round = 0; round < 3; round++) {
+		unlink(many);
+		assert_int_equal(testutil_sh("%s sweep %s --db %s -j 64 --no-progress >/dev/null "
+					     "2>%s", CAPSIM_BIN, sweep, many, log), 0);
+		assert_int_equal(testutil_sh("grep -q 'threads started' %s", log), 1);
+		assert_int_equal(same_points(one, many, 6), 6);
+	}
+	unsigned char head[20];
+	FILE *f = fopen(many, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+	fclose(f);
+	assert_int_equal(head[18], 1); /* rollback journal, not WAL (2) */
+	assert_int_equal(head[19], 1);
+	static const char *const beside[] = { "-wal", "-shm", "-journal" };
+	for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+		snprintf(side, sizeof side, "%s%s", many, beside[i]);
+		assert_int_equal(access(side, F_OK), -1);
+	}
+}
+
 static int64_t count_points(const char *db)
 {
 	capsim_store *st;
@@ -594,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_store_matches_eval),
 		cmocka_unit_test(test_failed_point),
 		cmocka_unit_test(test_threads_equal_serial),
+		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_kill_and_resume),
 		cmocka_unit_test(test_interrupt_and_resume),
 		cmocka_unit_test(test_mpi_equals_serial),
