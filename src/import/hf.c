@@ -155,8 +155,8 @@ static const char *activation_of(capsim_hf_model *m, const char *act, int gated)
 		if (strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0)
 			return "swiglu";
 		/* GeGLU: the same three matrices as SwiGLU, another elementwise function */
-		warn(m, "activation %.64s in a gated MLP (GeGLU) is modelled as swiglu: the same three "
-		     "matrices and FLOPs; the elementwise function differs", act);
+		warn(m, "activation %.64s in a gated MLP (GeGLU) is modelled as swiglu: the same "
+		     "three matrices and FLOPs; the elementwise function differs", act);
 		return "swiglu";
 	}
 	if (strncmp(act, "gelu", 4) == 0)
@@ -226,8 +226,8 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 {
 	memset(m, 0, sizeof *m);
 	if (len > CAPSIM_HF_MAX_BYTES) {
-		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on input "
-				 "files", len, CAPSIM_HF_MAX_BYTES);
+		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on "
+				 "input files", len, CAPSIM_HF_MAX_BYTES);
 		return -1;
 	}
 	json_error_t je;
@@ -264,8 +264,8 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 			size_t l = strlen(list);
 			snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", archs[i].model_type);
 		}
-		capsim_diags_add(d, file, 0, "model_type: '%.64s%s' is not an architecture capsim reads "
-				 "(%s)", mt, strlen(mt) > 64 ? "..." : "", list);
+		capsim_diags_add(d, file, 0, "model_type: '%.64s%s' is not an architecture capsim "
+				 "reads (%s)", mt, strlen(mt) > 64 ? "..." : "", list);
 		json_decref(o);
 		return -1;
 	}
@@ -365,8 +365,8 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		while (cut < kl && cut > 0 && ((unsigned char)key[cut] & 0xc0) == 0x80)
 			cut--; /* not inside a UTF-8 character */
 		if (cut < kl)
-			warn(m, "%.*s... (a key of %zu bytes): not modelled (left out)", (int)cut, key,
-			     kl);
+			warn(m, "%.*s... (a key of %zu bytes): not modelled (left out)", (int)cut,
+			     key, kl);
 		else
 			warn(m, "%s: not modelled (left out)", key);
 	}

@@ -148,8 +148,9 @@ static int whole(const char *flag, const char *v, long *out, const char *where, 
 	errno = 0;
 	long x = v && isdigit((unsigned char)*v) ? strtol(v, &end, 10) : -1;
 	if (x < 0 || *end || errno == ERANGE || x > CAPSIM_LAUNCH_MAX_WHOLE) {
-		capsim_diags_add_at(d, where, "%s: expected a positive whole number, found '%.80s%s'",
-				    flag, v ? v : "nothing", v && strlen(v) > 80 ? "..." : "");
+		capsim_diags_add_at(d, where, "%s: expected a positive whole number, found "
+				    "'%.80s%s'", flag, v ? v : "nothing",
+				    v && strlen(v) > 80 ? "..." : "");
 		return -1;
 	}
 	if (x == 0) {
@@ -592,10 +593,12 @@ static int walk(shctx *c, const char *s, size_t n, const vars *vs, wordlist *w)
 		} else if (ch == ')' && (top == CX_SUB || top == CX_ARRAY)) {
 			c->n--;
 			put(c, w, ch);
-		} else if (!top && !w && ch == '<' && i + 2 < n && s[i + 1] == '<' &&
-			   s[i + 2] != '<') {
-			heredoc(c, s + i + 2, n - i - 2);
-			step = 2;
+		} else if (!top && !w && ch == '<' && i + 1 < n && s[i + 1] == '<') {
+			/* <<EOF a here-document; <<< a here-string, no more */
+			if (i + 2 < n && s[i + 2] == '<')
+				step = 3;
+			else
+				heredoc(c, s + i + 2, n - i - 2), step = 2;
 		} else {
 			const char *name;
 			size_t nl, len = ch == '$' && w && (!top || top == CX_DQ) ?
@@ -669,8 +672,9 @@ static void append(reader *r, const char *s, size_t n)
 	if (r->failed)
 		return;
 	if (r->bl + n > CAPSIM_LAUNCH_MAX_LINE) {
-		refuse(r, r->first, "a logical line (lines joined by a backslash, an open quote, $( "
-		       "or array) is longer than %u bytes, the limit on a line of a launch script",
+		refuse(r, r->first, "a logical line (lines joined by a backslash, an open quote, "
+		       "$( or array) is longer than %u bytes, the limit on a line of a launch "
+		       "script",
 		       CAPSIM_LAUNCH_MAX_LINE);
 		return;
 	}
@@ -766,8 +770,9 @@ static int next_line(reader *r)
 			if (walk(&r->c, r->buf + from, r->bl - from, NULL, NULL))
 				more = 0; /* a backslash in a comment continues nothing */
 			if (r->c.err == WALK_NESTING) {
-				refuse(r, r->line - 1, "quotes, $( and backticks nested more than %d "
-				       "deep, the limit of a launch script", CAPSIM_LAUNCH_MAX_NESTING);
+				refuse(r, r->line - 1, "quotes, $( and backticks nested more than "
+				       "%d deep, the limit of a launch script",
+				       CAPSIM_LAUNCH_MAX_NESTING);
 				return 0;
 			}
 		}
@@ -775,8 +780,8 @@ static int next_line(reader *r)
 			break;
 		if (r->pos >= r->len) {
 			if (r->c.n) {
-				refuse(r, r->c.line[r->c.n - 1], "unterminated %s: the file ends before "
-				       "it is closed (bash stops here with a syntax error)",
+				refuse(r, r->c.line[r->c.n - 1], "unterminated %s: the file ends "
+				       "before it is closed (bash stops here with a syntax error)",
 				       kind_name(r->c.kind[r->c.n - 1]));
 				return 0;
 			}
@@ -917,7 +922,8 @@ static void script_line(reader *r, vars *vs, capsim_launch *l)
 				g++;
 			char num[24];
 			size_t k = strspn(g, "0123456789");
-			snprintf(num, sizeof num, "%.*s", (int)(k < sizeof num ? k : sizeof num - 1), g);
+			int nk = (int)(k < sizeof num ? k : sizeof num - 1);
+			snprintf(num, sizeof num, "%.*s", nk, g);
 			whole("nvidia.com/gpu", k < sizeof num ? num : g, &l->gpus_per_node, where,
 			      r->d);
 		}

@@ -258,7 +258,8 @@ static void test_shell_syntax(void **state)
 		     "s.sh:3: error: unterminated \"");
 	/* a quote over two lines, an apostrophe in a comment, a here-document's
 	 * text and a YAML value: what bash (or YAML) reads, read */
-	const char *ok = "#!/bin/bash\n# it's a comment\nMSG=\"two\nlines\"\ncat <<EOF\nit's text\n"
+	const char *ok = "#!/bin/bash\n# it's a comment\nMSG=\"two\nlines\"\nV=$((1 << 2))\n"
+			 "cat <<< word\ncat <<-EOF\nit's text\n\tEOF\nX='it''s'\ncat <<EOF\nit's text\n"
 			 "EOF\nARGS=(--seq-length 4096 # the sequence, it's long\n  --micro-batch-size 2\n)\n"
 			 "torchrun --nproc-per-node 8 train.py ${ARGS[@]} --name \"$MSG\" # it's\n";
 	read_ok(ok, strlen(ok), "s.sh", &l);
