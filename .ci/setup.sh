@@ -16,7 +16,8 @@ pkgs="build-essential cmake pkg-config git libxml2-dev libxml2-utils libgsl-dev
 if [ "$mode" = test ]; then
 	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh);
 	# tmux: the explorer's test drives it (tests/scripts/explore_tmux.sh)
-	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux"
+	# sqlite3: the attack suite edits stores as an attacker would (tests/attack/)
+	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux sqlite3"
 fi
 missing=""
 for p in $pkgs; do

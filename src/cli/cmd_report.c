@@ -8,6 +8,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "escape.h"
 #include "report.h"
 #include "results.h"
 #include "scenario.h"
@@ -27,7 +28,7 @@ static void help(FILE *out)
 		"usage: capsim report (SCENARIO... | --db RESULTS.sqlite [--sweep ID|NAME]\n"
 		"                     [--where 'KEY OP VALUE']...) --out DIR [--metric M]\n"
 		"                     [--budget USD] [--deadline TIME] [--set PATH=VALUE]...\n"
-		"                     [--no-progress]\n"
+		"                     [--no-progress] [--gnuplot-timeout TIME]\n"
 		"\n"
 		"Compare candidate designs (one scenario each) for one workload, and write\n"
 		"DIR/report.html (self-contained, figures inline), DIR/report.md (the same,\n"
@@ -39,7 +40,8 @@ static void help(FILE *out)
 		"train, \"60 d\"); the report says which design wins and whether it still\n"
 		"does with utilisation and prices 20%% lower or higher. --set edits every\n"
 		"design. The figures need gnuplot on PATH: without it the text report is\n"
-		"written, the figures are not, and the exit status is 1.\n"
+		"written, the figures are not, and the exit status is 1. Each figure's\n"
+		"gnuplot is stopped after --gnuplot-timeout (default 60 s), an error.\n"
 		"With --db the designs are the ok points of a sweep in a results store\n"
 		"(capsim sweep; the latest sweep, or --sweep), those that match every --where\n"
 		"(as capsim query's), at most 12: each is rebuilt from the sweep file and the\n"
@@ -50,7 +52,9 @@ static void progress(void *ctx, int done, int total, const char *what)
 {
 	if (!*(int *)ctx)
 		return;
-	fprintf(stderr, "\r\033[Kcapsim report: %d/%d evaluations (%s)", done, total, what);
+	fprintf(stderr, "\r\033[Kcapsim report: %d/%d evaluations (", done, total);
+	capsim_term_text(stderr, what);
+	fputc(')', stderr);
 	if (done >= total)
 		fputc('\n', stderr);
 	fflush(stderr);
@@ -158,7 +162,7 @@ out:
 int capsim_cmd_report(int argc, char **argv)
 {
 	enum { OPT_OUT = 256, OPT_METRIC, OPT_BUDGET, OPT_DEADLINE, OPT_SET, OPT_NO_PROGRESS,
-	       OPT_DB, OPT_SWEEP, OPT_WHERE, OPT_HELP };
+	       OPT_DB, OPT_SWEEP, OPT_WHERE, OPT_GNUPLOT_TIMEOUT, OPT_HELP };
 	static const struct option longopts[] = {
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "metric", required_argument, NULL, OPT_METRIC },
@@ -169,6 +173,7 @@ int capsim_cmd_report(int argc, char **argv)
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "sweep", required_argument, NULL, OPT_SWEEP },
 		{ "where", required_argument, NULL, OPT_WHERE },
+		{ "gnuplot-timeout", required_argument, NULL, OPT_GNUPLOT_TIMEOUT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -177,6 +182,7 @@ int capsim_cmd_report(int argc, char **argv)
 	char *where[32];
 	size_t n_where = 0;
 	int quiet = 0, c, status = CAPSIM_EXIT_USAGE;
+	double gnuplot_timeout_s = 60.0;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
 	opterr = 0;
@@ -215,6 +221,12 @@ int capsim_cmd_report(int argc, char **argv)
 				capsim_diags_print(&d, stderr);
 				goto out;
 			}
+			break;
+		case OPT_GNUPLOT_TIMEOUT:
+			if (capsim_cli_quantity("report", "--gnuplot-timeout", optarg,
+						CAPSIM_DIM_SECONDS, 0.1, 86400.0, 0,
+						"a time from 0.1 s to 1 d (\"60 s\")", &gnuplot_timeout_s) < 0)
+				goto out;
 			break;
 		case OPT_NO_PROGRESS: quiet = 1; break;
 		case OPT_DB: db = optarg; break;
@@ -280,7 +292,7 @@ int capsim_cmd_report(int argc, char **argv)
 		status = CAPSIM_EXIT_USAGE;
 	} else {
 		int missing;
-		if (capsim_report_write(&rep, cat, out, &missing, &d) < 0) {
+		if (capsim_report_write(&rep, cat, out, gnuplot_timeout_s, &missing, &d) < 0) {
 			capsim_diags_print(&d, stderr);
 			status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 		} else if (missing) {

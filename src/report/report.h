@@ -94,13 +94,18 @@ int capsim_report_collect(capsim_report *rep, capsim_scenario **scenarios, size_
 
 void capsim_report_free(capsim_report *rep);
 
-/* Write the report into dir (made when absent). The text (report.md,
- * summary.csv) and the HTML are always written; the figures need gnuplot
- * (found on PATH): without it the HTML and Markdown say so in place of each
- * figure, and *figures_missing is set. Returns 0, or -1 with the reason in
- * d (a file that cannot be written). */
+/* Write the report into dir (made when absent; a link to a directory is
+ * followed, as the user's own). The text (report.md, summary.csv) and the
+ * HTML are always written; the figures need gnuplot (found on PATH), each
+ * given gnuplot_timeout_s (> 0) before it is stopped: without gnuplot the
+ * HTML and Markdown say so in place of each figure, and *figures_missing is
+ * set. Every file inside dir is capsim's own name: a symlink, FIFO or
+ * device found there is replaced, never followed or opened, and a link at
+ * dir/figures is refused. Every text from a scenario or a store is escaped
+ * for the language it lands in (escape.h). Returns 0, or -1 with the
+ * reason in d (a file that cannot be written, gnuplot failing or stopped). */
 int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
-			int *figures_missing, capsim_diags *d);
+			double gnuplot_timeout_s, int *figures_missing, capsim_diags *d);
 
 /* The summary table's columns, in order: the key (a result key, or one of
  * the report's own: design, fabric, acquire, memory_headroom_bytes), its

@@ -1,8 +1,12 @@
 /* write.c - a procurement report written out: figures by gnuplot, then
  * report.md, report.html (figures inline) and summary.csv; see report.h. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc 2.29) */
 #include "report.h"
 
+#include <assert.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include "bom.h"
+#include "clock.h"
 #include "escape.h"
 #include "outfile.h"
 #include "units.h"
@@ -75,16 +80,6 @@ static void cell_text(const capsim_report *rep, size_t i, size_t c, char *buf, s
 		capsim_report_format(v, capsim_report_columns[c].unit, buf, n);
 }
 
-/* a Markdown table cell: pipes escaped */
-static void md_cell(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
-	}
-}
-
 /* ---- the document model: blocks written to both Markdown and HTML --------------------- */
 
 typedef struct {
@@ -93,7 +88,9 @@ typedef struct {
 
 static void heading(out2 *o, int level, const char *text)
 {
-	fprintf(o->md, "\n%.*s %s\n\n", level, "####", text);
+	fprintf(o->md, "\n%.*s ", level, "####");
+	capsim_md_escape(o->md, text);
+	fputs("\n\n", o->md);
 	fprintf(o->html, "<h%d>", level);
 	capsim_xml_escape(o->html, text);
 	fprintf(o->html, "</h%d>\n", level);
@@ -101,7 +98,8 @@ static void heading(out2 *o, int level, const char *text)
 
 static void para(out2 *o, const char *text)
 {
-	fprintf(o->md, "%s\n\n", text);
+	capsim_md_escape(o->md, text);
+	fputs("\n\n", o->md);
 	fputs("<p>", o->html);
 	capsim_xml_escape(o->html, text);
 	fputs("</p>\n", o->html);
@@ -121,7 +119,7 @@ static void table(out2 *o, const char *const *head, size_t n_cols, char **cells,
 	fputc('|', o->md);
 	for (size_t c = 0; c < n_cols; c++) {
 		fputc(' ', o->md);
-		md_cell(o->md, head[c]);
+		capsim_md_escape(o->md, head[c]);
 		fputs(" |", o->md);
 	}
 	fputs("\n|", o->md);
@@ -141,7 +139,7 @@ static void table(out2 *o, const char *const *head, size_t n_cols, char **cells,
 		for (size_t c = 0; c < n_cols; c++) {
 			const char *s = cells[r * n_cols + c];
 			fputc(' ', o->md);
-			md_cell(o->md, s);
+			capsim_md_escape(o->md, s);
 			fputs(" |", o->md);
 			fputs(c && numeric(s) ? "<td class=\"n\">" : "<td>", o->html);
 			capsim_xml_escape(o->html, s);
@@ -170,10 +168,11 @@ static const figure figures[] = {
 };
 #define N_FIGURES (sizeof figures / sizeof figures[0])
 
+/* a file of the report's own directory: never followed, replaced whole */
 static int write_file(const char *path, const char *text, capsim_diags *d)
 {
 	capsim_outfile of;
-	if (capsim_outfile_open(&of, path, d) < 0)
+	if (capsim_outfile_open_own(&of, path, d) < 0)
 		return -1;
 	fputs(text, of.f);
 	return capsim_outfile_close(&of, d);
@@ -203,31 +202,25 @@ static void mem_close(mem *m)
 	fclose(m->f);
 }
 
-static const char *const gp_head =
-	"# written by capsim report: gnuplot %s.gp (in this directory)\n"
-	"set encoding utf8\n"
-	"set key outside right top\n"
-	"set grid\n"
-	"set title \"%s\"\n";
+/* Every text that reaches a script is a gnuplot string literal
+ * (capsim_gnuplot_string: single quotes, no substitution of any kind) and
+ * every text in a data file one quoted field (capsim_gnuplot_datum): a name
+ * read from a scenario or a store is data, never a command. */
+static void gp_head(FILE *f, const char *name, const char *title)
+{
+	fprintf(f, "# written by capsim report: gnuplot %s.gp (in this directory)\n"
+		   "set encoding utf8\nset key outside right top\nset grid\nset title ", name);
+	capsim_gnuplot_string(f, title);
+	fputc('\n', f);
+}
 
-/* the script's two outputs: SVG for the HTML, PNG beside it; each to a
- * temporary renamed once gnuplot has finished */
+/* the script's two outputs, SVG for the HTML and PNG beside it */
 static void gp_outputs(FILE *f, const char *name, const char *plot)
 {
 	fprintf(f, "set terminal svg size 860,440 dynamic noenhanced font 'Helvetica,12'\n"
-		   "set output '%s.svg.tmp'\n%s\n"
+		   "set output '%s.svg'\n%s\n"
 		   "set terminal pngcairo size 860,440 noenhanced font 'Helvetica,10'\n"
-		   "set output '%s.png.tmp'\n%s\nset output\n", name, plot, name, plot);
-}
-
-/* design labels as gnuplot strings: quotes dropped */
-static void gp_label(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		if (*s != '"' && *s != '\\')
-			fputc(*s, f);
-	fputc('"', f);
+		   "set output '%s.png'\n%s\nset output\n", name, plot, name, plot);
 }
 
 static void fig_scaling(const capsim_report *rep, FILE *dat, FILE *gp)
@@ -238,14 +231,16 @@ static void fig_scaling(const capsim_report *rep, FILE *dat, FILE *gp)
 		   "set yrange [0:110]\nplot ");
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
-		fprintf(dat, "# %s: GPUs, scaling efficiency\n", x->label);
+		fputs("# ", dat);
+		capsim_gnuplot_datum(dat, x->label);
+		fputs(": GPUs, scaling efficiency\n", dat);
 		for (int k = 0; k < x->n_scale; k++)
 			if (isfinite(x->scale_eff[k]))
 				fprintf(dat, "%ld %.10g\n", x->scale_gpus[k], x->scale_eff[k]);
 		fprintf(dat, "\n\n");
 		fprintf(p, "%s'scaling.dat' index %zu using 1:($2*100) with linespoints lw 2 title ",
 			i ? ", " : "", i);
-		gp_label(p, x->label);
+		capsim_gnuplot_string(p, x->label);
 	}
 	fputc('\n', p);
 	mem_close(&plot);
@@ -265,7 +260,7 @@ static void fig_breakdown(const capsim_report *rep, FILE *dat, FILE *gp)
 		fprintf(dat, " %s", parts[k]);
 	fputc('\n', dat);
 	for (size_t i = 0; i < rep->n; i++) {
-		gp_label(dat, rep->d[i].label);
+		capsim_gnuplot_datum(dat, rep->d[i].label);
 		for (size_t k = 0; k < N_PARTS; k++)
 			fprintf(dat, " %.10g", capsim_result_get(&rep->d[i].r, parts[k], 0.0));
 		fputc('\n', dat);
@@ -282,6 +277,14 @@ static void fig_breakdown(const capsim_report *rep, FILE *dat, FILE *gp)
 	free(plot.buf);
 }
 
+/* a line's title: the design's label and what the line is */
+static void gp_title2(FILE *p, const char *label, const char *what)
+{
+	char t[CAPSIM_ID_LEN + 16];
+	snprintf(t, sizeof t, "%s %s", label, what);
+	capsim_gnuplot_string(p, t);
+}
+
 /* months of the horizon: owning (capex, then opex) and renting the same
  * busy GPU-hours at the cloud offer's rate */
 static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
@@ -296,7 +299,9 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		double months = s->horizon_s / (365.25 * 86400.0 / 12.0);
 		double gpus = (double)x->r.gpus;
 		double rate = x->r.has_cloud_cost ? s->cloud.rate_usd_per_gpu_s : 0.0;
-		fprintf(dat, "# %s: month, owned (capex + opex), rented (busy hours)\n", x->label);
+		fputs("# ", dat);
+		capsim_gnuplot_datum(dat, x->label);
+		fputs(": month, owned (capex + opex), rented (busy hours)\n", dat);
 		for (int m = 0; m <= (int)ceil(months); m++) {
 			double t = m * (365.25 * 86400.0 / 12.0);
 			double own = x->r.has_capex && !x->r.acquire_rent ?
@@ -309,16 +314,12 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		if (x->r.has_capex && !x->r.acquire_rent) {
 			fprintf(p, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
 				i);
-			char t[CAPSIM_ID_LEN + 16];
-			snprintf(t, sizeof t, "%s owned", x->label);
-			gp_label(p, t);
+			gp_title2(p, x->label, "owned");
 		}
 		if (rate > 0) {
 			fprintf(p, "%s'cost.dat' index %zu using 1:3 with lines dt 2 lw 2 title ",
 				any++ ? ", " : "", i);
-			char t[CAPSIM_ID_LEN + 16];
-			snprintf(t, sizeof t, "%s rented", x->label);
-			gp_label(p, t);
+			gp_title2(p, x->label, "rented");
 		}
 	}
 	if (!any)
@@ -334,7 +335,7 @@ static void fig_power(const capsim_report *rep, FILE *dat, FILE *gp)
 	fprintf(dat, "design rack_heat_kw circuits_kw\n");
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_power *pw = &rep->d[i].r.power;
-		gp_label(dat, rep->d[i].label);
+		capsim_gnuplot_datum(dat, rep->d[i].label);
 		fprintf(dat, " %.10g %.10g\n", pw->has_racks ? pw->rack_heat_w / 1e3 : 0.0,
 			pw->has_racks ? pw->circuit_w * pw->circuits_per_rack / 1e3 : 0.0);
 	}
@@ -360,19 +361,22 @@ static void fig_tornado(const capsim_report *rep, FILE *dat, FILE *gp)
 		const capsim_report_swing *w = &rep->swing[k];
 		if (!w->has)
 			continue;
-		fprintf(dat, "%d \"%s\" %.10g %.10g\n", rows++, w->what, w->low_metric, w->high_metric);
+		fprintf(dat, "%d ", rows++);
+		capsim_gnuplot_datum(dat, w->what);
+		fprintf(dat, " %.10g %.10g\n", w->low_metric, w->high_metric);
 	}
 	mem plot;
 	FILE *p = mem_open(&plot);
 	if (rows == 0 || !isfinite(base)) {
 		fprintf(p, "unset xtics\nunset ytics\nplot NaN title 'no winner to move'\n");
 	} else {
-		fprintf(p, "set style fill solid 0.7 border -1\nset xlabel '%s'\n"
-			   "set yrange [-0.7:%d-0.3]\nset ytics nomirror\n"
+		fputs("set style fill solid 0.7 border -1\nset xlabel ", p);
+		capsim_gnuplot_string(p, capsim_rule_metric_names[rep->rule.metric]);
+		fprintf(p, "\nset yrange [-0.7:%d-0.3]\nset ytics nomirror\n"
 			   "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2\n"
 			   "plot 'tornado.dat' using (($3+$4)/2):1:(($3<$4?$3:$4)):(($3>$4?$3:$4)):"
 			   "($1-0.3):($1+0.3):ytic(2) with boxxyerror title '-20%% .. +20%%'\n",
-			capsim_rule_metric_names[rep->rule.metric], rows, base, base);
+			rows, base, base);
 	}
 	mem_close(&plot);
 	gp_outputs(gp, "tornado", plot.buf);
@@ -388,7 +392,9 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 	int any = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
-		fprintf(dat, "# %s: interval (h), goodput; the scenario's interval %.10g h\n", x->label,
+		fputs("# ", dat);
+		capsim_gnuplot_datum(dat, x->label);
+		fprintf(dat, ": interval (h), goodput; the scenario's interval %.10g h\n",
 			x->r.reliab.interval_s / 3600.0);
 		for (int k = 0; k < x->n_ckpt; k++)
 			fprintf(dat, "%.10g %.10g\n", x->ckpt_s[k] / 3600.0, x->ckpt_goodput[k]);
@@ -397,7 +403,7 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 			continue;
 		fprintf(p, "%s'goodput.dat' index %zu using 1:2 with linespoints lw 2 title ",
 			any++ ? ", " : "", i);
-		gp_label(p, x->label);
+		capsim_gnuplot_string(p, x->label);
 	}
 	if (!any)
 		fprintf(p, "NaN title 'no failures modelled'");
@@ -407,46 +413,216 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 	free(plot.buf);
 }
 
-/* gnuplot SCRIPT in dir, its messages to LOG there: 0, -2 when gnuplot is
- * not there, -1 when it failed */
-static int run_gnuplot(const char *dir, const char *script, const char *log)
+/* ---- drawing ------------------------------------------------------------------------------
+ * Each figure is drawn in a directory of its own, made by mkdtemp inside
+ * figures/ (mode 0700, an unpredictable name, so nothing can be planted in
+ * it): its data and script are written there, gnuplot runs there with its
+ * messages to a file there, under a time limit, and the SVG and PNG are
+ * renamed into figures/ (a rename replaces a name and never follows it).
+ * The directory is removed whatever happens. */
+
+/* gnuplot's own outcome */
+enum { GP_OK = 0, GP_FAILED = -1, GP_ABSENT = -2, GP_TIMED_OUT = -3 };
+
+/* NAME in dir, created exclusively (never through a link), holding text */
+static int put_private(const char *dir, const char *name, const char *text)
 {
-	char cwd[4096];
-	if (!getcwd(cwd, sizeof cwd) || chdir(dir) != 0)
+	char path[8192];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return -1;
-	pid_t pid;
+	size_t n = strlen(text), at = 0;
+	while (at < n) {
+		ssize_t w = write(fd, text + at, n - at);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		at += (size_t)w;
+	}
+	return close(fd);
+}
+
+/* the whole of NAME in dir (a regular file, never followed); NULL when it
+ * cannot be read */
+static char *read_private(const char *dir, const char *name)
+{
+	char path[8192];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	mem m;
+	FILE *o = mem_open(&m);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, n, o);
+	int bad = ferror(f);
+	fclose(f);
+	mem_close(&m);
+	if (bad) {
+		free(m.buf);
+		return NULL;
+	}
+	return m.buf;
+}
+
+/* remove the drawing directory and what gnuplot or capsim left in it */
+static void remove_private(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (dp) {
+		struct dirent *e;
+		while ((e = readdir(dp)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(dp), e->d_name, 0);
+		closedir(dp);
+	}
+	rmdir(dir);
+}
+
+/* gnuplot SCRIPT, run in DIR with its messages to DIR/gnuplot.log, in a
+ * process group of its own that is killed when it runs past timeout_s */
+static int run_gnuplot(const char *dir, const char *script, double timeout_s)
+{
 	char a0[] = "gnuplot", a1[64];
 	capsim_strlcpy(a1, script, sizeof a1);
 	char *argv[] = { a0, a1, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	int rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_addopen(&fa, 2, "gnuplot.log",
+					 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	posix_spawnattr_t at;
+	posix_spawnattr_init(&at);
+	sigset_t none, dfl;
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+				 POSIX_SPAWN_SETSIGDEF);
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "gnuplot", &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	int status = -1;
-	if (rc == 0)
-		waitpid(pid, &status, 0);
-	if (chdir(cwd) != 0)
-		return -1;
+	posix_spawnattr_destroy(&at);
 	if (rc == ENOENT)
-		return -2;
+		return GP_ABSENT;
 	if (rc != 0)
-		return -1;
+		return GP_FAILED;
+	int status = 0, timed_out = 0;
+	double deadline = capsim_now_s() + timeout_s;
+	for (long nap_ns = 1000000;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return GP_FAILED;
+		if (!timed_out && capsim_now_s() >= deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			timed_out = 1;
+		}
+		struct timespec ts = { 0, nap_ns };
+		nanosleep(&ts, NULL);
+		if (nap_ns < 20000000)
+			nap_ns *= 2;
+	}
+	if (timed_out)
+		return GP_TIMED_OUT;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return -2;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+		return GP_ABSENT;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? GP_OK : GP_FAILED;
 }
 
-/* figure f: its data and script written and, where DRAW, gnuplot run and the
- * outputs renamed into place. 0, -2 gnuplot absent, -1 a failure (in d) */
+/* what gnuplot said, kept as figures/NAME.log for the user, and the error */
+static void gnuplot_failed(const char *figdir, const char *priv, const char *name, int rc,
+			   double timeout_s, capsim_diags *d)
+{
+	char path[8192];
+	snprintf(path, sizeof path, "%s/%s.log", figdir, name);
+	char *log = read_private(priv, "gnuplot.log");
+	capsim_diags tmp = { 0 };
+	int kept = log && write_file(path, log, &tmp) == 0;
+	capsim_diags_free(&tmp);
+	free(log);
+	if (rc == GP_TIMED_OUT)
+		capsim_diags_add_runtime(d, path, "gnuplot did not finish %s.gp within %g s and was "
+					 "stopped (--gnuplot-timeout raises the limit)", name, timeout_s);
+	else if (kept)
+		capsim_diags_add_runtime(d, path, "gnuplot failed on %s/%s.gp (its messages are in "
+					 "this file)", figdir, name);
+	else
+		capsim_diags_add_runtime(d, path, "gnuplot failed on %s/%s.gp", figdir, name);
+}
+
+/* figure NAME drawn from its data and script: its SVG text in *svg, the SVG
+ * and PNG renamed into figdir. GP_OK, GP_ABSENT, or a failure (in d) */
+static int draw_figure(const char *figdir, const char *name, const char *dat, const char *gp,
+		       double timeout_s, char **svg, capsim_diags *d)
+{
+	char priv[4200], file[64], from[4400], to[4400];
+	snprintf(priv, sizeof priv, "%s/.drawing-XXXXXX", figdir);
+	if (!mkdtemp(priv)) {
+		capsim_diags_add_runtime(d, figdir, "cannot write: %s", strerror(errno));
+		return GP_FAILED;
+	}
+	int rc = GP_OK;
+	snprintf(file, sizeof file, "%s.dat", name);
+	if (put_private(priv, file, dat) < 0)
+		rc = GP_FAILED;
+	snprintf(file, sizeof file, "%s.gp", name);
+	if (rc == GP_OK && put_private(priv, file, gp) < 0)
+		rc = GP_FAILED;
+	if (rc != GP_OK) {
+		capsim_diags_add_runtime(d, figdir, "cannot write: %s", strerror(errno));
+		remove_private(priv);
+		return rc;
+	}
+	rc = run_gnuplot(priv, file, timeout_s);
+	if (rc == GP_OK) {
+		snprintf(file, sizeof file, "%s.svg", name);
+		*svg = read_private(priv, file);
+		if (!*svg)
+			rc = GP_FAILED;
+	}
+	for (int k = 0; rc == GP_OK && k < 2; k++) {
+		snprintf(from, sizeof from, "%s/%s.%s", priv, name, k ? "png" : "svg");
+		snprintf(to, sizeof to, "%s/%s.%s", figdir, name, k ? "png" : "svg");
+		if (rename(from, to) != 0) {
+			capsim_diags_add_runtime(d, to, "cannot write: %s", strerror(errno));
+			remove_private(priv);
+			return GP_FAILED;
+		}
+	}
+	if (rc != GP_OK && rc != GP_ABSENT)
+		gnuplot_failed(figdir, priv, name, rc, timeout_s, d);
+	remove_private(priv);
+	return rc;
+}
+
+/* figure f: its data and script written into figdir and, where DRAW, drawn
+ * (*svg its SVG text). GP_OK, GP_ABSENT, or a failure (in d) */
 static int make_figure(const capsim_report *rep, const char *figdir, size_t f, int draw,
-		       capsim_diags *d)
+		       double timeout_s, char **svg, capsim_diags *d)
 {
 	const char *name = figures[f].name;
 	mem dm, gm;
 	FILE *dat = mem_open(&dm), *gp = mem_open(&gm);
-	fprintf(gp, gp_head, name, figures[f].title);
+	gp_head(gp, name, figures[f].title);
 	switch (f) {
 	case 0: fig_scaling(rep, dat, gp); break;
 	case 1: fig_breakdown(rep, dat, gp); break;
@@ -457,58 +633,19 @@ static int make_figure(const capsim_report *rep, const char *figdir, size_t f, i
 	}
 	mem_close(&dm);
 	mem_close(&gm);
-	char path[8192], script[64];
+	char path[8192];
 	int rc = 0;
 	snprintf(path, sizeof path, "%s/%s.dat", figdir, name);
 	rc |= write_file(path, dm.buf, d);
 	snprintf(path, sizeof path, "%s/%s.gp", figdir, name);
 	rc |= write_file(path, gm.buf, d);
+	if (rc == 0 && draw)
+		rc = draw_figure(figdir, name, dm.buf, gm.buf, timeout_s, svg, d);
+	else if (rc)
+		rc = GP_FAILED;
 	free(dm.buf);
 	free(gm.buf);
-	if (rc)
-		return -1;
-	if (!draw)
-		return 0;
-	char log[64];
-	snprintf(script, sizeof script, "%s.gp", name);
-	snprintf(log, sizeof log, "%s.log", name);
-	rc = run_gnuplot(figdir, script, log);
-	for (int k = 0; k < 2; k++) {
-		char tmp[8192], dst[8192];
-		snprintf(tmp, sizeof tmp, "%s/%s.%s.tmp", figdir, name, k ? "png" : "svg");
-		snprintf(dst, sizeof dst, "%s/%s.%s", figdir, name, k ? "png" : "svg");
-		if (rc == 0 && rename(tmp, dst) != 0) {
-			capsim_diags_add_runtime(d, dst, "cannot write: %s", strerror(errno));
-			rc = -1;
-		}
-		unlink(tmp);
-	}
-	if (rc == -1)
-		capsim_diags_add_runtime(d, path, "gnuplot failed on this script (its messages: "
-					 "%s/%s)", figdir, log);
 	return rc;
-}
-
-/* the SVG text of a figure, from its <svg element on (no prolog) */
-static char *svg_text(const char *figdir, const char *name)
-{
-	char path[8192];
-	snprintf(path, sizeof path, "%s/%s.svg", figdir, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	mem m;
-	FILE *o = mem_open(&m);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		fwrite(buf, 1, n, o);
-	fclose(f);
-	mem_close(&m);
-	char *at = strstr(m.buf, "<svg");
-	char *out = at ? capsim_xstrdup(at) : NULL;
-	free(m.buf);
-	return out;
 }
 
 /* ---- the sections ---------------------------------------------------------------------- */
@@ -850,27 +987,26 @@ static void sources_section(out2 *o, const capsim_catalog *cat, const citations 
 	free(cells);
 }
 
-static void figures_section(out2 *o, const char *figdir, int have)
+static void figures_section(out2 *o, char *const *svg)
 {
 	heading(o, 2, "Figures");
 	for (size_t f = 0; f < N_FIGURES; f++) {
 		heading(o, 3, figures[f].title);
-		char *svg = have ? svg_text(figdir, figures[f].name) : NULL;
-		if (!svg) {
+		const char *at = svg[f] ? strstr(svg[f], "<svg") : NULL;
+		if (!at) {
 			para(o, "(This figure was not drawn: gnuplot is not installed. Its data and "
 				"script are in figures/.)");
 			continue;
 		}
 		fprintf(o->md, "![%s](figures/%s.png)\n\n", figures[f].title, figures[f].name);
-		fprintf(o->html, "<div class=\"figure\">%s</div>\n", svg);
-		free(svg);
+		fprintf(o->html, "<div class=\"figure\">%s</div>\n", at);
 	}
 }
 
 static int write_csv(const capsim_report *rep, const char *path, capsim_diags *d)
 {
 	capsim_outfile of;
-	if (capsim_outfile_open(&of, path, d) < 0)
+	if (capsim_outfile_open_own(&of, path, d) < 0)
 		return -1;
 	for (size_t c = 0; c < capsim_report_n_columns; c++)
 		fprintf(of.f, "%s%s", c ? "," : "", capsim_report_columns[c].key);
@@ -884,13 +1020,7 @@ static int write_csv(const capsim_report *rep, const char *path, capsim_diags *d
 			if (!capsim_report_cell(rep, i, c, &v, &t))
 				continue;
 			if (t) {
-				fputc('"', of.f);
-				for (const char *p = t; *p; p++) {
-					if (*p == '"')
-						fputc('"', of.f);
-					fputc(*p, of.f);
-				}
-				fputc('"', of.f);
+				capsim_csv_text(of.f, t);
 			} else {
 				fprintf(of.f, "%.17g", v);
 			}
@@ -900,6 +1030,7 @@ static int write_csv(const capsim_report *rep, const char *path, capsim_diags *d
 	return capsim_outfile_close(&of, d);
 }
 
+/* the report's directory: the user's own, followed where it is a link */
 static int make_dir(const char *path, capsim_diags *d)
 {
 	if (mkdir(path, 0777) == 0 || errno == EEXIST) {
@@ -913,23 +1044,47 @@ static int make_dir(const char *path, capsim_diags *d)
 	return -1;
 }
 
-int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
-			int *figures_missing, capsim_diags *d)
+/* figures/ inside it: capsim's own name, so a symlink there (planted, or
+ * left by anyone) is refused rather than followed */
+static int make_own_dir(const char *path, capsim_diags *d)
 {
+	if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+		capsim_diags_add_runtime(d, path, "cannot make the directory: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	capsim_diags_add_runtime(d, path, "not a directory of capsim's own (%s): remove it, or "
+				 "give another --out", S_ISLNK(st.st_mode) ? "a symbolic link" :
+				 "not a directory");
+	return -1;
+}
+
+int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
+			double gnuplot_timeout_s, int *figures_missing, capsim_diags *d)
+{
+	assert(gnuplot_timeout_s > 0);
 	*figures_missing = 0;
 	char figdir[4096], path[8192];
 	if (make_dir(dir, d) < 0)
 		return -1;
 	snprintf(figdir, sizeof figdir, "%s/figures", dir);
-	if (make_dir(figdir, d) < 0)
+	if (make_own_dir(figdir, d) < 0)
 		return -1;
-	int have = 1;
-	for (size_t f = 0; f < N_FIGURES; f++) {
-		int rc = make_figure(rep, figdir, f, have, d);
-		if (rc == -2)
+	int have = 1, failed = 0;
+	char *svg[N_FIGURES] = { 0 };
+	for (size_t f = 0; f < N_FIGURES && !failed; f++) {
+		int rc = make_figure(rep, figdir, f, have, gnuplot_timeout_s, &svg[f], d);
+		if (rc == GP_ABSENT)
 			have = 0;
-		else if (rc < 0)
-			return -1;
+		else if (rc != GP_OK)
+			failed = 1;
+	}
+	if (failed) {
+		for (size_t f = 0; f < N_FIGURES; f++)
+			free(svg[f]);
+		return -1;
 	}
 	*figures_missing = !have;
 	mem md, html;
@@ -956,7 +1111,9 @@ int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, con
 	}
 	sources_section(&o, cat, &cites);
 	free(cites.id);
-	figures_section(&o, figdir, have);
+	figures_section(&o, svg);
+	for (size_t f = 0; f < N_FIGURES; f++)
+		free(svg[f]);
 	fputs("</body>\n</html>\n", o.html);
 	mem_close(&md);
 	mem_close(&html);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "xalloc.h"
 
 static void push(capsim_diags *d, char *where, char *msg, capsim_diag_kind kind)
@@ -61,10 +62,16 @@ int capsim_diags_runtime(const capsim_diags *d)
 	return 0;
 }
 
+/* A message quotes its input: what a terminal would act on (an escape
+ * sequence, a line break, a bidi override) is shown, not sent. */
 void capsim_diags_print(const capsim_diags *d, FILE *out)
 {
-	for (size_t i = 0; i < d->n; i++)
-		fprintf(out, "%s: error: %s\n", d->v[i].where, d->v[i].msg);
+	for (size_t i = 0; i < d->n; i++) {
+		capsim_term_text(out, d->v[i].where);
+		fputs(": error: ", out);
+		capsim_term_text(out, d->v[i].msg);
+		fputc('\n', out);
+	}
 }
 
 int capsim_diags_contains(const capsim_diags *d, const char *needle)

@@ -172,6 +172,26 @@ int capsim_outfile_open(capsim_outfile *o, const char *path, capsim_diags *d)
 	return open_temporary(o, NULL, d);
 }
 
+int capsim_outfile_open_own(capsim_outfile *o, const char *path, capsim_diags *d)
+{
+	memset(o, 0, sizeof *o);
+	size_t len = strlen(path);
+	if (len == 0 || len >= sizeof o->path || len >= sizeof o->dest)
+		return fail(d, path, len ? ENAMETOOLONG : ENOENT);
+	memcpy(o->path, path, len + 1);
+	memcpy(o->dest, path, len + 1);
+	struct stat st;
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return fail(d, path, EISDIR);
+		/* a regular file keeps its mode; anything else was not ours */
+		return open_temporary(o, S_ISREG(st.st_mode) ? &st : NULL, d);
+	}
+	if (errno != ENOENT)
+		return fail(d, path, errno);
+	return open_temporary(o, NULL, d);
+}
+
 /* flush f and return 0 or the errno of the first failure (EIO when the
  * stream's error flag was set by an earlier write) */
 static int flush_error(FILE *f)

@@ -45,6 +45,15 @@ typedef struct capsim_outfile {
 /* Open path for writing: "-" is standard output; symlinks are followed to the name they end at (dest); an existing device, FIFO or other non-regular file there is opened and written through (never replaced, never unlinked); otherwise a temporary made with mkstemp in dest's own directory (O_EXCL, unpredictable name; never follows a symlink it did not create) that capsim_outfile_close renames over dest. Returns 0, or -1 after adding "PATH: cannot write: strerror" to d via capsim_diags_add_at(d, path, ...). */
 int capsim_outfile_open(capsim_outfile *o, const char *path, capsim_diags *d);
 
+/* Open a file inside a directory capsim writes as its own (a report's
+ * files and figures): the name is never followed and never opened. Whatever
+ * is at path (a regular file, a symlink planted there, a FIFO, a device
+ * node) is replaced by a mkstemp temporary renamed over it by
+ * capsim_outfile_close; the symlink's target, the FIFO's reader or the
+ * device is never touched. A directory there is refused (EISDIR); "-" is a
+ * file named "-". Returns 0, or -1 as capsim_outfile_open. */
+int capsim_outfile_open_own(capsim_outfile *o, const char *path, capsim_diags *d);
+
 /* Flush, check ferror, fclose (fsync a regular temporary), rename the temporary over the target. On any failure removes the temporary, leaves the target as it was and returns -1 after adding the reason (e.g. "No space left on device") to d. Standard output is flushed and checked but not closed. */
 int capsim_outfile_close(capsim_outfile *o, capsim_diags *d);
 
