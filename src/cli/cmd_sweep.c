@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,18 @@ static void help(FILE *out)
 		"of the run (the store), 2 bad input, 130 interrupted (resume with --resume).\n");
 }
 
-static volatile sig_atomic_t interrupted;
+/* Set by SIGINT and SIGTERM, read by every thread: an atomic (lock-free,
+ * so that the handler may store it), not a volatile sig_atomic_t, which
+ * orders nothing between threads. */
+static atomic_int interrupted;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal handler's flag must be lock-free");
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	int saved = errno;
+	atomic_store(&interrupted, 1);
+	errno = saved;
 }
 
 /* ---- the points to run ------------------------------------------------------------ */
