@@ -14,13 +14,19 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hmap.h"
 #include "nccl.h"
 #include "sha256.h"
 #include "xalloc.h"
 
 #define MAX_TOKENS 40
 #define MAX_ERRORS 20
-#define MAX_LOG_BYTES (64L << 20)
+/* A log of one nccl-tests run is kilobytes (a row a size, tens of sizes; a
+ * rank line a GPU), a few hundred KB with NCCL's INFO lines: a log over
+ * MAX_LOG_BYTES or with more than MAX_ROWS data rows (each is one
+ * collective simulated) is refused, the rows at the first past the limit. */
+#define MAX_LOG_BYTES (8L << 20)
+#define MAX_ROWS 4096
 #define HOST_LEN 64
 #define LINE_MAX_BYTES 1024     /* a line the parser reads whole */
 
@@ -52,6 +58,8 @@ typedef struct parser {
 	size_t n_procs, cap_procs;
 	char (*hosts)[HOST_LEN];
 	size_t n_hosts, cap_hosts;
+	capsim_hmap host_index, proc_index; /* hash -> index into hosts, procs */
+	int stop;               /* past a limit: read no further */
 	long op_line;           /* where the program was named */
 	int after_trailer;
 	int order_reported;     /* one "sizes do not increase" is enough */
@@ -257,11 +265,51 @@ static void header(parser *p, char **tok, int n)
 		      "%d x %d", MAX_RANKS, g->nthreads, g->ngpus);
 }
 
+/* FNV-1a of s, then of the 8 bytes of x */
+static uint64_t hash_of(const char *s, long x)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	for (int i = 0; i < 8; i++)
+		h = (h ^ (((uint64_t)x >> (8 * i)) & 0xff)) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of an entry in index: key is its hash, is(i) whether entry i is
+ * it. Keys of other entries that share the hash are followed by rehashing,
+ * so the lookup is exact. Returns the entry's index, or -1 with *key the
+ * free key to put it under. */
+static int32_t find_entry(const capsim_hmap *index, uint64_t *key, const parser *p,
+			  int (*is)(const parser *p, int32_t i, const void *what), const void *what)
+{
+	for (;;) {
+		int32_t i = capsim_hmap_get(index, *key);
+		if (i < 0 || is(p, i, what))
+			return i;
+		*key = *key * 6364136223846793005ull + 1442695040888963407ull;
+	}
+}
+
+static int is_host(const parser *p, int32_t i, const void *what)
+{
+	return strcmp(p->hosts[i], what) == 0;
+}
+
+static int is_proc(const parser *p, int32_t i, const void *what)
+{
+	const proc *w = what;
+	return p->procs[i].pid == w->pid && strcmp(p->procs[i].host, w->host) == 0;
+}
+
 static void add_host(parser *p, const char *host)
 {
-	for (size_t i = 0; i < p->n_hosts; i++)
-		if (strcmp(p->hosts[i], host) == 0)
-			return;
+	char h[HOST_LEN];
+	snprintf(h, sizeof h, "%s", host);
+	uint64_t key = hash_of(h, 0);
+	if (find_entry(&p->host_index, &key, p, is_host, h) >= 0)
+		return;
+	capsim_hmap_set(&p->host_index, key, (int32_t)p->n_hosts);
 	if (p->n_hosts == p->cap_hosts) {
 		p->cap_hosts = p->cap_hosts ? 2 * p->cap_hosts : 16;
 		p->hosts = capsim_xrealloc(p->hosts, p->cap_hosts * sizeof *p->hosts);
@@ -271,9 +319,12 @@ static void add_host(parser *p, const char *host)
 
 static void add_proc(parser *p, const char *host, long pid)
 {
-	for (size_t i = 0; i < p->n_procs; i++)
-		if (p->procs[i].pid == pid && strcmp(p->procs[i].host, host) == 0)
-			return;
+	proc w = { .pid = pid };
+	snprintf(w.host, sizeof w.host, "%s", host);
+	uint64_t key = hash_of(w.host, pid);
+	if (find_entry(&p->proc_index, &key, p, is_proc, &w) >= 0)
+		return;
+	capsim_hmap_set(&p->proc_index, key, (int32_t)p->n_procs);
 	if (p->n_procs == p->cap_procs) {
 		p->cap_procs = p->cap_procs ? 2 * p->cap_procs : 16;
 		p->procs = capsim_xrealloc(p->procs, p->cap_procs * sizeof *p->procs);
@@ -612,6 +663,12 @@ static void data_row(parser *p, char *s)
 		bad |= wrong(p, "in-place #wrong", tok[i++], &r.ip_wrong);
 	if (bad)
 		return;
+	if (g->n_rows == MAX_ROWS) {
+		fault(p, p->line, "rows: expected at most %d data rows in a log (one nccl-tests run "
+		      "prints tens), found more; the rest of the log is not read", MAX_ROWS);
+		p->stop = 1;
+		return;
+	}
 	check_order(p, &r);
 	if (g->n_rows == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 32;
@@ -761,9 +818,14 @@ int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
 	p.name = name;
 	p.log = out;
 	p.d = d;
+	if (len > (size_t)MAX_LOG_BYTES) {
+		capsim_diags_add(d, name, 0, "expected an nccl-tests log of at most %ld MiB (one run's "
+				 "log is kilobytes), found %zu bytes", MAX_LOG_BYTES >> 20, len);
+		return -1;
+	}
 	const char *s = buf, *end = buf + len;
 	char line[LINE_MAX_BYTES];
-	while (s < end) {
+	while (s < end && !p.stop) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
 		p.line++;
@@ -782,9 +844,12 @@ int capsim_nccltests_parse_memory(const char *buf, size_t len, const char *name,
 		one_line(&p, line, kept, kept >= sizeof line);
 		s += n + (nl ? 1 : 0);
 	}
-	finish(&p, hint);
+	if (!p.stop)
+		finish(&p, hint);
 	free(p.procs);
 	free(p.hosts);
+	capsim_hmap_free(&p.host_index);
+	capsim_hmap_free(&p.proc_index);
 	free(p.rank_seen);
 	return p.errors ? -1 : 0;
 }
@@ -833,8 +898,9 @@ int capsim_nccltests_parse_file(const char *path, const capsim_nccltests_hint *h
 		if (!buf)
 			capsim_diags_add(d, name, 0, "cannot read: read error");
 		else
-			capsim_diags_add(d, name, 0, "expected an nccl-tests log of at most %ld MiB, "
-					 "found a larger file", MAX_LOG_BYTES >> 20);
+			capsim_diags_add(d, name, 0, "expected an nccl-tests log of at most %ld MiB "
+					 "(one run's log is kilobytes), found a larger file",
+					 MAX_LOG_BYTES >> 20);
 		free(buf);
 		return -1;
 	}

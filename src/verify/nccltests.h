@@ -67,8 +67,8 @@ typedef struct capsim_nccltests_hint {
 /* Parse a log file into *out (zeroed first; free with capsim_nccltests_free,
  * also after a failure); path "-" is standard input, named "standard input"
  * in messages and out->file. Every fault adds "file:line: FIELD: expected X,
- * found Y" to d: an unreadable file or one over 64 MiB, no data rows, a row
- * with too few fields, a field that is not a number or out of its bounds
+ * found Y" to d: an unreadable file or one over 8 MiB, more than 4096 data
+ * rows, no data rows, a row with too few fields, a field that is not a number or out of its bounds
  * (times 0.001 us to 1e9 us, sizes and counts whole and at most 2^50,
  * bandwidths 0 to 1e9 GB/s, #wrong 0 to 2^50, root -1 to 2^24 - 1), sizes
  * that do not increase (within one data type), a header whose nThread x

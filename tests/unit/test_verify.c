@@ -8,6 +8,7 @@
 #include "scenario.h"
 #include "testutil.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -469,6 +470,97 @@ static void test_parse_field_bounds(void **state)
 }
 
 /* "-" reads standard input and messages call it that */
+/* a growing text buffer for the logs built below */
+typedef struct {
+	char *s;
+	size_t n, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	assert_true(w > 0 && (size_t)w < sizeof line);
+	if (t->n + (size_t)w + 1 > t->cap) {
+		t->cap = 2 * (t->n + (size_t)w + 1);
+		t->s = realloc(t->s, t->cap);
+		assert_non_null(t->s);
+	}
+	memcpy(t->s + t->n, line, (size_t)w + 1);
+	t->n += (size_t)w;
+}
+
+/* The limits on a log: at most 8 MiB (a run's log is kilobytes) and 4096
+ * rows, refused at the first row past it and read no further; every rank on
+ * a host and process of its own (a set the parser keeps in a hash, so
+ * 100,000 of them cost 100,000 look-ups, not 5e9 comparisons) counted */
+static void test_parse_limits(void **state)
+{
+	(void)state;
+	capsim_nccltests_hint h = { -1, 0 };
+	capsim_nccltests_log g;
+	capsim_diags d = { 0 };
+
+	size_t big = (8u << 20) + 1;
+	char *huge = malloc(big);
+	assert_non_null(huge);
+	memset(huge, '#', big);
+	assert_int_equal(capsim_nccltests_parse_memory(huge, big, "big.log", &h, &g, &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "at most 8 MiB"));
+	assert_int_equal(g.n_rows, 0);
+	free(huge);
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
+
+	/* 4096 rows pass, the 4097th is refused at its line: 1 header line, then rows */
+	for (int rows = 4096; rows <= 4097; rows++) {
+		text t = { 0 };
+		put(&t, HEAD);
+		for (int i = 0; i < rows; i++)
+			put(&t, "%d 2 float sum -1 10.0 0.00 0.00 0 10.0 0.00 0.00 0\n", 8 * (i + 1));
+		put(&t, TAIL);
+		int rc = capsim_nccltests_parse_memory(t.s, t.n, "rows.log", &h, &g, &d);
+		if (rows == 4096) {
+			if (rc != 0)
+				capsim_diags_print(&d, stderr);
+			assert_int_equal(rc, 0);
+			assert_int_equal(g.n_rows, 4096);
+		} else {
+			assert_int_equal(rc, -1);
+			assert_int_equal(d.n, 1); /* no trailer complaint: the rest is not read */
+			assert_string_equal(d.v[0].where, "rows.log:4098");
+			assert_non_null(strstr(d.v[0].msg, "rows: expected at most 4096 data rows"));
+			assert_int_equal(g.n_rows, 4096);
+		}
+		capsim_nccltests_free(&g);
+		capsim_diags_free(&d);
+		free(t.s);
+	}
+
+	/* 100,000 ranks, each on a host of its own, and one more process on the
+	 * last host: every host and process counted once */
+	enum { RANKS = 100000 };
+	text t = { 0 };
+	put(&t, HEAD);
+	for (int r = 0; r < RANKS; r++)
+		put(&t, "#  Rank %d Group 0 Pid %d on host%d device 0 [0x18] NVIDIA H100\n", r,
+		    1000 + r % 7, r < RANKS - 1 ? r : RANKS - 2);
+	put(&t, ROW TAIL);
+	assert_int_equal(capsim_nccltests_parse_memory(t.s, t.n, "ranks.log", &h, &g, &d), 0);
+	assert_int_equal(g.rank_lines, RANKS);
+	assert_int_equal(g.nranks, RANKS);
+	assert_int_equal(g.hosts, RANKS - 1);
+	assert_int_equal(g.processes, RANKS);
+	capsim_nccltests_free(&g);
+	capsim_diags_free(&d);
+	free(t.s);
+}
+
 static void test_parse_stdin(void **state)
 {
 	(void)state;
@@ -759,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_import_refuses_time_zero),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_paths_scale_with_nics),
+		cmocka_unit_test(test_parse_limits),
 		cmocka_unit_test(test_good_logs_pass),
 		cmocka_unit_test(test_degraded_logs_fail),
 		cmocka_unit_test(test_bad_logs_exit_2),
