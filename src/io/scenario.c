@@ -227,8 +227,20 @@ int capsim_set_parse(const char *arg, char *buf, capsim_set *out,
 
 /* ---- unknown attributes and elements (overrides are not in the schema) ---- */
 
-static void check_unknown(xmlNode *el, const char *path, const char *file,
-			  capsim_diags *d)
+/* Unknown names of a file listed (with the nearest valid paths, which
+ * cost a comparison with every path each): the first UNKNOWN_SHOWN, then
+ * one line with the count of the rest. */
+#define UNKNOWN_SHOWN 50
+
+static void unknown_name(const char *what, const char *path, const char *file, long line,
+			 long *seen, capsim_diags *d)
+{
+	if (++*seen <= UNKNOWN_SHOWN)
+		unknown_path_message(what, path, file, line, NULL, d);
+}
+
+static void check_unknown_in(xmlNode *el, const char *path, const char *file, long *seen,
+			     capsim_diags *d)
 {
 	char sub[512];
 	for (xmlAttr *a = el->properties; a; a = a->next) {
@@ -237,8 +249,7 @@ static void check_unknown(xmlNode *el, const char *path, const char *file,
 			continue;
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
 		if (!capsim_scenario_path_known(sub))
-			unknown_path_message("attribute", sub, file, xmlGetLineNo(el),
-					     NULL, d);
+			unknown_name("attribute", sub, file, xmlGetLineNo(el), seen, d);
 	}
 	for (xmlNode *c = el->children; c; c = c->next) {
 		if (c->type != XML_ELEMENT_NODE)
@@ -250,12 +261,20 @@ static void check_unknown(xmlNode *el, const char *path, const char *file,
 			continue;
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
 		if (!elem_known(sub)) {
-			unknown_path_message("element", sub, file, xmlGetLineNo(c),
-					     NULL, d);
+			unknown_name("element", sub, file, xmlGetLineNo(c), seen, d);
 			continue;
 		}
-		check_unknown(c, sub, file, d);
+		check_unknown_in(c, sub, file, seen, d);
 	}
+}
+
+static void check_unknown(xmlNode *root, const char *file, capsim_diags *d)
+{
+	long seen = 0;
+	check_unknown_in(root, "", file, &seen, d);
+	if (seen > UNKNOWN_SHOWN)
+		capsim_diags_add(d, file, 0, "%ld more unknown attributes or elements (the first %d "
+				 "are listed)", seen - UNKNOWN_SHOWN, UNKNOWN_SHOWN);
 }
 
 /* ---- where a problem is reported ------------------------------------------- */
@@ -1248,7 +1267,7 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 	}
 	/* unknown names first, with the nearest valid paths: the schema would
 	 * refuse them too, but without suggestions */
-	check_unknown(root, "", path, d);
+	check_unknown(root, path, d);
 	if (d->n != before)
 		return -1;
 	if (capsim_xml_validate(doc, "scenario", path, d) < 0)

@@ -59,16 +59,30 @@ typedef struct {
 	int count;
 } err_sink;
 
+/* messages of one file listed; the rest are counted (sink_close) */
+#define SINK_SHOWN 50
+
 static void chomp_add(err_sink *s, long line, const char *msg)
 {
+	if (s->count >= SINK_SHOWN) {
+		s->count++;
+		return;
+	}
 	char buf[512];
 	capsim_strlcpy(buf, msg ? msg : "unknown XML error", sizeof buf);
 	size_t n = strlen(buf);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
-	/* cap the number of messages from one cascade */
-	if (s->count++ < 50)
-		capsim_diags_add(s->d, s->file, line, "%s", buf);
+	s->count++;
+	capsim_diags_add(s->d, s->file, line, "%s", buf);
+}
+
+/* the count of the messages not listed, if any */
+static void sink_close(const err_sink *s)
+{
+	if (s->count > SINK_SHOWN)
+		capsim_diags_add(s->d, s->file, 0, "%d more XML errors (the first %d are listed)",
+				 s->count - SINK_SHOWN, SINK_SHOWN);
 }
 
 static void structured_error(void *ctx, xmlErrorPtr err)
@@ -139,6 +153,70 @@ static int utf8_only(const unsigned char *b, size_t len, const char *name, capsi
 	return 0;
 }
 
+/* the first occurrence of the n bytes of pat in [p, end), or end; *line
+ * counts the newlines passed */
+static const char *skip_past(const char *p, const char *end, const char *pat, size_t n,
+			     long *line)
+{
+	for (; p < end; p++) {
+		if (*p == '\n')
+			(*line)++;
+		else if (*p == pat[0] && (size_t)(end - p) >= n && memcmp(p, pat, n) == 0)
+			return p + n;
+	}
+	return end;
+}
+
+/* One pass over the bytes: at most CAPSIM_XML_MAX_ELEMENTS start tags and
+ * CAPSIM_XML_MAX_ATTRS attributes (an '=' outside quotes) in each. Comments,
+ * CDATA, processing instructions and end tags are skipped; what is malformed
+ * is left to the parser. Returns 0, or -1 after the message. */
+static int within_limits(const char *buf, size_t len, const char *name, capsim_diags *d)
+{
+	const char *p = buf, *end = buf + len;
+	long line = 1, elements = 0;
+	while (p < end) {
+		if (*p == '\n')
+			line++;
+		if (*p != '<') {
+			p++;
+			continue;
+		}
+		size_t left = (size_t)(end - p);
+		if (left >= 4 && memcmp(p, "<!--", 4) == 0) {
+			p = skip_past(p + 4, end, "-->", 3, &line);
+		} else if (left >= 9 && memcmp(p, "<![CDATA[", 9) == 0) {
+			p = skip_past(p + 9, end, "]]>", 3, &line);
+		} else if (left >= 2 && p[1] == '?') {
+			p = skip_past(p + 2, end, "?>", 2, &line);
+		} else if (left >= 2 && (p[1] == '!' || p[1] == '/')) {
+			p = skip_past(p + 2, end, ">", 1, &line);
+		} else {
+			long at = line, attrs = 0;
+			if (++elements > CAPSIM_XML_MAX_ELEMENTS) {
+				capsim_diags_add(d, name, at, "file: expected at most %d elements (the "
+						 "limit on an input file), found a %ldth here",
+						 CAPSIM_XML_MAX_ELEMENTS, elements);
+				return -1;
+			}
+			for (p++; p < end && *p != '>'; p++) {
+				if (*p == '\n') {
+					line++;
+				} else if (*p == '"' || *p == '\'') {
+					const char *q = p;
+					p = skip_past(p + 1, end, q, 1, &line) - 1;
+				} else if (*p == '=' && ++attrs > CAPSIM_XML_MAX_ATTRS) {
+					capsim_diags_add(d, name, at, "element: expected at most %d "
+							 "attributes (the limit on an element), found more",
+							 CAPSIM_XML_MAX_ATTRS);
+					return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 			       capsim_diags *d)
 {
@@ -161,6 +239,8 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 		capsim_diags_add(d, name, 0, "file contains a NUL byte; expected XML text");
 		return NULL;
 	}
+	if (within_limits(buf, len, name, d) < 0)
+		return NULL;
 	err_sink sink = { d, name, 0 };
 	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
 	if (!ctxt) {
@@ -173,6 +253,7 @@ xmlDoc *capsim_xml_read_memory(const char *buf, size_t len, const char *name,
 						XML_PARSE_NOERROR |
 						XML_PARSE_NOWARNING);
 	xmlSetStructuredErrorFunc(NULL, NULL);
+	sink_close(&sink);
 	int wellformed = ctxt->wellFormed;
 	xmlFreeParserCtxt(ctxt);
 	if (!doc || !wellformed) {
@@ -301,6 +382,7 @@ int capsim_xml_validate(xmlDoc *doc, const char *schema, const char *file,
 	xmlSchemaSetValidStructuredErrors(vc, structured_error, &sink);
 	int rc = xmlSchemaValidateDoc(vc, doc);
 	xmlSchemaFreeValidCtxt(vc);
+	sink_close(&sink);
 	if (rc != 0 && sink.count == 0)
 		capsim_diags_add(d, file, 0, "does not match the %s schema", schema);
 	return rc == 0 ? 0 : -1;

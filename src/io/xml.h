@@ -16,6 +16,15 @@
 /* Largest input file accepted, in bytes. */
 #define CAPSIM_XML_MAX_BYTES (8u << 20)
 
+/* Most attributes on one element, and most elements in one file: counted
+ * in one pass over the bytes before parsing, and refused beyond with the
+ * line of the element and the limit (libxml2 appends each attribute by
+ * walking the element's list, and checks each against those before it, so
+ * an element of n attributes costs n^2; every shipped file has at most 20
+ * attributes on an element and 300 elements). */
+#define CAPSIM_XML_MAX_ATTRS 256
+#define CAPSIM_XML_MAX_ELEMENTS 20000
+
 /* Call once before any other xml function (idempotent). */
 void capsim_xml_init(void);
 

@@ -1,0 +1,156 @@
+/* test_xml.c - the limits of the safe XML reader (src/io/xml.h): at most
+ * CAPSIM_XML_MAX_ATTRS attributes on an element and CAPSIM_XML_MAX_ELEMENTS
+ * elements in a file, counted before parsing and refused at the element's
+ * line (libxml2 costs n^2 for an element of n attributes); quoted values,
+ * comments and CDATA are not counted; a scenario of half a million unknown
+ * attributes lists the first 50 with their nearest paths and counts the
+ * rest. */
+#include "catalog.h"
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval.h"
+#include "scenario.h"
+#include "xml.h"
+
+TESTUTIL_CATALOG_FIXTURE
+
+/* a growing text */
+typedef struct {
+	char *s;
+	size_t n, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...)
+{
+	char part[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(part, sizeof part, fmt, ap);
+	va_end(ap);
+	assert_true(w > 0 && (size_t)w < sizeof part);
+	if (t->n + (size_t)w + 1 > t->cap) {
+		t->cap = 2 * (t->n + (size_t)w + 1);
+		t->s = realloc(t->s, t->cap);
+		assert_non_null(t->s);
+	}
+	memcpy(t->s + t->n, part, (size_t)w + 1);
+	t->n += (size_t)w;
+}
+
+/* a document of one <e> (on line 2) with n attributes, each value holding
+ * an '=' and a '>' that are not attributes */
+static xmlDoc *attrs_doc(int n, capsim_diags *d)
+{
+	text t = { 0 };
+	put(&t, "<?xml version=\"1.0\"?>\n<e");
+	for (int i = 0; i < n; i++)
+		put(&t, " a%d=\"x=1 > 0\"", i);
+	put(&t, "/>\n");
+	xmlDoc *doc = capsim_xml_read_memory(t.s, t.n, "attrs.xml", d);
+	free(t.s);
+	return doc;
+}
+
+static void test_attributes(void **state)
+{
+	(void)state;
+	capsim_diags d = { 0 };
+	xmlDoc *doc = attrs_doc(CAPSIM_XML_MAX_ATTRS, &d);
+	assert_non_null(doc);
+	long n = 0;
+	for (xmlAttr *a = xmlDocGetRootElement(doc)->properties; a; a = a->next)
+		n++;
+	assert_int_equal(n, CAPSIM_XML_MAX_ATTRS);
+	xmlFreeDoc(doc);
+	assert_int_equal(d.n, 0);
+
+	assert_null(attrs_doc(CAPSIM_XML_MAX_ATTRS + 1, &d));
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].where, "attrs.xml:2");
+	assert_non_null(strstr(d.v[0].msg, "element: expected at most 256 attributes"));
+	capsim_diags_free(&d);
+
+	/* 100,000 of them: refused before the parser sees one */
+	assert_null(attrs_doc(100000, &d));
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].where, "attrs.xml:2");
+	capsim_diags_free(&d);
+}
+
+/* n elements in all (the root and n - 1 children, one a line from line 3),
+ * with comments, CDATA and a processing instruction that hold '<' between */
+static xmlDoc *elements_doc(int n, capsim_diags *d)
+{
+	text t = { 0 };
+	put(&t, "<?xml version=\"1.0\"?>\n<r>\n");
+	for (int i = 1; i < n; i++)
+		put(&t, "<c/><!-- <c/> --><![CDATA[<c/>]]><?pi <c/>?>\n");
+	put(&t, "</r>\n");
+	xmlDoc *doc = capsim_xml_read_memory(t.s, t.n, "elements.xml", d);
+	free(t.s);
+	return doc;
+}
+
+static void test_elements(void **state)
+{
+	(void)state;
+	capsim_diags d = { 0 };
+	xmlDoc *doc = elements_doc(CAPSIM_XML_MAX_ELEMENTS, &d);
+	if (!doc)
+		capsim_diags_print(&d, stderr);
+	assert_non_null(doc);
+	xmlFreeDoc(doc);
+	assert_null(elements_doc(CAPSIM_XML_MAX_ELEMENTS + 1, &d));
+	assert_int_equal(d.n, 1);
+	char where[64];
+	/* the root is element 1 on line 2; element k > 1 is on line k + 1 */
+	snprintf(where, sizeof where, "elements.xml:%d", CAPSIM_XML_MAX_ELEMENTS + 2);
+	assert_string_equal(d.v[0].where, where);
+	assert_non_null(strstr(d.v[0].msg, "file: expected at most 20000 elements"));
+	capsim_diags_free(&d);
+}
+
+/* a scenario whose <cluster> appears 2,000 times with 250 unknown
+ * attributes each: 500,000 unknown names, the first 50 listed with their
+ * nearest paths, the rest counted in one line */
+static void test_unknown_names_counted(void **state)
+{
+	(void)state;
+	text t = { 0 };
+	put(&t, "<?xml version=\"1.0\"?>\n<scenario name=\"x\">\n");
+	for (int e = 0; e < 2000; e++) {
+		put(&t, "<cluster");
+		for (int i = 0; i < 250; i++)
+			put(&t, " x%d=\"1\"", i);
+		put(&t, "/>\n");
+	}
+	put(&t, "</scenario>\n");
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load_memory(t.s, t.n, "many.xml", cat, NULL, 0, s, &d), -1);
+	assert_int_equal(d.n, 51);
+	assert_string_equal(d.v[0].where, "many.xml:3");
+	assert_non_null(strstr(d.v[0].msg, "unknown attribute 'cluster.x0'; nearest valid:"));
+	assert_string_equal(d.v[50].where, "many.xml");
+	assert_string_equal(d.v[50].msg, "499950 more unknown attributes or elements (the first 50 "
+					 "are listed)");
+	capsim_diags_free(&d);
+	free(s);
+	free(t.s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attributes),
+		cmocka_unit_test(test_elements),
+		cmocka_unit_test(test_unknown_names_counted),
+	};
+	capsim_init();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
