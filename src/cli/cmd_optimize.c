@@ -13,16 +13,22 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "clock.h"
 #include "optimize.h"
 #include "scenario.h"
 #include "xalloc.h"
+
+/* progress shows on a terminal after this long; lines come this often */
+#define PROGRESS_AFTER_S 2.0
+#define PROGRESS_LINE_S 5.0
 
 static void help(FILE *out)
 {
 	fprintf(out,
 		"usage: capsim optimize [SCENARIO] [--metric tokens_per_s | time_to_train_s |\n"
 		"                       cost_per_million_tokens_usd] [--top N] [-j N]\n"
-		"                       [--exhaustive] [--json] [--no-progress] [--set PATH=VALUE]...\n"
+		"                       [--exhaustive] [--max-layouts N] [--max-simulations N]\n"
+		"                       [--json] [--progress | --no-progress] [--set PATH=VALUE]...\n"
 		"\n"
 		"Search every consistent layout of the scenario's model on its cluster: TP\n"
 		"(within a node, dividing the heads), PP (with virtual stages, and first and\n"
@@ -38,24 +44,79 @@ static void help(FILE *out)
 		"cost_per_million_tokens_usd is the result key: the cost to train per million\n"
 		"tokens of the owned cluster or, with cost.acquire=rent, of the cloud offer's\n"
 		"GPUs. -j N simulates on N\n"
-		"threads (default 1). Progress goes to stderr on a terminal.\n");
+		"threads (default 1).\n"
+		"\n"
+		"Limits on work: a space of more than --max-layouts layouts (default %ld)\n"
+		"is refused before any is screened; when the layouts the screens keep, each\n"
+		"weighing one simulation per %ld GPUs of the cluster or part, are more than\n"
+		"--max-simulations (default %ld), the search is refused before the first\n"
+		"simulation. Either says its count and the value to raise the limit to.\n"
+		"Progress (screening, then simulating) goes to stderr when it is a terminal\n"
+		"and the search has run for %.0f s, and always with --progress (a line at\n"
+		"each phase's start and end, and every %.0f s, where stderr is no terminal).\n",
+		CAPSIM_OPT_MAX_LAYOUTS, CAPSIM_OPT_SIM_GPUS, CAPSIM_OPT_MAX_SIMULATIONS,
+		PROGRESS_AFTER_S, PROGRESS_LINE_S);
 }
 
+/* The search's progress on stderr. On a terminal (unless --progress) it
+ * shows once the search has run PROGRESS_AFTER_S, as one line rewritten in
+ * place; with --progress it shows from the start, and where stderr is no
+ * terminal as lines: a phase's start and end, and one every
+ * PROGRESS_LINE_S between. */
 typedef struct {
-	int on;
-	double last;
+	int on;                         /* show at all */
+	int forced;                     /* --progress: from the start */
+	int tty;                        /* stderr is a terminal */
+	double t0;                      /* when the search began */
+	double last;                    /* when the last line was written */
+	int phase;                      /* of the last line; -1 none */
+	int open;                       /* a terminal line waits for its end */
+	int ended[2];                   /* a phase's last line was written */
 } progress_state;
 
-static void progress(void *ctx, long done, long total)
+static const char *const phase_text[] = {
+	"screening layouts (rules, memory estimate)",
+	"simulating layouts (at most; the bound stops the search sooner)",
+};
+
+static void progress(void *ctx, int phase, long done, long total)
 {
 	progress_state *p = ctx;
-	if (!p->on || total == 0)
+	if (!p->on || p->ended[phase])
 		return;
-	fprintf(stderr, "\r\033[Ksimulating layouts: %ld/%ld (the rest until the bound stops it)",
-		done, total);
-	if (done >= total)
-		fputc('\n', stderr);
+	double now = capsim_now_s();
+	if (!p->forced && now - p->t0 < PROGRESS_AFTER_S)
+		return;
+	int start = phase != p->phase, end = done >= total;
+	if (p->tty) {
+		if (!start && !end && now - p->last < 0.2)
+			return;
+		if (start && p->open)
+			fputc('\n', stderr);
+		fprintf(stderr, "\r\033[K%s: %ld/%ld, %.1f s", phase_text[phase], done, total,
+			now - p->t0);
+		p->open = !end;
+		if (end)
+			fputc('\n', stderr);
+	} else {
+		if (!start && !end && now - p->last < PROGRESS_LINE_S)
+			return;
+		fprintf(stderr, "%s: %ld/%ld, %.1f s\n", phase_text[phase], done, total, now - p->t0);
+	}
 	fflush(stderr);
+	p->phase = end ? -1 : phase;
+	p->ended[phase] = end;
+	p->last = now;
+}
+
+/* an option's count, 1 to 2^31 - 1, or -1 after the message */
+static long limit_arg(const char *opt, const char *s)
+{
+	int v = capsim_cli_count(s, 2147483647);
+	if (v < 1)
+		fprintf(stderr, "capsim optimize: %s: expected a count from 1 to 2147483647, found "
+			"'%s'\n", opt, s);
+	return v < 1 ? -1 : v;
 }
 
 static const char *const recompute_names[] = { "none", "selective", "full" };
@@ -245,7 +306,7 @@ static void print_json(const capsim_opt_result *r, int metric, json_t *o)
 int capsim_cmd_optimize(int argc, char **argv)
 {
 	enum { OPT_METRIC = 256, OPT_TOP, OPT_EXHAUSTIVE, OPT_JSON, OPT_NO_PROGRESS, OPT_SET,
-	       OPT_HELP };
+	       OPT_HELP, OPT_PROGRESS, OPT_MAX_LAYOUTS, OPT_MAX_SIMULATIONS };
 	static const struct option longopts[] = {
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "top", required_argument, NULL, OPT_TOP },
@@ -253,12 +314,15 @@ int capsim_cmd_optimize(int argc, char **argv)
 		{ "exhaustive", no_argument, NULL, OPT_EXHAUSTIVE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "max-layouts", required_argument, NULL, OPT_MAX_LAYOUTS },
+		{ "max-simulations", required_argument, NULL, OPT_MAX_SIMULATIONS },
 		{ "set", required_argument, NULL, OPT_SET },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5, .threads = 1 };
-	int as_json = 0, quiet = 0, c;
+	int as_json = 0, quiet = 0, forced = 0, c;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
 	int status = CAPSIM_EXIT_USAGE;
@@ -299,6 +363,15 @@ int capsim_cmd_optimize(int argc, char **argv)
 		case OPT_EXHAUSTIVE: o.exhaustive = 1; break;
 		case OPT_JSON: as_json = 1; break;
 		case OPT_NO_PROGRESS: quiet = 1; break;
+		case OPT_PROGRESS: forced = 1; break;
+		case OPT_MAX_LAYOUTS:
+			if ((o.max_layouts = limit_arg("--max-layouts", optarg)) < 0)
+				goto out;
+			break;
+		case OPT_MAX_SIMULATIONS:
+			if ((o.max_simulations = limit_arg("--max-simulations", optarg)) < 0)
+				goto out;
+			break;
 		case OPT_SET:
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0) {
 				capsim_diags_print(&d, stderr);
@@ -331,11 +404,20 @@ int capsim_cmd_optimize(int argc, char **argv)
 		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
-	progress_state ps = { .on = !quiet && !as_json && isatty(STDERR_FILENO) };
+	int tty = isatty(STDERR_FILENO);
+	progress_state ps = { .on = forced || (!quiet && !as_json && tty), .forced = forced,
+			      .tty = tty, .t0 = capsim_now_s(), .phase = -1 };
 	o.progress = progress;
 	o.progress_ctx = &ps;
 	capsim_opt_result r;
-	if (capsim_optimize(s, cat, &o, &r, &d) < 0) {
+	int rc = capsim_optimize(s, cat, &o, &r, &d);
+	if (ps.open)
+		fputc('\n', stderr);
+	if (rc == -2) {
+		/* past a limit on work: refused before the simulations */
+		capsim_diags_print(&d, stderr);
+		status = CAPSIM_EXIT_USAGE;
+	} else if (rc < 0) {
 		capsim_diags_print(&d, stderr);
 		for (size_t i = 0; i < r.n_reasons; i++)
 			fprintf(stderr, "  %8ld  %s\n", r.reasons[i].count, r.reasons[i].text);

@@ -1,6 +1,7 @@
 /* optimize.c - the parallelism optimiser; see optimize.h. */
 #include "optimize.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
@@ -108,10 +109,12 @@ typedef struct {
 
 typedef struct {
 	const capsim_scenario *base;
+	const capsim_opt_options *o;
 	capsim_scenario *scratch;      /* the base with a candidate's fields set directly */
 	candidates out;
 	reasons why;
 	long enumerated, refused, no_fit;
+	long space;                    /* layouts to enumerate */
 	double flop_per_gpu;           /* a step's model FLOPs per GPU, no recomputation */
 	double peak;                   /* the fastest GPU's dense peak in the job's dtype */
 	int bound_ok;                  /* the bound applies (one node type) */
@@ -203,6 +206,8 @@ int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char
 static void consider(void *ctx, const capsim_opt_config *c)
 {
 	search *x = ctx;
+	if (x->o->progress && x->enumerated % 1024 == 0)
+		x->o->progress(x->o->progress_ctx, CAPSIM_OPT_SCREENING, x->enumerated, x->space);
 	x->enumerated++;
 	capsim_scenario *s = x->scratch;
 	char why[200];
@@ -248,10 +253,12 @@ static int uneven_ends(int layers, int pp, int v, int *first, int *last)
 	return 0;
 }
 
-/* every layout of s's model on its cluster, in a fixed order, to visit */
+/* every layout of s's model on its cluster, in a fixed order, to visit;
+ * with visit NULL, *count gets how many there are (the innermost loops
+ * counted, not run: the count costs no more than the loops above them) */
 typedef void (*visit_fn)(void *ctx, const capsim_opt_config *c);
 
-static void enumerate(const capsim_scenario *s, visit_fn visit, void *ctx)
+static void enumerate(const capsim_scenario *s, visit_fn visit, void *ctx, long *count)
 {
 	const capsim_model *m = &s->model;
 	long gpus = capsim_scenario_gpus(s);
@@ -282,6 +289,12 @@ static void enumerate(const capsim_scenario *s, visit_fn visit, void *ctx)
 							if (moe && (!divides(ep, m->moe_experts) ||
 								    !divides(ep, dp * cp)))
 								continue;
+							if (!visit) {
+								*count += 4L * (long)(sizeof mbs / sizeof mbs[0]) * 3 *
+									  (tp > 1 ? 2 : 1) *
+									  (moe && ep > 1 ? 2 : 1);
+								continue;
+							}
 							for (int z = 0; z < 4; z++)
 							for (size_t b = 0; b < sizeof mbs / sizeof mbs[0]; b++)
 							for (int rc = 0; rc < 3; rc++)
@@ -320,8 +333,21 @@ static void compare(void *ctx, const capsim_opt_config *c)
 int capsim_opt_in_space(const capsim_scenario *s, const capsim_opt_config *c)
 {
 	finding f = { c, 0 };
-	enumerate(s, compare, &f);
+	enumerate(s, compare, &f, NULL);
 	return f.found;
+}
+
+long capsim_opt_space_size(const capsim_scenario *s)
+{
+	long n = 0;
+	enumerate(s, NULL, NULL, &n);
+	return n;
+}
+
+long capsim_opt_sim_weight(const capsim_scenario *s)
+{
+	long gpus = capsim_scenario_gpus(s);
+	return gpus > CAPSIM_OPT_SIM_GPUS ? (gpus + CAPSIM_OPT_SIM_GPUS - 1) / CAPSIM_OPT_SIM_GPUS : 1;
 }
 
 static int by_bound(const void *a, const void *b)
@@ -504,6 +530,50 @@ static int by_count(const void *a, const void *b)
 	return (y->count > x->count) - (y->count < x->count);
 }
 
+/* ---- the limits ------------------------------------------------------------------------ */
+
+static long limit_of(long given, long dflt)
+{
+	return given > 0 ? given : dflt;
+}
+
+/* 0 when a space of n layouts is within max-layouts, else -1 with why */
+static int past_layouts(const capsim_scenario *s, const capsim_opt_options *o, long n,
+			capsim_diags *d)
+{
+	long max = limit_of(o->max_layouts, CAPSIM_OPT_MAX_LAYOUTS);
+	if (n <= max)
+		return 0;
+	capsim_diags_add_at(d, "--max-layouts",
+			    "the layouts of %s on %ld GPUs are %ld to screen, more than "
+			    "--max-layouts %ld (each costs microseconds to screen and 72 bytes "
+			    "kept); raise --max-layouts to %ld to search them all",
+			    s->model.e.id, capsim_scenario_gpus(s), n, max, n);
+	return -1;
+}
+
+/* 0 when the kept layouts, each weighed as capsim_opt_sim_weight says, are
+ * within max-simulations, else -1 with why */
+static int past_simulations(const capsim_scenario *s, const capsim_opt_options *o, long kept,
+			    capsim_diags *d)
+{
+	long max = limit_of(o->max_simulations, CAPSIM_OPT_MAX_SIMULATIONS);
+	long w = capsim_opt_sim_weight(s);
+	double need = (double)kept * (double)w;
+	if (need <= (double)max)
+		return 0;
+	char weight[160] = "";
+	if (w > 1)
+		snprintf(weight, sizeof weight, " (each weighs %ld on %ld GPUs: one per %ld GPUs or "
+			 "part)", w, capsim_scenario_gpus(s), CAPSIM_OPT_SIM_GPUS);
+	capsim_diags_add_at(d, "--max-simulations",
+			    "%ld layouts of %s passed the rules and the memory estimate; the search "
+			    "may simulate each of them%s, %.0f in all, more than --max-simulations "
+			    "%ld; raise --max-simulations to %.0f to run it",
+			    kept, s->model.e.id, weight, need, max, need);
+	return -1;
+}
+
 int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d)
 {
@@ -520,10 +590,15 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	work->first_stage_layers = work->last_stage_layers = 0;
 	work->dp_given = 0;
 	s = work;
-	search x = { .base = s };
+	long gpus = capsim_scenario_gpus(s);
+	search x = { .base = s, .o = o, .space = capsim_opt_space_size(s) };
+	if (past_layouts(s, o, x.space, d) < 0) {
+		r->candidates = x.space;
+		free(work);
+		return -2;
+	}
 	x.scratch = capsim_xmalloc(sizeof *x.scratch);
 	*x.scratch = *s;
-	long gpus = capsim_scenario_gpus(s);
 	x.flop_per_gpu = capsim_flops_per_token(&s->model, s->seq_len, 1) * s->global_batch *
 			 s->seq_len / (double)gpus;
 	x.peak = capsim_gpu_peak(&s->gpu, s->dtype);
@@ -538,8 +613,20 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	}
 	if (!(x.peak > 0))
 		x.peak = INFINITY;
-	enumerate(s, consider, &x);
+	enumerate(s, consider, &x, NULL);
 	free(x.scratch);
+	assert(x.enumerated == x.space);
+	if (o->progress)
+		o->progress(o->progress_ctx, CAPSIM_OPT_SCREENING, x.enumerated, x.space);
+	if (past_simulations(s, o, (long)x.out.n, d) < 0) {
+		r->candidates = x.enumerated;
+		r->refused = x.refused;
+		r->no_fit = x.no_fit;
+		r->kept = (long)x.out.n;
+		free(x.out.v);
+		free(work);
+		return -2;
+	}
 	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
 
 	pool pl = { .base = s, .cat = cat, .o = o, .cands = &x.out };
@@ -563,7 +650,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		int over = pl.next >= pl.cands->n;
 		pthread_mutex_unlock(&pl.mu);
 		if (o->progress)
-			o->progress(o->progress_ctx, done, (long)x.out.n);
+			o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, done, (long)x.out.n);
 		if (over)
 			break;
 		struct timespec ts = { 0, 100000000 };
@@ -573,7 +660,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		pthread_join(th[t], NULL);
 	free(th);
 	if (o->progress)
-		o->progress(o->progress_ctx, (long)x.out.n, (long)x.out.n);
+		o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, (long)x.out.n, (long)x.out.n);
 
 	r->candidates = x.enumerated;
 	r->refused = x.refused;
@@ -581,6 +668,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	r->bounded = pl.bounded;
 	r->simulated = pl.simulated;
 	r->failed = pl.failed;
+	r->kept = (long)x.out.n;
 	merge_reasons(r, &x.why);
 	merge_reasons(r, &pl.why);
 	qsort(r->reasons, r->n_reasons, sizeof r->reasons[0], by_count);

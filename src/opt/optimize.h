@@ -71,13 +71,34 @@ typedef struct capsim_opt_reason {
 
 #define CAPSIM_OPT_MAX_REASONS 32
 
+/* Limits on the work of one search (docs/user-guide.md, "Limits on work").
+ * The layouts of the space are counted before any is screened; a space of
+ * more than max-layouts is refused (screening costs microseconds a layout,
+ * and each kept one 72 bytes until the end). The layouts the screens keep
+ * are the most the search can simulate (and what --exhaustive simulates):
+ * each weighs one simulation per CAPSIM_OPT_SIM_GPUS GPUs of the cluster or
+ * part (a simulation's cost grows with the fabric), and more than
+ * max-simulations in all is refused before the first is simulated. A
+ * simulation is itself bounded by the scenario's workload.task-limit and
+ * workload.flow-limit. */
+#define CAPSIM_OPT_MAX_LAYOUTS 200000L
+#define CAPSIM_OPT_MAX_SIMULATIONS 50000L
+#define CAPSIM_OPT_SIM_GPUS 16384L
+
+/* the phases a search reports progress in */
+enum { CAPSIM_OPT_SCREENING, CAPSIM_OPT_SIMULATING };
+
 typedef struct capsim_opt_options {
 	int metric;                     /* capsim_opt_metric */
 	int top;                        /* layouts in the list (>= 1) */
 	int threads;                    /* simulating at once (>= 1) */
 	int exhaustive;                 /* simulate every candidate that fits (no bound) */
-	/* progress: called now and then from the calling thread; NULL none */
-	void (*progress)(void *ctx, long done, long total);
+	long max_layouts;               /* 0: CAPSIM_OPT_MAX_LAYOUTS */
+	long max_simulations;           /* 0: CAPSIM_OPT_MAX_SIMULATIONS */
+	/* progress: called now and then from the calling thread, with the
+	 * phase, what is done of it and its total (simulating: the most that
+	 * may be simulated; the bound stops the search sooner); NULL none */
+	void (*progress)(void *ctx, int phase, long done, long total);
 	void *progress_ctx;
 } capsim_opt_options;
 
@@ -88,6 +109,7 @@ typedef struct capsim_opt_result {
 	long bounded;                   /* skipped: their bound could not enter the list */
 	long simulated;
 	long failed;                    /* simulated, with an error or out of memory */
+	long kept;                      /* through the screens: the most that may be simulated */
 	capsim_opt_reason reasons[CAPSIM_OPT_MAX_REASONS];
 	size_t n_reasons;
 	capsim_opt_point *top;          /* best first; n_top <= options.top */
@@ -107,8 +129,20 @@ int capsim_opt_in_space(const capsim_scenario *s, const capsim_opt_config *c);
 int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char *why,
 		      size_t n);
 
+/* Layouts in s's search space (what the search would enumerate and screen),
+ * counted without visiting them. */
+long capsim_opt_space_size(const capsim_scenario *s);
+
+/* What one simulation of s weighs against max-simulations: one for each
+ * CAPSIM_OPT_SIM_GPUS GPUs of its cluster or part. */
+long capsim_opt_sim_weight(const capsim_scenario *s);
+
 /* Search s's layouts (s is not changed). Returns 0 with *r filled (free it
- * with capsim_opt_result_free), or -1 after adding the reason to d. */
+ * with capsim_opt_result_free); -1 when no layout fits and runs; -2 when
+ * the search is past a limit (max_layouts, max_simulations: nothing was
+ * simulated, r->candidates holds the space's size and, past
+ * max_simulations, r->kept what the screens kept); the reason is added to
+ * d. */
 int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d);
 

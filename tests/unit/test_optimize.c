@@ -280,6 +280,114 @@ static void test_bound_below_every_step(void **state)
 	assert_true(checked >= 35);
 }
 
+/* the limits on a search's work: a space of more layouts than max-layouts
+ * is refused before any is screened, and more kept layouts (weighed by the
+ * cluster's size) than max-simulations before any is simulated; at the
+ * limit the search runs, and simulates no more than the limit */
+static void test_limits(void **state)
+{
+	(void)state;
+	capsim_scenario *s = small();
+	capsim_diags d = { 0 };
+	long space = capsim_opt_space_size(s);
+	assert_true(space > 1000);
+	assert_int_equal(capsim_opt_sim_weight(s), 1);
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 3, .threads = 1 };
+	capsim_opt_result r;
+
+	o.max_layouts = space - 1;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), -2);
+	assert_int_equal(r.candidates, space);
+	assert_int_equal(r.simulated, 0);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].where, "--max-layouts");
+	char want[64];
+	snprintf(want, sizeof want, "are %ld to screen, more than --max-layouts %ld", space,
+		 space - 1);
+	assert_non_null(strstr(d.v[0].msg, want));
+	capsim_opt_result_free(&r);
+	capsim_diags_free(&d);
+
+	o.max_layouts = space;
+	o.exhaustive = 1;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), 0);
+	assert_int_equal(r.candidates, space);
+	long kept = r.kept;
+	assert_int_equal(r.simulated, kept); /* exhaustive: every kept layout */
+	assert_int_equal(kept, space - r.refused - r.no_fit);
+	capsim_opt_result_free(&r);
+
+	o.max_simulations = kept - 1;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), -2);
+	assert_int_equal(r.simulated, 0);
+	assert_int_equal(r.kept, kept);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].where, "--max-simulations");
+	snprintf(want, sizeof want, "%ld in all, more than --max-simulations %ld", kept, kept - 1);
+	assert_non_null(strstr(d.v[0].msg, want));
+	capsim_opt_result_free(&r);
+	capsim_diags_free(&d);
+
+	o.max_simulations = kept;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), 0);
+	assert_int_equal(r.simulated, kept);
+	capsim_opt_result_free(&r);
+	o.exhaustive = 0;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), 0);
+	assert_true(r.simulated < kept);
+	capsim_opt_result_free(&r);
+	free(s);
+}
+
+/* 524,288 GPUs: each simulation weighs 32 (a 3-tier fabric of 65,536
+ * nodes), so the kept layouts are refused before the first simulation;
+ * what the search held (the screens' kept layouts) stays within
+ * max-layouts; every shipped scenario's space is within the defaults */
+static void test_huge_cluster_refused(void **state)
+{
+	(void)state;
+	static const capsim_set sets[] = { { "cluster.nodes", "65536" },
+					   { "cluster.fabric.tiers", "3" },
+					   { "workload.global-batch", "65536" },
+					   { "reliability.runs", "0" } };
+	capsim_scenario *s = load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", sets, 4);
+	assert_int_equal(capsim_opt_sim_weight(s), 32);
+	long space = capsim_opt_space_size(s);
+	assert_true(space <= CAPSIM_OPT_MAX_LAYOUTS);
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5, .threads = 1 };
+	capsim_opt_result r;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), -2);
+	assert_int_equal(r.candidates, space);
+	assert_int_equal(r.simulated, 0);
+	assert_true(r.kept > CAPSIM_OPT_MAX_SIMULATIONS / 32);
+	assert_true(r.kept <= space);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "each weighs 32 on 524288 GPUs"));
+	capsim_opt_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+
+	static const char *const files[] = {
+		"a100-4node-fattree.xml", "default.xml", "gpt2-124m-1xh200.xml",
+		"gpt2-355m-1xh200.xml", "h100-256-lustre.xml", "h100-64node-ndr.xml",
+		"h100-64node-roce200.xml", "h100-8node-ndr.xml", "h100-8node-roce400.xml",
+		"long-context-1m.xml", "mixed-h100-h200.xml", "nvswitch-pod-128.xml",
+		"onprem-burst.xml",
+	};
+	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/scenarios/%s", CAPSIM_SOURCE_DIR, files[f]);
+		capsim_scenario *x = load(path, NULL, 0);
+		long n = capsim_opt_space_size(x);
+		/* the kept layouts are at most the space: within max-simulations too */
+		if (!(n > 0 && n <= CAPSIM_OPT_MAX_LAYOUTS && n <= CAPSIM_OPT_MAX_SIMULATIONS &&
+		      capsim_opt_sim_weight(x) == 1))
+			fail_msg("%s: %ld layouts", files[f], n);
+		free(x);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_best_is_what_run_gives),
 		cmocka_unit_test(test_published_layouts_are_feasible),
 		cmocka_unit_test(test_bound_below_every_step),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_huge_cluster_refused),
 	};
 	capsim_init();
 	return cmocka_run_group_tests(tests, setup, teardown);
