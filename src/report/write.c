@@ -214,6 +214,11 @@ static void gp_head(FILE *f, const char *name, const char *title)
 	fputc('\n', f);
 }
 
+/* a figure with nothing to show still draws: a NaN alone has no range for
+ * gnuplot to take ("all points y value undefined") */
+static const char *const empty_plot = "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
+				      "unset xtics\nunset ytics\nplot ";
+
 /* the script's two outputs, SVG for the HTML and PNG beside it */
 static void gp_outputs(FILE *f, const char *name, const char *plot)
 {
@@ -291,7 +296,9 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 {
 	mem plot;
 	FILE *p = mem_open(&plot);
-	fprintf(p, "set xlabel 'months'\nset ylabel 'million USD'\nplot ");
+	mem curves;
+	FILE *c = mem_open(&curves);
+	fprintf(p, "set xlabel 'months'\nset ylabel 'million USD'\n");
 	int any = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
@@ -312,19 +319,22 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		}
 		fprintf(dat, "\n\n");
 		if (x->r.has_capex && !x->r.acquire_rent) {
-			fprintf(p, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
+			fprintf(c, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
 				i);
-			gp_title2(p, x->label, "owned");
+			gp_title2(c, x->label, "owned");
 		}
 		if (rate > 0) {
-			fprintf(p, "%s'cost.dat' index %zu using 1:3 with lines dt 2 lw 2 title ",
+			fprintf(c, "%s'cost.dat' index %zu using 1:3 with lines dt 2 lw 2 title ",
 				any++ ? ", " : "", i);
-			gp_title2(p, x->label, "rented");
+			gp_title2(c, x->label, "rented");
 		}
 	}
-	if (!any)
-		fprintf(p, "NaN title 'no priced design'");
-	fputc('\n', p);
+	mem_close(&curves);
+	if (any)
+		fprintf(p, "plot %s\n", curves.buf);
+	else
+		fprintf(p, "%sNaN title 'no priced design'\n", empty_plot);
+	free(curves.buf);
 	mem_close(&plot);
 	gp_outputs(gp, "cost", plot.buf);
 	free(plot.buf);
@@ -368,7 +378,8 @@ static void fig_tornado(const capsim_report *rep, FILE *dat, FILE *gp)
 	mem plot;
 	FILE *p = mem_open(&plot);
 	if (rows == 0 || !isfinite(base)) {
-		fprintf(p, "unset xtics\nunset ytics\nplot NaN title 'no winner to move'\n");
+		fputs(empty_plot, p);
+		fputs("NaN title 'no winner to move'\n", p);
 	} else {
 		fputs("set style fill solid 0.7 border -1\nset xlabel ", p);
 		capsim_gnuplot_string(p, capsim_rule_metric_names[rep->rule.metric]);
@@ -388,7 +399,9 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 	mem plot;
 	FILE *p = mem_open(&plot);
 	fprintf(p, "set logscale x\nset xlabel 'checkpoint interval (hours)'\n"
-		   "set ylabel 'goodput'\nset yrange [*:1]\nplot ");
+		   "set ylabel 'goodput'\nset yrange [*:1]\n");
+	mem curves;
+	FILE *c = mem_open(&curves);
 	int any = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
@@ -401,13 +414,16 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 		fprintf(dat, "\n\n");
 		if (!x->n_ckpt)
 			continue;
-		fprintf(p, "%s'goodput.dat' index %zu using 1:2 with linespoints lw 2 title ",
+		fprintf(c, "%s'goodput.dat' index %zu using 1:2 with linespoints lw 2 title ",
 			any++ ? ", " : "", i);
-		capsim_gnuplot_string(p, x->label);
+		capsim_gnuplot_string(c, x->label);
 	}
-	if (!any)
-		fprintf(p, "NaN title 'no failures modelled'");
-	fputc('\n', p);
+	mem_close(&curves);
+	if (any)
+		fprintf(p, "plot %s\n", curves.buf);
+	else
+		fprintf(p, "%sNaN title 'no failures modelled'\n", empty_plot);
+	free(curves.buf);
 	mem_close(&plot);
 	gp_outputs(gp, "goodput", plot.buf);
 	free(plot.buf);

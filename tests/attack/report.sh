@@ -168,5 +168,6 @@ case_gnuplot_timeout_arg() {
 	report --gnuplot-timeout "5 parsecs"
 	check $? 2 "--gnuplot-timeout" "capsim report --gnuplot-timeout '5 parsecs'"
 	[ -e r ] && fail "a refused option made the report directory"
-	return 0
+	report --gnuplot-timeout "90 s"
+	check $? 0 "report.html" "capsim report --gnuplot-timeout '90 s'"
 }

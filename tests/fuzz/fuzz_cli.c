@@ -10,7 +10,9 @@
  * Where it runs: a private directory made at start (mkdtemp) holding a copy
  * of the catalog (hardware/, models/, scenarios/) and of some test data
  * (nccl-tests/, nccl-tests-bad/, calibrate/ with one recorded GEMM run,
- * profiles/) and a measurement database of those runs (measurements.db); it
+ * profiles/, hf/ configs and launch/ scripts for import), a measurement
+ * database of those runs (measurements.db) and a sweep store of the shipped
+ * report sweep (results.db, for query and report --db); it
  * is the working directory of each run and CAPSIM_DATA, so inputs name files
  * relatively ("scenarios/default.xml") and outputs land there. After each
  * run every copied file is put back if it was changed and everything else a
@@ -21,7 +23,7 @@
  * fuzz_sweep takes the sweep file and its constraints), more than MAX_ARGS
  * arguments, and
  * any mention of workload.task-limit or workload.flow-limit: run, scale,
- * collective and verify get --set options bounding the work of one input
+ * collective, verify and report get --set options bounding the work of one input
  * (limits[]) before the input's own arguments. Files written are capped at
  * 64 MiB (RLIMIT_FSIZE).
  *
@@ -62,7 +64,7 @@ static char set_opt[] = "--set", task_limit[] = "workload.task-limit=1e4",
 static char *const limits[] = { set_opt, task_limit, set_opt, flow_limit };
 #define N_LIMITS (sizeof limits / sizeof limits[0])
 
-static const char *const limited_commands[] = { "run", "scale", "collective", "verify" };
+static const char *const limited_commands[] = { "run", "scale", "collective", "verify", "report" };
 
 /* a file of the private directory as it was made: put back when changed */
 typedef struct data_file {
@@ -326,6 +328,20 @@ static void make_measurements(void)
 	add_file("measurements.db", "measurements.db");
 }
 
+/* results.db, for query and report --db: the shipped report sweep run as a
+ * user would */
+static void make_results(void)
+{
+	char a0[] = "capsim", a1[] = "sweep", a2[] = "scenarios/sweeps/report-70b.xml",
+	     a3[] = "--db", a4[] = "results.db", a5[] = "-j1";
+	char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+	if (run_quietly(6, argv) != CAPSIM_EXIT_OK) {
+		errno = 0;
+		die("capsim sweep of the seed store");
+	}
+	add_file("results.db", "results.db");
+}
+
 /* libFuzzer writes a crash's input where it stands then, the private
  * directory: an -artifact_prefix that is not absolute is made so, against
  * the directory it was started in (libFuzzer reads its flags after this) */
@@ -405,6 +421,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	add_file(CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-02-gemm.jsonl",
 		 "calibrate/h200-gemm.jsonl");
 	copy_tree("tests/data/profiles", "profiles");
+	/* configs and launch scripts, good and bad, for import */
+	copy_tree("tests/data/hf", "hf");
+	copy_tree("tests/data/launch", "launch");
 	if (setenv("CAPSIM_DATA", work_root, 1) < 0)
 		die("setenv");
 	struct rlimit fsize = { MAX_FILE_BYTES, MAX_FILE_BYTES };
@@ -420,6 +439,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	__sanitizer_set_report_fd((void *)(intptr_t)saved_stderr);
 	capsim_init();
 	make_measurements();
+	make_results();
 	fprintf(stderr, "fuzz_cli: running in %s (%zu files)\n", work_root, data.n_files);
 	leave_work_root();
 	trace_runs = env_flag("CAPSIM_FUZZ_CLI_TRACE");

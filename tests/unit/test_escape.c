@@ -37,7 +37,7 @@ static const char *const hostile[] = {
 	"a--b---c-",
 	"-",
 	"\x1b]0;title\x07",
-	"\xe2\x80\xae" "evil",        /* U+202E RIGHT-TO-LEFT OVERRIDE */
+	"\xe2\x80\xae\x65vil",       /* U+202E RIGHT-TO-LEFT OVERRIDE, "evil" */
 	"\xe2\x81\xa6x\xe2\x81\xa9", /* U+2066 .. U+2069 */
 	"\xff\xfe bad utf-8 \xc0\xaf",
 	"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac",

@@ -315,6 +315,20 @@ static void test_rule_and_sensitivity(void **state)
 	assert_int_equal(rep.winner, -1);
 	for (size_t i = 0; i < N_DESIGNS; i++)
 		assert_non_null(strstr(rep.d[i].why_not, "over the budget"));
+	/* and the report is still drawn whole: the sensitivity figure has no
+	 * winner to move, and says so in a figure gnuplot can draw */
+	char out[512], svg[600];
+	snprintf(out, sizeof out, "%s/no-winner", dir);
+	capsim_diags d = { 0 };
+	int missing = 1;
+	assert_int_equal(capsim_report_write(&rep, cat, out, 60.0, &missing, &d), 0);
+	assert_int_equal(missing, 0);
+	snprintf(svg, sizeof svg, "%s/figures/tornado.svg", out);
+	char *text = slurp(svg, NULL);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "no winner to move"));
+	free(text);
+	capsim_diags_free(&d);
 	capsim_report_free(&rep);
 
 	/* by wall time, the H200s (faster HBM, same step otherwise) win too,
