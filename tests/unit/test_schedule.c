@@ -2,11 +2,14 @@
  * SC21 Sec. 2.2: bubbles (p-1)/m and (p-1)/(vm)), p2p delays, a bottleneck
  * stage, per-micro-batch durations and tails against a brute-force reference,
  * Megatron's interleaved order, event counts, determinism and errors. */
+#include "catalog.h"
 #include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "eval.h"
+#include "scenario.h"
 #include "schedule.h"
 
 /* uniform forward and backward per micro-batch, ns: neither 0 nor 1, nor a
@@ -778,6 +781,48 @@ static void test_errors(void **state)
 	capsim_pipeline_result_free(&r);
 }
 
+/* workload.task-limit: a global batch of 10^6 on the default scenario (125,000
+ * micro-batches a replica, 5e6 tasks) is refused by the scenario's checks
+ * before any step runs, with its estimate, and the scenario is left as it
+ * was; a limit at the estimate runs and one below refuses; and a step's
+ * work, the engine's events, stays within a fixed multiple of that estimate
+ * (a task ends and its output arrives: 2 events; the schedule runs with its
+ * transfers and again without them: 2 runs), so the limit bounds it */
+static void test_task_limit(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = testutil_shipped_catalog();
+	assert_non_null(cat);
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat,
+					      NULL, 0, s, &d), 0);
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.global-batch", "1000000", &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.v[0].where, "--set workload.global-batch=1000000");
+	assert_non_null(strstr(d.v[0].msg, "one step is 5e+06 pipeline tasks (2 x 125000 "
+					   "micro-batches x pp 4 x 5 chunks x 1 replicas "
+					   "simulated), more than workload.task-limit = 2e+06"));
+	assert_true(s->global_batch == 512);
+	capsim_diags_free(&d);
+
+	/* 2 x 64 micro-batches x pp 4 x 5 chunks */
+	double tasks = 2.0 * 64 * 4 * 5;
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.task-limit", "2559", &d), -1);
+	assert_non_null(strstr(d.v[0].msg, "one step is 2.56e+03 pipeline tasks"));
+	capsim_diags_free(&d);
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.task-limit", "2560", &d), 0);
+	capsim_eval_opts eo = { .no_reference = 1 };
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, &eo, &r, &d), 0);
+	assert_int_equal(r.step.microbatches, 64);
+	assert_true(r.step.events > 2 * tasks);
+	assert_true(r.step.events <= 2 * 2 * tasks + 2 * 4 * 2);
+	capsim_result_free(&r);
+	free(s);
+	capsim_catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -793,6 +838,7 @@ int main(void)
 		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_events_determinism),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_task_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
