@@ -218,7 +218,8 @@ case_sweep_args() {
 	bad "capsim sweep: --batch: expected points a transaction from 1 to 1000000, found 'x'" \
 		sweep "$sw" --db "$db" --batch x
 	bad "--resume: no results store here to resume" sweep "$sw" --db "$db" --resume
-	bad "error: cannot open the database: Is a directory" sweep "$sw" --db "$T"
+	bad "error: expected a regular file for the store (an SQLite database), found a directory" \
+		sweep "$sw" --db "$T"
 	bad "--set cluster.nodes=0: error: cluster.nodes:" sweep "$sw" --db "$db" \
 		--set cluster.nodes=0
 	[ -e "$db" ] && fail "a refused sweep left $db behind"
