@@ -3,9 +3,10 @@
 # packages capsim needs (those missing), configure, build, then either run
 # capsim on the default scenario (run) or pass the whole test suite (test).
 #
-# test: a gcc build with -Werror, then a clang-14 build with AddressSanitizer,
+# test: a gcc build with -Werror, a clang-14 ThreadSanitizer build of the
+# sweep's threads and its test, then a clang-14 build with AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer in which ctest runs every test,
-# the 60-second fuzz run of the loaders included (CAPSIM_FUZZ_SECONDS).
+# the 60-second fuzz runs included (CAPSIM_FUZZ_SECONDS).
 set -eu
 cd "$(dirname "$0")/.."
 mode=${1:-run}
@@ -44,13 +45,7 @@ test)
 	cmake -S . -B build-gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAPSIM_WERROR=ON \
 		-DCAPSIM_TESTS=OFF >/dev/null
 	cmake --build build-gcc -j "$jobs"
-	# 2. clang-14 with ASan + UBSan (+ libFuzzer): every test under ctest
-	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \
-		-DCAPSIM_SANITIZE=ON -DCAPSIM_WERROR=ON -DCAPSIM_FUZZ=ON \
-		-DCAPSIM_FUZZ_SECONDS="${CAPSIM_FUZZ_SECONDS:-60}" >/dev/null
-	cmake --build build-asan -j "$jobs"
-	ctest --test-dir build-asan --output-on-failure -j "$jobs"
-	# 3. clang-14 with ThreadSanitizer: the sweep's threads (capsim sweep -j, its
+	# 2. clang-14 with ThreadSanitizer: the sweep's threads (capsim sweep -j, its
 	# signal flag) through unit/test_sweep only; a report stops the run and fails
 	# it. Without MPI: Open MPI's own locks are not capsim's to check.
 	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -59,6 +54,13 @@ test)
 	cmake --build build-tsan -j "$jobs" --target capsim test_sweep
 	TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -R '^unit/test_sweep$' \
 		--output-on-failure
+	# 3. clang-14 with ASan + UBSan (+ libFuzzer): every test under ctest
+	# (last, so that the closing summary is the whole suite's)
+	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \
+		-DCAPSIM_SANITIZE=ON -DCAPSIM_WERROR=ON -DCAPSIM_FUZZ=ON \
+		-DCAPSIM_FUZZ_SECONDS="${CAPSIM_FUZZ_SECONDS:-60}" >/dev/null
+	cmake --build build-asan -j "$jobs"
+	ctest --test-dir build-asan --output-on-failure -j "$jobs"
 	;;
 *)
 	echo "usage: .ci/setup.sh run|test" >&2
