@@ -115,6 +115,8 @@ typedef struct {
 	reasons why;
 	long enumerated, refused, no_fit;
 	long space;                    /* layouts to enumerate */
+	long max_kept;                 /* kept layouts max-simulations allows */
+	int over;                      /* more were kept: screen no further */
 	double flop_per_gpu;           /* a step's model FLOPs per GPU, no recomputation */
 	double peak;                   /* the fastest GPU's dense peak in the job's dtype */
 	int bound_ok;                  /* the bound applies (one node type) */
@@ -206,6 +208,8 @@ int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char
 static void consider(void *ctx, const capsim_opt_config *c)
 {
 	search *x = ctx;
+	if (x->over)
+		return;
 	if (x->o->progress && x->enumerated % 1024 == 0)
 		x->o->progress(x->o->progress_ctx, CAPSIM_OPT_SCREENING, x->enumerated, x->space);
 	x->enumerated++;
@@ -225,6 +229,7 @@ static void consider(void *ctx, const capsim_opt_config *c)
 		x->out.v = capsim_xrealloc(x->out.v, x->out.cap * sizeof *x->out.v);
 	}
 	x->out.v[x->out.n++] = (candidate){ *c, bound(x, s, c), x->enumerated };
+	x->over = (long)x->out.n > x->max_kept;
 }
 
 static int divides(long a, long b)
@@ -552,26 +557,32 @@ static int past_layouts(const capsim_scenario *s, const capsim_opt_options *o, l
 	return -1;
 }
 
-/* 0 when the kept layouts, each weighed as capsim_opt_sim_weight says, are
- * within max-simulations, else -1 with why */
-static int past_simulations(const capsim_scenario *s, const capsim_opt_options *o, long kept,
-			    capsim_diags *d)
+/* the most layouts the screens may keep within max-simulations */
+static long max_kept(const capsim_scenario *s, const capsim_opt_options *o)
+{
+	return limit_of(o->max_simulations, CAPSIM_OPT_MAX_SIMULATIONS) / capsim_opt_sim_weight(s);
+}
+
+/* why a search whose screens kept more than max_kept(s, o) layouts (after
+ * enumerating x->enumerated) is refused */
+static void past_simulations(const capsim_scenario *s, const capsim_opt_options *o,
+			     const search *x, capsim_diags *d)
 {
 	long max = limit_of(o->max_simulations, CAPSIM_OPT_MAX_SIMULATIONS);
 	long w = capsim_opt_sim_weight(s);
-	double need = (double)kept * (double)w;
-	if (need <= (double)max)
-		return 0;
 	char weight[160] = "";
 	if (w > 1)
 		snprintf(weight, sizeof weight, " (each weighs %ld on %ld GPUs: one per %ld GPUs or "
 			 "part)", w, capsim_scenario_gpus(s), CAPSIM_OPT_SIM_GPUS);
+	/* the most the whole space could need: every layout not screened kept */
+	double most = (double)((long)x->out.n + x->space - x->enumerated) * (double)w;
 	capsim_diags_add_at(d, "--max-simulations",
-			    "%ld layouts of %s passed the rules and the memory estimate; the search "
-			    "may simulate each of them%s, %.0f in all, more than --max-simulations "
-			    "%ld; raise --max-simulations to %.0f to run it",
-			    kept, s->model.e.id, weight, need, max, need);
-	return -1;
+			    "the search may simulate every layout of %s that passes the rules and "
+			    "the memory estimate%s; %zu of the first %ld of %ld layouts pass, %.0f "
+			    "in all, more than --max-simulations %ld (screening stopped there); "
+			    "raise --max-simulations, to at most %.0f for the whole space",
+			    s->model.e.id, weight, x->out.n, x->enumerated, x->space,
+			    (double)x->out.n * (double)w, max, most);
 }
 
 int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
@@ -591,7 +602,8 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	work->dp_given = 0;
 	s = work;
 	long gpus = capsim_scenario_gpus(s);
-	search x = { .base = s, .o = o, .space = capsim_opt_space_size(s) };
+	search x = { .base = s, .o = o, .space = capsim_opt_space_size(s),
+		     .max_kept = max_kept(s, o) };
 	if (past_layouts(s, o, x.space, d) < 0) {
 		r->candidates = x.space;
 		free(work);
@@ -615,10 +627,11 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		x.peak = INFINITY;
 	enumerate(s, consider, &x, NULL);
 	free(x.scratch);
-	assert(x.enumerated == x.space);
-	if (o->progress)
+	assert(x.over || x.enumerated == x.space);
+	if (o->progress && !x.over)
 		o->progress(o->progress_ctx, CAPSIM_OPT_SCREENING, x.enumerated, x.space);
-	if (past_simulations(s, o, (long)x.out.n, d) < 0) {
+	if (x.over) {
+		past_simulations(s, o, &x, d);
 		r->candidates = x.enumerated;
 		r->refused = x.refused;
 		r->no_fit = x.no_fit;

@@ -78,7 +78,8 @@ typedef struct capsim_opt_reason {
  * are the most the search can simulate (and what --exhaustive simulates):
  * each weighs one simulation per CAPSIM_OPT_SIM_GPUS GPUs of the cluster or
  * part (a simulation's cost grows with the fabric), and more than
- * max-simulations in all is refused before the first is simulated. A
+ * max-simulations in all is refused as soon as the screens have kept that
+ * many, before the first is simulated. A
  * simulation is itself bounded by the scenario's workload.task-limit and
  * workload.flow-limit. */
 #define CAPSIM_OPT_MAX_LAYOUTS 200000L
@@ -139,10 +140,10 @@ long capsim_opt_sim_weight(const capsim_scenario *s);
 
 /* Search s's layouts (s is not changed). Returns 0 with *r filled (free it
  * with capsim_opt_result_free); -1 when no layout fits and runs; -2 when
- * the search is past a limit (max_layouts, max_simulations: nothing was
- * simulated, r->candidates holds the space's size and, past
- * max_simulations, r->kept what the screens kept); the reason is added to
- * d. */
+ * the search is past a limit, nothing simulated: past max_layouts,
+ * r->candidates holds the space's size; past max_simulations, r->candidates
+ * the layouts screened and r->kept those kept, one more than the limit
+ * allows (screening stops there). The reason is added to d. */
 int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d);
 

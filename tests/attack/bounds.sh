@@ -24,12 +24,13 @@ slow() {
 # ---- the parallelism optimiser --------------------------------------------------------
 
 # 524,288 GPUs (65,536 nodes): each simulation weighs 32 of --max-simulations;
-# refused after the screens, before the first simulation (it ran 12 minutes)
+# refused once the screens have kept 1,563 layouts, before the first
+# simulation (it ran 12 minutes)
 case_optimize_524k_gpus() {
-	slow 2 "raise --max-simulations to" optimize --set cluster.nodes=65536 \
+	slow 2 "raise --max-simulations, to at most" optimize --set cluster.nodes=65536 \
 		--set cluster.fabric.tiers=3 --set workload.global-batch=65536
-	has "--max-simulations: error:" "each weighs 32 on 524288 GPUs" \
-		"more than --max-simulations 50000"
+	has "--max-simulations: error:" "each weighs 32 on 524288 GPUs" "1563 of the first" \
+		"50016 in all, more than --max-simulations 50000"
 }
 
 # the space is counted before it is screened
@@ -43,9 +44,9 @@ case_optimize_max_layouts() {
 # --exhaustive on 64 nodes simulates every kept layout (20 s and more): the
 # limit holds it before it starts
 case_optimize_exhaustive_limit() {
-	slow 2 "more than --max-simulations 1000" optimize "$S" --set cluster.nodes=64 \
-		--exhaustive --max-simulations 1000
-	has "raise --max-simulations to"
+	slow 2 "1001 in all, more than --max-simulations 1000" optimize "$S" \
+		--set cluster.nodes=64 --exhaustive --max-simulations 1000
+	has "raise --max-simulations, to at most"
 }
 
 # --progress writes the phases where stderr is no terminal, from the start
