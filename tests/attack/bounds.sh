@@ -51,10 +51,13 @@ case_optimize_exhaustive_limit() {
 
 # --progress writes the phases where stderr is no terminal, from the start
 case_optimize_progress() {
-	slow 0 "optimize " optimize "$SMALL" --top 1 --progress
-	has "screening layouts (rules, memory estimate): 0/20940" \
-		"screening layouts (rules, memory estimate): 20940/20940" "simulating layouts"
-	slow 0 "optimize " optimize "$SMALL" --top 1
+	local gpt2=$SRC/scenarios/gpt2-124m-1xh200.xml
+	slow 0 "optimize " optimize "$gpt2" --top 1 --progress
+	has "screening layouts (rules, memory estimate): 0/60" \
+		"screening layouts (rules, memory estimate): 60/60" \
+		"simulating layouts (at most; the bound stops the search sooner): 0/48" \
+		"simulating layouts (at most; the bound stops the search sooner): 48/48"
+	slow 0 "optimize " optimize "$gpt2" --top 1
 	[ -s "$ERR" ] && fail "progress without --progress where stderr is no terminal: $(head -c 200 "$ERR")"
 	true
 }
