@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "clock.h"
+#include "escape.h"
 #include "optimize.h"
 #include "scenario.h"
 #include "xalloc.h"
@@ -246,10 +247,16 @@ static void print_text(const capsim_scenario *s, const char *path, const capsim_
 	capsim_set sets[CAPSIM_OPT_MAX_SETS];
 	char buf[CAPSIM_OPT_MAX_SETS][32];
 	size_t n = capsim_opt_config_sets(&b->c, buf, sets);
-	printf("to run it: capsim run %s", path);
-	for (size_t i = 0; i < n; i++)
-		printf(" --set %s=%s", sets[i].path, sets[i].value);
-	printf("\n");
+	/* a line to paste into a shell: each word quoted as the shell reads it */
+	fputs("to run it: capsim run ", stdout);
+	capsim_sh_word(stdout, path);
+	for (size_t i = 0; i < n; i++) {
+		char word[256];
+		snprintf(word, sizeof word, "%s=%s", sets[i].path, sets[i].value);
+		fputs(" --set ", stdout);
+		capsim_sh_word(stdout, word);
+	}
+	fputc('\n', stdout);
 }
 
 static json_t *point_json(const capsim_opt_point *p)

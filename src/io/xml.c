@@ -307,6 +307,13 @@ char *capsim_xml_slurp(const char *path, size_t *out_len, capsim_diags *d)
 		capsim_diags_add(d, path, 0, "cannot read: %s", strerror(err));
 		return NULL;
 	}
+	/* the buffer grows by doubling past the cap: the cap is the length's */
+	if (len > CAPSIM_XML_MAX_BYTES) {
+		free(buf);
+		capsim_diags_add(d, path, 0, "file is larger than the %u-byte cap on input files",
+				 CAPSIM_XML_MAX_BYTES);
+		return NULL;
+	}
 	*out_len = len;
 	return buf;
 }

@@ -254,3 +254,22 @@ case_report_args() {
 	[ -e "$T/r" ] && fail "a refused report left $T/r behind"
 	true
 }
+
+# the optimiser's line to paste ("to run it: capsim run ...") quotes its
+# words: a scenario path with a space and a $(...) is one word to the shell,
+# and pasting the line runs nothing but capsim
+case_optimize_paste_line() {
+	mkdir "$T/a dir"
+	local sc="$T/a dir/x\$(touch pwned)'q.xml"
+	cp "$SRC/scenarios/gpt2-124m-1xh200.xml" "$sc"
+	cap 0 "to run it: capsim run" optimize "$sc" --top 1
+	local line
+	line=$(sed -n 's/^to run it: capsim run //p' "$OUT")
+	[ -n "$line" ] || fail "no line to paste"
+	# the shell reads the line's words back: the first is the path, whole
+	sh -c "printf '%s\n' $line" >"$T/words" || fail "the line does not parse as shell words"
+	[ "$(head -n 1 "$T/words")" = "$sc" ] || fail "the path did not come back whole: $(head -n 1 "$T/words")"
+	grep -q '^--set$' "$T/words" || fail "no --set word"
+	[ -e "$T/pwned" ] && fail "pasting the line ran a command"
+	true
+}

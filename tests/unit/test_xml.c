@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "eval.h"
 #include "scenario.h"
@@ -118,6 +119,34 @@ static void test_elements(void **state)
 /* a scenario whose <cluster> appears 2,000 times with 250 unknown
  * attributes each: 500,000 unknown names, the first 50 listed with their
  * nearest paths, the rest counted in one line */
+/* the 8 MiB cap on an input file is the file's length: one byte over is
+ * refused (the reading buffer doubles to 16 MiB, which passed before), the
+ * cap itself is read */
+static void test_size_cap(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/capsim-test-xml-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "wb");
+	assert_non_null(f);
+	for (unsigned i = 0; i < CAPSIM_XML_MAX_BYTES; i++)
+		fputc(' ', f);
+	assert_int_equal(fflush(f), 0);
+	size_t len = 0;
+	capsim_diags d = { 0 };
+	char *buf = capsim_xml_slurp(path, &len, &d);
+	assert_non_null(buf);
+	assert_int_equal(len, CAPSIM_XML_MAX_BYTES);
+	free(buf);
+	fputc(' ', f);
+	assert_int_equal(fclose(f), 0);
+	assert_null(capsim_xml_slurp(path, &len, &d));
+	assert_true(capsim_diags_contains(&d, "cap on input files"));
+	capsim_diags_free(&d);
+	unlink(path);
+}
+
 static void test_unknown_names_counted(void **state)
 {
 	(void)state;
@@ -150,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_attributes),
 		cmocka_unit_test(test_elements),
 		cmocka_unit_test(test_unknown_names_counted),
+		cmocka_unit_test(test_size_cap),
 	};
 	capsim_init();
 	return cmocka_run_group_tests(tests, setup, teardown);
