@@ -466,16 +466,7 @@ static int left_aligned(const capsim_sweepq_table *t, size_t c)
 static void print_visible(const char *s, FILE *out)
 {
 	fputs("  ", out);
-	for (size_t left = strlen(s); left;) {
-		int plain;
-		size_t u = capsim_escape_unit(s, left, &plain);
-		if (plain)
-			fwrite(s, 1, u, out);
-		else
-			capsim_escape_visible(out, s, u);
-		s += u;
-		left -= u;
-	}
+	capsim_term_text(out, s);
 }
 
 static void print_row(const capsim_sweepq_table *t, const size_t *width, long i, int failed,

@@ -470,30 +470,6 @@ static void test_parse_field_bounds(void **state)
 }
 
 /* "-" reads standard input and messages call it that */
-/* a growing text buffer for the logs built below */
-typedef struct {
-	char *s;
-	size_t n, cap;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	assert_true(w > 0 && (size_t)w < sizeof line);
-	if (t->n + (size_t)w + 1 > t->cap) {
-		t->cap = 2 * (t->n + (size_t)w + 1);
-		t->s = realloc(t->s, t->cap);
-		assert_non_null(t->s);
-	}
-	memcpy(t->s + t->n, line, (size_t)w + 1);
-	t->n += (size_t)w;
-}
-
 /* The limits on a log: at most 8 MiB (a run's log is kilobytes) and 4096
  * rows, refused at the first row past it and read no further; every rank on
  * a host and process of its own (a set the parser keeps in a hash, so
@@ -519,11 +495,11 @@ static void test_parse_limits(void **state)
 
 	/* 4096 rows pass, the 4097th is refused at its line: 1 header line, then rows */
 	for (int rows = 4096; rows <= 4097; rows++) {
-		text t = { 0 };
-		put(&t, HEAD);
+		testutil_text t = { 0 };
+		testutil_put(&t, HEAD);
 		for (int i = 0; i < rows; i++)
-			put(&t, "%d 2 float sum -1 10.0 0.00 0.00 0 10.0 0.00 0.00 0\n", 8 * (i + 1));
-		put(&t, TAIL);
+			testutil_put(&t, "%d 2 float sum -1 10.0 0.00 0.00 0 10.0 0.00 0.00 0\n", 8 * (i + 1));
+		testutil_put(&t, TAIL);
 		int rc = capsim_nccltests_parse_memory(t.s, t.n, "rows.log", &h, &g, &d);
 		if (rows == 4096) {
 			if (rc != 0)
@@ -545,12 +521,12 @@ static void test_parse_limits(void **state)
 	/* 100,000 ranks, each on a host of its own, and one more process on the
 	 * last host: every host and process counted once */
 	enum { RANKS = 100000 };
-	text t = { 0 };
-	put(&t, HEAD);
+	testutil_text t = { 0 };
+	testutil_put(&t, HEAD);
 	for (int r = 0; r < RANKS; r++)
-		put(&t, "#  Rank %d Group 0 Pid %d on host%d device 0 [0x18] NVIDIA H100\n", r,
+		testutil_put(&t, "#  Rank %d Group 0 Pid %d on host%d device 0 [0x18] NVIDIA H100\n", r,
 		    1000 + r % 7, r < RANKS - 1 ? r : RANKS - 2);
-	put(&t, ROW TAIL);
+	testutil_put(&t, ROW TAIL);
 	assert_int_equal(capsim_nccltests_parse_memory(t.s, t.n, "ranks.log", &h, &g, &d), 0);
 	assert_int_equal(g.rank_lines, RANKS);
 	assert_int_equal(g.nranks, RANKS);

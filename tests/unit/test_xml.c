@@ -19,39 +19,15 @@
 
 TESTUTIL_CATALOG_FIXTURE
 
-/* a growing text */
-typedef struct {
-	char *s;
-	size_t n, cap;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-	char part[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(part, sizeof part, fmt, ap);
-	va_end(ap);
-	assert_true(w > 0 && (size_t)w < sizeof part);
-	if (t->n + (size_t)w + 1 > t->cap) {
-		t->cap = 2 * (t->n + (size_t)w + 1);
-		t->s = realloc(t->s, t->cap);
-		assert_non_null(t->s);
-	}
-	memcpy(t->s + t->n, part, (size_t)w + 1);
-	t->n += (size_t)w;
-}
-
 /* a document of one <e> (on line 2) with n attributes, each value holding
  * an '=' and a '>' that are not attributes */
 static xmlDoc *attrs_doc(int n, capsim_diags *d)
 {
-	text t = { 0 };
-	put(&t, "<?xml version=\"1.0\"?>\n<e");
+	testutil_text t = { 0 };
+	testutil_put(&t, "<?xml version=\"1.0\"?>\n<e");
 	for (int i = 0; i < n; i++)
-		put(&t, " a%d=\"x=1 > 0\"", i);
-	put(&t, "/>\n");
+		testutil_put(&t, " a%d=\"x=1 > 0\"", i);
+	testutil_put(&t, "/>\n");
 	xmlDoc *doc = capsim_xml_read_memory(t.s, t.n, "attrs.xml", d);
 	free(t.s);
 	return doc;
@@ -87,11 +63,11 @@ static void test_attributes(void **state)
  * with comments, CDATA and a processing instruction that hold '<' between */
 static xmlDoc *elements_doc(int n, capsim_diags *d)
 {
-	text t = { 0 };
-	put(&t, "<?xml version=\"1.0\"?>\n<r>\n");
+	testutil_text t = { 0 };
+	testutil_put(&t, "<?xml version=\"1.0\"?>\n<r>\n");
 	for (int i = 1; i < n; i++)
-		put(&t, "<c/><!-- <c/> --><![CDATA[<c/>]]><?pi <c/>?>\n");
-	put(&t, "</r>\n");
+		testutil_put(&t, "<c/><!-- <c/> --><![CDATA[<c/>]]><?pi <c/>?>\n");
+	testutil_put(&t, "</r>\n");
 	xmlDoc *doc = capsim_xml_read_memory(t.s, t.n, "elements.xml", d);
 	free(t.s);
 	return doc;
@@ -150,15 +126,15 @@ static void test_size_cap(void **state)
 static void test_unknown_names_counted(void **state)
 {
 	(void)state;
-	text t = { 0 };
-	put(&t, "<?xml version=\"1.0\"?>\n<scenario name=\"x\">\n");
+	testutil_text t = { 0 };
+	testutil_put(&t, "<?xml version=\"1.0\"?>\n<scenario name=\"x\">\n");
 	for (int e = 0; e < 2000; e++) {
-		put(&t, "<cluster");
+		testutil_put(&t, "<cluster");
 		for (int i = 0; i < 250; i++)
-			put(&t, " x%d=\"1\"", i);
-		put(&t, "/>\n");
+			testutil_put(&t, " x%d=\"1\"", i);
+		testutil_put(&t, "/>\n");
 	}
-	put(&t, "</scenario>\n");
+	testutil_put(&t, "</scenario>\n");
 	capsim_scenario *s = calloc(1, sizeof *s);
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_scenario_load_memory(t.s, t.n, "many.xml", cat, NULL, 0, s, &d), -1);

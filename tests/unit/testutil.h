@@ -168,6 +168,32 @@ static inline capsim_scenario *testutil_scenario(const capsim_catalog *c,
 	}
 #endif
 
+/* A text that grows as lines are put in it (hostile inputs built in
+ * memory); s is NUL-terminated, n its length. Free s. */
+typedef struct testutil_text {
+	char *s;
+	size_t n, cap;
+} testutil_text;
+
+static inline void testutil_put(testutil_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline void testutil_put(testutil_text *t, const char *fmt, ...)
+{
+	char part[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(part, sizeof part, fmt, ap);
+	va_end(ap);
+	assert_true(w > 0 && (size_t)w < sizeof part);
+	if (t->n + (size_t)w + 1 > t->cap) {
+		t->cap = 2 * (t->n + (size_t)w + 1);
+		t->s = realloc(t->s, t->cap);
+		assert_non_null(t->s);
+	}
+	memcpy(t->s + t->n, part, (size_t)w + 1);
+	t->n += (size_t)w;
+}
+
 /* Run the shell command fmt makes (system(3)): its exit status, or -1 when
  * it did not exit (a signal). */
 static inline int testutil_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
