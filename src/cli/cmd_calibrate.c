@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "child.h"
 #include "cli.h"
 #include "clock.h"
 #include "measure.h"
@@ -28,6 +29,7 @@ static void usage(FILE *out)
 		"                               [--date YYYY-MM-DD] [--json]\n"
 		"       capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
 		"                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
+		"                            [--timeout TIME]\n"
 		"\n"
 		"import stores runs of calibrate/'s programs (JSON lines) in an SQLite\n"
 		"database, creating it where absent. Each file goes in whole or not at all;\n"
@@ -50,7 +52,9 @@ static void usage(FILE *out)
 		"  --out-dir DIR   where the JSON lines go (default: .; created if absent)\n"
 		"  --quick         small sweeps, for a smoke run (about a minute in all)\n"
 		"  --only LIST     some of gemm, pcie, nccl (default: all three)\n"
-		"  --name NAME     the files' prefix (default: this host's name)\n");
+		"  --name NAME     the files' prefix (default: this host's name)\n"
+		"  --timeout TIME  each program's limit, then it is stopped and the run\n"
+		"                  fails (default 1 h: a full sweep takes minutes)\n");
 }
 
 /* one import's counts, as a line on stdout */
@@ -299,6 +303,7 @@ enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
 typedef struct run_opts {
 	const char *bin_dir, *out_dir, *db, *name;
 	int quick;
+	double timeout_s;     /* each program's, then it is stopped */
 	int want[NPROGRAMS];
 } run_opts;
 
@@ -416,9 +421,11 @@ static void file_prefix(const char *name, char *out, size_t size)
 		snprintf(out, size, "machine");
 }
 
-/* Run path with argv, its stdout and stderr those of capsim; returns its
- * exit status, or -1 after printing how it ended otherwise. */
-static int spawn(const char *path, char *const *argv)
+/* Run path with argv, its stdout and stderr those of capsim, for at most
+ * timeout_s (then SIGTERM, and SIGKILL 10 s later: a collective that hangs
+ * must not hang the run); returns its exit status, or -1 after printing how
+ * it ended otherwise. */
+static int spawn(const char *path, char *const *argv, double timeout_s)
 {
 	fflush(stdout);
 	fflush(stderr);
@@ -433,11 +440,17 @@ static int spawn(const char *path, char *const *argv)
 		_exit(127);
 	}
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			fprintf(stderr, "capsim calibrate run: waitpid: %s\n", strerror(errno));
-			return -1;
-		}
+	switch (capsim_child_wait(pid, timeout_s, 10.0, 0, &st)) {
+	case CAPSIM_CHILD_LOST:
+		fprintf(stderr, "capsim calibrate run: waitpid: %s\n", strerror(errno));
+		return -1;
+	case CAPSIM_CHILD_TIMED_OUT:
+		fprintf(stderr, "capsim calibrate run: %s did not finish within %g s and was "
+			"stopped (--timeout raises the limit)\n", path, timeout_s);
+		return -1;
+	case CAPSIM_CHILD_EXITED:
+		break;
+	}
 	if (WIFSIGNALED(st)) {
 		fprintf(stderr, "capsim calibrate run: %s killed by signal %d\n", path,
 			WTERMSIG(st));
@@ -483,7 +496,7 @@ static int run_step(const run_opts *o, int i, const char *path, const char *out,
 	argv[a] = NULL;
 	fprintf(stderr, "[%d/%d] %s ...\n", step, n, programs[i].program);
 	double t0 = capsim_now_s();
-	int rc = spawn(path, argv);
+	int rc = spawn(path, argv, o->timeout_s);
 	double dt = capsim_now_s() - t0;
 	for (int q = 0; q < a; q++)
 		free(argv[q]);
@@ -580,7 +593,7 @@ static int run_all(const run_opts *o)
 
 static int run(int argc, char **argv)
 {
-	run_opts o = { .out_dir = "." };
+	run_opts o = { .out_dir = ".", .timeout_s = 3600.0 };
 	for (int i = 0; i < NPROGRAMS; i++)
 		o.want[i] = 1;
 	static const struct option opts[] = {
@@ -590,6 +603,7 @@ static int run(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -602,6 +616,12 @@ static int run(int argc, char **argv)
 		case 'd': o.db = optarg; break;
 		case 'q': o.quick = 1; break;
 		case 'n': o.name = optarg; break;
+		case 't':
+			if (capsim_cli_quantity("calibrate run", "--timeout", optarg,
+						CAPSIM_DIM_SECONDS, 1.0, 7 * 86400.0, 0,
+						"a time from 1 s to 7 d (\"2 h\")", &o.timeout_s) < 0)
+				return CAPSIM_EXIT_USAGE;
+			break;
 		case 'O':
 			if (parse_only(optarg, o.want) < 0)
 				return CAPSIM_EXIT_USAGE;

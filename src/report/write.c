@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "bom.h"
-#include "clock.h"
+#include "child.h"
 #include "escape.h"
 #include "outfile.h"
 #include "units.h"
@@ -507,7 +507,7 @@ static void remove_private(const char *dir)
 }
 
 /* gnuplot SCRIPT, run in DIR with its messages to DIR/gnuplot.log, in a
- * process group of its own that is killed when it runs past timeout_s */
+ * process group of its own that is stopped when it runs past timeout_s */
 static int run_gnuplot(const char *dir, const char *script, double timeout_s)
 {
 	char a0[] = "gnuplot", a1[64];
@@ -539,26 +539,12 @@ static int run_gnuplot(const char *dir, const char *script, double timeout_s)
 		return GP_ABSENT;
 	if (rc != 0)
 		return GP_FAILED;
-	int status = 0, timed_out = 0;
-	double deadline = capsim_now_s() + timeout_s;
-	for (long nap_ns = 1000000;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return GP_FAILED;
-		if (!timed_out && capsim_now_s() >= deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			timed_out = 1;
-		}
-		struct timespec ts = { 0, nap_ns };
-		nanosleep(&ts, NULL);
-		if (nap_ns < 20000000)
-			nap_ns *= 2;
+	int status = 0;
+	switch (capsim_child_wait(pid, timeout_s, 2.0, 1, &status)) {
+	case CAPSIM_CHILD_TIMED_OUT: return GP_TIMED_OUT;
+	case CAPSIM_CHILD_LOST: return GP_FAILED;
+	case CAPSIM_CHILD_EXITED: break;
 	}
-	if (timed_out)
-		return GP_TIMED_OUT;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return GP_ABSENT;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? GP_OK : GP_FAILED;

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <glob.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,43 @@ static void test_run_failure(void **state)
 	clear("bin");
 }
 
+/* a program that never ends (a collective that hangs): stopped after
+ * --timeout, the run fails naming it and the option, nothing of it imported,
+ * and the program is gone */
+static void test_run_hang(void **state)
+{
+	(void)state;
+	char bin[128], args[1024], path[256], pid[64];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	make_bin(bin, 0, NULL);
+	snprintf(path, sizeof path, "%s/capsim-calibrate-nccl", bin);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\necho $$ > '%s/hang.pid'\nexec sleep 600\n", dir);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --out-dir '%s/h' --db '%s/h.sqlite' "
+		 "--name h --timeout 1s", bin, dir, dir);
+	result r;
+	capsim(args, &r);
+	assert_int_equal(r.status, 1);
+	at(r.err, "capsim-calibrate-nccl did not finish within 1 s and was stopped (--timeout "
+		  "raises the limit)");
+	snprintf(path, sizeof path, "%s/h.sqlite", dir);
+	assert_true(query(path, "SELECT count(*) FROM runs") == 2);
+	snprintf(path, sizeof path, "%s/hang.pid", dir);
+	slurp(path, pid, sizeof pid);
+	assert_true(atoi(pid) > 0);
+	assert_int_equal(kill(atoi(pid), 0), -1); /* reaped: no such process */
+	/* --timeout is a time in its range */
+	snprintf(args, sizeof args, "calibrate run --bin-dir '%s' --timeout 0s", bin);
+	capsim(args, &r);
+	assert_int_equal(r.status, 2);
+	at(r.err, "--timeout");
+	clear("h");
+	clear("bin");
+}
+
 /* a missing program: exit 2 before anything runs, naming where it looked */
 static void test_run_missing(void **state)
 {
@@ -345,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_run_all),
 		cmocka_unit_test(test_run_quick_only),
 		cmocka_unit_test(test_run_failure),
+		cmocka_unit_test(test_run_hang),
 		cmocka_unit_test(test_run_missing),
 		cmocka_unit_test(test_import_json),
 	};
