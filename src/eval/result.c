@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "escape.h"
 #include "eval.h"
 #include "results.h"
 
@@ -751,18 +752,6 @@ int capsim_result_csv_header(FILE *f)
 	return ferror(f) ? -1 : 0;
 }
 
-/* a text cell, quoted as RFC 4180 says */
-static void csv_text(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int capsim_result_csv_row(const R *r, FILE *f)
 {
 	int first = 1;
@@ -780,7 +769,7 @@ int capsim_result_csv_row(const R *r, FILE *f)
 		case CAPSIM_RK_INT:
 		case CAPSIM_RK_LONG: fprintf(f, "%.0f", capsim_result_number(r, k)); break;
 		case CAPSIM_RK_BOOL: fputs(capsim_result_number(r, k) != 0 ? "true" : "false", f); break;
-		default: csv_text(f, (const char *)r + k->offset); break;
+		default: capsim_csv_text(f, (const char *)r + k->offset); break;
 		}
 	}
 	fputc('\n', f);

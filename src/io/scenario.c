@@ -1355,6 +1355,25 @@ static void write_attrs(FILE *out, const capsim_field *f, size_t n,
 	}
 }
 
+/* a part's own attributes: nodes="N" (a node group's; none when nodes < 0)
+ * and profile="PATH" (escaped), into buf */
+static void part_extra(char *buf, size_t size, int nodes, const char *profile)
+{
+	FILE *f = fmemopen(buf, size, "w");
+	if (!f) {
+		buf[0] = '\0';
+		return;
+	}
+	if (nodes >= 0)
+		fprintf(f, " nodes=\"%d\"", nodes);
+	if (profile[0]) {
+		fputs(" profile=\"", f);
+		capsim_xml_escape(f, profile);
+		fputc('"', f);
+	}
+	fclose(f);
+}
+
 /* distinct element paths of a kind's fields directly below prefix */
 static void write_part(FILE *out, const capsim_kind *k, const void *obj,
 		       const char *tag, const char *ref, int indent, const char *extra)
@@ -1426,19 +1445,18 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 		if (strncmp(slot->path, "cluster.", 8) != 0 ||
 		    strchr(slot->path + 8, '.'))
 			continue;
-		char extra[CAPSIM_PATH_LEN + 48] = "";
+		/* room for a profile path escaped: at most 6 bytes a byte (&quot;) */
+		char extra[6 * CAPSIM_PATH_LEN + 48] = "";
 		if (slot->has_offset != (size_t)-1 && !*(const int *)(sc + slot->has_offset))
 			continue;
 		for (int g = 0; g < CAPSIM_MAX_GROUPS - 1; g++) {
 			const capsim_node_group *m = &s->more[g];
 			if (slot->obj_offset == offsetof(capsim_scenario, more) + (size_t)g * sizeof *m +
 						       offsetof(capsim_node_group, node))
-				snprintf(extra, sizeof extra, " nodes=\"%d\"%s%s%s", m->nodes,
-					 m->profile[0] ? " profile=\"" : "", m->profile,
-					 m->profile[0] ? "\"" : "");
+				part_extra(extra, sizeof extra, m->nodes, m->profile);
 		}
 		if (slot->obj_offset == offsetof(capsim_scenario, gpu) && s->gpu_profile[0])
-			snprintf(extra, sizeof extra, " profile=\"%s\"", s->gpu_profile);
+			part_extra(extra, sizeof extra, -1, s->gpu_profile);
 		const char *ref = sc + slot->ref_offset; /* "": the node's own GPU or NIC */
 		write_part(out, &capsim_kinds[slot->kind], sc + slot->obj_offset,
 			   slot->path + 8, ref, 4, extra[0] ? extra : NULL);

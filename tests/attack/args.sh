@@ -273,3 +273,22 @@ case_optimize_paste_line() {
 	[ -e "$T/pwned" ] && fail "pasting the line ran a command"
 	true
 }
+
+# a calibrated profile's path is written into the resolved scenario as an
+# attribute: a path holding '"', '&' and '<' is escaped, so the file written
+# is well-formed and reads back to the same profile
+case_resolved_profile_path() {
+	local p="$T/a\"b&c<d.xml"
+	cp "$SRC/hardware/calibrated/h200-lent-2026-12-02.xml" "$p"
+	local sc=$SRC/scenarios/gpt2-124m-1xh200.xml
+	cap 0 "" validate "$sc" --resolved --set "cluster.node.profile=$p" --out "$T/r.xml"
+	grep -qF 'profile="' "$T/r.xml" || fail "no profile attribute written"
+	grep -qF '&quot;' "$T/r.xml" || fail "the path's quote is not escaped"
+	cap 0 "" validate "$T/r.xml"
+	cap 0 "" run "$T/r.xml" --json
+	local a b
+	a=$(grep -o '"step_time_s": *[0-9.e+-]*' "$OUT")
+	cap 0 "" run "$sc" --json --set "cluster.node.profile=$p"
+	b=$(grep -o '"step_time_s": *[0-9.e+-]*' "$OUT")
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "the resolved scenario's step ($a) is not the edited one's ($b)"
+}
