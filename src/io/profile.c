@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "ioint.h"
 #include "xalloc.h"
 #include "xml.h"
@@ -562,30 +563,11 @@ int capsim_profile_apply(const capsim_profile *p, capsim_gpu *g,
 
 /* ---- writing ----------------------------------------------------------------- */
 
-/* v with XML's five special characters and tabs and line breaks escaped;
- * other control characters, which XML 1.0 cannot hold, become '?' */
-static void put_escaped(FILE *f, const char *v)
-{
-	for (const char *c = v; *c; c++) {
-		switch (*c) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
-		case '\t': fputs("&#9;", f); break;
-		case '\n': fputs("&#10;", f); break;
-		case '\r': fputs("&#13;", f); break;
-		default: fputc((unsigned char)*c < 0x20 ? '?' : *c, f); break;
-		}
-	}
-}
-
 /* name="value", escaped */
 static void attr(FILE *f, const char *name, const char *v)
 {
 	fprintf(f, " %s=\"", name);
-	put_escaped(f, v);
+	capsim_xml_escape(f, v);
 	fputc('"', f);
 }
 
@@ -809,7 +791,7 @@ static void write_body(const capsim_profile *p, FILE *f)
 		write_power(f, &p->power);
 	for (size_t i = 0; i < p->n_notes; i++) {
 		fputs("  <note>", f);
-		put_escaped(f, p->notes[i]);
+		capsim_xml_escape(f, p->notes[i]);
 		fputs("</note>\n", f);
 	}
 }
