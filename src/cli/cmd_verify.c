@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "collective.h"
+#include "escape.h"
 #include "fabric.h"
 #include "nccltests.h"
 #include "scenario.h"
@@ -176,12 +177,21 @@ static void print_log(const capsim_nccltests_log *lg, const capsim_verify_result
 		      double tolerance)
 {
 	char size[48];
-	printf("\n%s\n  %s, %d ranks", r->file, capsim_coll_names[r->op], r->ranks);
+	/* the file's name and what the log says of its GPUs are shown, not sent to
+	 * the terminal */
+	fputc('\n', stdout);
+	capsim_term_text(stdout, r->file);
+	printf("\n  %s, %d ranks", capsim_coll_names[r->op], r->ranks);
 	if (r->hosts > 0)
 		printf(" on %d host%s", r->hosts, r->hosts == 1 ? "" : "s");
-	if (r->device[0])
-		printf(" (%s)", r->device);
-	printf("; collective from: %s\n", lg->op_from);
+	if (r->device[0]) {
+		fputs(" (", stdout);
+		capsim_term_text(stdout, r->device);
+		fputc(')', stdout);
+	}
+	fputs("; collective from: ", stdout);
+	capsim_term_text(stdout, lg->op_from);
+	fputc('\n', stdout);
 	printf("  %12s  %10s  %10s  %6s  %-18s %s\n", "size", "busbw GB/s", "predicted", "ratio",
 	       "capsim", "check");
 	for (size_t i = 0; i < r->n_checks; i++) {
@@ -209,14 +219,24 @@ static void print_log(const capsim_nccltests_log *lg, const capsim_verify_result
 		printf("  likely cause: %s\n", r->diag.text);
 		printf("  evidence: %s (GB/s)\n", r->diag.evidence);
 	}
-	for (int i = 0; i < r->n_notes; i++)
-		printf("  note: %s\n", r->notes[i]);
+	for (int i = 0; i < r->n_notes; i++) {
+		fputs("  note: ", stdout);
+		capsim_term_text(stdout, r->notes[i]);
+		fputc('\n', stdout);
+	}
 }
 
 static void print_gpu(const char *db, const capsim_verify_gpu *g)
 {
-	printf("\n%s\n  GPU checks%s%s%s: %s\n", db, g->db_gpu[0] ? " (measured on " : "",
-	       g->db_gpu, g->db_gpu[0] ? ")" : "", g->pass ? "PASS" : "FAIL");
+	fputc('\n', stdout);
+	capsim_term_text(stdout, db);
+	fputs("\n  GPU checks", stdout);
+	if (g->db_gpu[0]) {
+		fputs(" (measured on ", stdout);
+		capsim_term_text(stdout, g->db_gpu);
+		fputc(')', stdout);
+	}
+	printf(": %s\n", g->pass ? "PASS" : "FAIL");
 	if (!g->pass)
 		printf("  likely cause: %s\n", g->diag.text);
 	printf("  evidence: %s\n", g->diag.evidence);

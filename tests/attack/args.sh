@@ -292,3 +292,21 @@ case_resolved_profile_path() {
 	b=$(grep -o '"step_time_s": *[0-9.e+-]*' "$OUT")
 	[ -n "$a" ] && [ "$a" = "$b" ] || fail "the resolved scenario's step ($a) is not the edited one's ($b)"
 }
+
+# what a shared nccl-tests log says of its GPUs reaches the terminal shown,
+# not sent: a control character is refused by the parser, and a bidi
+# override in a device name is shown as \u{202E}, never reordering the line
+case_verify_log_names_shown() {
+	sed 's/NVIDIA H100 80GB HBM3/NVIDIA \xe2\x80\xaeH100/' \
+		"$SRC/tests/data/nccl-tests/h100-1node-issue290.log" >"$T/bidi.log"
+	"$CAPSIM" verify "$SRC/scenarios/h100-8node-ndr.xml" --nccl-tests "$T/bidi.log" \
+		>"$OUT" 2>"$ERR"
+	local st=$?
+	[ "$st" -eq 0 ] || [ "$st" -eq 3 ] || fail "capsim verify: exit $st, expected 0 or 3"
+	grep -qF 'NVIDIA \u{202E}H100' "$OUT" || fail "the device name is not shown escaped"
+	grep -qP '\xe2\x80\xae' "$OUT" "$ERR" && fail "a raw bidi override reached the terminal"
+	sed 's/NVIDIA H100 80GB HBM3/NVIDIA \x1b]0;pwned\x07H100/' \
+		"$SRC/tests/data/nccl-tests/h100-1node-issue290.log" >"$T/esc.log"
+	cap 2 "expected a GPU name of printable text, found a control character (0x1b)" \
+		verify "$SRC/scenarios/h100-8node-ndr.xml" --nccl-tests "$T/esc.log"
+}
