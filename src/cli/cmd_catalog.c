@@ -9,6 +9,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "escape.h"
 #include "ioint.h"
 #include "units.h"
 
@@ -98,9 +99,22 @@ static void cell(const capsim_field *f, const void *obj, char *buf, size_t len)
 		else
 			snprintf(buf, len, "%d", *(const int *)at);
 		return;
-	default:
-		if (capsim_field_format(f, obj, buf, len) != 0)
+	default: {
+		/* a text from a parts file (perhaps someone else's): shown, not sent */
+		char text[128];
+		if (capsim_field_format(f, obj, text, sizeof text) != 0) {
 			snprintf(buf, len, "-");
+			return;
+		}
+		memset(buf, 0, len);
+		FILE *m = fmemopen(buf, len - 1, "w"); /* the last byte stays a NUL */
+		if (!m) {
+			snprintf(buf, len, "-");
+			return;
+		}
+		capsim_term_text(m, text);
+		fclose(m);
+	}
 	}
 }
 
@@ -152,8 +166,17 @@ static void print_refs(const capsim_catalog *c)
 	printf("refs (%zu)\n", n);
 	for (size_t i = 0; i < n; i++) {
 		const capsim_bibref *r = capsim_catalog_ref_at(c, i);
-		printf("  %s\n    %s; %s; %s%s%s\n", r->e.id, r->title, r->where,
-		       r->date, r->url[0] ? "; " : "", r->url);
+		printf("  %s\n    ", r->e.id);
+		capsim_term_text(stdout, r->title);
+		fputs("; ", stdout);
+		capsim_term_text(stdout, r->where);
+		fputs("; ", stdout);
+		capsim_term_text(stdout, r->date);
+		if (r->url[0]) {
+			fputs("; ", stdout);
+			capsim_term_text(stdout, r->url);
+		}
+		fputc('\n', stdout);
 	}
 }
 
