@@ -114,10 +114,10 @@ case_oversized() {
 	mkdir m
 	{ printf '{"model_type":"llama","x":"'; head -c 12582912 /dev/zero | tr '\0' a
 	  printf '"}'; } >m/config.json
-	cap 2 'larger than the 8388608-byte (8 MiB) cap on input files' import hf m/config.json
+	cap 2 'larger than the 8388608-byte' import hf m/config.json
 	{ echo 'torchrun train.py --seq-length 2048'; head -c 12582912 /dev/zero | tr '\0' '#'
 	  echo; } >big.sh
-	cap 2 'larger than the 8388608-byte (8 MiB) cap on input files' import slurm big.sh \
+	cap 2 'larger than the 8388608-byte' import slurm big.sh \
 		--model llama-2-13b
 	[ ! -s "$OUT" ] || fail "something was written on standard output"
 }
