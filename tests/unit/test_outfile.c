@@ -234,6 +234,57 @@ static void test_planted_tmp_not_followed(void **state)
 	capsim_diags_free(&d);
 }
 
+/* a file of capsim's own directory: a symlink found at its name is
+ * replaced, the victim behind it untouched; a FIFO there is replaced without
+ * being opened (no reader: opening would block); a regular file keeps its
+ * mode; a directory is refused */
+static void test_own_never_followed(void **state)
+{
+	(void)state;
+	char path[128], victim[128], fifo[128], sub[128];
+	in_dir(path, sizeof path, "own.md");
+	in_dir(victim, sizeof victim, "victim");
+	put(victim, "precious\n");
+	assert_int_equal(chmod(victim, 0600), 0);
+	assert_int_equal(symlink(victim, path), 0);
+	capsim_outfile o;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_outfile_open_own(&o, path, &d), 0);
+	fputs("# report\n", o.f);
+	assert_int_equal(capsim_outfile_close(&o, &d), 0);
+	assert_string_equal(slurp(victim), "precious\n");
+	assert_string_equal(slurp(path), "# report\n");
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	/* again over the regular file: its mode is kept */
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(capsim_outfile_open_own(&o, path, &d), 0);
+	fputs("# again\n", o.f);
+	assert_int_equal(capsim_outfile_close(&o, &d), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	/* a FIFO: replaced, never opened */
+	in_dir(fifo, sizeof fifo, "own.csv");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(capsim_outfile_open_own(&o, fifo, &d), 0);
+	fputs("a,b\n", o.f);
+	assert_int_equal(capsim_outfile_close(&o, &d), 0);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_string_equal(slurp(fifo), "a,b\n");
+	/* a directory: refused, nothing made */
+	in_dir(sub, sizeof sub, "own-dir");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(capsim_outfile_open_own(&o, sub, &d), -1);
+	assert_true(capsim_diags_contains(&d, "Is a directory"));
+	assert_int_equal(rmdir(sub), 0);
+	unlink(path);
+	unlink(fifo);
+	unlink(victim);
+	capsim_diags_free(&d);
+}
+
 /* /dev/null is written through and stays a character device */
 static void test_dev_null(void **state)
 {
@@ -353,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_symlink_chain_and_discard),
 		cmocka_unit_test(test_loop_and_directory),
 		cmocka_unit_test(test_planted_tmp_not_followed),
+		cmocka_unit_test(test_own_never_followed),
 		cmocka_unit_test(test_dev_null),
 		cmocka_unit_test(test_dev_full),
 		cmocka_unit_test(test_discard),
