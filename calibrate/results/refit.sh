@@ -1,6 +1,6 @@
 #!/bin/sh
 # refit.sh [CAPSIM] - rebuild the measurement store from the lent H200's runs of
-# 2026-12-02 and refit hardware/calibrated/h200-lent-2026-12-02.xml from it.
+# 2026-12-02 and refit hardware/calibrated/h200-sxm-141gb-2026-12-02.xml from it.
 # Run from the repository root; CAPSIM defaults to build/capsim. The NCCL runs
 # are one rank: imported, and refused as bandwidth data by the fit (a note says
 # so). The gpt2-step-a, -b, -compile and -pad50304 files are validation data
@@ -18,5 +18,5 @@ done
 for f in host host-steps; do
 	"$capsim" calibrate import "calibrate/results/h200-2026-12-04-$f.jsonl" --db "$db"
 done
-"$capsim" fit --db "$db" --name h200-lent-2026-12-02 \
-	--out hardware/calibrated/h200-lent-2026-12-02.xml --force
+"$capsim" fit --db "$db" --name h200-sxm-141gb-2026-12-02 \
+	--out hardware/calibrated/h200-sxm-141gb-2026-12-02.xml --force

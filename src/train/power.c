@@ -10,7 +10,7 @@
 /* Where the GPU has no measured curve: sustained draw under back-to-back
  * GEMMs 687.2 W of the lent H200's 700 W cap (0.982 of the limit), and the
  * power-law exponent of its duty curve, 0.639 (both from
- * hardware/calibrated/h200-lent-2026-12-02.xml, calibrate's power and
+ * hardware/calibrated/h200-sxm-141gb-2026-12-02.xml, calibrate's power and
  * power-duty runs): assumptions for any other GPU. Idle: spec.h. */
 #define SUSTAINED_SHARE_OF_LIMIT (687.209 / 700.0)
 #define GAMMA_DEFAULT 0.639054507005

@@ -279,7 +279,7 @@ case_optimize_paste_line() {
 # is well-formed and reads back to the same profile
 case_resolved_profile_path() {
 	local p="$T/a\"b&c<d.xml"
-	cp "$SRC/hardware/calibrated/h200-lent-2026-12-02.xml" "$p"
+	cp "$SRC/hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" "$p"
 	local sc=$SRC/scenarios/gpt2-124m-1xh200.xml
 	cap 0 "" validate "$sc" --resolved --set "cluster.node.profile=$p" --out "$T/r.xml"
 	grep -qF 'profile="' "$T/r.xml" || fail "no profile attribute written"

@@ -147,10 +147,10 @@ static void test_validate_out(void **state)
 static void test_validate_profile(void **state)
 {
 	(void)state;
-	static const char *const prof = CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-lent-2026-12-02.xml";
+	static const char *const prof = CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-sxm-141gb-2026-12-02.xml";
 	run_result r = run("validate " CAPSIM_SOURCE_DIR "/hardware/calibrated/*.xml", 1);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "h200-lent-2026-12-02.xml: ok"));
+	assert_non_null(strstr(r.out, "h200-sxm-141gb-2026-12-02.xml: ok"));
 	free(r.out);
 	/* the shipped profile with one value out of range, and with an unknown GPU */
 	char bad[64], cmd[1024];
@@ -162,7 +162,7 @@ static void test_validate_profile(void **state)
 	r = run(cmd, 1);
 	assert_int_equal(r.status, 2);
 	char want[256];
-	snprintf(want, sizeof want, "%s:22: error: profile 'h200-lent-2026-12-02': "
+	snprintf(want, sizeof want, "%s:22: error: profile 'h200-sxm-141gb-2026-12-02': "
 		 "efficiency.gemm: expected at most 1, found '1.795894052761'", bad);
 	assert_non_null(strstr(r.out, want));
 	free(r.out);
@@ -177,7 +177,7 @@ static void test_validate_profile(void **state)
 	free(r.out);
 	remove(bad);
 	r = run("validate --set cluster.nodes=2 '" CAPSIM_SOURCE_DIR
-		"/hardware/calibrated/h200-lent-2026-12-02.xml'", 1);
+		"/hardware/calibrated/h200-sxm-141gb-2026-12-02.xml'", 1);
 	assert_int_equal(r.status, 2);
 	assert_non_null(strstr(r.out, "--set applies to scenarios only"));
 	free(r.out);
@@ -191,7 +191,7 @@ static void test_validate_json(void **state)
 	snprintf(bad, sizeof bad, "/tmp/capsim-cli-root-%ld.xml", (long)getpid());
 	put_file(bad, "<?xml version=\"1.0\"?>\n<widgets/>\n");
 	snprintf(args, sizeof args, "validate --json " CAPSIM_SOURCE_DIR "/scenarios/default.xml "
-		 CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-lent-2026-12-02.xml "
+		 CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-sxm-141gb-2026-12-02.xml "
 		 CAPSIM_SOURCE_DIR "/models/gpt.xml '%s'", bad);
 	run_result r = run(args, 0);
 	assert_int_equal(r.status, 2);

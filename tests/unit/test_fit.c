@@ -348,7 +348,7 @@ static void test_shipped(void **state)
 	(void)state;
 	capsim_profile p;
 	capsim_diags d = { 0 };
-	int rc = capsim_profile_load(CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-lent-2026-12-02.xml",
+	int rc = capsim_profile_load(CAPSIM_SOURCE_DIR "/hardware/calibrated/h200-sxm-141gb-2026-12-02.xml",
 				     &p, &d);
 	capsim_diags_print(&d, stderr);
 	assert_int_equal(rc, 0);

@@ -279,7 +279,7 @@ static void test_profile(void **state)
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	const capsim_set h200[] = { { "cluster.node.ref", "dgx-h200" },
-				    { "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+				    { "cluster.node.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	assert_int_equal(load(base, h200, 2, s, &d), 0);
 	capsim_diags_print(&d, stderr);
 	assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
@@ -290,7 +290,7 @@ static void test_profile(void **state)
 
 	/* the same profile on the GPU element */
 	const capsim_set on_gpu[] = { { "cluster.node.ref", "dgx-h200" },
-				      { "cluster.gpu.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+				      { "cluster.gpu.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	assert_int_equal(load(base, on_gpu, 2, s, &d), 0);
 	assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_FP8].params > 0);
 	capsim_diags_free(&d);
@@ -302,11 +302,11 @@ static void test_profile(void **state)
 	capsim_diags_free(&d);
 
 	/* an H200 profile on an H100 is refused, naming both */
-	const capsim_set wrong[] = { { "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+	const capsim_set wrong[] = { { "cluster.node.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	assert_int_equal(load(base, wrong, 1, s, &d), -1);
 	assert_true(capsim_diags_contains(&d, "h200-sxm-141gb"));
 	assert_true(capsim_diags_contains(&d, "h100-sxm5-80gb"));
-	assert_true(capsim_diags_contains(&d, "cluster.node.profile: 'hardware/calibrated/h200-lent-2026-12-02.xml' cannot be used"));
+	assert_true(capsim_diags_contains(&d, "cluster.node.profile: 'hardware/calibrated/h200-sxm-141gb-2026-12-02.xml' cannot be used"));
 	capsim_diags_free(&d);
 
 	/* a missing file */
@@ -317,7 +317,7 @@ static void test_profile(void **state)
 
 	/* the mix's own profile */
 	const capsim_set mix[] = { { "cluster.mix.ref", "dgx-h200" }, { "cluster.mix.nodes", "2" },
-				   { "cluster.mix.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+				   { "cluster.mix.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	assert_int_equal(load(base, mix, 3, s, &d), 0);
 	assert_true(s->more[0].gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
 	assert_int_equal(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params, 0);

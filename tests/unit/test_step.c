@@ -536,7 +536,7 @@ static void test_step_critical_path(void **state)
  * eager, bf16 autocast, flash attention, fused AdamW), with the vocabulary
  * padded to 50304 (as GPT-2 reproductions do, so that the LM head's GEMMs
  * keep aligned kernels) and with GPT-2's own 50257, against capsim before
- * and after calibration (hardware/calibrated/h200-lent-2026-12-02.xml).
+ * and after calibration (hardware/calibrated/h200-sxm-141gb-2026-12-02.xml).
  * Calibration brings every point closer; where the GPU is busy (micro-batch
  * 16 and 32) capsim comes within 10% after it (padded) and 20% (50257). At micro-batch 1 to 8 the loop is bound by its host
  * (PyTorch issues about 55 kernels a layer, capsim counts 24 fused ones), and
@@ -550,7 +550,7 @@ static double gpt2_step_ms(const char *model, long mb, long vocab, int calibrate
 	const capsim_set sets[] = {
 		{ "workload.micro-batch", mbs }, { "workload.global-batch", mbs },
 		{ "workload.model.architecture.vocab", vs },
-		{ "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+		{ "cluster.node.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	if (capsim_scenario_load(path, cat, sets, calibrated ? 4 : 3, s, &d) < 0) {
@@ -663,7 +663,7 @@ static capsim_scenario *host_scenario(json_t *o, int calibrated)
 	sets[n++] = (capsim_set){ "workload.model.architecture.layers", layers };
 	if (calibrated)
 		sets[n++] = (capsim_set){ "cluster.node.profile",
-					  "hardware/calibrated/h200-lent-2026-12-02.xml" };
+					  "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" };
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml", cat, sets, n,
@@ -1534,7 +1534,7 @@ static void load_published(void)
  * SC21's own FLOP count (Eq. 3: full recomputation, full attention); the
  * H100 table's, Megatron-Core 0.8's (full attention, no recomputation) */
 /* The lent H200's calibrated GEMM models (hardware/calibrated/
- * h200-lent-2026-12-02.xml), standing in for an H100's when the knob is
+ * h200-sxm-141gb-2026-12-02.xml), standing in for an H100's when the knob is
  * refitted for a calibrated curve: the same GH100 die, 132 SMs and 700 W
  * (an assumption; the H100's HBM keeps its own bandwidth) */
 static capsim_gemm_cal h200_cal[CAPSIM_CAL_DTYPES];
@@ -1545,7 +1545,7 @@ static void load_h200_cal(void)
 	if (have_h200_cal)
 		return;
 	const capsim_set sets[] = {
-		{ "cluster.node.profile", "hardware/calibrated/h200-lent-2026-12-02.xml" } };
+		{ "cluster.node.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml", cat, sets, 1,
