@@ -1,5 +1,5 @@
 #!/bin/sh
-# refit.sh [CAPSIM] - rebuild the measurement store from the lent H200's runs of
+# refit.sh [CAPSIM] - rebuild the measurement store from the measured H200's runs of
 # 2026-12-02 and refit hardware/calibrated/h200-sxm-141gb-2026-12-02.xml from it.
 # Run from the repository root; CAPSIM defaults to build/capsim. The NCCL runs
 # are one rank: imported, and refused as bandwidth data by the fit (a note says

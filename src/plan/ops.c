@@ -179,14 +179,14 @@ static const perf_row perf_rows[] = {
 /* A bare kernel launch from PyTorch, 5 us: pytorch/pytorch issue #82793
  * (4 us per op, A100), flagos-ai/Torch-FL PR #27 (8 us per op submitted,
  * A100), meta-pytorch/tritonbench PR #1017 (3.0 us for a bare
- * cuLaunchKernel, GB200); calibrate/torch measured 7.12 us on the lent
- * H200's host (its profile carries that). On the GPU, what a step takes
+ * cuLaunchKernel, GB200); calibrate/torch measured 7.12 us on an H200
+ * SXM machine's host (its profile carries that). On the GPU, what a step takes
  * beyond its kernels' summed durations, per kernel, where the host is well
  * ahead (calibrate/results/h200-2026-12-0{2,4}-*step*.jsonl): replayed from
  * a CUDA graph, 0.62 us (median of 10 points, -0.66 to 0.87; ahrefs/ocannl
  * issue #488 found 0.58 us on an RTX 5070 Ti); launched from a stream,
  * 3.9 us (median of 16 eager points whose host issue took under half the
- * step, -0.05 to 6.6 us). The lent H200 only: assumptions elsewhere.
+ * step, -0.05 to 6.6 us). The measured H200 only: assumptions elsewhere.
  *
  * The framework's host work per kernel beyond the launch: the median over
  * every eager point of calibrate/results/h200-2026-12-02-gpt2-step-{a,b,c,
@@ -195,7 +195,7 @@ static const perf_row perf_rows[] = {
  * and GPT-3 6.7B blocks: 21.5 to 63.9 us, median 43.52 us) less the
  * measured bare launch, 7.12 us: 36.4 us. torch.compile, the five compiled
  * points (25.9 to 40.6 us, median 37.08): 30.0 us. Measured on one host
- * (the lent H200's, 16 vCPUs of an Intel Xeon), so an assumption for any
+ * (the measured H200's, 16 vCPUs of an Intel Xeon), so an assumption for any
  * other; the spread between points is the host's (docs/validation.md). */
 #define LAUNCH_EAGER_S 5e-6
 #define LAUNCH_GRAPH_S 0.62e-6
@@ -592,7 +592,7 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
  * FFN 16384, 15872 tokens, take 20.285 - 16.785 = 3.50 ms; its two passes
  * move 6 bytes an element of 1241.5 M, 7.45 GB, 2.13 TB/s against the
  * H200's 4.8 TB/s x 0.835 copy rate). torch.compile's (torchao's float8,
- * the plain-PyTorch frameworks): 0.19, measured on the lent H200
+ * the plain-PyTorch frameworks): 0.19, measured on an H200 SXM
  * (calibrate/torch/cast_probe.py, calibrate/results/
  * h200-2026-12-04-fp8-cast.jsonl: 0.17 to 0.20 for operands of 32 M to
  * 260 M elements, 0.38 at 8192 x 4096). */

@@ -661,12 +661,12 @@ double capsim_gpu_usable_bytes(const capsim_gpu *g);
 /* Sustained clock of a GPU at board limit `limit_w` over that at its TDP,
  * for compute-bound work: dynamic power goes as f V^2 and V with f in the
  * DVFS range, so P(f) = P_idle + (P_tdp - P_idle) (f / f_tdp)^3 (an
- * assumption), with P_idle = 11.5% of the TDP (the lent H200: 80 W idle of
+ * assumption), with P_idle = 11.5% of the TDP (the measured H200: 80 W idle of
  * 700 W, calibrate/results/h200-2026-12-02-power-b.jsonl) and the TDP reached
  * under sustained GEMMs (687 W at 1695 MHz there). 1 at or above the TDP. */
 double capsim_power_clock_scale(double tdp_w, double limit_w);
 
-/* A GPU's idle draw over its TDP where nothing measured it: 0.115, the lent
+/* A GPU's idle draw over its TDP where nothing measured it: 0.115, the measured
  * H200's 80 W of 700 W (an assumption for any other GPU). */
 #define CAPSIM_IDLE_SHARE_OF_TDP 0.115
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Where the GPU has no measured curve: sustained draw under back-to-back
- * GEMMs 687.2 W of the lent H200's 700 W cap (0.982 of the limit), and the
+ * GEMMs 687.2 W of the measured H200's 700 W cap (0.982 of the limit), and the
  * power-law exponent of its duty curve, 0.639 (both from
  * hardware/calibrated/h200-sxm-141gb-2026-12-02.xml, calibrate's power and
  * power-duty runs): assumptions for any other GPU. Idle: spec.h. */

@@ -238,7 +238,7 @@ typedef struct {
  * (torch-amp, fsdp2): an eager block's kernels over capsim's ops of the
  * same layer, forward and backward, the block's kernels from the GPU's
  * profile (its <kernels> element) or else these, measured by
- * calibrate/torch/host_probe.py on the lent H200
+ * calibrate/torch/host_probe.py on the measured H200
  * (calibrate/results/h200-2026-12-04-host.jsonl: the kernels at 6 blocks
  * less at 2, over 4):
  *   GPT-2 block (LayerNorm, GELU, biases): 21 forward, 36 backward, against

@@ -562,7 +562,7 @@ static void test_run(void **state)
  * 0 bytes): a check that checked nothing is no pass */
 /* A memory verdict near the capacity says by how much and what decides it;
  * one far from it does not. The 6.7B GPT at micro-batch 4 (trained on the
- * lent H200 at 127.7 GiB, calibrate/results/h200-2026-12-03-memory.jsonl)
+ * measured H200 at 127.7 GiB, calibrate/results/h200-2026-12-03-memory.jsonl)
  * fits with the torch-amp recipe and not with Megatron's. */
 static void test_memory_margin(void **state)
 {

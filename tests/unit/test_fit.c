@@ -1,4 +1,4 @@
-/* test_fit.c - capsim fit and calibrated profiles: the lent H200's runs
+/* test_fit.c - capsim fit and calibrated profiles: the measured H200's runs
  * (calibrate/results/) imported, fitted and checked against what they
  * measured; the profile file round-trips; the alpha-beta, regime and power
  * fits recover known answers; a bandwidth is never fitted from one rank; bad

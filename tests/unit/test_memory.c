@@ -239,7 +239,7 @@ static void test_recipes(void **state)
 }
 
 /* Peak memory under PyTorch AMP against torch.cuda.max_memory_allocated on
- * the lent H200 (calibrate/results/h200-2026-12-03-memory*.jsonl, made by
+ * the measured H200 (calibrate/results/h200-2026-12-03-memory*.jsonl, made by
  * calibrate/torch/memory_probe.py): Llama 3 8B and Llama 2 7B cut to 2 and
  * 4 layers and whole, a whole 6.7B GPT (32 layers) and GPT-2 355M,
  * micro-batch 1 to 16, sequence 1024 to 8192, with and without full

@@ -628,7 +628,7 @@ static void test_calibrated_model(void **state)
 }
 
 /* capsim's default H200 op model (no calibration) against what
- * calibrate/capsim-calibrate-gemm measured on the lent H200 (2026-12-02,
+ * calibrate/capsim-calibrate-gemm measured on an H200 SXM (2026-12-02,
  * calibrate/results/): each GEMM's rate, peak(dtype) x sat x S(2mnk), and
  * the copy bandwidth. Printed as docs/validation.md's table; held to the
  * present band so that a regression shows. */

@@ -532,7 +532,7 @@ static void test_step_critical_path(void **state)
 	free(s);
 }
 
-/* A plain PyTorch GPT-2 training loop on the lent H200 (calibrate/torch,
+/* A plain PyTorch GPT-2 training loop on the measured H200 (calibrate/torch,
  * eager, bf16 autocast, flash attention, fused AdamW), with the vocabulary
  * padded to 50304 (as GPT-2 reproductions do, so that the LM head's GEMMs
  * keep aligned kernels) and with GPT-2's own 50257, against capsim before
@@ -622,7 +622,7 @@ static void test_gpt2_h200(void **state)
 
 /* One point of calibrate/results/h200-2026-12-04-host-steps.jsonl as a
  * scenario (the GPT-2 H200 scenario with the point's model, sizes and
- * execution), its step in ms, with the lent H200's profile or without */
+ * execution), its step in ms, with the measured H200's profile or without */
 static capsim_scenario *host_scenario(json_t *o, int calibrated);
 
 static double host_step_ms(json_t *o, int calibrated)
@@ -675,7 +675,7 @@ static capsim_scenario *host_scenario(json_t *o, int calibrated)
 	return s;
 }
 
-/* Plain PyTorch steps on the lent H200 in three executions
+/* Plain PyTorch steps on the measured H200 in three executions
  * (calibrate/torch/host_probe.py, one run, 31 points): GPT-2 124M and 355M
  * at micro-batch 1 to 32, eager, compiled and replayed from CUDA graphs,
  * and GPU-bound blocks of Llama 3 8B and GPT-3 6.7B. Tolerances, set per
@@ -838,10 +838,10 @@ static void test_power_closed_form(void **state)
 	free(s);
 }
 
-/* A GPU's draw through real training steps on the lent H200
+/* A GPU's draw through real training steps on the measured H200
  * (calibrate/torch/power_probe.py, calibrate/results/
  * h200-2026-12-04-power-steps.jsonl: NVML every 0.1 s through 12 s of steps)
- * against capsim with the lent H200's profile. capsim_power_mem_weight was
+ * against capsim with the measured H200's profile. capsim_power_mem_weight was
  * fitted on the 1st, 3rd, 5th and 7th points; the others are scored within
  * 15% (the draw at an equal busy share spans 523 to 687 W in this data) and
  * every point within 20% */
@@ -1533,7 +1533,7 @@ static void load_published(void)
 /* relative errors of capsim's step against the published one, per row;
  * SC21's own FLOP count (Eq. 3: full recomputation, full attention); the
  * H100 table's, Megatron-Core 0.8's (full attention, no recomputation) */
-/* The lent H200's calibrated GEMM models (hardware/calibrated/
+/* The measured H200's calibrated GEMM models (hardware/calibrated/
  * h200-sxm-141gb-2026-12-02.xml), standing in for an H100's when the knob is
  * refitted for a calibrated curve: the same GH100 die, 132 SMs and 700 W
  * (an assumption; the H100's HBM keeps its own bandwidth) */
@@ -1657,7 +1657,7 @@ static double fit_scale(void)
 }
 
 /* The knob is fitted on the H100 table, once with the datasheet GEMM curve
- * and once with a calibrated one (the lent H200's); knobs.c must hold both */
+ * and once with a calibrated one (the measured H200's); knobs.c must hold both */
 static void test_fit_knobs(void **state)
 {
 	(void)state;

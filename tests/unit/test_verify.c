@@ -769,7 +769,7 @@ static void make_db(const char *db, double scale)
 	remove(jsonl);
 }
 
-/* the lent H200 as measured passes against a DGX H200; the same run at 60%
+/* the H200 SXM as measured passes against a DGX H200; the same run at 60%
  * of its rates (a throttled or shared GPU) fails with that cause */
 static void test_gpu_checks(void **state)
 {
