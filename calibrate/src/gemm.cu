@@ -1,7 +1,7 @@
 /* gemm.cu - capsim-calibrate-gemm: GEMM rates through cuBLASLt and the
  * device-memory copy bandwidth of one GPU, as JSON lines (calibrate/README.md).
  *
- * Method (after METHOD.md of the lending workplace and nccl-tests' habits):
+ * Method (after common GPU benchmarking practice and nccl-tests' habits):
  * inputs are random, never zeros, drawn from a pool larger than the L2 cache
  * and rotated between repetitions so that no repetition reads what the last
  * one left in cache; every CUDA and cuBLASLt call is checked; each shape is

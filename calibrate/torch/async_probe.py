@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """async_probe.py - how much an asynchronous checkpoint save slows GPT-2
 training steps on one GPU while it drains to local disk, as JSON lines: the
-measurement behind the cost capsim charges an async save (issue 13).
+measurement behind the cost capsim charges an async save.
 
 The job is gpt2_step.py's (its model, fused AdamW, bf16 autocast and flash
 attention, imported, not copied) at a micro-batch that makes the step

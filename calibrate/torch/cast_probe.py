@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cast_probe.py - how fast one GPU casts bf16 tensors to fp8 the way an FP8
 training recipe does, against a plain copy, as JSON lines: the measurement
-behind capsim's FP8 cast rate (docs/model.md, "FP8 casts"; issue 12).
+behind capsim's FP8 cast rate (docs/model.md, "FP8 casts").
 
 For each shape (rows x cols of a GEMM operand), on the GPU:
   copy        y = x.clone(): read 2 bytes, write 2 an element

@@ -2,7 +2,7 @@
 """ckpt_probe.py - how fast PyTorch saves and loads a training checkpoint to
 the machine's local disk, against the disk's raw sequential rate, as JSON
 lines: the measurement behind capsim's checkpoint serialisation efficiency
-(docs/model.md, "Checkpoints"; issue 13).
+(docs/model.md, "Checkpoints").
 
 A checkpoint here is a state dict as a plain PyTorch training loop saves
 one: bf16 or fp32 tensors of `--gib` GiB in all, in tensors of a layer's

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """host_probe.py - what the host costs a training step in plain PyTorch on one
 GPU, per execution mode, as JSON lines: the measurements behind capsim's host
-stream (docs/model.md, "The host stream"; issue 12, item 2).
+stream (docs/model.md, "The host stream").
 
 Execution modes:
   eager    every op issued by Python through the dispatcher and autograd;

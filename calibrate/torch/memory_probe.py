@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """memory_probe.py - peak GPU memory of training steps in plain PyTorch on one
 GPU, phase by phase, as JSON lines: the measurements that capsim's memory
-model (docs/model.md, "Memory per GPU") is checked against (issue 12).
+model (docs/model.md, "Memory per GPU") is checked against.
 
 Two decoder families are written here, from the architectures of capsim's
 models/ (no transformers library):

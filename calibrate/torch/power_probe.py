@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """power_probe.py - a GPU's board power through real training steps in plain
 PyTorch, as JSON lines: the measurement behind capsim's energy per step
-(docs/model.md, "Power and energy"; issue 13).
+(docs/model.md, "Power and energy").
 
 For each point (a model, its sizes, the execution), after warm-up, training
 steps run back to back for `--seconds` while a thread samples the board's

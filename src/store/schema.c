@@ -171,7 +171,7 @@ static const struct {
 	/* 2 -> 3: torch_launch, torch_step (tables only) */
 	/* 3 -> 4: sweeps, sweep_inputs, points, point_params, point_results
 	 * (tables only) */
-	/* 4 -> 5: the host's view of a torch-step (issue 12), and torch_host */
+	/* 4 -> 5: the host's view of a torch-step, and torch_host */
 	{ 4, "torch_step", "ALTER TABLE torch_step ADD COLUMN issue_median_s REAL;"
 	     "ALTER TABLE torch_step ADD COLUMN kernels INTEGER;"
 	     "ALTER TABLE torch_step ADD COLUMN kernel_s REAL;" },

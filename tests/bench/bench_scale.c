@@ -1,5 +1,5 @@
 /* bench_scale.c - what a step and the large collectives cost as the cluster
- * grows (issue 14): capsim_eval of a Llama 3.1 405B step (tests/bench/
+ * grows: capsim_eval of a Llama 3.1 405B step (tests/bench/
  * llama405b-16k.xml) from 2,048 to 524,288 GPUs; ZeRO-3 at data parallelism
  * 1,024 on 16,384 GPUs; a 1 GiB all-reduce over 131,072 ranks folded and
  * unfolded; a 1 GiB all-to-all over 16,384 ranks under D-mod-K.

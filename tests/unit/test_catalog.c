@@ -15,7 +15,7 @@ TESTUTIL_CATALOG_FIXTURE
 static void test_counts(void **state)
 {
 	(void)state;
-	/* the catalog the foundation issue asks for; more may come */
+	/* the catalog's minimum shipped contents; more may come */
 	assert_true(capsim_catalog_count(cat, CAPSIM_KIND_GPU) >= 8);
 	assert_true(capsim_catalog_count(cat, CAPSIM_KIND_NIC) >= 4);
 	assert_true(capsim_catalog_count(cat, CAPSIM_KIND_SWITCH) >= 3);

@@ -536,7 +536,7 @@ static void test_run(void **state)
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (!json_object_get(o, keys[i]))
 			fail_msg("run --json lacks '%s'", keys[i]);
-	/* the facility and owning models' keys (issue 13), in SI: watts, not
+	/* the facility and owning models' keys, in SI: watts, not
 	 * kilowatts; a key of a model that does not exist yet must not appear */
 	assert_non_null(json_object_get(o, "capex_usd"));
 	assert_non_null(json_object_get(o, "power_it_w"));

@@ -1,4 +1,4 @@
-/* test_import.c - Hugging Face configs into models (issue 18), on configs
+/* test_import.c - Hugging Face configs into models, on configs
  * written as the public ones are (tests/data/hf/: Llama 3.1 8B, Mixtral
  * 8x7B, DeepSeek-V3, GPT-2, Qwen2.5 7B, Gemma 2 9B, GPT-NeoX 20B): each
  * imported entry loads beside the shipped catalog; where the catalog ships

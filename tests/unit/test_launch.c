@@ -1,4 +1,4 @@
-/* test_launch.c - launch lines and scripts into scenarios (issue 18), on
+/* test_launch.c - launch lines and scripts into scenarios, on
  * files written from the public formats (tests/data/launch/: a Slurm batch
  * script running torchrun under srun, a Megatron-LM example script of bash
  * arrays, a Kubernetes Job, NeMo overrides) and plain torchrun lines: every

@@ -745,7 +745,7 @@ static void accepted(const char *db, const char *text)
 
 /* The machine line's fields: a real UTC time, integers in bounds, text as
  * long as query.h keeps it and printable, env names well formed, every key
- * once (the last no longer wins). Found by an attack (issue 11 item 10). */
+ * once (the last no longer wins). Found by an attack. */
 static void test_machine_fields(void **state)
 {
 	(void)state;

@@ -245,7 +245,7 @@ static void test_recipes(void **state)
  * micro-batch 1 to 16, sequence 1024 to 8192, with and without full
  * recomputation: 35 points. capsim's reserve is
  * set to 0 (the measurement is the allocator's, without the context).
- * Tolerance: 10% per point (issue 12's target), set before comparing. A
+ * Tolerance: 10% per point (the memory model's target), set before comparing. A
  * point known to be outside stays listed here with its diagnosis, and the
  * test fails if it comes inside (update the list) or if any other leaves. */
 static const char *const h200_known_outside[] = {

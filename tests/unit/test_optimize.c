@@ -1,4 +1,4 @@
-/* test_optimize.c - the parallelism optimiser (issue 15): the bounded search
+/* test_optimize.c - the parallelism optimiser: the bounded search
  * gives the exhaustive search's top list exactly; its best is what
  * capsim_eval gives the same --set edits; every published layout of
  * Megatron-LM's SC21 Table 1 and README H100 table is searched, kept and

@@ -1,4 +1,4 @@
-/* test_report.c - procurement reports (issue 16) on the shipped example
+/* test_report.c - procurement reports on the shipped example
  * (scenarios/report/: rented H100s, owned H200s on InfiniBand and on RoCE):
  * the HTML is well-formed XML with every figure inline and nothing fetched
  * from a network; every figure is a valid SVG and PNG; summary.csv holds

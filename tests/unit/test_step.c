@@ -1687,7 +1687,7 @@ static void table(const char *title, const pub_row *rows, size_t n, int a100,
 		       rows[i].gpus, rows[i].tp, rows[i].pp, pub[i], got[i], 100 * err[i],
 		       mem[i] / 1e9);
 		sum += fabs(err[i]);
-		/* issue 4 aims at 10% a row and 5% on average; hold the present
+		/* the step model aims at 10% a row and 5% on average; hold the present
 		 * band so that a regression shows */
 		if (err[i] < lo || err[i] > hi)
 			fail_msg("%s: %+.1f%% leaves [%+.0f%%, %+.0f%%]", rows[i].model,

@@ -1,4 +1,4 @@
-/* test_store_errors.c - the store's database failures (issue 11 item 11):
+/* test_store_errors.c - the store's database failures:
  * a locked database is waited for, and four imports at once into one
  * database all succeed; a lock held past the wait, a corrupt file and a
  * text file given as the database are runtime failures (exit status 1)

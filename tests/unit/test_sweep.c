@@ -1,4 +1,4 @@
-/* test_sweep.c - sweep files and `capsim sweep` (issue 15): the expansion,
+/* test_sweep.c - sweep files and `capsim sweep`: the expansion,
  * ranges and constraints against hand-worked lists; bad files with their
  * messages; the store's points against capsim_eval of the same scenario;
  * threads, a SIGKILL half-way then --resume, and two MPI ranks, each

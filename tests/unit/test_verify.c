@@ -49,7 +49,7 @@ static int parse(const char *name, int op, int ranks, capsim_nccltests_log *log,
 
 /* ---- parser ------------------------------------------------------------- */
 
-/* issue 290's single node: 6 sizes, 8 ranks in one process, the trailer */
+/* nccl-tests GitHub issue #290's single node: 6 sizes, 8 ranks in one process, the trailer */
 static void test_parse_single_node(void **state)
 {
 	(void)state;
@@ -188,7 +188,7 @@ static void test_parse_errors(void **state)
 	capsim_nccltests_free(&g);
 	capsim_diags_free(&d);
 
-	/* issue 294: 16 one-rank runs interleaved */
+	/* nccl-tests GitHub issue #294: 16 one-rank runs interleaved */
 	assert_int_equal(parse(BAD_LOGS "h100-2node-no-mpi-issue294.log", -1, 16, &g, &d), -1);
 	assert_non_null(strstr(d.v[0].where, "h100-2node-no-mpi-issue294.log:2"));
 	assert_true(capsim_diags_contains(&d, "expected more than 134217728 (line 1)"));
@@ -647,7 +647,7 @@ static void test_good_logs_pass(void **state)
 	free(r.out);
 }
 
-/* issue 290's two nodes fail, diagnosed as 2 of the 8 NICs: at 8 GiB the
+/* nccl-tests GitHub issue #290's two nodes fail, diagnosed as 2 of the 8 NICs: at 8 GiB the
  * model on 2 NICs comes within 6% of both runs (155.6 GB/s by NCCL's
  * choice, 89.9 GB/s with NCCL_ALGO=RING) */
 static void test_degraded_logs_fail(void **state)
