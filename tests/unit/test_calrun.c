@@ -387,5 +387,5 @@ int main(void)
 		cmocka_unit_test(test_run_missing),
 		cmocka_unit_test(test_import_json),
 	};
-	return cmocka_run_group_tests_name("calrun", tests, setup, teardown);
+	return testutil_run_group_name("calrun", tests, setup, teardown);
 }

@@ -252,5 +252,5 @@ int main(void)
 		cmocka_unit_test(test_unsourced_child_is_an_error),
 		cmocka_unit_test(test_efficiency_profile),
 	};
-	return cmocka_run_group_tests_name("catalog", tests, setup, teardown);
+	return testutil_run_group_name("catalog", tests, setup, teardown);
 }

@@ -811,5 +811,5 @@ int main(void)
 		cmocka_unit_test(test_collective_numbers),
 		cmocka_unit_test(test_validate_pipe),
 	};
-	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+	return testutil_run_group_name("cli", tests, NULL, NULL);
 }

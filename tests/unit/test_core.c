@@ -834,5 +834,5 @@ int main(void)
 		cmocka_unit_test(test_calendar_matches_heap),
 		cmocka_unit_test(test_ns_from_s),
 	};
-	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+	return testutil_run_group_name("core", tests, NULL, NULL);
 }

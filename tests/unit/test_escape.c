@@ -226,5 +226,5 @@ int main(void)
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_shell),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return testutil_run_group(tests, NULL, NULL);
 }

@@ -515,5 +515,5 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_edit_and_evaluate),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return testutil_run_group(tests, NULL, NULL);
 }

@@ -881,5 +881,5 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_random_texts),
 	};
-	return cmocka_run_group_tests_name("expr", tests, NULL, NULL);
+	return testutil_run_group_name("expr", tests, NULL, NULL);
 }

@@ -1099,5 +1099,5 @@ int main(void)
 		cmocka_unit_test(test_flow_estimate),
 		cmocka_unit_test(test_errors),
 	};
-	return cmocka_run_group_tests_name("fabric", tests, setup, teardown);
+	return testutil_run_group_name("fabric", tests, setup, teardown);
 }

@@ -1127,5 +1127,5 @@ int main(void)
 		cmocka_unit_test(test_misaligned),
 		cmocka_unit_test(test_json),
 	};
-	return cmocka_run_group_tests_name("fit", tests, setup, teardown);
+	return testutil_run_group_name("fit", tests, setup, teardown);
 }

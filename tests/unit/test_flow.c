@@ -250,5 +250,5 @@ int main(void)
 		cmocka_unit_test(test_order_independence),
 		cmocka_unit_test(test_lazy_link_ranges),
 	};
-	return cmocka_run_group_tests_name("flow", tests, NULL, NULL);
+	return testutil_run_group_name("flow", tests, NULL, NULL);
 }

@@ -537,5 +537,5 @@ int main(void)
 		cmocka_unit_test(test_inline_model),
 		cmocka_unit_test(test_parts),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

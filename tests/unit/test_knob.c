@@ -158,5 +158,5 @@ int main(void)
 		cmocka_unit_test(test_change_and_undo),
 	};
 	capsim_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

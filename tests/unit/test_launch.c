@@ -509,5 +509,5 @@ int main(void)
 		cmocka_unit_test(test_end_to_end),
 	};
 	capsim_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

@@ -126,5 +126,5 @@ int main(void)
 		cmocka_unit_test(test_rows_and_top_of_rack),
 	};
 	capsim_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

@@ -188,5 +188,5 @@ int main(void)
 		cmocka_unit_test(test_stall_reaches_step),
 	};
 	capsim_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

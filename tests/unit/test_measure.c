@@ -1121,5 +1121,5 @@ int main(void)
 		cmocka_unit_test(test_record_machine),
 		cmocka_unit_test(test_read_cuts_utf8),
 	};
-	return cmocka_run_group_tests_name("measure", tests, setup, teardown);
+	return testutil_run_group_name("measure", tests, setup, teardown);
 }

@@ -478,5 +478,5 @@ int main(void)
 		cmocka_unit_test(test_h200_gpt2_loop),
 		cmocka_unit_test(test_fits),
 	};
-	return cmocka_run_group_tests_name("memory", tests, setup, teardown);
+	return testutil_run_group_name("memory", tests, setup, teardown);
 }

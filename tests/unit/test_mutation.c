@@ -228,7 +228,7 @@ int main(void)
 		cmocka_unit_test(test_model_mutations),
 		cmocka_unit_test(test_scenario_mutations),
 	};
-	int rc = cmocka_run_group_tests_name("mutation", tests, setup, teardown);
+	int rc = testutil_run_group_name("mutation", tests, setup, teardown);
 	fprintf(stderr, "mutation: %zu mutants, each caught with its own message\n",
 		mutations);
 	return rc;

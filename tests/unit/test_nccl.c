@@ -594,5 +594,5 @@ int main(void)
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_parsers),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return testutil_run_group(tests, NULL, NULL);
 }

@@ -827,5 +827,5 @@ int main(void)
 		cmocka_unit_test(test_gemm_refit),
 		cmocka_unit_test(test_fit_errors),
 	};
-	return cmocka_run_group_tests_name("ops", tests, setup, teardown);
+	return testutil_run_group_name("ops", tests, setup, teardown);
 }

@@ -411,5 +411,5 @@ int main(void)
 		cmocka_unit_test(test_missing_directory),
 		cmocka_unit_test(test_stdout),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

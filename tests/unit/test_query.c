@@ -920,5 +920,5 @@ int main(void)
 		cmocka_unit_test(test_visible),
 		cmocka_unit_test(test_hostile_names),
 	};
-	return cmocka_run_group_tests(tests, make_store, teardown);
+	return testutil_run_group(tests, make_store, teardown);
 }

@@ -448,5 +448,5 @@ int main(void)
 		cmocka_unit_test(test_one_workload),
 		cmocka_unit_test(test_from_store),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

@@ -432,5 +432,5 @@ int main(void)
 		cmocka_unit_test(test_point_all_or_nothing),
 		cmocka_unit_test(test_upgrade_v3),
 	};
-	return cmocka_run_group_tests_name("results", tests, setup, teardown);
+	return testutil_run_group_name("results", tests, setup, teardown);
 }

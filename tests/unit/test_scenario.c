@@ -338,5 +338,5 @@ int main(void)
 		cmocka_unit_test(test_every_set_path_is_settable),
 		cmocka_unit_test(test_profile),
 	};
-	return cmocka_run_group_tests_name("scenario", tests, setup, teardown);
+	return testutil_run_group_name("scenario", tests, setup, teardown);
 }

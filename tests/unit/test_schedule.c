@@ -840,5 +840,5 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_task_limit),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return testutil_run_group(tests, NULL, NULL);
 }

@@ -1818,5 +1818,5 @@ int main(void)
 		cmocka_unit_test(test_korthikanti_2022),
 		cmocka_unit_test(test_published_steps),
 	};
-	return cmocka_run_group_tests_name("step", tests, setup, teardown);
+	return testutil_run_group_name("step", tests, setup, teardown);
 }

@@ -504,5 +504,5 @@ int main(void)
 		cmocka_unit_test(test_planted_journal),
 		cmocka_unit_test(test_reader_creates_nothing),
 	};
-	return cmocka_run_group_tests_name("store_errors", tests, setup, teardown);
+	return testutil_run_group_name("store_errors", tests, setup, teardown);
 }

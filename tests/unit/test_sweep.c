@@ -653,19 +653,5 @@ int main(void)
 		cmocka_unit_test(test_interrupt_and_resume),
 		cmocka_unit_test(test_mpi_equals_serial),
 	};
-	/* CAPSIM_TEST_FILTER=PATTERN[,PATTERN]...: only the tests whose names
-	 * match one (cmocka's wildcards), as CI's ThreadSanitizer job runs the
-	 * threaded ones */
-	const char *filter = getenv("CAPSIM_TEST_FILTER");
-	if (!filter || !*filter)
-		return cmocka_run_group_tests(tests, setup, teardown);
-	char patterns[256];
-	snprintf(patterns, sizeof patterns, "%s", filter);
-	int failed = 0;
-	for (char *save = NULL, *p = strtok_r(patterns, ",", &save); p;
-	     p = strtok_r(NULL, ",", &save)) {
-		cmocka_set_test_filter(p);
-		failed += cmocka_run_group_tests(tests, setup, teardown);
-	}
-	return failed;
+	return testutil_run_group(tests, setup, teardown);
 }

@@ -282,5 +282,5 @@ int main(void)
 		cmocka_unit_test(test_dates_and_flags),
 		cmocka_unit_test(test_sha256),
 	};
-	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
+	return testutil_run_group_name("units", tests, NULL, NULL);
 }

@@ -151,5 +151,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_published_busbw),
 	};
-	return cmocka_run_group_tests_name("validation", tests, setup, teardown);
+	return testutil_run_group_name("validation", tests, setup, teardown);
 }

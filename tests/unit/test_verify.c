@@ -833,5 +833,5 @@ int main(void)
 		cmocka_unit_test(test_bad_logs_exit_2),
 		cmocka_unit_test(test_gpu_checks),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return testutil_run_group(tests, setup, teardown);
 }

@@ -194,6 +194,34 @@ static inline void testutil_put(testutil_text *t, const char *fmt, ...)
 	t->n += (size_t)w;
 }
 
+/* cmocka_run_group_tests, or with CAPSIM_TEST_FILTER=PATTERN[,PATTERN]...
+ * only the tests whose names match one of the patterns (cmocka's * and ?
+ * wildcards): CAPSIM_TEST_FILTER='*kill*' ./test_sweep. */
+#define testutil_run_group(tests, setup, teardown)                              \
+	testutil_run_filtered(#tests, tests, sizeof(tests) / sizeof((tests)[0]),  \
+			      setup, teardown)
+#define testutil_run_group_name(name, tests, setup, teardown)                   \
+	testutil_run_filtered(name, tests, sizeof(tests) / sizeof((tests)[0]),    \
+			      setup, teardown)
+
+static inline int testutil_run_filtered(const char *name, const struct CMUnitTest *tests,
+					size_t n, CMFixtureFunction setup,
+					CMFixtureFunction teardown)
+{
+	const char *filter = getenv("CAPSIM_TEST_FILTER");
+	if (!filter || !*filter)
+		return _cmocka_run_group_tests(name, tests, n, setup, teardown);
+	char patterns[256];
+	snprintf(patterns, sizeof patterns, "%s", filter);
+	int failed = 0;
+	for (char *save = NULL, *p = strtok_r(patterns, ",", &save); p;
+	     p = strtok_r(NULL, ",", &save)) {
+		cmocka_set_test_filter(p);
+		failed += _cmocka_run_group_tests(name, tests, n, setup, teardown);
+	}
+	return failed;
+}
+
 /* Run the shell command fmt makes (system(3)): its exit status, or -1 when
  * it did not exit (a signal). */
 static inline int testutil_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
