@@ -219,6 +219,18 @@ static void gp_head(FILE *f, const char *name, const char *title)
 static const char *const empty_plot = "unset logscale\nset xrange [0:1]\nset yrange [0:1]\n"
 				      "unset xtics\nunset ytics\nplot ";
 
+/* "plot" and the curves gathered in c, or where there are none an empty
+ * figure that says why (none); c is closed and freed */
+static void plot_curves(FILE *p, mem *c, int any, const char *none)
+{
+	mem_close(c);
+	if (any)
+		fprintf(p, "plot %s\n", c->buf);
+	else
+		fprintf(p, "%sNaN title '%s'\n", empty_plot, none);
+	free(c->buf);
+}
+
 /* the script's two outputs, SVG for the HTML and PNG beside it */
 static void gp_outputs(FILE *f, const char *name, const char *plot)
 {
@@ -329,12 +341,7 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 			gp_title2(c, x->label, "rented");
 		}
 	}
-	mem_close(&curves);
-	if (any)
-		fprintf(p, "plot %s\n", curves.buf);
-	else
-		fprintf(p, "%sNaN title 'no priced design'\n", empty_plot);
-	free(curves.buf);
+	plot_curves(p, &curves, any, "no priced design");
 	mem_close(&plot);
 	gp_outputs(gp, "cost", plot.buf);
 	free(plot.buf);
@@ -418,12 +425,7 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 			any++ ? ", " : "", i);
 		capsim_gnuplot_string(c, x->label);
 	}
-	mem_close(&curves);
-	if (any)
-		fprintf(p, "plot %s\n", curves.buf);
-	else
-		fprintf(p, "%sNaN title 'no failures modelled'\n", empty_plot);
-	free(curves.buf);
+	plot_curves(p, &curves, any, "no failures modelled");
 	mem_close(&plot);
 	gp_outputs(gp, "goodput", plot.buf);
 	free(plot.buf);

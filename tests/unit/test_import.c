@@ -306,13 +306,13 @@ static void test_refusals(void **state)
 	capsim_diags_free(&d);
 	free(text);
 	/* through the command, a 12 MiB file (it was accepted) */
-	char dir[] = "/tmp/capsim-test-import-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
+	assert_int_equal(testutil_tmpdir_make(dir, sizeof dir, "test-import"), 0);
 	assert_int_equal(testutil_sh("cd %s && mkdir m && { printf '{\"model_type\":\"llama\",\"x\":\"'; "
 			    "head -c 12582912 /dev/zero | tr '\\0' a; printf '\"}'; } > m/config.json && "
 			    "%s import hf m/config.json 2>err; test $? -eq 2 && grep -q 'cap on input "
 			    "files' err", dir, CAPSIM_BIN), 0);
-	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
+	assert_int_equal(testutil_tmpdir_remove(dir), 0);
 }
 
 /* 100,000 keys capsim does not read: the first CAPSIM_HF_KEYS_LISTED named,
@@ -396,14 +396,14 @@ static void test_names(void **state)
 				    "2>&1 >/dev/null | grep -q \"expected an id (an id is a lower-case "
 				    "letter or digit, then up to 62 of a-z 0-9 . _ -)\"", CAPSIM_BIN,
 				    CAPSIM_SOURCE_DIR, bad[i]), 0);
-	char dir[] = "/tmp/capsim-test-import-XXXXXX";
-	assert_non_null(mkdtemp(dir));
+	char dir[64];
+	assert_int_equal(testutil_tmpdir_make(dir, sizeof dir, "test-import"), 0);
 	assert_int_equal(testutil_sh("cd %s && d=abcdefghijabcdefghijabcdefghijabcdefghijabcdefghij"
 			    "abcdefghij1234 && mkdir $d && cp %s/tests/data/hf/Qwen2.5-7B/config.json $d/ && "
 			    "%s import hf $d/config.json 2>&1 >/dev/null | grep -q 'give one with --name' "
 			    "&& %s import hf $d/config.json --name ok-1.2_x >/dev/null 2>&1", dir,
 			    CAPSIM_SOURCE_DIR, CAPSIM_BIN, CAPSIM_BIN), 0);
-	assert_int_equal(testutil_sh("rm -rf %s", dir), 0);
+	assert_int_equal(testutil_tmpdir_remove(dir), 0);
 }
 
 static void test_command(void **state)
