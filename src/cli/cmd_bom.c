@@ -50,9 +50,9 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const c
 		fprintf(f, "  %-17s %-22s %9.0f %12s %13s  %s\n", l->part, l->id, l->count, unit,
 			total, l->note ? l->note : l->date);
 	}
-	if (r->has_capex)
-		fprintf(f, "  capex %.0f USD ($%.4gM)%s%s\n", r->capex_usd, r->capex_usd / 1e6,
-			r->capex_excludes[0] ? "; leaves out " : "", r->capex_excludes);
+	if (r->cost.has_capex)
+		fprintf(f, "  capex %.0f USD ($%.4gM)%s%s\n", r->cost.capex_usd, r->cost.capex_usd / 1e6,
+			r->cost.capex_excludes[0] ? "; leaves out " : "", r->cost.capex_excludes);
 	else
 		fprintf(f, "  capex: not computed%s\n",
 			missing ? ": a part has no price in the catalog; give it with --set" : "");
@@ -79,7 +79,7 @@ static json_t *to_json(const capsim_result *r, const capsim_bom_line *v, int n)
 	}
 	json_t *o = json_object();
 	json_object_set_new(o, "parts", parts);
-	json_object_set_new(o, "capex_usd", r->has_capex ? json_real(r->capex_usd) : json_null());
+	json_object_set_new(o, "capex_usd", r->cost.has_capex ? json_real(r->cost.capex_usd) : json_null());
 	return o;
 }
 
@@ -125,7 +125,7 @@ int capsim_cmd_bom(int argc, char **argv)
 	if (capsim_eval(s, &opts, &r, &d) < 0)
 		goto fail;
 	capsim_bom_line v[CAPSIM_BOM_MAX];
-	int n = capsim_bom_lines(s, &r, v);
+	int n = capsim_result_bom(s, &r, v);
 	if (json) {
 		json_t *o = capsim_cli_json_head(cat, s);
 		json_t *b = to_json(&r, v, n);

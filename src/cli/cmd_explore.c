@@ -302,9 +302,9 @@ static void draw_results(ui *u, int x0, int rows, int width)
 	double wall = wall_of(r);
 	delta(u, wall, u->base_wall, d, sizeof d);
 	line(y++, x0, width, "time to train  %.2f days%s", wall / 86400.0, d);
-	if (r->has_cost_to_train) {
-		delta(u, r->cost_to_train_usd, u->base_cost, d, sizeof d);
-		line(y++, x0, width, "cost to train  $%.0f%s", r->cost_to_train_usd, d);
+	if (r->cost.has_cost_to_train) {
+		delta(u, r->cost.cost_to_train_usd, u->base_cost, d, sizeof d);
+		line(y++, x0, width, "cost to train  $%.0f%s", r->cost.cost_to_train_usd, d);
 	} else {
 		line(y++, x0, width, "cost to train  - (no price)");
 	}
@@ -314,13 +314,13 @@ static void draw_results(ui *u, int x0, int rows, int width)
 		line(y++, x0, width, "racks          %d", r->power.racks);
 	if (r->reliab.goodput > 0)
 		line(y++, x0, width, "goodput        %.1f%%", 100.0 * r->reliab.goodput);
-	if (r->has_capex)
-		line(y++, x0, width, "TCO            $%.3fM over the horizon", r->tco_usd / 1e6);
-	if (r->has_cloud_cost)
-		line(y++, x0, width, "cloud cost     $%.3fM to train", r->cloud_cost_usd / 1e6);
-	if (r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_utilization))
+	if (r->cost.has_capex)
+		line(y++, x0, width, "TCO            $%.3fM over the horizon", r->cost.tco_usd / 1e6);
+	if (r->cost.has_cloud_cost)
+		line(y++, x0, width, "cloud cost     $%.3fM to train", r->cost.cloud_cost_usd / 1e6);
+	if (r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_utilization))
 		line(y++, x0, width, "break-even     %.0f%% utilisation, month %.1f",
-		     100.0 * r->breakeven_utilization, r->breakeven_months);
+		     100.0 * r->cost.breakeven_utilization, r->cost.breakeven_months);
 	/* the scaling curve: tokens/s against GPUs, weak scaling */
 	const outcome *o = u->shown;
 	if (o->n_curve > 1 && y + 2 + o->n_curve <= rows + 2) {
@@ -574,7 +574,7 @@ static int loop(ui *u)
 				u->base_step = r->step.step_time_s;
 				u->base_tps = r->step.tokens_per_s;
 				u->base_wall = wall_of(r);
-				u->base_cost = r->has_cost_to_train ? r->cost_to_train_usd : NAN;
+				u->base_cost = r->cost.has_cost_to_train ? r->cost.cost_to_train_usd : NAN;
 				u->have_base = 1;
 				say(u, 0, "baseline pinned: deltas are against it");
 			}

@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "bom.h"
 #include "catalog.h"
 #include "fabric.h"
 #include "scenario.h"
@@ -86,7 +87,7 @@ static void scaling(const capsim_scenario *s, const capsim_eval_opts *o, capsim_
 	double best = 0.0;
 	int best_g = 0, nodes = 0, dp = 0;
 	for (int g = 0; g < s->n_groups; g++) {
-		int n, p;
+		int n = 0, p = 0;
 		double rate = reference_rate(s, g, o, &n, &p);
 		if (rate > best) {
 			best = rate;
@@ -104,170 +105,25 @@ static void scaling(const capsim_scenario *s, const capsim_eval_opts *o, capsim_
 		 r->group[best_g].node, nodes == 1 ? "" : "s", dp);
 }
 
-#define YEAR_S 3.15576e7
+/* The burst plan: the burst job (capsim_cost_burst_job) evaluated as any
+ * scenario is, without a reference run or a burst plan of its own; a burst
+ * job that cannot run leaves the plan out. */
+static int eval_job(const capsim_scenario *s, const capsim_eval_opts *o, int top,
+		    capsim_result *r, capsim_diags *d);
 
-/* The fabric's cables: by reach class where the layout has them all priced
- * (cost.cable-*), else cost.cabling a GPU. */
-static double cabling_usd(const capsim_scenario *s, capsim_result *r)
-{
-	if (r->layout.has_layout) {
-		double usd = 0.0;
-		int priced = 1;
-		for (int c = 0; c < CAPSIM_CABLE__COUNT; c++) {
-			if (!r->layout.total[c])
-				continue;
-			if (!(s->cable_usd[c] > 0))
-				priced = 0;
-			usd += (double)r->layout.total[c] * s->cable_usd[c];
-		}
-		if (priced) {
-			r->cabling_by_reach = 1;
-			return usd;
-		}
-	}
-	return s->cabling_usd_per_gpu * (double)capsim_scenario_gpus(s);
-}
-
-/* Owning the cluster (docs/model.md, "Money for the training run"): the
- * capex of its nodes, switches and cabling where each has a price, opex a
- * year (energy at the utilisation, colocation of its maximum IT power,
- * support), the TCO over the horizon (capex charged for the horizon's share
- * of its depreciation), a busy GPU-hour's cost, the training run's, and the
- * utilisation at which owning costs what renting the same busy hours does. */
-static void owning(const capsim_scenario *s, capsim_result *r, double wall)
-{
-	double nodes_usd = 0.0, max_it_w = 0.0;
-	int groups = s->n_groups > 0 ? s->n_groups : 1;
-	for (int g = 0; g < groups; g++) {
-		capsim_group_view v;
-		capsim_scenario_group(s, g, &v);
-		if (!(v.node->price_usd > 0))
-			return;
-		nodes_usd += v.nodes * v.node->price_usd;
-		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w : r->power.node_w);
-	}
-	int switches = r->leaves + r->spines + r->cores;
-	double switch_usd = 0.0;
-	if (switches > 0) {
-		if (!(s->has_switch && s->fabric_switch.price_usd > 0))
-			return;
-		switch_usd = switches * s->fabric_switch.price_usd;
-		max_it_w += r->power.switches_w;
-	}
-	max_it_w += r->power.storage_w;
-	double gpus = (double)capsim_scenario_gpus(s);
-	r->has_capex = 1;
-	r->capex_cabling_usd = cabling_usd(s, r);
-	/* the shared file system where it has a price; without one the capex
-	 * leaves it out and says so */
-	if (s->has_shared_storage) {
-		if (s->shared_storage.price_usd > 0)
-			r->capex_storage_usd = s->shared_storage.price_usd;
-		else
-			snprintf(r->capex_excludes, sizeof r->capex_excludes,
-				 "shared storage '%s' (no price: cluster.storage.shared.price.value)",
-				 s->shared_storage_ref[0] ? s->shared_storage_ref :
-							    s->shared_storage.e.id);
-	}
-	r->capex_usd = nodes_usd + switch_usd + r->capex_cabling_usd + r->capex_storage_usd;
-	double u = s->utilization > 0 ? s->utilization : 1.0;
-	double H = s->horizon_s > 0 ? s->horizon_s : 3 * YEAR_S;
-	double share = s->depreciation_s > 0 && H < s->depreciation_s ? H / s->depreciation_s : 1.0;
-	/* energy: the step's facility power while busy, the GPUs at idle
-	 * otherwise */
-	double price = s->has_facility ? s->facility.energy_usd_per_j : 0.0;
-	double pue = r->power.pue;
-	double idle_w = r->power.facility_w -
-			pue * gpus * (r->power.gpu_w - r->power.gpu_idle_w);
-	double energy_busy_year = r->power.facility_w * YEAR_S * price;
-	double energy_idle_year = idle_w * YEAR_S * price;
-	double colo_year = s->has_facility ? s->facility.colo_usd_per_w_s * max_it_w * YEAR_S : 0.0;
-	double support_year = s->support_per_s * r->capex_usd;
-	double staff_year = s->staff_usd_per_s * YEAR_S;
-	r->opex_per_year_usd = u * energy_busy_year + (1 - u) * energy_idle_year + colo_year +
-			       support_year + staff_year;
-	r->tco_usd = r->capex_usd * share + r->opex_per_year_usd * H / YEAR_S;
-	/* present value: the capex share now, the opex in monthly payments at
-	 * the end of each month, discounted at (1 + rate) a year */
-	double months = H / (YEAR_S / 12.0), pv = 0.0;
-	double v = s->discount_rate > 0 ? pow(1.0 + s->discount_rate, -1.0 / 12.0) : 1.0;
-	for (int m = 1; m <= (int)ceil(months - 1e-9); m++) {
-		double part = m <= months ? 1.0 : months - (m - 1);
-		pv += part * r->opex_per_year_usd / 12.0 * pow(v, m);
-	}
-	r->tco_npv_usd = r->capex_usd * share + pv;
-	r->onprem_cost_per_gpu_hour_usd = r->tco_usd / (gpus * H / 3600.0 * u);
-	r->onprem_cost_to_train_usd = r->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
-	if (r->has_cloud_cost) {
-		/* owning at u costs fixed + u x busy energy's extra; renting, u x
-		 * the rate x GPUs x H */
-		double fixed = r->capex_usd * share +
-			       (energy_idle_year + colo_year + support_year + staff_year) * H / YEAR_S;
-		double extra = (energy_busy_year - energy_idle_year) * H / YEAR_S;
-		double rent = s->cloud.rate_usd_per_gpu_s * gpus * H;
-		r->breakeven_utilization = rent > extra ? fixed / (rent - extra) : INFINITY;
-		/* the month in which the capex, paid up front, has been paid back
-		 * by the rent saved beyond the opex at utilisation u */
-		double month = YEAR_S / 12.0;
-		double saved = u * s->cloud.rate_usd_per_gpu_s * gpus * month -
-			       r->opex_per_year_usd / 12.0;
-		r->breakeven_months = saved > 0 ? r->capex_usd / saved : INFINITY;
-	}
-}
-
-/* The same work on the cloud offer (docs/model.md, "Money for the training
- * run"): the step slower by cost.network-penalty, the job interrupted by its
- * hardware as on the cluster and, for spot, by the offer's reclaimed
- * instances (each a month's share of them), its checkpoints as the
- * scenario's at Young's interval for that rate. */
-static void cloud_run(const capsim_scenario *s, capsim_result *r)
-{
-	double ttt = r->step.time_to_train_s / (1.0 - s->cloud_network_penalty);
-	double gpi = s->cloud.gpus_per_instance > 0 ? s->cloud.gpus_per_instance : 1;
-	double instances = ceil((double)capsim_scenario_gpus(s) / gpi);
-	double month = YEAR_S / 12.0;
-	r->cloud_reclaim_rate_per_s = instances * s->cloud.reclaimed_per_month / month;
-	double rate = (r->reliab.job_mttf_s > 0 ? 1.0 / r->reliab.job_mttf_s : 0.0) +
-		      r->cloud_reclaim_rate_per_s;
-	double interval;
-	double g = rate > 0 ? capsim_reliab_goodput_under(s, &r->reliab, 1.0 / rate, &interval) : 0.0;
-	r->cloud_goodput = g > 0 ? g : 1.0;
-	r->cloud_wall_to_train_s = ttt / r->cloud_goodput;
-	r->cloud_reclaims = r->cloud_wall_to_train_s * r->cloud_reclaim_rate_per_s;
-}
-
-/* The burst plan (docs/model.md, "Money for the training run"): the burst
- * job is the same workload, with the same micro-batches per replica, on
- * max-gpus / GPUs-per-node nodes of the cluster's node type (the cloud offer
- * must rent the cluster's GPU); its data-parallel degree and global batch
- * follow its size. The two jobs share the token budget in proportion to
- * their throughput (goodput counted), so they finish together. A burst job
- * that cannot be built or run leaves the plan out. */
 static void burst_plan(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r)
 {
-	if (!s->has_burst || s->burst_max_gpus <= 0 || s->n_groups > 1 ||
-	    strcmp(s->burst.gpu, s->gpu.e.id) != 0 || !(s->burst.rate_usd_per_gpu_s > 0))
-		return;
-	int nodes = s->burst_max_gpus / s->node.gpus;
-	long model_par = (long)s->tp * s->pp * s->cp;
-	long gpus = (long)nodes * s->node.gpus;
-	if (nodes < 1 || gpus % model_par != 0 || s->dp < 1)
-		return;
 	capsim_scenario *b = capsim_xmalloc(sizeof *b);
-	*b = *s;
-	b->nodes = nodes;
-	b->dp_given = 0;
-	b->dp = (int)(gpus / model_par);
-	b->global_batch = s->global_batch / s->dp * b->dp;
-	b->has_burst = 0;
-	b->burst_cloud[0] = '\0';
-	b->has_cloud = 0;
-	b->placement_slots = 0;
+	if (!capsim_cost_burst_job(s, b)) {
+		free(b);
+		return;
+	}
 	capsim_eval_opts bo = { .knobs = o ? o->knobs : NULL, .no_reference = 1 };
 	capsim_result rb;
 	capsim_diags scratch = { 0 };
-	int rc = capsim_eval(b, &bo, &rb, &scratch);
+	int rc = eval_job(b, &bo, 0, &rb, &scratch);
 	capsim_diags_free(&scratch);
+	long gpus = capsim_scenario_gpus(b);
 	free(b);
 	if (rc < 0)
 		return;
@@ -276,33 +132,29 @@ static void burst_plan(const capsim_scenario *s, const capsim_eval_opts *o, caps
 	double on = r->step.tokens_per_s * g_on;
 	double burst = rb.step.tokens_per_s * g_b;
 	capsim_result_free(&rb);
-	if (!(on + burst > 0))
-		return;
-	r->has_burst_plan = 1;
-	r->burst_gpus = (int)gpus;
-	r->burst_tokens_per_s = burst;
-	r->burst_share = burst / (on + burst);
-	r->burst_wall_to_train_s = s->tokens / (on + burst);
-	r->burst_cost_usd = s->burst.rate_usd_per_gpu_s * (double)gpus * r->burst_wall_to_train_s;
-	r->burst_plan_cost_usd = r->burst_cost_usd;
-	if (r->has_capex)
-		r->burst_plan_cost_usd += r->onprem_cost_per_gpu_hour_usd *
-					  (double)capsim_scenario_gpus(s) * r->burst_wall_to_train_s /
-					  3600.0;
+	capsim_cost_burst_plan(s, on, burst, (int)gpus, &r->cost);
 }
 
-static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
-		     capsim_diags *d);
+static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int top,
+		     capsim_result *r, capsim_diags *d);
+
+int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
+		capsim_diags *d)
+{
+	return eval_job(s, o, 1, r, d);
+}
 
 /* Cooling (docs/model.md, "Cooling"): where a rack's nodes give off more
  * heat at the step's load than its cooling removes, the GPUs run at the
  * power limit that fits, and the step is simulated again at the clock that
  * limit sustains; the load moves with the step, so the limit is found again
- * from the throttled step, a few times. */
-int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
-		capsim_diags *d)
+ * from the throttled step, a few times.
+ *
+ * top: the scenario asked for, which gets its burst plan; 0: the burst job. */
+static int eval_job(const capsim_scenario *s, const capsim_eval_opts *o, int top,
+		    capsim_result *r, capsim_diags *d)
 {
-	if (eval_once(s, o, r, d) < 0)
+	if (eval_once(s, o, top, r, d) < 0)
 		return -1;
 	double limit = capsim_cooling_limit(s, &r->power, d);
 	if (limit < 0) {
@@ -321,7 +173,7 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		cap = fmin(cap, limit);
 		t->gpu.power_limit_w = cap;
 		capsim_result_free(r);
-		if (eval_once(t, o, r, d) < 0) {
+		if (eval_once(t, o, top, r, d) < 0) {
 			rc = -1;
 			break;
 		}
@@ -341,8 +193,8 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	return rc;
 }
 
-static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
-		     capsim_diags *d)
+static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int top,
+		     capsim_result *r, capsim_diags *d)
 {
 	memset(r, 0, sizeof *r);
 	capsim_fabric *f = capsim_fabric_build(s, d);
@@ -375,36 +227,16 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, capsim
 	r->cables_leaf_spine = fc.cables_leaf_spine;
 	r->cables_spine_core = fc.cables_spine_core;
 	capsim_reliab_estimate(s, &r->step, fc.leaves, &r->reliab);
-	double wall = r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s :
-						      r->step.time_to_train_s;
-	if (s->has_facility && s->facility.energy_usd_per_j > 0) {
-		r->has_energy_cost = 1;
-		r->energy_cost_usd = r->power.facility_w * wall * s->facility.energy_usd_per_j;
-	}
-	/* the cloud offer prices the same work where it rents the same GPU */
-	if (capsim_scenario_cloud_priced(s)) {
-		cloud_run(s, r);
-		r->has_cloud_cost = 1;
-		r->cloud_gpu_usd = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) *
-				   r->cloud_wall_to_train_s;
-		/* the dataset and a checkpoint kept in the offer's storage while the
-		 * run lasts, and the trained weights taken out at the end */
-		r->cloud_storage_usd = s->cloud.storage_usd_per_byte_s *
-				       (s->dataset_bytes + r->reliab.checkpoint_bytes) *
-				       r->cloud_wall_to_train_s;
-		r->cloud_egress_usd = s->cloud.egress_usd_per_byte * r->reliab.weights_bytes;
-		r->cloud_cost_usd = r->cloud_gpu_usd + r->cloud_storage_usd + r->cloud_egress_usd;
-		r->cloud_cost_per_million_tokens_usd = r->cloud_cost_usd / (s->tokens / 1e6);
-	}
-	owning(s, r, wall);
-	r->acquire_rent = s->acquire == 1;
-	if (r->acquire_rent ? r->has_cloud_cost : r->has_capex) {
-		r->has_cost_to_train = 1;
-		r->cost_to_train_usd = r->acquire_rent ? r->cloud_cost_usd :
-					 r->onprem_cost_to_train_usd;
-		r->cost_per_million_tokens_usd = r->cost_to_train_usd / (s->tokens / 1e6);
-	}
-	burst_plan(s, o, r);
+	capsim_cost_inputs ci = {
+		.power = &r->power,
+		.layout = &r->layout,
+		.reliab = &r->reliab,
+		.fabric = fc,
+		.time_to_train_s = r->step.time_to_train_s,
+	};
+	capsim_cost_estimate(s, &ci, &r->cost);
+	if (top)
+		burst_plan(s, o, r);
 	r->gpus = capsim_scenario_gpus(s);
 	r->nodes = s->nodes;
 	r->dp = s->dp;
@@ -463,6 +295,25 @@ void capsim_result_free(capsim_result *r)
 	if (!r)
 		return;
 	capsim_step_free(&r->step);
+}
+
+int capsim_result_bom(const capsim_scenario *s, const capsim_result *r, capsim_bom_line *v)
+{
+	capsim_cost_inputs in = {
+		.power = &r->power,
+		.layout = &r->layout,
+		.reliab = &r->reliab,
+		.fabric = {
+			.leaves = r->leaves,
+			.spines = r->spines,
+			.cores = r->cores,
+			.cables_node_leaf = r->cables_node_leaf,
+			.cables_leaf_spine = r->cables_leaf_spine,
+			.cables_spine_core = r->cables_spine_core,
+		},
+		.time_to_train_s = r->step.time_to_train_s,
+	};
+	return capsim_bom_lines(s, &in, &r->cost, v);
 }
 
 int capsim_result_trace(const capsim_result *r, FILE *f, double max_bytes)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "collective.h"
+#include "cost.h"
 #include "diag.h"
 #include "knobs.h"
 #include "layout.h"
@@ -62,46 +63,9 @@ typedef struct capsim_result {
 	int leaves, spines, cores;
 	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
 	capsim_layout layout;      /* the floor and the cables by reach (layout.h) */
-	/* money for the training run's wall time (goodput counted): the
-	 * facility's energy, and the scenario's cloud offer for the same GPUs */
-	/* owning the cluster over cost.horizon at cost.utilization (has_capex:
-	 * every part has a price) */
-	int has_capex;
-	double capex_usd, opex_per_year_usd, tco_usd;
-	double capex_cabling_usd;  /* by reach class (cabling_by_reach) or cost.cabling a GPU */
-	int cabling_by_reach;
-	double capex_storage_usd;  /* the shared file system's price, where it has one */
-	char capex_excludes[160];  /* what the capex leaves out for want of a price; "" none */
-	double tco_npv_usd;        /* its present value at cost.discount-rate */
-	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
-	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
-	double breakeven_months;      /* at cost.utilization: capex paid back by what renting the
-				       * same busy hours would cost beyond the opex; inf: never */
-	/* the burst plan (cost.burst): the same workload on up to max-gpus of
-	 * the burst cloud's GPUs beside the cluster, the token budget shared so
-	 * that both finish together */
-	int has_burst_plan;
-	int burst_gpus;
-	double burst_tokens_per_s;     /* the burst job's, goodput counted */
-	double burst_share;            /* of the token budget */
-	double burst_wall_to_train_s;  /* both together */
-	double burst_cost_usd;         /* the rented GPUs for that time */
-	double burst_plan_cost_usd;    /* the cluster's busy GPU-hours (with capex) + the burst */
-	int has_energy_cost, has_cloud_cost;
-	double energy_cost_usd;
-	double cloud_cost_usd, cloud_cost_per_million_tokens_usd;
-	/* the cloud run: its goodput (hardware failures as the cluster's, and
-	 * a spot offer's reclaimed instances), wall time (cost.network-penalty
-	 * counted), the reclaims a second and over the run */
-	double cloud_goodput, cloud_wall_to_train_s;
-	/* cloud_cost_usd's parts: the GPUs, the offer's storage, egress */
-	double cloud_gpu_usd, cloud_storage_usd, cloud_egress_usd;
-	double cloud_reclaim_rate_per_s, cloud_reclaims;
-	/* the design's own cost to train, as cost.acquire gets its GPUs: the
-	 * on-prem cost (buy, where every part has a price) or the cloud's (rent) */
-	int has_cost_to_train;
-	int acquire_rent;
-	double cost_to_train_usd, cost_per_million_tokens_usd;
+	/* money: owning, energy, the cloud offer, break-even, the burst plan
+	 * and the design's cost to train (cost.h) */
+	capsim_cost cost;
 	/* cluster and job */
 	long gpus;
 	int nodes, dp, tp, pp, cp, ep, zero;
@@ -140,6 +104,12 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		capsim_diags *d);
 
 void capsim_result_free(capsim_result *r);
+
+/* The bill of materials of s's cluster as r (capsim_eval of s) sizes and
+ * prices it, into v[CAPSIM_BOM_MAX] (bom.h); returns how many lines. */
+struct capsim_bom_line;
+int capsim_result_bom(const capsim_scenario *s, const capsim_result *r,
+		      struct capsim_bom_line *v);
 
 /* ---- collectives: `capsim collective` and the golden cases ---- */
 

@@ -27,36 +27,36 @@ static int has_epochs(const R *r) { return r->step.loader.epochs > 0; }
 static int has_files(const R *r) { return r->step.loader.has_loader && r->step.loader.files_per_step > 0; }
 static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
-static int has_energy_cost(const R *r) { return r->has_energy_cost; }
+static int has_energy_cost(const R *r) { return r->cost.has_energy_cost; }
 static int has_fabric(const R *r) { return r->has_fabric; }
-static int has_capex(const R *r) { return r->has_capex; }
-static int has_cost_to_train(const R *r) { return r->has_cost_to_train; }
+static int has_capex(const R *r) { return r->cost.has_capex; }
+static int has_cost_to_train(const R *r) { return r->cost.has_cost_to_train; }
 
 static void note_acquire(const R *r, char *b, size_t n)
 {
-	snprintf(b, n, "(%s; cost.acquire)", r->acquire_rent ? "rented from the cloud offer" :
+	snprintf(b, n, "(%s; cost.acquire)", r->cost.acquire_rent ? "rented from the cloud offer" :
 			  "bought");
 }
-static int has_burst_plan(const R *r) { return r->has_burst_plan; }
-static int has_burst_total(const R *r) { return r->has_burst_plan && r->has_capex; }
+static int has_burst_plan(const R *r) { return r->cost.has_burst_plan; }
+static int has_burst_total(const R *r) { return r->cost.has_burst_plan && r->cost.has_capex; }
 
 static void note_burst(const R *r, char *b, size_t n)
 {
 	snprintf(b, n, "(%d rented GPUs beside the cluster train %.0f%% of the tokens)",
-		 r->burst_gpus, 100 * r->burst_share);
+		 r->cost.burst_gpus, 100 * r->cost.burst_share);
 }
-static int has_breakeven(const R *r) { return r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_utilization); }
-static int has_breakeven_month(const R *r) { return r->has_capex && r->has_cloud_cost && isfinite(r->breakeven_months); }
+static int has_breakeven(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_utilization); }
+static int has_breakeven_month(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_months); }
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
-static int has_cloud_cost(const R *r) { return r->has_cloud_cost; }
+static int has_cloud_cost(const R *r) { return r->cost.has_cloud_cost; }
 static int has_layout(const R *r) { return r->layout.has_layout; }
-static int has_excludes(const R *r) { return r->has_capex && r->capex_excludes[0]; }
+static int has_excludes(const R *r) { return r->cost.has_capex && r->cost.capex_excludes[0]; }
 
 static void note_capex(const R *r, char *b, size_t n)
 {
-	snprintf(b, n, "(cabling %s%s%s)", r->cabling_by_reach ? "by reach class" : "cost.cabling a GPU",
-		 r->capex_excludes[0] ? "; leaves out " : "", r->capex_excludes);
+	snprintf(b, n, "(cabling %s%s%s)", r->cost.cabling_by_reach ? "by reach class" : "cost.cabling a GPU",
+		 r->cost.capex_excludes[0] ? "; leaves out " : "", r->cost.capex_excludes);
 }
 
 static json_t *j_cables(const R *r)
@@ -96,8 +96,8 @@ static void note_cables(const R *r, char *b, size_t n)
 		snprintf(b + l, n - l, " (longest %.0f m; %d racks in %d rows)", longest,
 			 r->layout.node_racks, r->layout.rows);
 }
-static int has_cloud_goodput(const R *r) { return r->has_cloud_cost && r->reliab.interval_s > 0; }
-static int has_reclaims(const R *r) { return r->has_cloud_cost && r->cloud_reclaim_rate_per_s > 0; }
+static int has_cloud_goodput(const R *r) { return r->cost.has_cloud_cost && r->reliab.interval_s > 0; }
+static int has_reclaims(const R *r) { return r->cost.has_cloud_cost && r->cost.cloud_reclaim_rate_per_s > 0; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
 static int has_mc(const R *r) { return has_goodput(r) && r->reliab.runs > 0; }
 static int has_spares(const R *r) { return r->reliab.nodes_in_repair > 0; }
@@ -559,90 +559,90 @@ const capsim_result_key capsim_result_keys[] = {
 	  .offset = offsetof(R, layout.optical_ends), .unit = "", .label = "transceiver ports",
 	  .depth = 1, .doc = "optical transceiver ports: two an optical cable (a twin-port "
 	  "module carries two)", .present = has_layout },
-	REAL_IF("energy_cost_usd", offsetof(R, energy_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF("energy_cost_usd", offsetof(R, cost.energy_cost_usd), CAPSIM_DIM_USD, "USD",
 		"energy cost to train", 0,
 		"facility power x wall time to train x the facility's energy price",
 		has_energy_cost, NULL, NULL),
-	REAL_IF("cloud_cost_usd", offsetof(R, cloud_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF("cloud_cost_usd", offsetof(R, cost.cloud_cost_usd), CAPSIM_DIM_USD, "USD",
 		"cloud cost to train", 0,
 		"the GPUs at the cloud offer's rate for the cloud's wall time to train, its storage "
 		"and egress (offers of the cluster's GPU only)",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cloud_cost_per_million_tokens_usd),
+	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cost.cloud_cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_gpu_usd", offsetof(R, cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF("cloud_gpu_usd", offsetof(R, cost.cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"its GPUs: the offer's rate x GPUs x the cloud's wall time", has_cloud_cost, NULL,
 		NULL),
-	REAL_IF("cloud_storage_usd", offsetof(R, cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF("cloud_storage_usd", offsetof(R, cost.cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the offer's storage for cluster.storage.dataset and a checkpoint over the cloud's "
 		"wall time (0 where the offer has no storage.price)", has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_egress_usd", offsetof(R, cloud_egress_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF("cloud_egress_usd", offsetof(R, cost.cloud_egress_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the trained weights taken out at the offer's egress.price (0 where it has none)",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_wall_to_train_s", offsetof(R, cloud_wall_to_train_s), SEC, "s",
+	REAL_IF("cloud_wall_to_train_s", offsetof(R, cost.cloud_wall_to_train_s), SEC, "s",
 		"cloud wall time", 1,
 		"time to train on the offer: slower by cost.network-penalty, over its goodput",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_goodput", offsetof(R, cloud_goodput), CAPSIM_DIM_RATIO, "1", "cloud goodput", 1,
+	REAL_IF("cloud_goodput", offsetof(R, cost.cloud_goodput), CAPSIM_DIM_RATIO, "1", "cloud goodput", 1,
 		"useful share of the cloud run's wall time: the cluster's hardware failures and a "
 		"spot offer's reclaimed instances (interruptions.per-month); present with checkpoints",
 		has_cloud_goodput, NULL, NULL),
-	REAL_IF("cloud_reclaims", offsetof(R, cloud_reclaims), CAPSIM_DIM_COUNT, "", "spot reclaims", 1,
+	REAL_IF("cloud_reclaims", offsetof(R, cost.cloud_reclaims), CAPSIM_DIM_COUNT, "", "spot reclaims", 1,
 		"instances the provider reclaims over the cloud run (instances x its monthly share)",
 		has_reclaims, NULL, NULL),
-	REAL_IF("capex_usd", offsetof(R, capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
+	REAL_IF("capex_usd", offsetof(R, cost.capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
 		"nodes, fabric switches, cabling and shared storage at their prices (present when the "
 		"nodes and switches have one)", has_capex, note_capex, NULL),
-	REAL_IF("capex_cabling_usd", offsetof(R, capex_cabling_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF("capex_cabling_usd", offsetof(R, cost.capex_cabling_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the cables: each reach class at cost.cable-* where the layout's classes all have one, "
 		"else cost.cabling a GPU", has_capex, NULL, NULL),
-	REAL_IF("capex_storage_usd", offsetof(R, capex_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF("capex_storage_usd", offsetof(R, cost.capex_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the shared file system at its price", has_capex, NULL, NULL),
 	{ .key = "capex_excludes", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
-	  .offset = offsetof(R, capex_excludes), .unit = "",
+	  .offset = offsetof(R, cost.capex_excludes), .unit = "",
 	  .doc = "what the capex leaves out for want of a price", .present = has_excludes },
-	REAL_IF("opex_per_year_usd", offsetof(R, opex_per_year_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF("opex_per_year_usd", offsetof(R, cost.opex_per_year_usd), CAPSIM_DIM_USD, "USD",
 		"opex a year", 1, "energy at cost.utilization, colocation, support", has_capex, NULL,
 		NULL),
-	REAL_IF("tco_usd", offsetof(R, tco_usd), CAPSIM_DIM_USD, "USD", "TCO over the horizon", 1,
+	REAL_IF("tco_usd", offsetof(R, cost.tco_usd), CAPSIM_DIM_USD, "USD", "TCO over the horizon", 1,
 		"capex for the horizon's share of cost.depreciation plus opex over cost.horizon",
 		has_capex, NULL, NULL),
-	REAL_IF("tco_npv_usd", offsetof(R, tco_npv_usd), CAPSIM_DIM_USD, "USD", "its present value", 1,
+	REAL_IF("tco_npv_usd", offsetof(R, cost.tco_npv_usd), CAPSIM_DIM_USD, "USD", "its present value", 1,
 		"the TCO's present value at cost.discount-rate: the capex share now, the opex monthly",
 		has_capex, NULL, NULL),
-	REAL_IF("onprem_cost_per_gpu_hour_usd", offsetof(R, onprem_cost_per_gpu_hour_usd),
+	REAL_IF("onprem_cost_per_gpu_hour_usd", offsetof(R, cost.onprem_cost_per_gpu_hour_usd),
 		CAPSIM_DIM_USD, "USD", "per busy GPU-hour", 1,
 		"TCO over the busy GPU-hours of the horizon", has_capex, NULL, NULL),
-	REAL_IF("onprem_cost_to_train_usd", offsetof(R, onprem_cost_to_train_usd), CAPSIM_DIM_USD,
+	REAL_IF("onprem_cost_to_train_usd", offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
 		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
 		has_capex, NULL, NULL),
-	REAL_IF("cost_to_train_usd", offsetof(R, cost_to_train_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF("cost_to_train_usd", offsetof(R, cost.cost_to_train_usd), CAPSIM_DIM_USD, "USD",
 		"cost to train", 0,
 		"the design's own: onprem_cost_to_train_usd when it buys its cluster, cloud_cost_usd "
 		"when it rents (cost.acquire)", has_cost_to_train, note_acquire, NULL),
-	REAL_IF("cost_per_million_tokens_usd", offsetof(R, cost_per_million_tokens_usd),
+	REAL_IF("cost_per_million_tokens_usd", offsetof(R, cost.cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cost_to_train_usd over the token budget in millions", has_cost_to_train, NULL, NULL),
-	REAL_IF("breakeven_utilization", offsetof(R, breakeven_utilization), CAPSIM_DIM_RATIO, "1",
+	REAL_IF("breakeven_utilization", offsetof(R, cost.breakeven_utilization), CAPSIM_DIM_RATIO, "1",
 		"break-even utilisation", 1,
 		"utilisation above which owning costs less than renting the same busy hours from the "
 		"cloud offer (above 1: renting is cheaper at any)", has_breakeven, NULL, NULL),
-	REAL_IF("breakeven_months", offsetof(R, breakeven_months), CAPSIM_DIM_COUNT, "", "break-even month", 1,
+	REAL_IF("breakeven_months", offsetof(R, cost.breakeven_months), CAPSIM_DIM_COUNT, "", "break-even month", 1,
 		"months until the capex, paid up front, is paid back by the rent saved beyond the opex "
 		"at cost.utilization (absent: never)", has_breakeven_month, NULL, NULL),
-	INT("burst_gpus", offsetof(R, burst_gpus), NULL,
+	INT("burst_gpus", offsetof(R, cost.burst_gpus), NULL,
 	    "GPUs the burst plan rents beside the cluster (cost.burst.max-gpus, whole nodes)",
 	    has_burst_plan),
-	REAL_IF("burst_wall_to_train_s", offsetof(R, burst_wall_to_train_s), SEC, "s",
+	REAL_IF("burst_wall_to_train_s", offsetof(R, cost.burst_wall_to_train_s), SEC, "s",
 		"with a burst, wall time", 0,
 		"the cluster and the burst job together, the token budget shared by throughput",
 		has_burst_plan, note_burst, NULL),
-	REAL_IF("burst_share", offsetof(R, burst_share), CAPSIM_DIM_RATIO, "1", NULL, 1,
+	REAL_IF("burst_share", offsetof(R, cost.burst_share), CAPSIM_DIM_RATIO, "1", NULL, 1,
 		"share of the token budget the burst job trains", has_burst_plan, NULL, NULL),
-	REAL_IF("burst_cost_usd", offsetof(R, burst_cost_usd), CAPSIM_DIM_USD, "USD", "burst cost", 1,
+	REAL_IF("burst_cost_usd", offsetof(R, cost.burst_cost_usd), CAPSIM_DIM_USD, "USD", "burst cost", 1,
 		"the rented GPUs at the burst offer's rate for that time", has_burst_plan, NULL, NULL),
-	REAL_IF("burst_plan_cost_usd", offsetof(R, burst_plan_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF("burst_plan_cost_usd", offsetof(R, cost.burst_plan_cost_usd), CAPSIM_DIM_USD, "USD",
 		"burst plan cost", 1, "the cluster's busy GPU-hours for that time plus the burst",
 		has_burst_total, NULL, NULL),
 	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,

@@ -395,7 +395,7 @@ static void fill_point(capsim_opt_point *p, const capsim_result *r,
 	p->step_time_s = r->step.step_time_s;
 	p->tokens_per_s = capsim_result_get(r, "tokens_per_s", 0.0);
 	p->time_to_train_s = capsim_result_get(r, "time_to_train_s", 0.0);
-	p->cost_per_mtok_usd = r->has_cost_to_train ? r->cost_per_million_tokens_usd : NAN;
+	p->cost_per_mtok_usd = r->cost.has_cost_to_train ? r->cost.cost_per_million_tokens_usd : NAN;
 	p->mfu = r->mfu;
 	p->peak_mem_bytes = r->peak_mem_per_gpu_bytes;
 	p->mem_capacity_bytes = r->group[0].mem_capacity_bytes;

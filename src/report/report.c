@@ -21,8 +21,8 @@ const char *const capsim_rule_metric_names[CAPSIM_RULE__COUNT] = {
  * offer's reclaims counted) */
 static double wall_of(const capsim_result *r)
 {
-	if (r->acquire_rent && r->has_cloud_cost && r->cloud_wall_to_train_s > 0)
-		return r->cloud_wall_to_train_s;
+	if (r->cost.acquire_rent && r->cost.has_cloud_cost && r->cost.cloud_wall_to_train_s > 0)
+		return r->cost.cloud_wall_to_train_s;
 	return r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s : r->step.time_to_train_s;
 }
 
@@ -31,13 +31,13 @@ static double metric_of(const capsim_result *r, int metric)
 {
 	switch (metric) {
 	case CAPSIM_RULE_COST_TO_TRAIN:
-		return r->has_cost_to_train ? r->cost_to_train_usd : NAN;
+		return r->cost.has_cost_to_train ? r->cost.cost_to_train_usd : NAN;
 	case CAPSIM_RULE_TIME_TO_TRAIN:
 		return wall_of(r);
 	case CAPSIM_RULE_COST_PER_MTOK:
-		return r->has_cost_to_train ? r->cost_per_million_tokens_usd : NAN;
+		return r->cost.has_cost_to_train ? r->cost.cost_per_million_tokens_usd : NAN;
 	default:
-		return r->has_capex && !r->acquire_rent ? r->tco_usd : NAN;
+		return r->cost.has_capex && !r->cost.acquire_rent ? r->cost.tco_usd : NAN;
 	}
 }
 
@@ -126,11 +126,11 @@ static void judge(capsim_report_design *x, const capsim_report_rule *rule)
 			 "cost.acquire buy needs every part priced, rent a cloud offer of its GPU");
 		return;
 	}
-	if (rule->budget_usd > 0 && !(x->r.has_cost_to_train &&
-				      x->r.cost_to_train_usd <= rule->budget_usd)) {
+	if (rule->budget_usd > 0 && !(x->r.cost.has_cost_to_train &&
+				      x->r.cost.cost_to_train_usd <= rule->budget_usd)) {
 		x->meets = 0;
 		snprintf(x->why_not, sizeof x->why_not, "over the budget: costs $%.4gM to train",
-			 x->r.has_cost_to_train ? x->r.cost_to_train_usd / 1e6 : NAN);
+			 x->r.cost.has_cost_to_train ? x->r.cost.cost_to_train_usd / 1e6 : NAN);
 	} else if (rule->deadline_s > 0 && wall_of(&x->r) > rule->deadline_s) {
 		x->meets = 0;
 		snprintf(x->why_not, sizeof x->why_not, "past the deadline: %.1f days to train",
@@ -382,7 +382,7 @@ int capsim_report_cell(const capsim_report *rep, size_t i, size_t c, double *num
 		return 1;
 	}
 	if (strcmp(key, "acquire") == 0) {
-		*text = x->r.acquire_rent ? "rented" : "bought";
+		*text = x->r.cost.acquire_rent ? "rented" : "bought";
 		return 1;
 	}
 	if (strcmp(key, "wall_to_train_s") == 0) {

@@ -317,20 +317,20 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		const capsim_scenario *s = x->s;
 		double months = s->horizon_s / (365.25 * 86400.0 / 12.0);
 		double gpus = (double)x->r.gpus;
-		double rate = x->r.has_cloud_cost ? s->cloud.rate_usd_per_gpu_s : 0.0;
+		double rate = x->r.cost.has_cloud_cost ? s->cloud.rate_usd_per_gpu_s : 0.0;
 		fputs("# ", dat);
 		capsim_gnuplot_datum(dat, x->label);
 		fputs(": month, owned (capex + opex), rented (busy hours)\n", dat);
 		for (int m = 0; m <= (int)ceil(months); m++) {
 			double t = m * (365.25 * 86400.0 / 12.0);
-			double own = x->r.has_capex && !x->r.acquire_rent ?
-				     x->r.capex_usd + x->r.opex_per_year_usd * t / (365.25 * 86400.0) :
+			double own = x->r.cost.has_capex && !x->r.cost.acquire_rent ?
+				     x->r.cost.capex_usd + x->r.cost.opex_per_year_usd * t / (365.25 * 86400.0) :
 				     NAN;
 			double rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
 			fprintf(dat, "%d %.10g %.10g\n", m, own / 1e6, rent / 1e6);
 		}
 		fprintf(dat, "\n\n");
-		if (x->r.has_capex && !x->r.acquire_rent) {
+		if (x->r.cost.has_capex && !x->r.cost.acquire_rent) {
 			fprintf(c, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
 				i);
 			gp_title2(c, x->label, "owned");
@@ -768,7 +768,7 @@ static void recommendation(out2 *o, const capsim_report *rep)
 static void bom_section(out2 *o, const capsim_report_design *x)
 {
 	capsim_bom_line v[CAPSIM_BOM_MAX];
-	int n = capsim_bom_lines(x->s, &x->r, v);
+	int n = capsim_result_bom(x->s, &x->r, v);
 	static const char *const head[] = { "part", "id", "count", "unit price", "total",
 					    "price date / note" };
 	char **cells = capsim_xcalloc((size_t)n * 6, sizeof *cells);
@@ -794,9 +794,9 @@ static void bom_section(out2 *o, const capsim_report_design *x)
 		free(cells[i]);
 	free(cells);
 	char text[512];
-	if (x->r.has_capex)
-		snprintf(text, sizeof text, "Capex $%.0f%s%s.", x->r.capex_usd,
-			 x->r.capex_excludes[0] ? "; it leaves out " : "", x->r.capex_excludes);
+	if (x->r.cost.has_capex)
+		snprintf(text, sizeof text, "Capex $%.0f%s%s.", x->r.cost.capex_usd,
+			 x->r.cost.capex_excludes[0] ? "; it leaves out " : "", x->r.cost.capex_excludes);
 	else
 		snprintf(text, sizeof text, "No capex: a part has no price in the catalog.");
 	para(o, text);

@@ -6,7 +6,7 @@
 #ifndef CAPSIM_BOM_H
 #define CAPSIM_BOM_H
 
-#include "eval.h"
+#include "cost.h"
 
 typedef struct capsim_bom_line {
 	const char *part;   /* "node", "leaf switch", ... */
@@ -19,8 +19,10 @@ typedef struct capsim_bom_line {
 
 #define CAPSIM_BOM_MAX (CAPSIM_MAX_GROUPS * 3 + 20)
 
-/* The lines of s's cluster, as r (capsim_eval of s) sizes it, into
- * v[CAPSIM_BOM_MAX]; returns how many. */
-int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bom_line *v);
+/* The lines of s's cluster, as the models sized it (in) and the cost model
+ * priced it (c), into v[CAPSIM_BOM_MAX]; returns how many. Doors call
+ * capsim_result_bom (eval.h), which gives both from a result. */
+int capsim_bom_lines(const capsim_scenario *s, const capsim_cost_inputs *in,
+		     const capsim_cost *c, capsim_bom_line *v);
 
 #endif

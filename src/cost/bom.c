@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bom_line *v)
+int capsim_bom_lines(const capsim_scenario *s, const capsim_cost_inputs *in,
+		     const capsim_cost *c, capsim_bom_line *v)
 {
+	const capsim_fabric_counts *fc = &in->fabric;
+	const capsim_layout *lay = in->layout;
+	const capsim_power *pw = in->power;
 	int n = 0;
 	int groups = s->n_groups > 0 ? s->n_groups : 1;
 	for (int g = 0; g < groups; g++) {
@@ -32,7 +36,7 @@ int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bo
 		l->note = "in the node's price";
 	}
 	static const char *const tiers[3] = { "leaf switch", "spine switch", "core switch" };
-	int counts[3] = { r->leaves, r->spines, r->cores };
+	int counts[3] = { fc->leaves, fc->spines, fc->cores };
 	for (int k = 0; k < 3; k++) {
 		if (counts[k] <= 0)
 			continue;
@@ -48,18 +52,18 @@ int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bo
 	}
 	static const char *const cables[3] = { "cable node-leaf", "cable leaf-spine",
 					       "cable spine-core" };
-	long c[3] = { r->cables_node_leaf, r->cables_leaf_spine, r->cables_spine_core };
+	long cab[3] = { fc->cables_node_leaf, fc->cables_leaf_spine, fc->cables_spine_core };
 	long links = 0;
-	const int by_layout = r->layout.has_layout;
+	const int by_layout = lay->has_layout;
 	for (int k = 0; k < 3; k++) {
-		if (c[k] <= 0)
+		if (cab[k] <= 0)
 			continue;
-		links += c[k];
+		links += cab[k];
 		capsim_bom_line *l = &v[n++];
 		memset(l, 0, sizeof *l);
 		l->part = cables[k];
 		snprintf(l->id, sizeof l->id, "-");
-		l->count = (double)c[k];
+		l->count = (double)cab[k];
 		l->note = by_layout ? "by reach below" : "in cost.cabling";
 	}
 	if (links > 0 && by_layout) {
@@ -70,14 +74,14 @@ int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bo
 			"cable sm-2km",
 		};
 		for (int k = 0; k < CAPSIM_CABLE__COUNT; k++) {
-			if (!r->layout.total[k])
+			if (!lay->total[k])
 				continue;
 			capsim_bom_line *l = &v[n++];
 			memset(l, 0, sizeof *l);
 			l->part = part[k];
 			snprintf(l->id, sizeof l->id, "cost.cable-%s", capsim_cable_class_names[k]);
-			l->count = (double)r->layout.total[k];
-			if (r->cabling_by_reach)
+			l->count = (double)lay->total[k];
+			if (c->cabling_by_reach)
 				l->unit_usd = s->cable_usd[k];
 			else
 				l->note = "in cost.cabling (no price for every class: cost.cable-*)";
@@ -86,7 +90,7 @@ int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bo
 		memset(l, 0, sizeof *l);
 		l->part = "transceiver port";
 		snprintf(l->id, sizeof l->id, "-");
-		l->count = (double)r->layout.optical_ends;
+		l->count = (double)lay->optical_ends;
 		l->note = "two an optical cable (a twin-port module carries two); in the cables' price";
 	} else if (links > 0) {
 		capsim_bom_line *l = &v[n++];
@@ -96,7 +100,7 @@ int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bo
 		l->count = 2.0 * (double)links;
 		l->note = "two a cable, taken as optical (no layout: an assumption); in cost.cabling";
 	}
-	if (links > 0 && !r->cabling_by_reach) {
+	if (links > 0 && !c->cabling_by_reach) {
 		capsim_bom_line *l = &v[n++];
 		memset(l, 0, sizeof *l);
 		l->part = "cabling";
@@ -119,19 +123,19 @@ int capsim_bom_lines(const capsim_scenario *s, const capsim_result *r, capsim_bo
 			l->note = "no price: left out of the capex (cluster.storage.shared.price.value)";
 		}
 	}
-	if (r->power.has_racks) {
+	if (pw->has_racks) {
 		capsim_bom_line *l = &v[n++];
 		memset(l, 0, sizeof *l);
 		l->part = "rack";
 		snprintf(l->id, sizeof l->id, "%s", s->facility.e.id);
-		l->count = r->power.racks;
+		l->count = pw->racks;
 		l->note = "not priced (colocation is opex)";
-		if (r->power.circuit_w > 0) {
+		if (pw->circuit_w > 0) {
 			l = &v[n++];
 			memset(l, 0, sizeof *l);
 			l->part = "branch circuit";
 			snprintf(l->id, sizeof l->id, "%s", s->facility.e.id);
-			l->count = (double)r->power.racks * r->power.circuits_per_rack;
+			l->count = (double)pw->racks * pw->circuits_per_rack;
 			l->note = "a rack PDU each; not priced (no public dated price)";
 		}
 	}

@@ -1,0 +1,222 @@
+/* cost.c - owning, renting and bursting; see cost.h. */
+#include "cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario.h"
+
+/* The fabric's cables: by reach class where the layout has them all priced
+ * (cost.cable-*), else cost.cabling a GPU. */
+static double cabling_usd(const capsim_scenario *s, const capsim_cost_inputs *in,
+			  capsim_cost *c)
+{
+	if (in->layout && in->layout->has_layout) {
+		double usd = 0.0;
+		int priced = 1;
+		for (int k = 0; k < CAPSIM_CABLE__COUNT; k++) {
+			if (!in->layout->total[k])
+				continue;
+			if (!(s->cable_usd[k] > 0))
+				priced = 0;
+			usd += (double)in->layout->total[k] * s->cable_usd[k];
+		}
+		if (priced) {
+			c->cabling_by_reach = 1;
+			return usd;
+		}
+	}
+	return s->cabling_usd_per_gpu * (double)capsim_scenario_gpus(s);
+}
+
+/* Owning the cluster (docs/model.md, "Money for the training run"): the
+ * capex of its nodes, switches and cabling where each has a price, opex a
+ * year (energy at the utilisation, colocation of its maximum IT power,
+ * support), the TCO over the horizon (capex charged for the horizon's share
+ * of its depreciation), a busy GPU-hour's cost, the training run's, and the
+ * utilisation at which owning costs what renting the same busy hours does. */
+static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, double wall,
+		   capsim_cost *c)
+{
+	const capsim_power *p = in->power;
+	double nodes_usd = 0.0, max_it_w = 0.0;
+	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		if (!(v.node->price_usd > 0))
+			return;
+		nodes_usd += v.nodes * v.node->price_usd;
+		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w : p->node_w);
+	}
+	int switches = in->fabric.leaves + in->fabric.spines + in->fabric.cores;
+	double switch_usd = 0.0;
+	if (switches > 0) {
+		if (!(s->has_switch && s->fabric_switch.price_usd > 0))
+			return;
+		switch_usd = switches * s->fabric_switch.price_usd;
+		max_it_w += p->switches_w;
+	}
+	max_it_w += p->storage_w;
+	double gpus = (double)capsim_scenario_gpus(s);
+	c->has_capex = 1;
+	c->capex_cabling_usd = cabling_usd(s, in, c);
+	/* the shared file system where it has a price; without one the capex
+	 * leaves it out and says so */
+	if (s->has_shared_storage) {
+		if (s->shared_storage.price_usd > 0)
+			c->capex_storage_usd = s->shared_storage.price_usd;
+		else
+			snprintf(c->capex_excludes, sizeof c->capex_excludes,
+				 "shared storage '%s' (no price: cluster.storage.shared.price.value)",
+				 s->shared_storage_ref[0] ? s->shared_storage_ref :
+							    s->shared_storage.e.id);
+	}
+	c->capex_usd = nodes_usd + switch_usd + c->capex_cabling_usd + c->capex_storage_usd;
+	double u = s->utilization > 0 ? s->utilization : 1.0;
+	double H = s->horizon_s > 0 ? s->horizon_s : 3 * CAPSIM_YEAR_S;
+	double share = s->depreciation_s > 0 && H < s->depreciation_s ? H / s->depreciation_s : 1.0;
+	/* energy: the step's facility power while busy, the GPUs at idle
+	 * otherwise */
+	double price = s->has_facility ? s->facility.energy_usd_per_j : 0.0;
+	double idle_w = p->facility_w - p->pue * gpus * (p->gpu_w - p->gpu_idle_w);
+	double energy_busy_year = p->facility_w * CAPSIM_YEAR_S * price;
+	double energy_idle_year = idle_w * CAPSIM_YEAR_S * price;
+	double colo_year = s->has_facility ?
+				   s->facility.colo_usd_per_w_s * max_it_w * CAPSIM_YEAR_S : 0.0;
+	double support_year = s->support_per_s * c->capex_usd;
+	double staff_year = s->staff_usd_per_s * CAPSIM_YEAR_S;
+	c->opex_per_year_usd = u * energy_busy_year + (1 - u) * energy_idle_year + colo_year +
+			       support_year + staff_year;
+	c->tco_usd = c->capex_usd * share + c->opex_per_year_usd * H / CAPSIM_YEAR_S;
+	/* present value: the capex share now, the opex in monthly payments at
+	 * the end of each month, discounted at (1 + rate) a year */
+	double months = H / (CAPSIM_YEAR_S / 12.0), pv = 0.0;
+	double v = s->discount_rate > 0 ? pow(1.0 + s->discount_rate, -1.0 / 12.0) : 1.0;
+	for (int m = 1; m <= (int)ceil(months - 1e-9); m++) {
+		double part = m <= months ? 1.0 : months - (m - 1);
+		pv += part * c->opex_per_year_usd / 12.0 * pow(v, m);
+	}
+	c->tco_npv_usd = c->capex_usd * share + pv;
+	c->onprem_cost_per_gpu_hour_usd = c->tco_usd / (gpus * H / 3600.0 * u);
+	c->onprem_cost_to_train_usd = c->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
+	if (c->has_cloud_cost) {
+		/* owning at u costs fixed + u x busy energy's extra; renting, u x
+		 * the rate x GPUs x H */
+		double fixed = c->capex_usd * share + (energy_idle_year + colo_year + support_year +
+						       staff_year) * H / CAPSIM_YEAR_S;
+		double extra = (energy_busy_year - energy_idle_year) * H / CAPSIM_YEAR_S;
+		double rent = s->cloud.rate_usd_per_gpu_s * gpus * H;
+		c->breakeven_utilization = rent > extra ? fixed / (rent - extra) : INFINITY;
+		/* the month in which the capex, paid up front, has been paid back
+		 * by the rent saved beyond the opex at utilisation u */
+		double month = CAPSIM_YEAR_S / 12.0;
+		double saved = u * s->cloud.rate_usd_per_gpu_s * gpus * month -
+			       c->opex_per_year_usd / 12.0;
+		c->breakeven_months = saved > 0 ? c->capex_usd / saved : INFINITY;
+	}
+}
+
+/* The same work on the cloud offer (docs/model.md, "Money for the training
+ * run"): the step slower by cost.network-penalty, the job interrupted by its
+ * hardware as on the cluster and, for spot, by the offer's reclaimed
+ * instances (each a month's share of them), its checkpoints as the
+ * scenario's at Young's interval for that rate; then its price: the GPUs,
+ * the dataset and a checkpoint kept in the offer's storage while the run
+ * lasts, and the trained weights taken out at the end. */
+static void cloud_run(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c)
+{
+	const capsim_reliab *rel = in->reliab;
+	double ttt = in->time_to_train_s / (1.0 - s->cloud_network_penalty);
+	double gpi = s->cloud.gpus_per_instance > 0 ? s->cloud.gpus_per_instance : 1;
+	double gpus = (double)capsim_scenario_gpus(s);
+	double instances = ceil(gpus / gpi);
+	double month = CAPSIM_YEAR_S / 12.0;
+	c->cloud_reclaim_rate_per_s = instances * s->cloud.reclaimed_per_month / month;
+	double rate = (rel->job_mttf_s > 0 ? 1.0 / rel->job_mttf_s : 0.0) +
+		      c->cloud_reclaim_rate_per_s;
+	double interval;
+	double g = rate > 0 ? capsim_reliab_goodput_under(s, rel, 1.0 / rate, &interval) : 0.0;
+	c->cloud_goodput = g > 0 ? g : 1.0;
+	c->cloud_wall_to_train_s = ttt / c->cloud_goodput;
+	c->cloud_reclaims = c->cloud_wall_to_train_s * c->cloud_reclaim_rate_per_s;
+	c->has_cloud_cost = 1;
+	c->cloud_gpu_usd = s->cloud.rate_usd_per_gpu_s * gpus * c->cloud_wall_to_train_s;
+	c->cloud_storage_usd = s->cloud.storage_usd_per_byte_s *
+			       (s->dataset_bytes + rel->checkpoint_bytes) * c->cloud_wall_to_train_s;
+	c->cloud_egress_usd = s->cloud.egress_usd_per_byte * rel->weights_bytes;
+	c->cloud_cost_usd = c->cloud_gpu_usd + c->cloud_storage_usd + c->cloud_egress_usd;
+	c->cloud_cost_per_million_tokens_usd = c->cloud_cost_usd / (s->tokens / 1e6);
+}
+
+void capsim_cost_estimate(const capsim_scenario *s, const capsim_cost_inputs *in,
+			  capsim_cost *out)
+{
+	memset(out, 0, sizeof *out);
+	double wall = in->reliab->wall_to_train_s > 0 ? in->reliab->wall_to_train_s :
+							in->time_to_train_s;
+	if (s->has_facility && s->facility.energy_usd_per_j > 0) {
+		out->has_energy_cost = 1;
+		out->energy_cost_usd = in->power->facility_w * wall * s->facility.energy_usd_per_j;
+	}
+	/* the cloud offer prices the same work where it rents the same GPU */
+	if (capsim_scenario_cloud_priced(s))
+		cloud_run(s, in, out);
+	owning(s, in, wall, out);
+	out->acquire_rent = s->acquire == 1;
+	if (out->acquire_rent ? out->has_cloud_cost : out->has_capex) {
+		out->has_cost_to_train = 1;
+		out->cost_to_train_usd = out->acquire_rent ? out->cloud_cost_usd :
+							      out->onprem_cost_to_train_usd;
+		out->cost_per_million_tokens_usd = out->cost_to_train_usd / (s->tokens / 1e6);
+	}
+}
+
+/* ---- the burst plan (docs/model.md, "Money for the training run") ---- */
+
+int capsim_cost_burst_job(const capsim_scenario *s, capsim_scenario *out)
+{
+	if (!s->has_burst || s->burst_max_gpus <= 0 || s->n_groups > 1 ||
+	    strcmp(s->burst.gpu, s->gpu.e.id) != 0 || !(s->burst.rate_usd_per_gpu_s > 0))
+		return 0;
+	int nodes = s->burst_max_gpus / s->node.gpus;
+	long model_par = (long)s->tp * s->pp * s->cp;
+	long gpus = (long)nodes * s->node.gpus;
+	if (nodes < 1 || gpus % model_par != 0 || s->dp < 1)
+		return 0;
+	char n_s[32], dp_s[32], batch_s[48];
+	snprintf(n_s, sizeof n_s, "%d", nodes);
+	snprintf(dp_s, sizeof dp_s, "%ld", gpus / model_par);
+	snprintf(batch_s, sizeof batch_s, "%.17g", s->global_batch / s->dp * (double)(gpus / model_par));
+	const capsim_set edits[] = {
+		{ "cluster.nodes", n_s },
+		{ "workload.parallelism.dp", dp_s },
+		{ "workload.global-batch", batch_s },
+	};
+	*out = *s;
+	capsim_diags scratch = { 0 };
+	int rc = capsim_scenario_set_many(out, NULL, edits, sizeof edits / sizeof edits[0],
+					  &scratch);
+	capsim_diags_free(&scratch);
+	return rc == 0;
+}
+
+void capsim_cost_burst_plan(const capsim_scenario *s, double on, double burst, int burst_gpus,
+			    capsim_cost *c)
+{
+	if (!(on + burst > 0))
+		return;
+	c->has_burst_plan = 1;
+	c->burst_gpus = burst_gpus;
+	c->burst_tokens_per_s = burst;
+	c->burst_share = burst / (on + burst);
+	c->burst_wall_to_train_s = s->tokens / (on + burst);
+	c->burst_cost_usd = s->burst.rate_usd_per_gpu_s * (double)burst_gpus *
+			    c->burst_wall_to_train_s;
+	c->burst_plan_cost_usd = c->burst_cost_usd;
+	if (c->has_capex)
+		c->burst_plan_cost_usd += c->onprem_cost_per_gpu_hour_usd *
+					  (double)capsim_scenario_gpus(s) *
+					  c->burst_wall_to_train_s / 3600.0;
+}

@@ -1,0 +1,100 @@
+/* cost.h - the decision layer's money: owning the cluster (capex, opex, TCO
+ * and its present value, a busy GPU-hour), the energy of the training run,
+ * renting the same work from the scenario's cloud offer, the on-prem against
+ * cloud break-even, the design's own cost to train (cost.acquire), and the
+ * burst plan. Equations and sources: docs/model.md ("Money for the training
+ * run"). US dollars, seconds.
+ *
+ * The cost model reads what the other models sized (the facility's power,
+ * floor layout and reliability, the fabric's switches and cables, the
+ * step's time to train) and never simulates: the burst job's throughput is
+ * the caller's to evaluate (capsim_cost_burst_job gives its scenario). */
+#ifndef CAPSIM_COST_H
+#define CAPSIM_COST_H
+
+#include "diag.h"
+#include "fabric.h"
+#include "layout.h"
+#include "power.h"
+#include "reliab.h"
+#include "spec.h"
+
+/* What the cost model prices: the cluster as the models sized it. */
+typedef struct capsim_cost_inputs {
+	const capsim_power *power;
+	const capsim_layout *layout;
+	const capsim_reliab *reliab;
+	capsim_fabric_counts fabric;  /* switches and cables; all zero without a fabric */
+	double time_to_train_s;       /* the step's, failures not counted */
+} capsim_cost_inputs;
+
+typedef struct capsim_cost {
+	/* owning the cluster over cost.horizon at cost.utilization (has_capex:
+	 * every part has a price) */
+	int has_capex;
+	double capex_usd, opex_per_year_usd, tco_usd;
+	double capex_cabling_usd;  /* by reach class (cabling_by_reach) or cost.cabling a GPU */
+	int cabling_by_reach;
+	double capex_storage_usd;  /* the shared file system's price, where it has one */
+	char capex_excludes[160];  /* what the capex leaves out for want of a price; "" none */
+	double tco_npv_usd;        /* its present value at cost.discount-rate */
+	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
+	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
+	double breakeven_months;      /* at cost.utilization: capex paid back by what renting the
+				       * same busy hours would cost beyond the opex; inf: never */
+	/* the burst plan (cost.burst): the same workload on up to max-gpus of
+	 * the burst cloud's GPUs beside the cluster, the token budget shared so
+	 * that both finish together */
+	int has_burst_plan;
+	int burst_gpus;
+	double burst_tokens_per_s;     /* the burst job's, goodput counted */
+	double burst_share;            /* of the token budget */
+	double burst_wall_to_train_s;  /* both together */
+	double burst_cost_usd;         /* the rented GPUs for that time */
+	double burst_plan_cost_usd;    /* the cluster's busy GPU-hours (with capex) + the burst */
+	/* money for the training run's wall time (goodput counted): the
+	 * facility's energy, and the scenario's cloud offer for the same GPUs */
+	int has_energy_cost, has_cloud_cost;
+	double energy_cost_usd;
+	double cloud_cost_usd, cloud_cost_per_million_tokens_usd;
+	/* the cloud run: its goodput (hardware failures as the cluster's, and
+	 * a spot offer's reclaimed instances), wall time (cost.network-penalty
+	 * counted), the reclaims a second and over the run */
+	double cloud_goodput, cloud_wall_to_train_s;
+	/* cloud_cost_usd's parts: the GPUs, the offer's storage, egress */
+	double cloud_gpu_usd, cloud_storage_usd, cloud_egress_usd;
+	double cloud_reclaim_rate_per_s, cloud_reclaims;
+	/* the design's own cost to train, as cost.acquire gets its GPUs: the
+	 * on-prem cost (buy, where every part has a price) or the cloud's (rent) */
+	int has_cost_to_train;
+	int acquire_rent;
+	double cost_to_train_usd, cost_per_million_tokens_usd;
+} capsim_cost;
+
+/* Seconds in a mean Julian year: the unit of a rate "a year". */
+#define CAPSIM_YEAR_S 3.15576e7
+
+/* Fill *out (zeroed first) for scenario s as in sizes it: energy, the cloud
+ * run, owning, break-even and the cost to train. The burst plan is left out
+ * (capsim_cost_burst_plan adds it). */
+void capsim_cost_estimate(const capsim_scenario *s, const capsim_cost_inputs *in,
+			  capsim_cost *out);
+
+/* The burst job of s (cost.burst): the same workload, with the same
+ * micro-batches per replica, on max-gpus / GPUs-per-node nodes of the
+ * cluster's node type, its data-parallel degree and global batch following
+ * its size, no cloud or burst of its own. Made from s through the scenario's
+ * one edit path (capsim_scenario_set_many), so that it is checked as any
+ * scenario is. Returns 1 and fills *out with it, 0 where s has no burst plan
+ * to make (no burst offer, another GPU, a size no whole replica fills, or an
+ * edit the checks refuse). */
+int capsim_cost_burst_job(const capsim_scenario *s, capsim_scenario *out);
+
+/* The burst plan, from the cluster's and the burst job's tokens a second
+ * (goodput counted) and the burst job's GPUs: the token budget shared so
+ * that both finish together, the rented GPUs' cost for that time, and the
+ * plan's total with the cluster's busy GPU-hours where c has a capex. */
+void capsim_cost_burst_plan(const capsim_scenario *s, double cluster_tokens_per_s,
+			    double burst_tokens_per_s, int burst_gpus, capsim_cost *c);
+
+#endif
