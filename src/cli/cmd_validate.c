@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "catalog.h"
-#include "memory.h"
+#include "eval.h"
 #include "cli.h"
 #include "outfile.h"
 #include "profile.h"
@@ -105,12 +105,11 @@ static void print_summary(const capsim_scenario *s)
 	for (int i = 0; i < n_unused; i++)
 		printf("%s%s%s", i ? ", " : "  not yet modelled (read, checked, not used): ",
 		       unused[i], i + 1 == n_unused ? "\n" : "");
-	capsim_scenario *view = capsim_xmalloc(sizeof *view);
 	for (int k = 0; k < s->n_groups; k++) {
-		/* each node group's GPUs hold the same shards in their own memory */
-		capsim_scenario_as_group(s, k, view);
 		capsim_memory m;
-		capsim_memory_estimate(view, &m);
+		capsim_eval_memory(s, k, &m);
+		capsim_group_view gv;
+		capsim_scenario_group(s, k, &gv);
 		const capsim_stage_memory *p = &m.peak;
 		char w[32], g[32], o[32], act[32], r[32], tot[32], cap[32], on[96] = "";
 		capsim_units_format(p->weights_bytes, CAPSIM_DIM_BYTES, w, sizeof w);
@@ -121,7 +120,7 @@ static void print_summary(const capsim_scenario *s)
 		capsim_units_format(p->total_bytes, CAPSIM_DIM_BYTES, tot, sizeof tot);
 		capsim_units_format(m.capacity_bytes, CAPSIM_DIM_BYTES, cap, sizeof cap);
 		if (s->n_groups > 1)
-			snprintf(on, sizeof on, " on %s", view->gpu.e.id);
+			snprintf(on, sizeof on, " on %s", gv.gpu->e.id);
 		char casts[64] = "";
 		if (p->casts_bytes > 0 || p->gathers_bytes > 0) {
 			char c1[32];
@@ -136,7 +135,6 @@ static void print_summary(const capsim_scenario *s)
 		       tot, cap, on, p->stage, m.fits ? "fits" : "DOES NOT FIT",
 		       capsim_framework_names[s->framework], w, g, o, act, p->in_flight, casts, r);
 	}
-	free(view);
 }
 
 /* every --set path: scenario fields, then each part slot's fields */

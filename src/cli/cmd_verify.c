@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "collective.h"
 #include "escape.h"
-#include "fabric.h"
+#include "eval.h"
 #include "nccltests.h"
 #include "scenario.h"
 #include "units.h"
@@ -325,7 +325,7 @@ static json_t *gpu_json(const char *db, const capsim_verify_gpu *g)
 typedef struct {
 	capsim_catalog *cat;
 	capsim_scenario *s;
-	capsim_fabric *f;
+	capsim_cluster *cl;
 	capsim_nccltests_log *logs;
 	capsim_verify_result *res;
 	size_t n;
@@ -339,7 +339,7 @@ static void state_free(state *st)
 	}
 	free(st->logs);
 	free(st->res);
-	capsim_fabric_destroy(st->f);
+	capsim_cluster_close(st->cl);
 	free(st->s);
 	capsim_catalog_free(st->cat);
 }
@@ -355,7 +355,7 @@ static int check_logs(const opts *o, state *st, capsim_diags *d)
 		bad |= capsim_nccltests_parse_file(o->logs[i], &o->hint, &st->logs[i], d) < 0;
 	if (bad)
 		return -1;
-	capsim_verify_ctx c = { st->cat, st->s, st->f };
+	capsim_verify_ctx c = { st->cat, st->s, st->cl };
 	for (size_t i = 0; i < o->n_logs; i++)
 		if (capsim_verify_log(&c, &st->logs[i], &o->vo, &st->res[i], d) < 0)
 			return -1;
@@ -423,8 +423,8 @@ int capsim_cmd_verify(int argc, char **argv)
 	}
 	if (capsim_cli_load(o.scenario, &o.sets, &st.cat, &st.s, &d) < 0)
 		goto fail;
-	st.f = capsim_fabric_build(st.s, &d);
-	if (!st.f || check_logs(&o, &st, &d) < 0)
+	st.cl = capsim_cluster_open(st.s, &d);
+	if (!st.cl || check_logs(&o, &st, &d) < 0)
 		goto fail;
 	if (o.db && capsim_verify_gpu_db(o.db, st.s, o.vo.tolerance, &gpu, &d) < 0)
 		goto fail;

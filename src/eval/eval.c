@@ -10,6 +10,7 @@
 #include "bom.h"
 #include "catalog.h"
 #include "fabric.h"
+#include "ops.h"
 #include "scenario.h"
 #include "xalloc.h"
 #include "xml.h"
@@ -297,6 +298,47 @@ void capsim_result_free(capsim_result *r)
 	capsim_step_free(&r->step);
 }
 
+void capsim_eval_memory(const capsim_scenario *s, int g, capsim_memory *out)
+{
+	if (s->n_groups <= 1) {
+		capsim_memory_estimate(s, out);
+		return;
+	}
+	capsim_scenario *view = capsim_xmalloc(sizeof *view);
+	capsim_scenario_as_group(s, g, view);
+	capsim_memory_estimate(view, out);
+	free(view);
+}
+
+double capsim_eval_step_bound(const capsim_scenario *s, const capsim_knobs *knobs)
+{
+	return capsim_step_compute_bound(s, knobs);
+}
+
+double capsim_eval_flop_per_token(const capsim_scenario *s)
+{
+	return capsim_flops_per_token(&s->model, s->seq_len, 1);
+}
+
+double capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
+				double interval_s)
+{
+	const capsim_reliab *rb = &r->reliab;
+	if (!(rb->job_mttf_s > 0) || !rb->has_storage)
+		return 0.0;
+	capsim_scenario *t = capsim_xmalloc(sizeof *t);
+	*t = *s;
+	char v[48];
+	snprintf(v, sizeof v, "%.17g s", interval_s);
+	capsim_diags scratch = { 0 };
+	double g = 0.0, used;
+	if (capsim_scenario_set(t, NULL, "cluster.storage.checkpoint-interval", v, &scratch) == 0)
+		g = capsim_reliab_goodput_under(t, rb, rb->job_mttf_s, &used);
+	capsim_diags_free(&scratch);
+	free(t);
+	return g;
+}
+
 int capsim_result_bom(const capsim_scenario *s, const capsim_result *r, capsim_bom_line *v)
 {
 	capsim_cost_inputs in = {
@@ -326,31 +368,73 @@ double capsim_result_trace_bound(const capsim_result *r)
 	return capsim_step_trace_bound(&r->step);
 }
 
+struct capsim_cluster {
+	const capsim_scenario *s;
+	capsim_fabric *f;
+};
+
+capsim_cluster *capsim_cluster_open(const capsim_scenario *s, capsim_diags *d)
+{
+	capsim_fabric *f = capsim_fabric_build(s, d);
+	if (!f)
+		return NULL;
+	capsim_cluster *c = capsim_xmalloc(sizeof *c);
+	c->s = s;
+	c->f = f;
+	return c;
+}
+
+void capsim_cluster_close(capsim_cluster *c)
+{
+	if (!c)
+		return;
+	capsim_fabric_destroy(c->f);
+	free(c);
+}
+
+int capsim_cluster_gpus(const capsim_cluster *c)
+{
+	return capsim_fabric_gpus(c->f);
+}
+
+int capsim_cluster_gpus_per_node(const capsim_cluster *c)
+{
+	return capsim_fabric_gpus_per_node(c->f);
+}
+
+int capsim_eval_collective(capsim_cluster *c, const capsim_coll_req *req, capsim_coll_point *p,
+			   capsim_diags *d)
+{
+	capsim_coll_req q = *req;
+	if (!q.ranks)
+		q.ranks = capsim_fabric_gpus(c->f);
+	int G = capsim_fabric_gpus_per_node(c->f);
+	memset(p, 0, sizeof *p);
+	p->op = (int)q.op;
+	p->bytes = q.bytes;
+	p->ranks = q.ranks;
+	p->nodes = (q.ranks + G - 1) / G;
+	if (capsim_collective_run(c->f, c->s, &q, &p->r, d) < 0)
+		return -1;
+	if (p->r.busiest_link >= 0)
+		capsim_fabric_link_name(c->f, p->r.busiest_link, p->busiest_link,
+					sizeof p->busiest_link);
+	return 0;
+}
+
 int capsim_eval_collectives(const capsim_scenario *s, const capsim_coll_req *req,
 			    const double *bytes, size_t n, capsim_coll_point *out,
 			    capsim_diags *d)
 {
-	capsim_fabric *f = capsim_fabric_build(s, d);
-	if (!f)
+	capsim_cluster *c = capsim_cluster_open(s, d);
+	if (!c)
 		return -1;
 	capsim_coll_req q = *req;
-	if (!q.ranks)
-		q.ranks = capsim_fabric_gpus(f);
-	int G = capsim_fabric_gpus_per_node(f);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		capsim_coll_point *p = &out[i];
-		memset(p, 0, sizeof *p);
 		q.bytes = bytes[i];
-		p->op = (int)q.op;
-		p->bytes = bytes[i];
-		p->ranks = q.ranks;
-		p->nodes = (q.ranks + G - 1) / G;
-		rc = capsim_collective_run(f, s, &q, &p->r, d);
-		if (rc == 0 && p->r.busiest_link >= 0)
-			capsim_fabric_link_name(f, p->r.busiest_link, p->busiest_link,
-						sizeof p->busiest_link);
+		rc = capsim_eval_collective(c, &q, &out[i], d);
 	}
-	capsim_fabric_destroy(f);
-	return rc < 0 ? -1 : 0;
+	capsim_cluster_close(c);
+	return rc;
 }

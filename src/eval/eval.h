@@ -105,13 +105,47 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 
 void capsim_result_free(capsim_result *r);
 
+/* Memory per GPU of node group g (0 .. s->n_groups - 1) without simulating
+ * the step: each group's GPUs hold the same shards in their own memory
+ * (memory.h; what `capsim validate` shows, and the step's own estimate). */
+void capsim_eval_memory(const capsim_scenario *s, int g, capsim_memory *out);
+
+/* A lower bound on the step time capsim_eval finds for s, cheaply (no
+ * fabric, no schedule; capsim_step_compute_bound in step.h says how), for
+ * the optimiser's bounded search; 0 where none applies. knobs NULL: the
+ * fitted ones. */
+double capsim_eval_step_bound(const capsim_scenario *s, const capsim_knobs *knobs);
+
+/* Model FLOPs per token of s's model at s's sequence length, the active
+ * experts counted (ops.h, capsim_flops_per_token): MFU's numerator. */
+double capsim_eval_flop_per_token(const capsim_scenario *s);
+
 /* The bill of materials of s's cluster as r (capsim_eval of s) sizes and
  * prices it, into v[CAPSIM_BOM_MAX] (bom.h); returns how many lines. */
 struct capsim_bom_line;
 int capsim_result_bom(const capsim_scenario *s, const capsim_result *r,
 		      struct capsim_bom_line *v);
 
-/* ---- collectives: `capsim collective` and the golden cases ---- */
+/* ---- collectives: `capsim collective`, `capsim verify` and the golden cases ---- */
+
+/* A scenario's cluster built once for many collectives (its fabric, with
+ * the flow network idle between calls). Owned by the caller; the scenario
+ * is borrowed and must outlive it. */
+typedef struct capsim_cluster capsim_cluster;
+
+/* Build s's cluster, or NULL after adding the reason to d. */
+capsim_cluster *capsim_cluster_open(const capsim_scenario *s, capsim_diags *d);
+void capsim_cluster_close(capsim_cluster *c);
+
+/* The cluster's GPUs, and GPUs of one node. */
+int capsim_cluster_gpus(const capsim_cluster *c);
+int capsim_cluster_gpus_per_node(const capsim_cluster *c);
+
+/* req's collective at req->bytes on c (req->ranks 0: every GPU), into *out
+ * (its busiest link named). Returns 0, or -1 after adding the reason to d. */
+struct capsim_coll_point;
+int capsim_eval_collective(capsim_cluster *c, const capsim_coll_req *req,
+			   struct capsim_coll_point *out, capsim_diags *d);
 
 /* One collective at one size on the scenario's cluster. */
 typedef struct capsim_coll_point {
@@ -183,6 +217,26 @@ double capsim_result_number(const capsim_result *r, const capsim_result_key *k);
 /* The value of the numeric key named key in r, or absent where the table
  * has no such key or r no value of it. */
 double capsim_result_get(const capsim_result *r, const char *key, double absent);
+
+/* The value of the text key named key in r (pointing into r), or NULL where
+ * the table has no such text key or r no value of it. */
+const char *capsim_result_string(const capsim_result *r, const char *key);
+
+/* ---- what the doors ask of a result beyond one key ---- */
+
+/* Whether the design rents its GPUs (cost.acquire rent). */
+int capsim_result_rented(const capsim_result *r);
+
+/* The design's wall time to train as it gets its GPUs: the cloud run's when
+ * it rents (the network penalty and a spot offer's reclaims counted), else
+ * the cluster's with failures and checkpoints (goodput), else the step's. */
+double capsim_result_wall_to_train_s(const capsim_result *r);
+
+/* The goodput r's checkpoints give under r's job MTTF at a checkpoint
+ * interval of interval_s (seconds; reliab.h's model, s the scenario r was
+ * evaluated from); 0 where r has no checkpoint storage or no failures. */
+double capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
+				double interval_s);
 
 /* Add every present key of r to the JSON object o, in table order. */
 void capsim_result_json(const capsim_result *r, struct json_t *o);

@@ -784,6 +784,26 @@ double capsim_result_get(const R *r, const char *key, double absent)
 	return capsim_result_number(r, k);
 }
 
+const char *capsim_result_string(const R *r, const char *key)
+{
+	const capsim_result_key *k = capsim_result_key_find(key);
+	if (!k || k->kind != CAPSIM_RK_TEXT || !capsim_result_has(r, k))
+		return NULL;
+	return (const char *)r + k->offset;
+}
+
+int capsim_result_rented(const R *r)
+{
+	return r->cost.acquire_rent;
+}
+
+double capsim_result_wall_to_train_s(const R *r)
+{
+	if (r->cost.acquire_rent && r->cost.has_cloud_cost && r->cost.cloud_wall_to_train_s > 0)
+		return r->cost.cloud_wall_to_train_s;
+	return r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s : r->step.time_to_train_s;
+}
+
 size_t capsim_result_values(const R *r, capsim_result_value *out, size_t n)
 {
 	size_t got = 0;

@@ -12,10 +12,7 @@
 
 #include "clock.h"
 #include "eval.h"
-#include "memory.h"
-#include "ops.h"
 #include "scenario.h"
-#include "step.h"
 #include "xalloc.h"
 
 const char *const capsim_opt_metric_names[CAPSIM_OPT__COUNT] = {
@@ -153,7 +150,7 @@ static double bound(const search *x, const capsim_scenario *s, const capsim_opt_
 	double flop = x->flop_per_gpu * (c->recompute == CAPSIM_RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
 	double peak = flop / x->peak * (1.0 + (c->pp - 1) / (m * v));
 	/* the busiest stage's kernels (step.h): the tighter, as a rule */
-	double kernels = capsim_step_compute_bound(s, NULL);
+	double kernels = capsim_eval_step_bound(s, NULL);
 	return kernels > peak ? kernels : peak;
 }
 
@@ -168,31 +165,25 @@ static int screen(capsim_scenario *scratch, const capsim_opt_config *c, char *wh
 		capsim_diags_free(&d);
 		return 1;
 	}
-	capsim_memory mem;
-	if (scratch->n_groups == 1) {
-		capsim_memory_estimate(scratch, &mem);
-		if (!mem.fits) {
+	/* every node type's GPUs must hold their share (as the step checks) */
+	for (int i = 0; i < scratch->n_groups; i++) {
+		capsim_memory mem;
+		capsim_eval_memory(scratch, i, &mem);
+		if (mem.fits)
+			continue;
+		if (scratch->n_groups == 1) {
 			snprintf(why, n, "memory: needs %.1f GiB a GPU of %.1f GiB (estimate)",
 				 mem.peak.total_bytes / 1073741824.0, mem.capacity_bytes / 1073741824.0);
-			return 2;
-		}
-		return 0;
-	}
-	/* every node type's GPUs must hold their share (as the step checks) */
-	capsim_scenario *g = capsim_xmalloc(sizeof *g);
-	int rc = 0;
-	for (int i = 0; i < scratch->n_groups && rc == 0; i++) {
-		capsim_scenario_as_group(scratch, i, g);
-		capsim_memory_estimate(g, &mem);
-		if (!mem.fits) {
+		} else {
+			capsim_group_view v;
+			capsim_scenario_group(scratch, i, &v);
 			snprintf(why, n, "memory: the %s GPUs need %.1f GiB of %.1f GiB (estimate)",
-				 g->gpu.e.id, mem.peak.total_bytes / 1073741824.0,
+				 v.gpu->e.id, mem.peak.total_bytes / 1073741824.0,
 				 mem.capacity_bytes / 1073741824.0);
-			rc = 2;
 		}
+		return 2;
 	}
-	free(g);
-	return rc;
+	return 0;
 }
 
 int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char *why,
@@ -392,12 +383,12 @@ static double metric_of(const capsim_opt_point *p, int metric)
 static void fill_point(capsim_opt_point *p, const capsim_result *r,
 		       int metric)
 {
-	p->step_time_s = r->step.step_time_s;
+	p->step_time_s = capsim_result_get(r, "step_time_s", 0.0);
 	p->tokens_per_s = capsim_result_get(r, "tokens_per_s", 0.0);
 	p->time_to_train_s = capsim_result_get(r, "time_to_train_s", 0.0);
-	p->cost_per_mtok_usd = r->cost.has_cost_to_train ? r->cost.cost_per_million_tokens_usd : NAN;
-	p->mfu = r->mfu;
-	p->peak_mem_bytes = r->peak_mem_per_gpu_bytes;
+	p->cost_per_mtok_usd = capsim_result_get(r, "cost_per_million_tokens_usd", NAN);
+	p->mfu = capsim_result_get(r, "mfu", 0.0);
+	p->peak_mem_bytes = capsim_result_get(r, "peak_mem_per_gpu_bytes", 0.0);
 	p->mem_capacity_bytes = r->group[0].mem_capacity_bytes;
 	p->compute_s = capsim_result_get(r, "compute_s", 0.0);
 	p->bubble_s = capsim_result_get(r, "bubble_s", 0.0);
@@ -469,7 +460,7 @@ static void simulate(pool *pl, const candidate *cd)
 	if (!ok) {
 		pl->failed++;
 		count_reason(&pl->why, d.n ? d.v[0].msg : "failed");
-	} else if (!r.fits_in_memory) {
+	} else if (!capsim_result_get(&r, "fits_in_memory", 0.0)) {
 		pl->failed++;
 		count_reason(&pl->why, "memory: does not fit once simulated");
 	} else {
@@ -611,7 +602,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	}
 	x.scratch = capsim_xmalloc(sizeof *x.scratch);
 	*x.scratch = *s;
-	x.flop_per_gpu = capsim_flops_per_token(&s->model, s->seq_len, 1) * s->global_batch *
+	x.flop_per_gpu = capsim_eval_flop_per_token(s) * s->global_batch *
 			 s->seq_len / (double)gpus;
 	x.peak = capsim_gpu_peak(&s->gpu, s->dtype);
 	x.bound_ok = x.flop_per_gpu > 0;

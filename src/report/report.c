@@ -16,28 +16,18 @@ const char *const capsim_rule_metric_names[CAPSIM_RULE__COUNT] = {
 	"cost_to_train_usd", "wall_to_train_s", "cost_per_million_tokens_usd", "tco_usd"
 };
 
-/* the design's wall time to train, goodput counted where the scenario has
- * failures: the cloud run's when it rents (its network penalty and a spot
- * offer's reclaims counted) */
-static double wall_of(const capsim_result *r)
-{
-	if (r->cost.acquire_rent && r->cost.has_cloud_cost && r->cost.cloud_wall_to_train_s > 0)
-		return r->cost.cloud_wall_to_train_s;
-	return r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s : r->step.time_to_train_s;
-}
-
 /* the rule's metric of r; NAN when the design has none */
 static double metric_of(const capsim_result *r, int metric)
 {
 	switch (metric) {
 	case CAPSIM_RULE_COST_TO_TRAIN:
-		return r->cost.has_cost_to_train ? r->cost.cost_to_train_usd : NAN;
+		return capsim_result_get(r, "cost_to_train_usd", NAN);
 	case CAPSIM_RULE_TIME_TO_TRAIN:
-		return wall_of(r);
+		return capsim_result_wall_to_train_s(r);
 	case CAPSIM_RULE_COST_PER_MTOK:
-		return r->cost.has_cost_to_train ? r->cost.cost_per_million_tokens_usd : NAN;
+		return capsim_result_get(r, "cost_per_million_tokens_usd", NAN);
 	default:
-		return r->cost.has_capex && !r->cost.acquire_rent ? r->cost.tco_usd : NAN;
+		return capsim_result_rented(r) ? NAN : capsim_result_get(r, "tco_usd", NAN);
 	}
 }
 
@@ -85,9 +75,9 @@ static void scaling(capsim_report_design *x, const capsim_catalog *cat)
 		}
 		if (ok) {
 			int i = x->n_scale++;
-			x->scale_gpus[i] = use->gpus;
-			x->scale_eff[i] = use->has_scaling ? use->scaling_efficiency : NAN;
-			x->scale_tokens_per_s[i] = use->step.tokens_per_s;
+			x->scale_gpus[i] = (long)capsim_result_get(use, "gpus", 0.0);
+			x->scale_eff[i] = capsim_result_get(use, "scaling_efficiency", NAN);
+			x->scale_tokens_per_s[i] = capsim_result_get(use, "tokens_per_s", 0.0);
 			if (use == &r)
 				capsim_result_free(&r);
 		}
@@ -98,20 +88,14 @@ static void scaling(capsim_report_design *x, const capsim_catalog *cat)
 /* goodput at checkpoint intervals from 5 minutes to a day, log-spaced */
 static void goodput_curve(capsim_report_design *x)
 {
-	const capsim_reliab *rb = &x->r.reliab;
-	if (!(rb->job_mttf_s > 0) || !rb->has_storage)
+	if (!(capsim_result_goodput_at(x->s, &x->r, 3600.0) > 0))
 		return;
-	capsim_scenario *t = capsim_xmalloc(sizeof *t);
-	*t = *x->s;
 	for (int i = 0; i < CAPSIM_REPORT_CKPT; i++) {
 		double tau = 300.0 * pow(86400.0 / 300.0, (double)i / (CAPSIM_REPORT_CKPT - 1));
-		t->checkpoint_interval_s = tau;
-		double used;
 		x->ckpt_s[i] = tau;
-		x->ckpt_goodput[i] = capsim_reliab_goodput_under(t, rb, rb->job_mttf_s, &used);
+		x->ckpt_goodput[i] = capsim_result_goodput_at(x->s, &x->r, tau);
 	}
 	x->n_ckpt = CAPSIM_REPORT_CKPT;
-	free(t);
 }
 
 static void judge(capsim_report_design *x, const capsim_report_rule *rule)
@@ -126,15 +110,15 @@ static void judge(capsim_report_design *x, const capsim_report_rule *rule)
 			 "cost.acquire buy needs every part priced, rent a cloud offer of its GPU");
 		return;
 	}
-	if (rule->budget_usd > 0 && !(x->r.cost.has_cost_to_train &&
-				      x->r.cost.cost_to_train_usd <= rule->budget_usd)) {
+	double cost = capsim_result_get(&x->r, "cost_to_train_usd", NAN);
+	if (rule->budget_usd > 0 && !(cost <= rule->budget_usd)) {
 		x->meets = 0;
 		snprintf(x->why_not, sizeof x->why_not, "over the budget: costs $%.4gM to train",
-			 x->r.cost.has_cost_to_train ? x->r.cost.cost_to_train_usd / 1e6 : NAN);
-	} else if (rule->deadline_s > 0 && wall_of(&x->r) > rule->deadline_s) {
+			 cost / 1e6);
+	} else if (rule->deadline_s > 0 && capsim_result_wall_to_train_s(&x->r) > rule->deadline_s) {
 		x->meets = 0;
 		snprintf(x->why_not, sizeof x->why_not, "past the deadline: %.1f days to train",
-			 wall_of(&x->r) / 86400.0);
+			 capsim_result_wall_to_train_s(&x->r) / 86400.0);
 	}
 }
 
@@ -382,11 +366,11 @@ int capsim_report_cell(const capsim_report *rep, size_t i, size_t c, double *num
 		return 1;
 	}
 	if (strcmp(key, "acquire") == 0) {
-		*text = x->r.cost.acquire_rent ? "rented" : "bought";
+		*text = capsim_result_rented(&x->r) ? "rented" : "bought";
 		return 1;
 	}
 	if (strcmp(key, "wall_to_train_s") == 0) {
-		*num = wall_of(&x->r);
+		*num = capsim_result_wall_to_train_s(&x->r);
 		return 1;
 	}
 	const capsim_result_key *k = capsim_result_key_find(key);

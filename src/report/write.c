@@ -316,21 +316,23 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		const capsim_report_design *x = &rep->d[i];
 		const capsim_scenario *s = x->s;
 		double months = s->horizon_s / (365.25 * 86400.0 / 12.0);
-		double gpus = (double)x->r.gpus;
-		double rate = x->r.cost.has_cloud_cost ? s->cloud.rate_usd_per_gpu_s : 0.0;
+		double gpus = capsim_result_get(&x->r, "gpus", 0.0);
+		double rate = isfinite(capsim_result_get(&x->r, "cloud_cost_usd", NAN)) ?
+				      s->cloud.rate_usd_per_gpu_s : 0.0;
+		double capex = capsim_result_rented(&x->r) ? NAN :
+							       capsim_result_get(&x->r, "capex_usd", NAN);
+		double opex = capsim_result_get(&x->r, "opex_per_year_usd", NAN);
 		fputs("# ", dat);
 		capsim_gnuplot_datum(dat, x->label);
 		fputs(": month, owned (capex + opex), rented (busy hours)\n", dat);
 		for (int m = 0; m <= (int)ceil(months); m++) {
 			double t = m * (365.25 * 86400.0 / 12.0);
-			double own = x->r.cost.has_capex && !x->r.cost.acquire_rent ?
-				     x->r.cost.capex_usd + x->r.cost.opex_per_year_usd * t / (365.25 * 86400.0) :
-				     NAN;
+			double own = capex + opex * t / (365.25 * 86400.0);
 			double rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
 			fprintf(dat, "%d %.10g %.10g\n", m, own / 1e6, rent / 1e6);
 		}
 		fprintf(dat, "\n\n");
-		if (x->r.cost.has_capex && !x->r.cost.acquire_rent) {
+		if (isfinite(capex)) {
 			fprintf(c, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
 				i);
 			gp_title2(c, x->label, "owned");
@@ -415,7 +417,7 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 		fputs("# ", dat);
 		capsim_gnuplot_datum(dat, x->label);
 		fprintf(dat, ": interval (h), goodput; the scenario's interval %.10g h\n",
-			x->r.reliab.interval_s / 3600.0);
+			capsim_result_get(&x->r, "checkpoint_interval_s", NAN) / 3600.0);
 		for (int k = 0; k < x->n_ckpt; k++)
 			fprintf(dat, "%.10g %.10g\n", x->ckpt_s[k] / 3600.0, x->ckpt_goodput[k]);
 		fprintf(dat, "\n\n");
@@ -794,9 +796,11 @@ static void bom_section(out2 *o, const capsim_report_design *x)
 		free(cells[i]);
 	free(cells);
 	char text[512];
-	if (x->r.cost.has_capex)
-		snprintf(text, sizeof text, "Capex $%.0f%s%s.", x->r.cost.capex_usd,
-			 x->r.cost.capex_excludes[0] ? "; it leaves out " : "", x->r.cost.capex_excludes);
+	double capex = capsim_result_get(&x->r, "capex_usd", NAN);
+	const char *left_out = capsim_result_string(&x->r, "capex_excludes");
+	if (isfinite(capex))
+		snprintf(text, sizeof text, "Capex $%.0f%s%s.", capex,
+			 left_out ? "; it leaves out " : "", left_out ? left_out : "");
 	else
 		snprintf(text, sizeof text, "No capex: a part has no price in the catalog.");
 	para(o, text);
@@ -805,7 +809,7 @@ static void bom_section(out2 *o, const capsim_report_design *x)
 static void breakdown_section(out2 *o, const capsim_report_design *x)
 {
 	static const char *const head[] = { "part of the step", "seconds", "share" };
-	double step = x->r.step.step_time_s;
+	double step = capsim_result_get(&x->r, "step_time_s", 0.0);
 	char **cells = capsim_xcalloc(N_PARTS * 3, sizeof *cells);
 	size_t rows = 0;
 	for (size_t k = 0; k < N_PARTS; k++) {
@@ -823,8 +827,9 @@ static void breakdown_section(out2 *o, const capsim_report_design *x)
 	heading(o, 3, "Step time");
 	char text[256];
 	snprintf(text, sizeof text, "%.6g s a step, %.6g tokens/s, MFU %.1f%%; tp %d pp %d cp %d "
-		 "ep %d dp %d, ZeRO %d.", step, x->r.step.tokens_per_s, 100.0 * x->r.mfu, x->r.tp,
-		 x->r.pp, x->r.cp, x->r.ep, x->r.dp, x->r.zero);
+		 "ep %d dp %d, ZeRO %d.", step, capsim_result_get(&x->r, "tokens_per_s", 0.0),
+		 100.0 * capsim_result_get(&x->r, "mfu", 0.0), x->s->tp, x->s->pp, x->s->cp, x->s->ep,
+		 x->s->dp, x->s->zero);
 	para(o, text);
 	table(o, head, 3, cells, rows);
 	for (size_t i = 0; i < rows * 3; i++)

@@ -105,8 +105,8 @@ void capsim_verify_classify(double measured, double predicted,
 
 /* ---- the model on the scenario and its degraded copies -------------------- */
 
-/* capsim's prediction of op at bytes on the first `ranks` GPUs of f */
-static int predict(capsim_fabric *f, const capsim_scenario *s, int op, double bytes,
+/* capsim's prediction of op at bytes on the first `ranks` GPUs of cl */
+static int predict(capsim_cluster *cl, const capsim_scenario *s, int op, double bytes,
 		   int ranks, int algo, int proto, capsim_coll_result *r,
 		   capsim_diags *d)
 {
@@ -119,7 +119,11 @@ static int predict(capsim_fabric *f, const capsim_scenario *s, int op, double by
 	req.proto = proto;
 	req.fold = -1;
 	req.seed = (uint64_t)s->seed;
-	return capsim_collective_run(f, s, &req, r, d);
+	capsim_coll_point p;
+	if (capsim_eval_collective(cl, &req, &p, d) < 0)
+		return -1;
+	*r = p.r;
+	return 0;
 }
 
 /* busbw of r's collective on a copy of the scenario with one more edit
@@ -132,20 +136,20 @@ static void variant(const capsim_verify_ctx *c, const char *path, const char *va
 	capsim_scenario *s = capsim_xmalloc(sizeof *s);
 	*s = *c->s;
 	capsim_diags scratch = { 0 };
-	capsim_fabric *f = NULL;
-	capsim_coll_result res;
+	capsim_cluster *cl = NULL;
+	capsim_coll_point res;
 	capsim_coll_req q = *r;
 	out->busbw_bytes_per_s = 0;
 	if (capsim_scenario_set(s, c->cat, path, value, &scratch) == 0)
-		f = capsim_fabric_build(s, &scratch);
+		cl = capsim_cluster_open(s, &scratch);
 	q.seed = (uint64_t)s->seed;
-	if (f && capsim_collective_run(f, s, &q, &res, &scratch) == 0) {
-		out->busbw_bytes_per_s = res.busbw_bytes_per_s;
-		out->algo = res.algo;
-		out->proto = res.proto;
+	if (cl && capsim_eval_collective(cl, &q, &res, &scratch) == 0) {
+		out->busbw_bytes_per_s = res.r.busbw_bytes_per_s;
+		out->algo = res.r.algo;
+		out->proto = res.r.proto;
 	}
 	capsim_diags_free(&scratch);
-	capsim_fabric_destroy(f);
+	capsim_cluster_close(cl);
 	free(s);
 }
 
@@ -305,7 +309,7 @@ static int check_rows(const capsim_verify_ctx *c, const capsim_nccltests_log *lo
 		k->bytes = row->bytes;
 		k->line = row->line;
 		k->measured_bytes_per_s = row->oop_busbw_gb_per_s * 1e9;
-		if (predict(c->f, c->s, log->op, row->bytes, log->nranks, o->algo, o->proto, &res, d) < 0)
+		if (predict(c->cl, c->s, log->op, row->bytes, log->nranks, o->algo, o->proto, &res, d) < 0)
 			return -1;
 		k->predicted_bytes_per_s = res.busbw_bytes_per_s;
 		k->algo = res.algo;
@@ -369,7 +373,7 @@ int capsim_verify_log(const capsim_verify_ctx *c, const capsim_nccltests_log *lo
 	out->hosts = log->hosts;
 	int gpn = c->s->node.gpus > 0 ? c->s->node.gpus : 1;
 	out->nodes = (log->nranks + gpn - 1) / gpn;
-	int gpus = capsim_fabric_gpus(c->f);
+	int gpus = capsim_cluster_gpus(c->cl);
 	if (log->nranks > gpus) {
 		capsim_diags_add(d, log->file, 0, "ranks: expected at most the scenario's %d GPUs (%s), found %d",
 				 gpus, c->s->file, log->nranks);

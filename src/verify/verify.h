@@ -18,7 +18,7 @@
 
 #include "catalog.h"
 #include "diag.h"
-#include "fabric.h"
+#include "eval.h"
 #include "nccltests.h"
 #include "scenario.h"
 
@@ -68,7 +68,7 @@ void capsim_verify_classify(double measured, double predicted,
 typedef struct capsim_verify_ctx {
 	const capsim_catalog *cat; /* for the degraded copies' edits */
 	const capsim_scenario *s; /* the scenario as loaded, --set applied */
-	capsim_fabric *f;         /* built from s; its flow network idle */
+	capsim_cluster *cl;       /* s's cluster (capsim_cluster_open) */
 } capsim_verify_ctx;
 
 typedef struct capsim_verify_opts {

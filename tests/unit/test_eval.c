@@ -470,6 +470,56 @@ static void *eval_thread(void *arg)
 	return NULL;
 }
 
+/* The face never writes to the scenario it is given: a scenario with a burst
+ * plan, one whose racks throttle their GPUs, and one of three node groups
+ * (a scaling reference a group) are each evaluated twice from one const
+ * value; the scenario's bytes are unchanged after each evaluation and the
+ * two results equal key for key. The derived runs happened: the burst plan,
+ * the throttle and the scaling reference are in the results. */
+static void test_const_input(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	static const capsim_set hall[] = { { "facility.ref", "enterprise-air-cooled" },
+					   { "facility.rack.nodes", "2" },
+					   { "facility.cooling.per-rack", "16 kW" } };
+	static const capsim_set groups[] = { { "cluster.mix.nodes", "4" } };
+	const struct {
+		const char *file;
+		const capsim_set *sets;
+		size_t n;
+		const char *derived; /* a key only the derived run gives */
+	} c[] = {
+		{ "onprem-burst.xml", NULL, 0, "burst_plan_cost_usd" },
+		{ "default.xml", hall, 3, "gpu_throttle_limit_w" },
+		{ "mixed-h100-h200.xml", groups, 1, "scaling_efficiency" },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/%s", c[i].file);
+		capsim_scenario *s = capsim_xmalloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load(path, cat, c[i].sets, c[i].n, s, &d), 0);
+		capsim_scenario *before = capsim_xmalloc(sizeof *before);
+		memcpy(before, s, sizeof *s);
+		const capsim_scenario *in = s;
+		json_t *a = result_of(in);
+		assert_non_null(a);
+		assert_memory_equal(in, before, sizeof *in);
+		json_t *b = result_of(in);
+		assert_non_null(b);
+		assert_memory_equal(in, before, sizeof *in);
+		assert_non_null(json_object_get(a, c[i].derived));
+		assert_true(json_equal(a, b));
+		json_decref(a);
+		json_decref(b);
+		free(before);
+		free(s);
+		capsim_diags_free(&d);
+	}
+	capsim_catalog_free(cat);
+}
+
 static void test_threads(void **state)
 {
 	(void)state;
@@ -513,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_store_rows),
 		cmocka_unit_test(test_matches_run),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_const_input),
 		cmocka_unit_test(test_edit_and_evaluate),
 	};
 	return testutil_run_group(tests, NULL, NULL);

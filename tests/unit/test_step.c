@@ -1091,10 +1091,10 @@ static void test_cloud_run(void **state)
 	(void)state;
 	capsim_result r;
 	eval_file("onprem-burst.xml", NULL, 0, &r);
-	assert_true(r.has_cloud_cost);
-	assert_rel(r.cloud_wall_to_train_s, r.reliab.wall_to_train_s, 1e-12);
-	assert_rel(r.cloud_goodput, r.reliab.goodput, 1e-12);
-	assert_true(r.cloud_reclaims == 0);
+	assert_true(r.cost.has_cloud_cost);
+	assert_rel(r.cost.cloud_wall_to_train_s, r.reliab.wall_to_train_s, 1e-12);
+	assert_rel(r.cost.cloud_goodput, r.reliab.goodput, 1e-12);
+	assert_true(r.cost.cloud_reclaims == 0);
 	capsim_result_free(&r);
 	/* AWS's S3 at $0.023 a GB-month for a 10 TB dataset and a checkpoint
 	 * over the cloud run, and $0.09 a GB for the trained bf16 weights */
@@ -1102,37 +1102,37 @@ static void test_cloud_run(void **state)
 				      { "cluster.storage.dataset", "10 TB" } };
 	eval_file("onprem-burst.xml", stored, 2, &r);
 	double month = 3.15576e7 / 12;
-	assert_rel(r.cloud_storage_usd, 0.023e-9 / month * (10e12 + r.reliab.checkpoint_bytes) *
-		   r.cloud_wall_to_train_s, 1e-9);
+	assert_rel(r.cost.cloud_storage_usd, 0.023e-9 / month * (10e12 + r.reliab.checkpoint_bytes) *
+		   r.cost.cloud_wall_to_train_s, 1e-9);
 	/* bf16 weights of a Megatron checkpoint's 2 + 4 + 8 bytes a parameter */
 	assert_rel(r.reliab.weights_bytes * 7, r.reliab.checkpoint_bytes, 1e-9);
-	assert_rel(r.cloud_egress_usd, 0.09e-9 * r.reliab.weights_bytes, 1e-9);
-	assert_rel(r.cloud_cost_usd, r.cloud_gpu_usd + r.cloud_storage_usd + r.cloud_egress_usd,
+	assert_rel(r.cost.cloud_egress_usd, 0.09e-9 * r.reliab.weights_bytes, 1e-9);
+	assert_rel(r.cost.cloud_cost_usd, r.cost.cloud_gpu_usd + r.cost.cloud_storage_usd + r.cost.cloud_egress_usd,
 		   1e-12);
 	capsim_result_free(&r);
 	const capsim_set slow[] = { { "cost.network-penalty", "20%" } };
 	eval_file("onprem-burst.xml", slow, 1, &r);
-	assert_rel(r.cloud_wall_to_train_s, r.step.time_to_train_s / 0.8 / r.cloud_goodput, 1e-12);
-	assert_rel(r.cloud_goodput, r.reliab.goodput, 1e-12);
-	assert_rel(r.cloud_gpu_usd, 12.29 / 3600 * 32 * r.cloud_wall_to_train_s, 1e-9);
+	assert_rel(r.cost.cloud_wall_to_train_s, r.step.time_to_train_s / 0.8 / r.cost.cloud_goodput, 1e-12);
+	assert_rel(r.cost.cloud_goodput, r.reliab.goodput, 1e-12);
+	assert_rel(r.cost.cloud_gpu_usd, 12.29 / 3600 * 32 * r.cost.cloud_wall_to_train_s, 1e-9);
 	capsim_result_free(&r);
 	const capsim_set spot[] = { { "cost.cloud.ref", "vastai-h100-spot" },
 				    { "cost.cloud.interruptions.per-month", "15%" } };
 	eval_file("onprem-burst.xml", spot, 2, &r);
-	assert_true(r.has_cloud_cost);
+	assert_true(r.cost.has_cloud_cost);
 	double reclaim = 4 * 0.15 / month;
-	assert_rel(r.cloud_reclaim_rate_per_s, reclaim, 1e-12);
+	assert_rel(r.cost.cloud_reclaim_rate_per_s, reclaim, 1e-12);
 	double m = 1.0 / (1.0 / r.reliab.job_mttf_s + reclaim);
 	double tau = sqrt(2 * r.reliab.blocking_s * m);
 	double g = capsim_goodput(tau, r.reliab.blocking_s, 600 + r.reliab.restore_s, m);
-	assert_rel(r.cloud_goodput, g, 1e-12);
-	assert_true(r.cloud_goodput < r.reliab.goodput);
-	assert_rel(r.cloud_wall_to_train_s, r.step.time_to_train_s / g, 1e-12);
-	assert_rel(r.cloud_reclaims, reclaim * r.cloud_wall_to_train_s, 1e-12);
-	assert_rel(r.cloud_cost_usd, 1.52 / 3600 * 32 * r.cloud_wall_to_train_s, 1e-9);
+	assert_rel(r.cost.cloud_goodput, g, 1e-12);
+	assert_true(r.cost.cloud_goodput < r.reliab.goodput);
+	assert_rel(r.cost.cloud_wall_to_train_s, r.step.time_to_train_s / g, 1e-12);
+	assert_rel(r.cost.cloud_reclaims, reclaim * r.cost.cloud_wall_to_train_s, 1e-12);
+	assert_rel(r.cost.cloud_cost_usd, 1.52 / 3600 * 32 * r.cost.cloud_wall_to_train_s, 1e-9);
 	capsim_result_free(&r);
 	eval_file("onprem-burst.xml", spot, 1, &r);
-	assert_false(r.has_cloud_cost);
+	assert_false(r.cost.has_cloud_cost);
 	int listed = 0;
 	for (int i = 0; i < r.n_not_modelled; i++)
 		listed |= strcmp(r.not_modelled[i], "cost.cloud") == 0;
@@ -1149,27 +1149,27 @@ static void test_run_costs(void **state)
 	(void)state;
 	capsim_result r;
 	eval_file("onprem-burst.xml", NULL, 0, &r);
-	assert_true(r.has_cloud_cost && r.has_energy_cost);
+	assert_true(r.cost.has_cloud_cost && r.cost.has_energy_cost);
 	double wall = r.reliab.wall_to_train_s;
 	assert_true(wall > r.step.time_to_train_s);
-	assert_rel(r.cloud_gpu_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
-	assert_rel(r.cloud_cost_usd, r.cloud_gpu_usd + r.cloud_storage_usd + r.cloud_egress_usd, 1e-12);
-	assert_rel(r.cloud_cost_per_million_tokens_usd, r.cloud_cost_usd / 200e3, 1e-12);
-	assert_rel(r.energy_cost_usd, r.power.facility_w * wall * 0.0806 / 3.6e6, 1e-9);
+	assert_rel(r.cost.cloud_gpu_usd, 12.29 / 3600.0 * 32 * wall, 1e-9);
+	assert_rel(r.cost.cloud_cost_usd, r.cost.cloud_gpu_usd + r.cost.cloud_storage_usd + r.cost.cloud_egress_usd, 1e-12);
+	assert_rel(r.cost.cloud_cost_per_million_tokens_usd, r.cost.cloud_cost_usd / 200e3, 1e-12);
+	assert_rel(r.cost.energy_cost_usd, r.power.facility_w * wall * 0.0806 / 3.6e6, 1e-9);
 	/* the burst plan: 64 rented H100s (8 nodes) beside the 32 owned, the
 	 * token budget shared by throughput so that both finish together, at
 	 * RunPod's $2.79 a GPU-hour; twice the GPUs at the same batch per
 	 * replica train about two thirds of the tokens */
-	assert_true(r.has_burst_plan);
-	assert_int_equal(r.burst_gpus, 64);
+	assert_true(r.cost.has_burst_plan);
+	assert_int_equal(r.cost.burst_gpus, 64);
 	double on = r.step.tokens_per_s * r.reliab.goodput;
-	assert_rel(r.burst_wall_to_train_s, 200e9 / (on + r.burst_tokens_per_s), 1e-12);
-	assert_rel(r.burst_share, r.burst_tokens_per_s / (on + r.burst_tokens_per_s), 1e-12);
-	assert_rel(r.burst_share, 2.0 / 3.0, 0.1);
-	assert_rel(r.burst_cost_usd, 2.79 / 3600 * 64 * r.burst_wall_to_train_s, 1e-9);
-	assert_rel(r.burst_plan_cost_usd, r.burst_cost_usd + r.onprem_cost_per_gpu_hour_usd * 32 *
-		   r.burst_wall_to_train_s / 3600, 1e-9);
-	assert_true(r.burst_wall_to_train_s < 0.5 * wall);
+	assert_rel(r.cost.burst_wall_to_train_s, 200e9 / (on + r.cost.burst_tokens_per_s), 1e-12);
+	assert_rel(r.cost.burst_share, r.cost.burst_tokens_per_s / (on + r.cost.burst_tokens_per_s), 1e-12);
+	assert_rel(r.cost.burst_share, 2.0 / 3.0, 0.1);
+	assert_rel(r.cost.burst_cost_usd, 2.79 / 3600 * 64 * r.cost.burst_wall_to_train_s, 1e-9);
+	assert_rel(r.cost.burst_plan_cost_usd, r.cost.burst_cost_usd + r.cost.onprem_cost_per_gpu_hour_usd * 32 *
+		   r.cost.burst_wall_to_train_s / 3600, 1e-9);
+	assert_true(r.cost.burst_wall_to_train_s < 0.5 * wall);
 	/* the fabric's parts in the result: one 64-port switch holds the 32
 	 * node ports of 4 DGX H100 on 8 rails, no spines */
 	assert_true(r.has_fabric);
@@ -1179,7 +1179,7 @@ static void test_run_costs(void **state)
 	capsim_result_free(&r);
 	const capsim_set h200[] = { { "cost.cloud.ref", "aws-p5e-capacity-block" } };
 	eval_file("onprem-burst.xml", h200, 1, &r);
-	assert_false(r.has_cloud_cost);
+	assert_false(r.cost.has_cloud_cost);
 	capsim_result_free(&r);
 }
 
@@ -1195,36 +1195,36 @@ static void test_owning(void **state)
 	(void)state;
 	capsim_result r;
 	eval_file("h100-8node-ndr.xml", NULL, 0, &r);
-	assert_true(r.has_capex);
+	assert_true(r.cost.has_capex);
 	int sw = r.leaves + r.spines + r.cores;
 	assert_true(sw > 0);
 	double capex = 8 * 329736.0 + sw * 50000.0 + 2560.0 * 64;
-	assert_rel(r.capex_usd, capex, 1e-12);
+	assert_rel(r.cost.capex_usd, capex, 1e-12);
 	double year = 3.15576e7, price = 0.0806 / 3.6e6, colo = 184.06 / (1e3 * 2.6298e6);
 	double idle_w = r.power.facility_w - r.power.pue * 64 * (r.power.gpu_w - r.power.gpu_idle_w);
 	double max_it = 8 * 10200.0 + r.power.switches_w;
 	double opex = 0.6 * r.power.facility_w * year * price + 0.4 * idle_w * year * price +
 		      colo * max_it * year + 0.2 * capex;
-	assert_rel(r.opex_per_year_usd, opex, 1e-9);
-	assert_rel(r.tco_usd, 0.75 * capex + 3 * opex, 1e-9);
-	assert_rel(r.tco_npv_usd, r.tco_usd, 1e-9); /* undiscounted by default */
-	assert_rel(r.onprem_cost_per_gpu_hour_usd, r.tco_usd / (64 * 3 * year / 3600 * 0.6), 1e-9);
+	assert_rel(r.cost.opex_per_year_usd, opex, 1e-9);
+	assert_rel(r.cost.tco_usd, 0.75 * capex + 3 * opex, 1e-9);
+	assert_rel(r.cost.tco_npv_usd, r.cost.tco_usd, 1e-9); /* undiscounted by default */
+	assert_rel(r.cost.onprem_cost_per_gpu_hour_usd, r.cost.tco_usd / (64 * 3 * year / 3600 * 0.6), 1e-9);
 	double fixed = 0.75 * capex + 3 * (idle_w * year * price + colo * max_it * year + 0.2 * capex);
 	double extra = 3 * (r.power.facility_w - idle_w) * year * price;
 	double rent = 4.916 / 3600 * 64 * 3 * year;
-	assert_rel(r.breakeven_utilization, fixed / (rent - extra), 1e-9);
-	assert_true(r.breakeven_utilization > 0.5 && r.breakeven_utilization < 0.8);
+	assert_rel(r.cost.breakeven_utilization, fixed / (rent - extra), 1e-9);
+	assert_true(r.cost.breakeven_utilization > 0.5 && r.cost.breakeven_utilization < 0.8);
 	/* paid back in capex / (0.6 x rent a month - opex a month) months */
 	double saved = 0.6 * 4.916 / 3600 * 64 * year / 12 - opex / 12;
-	assert_rel(r.breakeven_months, capex / saved, 1e-9);
+	assert_rel(r.cost.breakeven_months, capex / saved, 1e-9);
 	capsim_result_free(&r);
 	/* discounted at 8% a year: 36 monthly payments of opex / 12, an annuity
 	 * of v (1 - v^36) / (1 - v) at v = 1.08^(-1/12) */
 	const capsim_set disc[] = { { "cost.discount-rate", "8%" } };
 	eval_file("h100-8node-ndr.xml", disc, 1, &r);
 	double v = pow(1.08, -1.0 / 12.0);
-	assert_rel(r.tco_npv_usd, 0.75 * capex + opex / 12 * v * (1 - pow(v, 36)) / (1 - v), 1e-9);
-	assert_true(r.tco_npv_usd < r.tco_usd);
+	assert_rel(r.cost.tco_npv_usd, 0.75 * capex + opex / 12 * v * (1 - pow(v, 36)) / (1 - v), 1e-9);
+	assert_true(r.cost.tco_npv_usd < r.cost.tco_usd);
 	capsim_result_free(&r);
 	/* staff in the opex; a shared file system with a price in the capex,
 	 * its typical power in the IT load (and so in energy and colocation) */
@@ -1233,27 +1233,27 @@ static void test_owning(void **state)
 				    { "cluster.storage.shared.price.value", "$1.5M" } };
 	eval_file("h100-8node-ndr.xml", more, 3, &r);
 	double capex2 = capex + 1.5e6;
-	assert_rel(r.capex_usd, capex2, 1e-12);
-	assert_rel(r.capex_storage_usd, 1.5e6, 1e-12);
-	assert_true(r.capex_excludes[0] == '\0');
+	assert_rel(r.cost.capex_usd, capex2, 1e-12);
+	assert_rel(r.cost.capex_storage_usd, 1.5e6, 1e-12);
+	assert_true(r.cost.capex_excludes[0] == '\0');
 	assert_rel(r.power.storage_w, 6400, 1e-12);
 	double it = 8 * r.power.node_w + r.power.switches_w + 6400;
 	assert_rel(r.power.it_w, it, 1e-12);
 	double idle2 = r.power.facility_w - r.power.pue * 64 * (r.power.gpu_w - r.power.gpu_idle_w);
 	double opex2 = 0.6 * r.power.facility_w * year * price + 0.4 * idle2 * year * price +
 		       colo * (max_it + 6400) * year + 0.2 * capex2 + 300e3;
-	assert_rel(r.opex_per_year_usd, opex2, 1e-9);
+	assert_rel(r.cost.opex_per_year_usd, opex2, 1e-9);
 	capsim_result_free(&r);
 	/* without its price the storage is left out, and said to be */
 	const capsim_set unpriced[] = { { "cluster.storage.shared.ref", "weka" } };
 	eval_file("h100-8node-ndr.xml", unpriced, 1, &r);
-	assert_rel(r.capex_usd, capex, 1e-12);
-	assert_non_null(strstr(r.capex_excludes, "weka"));
+	assert_rel(r.cost.capex_usd, capex, 1e-12);
+	assert_non_null(strstr(r.cost.capex_excludes, "weka"));
 	capsim_result_free(&r);
 	/* no price for the DGX A100: no capex */
 	const capsim_set a100[] = { { "cluster.node.ref", "dgx-a100" } };
 	eval_file("h100-8node-ndr.xml", a100, 1, &r);
-	assert_false(r.has_capex);
+	assert_false(r.cost.has_capex);
 	capsim_result_free(&r);
 }
 

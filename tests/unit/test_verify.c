@@ -309,9 +309,9 @@ static void test_paths_scale_with_nics(void **state)
 	capsim_diags d = { 0 };
 	capsim_scenario *s = malloc(sizeof *s);
 	assert_int_equal(capsim_scenario_load(NDR, cat, NULL, 0, s, &d), 0);
-	capsim_fabric *f = capsim_fabric_build(s, &d);
-	assert_non_null(f);
-	capsim_verify_ctx c = { cat, s, f };
+	capsim_cluster *cl = capsim_cluster_open(s, &d);
+	assert_non_null(cl);
+	capsim_verify_ctx c = { cat, s, cl };
 	capsim_verify_path p[16];
 	size_t n = capsim_verify_paths(&c, CAPSIM_COLL_ALLREDUCE, 8589934592.0, 16, CAPSIM_ALGO_RING,
 				       CAPSIM_PROTO_SIMPLE, p, 16);
@@ -333,7 +333,7 @@ static void test_paths_scale_with_nics(void **state)
 	n = capsim_verify_paths(&c, CAPSIM_COLL_ALLREDUCE, 8589934592.0, 8, -1, -1, p, 16);
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].cause, CAPSIM_CAUSE_PCIE);
-	capsim_fabric_destroy(f);
+	capsim_cluster_close(cl);
 	free(s);
 	capsim_diags_free(&d);
 }
