@@ -2,6 +2,7 @@
  * its parts counted from the topology, priced where the catalog has a price,
  * and the capex; see docs/user-guide.md ("Bill of materials"). */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +51,11 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const c
 		fprintf(f, "  %-17s %-22s %9.0f %12s %13s  %s\n", l->part, l->id, l->count, unit,
 			total, l->note ? l->note : l->date);
 	}
-	if (r->cost.has_capex)
-		fprintf(f, "  capex %.0f USD ($%.4gM)%s%s\n", r->cost.capex_usd, r->cost.capex_usd / 1e6,
-			r->cost.capex_excludes[0] ? "; leaves out " : "", r->cost.capex_excludes);
+	double capex = capsim_result_get(r, "capex_usd", NAN);
+	const char *left_out = capsim_result_string(r, "capex_excludes");
+	if (isfinite(capex))
+		fprintf(f, "  capex %.0f USD ($%.4gM)%s%s\n", capex, capex / 1e6,
+			left_out ? "; leaves out " : "", left_out ? left_out : "");
 	else
 		fprintf(f, "  capex: not computed%s\n",
 			missing ? ": a part has no price in the catalog; give it with --set" : "");
@@ -79,7 +82,8 @@ static json_t *to_json(const capsim_result *r, const capsim_bom_line *v, int n)
 	}
 	json_t *o = json_object();
 	json_object_set_new(o, "parts", parts);
-	json_object_set_new(o, "capex_usd", r->cost.has_capex ? json_real(r->cost.capex_usd) : json_null());
+	double capex = capsim_result_get(r, "capex_usd", NAN);
+	json_object_set_new(o, "capex_usd", isfinite(capex) ? json_real(capex) : json_null());
 	return o;
 }
 
