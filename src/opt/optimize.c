@@ -576,6 +576,79 @@ static void past_simulations(const capsim_scenario *s, const capsim_opt_options 
 			    (double)x->out.n * (double)w, max, most);
 }
 
+/* x's bound inputs for s: the model FLOPs a GPU does a step, and the dense
+ * peak of the job's fastest GPU (the FLOP bound) */
+static void bound_inputs(search *x, const capsim_scenario *s)
+{
+	x->flop_per_gpu = capsim_eval_flop_per_token(s) * s->global_batch * s->seq_len /
+			  (double)capsim_scenario_gpus(s);
+	x->peak = capsim_gpu_peak(&s->gpu, s->dtype);
+	x->bound_ok = x->flop_per_gpu > 0;
+	for (int g = 1; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		double p = capsim_gpu_peak(v.gpu, s->dtype);
+		if (p > x->peak)
+			x->peak = p;
+	}
+	if (!(x->peak > 0))
+		x->peak = INFINITY;
+}
+
+/* Simulate pl's candidates on o->threads threads (the caller's alone when
+ * none starts), the caller's thread reporting progress while they work. */
+static void simulate_all(pool *pl, const capsim_opt_options *o)
+{
+	long n = (long)pl->cands->n;
+	int threads = o->threads;
+	pthread_t *th = capsim_xcalloc((size_t)threads, sizeof *th);
+	int started = 0;
+	for (int t = 0; t < threads; t++)
+		if (pthread_create(&th[t], NULL, worker, pl) == 0)
+			started++;
+		else
+			break;
+	if (started == 0)
+		worker(pl);
+	for (;;) {
+		pthread_mutex_lock(&pl->mu);
+		long done = pl->done;
+		int over = pl->next >= pl->cands->n;
+		pthread_mutex_unlock(&pl->mu);
+		if (o->progress)
+			o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, done, n);
+		if (over)
+			break;
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	for (int t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	free(th);
+	if (o->progress)
+		o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, n, n);
+}
+
+/* The search's counts, reasons and best layouts into r (which takes pl's
+ * top list). */
+static void collect(const search *x, pool *pl, const capsim_scenario *s, capsim_opt_result *r)
+{
+	r->candidates = x->enumerated;
+	r->refused = x->refused;
+	r->no_fit = x->no_fit;
+	r->bounded = pl->bounded;
+	r->simulated = pl->simulated;
+	r->failed = pl->failed;
+	r->kept = (long)x->out.n;
+	merge_reasons(r, &x->why);
+	merge_reasons(r, &pl->why);
+	qsort(r->reasons, r->n_reasons, sizeof r->reasons[0], by_count);
+	r->top = pl->top;
+	r->n_top = pl->n_top;
+	pl->top = NULL;
+	r->batch_tokens = s->global_batch * s->seq_len;
+}
+
 int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d)
 {
@@ -592,7 +665,6 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	work->first_stage_layers = work->last_stage_layers = 0;
 	work->dp_given = 0;
 	s = work;
-	long gpus = capsim_scenario_gpus(s);
 	search x = { .base = s, .o = o, .space = capsim_opt_space_size(s),
 		     .max_kept = max_kept(s, o) };
 	if (past_layouts(s, o, x.space, d) < 0) {
@@ -600,22 +672,10 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		free(work);
 		return -2;
 	}
+	/* screen every layout: the rules, the memory estimate, the bound */
 	x.scratch = capsim_xmalloc(sizeof *x.scratch);
 	*x.scratch = *s;
-	x.flop_per_gpu = capsim_eval_flop_per_token(s) * s->global_batch *
-			 s->seq_len / (double)gpus;
-	x.peak = capsim_gpu_peak(&s->gpu, s->dtype);
-	x.bound_ok = x.flop_per_gpu > 0;
-	for (int g = 1; g < s->n_groups; g++) {
-		/* the FLOP bound at the fastest GPU of the job */
-		capsim_group_view v;
-		capsim_scenario_group(s, g, &v);
-		double p = capsim_gpu_peak(v.gpu, s->dtype);
-		if (p > x.peak)
-			x.peak = p;
-	}
-	if (!(x.peak > 0))
-		x.peak = INFINITY;
+	bound_inputs(&x, s);
 	enumerate(s, consider, &x, NULL);
 	free(x.scratch);
 	assert(x.over || x.enumerated == x.space);
@@ -631,54 +691,14 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		free(work);
 		return -2;
 	}
+	/* simulate the kept ones, best bound first */
 	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
-
 	pool pl = { .base = s, .cat = cat, .o = o, .cands = &x.out };
 	pthread_mutex_init(&pl.mu, NULL);
 	pl.top = capsim_xcalloc((size_t)o->top, sizeof *pl.top);
 	pl.top_order = capsim_xcalloc((size_t)o->top, sizeof *pl.top_order);
-	int threads = o->threads;
-	pthread_t *th = capsim_xcalloc((size_t)threads, sizeof *th);
-	int started = 0;
-	for (int t = 0; t < threads; t++)
-		if (pthread_create(&th[t], NULL, worker, &pl) == 0)
-			started++;
-		else
-			break;
-	if (started == 0)
-		worker(&pl);
-	/* the caller's thread reports progress while the others work */
-	for (;;) {
-		pthread_mutex_lock(&pl.mu);
-		long done = pl.done;
-		int over = pl.next >= pl.cands->n;
-		pthread_mutex_unlock(&pl.mu);
-		if (o->progress)
-			o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, done, (long)x.out.n);
-		if (over)
-			break;
-		struct timespec ts = { 0, 100000000 };
-		nanosleep(&ts, NULL);
-	}
-	for (int t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
-	free(th);
-	if (o->progress)
-		o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, (long)x.out.n, (long)x.out.n);
-
-	r->candidates = x.enumerated;
-	r->refused = x.refused;
-	r->no_fit = x.no_fit;
-	r->bounded = pl.bounded;
-	r->simulated = pl.simulated;
-	r->failed = pl.failed;
-	r->kept = (long)x.out.n;
-	merge_reasons(r, &x.why);
-	merge_reasons(r, &pl.why);
-	qsort(r->reasons, r->n_reasons, sizeof r->reasons[0], by_count);
-	r->top = pl.top;
-	r->n_top = pl.n_top;
-	r->batch_tokens = s->global_batch * s->seq_len;
+	simulate_all(&pl, o);
+	collect(&x, &pl, s, r);
 	free(pl.top_order);
 	free(x.out.v);
 	pthread_mutex_destroy(&pl.mu);
@@ -687,7 +707,8 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	if (!found)
 		capsim_diags_add_at(d, "optimize", "no layout of %s on %ld GPUs fits and runs "
 				    "(%ld refused by the rules, %ld out of memory, %ld failed)",
-				    s->model.e.id, gpus, r->refused, r->no_fit, r->failed);
+				    s->model.e.id, capsim_scenario_gpus(s), r->refused, r->no_fit,
+				    r->failed);
 	free(work);
 	return found ? 0 : -1;
 }
