@@ -11,10 +11,10 @@
 #include "escape.h"
 #include "report.h"
 #include "results.h"
+#include "run.h"
 #include "scenario.h"
 #include "store.h"
 #include "sweep.h"
-#include "sweep_run.h"
 #include "sweepq.h"
 #include "units.h"
 #include "xalloc.h"
@@ -125,7 +125,7 @@ static int from_db(const char *db, const char *sel, char **where, size_t n_where
 		if (sets->n == 0) {
 			capsim_point_record rec;
 			char hex[65];
-			sweep_scenario_digest(s, hex);
+			capsim_sweep_scenario_digest(s, hex);
 			int same = capsim_results_read_point(st, sw.id, index, &rec, d) == 0 &&
 				   strcmp(rec.scenario_sha256, hex) == 0;
 			capsim_point_record_free(&rec);
