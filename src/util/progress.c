@@ -20,6 +20,8 @@ void capsim_progress_init(capsim_progress *p, const char *label, const char *uni
 	p->t0 = capsim_now_s();
 	p->last = -1.0;
 	p->last_tenth = -1;
+	p->log_every_s = 0;
+	p->ended = 0;
 	p->open = 0;
 }
 
@@ -44,10 +46,11 @@ static void words(const capsim_progress *p, long done, long total, const char *n
 
 int capsim_progress_show(capsim_progress *p, long done, long total, const char *note)
 {
-	if (!p->tty && !p->log)
+	if ((!p->tty && !p->log) || p->ended)
 		return 0;
 	double now = capsim_now_s();
 	int end = done >= total;
+	p->ended = end;
 	if (p->tty) {
 		if (!end && p->open && now - p->last < PROGRESS_REDRAW_S)
 			return 0;
@@ -59,9 +62,12 @@ int capsim_progress_show(capsim_progress *p, long done, long total, const char *
 		p->last = now;
 	} else {
 		long tenth = total > 0 ? done * 10 / total : 10;
-		if (tenth == p->last_tenth)
+		int first = p->last_tenth < 0;
+		int due = p->log_every_s > 0 ? now - p->last >= p->log_every_s : tenth != p->last_tenth;
+		if (!first && !end && !due)
 			return 0;
 		p->last_tenth = tenth;
+		p->last = now;
 		words(p, done, total, note, now - p->t0);
 		fputc('\n', p->f);
 	}

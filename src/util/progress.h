@@ -6,7 +6,7 @@
  * ended by a newline when the last one is done. Where standard error is
  * not a terminal it writes nothing, unless asked to log: then a whole line
  * (the same words, with the elapsed time) at the first call, at each tenth
- * done and at the end. The note is written through capsim_term_text, so a
+ * done (or every log_every_s seconds, where that is set) and at the end. The note is written through capsim_term_text, so a
  * name from an input cannot move the cursor. */
 #ifndef CAPSIM_PROGRESS_H
 #define CAPSIM_PROGRESS_H
@@ -28,10 +28,13 @@ typedef struct capsim_progress {
 	double t0;                /* when the count began (capsim_progress_init) */
 	double last;              /* when the terminal line was last written */
 	long last_tenth;          /* the tenth of the last whole line; -1 none yet */
+	double log_every_s;       /* whole lines this often instead of each tenth; 0: tenths */
+	int ended;                /* the last one done was shown */
 	int open;                 /* a terminal line waits for its end */
 } capsim_progress;
 
-/* Start counting now. label and unit are borrowed (they must outlive p). */
+/* Start counting now. label and unit are borrowed (they must outlive p);
+ * log_every_s is 0 (set it after, to log by time). */
 void capsim_progress_init(capsim_progress *p, const char *label, const char *unit,
 			  capsim_progress_mode mode);
 
