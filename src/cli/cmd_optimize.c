@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "escape.h"
 #include "optimize.h"
+#include "progress.h"
 #include "scenario.h"
 #include "xalloc.h"
 
@@ -59,20 +60,17 @@ static void help(FILE *out)
 		PROGRESS_AFTER_S, PROGRESS_LINE_S);
 }
 
-/* The search's progress on stderr. On a terminal (unless --progress) it
- * shows once the search has run PROGRESS_AFTER_S, as one line rewritten in
- * place; with --progress it shows from the start, and where stderr is no
- * terminal as lines: a phase's start and end, and one every
- * PROGRESS_LINE_S between. */
+/* The search's progress on stderr, a line a phase (util/progress.h). On
+ * a terminal (unless --progress) it shows once the search has run
+ * PROGRESS_AFTER_S, as one line rewritten in place; with --progress it
+ * shows from the start, and where stderr is no terminal as lines: a
+ * phase's start and end, and one every PROGRESS_LINE_S between. */
 typedef struct {
 	int on;                         /* show at all */
 	int forced;                     /* --progress: from the start */
-	int tty;                        /* stderr is a terminal */
 	double t0;                      /* when the search began */
-	double last;                    /* when the last line was written */
-	int phase;                      /* of the last line; -1 none */
-	int open;                       /* a terminal line waits for its end */
-	int ended[2];                   /* a phase's last line was written */
+	int phase;                      /* of the open line; -1 none */
+	capsim_progress line[2];        /* each phase's */
 } progress_state;
 
 static const char *const phase_text[] = {
@@ -80,34 +78,28 @@ static const char *const phase_text[] = {
 	"simulating layouts (at most; the bound stops the search sooner)",
 };
 
+static void progress_start(progress_state *p, int on, int forced)
+{
+	p->on = on;
+	p->forced = forced;
+	p->t0 = capsim_now_s();
+	p->phase = -1;
+	for (int k = 0; k < 2; k++) {
+		capsim_progress_init(&p->line[k], phase_text[k], NULL,
+				     forced ? CAPSIM_PROGRESS_LOG : CAPSIM_PROGRESS_TERMINAL);
+		p->line[k].log_every_s = PROGRESS_LINE_S;
+	}
+}
+
 static void progress(void *ctx, int phase, long done, long total)
 {
 	progress_state *p = ctx;
-	if (!p->on || p->ended[phase])
+	if (!p->on || (!p->forced && capsim_now_s() - p->t0 < PROGRESS_AFTER_S))
 		return;
-	double now = capsim_now_s();
-	if (!p->forced && now - p->t0 < PROGRESS_AFTER_S)
-		return;
-	int start = phase != p->phase, end = done >= total;
-	if (p->tty) {
-		if (!start && !end && now - p->last < 0.2)
-			return;
-		if (start && p->open)
-			fputc('\n', stderr);
-		fprintf(stderr, "\r\033[K%s: %ld/%ld, %.1f s", phase_text[phase], done, total,
-			now - p->t0);
-		p->open = !end;
-		if (end)
-			fputc('\n', stderr);
-	} else {
-		if (!start && !end && now - p->last < PROGRESS_LINE_S)
-			return;
-		fprintf(stderr, "%s: %ld/%ld, %.1f s\n", phase_text[phase], done, total, now - p->t0);
-	}
-	fflush(stderr);
-	p->phase = end ? -1 : phase;
-	p->ended[phase] = end;
-	p->last = now;
+	if (phase != p->phase && p->phase >= 0)
+		capsim_progress_end(&p->line[p->phase]);
+	p->phase = done >= total ? -1 : phase;
+	capsim_progress_show(&p->line[phase], done, total, NULL);
 }
 
 /* an option's count, 1 to 2^31 - 1, or -1 after the message */
@@ -411,15 +403,14 @@ int capsim_cmd_optimize(int argc, char **argv)
 		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
-	int tty = isatty(STDERR_FILENO);
-	progress_state ps = { .on = forced || (!quiet && !as_json && tty), .forced = forced,
-			      .tty = tty, .t0 = capsim_now_s(), .phase = -1 };
+	progress_state ps;
+	progress_start(&ps, forced || (!quiet && !as_json && isatty(STDERR_FILENO)), forced);
 	o.progress = progress;
 	o.progress_ctx = &ps;
 	capsim_opt_result r;
 	int rc = capsim_optimize(s, cat, &o, &r, &d);
-	if (ps.open)
-		fputc('\n', stderr);
+	if (ps.phase >= 0)
+		capsim_progress_end(&ps.line[ps.phase]);
 	if (rc == -2) {
 		/* past a limit on work: refused before the simulations */
 		capsim_diags_print(&d, stderr);

@@ -8,13 +8,13 @@
 
 #include "catalog.h"
 #include "cli.h"
-#include "escape.h"
+#include "progress.h"
 #include "report.h"
 #include "results.h"
+#include "run.h"
 #include "scenario.h"
 #include "store.h"
 #include "sweep.h"
-#include "sweep_run.h"
 #include "sweepq.h"
 #include "units.h"
 #include "xalloc.h"
@@ -48,16 +48,10 @@ static void help(FILE *out)
 		"base scenario the store names, which must be as they were (their SHA-256).\n");
 }
 
+/* the evaluations' progress line (util/progress.h), on a terminal */
 static void progress(void *ctx, int done, int total, const char *what)
 {
-	if (!*(int *)ctx)
-		return;
-	fprintf(stderr, "\r\033[Kcapsim report: %d/%d evaluations (", done, total);
-	capsim_term_text(stderr, what);
-	fputc(')', stderr);
-	if (done >= total)
-		fputc('\n', stderr);
-	fflush(stderr);
+	capsim_progress_show(ctx, done, total, what);
 }
 
 /* the ok points of a sweep that match the filters, each rebuilt as a
@@ -125,7 +119,7 @@ static int from_db(const char *db, const char *sel, char **where, size_t n_where
 		if (sets->n == 0) {
 			capsim_point_record rec;
 			char hex[65];
-			sweep_scenario_digest(s, hex);
+			capsim_sweep_scenario_digest(s, hex);
 			int same = capsim_results_read_point(st, sw.id, index, &rec, d) == 0 &&
 				   strcmp(rec.scenario_sha256, hex) == 0;
 			capsim_point_record_free(&rec);
@@ -281,13 +275,16 @@ int capsim_cmd_report(int argc, char **argv)
 		}
 	}
 	capsim_report rep = { 0 };
-	int show = !quiet && isatty(STDERR_FILENO);
+	capsim_progress show;
+	capsim_progress_init(&show, "capsim report", "evaluations",
+			     quiet ? CAPSIM_PROGRESS_OFF : CAPSIM_PROGRESS_TERMINAL);
 	if (bad) {
 		capsim_diags_print(&d, stderr);
 		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 		for (size_t i = 0; i < n; i++)
 			free(v[i]);
 	} else if (capsim_report_collect(&rep, v, n, &rule, cat, progress, &show, &d) < 0) {
+		capsim_progress_end(&show);
 		capsim_diags_print(&d, stderr);
 		status = CAPSIM_EXIT_USAGE;
 	} else {

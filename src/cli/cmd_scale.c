@@ -18,6 +18,7 @@
 #include "eval.h"
 #include "optimize.h"
 #include "outfile.h"
+#include "progress.h"
 #include "scenario.h"
 #include "xalloc.h"
 
@@ -40,20 +41,29 @@ static void help(FILE *out)
 		"when stderr is a terminal, and always with --progress.\n");
 }
 
-/* One size's progress on stderr: "[i/n] G GPUs ..." as it starts, and the
- * same line with its time when it ends (a terminal sees the line replaced). */
-static void progress(int on, int tty, int i, int n, long gpus, double started, double t0)
+/* One size's progress on stderr. As it starts: the progress line on a
+ * terminal (util/progress.h), "[i/n] G GPUs ..." elsewhere; as it ends,
+ * "[i/n] G GPUs ... done in T s (T s in all)" (on a terminal, in the
+ * progress line's place). */
+static void size_started(capsim_progress *p, int log, int i, int n, long gpus)
+{
+	char note[48];
+	snprintf(note, sizeof note, "%ld GPUs", gpus);
+	capsim_progress_show(p, i, n, note);
+	if (log) {
+		fprintf(stderr, "[%d/%d] %ld GPUs ...\n", i + 1, n, gpus);
+		fflush(stderr);
+	}
+}
+
+static void size_done(capsim_progress *p, int on, int i, int n, long gpus, double started)
 {
 	if (!on)
 		return;
-	if (started < 0) {
-		fprintf(stderr, "%s[%d/%d] %ld GPUs ...%s", tty ? "\r\033[K" : "", i + 1, n, gpus,
-			tty ? "" : "\n");
-	} else {
-		double t = capsim_now_s();
-		fprintf(stderr, "%s[%d/%d] %ld GPUs ... done in %.2f s (%.2f s in all)\n",
-			tty ? "\r\033[K" : "", i + 1, n, gpus, t - started, t - t0);
-	}
+	capsim_progress_clear(p);
+	double t = capsim_now_s();
+	fprintf(stderr, "[%d/%d] %ld GPUs ... done in %.2f s (%.2f s in all)\n", i + 1, n, gpus,
+		t - started, t - p->t0);
 	fflush(stderr);
 }
 
@@ -195,20 +205,22 @@ int capsim_cmd_scale(int argc, char **argv)
 		       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling",
 		       strong ? "   speed-up/GPU" : "");
 	}
-	double first = 0.0, t0 = capsim_now_s();
+	double first = 0.0;
 	int tty = isatty(STDERR_FILENO);
+	capsim_progress pr;
+	capsim_progress_init(&pr, "capsim scale", "sizes",
+			     show || tty ? CAPSIM_PROGRESS_TERMINAL : CAPSIM_PROGRESS_OFF);
 	show = show || tty;
 	for (int i = 0; i < n_sizes; i++) {
 		capsim_result r;
 		double started = capsim_now_s();
-		progress(show, tty, i, n_sizes, capsim_scenario_gpus(&pts[i]), -1.0, t0);
+		size_started(&pr, show && !tty, i, n_sizes, capsim_scenario_gpus(&pts[i]));
 		if (capsim_eval(&pts[i], NULL, &r, &d) < 0) { /* no I/O: the input is refused */
-			if (tty && show)
-				fputc('\n', stderr);
+			capsim_progress_end(&pr);
 			capsim_diags_print(&d, stderr);
 			goto out;
 		}
-		progress(show, tty, i, n_sizes, r.gpus, started, t0);
+		size_done(&pr, show, i, n_sizes, r.gpus, started);
 		double batch_tokens = r.global_batch * pts[i].seq_len;
 		if (batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
 			fprintf(stderr, "capsim scale: warning: at %ld GPUs the global batch is %.3g tokens "

@@ -600,6 +600,8 @@ static void bound_inputs(search *x, const capsim_scenario *s)
 static void simulate_all(pool *pl, const capsim_opt_options *o)
 {
 	long n = (long)pl->cands->n;
+	if (o->progress) /* the phase's start, before any thread can finish one */
+		o->progress(o->progress_ctx, CAPSIM_OPT_SIMULATING, 0, n);
 	int threads = o->threads;
 	pthread_t *th = capsim_xcalloc((size_t)threads, sizeof *th);
 	int started = 0;

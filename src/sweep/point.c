@@ -1,8 +1,9 @@
-/* sweep_run.c - one sweep point evaluated into a record, and the records'
- * wire form between MPI ranks; see sweep_run.h. */
-#include "sweep_run.h"
+/* point.c - one sweep point evaluated into a record of store rows, and the
+ * records' wire form between MPI ranks; see runint.h. */
+#include "runint.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +12,19 @@
 #include "sha256.h"
 #include "xalloc.h"
 
+/* a row's text, owned by the item though the row's type holds it const */
+static void free_text(const char *s)
+{
+	free((void *)(uintptr_t)s);
+}
+
 void sweep_item_free(sweep_item *it)
 {
 	if (!it)
 		return;
-	for (size_t i = 0; i < it->n_values; i++)
-		free(it->values[i].text);
-	free(it->values);
+	for (size_t i = 0; i < it->n_rows; i++)
+		free_text(it->rows[i].text);
+	free(it->rows);
 	free(it->error);
 	free(it);
 }
@@ -42,7 +49,7 @@ static char *diags_line(const capsim_diags *d)
 	return buf ? buf : capsim_xstrdup("out of memory");
 }
 
-void sweep_scenario_digest(const capsim_scenario *s, char hex[65])
+void capsim_sweep_scenario_digest(const capsim_scenario *s, char hex[65])
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -62,27 +69,18 @@ static void fail(sweep_item *it, const capsim_diags *d)
 	it->error = diags_line(d);
 }
 
-/* r's scalar keys, in table order; a number that is not finite (a
- * break-even that never comes) is kept as its text */
-static void take_values(sweep_item *it, const capsim_result *r)
+/* r's store rows (capsim_result_values), their texts copied; a number that
+ * is not finite (a break-even that never comes) is kept as its text */
+static void take_rows(sweep_item *it, const capsim_result *r)
 {
-	it->values = capsim_xcalloc(capsim_result_n_keys, sizeof *it->values);
-	for (size_t i = 0; i < capsim_result_n_keys; i++) {
-		const capsim_result_key *k = &capsim_result_keys[i];
-		if (k->kind == CAPSIM_RK_JSON || !capsim_result_has(r, k))
-			continue;
-		sweep_value *v = &it->values[it->n_values++];
-		v->key = (uint16_t)i;
-		if (k->kind == CAPSIM_RK_TEXT) {
-			v->is_text = 1;
-			v->text = capsim_xstrdup((const char *)r + k->offset);
-			continue;
-		}
-		v->num = capsim_result_number(r, k);
-		if (!isfinite(v->num)) {
-			v->is_text = 1;
+	it->rows = capsim_xcalloc(capsim_result_n_keys, sizeof *it->rows);
+	it->n_rows = capsim_result_values(r, it->rows, capsim_result_n_keys);
+	for (size_t i = 0; i < it->n_rows; i++) {
+		capsim_result_value *v = &it->rows[i];
+		if (v->text)
+			v->text = capsim_xstrdup(v->text);
+		else if (!isfinite(v->num))
 			v->text = capsim_xstrdup(isnan(v->num) ? "nan" : v->num > 0 ? "inf" : "-inf");
-		}
 	}
 }
 
@@ -99,13 +97,13 @@ sweep_item *sweep_eval_point(const sweep_job *j, int64_t index)
 		fail(it, &d);
 		goto out;
 	}
-	sweep_scenario_digest(s, it->sha256);
+	capsim_sweep_scenario_digest(s, it->sha256);
 	capsim_result r;
 	if (capsim_eval(s, NULL, &r, &d) < 0) {
 		fail(it, &d);
 		goto out;
 	}
-	take_values(it, &r);
+	take_rows(it, &r);
 	capsim_result_free(&r);
 out:
 	capsim_diags_free(&d);
@@ -137,17 +135,18 @@ static void put_text(sweep_buf *b, const char *s)
 
 void sweep_buf_put_item(sweep_buf *b, const sweep_item *it)
 {
-	uint32_t n = (uint32_t)it->n_values, failed = (uint32_t)it->failed;
+	uint32_t n = (uint32_t)it->n_rows, failed = (uint32_t)it->failed;
 	put(b, &it->index, sizeof it->index);
 	put(b, &failed, sizeof failed);
 	put(b, it->sha256, 64);
 	put_text(b, it->error);
 	put(b, &n, sizeof n);
-	for (size_t i = 0; i < it->n_values; i++) {
-		const sweep_value *v = &it->values[i];
-		put(b, &v->key, sizeof v->key);
-		put(b, &v->is_text, sizeof v->is_text);
-		if (v->is_text)
+	for (size_t i = 0; i < it->n_rows; i++) {
+		const capsim_result_value *v = &it->rows[i];
+		uint8_t is_text = v->text != NULL;
+		put_text(b, v->key);
+		put(b, &is_text, sizeof is_text);
+		if (is_text)
 			put_text(b, v->text);
 		else
 			put(b, &v->num, sizeof v->num);
@@ -177,6 +176,26 @@ static char *get_text(sweep_buf *b, int *bad)
 	return s;
 }
 
+/* one row: its key (one of the result table's, whose key and unit it
+ * then points to), whether it is a text, the text or the number */
+static int get_row(sweep_buf *b, capsim_result_value *v)
+{
+	int bad = 0;
+	char *name = get_text(b, &bad);
+	const capsim_result_key *k = bad ? NULL : capsim_result_key_find(name);
+	free(name);
+	uint8_t is_text;
+	if (!k || get(b, &is_text, sizeof is_text) < 0)
+		return -1;
+	v->key = k->key;
+	v->unit = k->unit;
+	if (is_text) {
+		v->text = get_text(b, &bad);
+		return bad ? -1 : 0;
+	}
+	return get(b, &v->num, sizeof v->num);
+}
+
 sweep_item *sweep_buf_get_item(sweep_buf *b, int *bad)
 {
 	*bad = 0;
@@ -198,19 +217,11 @@ sweep_item *sweep_buf_get_item(sweep_buf *b, int *bad)
 	}
 	if (get(b, &n, sizeof n) < 0 || n > capsim_result_n_keys)
 		goto bad;
-	it->values = capsim_xcalloc(n ? n : 1, sizeof *it->values);
+	it->rows = capsim_xcalloc(n ? n : 1, sizeof *it->rows);
 	for (uint32_t i = 0; i < n; i++) {
-		sweep_value *v = &it->values[it->n_values++];
-		if (get(b, &v->key, sizeof v->key) < 0 || v->key >= capsim_result_n_keys ||
-		    get(b, &v->is_text, sizeof v->is_text) < 0)
+		capsim_result_value *v = &it->rows[it->n_rows++];
+		if (get_row(b, v) < 0)
 			goto bad;
-		if (v->is_text) {
-			v->text = get_text(b, bad);
-			if (*bad)
-				goto bad;
-		} else if (get(b, &v->num, sizeof v->num) < 0) {
-			goto bad;
-		}
 	}
 	return it;
 bad:

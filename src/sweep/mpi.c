@@ -1,16 +1,16 @@
-/* sweep_mpi.c - the MPI transport of `capsim sweep`: rank 0 hands out chunks
+/* mpi.c - the MPI transport of a sweep run (run.h): rank 0 hands out chunks
  * of point indices to the ranks that ask and takes their finished points
  * back in the same message (dynamic load balancing: a rank asks again as
- * soon as it is done); see sweep_run.h. Built with Open MPI when CMake finds
+ * soon as it is done); see runint.h. Built with Open MPI when CMake finds
  * it (CAPSIM_HAVE_MPI), else every call but the first two is unreachable. */
-#include "sweep_run.h"
+#include "runint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "xalloc.h"
 
-int sweep_mpi_launched(void)
+int capsim_sweep_mpi_launched(void)
 {
 	return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL;
 }
@@ -21,12 +21,12 @@ int sweep_mpi_launched(void)
 
 enum { TAG_REQUEST = 1, TAG_CHUNK = 2, TAG_INT = 3 };
 
-int sweep_mpi_built(void)
+int capsim_sweep_mpi_built(void)
 {
 	return 1;
 }
 
-int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
+int capsim_sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
 {
 	int provided;
 	if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -44,12 +44,12 @@ int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
 	return 0;
 }
 
-void sweep_mpi_finalize(void)
+void capsim_sweep_mpi_finalize(void)
 {
 	MPI_Finalize();
 }
 
-void sweep_mpi_abort(int status)
+void capsim_sweep_mpi_abort(int status)
 {
 	MPI_Abort(MPI_COMM_WORLD, status);
 }
@@ -91,12 +91,12 @@ void sweep_mpi_request(const sweep_buf *b, int64_t **idx, size_t *n)
 
 #else
 
-int sweep_mpi_built(void)
+int capsim_sweep_mpi_built(void)
 {
 	return 0;
 }
 
-int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
+int capsim_sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
 {
 	(void)argc;
 	(void)argv;
@@ -106,11 +106,11 @@ int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size)
 	return -1;
 }
 
-void sweep_mpi_finalize(void)
+void capsim_sweep_mpi_finalize(void)
 {
 }
 
-void sweep_mpi_abort(int status)
+void capsim_sweep_mpi_abort(int status)
 {
 	exit(status);
 }

@@ -1,32 +1,29 @@
-/* sweep_run.h - private to src/cli: one sweep point evaluated into a
- * self-contained record (what a worker thread or an MPI rank hands to the
- * writer), its wire form between ranks, and the MPI transport of
- * `capsim sweep` (sweep_mpi.c; absent without Open MPI). */
-#ifndef CAPSIM_SWEEP_RUN_H
-#define CAPSIM_SWEEP_RUN_H
+/* runint.h - private to the sweep runner (run.c, point.c, mpi.c): one sweep
+ * point evaluated into a self-contained record (what a worker thread or an
+ * MPI rank hands to the writer), its wire form between ranks, and the MPI
+ * transport (mpi.c; inert without Open MPI). The face is run.h. */
+#ifndef CAPSIM_SWEEP_RUNINT_H
+#define CAPSIM_SWEEP_RUNINT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "catalog.h"
+#include "results.h"
+#include "run.h"
 #include "sweep.h"
 
-/* one result key of a point: key is an index into capsim_result_keys */
-typedef struct sweep_value {
-	uint16_t key;
-	uint8_t is_text;
-	double num;
-	char *text;                /* owned, when is_text */
-} sweep_value;
-
-/* One point done: its result values, or its error. */
+/* One point done: its store rows, or its error. */
 typedef struct sweep_item {
 	int64_t index;
 	int failed;
 	char sha256[65];           /* of the point's resolved scenario; "" when it did not resolve */
 	char *error;               /* owned, when failed */
-	sweep_value *values;       /* owned */
-	size_t n_values;
+	/* capsim_result_values' rows: key and unit point into the result
+	 * table; text is owned. A number that is not finite (a break-even
+	 * that never comes) is kept as its text ("inf"), which the store takes. */
+	capsim_result_value *rows; /* owned */
+	size_t n_rows;
 	struct sweep_item *next;   /* the writer's queue */
 } sweep_item;
 
@@ -38,10 +35,6 @@ typedef struct sweep_job {
 	const capsim_catalog *cat;
 	const capsim_scenario *base;
 } sweep_job;
-
-/* The SHA-256 of s written out whole (capsim_scenario_write_xml) as 64 hex
- * digits: what the store records of a point's scenario; "" on a failure. */
-void sweep_scenario_digest(const capsim_scenario *s, char hex[65]);
 
 /* Evaluate point index of j into a new item (never NULL: a point that
  * cannot be edited or evaluated is a failed item with the reason). */
@@ -58,21 +51,7 @@ void sweep_buf_put_item(sweep_buf *b, const sweep_item *it);
 sweep_item *sweep_buf_get_item(sweep_buf *b, int *bad);
 void sweep_buf_free(sweep_buf *b);
 
-/* ---- MPI (sweep_mpi.c) ---- */
-
-/* 1 when the environment says this process is one rank of an MPI launch
- * (Open MPI's mpirun, or srun with PMIx): OMPI_COMM_WORLD_SIZE or
- * PMIX_RANK is set. */
-int sweep_mpi_launched(void);
-
-/* 1 when this capsim was built with MPI. */
-int sweep_mpi_built(void);
-
-/* Initialise MPI (funneled: only the calling thread speaks MPI); writes the
- * rank and the number of ranks. Returns 0, or -1 after printing why. */
-int sweep_mpi_init(int *argc, char ***argv, int *rank, int *size);
-void sweep_mpi_finalize(void);
-void sweep_mpi_abort(int status);
+/* ---- the MPI transport (mpi.c) ---- */
 
 /* Rank 0: whether a worker has asked for work; if so receives its finished
  * items into *results (appended) and writes its rank to *worker. */
