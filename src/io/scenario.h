@@ -80,7 +80,14 @@ typedef struct capsim_path_value {
 int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const char *value,
 			       capsim_path_value *out, char *err, size_t errlen);
 
-/* Every path --set accepts, in a stable order; the array lives until exit. */
+/* Where loading writes its warnings ("FILE:LINE: warning: ..."): an old form
+ * of a node group (<mix>, cluster.mix.*) that still loads. NULL, the
+ * default: nowhere. The command line gives standard error. */
+void capsim_scenario_warnings_to(FILE *out);
+
+/* Every path --set accepts, in a stable order; the array lives until exit.
+ * A node group's paths are written with ID for its key (cluster.group.ID.nodes):
+ * --set takes its id or its index there. */
 const char *const *capsim_scenario_set_paths(size_t *n);
 
 /* 1 when --set accepts path, else 0. */
