@@ -1578,6 +1578,15 @@ static int group_attr(capsim_scenario *s, int g, xmlNode *el, const char *attr,
 	return bad;
 }
 
+/* 1 when a group before g has id */
+static int id_before(const capsim_scenario *s, const char *id, int g)
+{
+	for (int i = 0; i < g; i++)
+		if (strcmp(s->groups[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
 /* A group's id as given: no dots (they separate a path), not all digits (an
  * index), unique. */
 static int check_group_id(capsim_scenario *s, int g, xmlNode *el, capsim_diags *d)
@@ -1585,7 +1594,7 @@ static int check_group_id(capsim_scenario *s, int g, xmlNode *el, capsim_diags *
 	const char *id = s->groups[g].id;
 	const char *why = strchr(id, '.') ? "a dot separates the parts of a path" :
 			  strspn(id, "0123456789") == strlen(id) ? "digits alone are an index" :
-			  group_id_taken(s, id, g) ? "another group has it" : NULL;
+			  id_before(s, id, g) ? "a group before it has it" : NULL;
 	if (!why)
 		return 0;
 	capsim_diags_add(d, s->file, xmlGetLineNo(el), "cluster.group: id '%s' cannot name a "
