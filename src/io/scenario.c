@@ -571,8 +571,11 @@ static int resolve_group_part(capsim_scenario *s, int g, int part, const capsim_
 			 part == 1 ? "gpus.ref" : "nics.ref");
 	const void *entry = capsim_catalog_find(cat, kid, ref);
 	if (!entry) {
+		char elem[160];
 		nearest_ids(cat, kid, ref, near, sizeof near);
-		blame(d, s, given[0] ? pre : node_pre, ref_path,
+		snprintf(elem, sizeof elem, "%.*s", (int)(strrchr(ref_path, '.') - ref_path),
+			 ref_path);
+		blame(d, s, elem, ref_path,
 		      "%s: '%s' is not a %s of the catalog; nearest: %s", ref_path, ref,
 		      capsim_kinds[kid].name, near);
 		return 1;
