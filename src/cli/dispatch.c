@@ -152,5 +152,6 @@ int capsim_main(int argc, char **argv)
 {
 	reset_getopt();
 	capsim_cli_parts_reset();
+	capsim_scenario_warnings_to(stderr);
 	return finish(dispatch(argc, argv));
 }

@@ -145,6 +145,40 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 	return eval_job(s, o, 1, r, d);
 }
 
+/* the power a GPU runs at most: its limit where set below the TDP */
+static double gpu_cap_w(const capsim_gpu *g)
+{
+	return g->power_limit_w > 0 ? fmin(g->power_limit_w, g->tdp_w) : g->tdp_w;
+}
+
+/* s with every node group's GPUs limited to cap watts (those running
+ * higher), made through the edit path into *t: 0, or -1 after adding to d
+ * why the edit was refused. */
+static int throttled(const capsim_scenario *s, double cap, capsim_scenario *t, capsim_diags *d)
+{
+	*t = *s;
+	int n = s->n_groups > 0 ? s->n_groups : 1;
+	capsim_set *edits = capsim_xcalloc((size_t)n, sizeof *edits);
+	char (*paths)[64] = capsim_xcalloc((size_t)n, sizeof *paths);
+	char (*values)[48] = capsim_xcalloc((size_t)n, sizeof *values);
+	size_t k = 0;
+	for (int g = 0; g < n; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		if (!(cap < gpu_cap_w(v.gpu)))
+			continue;
+		snprintf(paths[k], sizeof paths[k], "cluster.group.%d.gpu.power.limit", g);
+		snprintf(values[k], sizeof values[k], "%.17g W", cap);
+		edits[k] = (capsim_set){ paths[k], values[k] };
+		k++;
+	}
+	int rc = k ? capsim_scenario_set_many(t, NULL, edits, k, d) : 0;
+	free(edits);
+	free(paths);
+	free(values);
+	return rc;
+}
+
 /* Cooling (docs/model.md, "Cooling"): where a rack's nodes give off more
  * heat at the step's load than its cooling removes, the GPUs run at the
  * power limit that fits, and the step is simulated again at the clock that
@@ -166,15 +200,15 @@ static int eval_job(const capsim_scenario *s, const capsim_eval_opts *o, int top
 	if (limit == 0)
 		return 0;
 	capsim_scenario *t = capsim_xmalloc(sizeof *t);
-	*t = *s;
-	double cap = s->gpu.power_limit_w > 0 ? fmin(s->gpu.power_limit_w, s->gpu.tdp_w) :
-						s->gpu.tdp_w;
+	capsim_group_view v0;
+	capsim_scenario_group(s, 0, &v0);
+	double cap = gpu_cap_w(v0.gpu);
 	int rc = 0;
 	for (int k = 0; k < 8 && limit > 0; k++) {
 		cap = fmin(cap, limit);
-		t->gpu.power_limit_w = cap;
 		capsim_result_free(r);
-		if (eval_once(t, o, top, r, d) < 0) {
+		memset(r, 0, sizeof *r);
+		if (throttled(s, cap, t, d) < 0 || eval_once(t, o, top, r, d) < 0) {
 			rc = -1;
 			break;
 		}
@@ -188,7 +222,7 @@ static int eval_job(const capsim_scenario *s, const capsim_eval_opts *o, int top
 	}
 	if (rc == 0) {
 		r->power.throttle_limit_w = cap;
-		r->power.clock_scale = capsim_power_clock_scale(t->gpu.tdp_w, cap);
+		r->power.clock_scale = capsim_power_clock_scale(v0.gpu->tdp_w, cap);
 	}
 	free(t);
 	return rc;

@@ -333,6 +333,8 @@ int capsim_fields_apply(const capsim_field *f, size_t n, void *obj,
 
 	for (size_t i = 0; i < n; i++) {
 		const capsim_field *fi = &f[i];
+		if (fi->flags & CAPSIM_F_GROUP)
+			continue; /* a node group's: read per group element */
 		const char *dot = strrchr(fi->path, '.');
 		const char *attr = dot ? dot + 1 : fi->path;
 		size_t elen = dot ? (size_t)(dot - fi->path) : 0;

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,8 +52,22 @@ const char *const *capsim_scenario_set_paths(size_t *n)
 	return (const char *const *)set_paths;
 }
 
+/* path with a node group's key written as ID ("cluster.group.h200.nodes" ->
+ * "cluster.group.ID.nodes"), into buf; path itself when it is no group's */
+static const char *group_template(const char *path, char *buf, size_t len)
+{
+	static const char head[] = "cluster.group.";
+	if (strncmp(path, head, sizeof head - 1) != 0)
+		return path;
+	const char *dot = strchr(path + sizeof head - 1, '.');
+	snprintf(buf, len, "%sID%s", head, dot ? dot : "");
+	return buf;
+}
+
 int capsim_scenario_path_known(const char *path)
 {
+	char tmpl[256];
+	path = group_template(path, tmpl, sizeof tmpl);
 	size_t n;
 	const char *const *p = capsim_scenario_set_paths(&n);
 	for (size_t i = 0; i < n; i++)
@@ -64,6 +79,8 @@ int capsim_scenario_path_known(const char *path)
 /* an element path is known if some attribute path continues it */
 static int elem_known(const char *path)
 {
+	char tmpl[256];
+	path = group_template(path, tmpl, sizeof tmpl);
 	size_t n, len = strlen(path);
 	const char *const *p = capsim_scenario_set_paths(&n);
 	for (size_t i = 0; i < n; i++)
@@ -227,6 +244,16 @@ int capsim_set_parse(const char *arg, char *buf, capsim_set *out,
 
 /* ---- unknown attributes and elements (overrides are not in the schema) ---- */
 
+/* 1, 2, 3 for the old forms <mix>, <mix2>, <mix3> of a node group; 0 else */
+static int mix_index(const char *name)
+{
+	if (strcmp(name, "mix") == 0)
+		return 1;
+	if (strncmp(name, "mix", 3) == 0 && (name[3] == '2' || name[3] == '3') && !name[4])
+		return name[3] - '0';
+	return 0;
+}
+
 /* Unknown names of a file listed (with the nearest valid paths, which
  * cost a comparison with every path each): the first UNKNOWN_SHOWN, then
  * one line with the count of the rest. */
@@ -247,6 +274,8 @@ static void check_unknown_in(xmlNode *el, const char *path, const char *file, lo
 		const char *name = (const char *)a->name;
 		if (strcmp(name, "src") == 0 || strcmp(name, "assumption") == 0)
 			continue;
+		if (strcmp(path, "cluster.group.ID") == 0 && strcmp(name, "id") == 0)
+			continue;
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
 		if (!capsim_scenario_path_known(sub))
 			unknown_name("attribute", sub, file, xmlGetLineNo(el), seen, d);
@@ -260,6 +289,10 @@ static void check_unknown_in(xmlNode *el, const char *path, const char *file, lo
 		if (strcmp(name, "note") == 0)
 			continue;
 		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
+		/* a node group, or one of the old forms of one */
+		if (strcmp(path, "cluster") == 0 &&
+		    (strcmp(name, "group") == 0 || mix_index(name) > 0))
+			snprintf(sub, sizeof sub, "cluster.group.ID");
 		if (!elem_known(sub)) {
 			unknown_name("element", sub, file, xmlGetLineNo(c), seen, d);
 			continue;
@@ -340,15 +373,18 @@ static void blame(capsim_diags *d, const capsim_scenario *s, const char *elem,
 
 /* ---- resolving catalog parts ------------------------------------------------- */
 
-/* "cluster.node" for group 0, "cluster.mix" for 1, "cluster.mixG" after */
-static void group_path(int g, char *buf, size_t n)
+/* The path of group g's part (0 its node, 1 its GPU, 2 its NIC), into buf:
+ * cluster.node, cluster.gpu, cluster.nic for the one-group form's group,
+ * cluster.group.ID, cluster.group.ID.gpu, cluster.group.ID.nic else. */
+static const char *group_prefix(const capsim_scenario *s, int g, int part, char *buf, size_t n)
 {
-	if (g <= 0)
-		snprintf(buf, n, "cluster.node");
-	else if (g == 1)
-		snprintf(buf, n, "cluster.mix");
+	static const char *const shorthand[] = { "cluster.node", "cluster.gpu", "cluster.nic" };
+	static const char *const tail[] = { "", ".gpu", ".nic" };
+	if (s->groups[g].shorthand)
+		snprintf(buf, n, "%s", shorthand[part]);
 	else
-		snprintf(buf, n, "cluster.mix%d", g);
+		snprintf(buf, n, "cluster.group.%s%s", s->groups[g].id, tail[part]);
+	return buf;
 }
 
 static void nearest_ids(const capsim_catalog *cat, capsim_kind_id k,
@@ -430,29 +466,29 @@ static int apply_profile(const capsim_scenario *s, const char *name, const char 
 	return bad;
 }
 
-/* Reapply the overrides of the part at slot_path onto obj. */
-static int apply_overrides(const capsim_scenario *s, const capsim_part_slot *slot,
-			   const capsim_kind *kind, void *obj, const char *label,
-			   capsim_diags *d)
+/* Reapply the overrides below prefix (a part's path) onto obj, a kind's. */
+static int apply_overrides(const capsim_scenario *s, const char *prefix, capsim_kind_id kid,
+			   void *obj, const char *label, capsim_diags *d)
 {
-	size_t plen = strlen(slot->path);
+	const capsim_kind *kind = &capsim_kinds[kid];
+	size_t plen = strlen(prefix);
 	int problems = 0, any = 0;
 	long line = 0;
 	for (int i = 0; i < s->n_overrides; i++) {
 		const capsim_override *o = &s->overrides[i];
-		if (strncmp(o->path, slot->path, plen) != 0 || o->path[plen] != '.')
+		if (strncmp(o->path, prefix, plen) != 0 || o->path[plen] != '.')
 			continue;
 		const capsim_field *f = capsim_field_find(kind->fields, kind->n_fields,
 							  o->path + plen + 1);
 		if (!f)
-			continue; /* cannot happen: recorded through the table */
+			continue; /* a part below this one (cluster.group.ID.gpu.*) */
 		char err[512];
 		if (capsim_field_parse(f, o->value, obj, err, sizeof err) < 0) {
 			if (o->line)
 				capsim_diags_add(d, s->file, o->line, "%s: %s: %s", label,
 						 o->path, err);
 			else
-				blame(d, s, slot->path, o->path, "%s: %s", o->path, err);
+				blame(d, s, prefix, o->path, "%s: %s", o->path, err);
 			problems++;
 		}
 		any = 1;
@@ -460,8 +496,8 @@ static int apply_overrides(const capsim_scenario *s, const capsim_part_slot *slo
 			line = o->line;
 	}
 	if (any && !problems) {
-		if (capsim_catalog_check_entry(slot->kind, obj, s->file,
-					       line ? line : line_of(s, slot->path), label, d))
+		if (capsim_catalog_check_entry(kid, obj, s->file,
+					       line ? line : line_of(s, prefix), label, d))
 			problems++;
 	}
 	return problems;
@@ -512,7 +548,94 @@ static int inline_model(capsim_scenario *s, const capsim_part_slot *slot, const 
 			       sizeof m->e.assumption);
 	char label[160];
 	snprintf(label, sizeof label, "%s (defined in the scenario)", slot->path);
-	return apply_overrides(s, slot, kind, m, label, d);
+	return apply_overrides(s, slot->path, slot->kind, m, label, d);
+}
+
+/* Copy a part of group g from the catalog by ref and reapply its overrides:
+ * part 1 its GPU, 2 its NIC (the node's own where the group names none). */
+static int resolve_group_part(capsim_scenario *s, int g, int part, const capsim_catalog *cat,
+			      capsim_diags *d)
+{
+	capsim_node_group *m = &s->groups[g];
+	capsim_kind_id kid = part == 1 ? CAPSIM_KIND_GPU : CAPSIM_KIND_NIC;
+	const char *given = part == 1 ? m->gpu_ref : m->nic_ref;
+	const char *ref = given[0] ? given : part == 1 ? m->node.gpu : m->node.nic;
+	char pre[128], node_pre[128], ref_path[160], label[256], near[256];
+	group_prefix(s, g, part, pre, sizeof pre);
+	group_prefix(s, g, 0, node_pre, sizeof node_pre);
+	/* where the id came from decides where a bad one is reported */
+	if (given[0])
+		snprintf(ref_path, sizeof ref_path, "%s.ref", pre);
+	else
+		snprintf(ref_path, sizeof ref_path, "%s.%s", node_pre,
+			 part == 1 ? "gpus.ref" : "nics.ref");
+	const void *entry = capsim_catalog_find(cat, kid, ref);
+	if (!entry) {
+		char elem[160];
+		nearest_ids(cat, kid, ref, near, sizeof near);
+		snprintf(elem, sizeof elem, "%.*s", (int)(strrchr(ref_path, '.') - ref_path),
+			 ref_path);
+		blame(d, s, elem, ref_path,
+		      "%s: '%s' is not a %s of the catalog; nearest: %s", ref_path, ref,
+		      capsim_kinds[kid].name, near);
+		return 1;
+	}
+	void *obj = part == 1 ? (void *)&m->gpu : (void *)&m->nic;
+	memcpy(obj, entry, capsim_kinds[kid].size);
+	snprintf(label, sizeof label, "%s (%s '%s')", pre, capsim_kinds[kid].name, ref);
+	return apply_overrides(s, pre, kid, obj, label, d);
+}
+
+/* Group g's node, GPU, NIC and NVSwitch from the catalog, its overrides and
+ * its profile. */
+static int resolve_group(capsim_scenario *s, int g, const capsim_catalog *cat, capsim_diags *d)
+{
+	capsim_node_group *m = &s->groups[g];
+	char pre[128], ref_path[160], label[256], near[256];
+	group_prefix(s, g, 0, pre, sizeof pre);
+	snprintf(ref_path, sizeof ref_path, "%s.ref", pre);
+	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, m->node_ref);
+	if (!node) {
+		nearest_ids(cat, CAPSIM_KIND_NODE, m->node_ref, near, sizeof near);
+		blame(d, s, pre, ref_path, "%s: '%s' is not a node of the catalog; nearest: %s",
+		      ref_path, m->node_ref, near);
+		return 1;
+	}
+	m->node = *node;
+	snprintf(label, sizeof label, "%s (node '%s')", pre, m->node_ref);
+	int problems = apply_overrides(s, pre, CAPSIM_KIND_NODE, &m->node, label, d);
+	if (problems)
+		return problems;
+	problems += resolve_group_part(s, g, 1, cat, d);
+	problems += resolve_group_part(s, g, 2, cat, d);
+	m->has_nvswitch = 0;
+	const capsim_nvswitch *nv = m->node.nvswitch[0] ?
+		capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, m->node.nvswitch) : NULL;
+	if (nv) {
+		m->nvswitch = *nv;
+		m->has_nvswitch = 1;
+	}
+	if (problems || !m->profile[0])
+		return problems;
+	char field[160];
+	if (!m->shorthand)
+		snprintf(field, sizeof field, "%s.profile", pre);
+	else
+		snprintf(field, sizeof field, "%s", edit_of(s, "cluster.gpu.profile") ||
+			 m->gpu_ref[0] ? "cluster.gpu.profile" : "cluster.node.profile");
+	return apply_profile(s, m->profile, field, &m->gpu, d);
+}
+
+/* Every group's parts; then the cluster's nodes (their sum) and the one-group
+ * view (the first group's). */
+static int resolve_groups(capsim_scenario *s, const capsim_catalog *cat, capsim_diags *d)
+{
+	int problems = 0;
+	for (int g = 0; g < s->n_groups; g++)
+		problems += resolve_group(s, g, cat, d);
+	if (s->n_groups > 0)
+		capsim_scenario_view_group(s, 0);
+	return problems;
 }
 
 static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_diags *d)
@@ -524,19 +647,12 @@ static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_d
 		const capsim_part_slot *slot = &capsim_part_slots[i];
 		const capsim_kind *kind = &capsim_kinds[slot->kind];
 		const char *ref = sc + slot->ref_offset;
+		if (slot->group)
+			continue; /* resolve_groups */
 		if (slot->has_offset != (size_t)-1)
 			*(int *)(sc + slot->has_offset) = 0;
-		/* where the id came from decides where a bad one is reported */
 		char ref_path[160];
 		snprintf(ref_path, sizeof ref_path, "%s.ref", slot->path);
-		if (!*ref && slot->kind == CAPSIM_KIND_GPU && s->node.e.id[0]) {
-			ref = s->node.gpu;
-			snprintf(ref_path, sizeof ref_path, "cluster.node.gpus.ref");
-		}
-		if (!*ref && slot->kind == CAPSIM_KIND_NIC && s->node.e.id[0]) {
-			ref = s->node.nic;
-			snprintf(ref_path, sizeof ref_path, "cluster.node.nics.ref");
-		}
 		if (!*ref && slot->kind == CAPSIM_KIND_MODEL && s->model_inline) {
 			problems += inline_model(s, slot, kind, d);
 			continue;
@@ -560,58 +676,11 @@ static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_d
 			*(int *)(sc + slot->has_offset) = 1;
 		char label[160];
 		snprintf(label, sizeof label, "%s (%s '%s')", slot->path, kind->name, ref);
-		problems += apply_overrides(s, slot, kind, obj, label, d);
+		problems += apply_overrides(s, slot->path, slot->kind, obj, label, d);
 	}
 	if (problems)
 		return problems;
-	s->has_nvswitch = 0;
-	if (s->node.nvswitch[0]) {
-		const capsim_nvswitch *nv =
-			capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, s->node.nvswitch);
-		if (nv) {
-			s->nvswitch = *nv;
-			s->has_nvswitch = 1;
-		}
-	}
-	/* further node groups: each node entry's own GPU, NIC and NVSwitch (the
-	 * catalog checked that they exist) */
-	s->n_groups = 1;
-	for (int g = 0; g < CAPSIM_MAX_GROUPS - 1 && s->more[g].present; g++) {
-		capsim_node_group *m = &s->more[g];
-		const capsim_gpu *gp = capsim_catalog_find(cat, CAPSIM_KIND_GPU, m->node.gpu);
-		const capsim_nic *c = capsim_catalog_find(cat, CAPSIM_KIND_NIC, m->node.nic);
-		char gpath[32], ref[48];
-		group_path(g + 1, gpath, sizeof gpath);
-		snprintf(ref, sizeof ref, "%s.ref", gpath);
-		if (!gp || !c) {
-			blame(d, s, gpath, ref, "%s: node '%s' names %s '%s', which is not in the catalog",
-			      gpath, m->node.e.id, gp ? "NIC" : "GPU", gp ? m->node.nic : m->node.gpu);
-			return 1;
-		}
-		m->gpu = *gp;
-		m->nic = *c;
-		m->has_nvswitch = 0;
-		const capsim_nvswitch *nv = m->node.nvswitch[0] ?
-			capsim_catalog_find(cat, CAPSIM_KIND_NVSWITCH, m->node.nvswitch) : NULL;
-		if (nv) {
-			m->nvswitch = *nv;
-			m->has_nvswitch = 1;
-		}
-		s->n_groups++;
-	}
-	if (s->gpu_profile[0])
-		problems += apply_profile(s, s->gpu_profile,
-					  edit_of(s, "cluster.gpu.profile") || s->gpu_ref[0] ?
-						  "cluster.gpu.profile" : "cluster.node.profile",
-					  &s->gpu, d);
-	for (int g = 1; g < s->n_groups; g++)
-		if (s->more[g - 1].profile[0]) {
-			char field[48];
-			group_path(g, field, sizeof field);
-			capsim_strlcpy(field + strlen(field), ".profile", sizeof field - strlen(field));
-			problems += apply_profile(s, s->more[g - 1].profile, field,
-						  &s->more[g - 1].gpu, d);
-		}
+	problems += resolve_groups(s, cat, d);
 	return problems;
 }
 
@@ -670,6 +739,10 @@ static int domain_gpus(const capsim_node *n)
 /* the values derived from the others: dp, rails */
 static void derive(capsim_scenario *s)
 {
+	long nodes = 0;
+	for (int g = 0; g < s->n_groups; g++)
+		nodes += s->groups[g].nodes;
+	s->nodes = nodes > INT_MAX ? INT_MAX : (int)nodes;
 	long gpus = capsim_scenario_gpus(s);
 	long model_par = (long)s->tp * s->pp * s->cp;
 	s->dp = s->dp_given;
@@ -682,49 +755,28 @@ static void derive(capsim_scenario *s)
 								      CAPSIM_ROUTING_ECMP;
 }
 
+/* Each group has nodes, and the GPUs and NVLink domains of a node that every
+ * other group has (ranks keep their places across groups). */
 static void check_groups(const capsim_scenario *s, capsim_diags *d)
 {
-	int others = 0;
-	char gpath[32], why[128];
-	for (int g = 1; g < s->n_groups; g++) {
-		const capsim_node_group *m = &s->more[g - 1];
-		group_path(g, gpath, sizeof gpath);
-		others += m->nodes;
-		snprintf(why, sizeof why, "%s.nodes", gpath);
+	const capsim_node_group *first = &s->groups[0];
+	for (int g = 0; g < s->n_groups; g++) {
+		const capsim_node_group *m = &s->groups[g];
+		char pre[128], why[320];
+		group_prefix(s, g, 0, pre, sizeof pre);
+		snprintf(why, sizeof why, "%s.nodes%s", pre, m->shorthand ? " cluster.nodes" : "");
 		if (m->nodes < 1)
-			blame(d, s, gpath, why,
-			      "%s.nodes: missing (how many of the cluster's nodes are '%s')", gpath,
-			      m->node.e.id);
-		snprintf(why, sizeof why, "%s.ref cluster.node.ref", gpath);
-		if (m->node.gpus != s->node.gpus || domain_gpus(&m->node) != domain_gpus(&s->node))
-			blame(d, s, gpath, why,
-			      "%s: node '%s' has %d GPUs in NVLink domains of %d; the cluster's "
-			      "'%s' has %d in domains of %d: mixed nodes must match, so that ranks "
-			      "keep their places",
-			      gpath, m->node.e.id, m->node.gpus, domain_gpus(&m->node), s->node.e.id,
-			      s->node.gpus, domain_gpus(&s->node));
-	}
-	if (s->n_groups > 1 && others >= s->nodes)
-		blame(d, s, "cluster.mix",
-		      "cluster.mix.nodes cluster.mix2.nodes cluster.mix3.nodes cluster.nodes",
-		      "cluster.mix.nodes: expected 1 to %d (fewer than the cluster's %d nodes), "
-		      "found %d",
-		      s->nodes - 1, s->nodes, others);
-	/* a group given without the ones before it, or nodes without a ref */
-	for (int g = s->n_groups; g < CAPSIM_MAX_GROUPS; g++) {
-		const capsim_node_group *m = &s->more[g - 1];
-		group_path(g, gpath, sizeof gpath);
-		snprintf(why, sizeof why, "%s.ref %s.nodes", gpath, gpath);
-		if (m->present || m->node_ref[0]) {
-			char prev[32];
-			group_path(g - 1, prev, sizeof prev);
-			blame(d, s, gpath, why, "%s: given without %s before it", gpath, prev);
-		} else if (m->nodes) {
-			blame(d, s, gpath, why,
-			      "%s.nodes: %d nodes of a further type, but no <%s ref=\"...\"/> "
-			      "names it",
-			      gpath, m->nodes, gpath + 8);
-		}
+			blame(d, s, pre, why, "%s.nodes: missing (how many of the cluster's nodes are "
+			      "'%s')", pre, m->node.e.id);
+		snprintf(why, sizeof why, "%s.ref %s.gpus.count", pre, pre);
+		if (g > 0 && (m->node.gpus != first->node.gpus ||
+			      domain_gpus(&m->node) != domain_gpus(&first->node)))
+			blame(d, s, pre, why,
+			      "%s: node '%s' has %d GPUs in NVLink domains of %d; group '%s' (node "
+			      "'%s') has %d in domains of %d: a cluster's groups must match, so that "
+			      "ranks keep their places",
+			      pre, m->node.e.id, m->node.gpus, domain_gpus(&m->node), first->id,
+			      first->node.e.id, first->node.gpus, domain_gpus(&first->node));
 	}
 }
 
@@ -962,6 +1014,70 @@ static int check_consistency(capsim_scenario *s, const capsim_catalog *cat, caps
 	return (int)(d->n - before);
 }
 
+/* ---- node groups: warnings, ids, fields ----------------------------------------- */
+
+static FILE *warnings_out;
+
+void capsim_scenario_warnings_to(FILE *out)
+{
+	warnings_out = out;
+}
+
+static void warn(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(const char *where, const char *fmt, ...)
+{
+	if (!warnings_out)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(warnings_out, "%s: warning: ", where);
+	vfprintf(warnings_out, fmt, ap);
+	fputc('\n', warnings_out);
+	va_end(ap);
+}
+
+/* 1 when a group of s other than group `except` has id */
+static int group_id_taken(const capsim_scenario *s, const char *id, int except)
+{
+	for (int g = 0; g < s->n_groups; g++)
+		if (g != except && strcmp(s->groups[g].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/* Group g's id where none was given: its node ref (dots as dashes), then
+ * REF-2, REF-3, ... past the ids of every group. */
+static void default_group_id(capsim_scenario *s, int g)
+{
+	char base[CAPSIM_ID_LEN - 8];
+	capsim_strlcpy(base, s->groups[g].node_ref[0] ? s->groups[g].node_ref : "group",
+		       sizeof base);
+	for (char *c = base; *c; c++)
+		if (*c == '.')
+			*c = '-';
+	char *id = s->groups[g].id;
+	snprintf(id, CAPSIM_ID_LEN, "%s", base);
+	for (int k = 2; group_id_taken(s, id, g) && k < 1000; k++)
+		snprintf(id, CAPSIM_ID_LEN, "%s-%d", base, k);
+}
+
+/* Parse value into group g's field at rest ("nodes", "gpu.ref"): 0; -1
+ * with the reason in err; -2 when rest is no field of a group's own. */
+static int set_group_field(capsim_scenario *s, int g, const char *rest, const char *value,
+			   char *err, size_t errlen)
+{
+	char tmpl[256];
+	snprintf(tmpl, sizeof tmpl, "cluster.group.ID.%s", rest);
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
+						  capsim_scenario_n_fields, tmpl);
+	if (!f)
+		return -2;
+	capsim_field one = *f;
+	one.offset += (size_t)g * sizeof(capsim_node_group);
+	return capsim_field_parse(&one, value, s, err, errlen) < 0 ? -1 : 0;
+}
+
 /* ---- edits --------------------------------------------------------------------- */
 
 /* The part slot that path overrides (path = slot path + "." + a field of
@@ -1025,16 +1141,169 @@ static void remember_edit(capsim_scenario *s, const char *path, const char *valu
 	capsim_strlcpy(e->value, value, sizeof e->value);
 }
 
+/* An edit of group g's field or part at rest (below cluster.group.ID); path
+ * is the edit as remembered. Returns as apply_edit. */
+static int edit_group(capsim_scenario *s, int g, const char *rest, const char *path,
+		      const char *value, const char *where, capsim_diags *d)
+{
+	char err[512];
+	int rc = set_group_field(s, g, rest, value, err, sizeof err);
+	if (rc == -1) {
+		capsim_diags_add_at(d, where, "%s: %s", path, err);
+		return -1;
+	}
+	if (rc == 0) {
+		remember_edit(s, path, value);
+		return strcmp(rest, "nodes") != 0;
+	}
+	/* a field of the group's node, GPU or NIC: an override */
+	int part = strncmp(rest, "gpu.", 4) == 0 ? 1 : strncmp(rest, "nic.", 4) == 0 ? 2 : 0;
+	const capsim_kind *k = &capsim_kinds[part == 1 ? CAPSIM_KIND_GPU : part == 2 ?
+					     CAPSIM_KIND_NIC : CAPSIM_KIND_NODE];
+	const char *field = part ? rest + 4 : rest;
+	const capsim_field *f = capsim_field_find(k->fields, k->n_fields, field);
+	if (!f || strcmp(f->path, "id") == 0) {
+		unknown_path_message("path", path, NULL, 0, where, d);
+		return -1;
+	}
+	char pre[128], full[256];
+	snprintf(full, sizeof full, "%s.%s", group_prefix(s, g, part, pre, sizeof pre), field);
+	if (add_override(s, full, value, 0, d, where) < 0)
+		return -1;
+	remember_edit(s, full, value);
+	return 1;
+}
+
+/* cluster.nodes: the one group's nodes; in a cluster of groups the total,
+ * the first group taking the difference (as capsim scale resizes a job). */
+static int edit_nodes(capsim_scenario *s, const char *value, const char *where,
+		      capsim_diags *d)
+{
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
+						  capsim_scenario_n_fields, "cluster.nodes");
+	int n = 0;
+	char err[512];
+	capsim_field one = *f;
+	one.offset = 0;
+	if (capsim_field_parse(&one, value, &n, err, sizeof err) < 0) {
+		capsim_diags_add_at(d, where, "cluster.nodes: %s", err);
+		return -1;
+	}
+	int others = 0;
+	for (int g = 1; g < s->n_groups; g++)
+		others += s->groups[g].nodes;
+	if (n <= others) {
+		char ids[512];
+		capsim_scenario_group_ids(s, ids, sizeof ids);
+		capsim_diags_add_at(d, where, "cluster.nodes: expected more than the %d nodes of the "
+				    "groups after the first (%s), found %d; or set "
+				    "cluster.group.ID.nodes", others, ids, n);
+		return -1;
+	}
+	s->groups[0].nodes = n - others;
+	s->nodes = n;
+	remember_edit(s, "cluster.nodes", value);
+	return 0;
+}
+
+/* The old paths cluster.mix.*, cluster.mix2.*, cluster.mix3.* (groups 1, 2,
+ * 3, nodes taken from the first group's), with one warning a process.
+ * Returns as apply_edit; -2 when path is none of them. */
+static int edit_mix(capsim_scenario *s, const char *path, const char *value, const char *where,
+		    capsim_diags *d)
+{
+	static atomic_int warned;
+	const char *dot = strncmp(path, "cluster.", 8) == 0 ? strchr(path + 8, '.') : NULL;
+	char name[8];
+	if (!dot || dot - (path + 8) >= (long)sizeof name)
+		return -2;
+	snprintf(name, sizeof name, "%.*s", (int)(dot - (path + 8)), path + 8);
+	int k = mix_index(name);
+	if (!k)
+		return -2;
+	const char *rest = dot + 1;
+	if (atomic_exchange(&warned, 1) == 0)
+		warn(where, "cluster.%s.* is the old form of a node group's paths: write "
+		     "cluster.group.%d.%s (or cluster.group.ID.%s)", name, k, rest, rest);
+	if (k > s->n_groups || (k == s->n_groups && strcmp(rest, "ref") != 0)) {
+		if (strcmp(rest, "nodes") == 0)
+			capsim_diags_add_at(d, where, "%s: %s nodes of a further type, but no <%s "
+					    "ref=\"...\"/> names it", path, value, name);
+		else
+			capsim_diags_add_at(d, where, "%s: given without the node groups before it "
+					    "(the cluster has %d)", path, s->n_groups);
+		return -1;
+	}
+	if (k == s->n_groups) {
+		memset(&s->groups[k], 0, sizeof s->groups[k]);
+		s->n_groups++;
+		set_group_field(s, k, "ref", value, NULL, 0);
+		default_group_id(s, k);
+	}
+	int before = s->groups[k].nodes;
+	int rc = edit_group(s, k, rest, path, value, where, d);
+	if (rc >= 0 && strcmp(rest, "nodes") == 0) {
+		int total = s->nodes, left = s->groups[0].nodes - (s->groups[k].nodes - before);
+		if (left < 1) {
+			capsim_diags_add_at(d, where, "cluster.mix.nodes: expected 1 to %d (fewer "
+					    "than the cluster's %d nodes), found %d", total - 1, total,
+					    total - left);
+			return -1;
+		}
+		s->groups[0].nodes = left;
+	}
+	return rc;
+}
+
+/* The one-group form's paths (cluster.node.*, cluster.gpu.*, cluster.nic.*):
+ * the first group's. Writes its part's rest to *rest (for cluster.node.F:
+ * F; cluster.gpu.F: gpu.F) into buf; 0 when path is none of them. */
+static int shorthand_rest(const char *path, char *buf, size_t len)
+{
+	static const char *const heads[] = { "cluster.node.", "cluster.gpu.", "cluster.nic." };
+	static const char *const parts[] = { "", "gpu.", "nic." };
+	for (int k = 0; k < 3; k++) {
+		size_t n = strlen(heads[k]);
+		if (strncmp(path, heads[k], n) != 0)
+			continue;
+		const char *r = path + n;
+		snprintf(buf, len, "%s%s", strcmp(r, "profile") == 0 ? "" : parts[k], r);
+		return 1;
+	}
+	return 0;
+}
+
 /* Apply one edit to s without checking the whole; returns 0, 1 when the
  * parts must be resolved again, or -1 after adding the reason to d. */
 static int apply_edit(capsim_scenario *s, const char *path, const char *value,
 		      capsim_diags *d)
 {
-	char where[512];
+	char where[512], tmpl[256], rest[256];
 	snprintf(where, sizeof where, "--set %s=%s", path, value);
+	int rc = edit_mix(s, path, value, where, d);
+	if (rc != -2)
+		return rc;
+	if (strcmp(path, "cluster.nodes") == 0)
+		return edit_nodes(s, value, where, d);
+	if (s->n_groups > 0 && shorthand_rest(path, rest, sizeof rest))
+		return edit_group(s, 0, rest, path, value, where, d);
+	int g = capsim_scenario_group_path(s, path, tmpl, sizeof tmpl);
+	if (g == -2) {
+		char ids[512];
+		capsim_scenario_group_ids(s, ids, sizeof ids);
+		capsim_diags_add_at(d, where, "%s: no node group has that id or index; the "
+				    "groups: %s (0 to %d)", path, ids, s->n_groups - 1);
+		return -1;
+	}
+	if (g >= 0) {
+		char canon[256];
+		const char *r = tmpl + strlen("cluster.group.ID.");
+		snprintf(canon, sizeof canon, "cluster.group.%s.%s", s->groups[g].id, r);
+		return edit_group(s, g, r, canon, value, where, d);
+	}
 	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
 						  capsim_scenario_n_fields, path);
-	if (f) {
+	if (f && !(f->flags & CAPSIM_F_GROUP)) {
 		char err[512];
 		if (capsim_field_parse(f, value, s, err, sizeof err) < 0) {
 			capsim_diags_add_at(d, where, "%s: %s", path, err);
@@ -1082,6 +1351,8 @@ static void field_value(const capsim_field *f, const void *obj, capsim_path_valu
 
 const capsim_field *capsim_scenario_path_field(const char *path)
 {
+	char tmpl[256];
+	path = group_template(path, tmpl, sizeof tmpl);
 	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
 						  capsim_scenario_n_fields, path);
 	if (!f)
@@ -1089,26 +1360,47 @@ const capsim_field *capsim_scenario_path_field(const char *path)
 	return f;
 }
 
+/* The field at path and the object it reads from in s: a scenario field, a
+ * node group's (its key any id or index of s), or a part's. NULL with err. */
+static const capsim_field *path_target(const capsim_scenario *s, const char *path,
+				       const char **obj, int *present, char *err, size_t errlen)
+{
+	char tmpl[256];
+	int g = capsim_scenario_group_path(s, path, tmpl, sizeof tmpl);
+	if (g == -2) {
+		snprintf(err, errlen, "%s: no node group has that id or index", path);
+		return NULL;
+	}
+	const char *p = g >= 0 ? tmpl : path;
+	*obj = (const char *)s + (g > 0 ? (size_t)g * sizeof(capsim_node_group) : 0);
+	*present = 1;
+	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
+						  capsim_scenario_n_fields, p);
+	if (f)
+		return f;
+	const capsim_part_slot *slot = override_slot(p, &f);
+	if (!f) {
+		snprintf(err, errlen, "unknown path '%s'", path);
+		return NULL;
+	}
+	if (slot->has_offset != (size_t)-1 && !*(const int *)(*obj + slot->has_offset))
+		*present = 0;
+	*obj += slot->obj_offset;
+	return f;
+}
+
 int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const char *value,
 			       capsim_path_value *out, char *err, size_t errlen)
 {
-	const capsim_field *f = capsim_field_find(capsim_scenario_fields,
-						  capsim_scenario_n_fields, path);
-	const capsim_part_slot *slot = NULL;
+	const char *obj;
+	int present;
+	const capsim_field *f = path_target(s, path, &obj, &present, err, errlen);
 	if (!f)
-		slot = override_slot(path, &f);
-	if (!f) {
-		snprintf(err, errlen, "unknown path '%s'", path);
 		return -1;
-	}
 	if (!value) {
-		const char *obj = (const char *)s;
-		if (slot) {
-			if (slot->has_offset != (size_t)-1 && !*(const int *)(obj + slot->has_offset)) {
-				snprintf(err, errlen, "%s: the scenario has no %s", path, slot->path);
-				return -1;
-			}
-			obj += slot->obj_offset;
+		if (!present) {
+			snprintf(err, errlen, "%s: the scenario has none of it", path);
+			return -1;
 		}
 		field_value(f, obj, out);
 		return 0;
@@ -1144,6 +1436,8 @@ int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
 			     const capsim_set *sets, size_t n, capsim_diags *d)
 {
 	size_t before = d->n;
+	if (!cat)
+		cat = s->catalog;
 	capsim_scenario *t = capsim_xmalloc(sizeof *t);
 	*t = *s;
 	int resolve = 0;
@@ -1154,8 +1448,10 @@ int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
 	}
 	if (d->n == before && resolve && !cat)
 		capsim_diags_add_at(d, sets[0].path, "internal: an edit of a part needs the catalog");
-	else if (d->n == before && resolve)
+	else if (d->n == before && resolve) {
 		resolve_parts(t, cat, d);
+		t->catalog = cat;
+	}
 	if (d->n == before)
 		check_consistency(t, cat, d);
 	int ok = d->n == before;
@@ -1189,29 +1485,58 @@ static void record_lines(capsim_scenario *s, xmlNode *el, const char *path)
 	}
 }
 
-/* The part overrides the file gives, checked as the file's (duplicates,
- * malformed values at their lines) and kept as text. */
-static int record_overrides(capsim_scenario *s, xmlNode *root, const capsim_catalog *cat,
-			    capsim_diags *d)
+/* The fields of kind kid that element el gives, checked as the file's
+ * (duplicates, malformed values at their lines) and kept as overrides below
+ * prefix. Returns the problems found. */
+static int record_part(capsim_scenario *s, xmlNode *el, capsim_kind_id kid, const char *prefix,
+		       const char *label, capsim_diags *d)
+{
+	const capsim_kind *kind = &capsim_kinds[kid];
+	capsim_origin o = { .file = s->file, .label = label, .prefix = prefix };
+	void *scratch = capsim_xcalloc(1, kind->size);
+	int problems = capsim_fields_apply(kind->fields, kind->n_fields, scratch, el,
+					   CAPSIM_APPLY_OVERRIDE, &o, d);
+	free(scratch);
+	if (problems)
+		return problems;
+	xmlNode *dup;
+	for (size_t j = 0; j < kind->n_fields; j++) {
+		const capsim_field *f = &kind->fields[j];
+		if (strcmp(f->path, "id") == 0)
+			continue;
+		const char *dot = strrchr(f->path, '.');
+		size_t elen = dot ? (size_t)(dot - f->path) : 0;
+		xmlNode *holder = capsim_xml_child_path(el, f->path, elen, &dup);
+		xmlChar *v = holder ? xmlGetProp(holder, (const xmlChar *)(dot ? dot + 1 : f->path)) : NULL;
+		if (!v)
+			continue;
+		char full[256], where[CAPSIM_PATH_LEN + 32];
+		snprintf(full, sizeof full, "%s.%s", prefix, f->path);
+		snprintf(where, sizeof where, "%s:%ld", s->file, xmlGetLineNo(holder));
+		if (add_override(s, full, (const char *)v, xmlGetLineNo(holder), d, where) < 0)
+			problems++;
+		xmlFree(v);
+	}
+	return problems;
+}
+
+/* The part overrides the file gives for parts that are no node group's. */
+static int record_overrides(capsim_scenario *s, xmlNode *root, capsim_diags *d)
 {
 	int problems = 0;
-	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, s->node_ref);
 	for (size_t i = 0; i < capsim_n_part_slots; i++) {
 		const capsim_part_slot *slot = &capsim_part_slots[i];
 		const capsim_kind *kind = &capsim_kinds[slot->kind];
+		if (slot->group)
+			continue; /* read_groups */
 		xmlNode *dup;
 		xmlNode *el = capsim_xml_child_path(root, slot->path, strlen(slot->path), &dup);
 		if (!el)
 			continue;
 		const char *ref = (const char *)s + slot->ref_offset;
-		if (!*ref && node && slot->kind == CAPSIM_KIND_GPU)
-			ref = node->gpu;
-		if (!*ref && node && slot->kind == CAPSIM_KIND_NIC)
-			ref = node->nic;
 		/* a model may be defined in the scenario itself: its fields, no ref */
 		int inline_model = !*ref && slot->kind == CAPSIM_KIND_MODEL;
-		if (!*ref && slot->kind != CAPSIM_KIND_GPU && slot->kind != CAPSIM_KIND_NIC &&
-		    !inline_model) {
+		if (!*ref && !inline_model) {
 			capsim_diags_add(d, s->file, xmlGetLineNo(el),
 					 "%s: ref is required (the id of a %s of the catalog)",
 					 slot->path, kind->name);
@@ -1224,33 +1549,264 @@ static int record_overrides(capsim_scenario *s, xmlNode *root, const capsim_cata
 			snprintf(label, sizeof label, "%s (defined in the scenario)", slot->path);
 		else
 			snprintf(label, sizeof label, "%s (%s '%s')", slot->path, kind->name, ref);
-		capsim_origin o = { .file = s->file, .label = label, .prefix = slot->path };
-		void *scratch = capsim_xcalloc(1, kind->size);
-		int p = capsim_fields_apply(kind->fields, kind->n_fields, scratch, el,
-					    CAPSIM_APPLY_OVERRIDE, &o, d);
-		free(scratch);
-		problems += p;
-		if (p)
-			continue;
-		for (size_t j = 0; j < kind->n_fields; j++) {
-			const capsim_field *f = &kind->fields[j];
-			if (strcmp(f->path, "id") == 0)
-				continue;
-			const char *dot = strrchr(f->path, '.');
-			size_t elen = dot ? (size_t)(dot - f->path) : 0;
-			xmlNode *holder = capsim_xml_child_path(el, f->path, elen, &dup);
-			xmlChar *v = holder ? xmlGetProp(holder, (const xmlChar *)(dot ? dot + 1 : f->path)) : NULL;
-			if (!v)
-				continue;
-			char full[256], where[CAPSIM_PATH_LEN + 32];
-			snprintf(full, sizeof full, "%s.%s", slot->path, f->path);
-			snprintf(where, sizeof where, "%s:%ld", s->file, xmlGetLineNo(holder));
-			if (add_override(s, full, (const char *)v, xmlGetLineNo(holder), d, where) < 0)
-				problems++;
-			xmlFree(v);
-		}
+		problems += record_part(s, el, slot->kind, slot->path, label, d);
 	}
 	return problems;
+}
+
+/* ---- node groups in the file ---------------------------------------------------- */
+
+/* A new group at element el (line), or -1 past the most a cluster holds. */
+static int add_group(capsim_scenario *s, xmlNode *el, int found, capsim_diags *d)
+{
+	if (s->n_groups == CAPSIM_MAX_GROUPS) {
+		capsim_diags_add(d, s->file, xmlGetLineNo(el), "cluster: %d node groups, more than "
+				 "the %d a cluster holds", found, CAPSIM_MAX_GROUPS);
+		return -1;
+	}
+	int g = s->n_groups++;
+	memset(&s->groups[g], 0, sizeof s->groups[g]);
+	s->groups[g].line = xmlGetLineNo(el);
+	return g;
+}
+
+/* An attribute of a group's element into its field rest; the problems. */
+static int group_attr(capsim_scenario *s, int g, xmlNode *el, const char *attr,
+		      const char *rest, const char *elem, capsim_diags *d)
+{
+	xmlChar *v = el ? xmlGetProp(el, (const xmlChar *)attr) : NULL;
+	if (!v)
+		return 0;
+	char err[512];
+	int bad = set_group_field(s, g, rest, (const char *)v, err, sizeof err) < 0;
+	if (bad)
+		capsim_diags_add(d, s->file, xmlGetLineNo(el), "%s: %s: %s", elem, attr, err);
+	xmlFree(v);
+	return bad;
+}
+
+/* 1 when a group before g has id */
+static int id_before(const capsim_scenario *s, const char *id, int g)
+{
+	for (int i = 0; i < g; i++)
+		if (strcmp(s->groups[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/* A group's id as given: no dots (they separate a path), not all digits (an
+ * index), unique. */
+static int check_group_id(capsim_scenario *s, int g, xmlNode *el, capsim_diags *d)
+{
+	const char *id = s->groups[g].id;
+	const char *why = strchr(id, '.') ? "a dot separates the parts of a path" :
+			  strspn(id, "0123456789") == strlen(id) ? "digits alone are an index" :
+			  id_before(s, id, g) ? "a group before it has it" : NULL;
+	if (!why)
+		return 0;
+	capsim_diags_add(d, s->file, xmlGetLineNo(el), "cluster.group: id '%s' cannot name a "
+			 "group (%s): expected a unique id of letters, digits, - and _", id, why);
+	return 1;
+}
+
+/* The one-group form: <cluster nodes="N"><node ref="..."/> with the
+ * cluster's <gpu> and <nic>, as group 0. */
+static int read_shorthand(capsim_scenario *s, xmlNode *cl, xmlNode *node,
+			  const capsim_catalog *cat, capsim_diags *d)
+{
+	int g = add_group(s, node, 1, d);
+	capsim_node_group *m = &s->groups[g];
+	m->shorthand = 1;
+	capsim_strlcpy(m->node_ref, s->node_ref, sizeof m->node_ref);
+	capsim_strlcpy(m->gpu_ref, s->gpu_ref, sizeof m->gpu_ref);
+	capsim_strlcpy(m->nic_ref, s->nic_ref, sizeof m->nic_ref);
+	capsim_strlcpy(m->profile, s->gpu_profile, sizeof m->profile);
+	m->nodes = s->nodes;
+	default_group_id(s, g);
+	if (!s->nodes) {
+		capsim_diags_add(d, s->file, xmlGetLineNo(cl), "cluster: nodes is missing (how many "
+				 "nodes of type '%s' the cluster has)", m->node_ref);
+		return 1;
+	}
+	const capsim_node *entry = capsim_catalog_find(cat, CAPSIM_KIND_NODE, m->node_ref);
+	char label[256];
+	snprintf(label, sizeof label, "cluster.node (node '%s')", m->node_ref);
+	int problems = record_part(s, node, CAPSIM_KIND_NODE, "cluster.node", label, d);
+	static const char *const tag[2] = { "gpu", "nic" };
+	for (int k = 0; k < 2; k++) {
+		xmlNode *el = capsim_xml_child(cl, tag[k]);
+		if (!el)
+			continue;
+		const char *ref = k == 0 ? m->gpu_ref : m->nic_ref;
+		if (!*ref && entry)
+			ref = k == 0 ? entry->gpu : entry->nic;
+		char path[32];
+		snprintf(path, sizeof path, "cluster.%s", tag[k]);
+		snprintf(label, sizeof label, "%s (%s '%s')", path, tag[k], ref);
+		problems += record_part(s, el, k == 0 ? CAPSIM_KIND_GPU : CAPSIM_KIND_NIC, path,
+					label, d);
+	}
+	return problems;
+}
+
+/* The old forms <mix>, <mix2>, <mix3> (the last nodes of the cluster's, in
+ * that order) as groups after the one-group form's, with a warning each. */
+static int read_mixes(capsim_scenario *s, xmlNode *mix[4], capsim_diags *d)
+{
+	int problems = 0, others = 0, found = 1;
+	for (int k = 1; k <= 3; k++)
+		found += mix[k] != NULL;
+	for (int k = 1; k <= 3; k++) {
+		if (!mix[k])
+			continue;
+		char elem[16], where[CAPSIM_PATH_LEN + 32];
+		snprintf(elem, sizeof elem, "cluster.%s", (const char *)mix[k]->name);
+		int g = add_group(s, mix[k], found, d);
+		if (g < 0)
+			return problems + 1;
+		problems += group_attr(s, g, mix[k], "ref", "ref", elem, d);
+		problems += group_attr(s, g, mix[k], "profile", "profile", elem, d);
+		problems += group_attr(s, g, mix[k], "nodes", "nodes", elem, d);
+		capsim_node_group *m = &s->groups[g];
+		if (!m->node_ref[0]) {
+			capsim_diags_add(d, s->file, m->line, "%s: ref is required (the id of a node "
+					 "of the catalog)", elem);
+			return problems + 1;
+		}
+		default_group_id(s, g);
+		snprintf(where, sizeof where, "%s:%ld", s->file, m->line);
+		warn(where, "<%s> is the old form of a node group: write <group id=\"%s\" "
+		     "ref=\"%s\" nodes=\"%d\"/> (capsim validate --resolved writes the scenario so)",
+		     (const char *)mix[k]->name, m->id, m->node_ref, m->nodes);
+		char pre[128], label[256];
+		group_prefix(s, g, 0, pre, sizeof pre);
+		snprintf(label, sizeof label, "%s (node '%s')", elem, m->node_ref);
+		problems += record_part(s, mix[k], CAPSIM_KIND_NODE, pre, label, d);
+		others += m->nodes;
+	}
+	if (!problems && s->n_groups > 1 && others >= s->nodes) {
+		capsim_diags_add(d, s->file, s->groups[1].line, "cluster.mix.nodes: expected 1 to %d "
+				 "(fewer than the cluster's %d nodes), found %d", s->nodes - 1,
+				 s->nodes, others);
+		problems++;
+	} else if (s->n_groups > 1) {
+		s->groups[0].nodes = s->nodes - others;
+	}
+	return problems;
+}
+
+/* <group> elements in the order given: their attributes and ids, then
+ * their parts' overrides below cluster.group.ID. */
+static int read_group_elements(capsim_scenario *s, xmlNode *cl, int found, capsim_diags *d)
+{
+	int problems = 0;
+	xmlNode *el[CAPSIM_MAX_GROUPS];
+	for (xmlNode *c = cl->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "group") != 0)
+			continue;
+		int g = add_group(s, c, found, d);
+		if (g < 0)
+			return problems + 1;
+		el[g] = c;
+		problems += group_attr(s, g, c, "ref", "ref", "cluster.group", d);
+		problems += group_attr(s, g, c, "nodes", "nodes", "cluster.group", d);
+		problems += group_attr(s, g, c, "profile", "profile", "cluster.group", d);
+		problems += group_attr(s, g, capsim_xml_child(c, "gpu"), "ref", "gpu.ref",
+				       "cluster.group.gpu", d);
+		problems += group_attr(s, g, capsim_xml_child(c, "nic"), "ref", "nic.ref",
+				       "cluster.group.nic", d);
+		xmlChar *id = xmlGetProp(c, (const xmlChar *)"id");
+		if (id)
+			capsim_strlcpy(s->groups[g].id, (const char *)id, sizeof s->groups[g].id);
+		xmlFree(id);
+	}
+	for (int g = 0; g < s->n_groups; g++)
+		problems += s->groups[g].id[0] ? check_group_id(s, g, el[g], d) : 0;
+	for (int g = 0; g < s->n_groups; g++)
+		if (!s->groups[g].id[0])
+			default_group_id(s, g);
+	if (problems)
+		return problems;
+	for (int g = 0; g < s->n_groups; g++) {
+		char pre[3][128], label[256];
+		for (int k = 0; k < 3; k++)
+			group_prefix(s, g, k, pre[k], sizeof pre[k]);
+		snprintf(label, sizeof label, "%s (node '%s')", pre[0], s->groups[g].node_ref);
+		problems += record_part(s, el[g], CAPSIM_KIND_NODE, pre[0], label, d);
+		xmlNode *gpu = capsim_xml_child(el[g], "gpu"), *nic = capsim_xml_child(el[g], "nic");
+		if (gpu)
+			problems += record_part(s, gpu, CAPSIM_KIND_GPU, pre[1], pre[1], d);
+		if (nic)
+			problems += record_part(s, nic, CAPSIM_KIND_NIC, pre[2], pre[2], d);
+	}
+	return problems;
+}
+
+/* The element below <cluster> that may be given once, repeated: a problem. */
+static int once(capsim_scenario *s, xmlNode *cl, const char *name, xmlNode **first,
+		capsim_diags *d)
+{
+	int n = 0;
+	*first = NULL;
+	for (xmlNode *c = cl->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, name) != 0)
+			continue;
+		if (n++ == 0) {
+			*first = c;
+		} else {
+			capsim_diags_add(d, s->file, xmlGetLineNo(c), "cluster: element '%s' is given "
+					 "more than once", name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The cluster's node groups: <group> elements, or the one-group form (and
+ * the old forms of further groups after it). */
+static int read_groups(capsim_scenario *s, xmlNode *root, const capsim_catalog *cat,
+		       capsim_diags *d)
+{
+	xmlNode *cl = capsim_xml_child(root, "cluster");
+	xmlNode *node, *gpu, *nic, *mix[4] = { NULL, NULL, NULL, NULL };
+	int problems = once(s, cl, "node", &node, d) + once(s, cl, "gpu", &gpu, d) +
+		       once(s, cl, "nic", &nic, d) + once(s, cl, "mix", &mix[1], d) +
+		       once(s, cl, "mix2", &mix[2], d) + once(s, cl, "mix3", &mix[3], d);
+	int n = 0;
+	for (xmlNode *c = cl->children; c; c = c->next)
+		n += c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "group") == 0;
+	xmlNode *alone = node ? node : gpu ? gpu : nic ? nic : mix[1] ? mix[1] : mix[2] ? mix[2] :
+			 mix[3];
+	if (problems)
+		return problems;
+	if (n && alone) {
+		capsim_diags_add(d, s->file, xmlGetLineNo(alone), "cluster.%s: expected inside a "
+				 "<group> (a cluster of <group> elements has no <%s> of its own), "
+				 "found beside them", (const char *)alone->name,
+				 (const char *)alone->name);
+		return 1;
+	}
+	if (n) {
+		problems = read_group_elements(s, cl, n, d);
+		long sum = 0;
+		for (int g = 0; g < s->n_groups; g++)
+			sum += s->groups[g].nodes;
+		if (!problems && s->nodes && s->nodes != sum) {
+			capsim_diags_add(d, s->file, xmlGetLineNo(cl), "cluster.nodes: expected the sum "
+					 "of the groups' nodes, %ld, found %d (or leave it out)",
+					 sum, s->nodes);
+			problems++;
+		}
+		return problems;
+	}
+	if (!node) {
+		capsim_diags_add(d, s->file, xmlGetLineNo(cl), "cluster: no node type: expected "
+				 "<group id=\"...\" ref=\"...\" nodes=\"...\"/> elements, or one "
+				 "<node ref=\"...\"/> with <cluster nodes=\"...\">");
+		return 1;
+	}
+	problems = read_shorthand(s, cl, node, cat, d);
+	return problems ? problems : read_mixes(s, mix, d);
 }
 
 static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
@@ -1287,7 +1843,7 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 	if (capsim_fields_apply(capsim_scenario_fields, capsim_scenario_n_fields,
 				out, root, CAPSIM_APPLY_LOAD, &o, d))
 		return -1;
-	if (record_overrides(out, root, cat, d))
+	if (read_groups(out, root, cat, d) || record_overrides(out, root, d))
 		return -1;
 	out->fabric_line = line_of(out, "cluster.fabric");
 	/* the edits: refs, fields and overrides, before anything is resolved */
@@ -1298,6 +1854,7 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 	if (resolve_parts(out, cat, d))
 		return -1;
 	check_consistency(out, cat, d);
+	out->catalog = cat;
 	return d->n == before ? 0 : -1;
 }
 
@@ -1374,9 +1931,10 @@ static void part_extra(char *buf, size_t size, int nodes, const char *profile)
 	fclose(f);
 }
 
-/* distinct element paths of a kind's fields directly below prefix */
-static void write_part(FILE *out, const capsim_kind *k, const void *obj,
-		       const char *tag, const char *ref, int indent, const char *extra)
+/* A part's element: its ref, extra, its attributes and child elements, left
+ * open for what goes inside it. */
+static void write_part_open(FILE *out, const capsim_kind *k, const void *obj,
+			    const char *tag, const char *ref, int indent, const char *extra)
 {
 	fprintf(out, "%*s<%s", indent, "", tag);
 	if (*ref) {
@@ -1420,14 +1978,48 @@ static void write_part(FILE *out, const capsim_kind *k, const void *obj,
 		write_attrs(out, k->fields, k->n_fields, obj, el, 1);
 		fputs("/>\n", out);
 	}
+}
+
+/* A part's element, whole. */
+static void write_part(FILE *out, const capsim_kind *k, const void *obj,
+		       const char *tag, const char *ref, int indent, const char *extra)
+{
+	write_part_open(out, k, obj, tag, ref, indent, extra);
 	fprintf(out, "%*s</%s>\n", indent, "", tag);
+}
+
+/* Each node group as a <group> element: its id, node, nodes and profile, the
+ * node's fields, and its GPU and NIC inside it. */
+static void write_groups(FILE *out, const capsim_scenario *s)
+{
+	for (int g = 0; g < s->n_groups; g++) {
+		const capsim_node_group *m = &s->groups[g];
+		/* room for a profile path escaped: at most 6 bytes a byte (&quot;) */
+		char extra[6 * CAPSIM_PATH_LEN + 6 * CAPSIM_ID_LEN + 64];
+		FILE *f = fmemopen(extra, sizeof extra, "w");
+		if (!f)
+			continue;
+		fputs(" id=\"", f);
+		capsim_xml_escape(f, m->id);
+		fclose(f);
+		size_t at = strlen(extra);
+		snprintf(extra + at, sizeof extra - at, "\"");
+		at = strlen(extra);
+		part_extra(extra + at, sizeof extra - at, m->nodes, m->profile);
+		write_part_open(out, &capsim_kinds[CAPSIM_KIND_NODE], &m->node, "group",
+				m->node_ref, 4, extra);
+		write_part(out, &capsim_kinds[CAPSIM_KIND_GPU], &m->gpu, "gpu", m->gpu_ref, 6,
+			   NULL);
+		write_part(out, &capsim_kinds[CAPSIM_KIND_NIC], &m->nic, "nic", m->nic_ref, 6,
+			   NULL);
+		fputs("    </group>\n", out);
+	}
 }
 
 int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 {
 	const capsim_field *f = capsim_scenario_fields;
 	size_t n = capsim_scenario_n_fields;
-	const char *sc = (const char *)s;
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<scenario", out);
 	write_attrs(out, f, n, s, "", 0);
@@ -1440,27 +2032,7 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 	fputs("  <cluster", out);
 	write_attrs(out, f, n, s, "cluster", 0);
 	fputs(">\n", out);
-	for (size_t i = 0; i < capsim_n_part_slots; i++) {
-		const capsim_part_slot *slot = &capsim_part_slots[i];
-		if (strncmp(slot->path, "cluster.", 8) != 0 ||
-		    strchr(slot->path + 8, '.'))
-			continue;
-		/* room for a profile path escaped: at most 6 bytes a byte (&quot;) */
-		char extra[6 * CAPSIM_PATH_LEN + 48] = "";
-		if (slot->has_offset != (size_t)-1 && !*(const int *)(sc + slot->has_offset))
-			continue;
-		for (int g = 0; g < CAPSIM_MAX_GROUPS - 1; g++) {
-			const capsim_node_group *m = &s->more[g];
-			if (slot->obj_offset == offsetof(capsim_scenario, more) + (size_t)g * sizeof *m +
-						       offsetof(capsim_node_group, node))
-				part_extra(extra, sizeof extra, m->nodes, m->profile);
-		}
-		if (slot->obj_offset == offsetof(capsim_scenario, gpu) && s->gpu_profile[0])
-			part_extra(extra, sizeof extra, -1, s->gpu_profile);
-		const char *ref = sc + slot->ref_offset; /* "": the node's own GPU or NIC */
-		write_part(out, &capsim_kinds[slot->kind], sc + slot->obj_offset,
-			   slot->path + 8, ref, 4, extra[0] ? extra : NULL);
-	}
+	write_groups(out, s);
 	fputs("    <fabric", out);
 	write_attrs(out, f, n, s, "cluster.fabric", 0);
 	fputs(">\n", out);

@@ -44,7 +44,8 @@ int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
  * scenario field, a part's ref, or a part's field as an override), resolve
  * catalog references again where the edit touches a part, derive dp and
  * rails, and check the whole as a load does. No file is read (except a
- * calibrated profile an edit names). An error the edit causes names the
+ * calibrated profile an edit names). cat NULL: the catalog s was resolved
+ * from (s->catalog), which must still be alive. An error the edit causes names the
  * edit ("--set PATH=VALUE"), not a line of the file. Returns 0, or -1 after
  * adding every problem to d, leaving *s as it was. */
 int capsim_scenario_set(capsim_scenario *s, const capsim_catalog *cat, const char *path,
@@ -80,7 +81,14 @@ typedef struct capsim_path_value {
 int capsim_scenario_path_value(const capsim_scenario *s, const char *path, const char *value,
 			       capsim_path_value *out, char *err, size_t errlen);
 
-/* Every path --set accepts, in a stable order; the array lives until exit. */
+/* Where loading writes its warnings ("FILE:LINE: warning: ..."): an old form
+ * of a node group (<mix>, cluster.mix.*) that still loads. NULL, the
+ * default: nowhere. The command line gives standard error. */
+void capsim_scenario_warnings_to(FILE *out);
+
+/* Every path --set accepts, in a stable order; the array lives until exit.
+ * A node group's paths are written with ID for its key (cluster.group.ID.nodes):
+ * --set takes its id or its index there. */
 const char *const *capsim_scenario_set_paths(size_t *n);
 
 /* 1 when --set accepts path, else 0. */

@@ -53,16 +53,25 @@ static void scaling(capsim_report_design *x, const capsim_catalog *cat)
 	static const int div[CAPSIM_REPORT_SCALE] = { 16, 8, 4, 2, 1 };
 	const capsim_scenario *s = x->s;
 	for (int k = 0; k < CAPSIM_REPORT_SCALE; k++) {
-		if (s->nodes % div[k] || s->n_groups > 1)
+		/* every node group shrinks by the same factor */
+		int whole = 1;
+		for (int g = 0; g < s->n_groups; g++)
+			whole &= s->groups[g].nodes % div[k] == 0;
+		if (!whole)
 			continue;
 		double batch = s->global_batch / div[k];
 		if (batch != floor(batch) || batch < 1)
 			continue;
-		char nodes[32], gb[32];
-		snprintf(nodes, sizeof nodes, "%d", s->nodes / div[k]);
+		char nodes[CAPSIM_MAX_GROUPS][32], paths[CAPSIM_MAX_GROUPS][CAPSIM_ID_LEN + 32];
+		char gb[32];
 		snprintf(gb, sizeof gb, "%.0f", batch);
-		capsim_set sets[] = { { "cluster.nodes", nodes }, { "workload.global-batch", gb },
-				      { "reliability.runs", "0" } };
+		capsim_set sets[CAPSIM_MAX_GROUPS + 2] = { { "workload.global-batch", gb },
+							   { "reliability.runs", "0" } };
+		for (int g = 0; g < s->n_groups; g++) {
+			snprintf(nodes[g], sizeof nodes[g], "%d", s->groups[g].nodes / div[k]);
+			snprintf(paths[g], sizeof paths[g], "cluster.group.%d.nodes", g);
+			sets[2 + g] = (capsim_set){ paths[g], nodes[g] };
+		}
 		capsim_diags d = { 0 };
 		capsim_result r;
 		const capsim_result *use = &r;
@@ -71,7 +80,7 @@ static void scaling(capsim_report_design *x, const capsim_catalog *cat)
 			use = &x->r;
 			ok = 1;
 		} else {
-			ok = eval_edited(s, cat, sets, 3, 1, &r, &d) == 0;
+			ok = eval_edited(s, cat, sets, 2 + (size_t)s->n_groups, 1, &r, &d) == 0;
 		}
 		if (ok) {
 			int i = x->n_scale++;

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xalloc.h"
@@ -327,21 +328,17 @@ static const char *const prec_states_names[] = { "framework", "fp32", "bf16", NU
 const capsim_field capsim_scenario_fields[] = {
 	FTXT("name", S, name, R | CAPSIM_F_ID, "scenario name"),
 	SDBL("seed", seed, CAPSIM_DIM_COUNT, NN | WHOLE, 0, 9007199254740991.0, "1", "random seed"),
-	SINT("cluster.nodes", nodes, R | P, 1, 1e6, NULL, "nodes"),
-	FREF("cluster.node.ref", S, node_ref, "node", R, "node type"),
+	SINT("cluster.nodes", nodes, P, 1, 1e6, NULL, "nodes: of the one node type (with <node>), or the sum of the groups' (with <group>: optional, and equal to it when given)"),
+	FREF("cluster.node.ref", S, node_ref, "node", 0, "node type (the one-group form; with groups, the first group's)"),
 	FREF("cluster.gpu.ref", S, gpu_ref, "gpu", 0, "GPU, if not the node's"),
 	FREF("cluster.nic.ref", S, nic_ref, "nic", 0, "NIC, if not the node's"),
-	FREF("cluster.mix.ref", S, more[0].node_ref, "node", 0, "a second node type in the same job (mixed parts), with its own GPU and NIC"),
 	FTXT("cluster.node.profile", S, gpu_profile, 0, "calibrated profile of the node's GPU (capsim fit's output; a path, relative to the scenario or the catalog root)"),
 	FTXT("cluster.gpu.profile", S, gpu_profile, 0, "calibrated profile of the GPU, as cluster.node.profile"),
-	FTXT("cluster.mix.profile", S, more[0].profile, 0, "calibrated profile of the mix's GPU"),
-	SINT("cluster.mix.nodes", more[0].nodes, P, 1, 1e6, NULL, "how many of the cluster's nodes are of the second type: the last ones in rank order"),
-	FREF("cluster.mix2.ref", S, more[1].node_ref, "node", 0, "a third node type (after cluster.mix's nodes in rank order)"),
-	FTXT("cluster.mix2.profile", S, more[1].profile, 0, "calibrated profile of the third node type's GPU"),
-	SINT("cluster.mix2.nodes", more[1].nodes, P, 1, 1e6, NULL, "nodes of the third type, after cluster.mix's"),
-	FREF("cluster.mix3.ref", S, more[2].node_ref, "node", 0, "a fourth node type (the last nodes in rank order)"),
-	FTXT("cluster.mix3.profile", S, more[2].profile, 0, "calibrated profile of the fourth node type's GPU"),
-	SINT("cluster.mix3.nodes", more[2].nodes, P, 1, 1e6, NULL, "nodes of the fourth type, the last ones"),
+	FREF("cluster.group.ID.ref", S, groups[0].node_ref, "node", CAPSIM_F_GROUP, "node type of the group whose id (or index, from 0) is ID"),
+	SINT("cluster.group.ID.nodes", groups[0].nodes, P | CAPSIM_F_GROUP, 1, 1e6, NULL, "nodes of the group, after the groups before it in rank order"),
+	FTXT("cluster.group.ID.profile", S, groups[0].profile, CAPSIM_F_GROUP, "calibrated profile of the group's GPU"),
+	FREF("cluster.group.ID.gpu.ref", S, groups[0].gpu_ref, "gpu", CAPSIM_F_GROUP, "the group's GPU, if not its node's"),
+	FREF("cluster.group.ID.nic.ref", S, groups[0].nic_ref, "nic", CAPSIM_F_GROUP, "the group's NIC, if not its node's"),
 	FENUM("cluster.fabric.topology", S, topology, topologies, R, NULL, "topology between nodes"),
 	SINT("cluster.fabric.tiers", tiers, P, 1, 3, "2", "switch tiers of the fat tree"),
 	FENUM("cluster.fabric.transport", S, transport, net_transports, R, NULL, "transport"),
@@ -447,85 +444,113 @@ const size_t capsim_scenario_n_fields = N(capsim_scenario_fields);
 
 #define NO_HAS ((size_t)-1)
 const capsim_part_slot capsim_part_slots[] = {
-	{ "cluster.node", CAPSIM_KIND_NODE, offsetof(S, node_ref), offsetof(S, node), NO_HAS },
-	{ "cluster.gpu", CAPSIM_KIND_GPU, offsetof(S, gpu_ref), offsetof(S, gpu), NO_HAS },
-	{ "cluster.nic", CAPSIM_KIND_NIC, offsetof(S, nic_ref), offsetof(S, nic), NO_HAS },
-	{ "cluster.mix", CAPSIM_KIND_NODE, offsetof(S, more[0].node_ref), offsetof(S, more[0].node), offsetof(S, more[0].present) },
-	{ "cluster.mix2", CAPSIM_KIND_NODE, offsetof(S, more[1].node_ref), offsetof(S, more[1].node), offsetof(S, more[1].present) },
-	{ "cluster.mix3", CAPSIM_KIND_NODE, offsetof(S, more[2].node_ref), offsetof(S, more[2].node), offsetof(S, more[2].present) },
-	{ "cluster.fabric.switch", CAPSIM_KIND_SWITCH, offsetof(S, switch_ref), offsetof(S, fabric_switch), offsetof(S, has_switch) },
-	{ "cluster.storage.local", CAPSIM_KIND_STORAGE, offsetof(S, local_storage_ref), offsetof(S, local_storage), offsetof(S, has_local_storage) },
-	{ "cluster.storage.shared", CAPSIM_KIND_STORAGE, offsetof(S, shared_storage_ref), offsetof(S, shared_storage), offsetof(S, has_shared_storage) },
-	{ "workload.model", CAPSIM_KIND_MODEL, offsetof(S, model_ref), offsetof(S, model), NO_HAS },
-	{ "facility", CAPSIM_KIND_FACILITY, offsetof(S, facility_ref), offsetof(S, facility), offsetof(S, has_facility) },
-	{ "cost.cloud", CAPSIM_KIND_CLOUD, offsetof(S, cloud_ref), offsetof(S, cloud), offsetof(S, has_cloud) },
+	{ "cluster.node", CAPSIM_KIND_NODE, offsetof(S, node_ref), offsetof(S, node), NO_HAS, 1 },
+	{ "cluster.gpu", CAPSIM_KIND_GPU, offsetof(S, gpu_ref), offsetof(S, gpu), NO_HAS, 1 },
+	{ "cluster.nic", CAPSIM_KIND_NIC, offsetof(S, nic_ref), offsetof(S, nic), NO_HAS, 1 },
+	{ "cluster.group.ID", CAPSIM_KIND_NODE, offsetof(S, groups[0].node_ref), offsetof(S, groups[0].node), NO_HAS, 1 },
+	{ "cluster.group.ID.gpu", CAPSIM_KIND_GPU, offsetof(S, groups[0].gpu_ref), offsetof(S, groups[0].gpu), NO_HAS, 1 },
+	{ "cluster.group.ID.nic", CAPSIM_KIND_NIC, offsetof(S, groups[0].nic_ref), offsetof(S, groups[0].nic), NO_HAS, 1 },
+	{ "cluster.fabric.switch", CAPSIM_KIND_SWITCH, offsetof(S, switch_ref), offsetof(S, fabric_switch), offsetof(S, has_switch), 0 },
+	{ "cluster.storage.local", CAPSIM_KIND_STORAGE, offsetof(S, local_storage_ref), offsetof(S, local_storage), offsetof(S, has_local_storage), 0 },
+	{ "cluster.storage.shared", CAPSIM_KIND_STORAGE, offsetof(S, shared_storage_ref), offsetof(S, shared_storage), offsetof(S, has_shared_storage), 0 },
+	{ "workload.model", CAPSIM_KIND_MODEL, offsetof(S, model_ref), offsetof(S, model), NO_HAS, 0 },
+	{ "facility", CAPSIM_KIND_FACILITY, offsetof(S, facility_ref), offsetof(S, facility), offsetof(S, has_facility), 0 },
+	{ "cost.cloud", CAPSIM_KIND_CLOUD, offsetof(S, cloud_ref), offsetof(S, cloud), offsetof(S, has_cloud), 0 },
 };
 const size_t capsim_n_part_slots = N(capsim_part_slots);
 
 void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v)
 {
-	if (g == 0) {
-		int others = 0;
-		for (int i = 1; i < s->n_groups; i++)
-			others += s->more[i - 1].nodes;
-		*v = (capsim_group_view){ .nodes = s->nodes - others, .first_node = 0,
-					  .node = &s->node, .gpu = &s->gpu, .nic = &s->nic,
-					  .nvswitch = s->has_nvswitch ? &s->nvswitch : NULL,
-					  .profile = s->gpu_profile };
-		return;
-	}
-	int first = s->nodes;
-	for (int i = g; i < s->n_groups; i++)
-		first -= s->more[i - 1].nodes;
-	const capsim_node_group *m = &s->more[g - 1];
+	int first = 0;
+	for (int i = 0; i < g; i++)
+		first += s->groups[i].nodes;
+	const capsim_node_group *m = &s->groups[g];
 	*v = (capsim_group_view){ .nodes = m->nodes, .first_node = first, .node = &m->node,
 				  .gpu = &m->gpu, .nic = &m->nic,
 				  .nvswitch = m->has_nvswitch ? &m->nvswitch : NULL,
 				  .profile = m->profile };
 }
 
-/* The group whose part path p overrides: 0 for cluster.node, .gpu and .nic,
- * g for cluster.mix (g = 1) and cluster.mixG; -1 for other parts. Writes
- * the length of the group's prefix ("cluster.mix2.") to *len. */
-static int override_group(const char *p, size_t *len)
+int capsim_scenario_group_find(const capsim_scenario *s, const char *key, size_t len)
 {
-	if (strncmp(p, "cluster.node.", 13) == 0 || strncmp(p, "cluster.gpu.", 12) == 0 ||
-	    strncmp(p, "cluster.nic.", 12) == 0) {
-		*len = 0;
-		return 0;
-	}
-	if (strncmp(p, "cluster.mix.", 12) == 0) {
-		*len = 12;
-		return 1;
-	}
-	if (strncmp(p, "cluster.mix", 11) == 0 && p[11] >= '2' &&
-	    p[11] < '0' + CAPSIM_MAX_GROUPS && p[12] == '.') {
-		*len = 13;
-		return p[11] - '0';
-	}
-	return -1;
+	for (int g = 0; g < s->n_groups; g++)
+		if (strlen(s->groups[g].id) == len && strncmp(s->groups[g].id, key, len) == 0)
+			return g;
+	if (len == 0 || len > 4 || strspn(key, "0123456789") < len)
+		return -1;
+	int g = atoi(key);
+	return g < s->n_groups ? g : -1;
 }
 
-/* keep the overrides of group g's parts under group 0's paths */
-static void overrides_as_group(capsim_scenario *out, int g)
+int capsim_scenario_group_path(const capsim_scenario *s, const char *path, char *tmpl,
+			       size_t len)
 {
+	static const char head[] = "cluster.group.";
+	size_t h = sizeof head - 1;
+	if (strncmp(path, head, h) != 0)
+		return -1;
+	const char *key = path + h, *dot = strchr(key, '.');
+	if (!dot)
+		return -1;
+	snprintf(tmpl, len, "%sID%s", head, dot);
+	int g = capsim_scenario_group_find(s, key, (size_t)(dot - key));
+	return g < 0 ? -2 : g;
+}
+
+void capsim_scenario_group_ids(const capsim_scenario *s, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = '\0';
+	for (int g = 0; g < s->n_groups && at + 1 < len; g++) {
+		int w = snprintf(buf + at, len - at, "%s%s", g ? ", " : "", s->groups[g].id);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+}
+
+/* 1 when path is below prefix ("cluster.node" holds "cluster.node.x") */
+static int below(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(path, prefix, n) == 0 && path[n] == '.';
+}
+
+/* keep the overrides of group g's parts and of parts that are no group's */
+static void overrides_as_group(capsim_scenario *out, const capsim_scenario *s, int g)
+{
+	const capsim_node_group *m = &s->groups[g];
+	char mine[CAPSIM_ID_LEN + 16];
+	snprintf(mine, sizeof mine, "cluster.group.%s", m->id);
 	int n = 0;
 	for (int i = 0; i < out->n_overrides; i++) {
-		capsim_override o = out->overrides[i];
-		size_t len;
-		int of = override_group(o.path, &len);
-		if (of >= 0 && of != g)
+		const char *p = out->overrides[i].path;
+		int shorthand = below(p, "cluster.node") || below(p, "cluster.gpu") ||
+				below(p, "cluster.nic");
+		if ((shorthand && !m->shorthand) || (below(p, "cluster.group") && !below(p, mine)))
 			continue;
-		if (of > 0) {
-			size_t rest = strlen(o.path + len);
-			if (13 + rest >= sizeof o.path)
-				continue;
-			memmove(o.path + 13, o.path + len, rest + 1);
-			memcpy(o.path, "cluster.node.", 13);
-		}
-		out->overrides[n++] = o;
+		out->overrides[n++] = out->overrides[i];
 	}
 	out->n_overrides = n;
+}
+
+/* the one-group view of s: group g's parts */
+static void view_of_group(capsim_scenario *out, const capsim_node_group *m)
+{
+	out->node = m->node;
+	out->gpu = m->gpu;
+	out->nic = m->nic;
+	out->has_nvswitch = m->has_nvswitch;
+	out->nvswitch = m->nvswitch;
+	capsim_strlcpy(out->node_ref, m->node_ref, sizeof out->node_ref);
+	capsim_strlcpy(out->gpu_ref, m->gpu_ref, sizeof out->gpu_ref);
+	capsim_strlcpy(out->nic_ref, m->nic_ref, sizeof out->nic_ref);
+	capsim_strlcpy(out->gpu_profile, m->profile, sizeof out->gpu_profile);
+}
+
+void capsim_scenario_view_group(capsim_scenario *s, int g)
+{
+	view_of_group(s, &s->groups[g]);
 }
 
 void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out)
@@ -533,27 +558,30 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 	if (out != s)
 		*out = *s;
 	if (g > 0) {
-		const capsim_node_group *m = &s->more[g - 1];
-		out->node = m->node;
-		out->gpu = m->gpu;
-		out->nic = m->nic;
-		out->has_nvswitch = m->has_nvswitch;
-		out->nvswitch = m->nvswitch;
-		capsim_strlcpy(out->node_ref, m->node_ref, sizeof out->node_ref);
-		out->gpu_ref[0] = out->nic_ref[0] = '\0';
-		capsim_strlcpy(out->gpu_profile, m->profile, sizeof out->gpu_profile);
+		out->groups[0] = s->groups[g];
+		view_of_group(out, &out->groups[0]);
 		out->rails = out->rails_given ? out->rails_given : out->node.nics;
 		if (out->rails > out->node.nics)
 			out->rails = out->node.nics;
 	}
-	overrides_as_group(out, g);
+	overrides_as_group(out, s, g);
+	out->groups[0].nodes = s->nodes;
+	for (int i = 1; i < out->n_groups; i++)
+		memset(&out->groups[i], 0, sizeof out->groups[i]);
 	out->n_groups = 1;
-	memset(out->more, 0, sizeof out->more);
 }
 
 long capsim_scenario_line(const capsim_scenario *s, const char *path)
 {
 	char buf[128];
+	char tmpl[128];
+	int g = capsim_scenario_group_path(s, path, tmpl, sizeof tmpl);
+	if (g < -1 || (g < 0 && strncmp(path, "cluster.group.", 14) == 0)) {
+		const char *key = path + 14;
+		g = capsim_scenario_group_find(s, key, strlen(key));
+	}
+	if (g >= 0 && s->groups[g].line > 0)
+		return s->groups[g].line;
 	capsim_strlcpy(buf, path, sizeof buf);
 	for (;;) {
 		for (int i = 0; i < s->n_lines; i++)
@@ -605,13 +633,13 @@ double capsim_scenario_steps(const capsim_scenario *s)
 
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n)
 {
-	long end = s->nodes;
-	for (int g = s->n_groups - 1; g > 0; g--) {
-		end -= s->more[g - 1].nodes;
-		if (n >= end)
+	long end = 0;
+	for (int g = 0; g < s->n_groups; g++) {
+		end += s->groups[g].nodes;
+		if (n < end)
 			return g;
 	}
-	return 0;
+	return s->n_groups > 0 ? s->n_groups - 1 : 0;
 }
 
 double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)

@@ -36,6 +36,8 @@ typedef enum capsim_ftype {
 #define CAPSIM_F_NONNEG 0x4u   /* >= 0 when given */
 #define CAPSIM_F_INTEGRAL 0x8u /* DOUBLE that must be a whole number (too large for int) */
 #define CAPSIM_F_ID 0x10u      /* TEXT that the schemas type as an id ([a-z0-9][a-z0-9._-]*) */
+#define CAPSIM_F_GROUP 0x20u   /* a node group's field (cluster.group.ID.*): read and edited per
+				* group by the scenario's group code, never by a table walk */
 
 typedef struct capsim_field {
 	const char *path;  /* "memory.bandwidth": elements below the entry, then the attribute */
@@ -377,7 +379,7 @@ extern const char *const capsim_framework_names[];
 typedef enum { CAPSIM_FT_FULL, CAPSIM_FT_LORA } capsim_finetune;
 typedef enum { CAPSIM_LORA_ALL, CAPSIM_LORA_ATTENTION } capsim_lora_targets;
 
-#define CAPSIM_MAX_GROUPS 4 /* node types in one cluster */
+#define CAPSIM_MAX_GROUPS 16 /* node groups in one cluster */
 #define CAPSIM_MAX_OVERRIDES 256/* part fields overridden in one scenario */
 #define CAPSIM_MAX_LINES 64     /* elements whose lines a scenario keeps */
 #define CAPSIM_MAX_EDITS 32     /* --set edits a scenario remembers */
@@ -405,14 +407,21 @@ typedef struct capsim_edit {
 	char value[CAPSIM_VALUE_LEN];
 } capsim_edit;
 
-/* A further node type of a cluster (mixed parts): its node entry resolved
- * with its own GPU, NIC and NVSwitch, and a calibrated profile. */
+/* One node group of a cluster: nodes of one node type, with that type's GPU,
+ * NIC and NVSwitch (or the GPU and NIC the group names instead), resolved
+ * from the catalog with the group's overrides applied, and a calibrated
+ * profile. Its fields are addressed as cluster.group.ID.* (ID the group's id
+ * or its index), its overrides kept under that path with the id. */
 typedef struct capsim_node_group {
-	char node_ref[CAPSIM_ID_LEN];
+	char id[CAPSIM_ID_LEN];        /* unique in the cluster; no dots, not all digits */
+	char node_ref[CAPSIM_ID_LEN];  /* the node type */
+	char gpu_ref[CAPSIM_ID_LEN], nic_ref[CAPSIM_ID_LEN]; /* "": the node's own */
 	int nodes;
-	int present;              /* resolved from the catalog */
 	char profile[CAPSIM_PATH_LEN]; /* "" none */
-	capsim_node node;
+	long line;                     /* of its element in the file; 0: none */
+	int shorthand;                 /* written as the one-group form's <node>: its parts'
+					* paths are cluster.node, cluster.gpu, cluster.nic */
+	capsim_node node;              /* resolved, overrides applied */
 	capsim_gpu gpu;
 	capsim_nic nic;
 	int has_nvswitch;
@@ -423,6 +432,10 @@ typedef struct capsim_scenario {
 	char name[CAPSIM_ID_LEN];
 	char file[CAPSIM_PATH_LEN];
 	char sha256[65];          /* of the file's bytes, before --set */
+	/* the catalog the parts were resolved from (borrowed: it must outlive
+	 * the scenario and every copy of it); an edit given no catalog
+	 * (capsim_scenario_set) resolves parts again from it */
+	const struct capsim_catalog *catalog;
 	long fabric_line;         /* line of <fabric>, for messages about it */
 	double seed;              /* integral, < 2^53 */
 	char description[CAPSIM_TEXT_LEN];
@@ -433,22 +446,23 @@ typedef struct capsim_scenario {
 	capsim_elem_line lines[CAPSIM_MAX_LINES];
 	capsim_edit edits[CAPSIM_MAX_EDITS];
 
-	/* cluster */
+	/* cluster: groups[0 .. n_groups - 1], in rank order (group g's nodes
+	 * after group g - 1's); nodes is their sum */
 	int nodes;
+	int n_groups;
+	capsim_node_group groups[CAPSIM_MAX_GROUPS];
+	/* the one-group view: the parts that the per-group models (memory, ops,
+	 * the fabric of one replica, the step of one GPU type) read. After a
+	 * load or an edit they are the first group's, which is the whole
+	 * cluster's when it has one group; capsim_scenario_as_group puts group
+	 * g's here. Code that means the cluster iterates groups instead. */
 	char node_ref[CAPSIM_ID_LEN], gpu_ref[CAPSIM_ID_LEN], nic_ref[CAPSIM_ID_LEN];
-	capsim_node node;         /* resolved, overrides applied */
+	capsim_node node;
 	capsim_gpu gpu;
 	capsim_nic nic;
 	int has_nvswitch;
 	capsim_nvswitch nvswitch;
-	/* node types: group 0 is the cluster's node, GPU, NIC and NVSwitch
-	 * above; groups 1 .. n_groups - 1 are more[g - 1], their nodes last in
-	 * rank order (capsim_scenario_group) */
-	int n_groups;
-	capsim_node_group more[CAPSIM_MAX_GROUPS - 1];
-	/* the calibrated profile (hardware/calibrated/NAME.xml) applied to
-	 * group 0's GPU; "" none */
-	char gpu_profile[CAPSIM_PATH_LEN];
+	char gpu_profile[CAPSIM_PATH_LEN]; /* the calibrated profile of that GPU; "" none */
 
 	/* fabric between nodes */
 	int topology, tiers, transport;
@@ -574,6 +588,9 @@ typedef struct capsim_part_slot {
 	size_t ref_offset;        /* char[CAPSIM_ID_LEN] in capsim_scenario */
 	size_t obj_offset;        /* the resolved struct in capsim_scenario */
 	size_t has_offset;        /* int flag, or (size_t)-1 when always present */
+	int group;                /* 1: a node group's part ("cluster.group.ID.gpu"; offsets
+				   * those of groups[0]), or the one-group shorthand's
+				   * ("cluster.gpu"), resolved per group, not by a slot walk */
 } capsim_part_slot;
 
 extern const capsim_part_slot capsim_part_slots[];
@@ -612,15 +629,34 @@ typedef struct capsim_group_view {
 	const char *profile;             /* "" none */
 } capsim_group_view;
 
-/* Group g (0 .. n_groups - 1) of s. */
+/* Group g (0 .. n_groups - 1) of s: its nodes, the first of them in rank
+ * order, its parts. */
 void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v);
 
-/* The scenario as group g's GPUs see it: g's node, GPU, NIC and NVSwitch in
- * group 0's place, a single group of the cluster's size. */
+/* The scenario as group g's GPUs see it: g's node, GPU, NIC, NVSwitch and
+ * profile in the one-group view, a single group (g's, its id and overrides
+ * kept) of the cluster's size. */
 void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out);
 
-/* The group that holds node n. */
+/* Put group g's parts in s's one-group view (a load and an edit put the
+ * first group's there). */
+void capsim_scenario_view_group(capsim_scenario *s, int g);
+
+/* The group that holds node n (0 .. nodes - 1). */
 int capsim_scenario_group_of_node(const capsim_scenario *s, long n);
+
+/* The group named by key, its id or its index ("h200", "1"); -1 when none. */
+int capsim_scenario_group_find(const capsim_scenario *s, const char *key, size_t len);
+
+/* Where a path of a node group ("cluster.group.KEY.REST") names group g:
+ * the group by its id or index, and the path with the key written as "ID"
+ * (the form capsim_scenario_fields and capsim_part_slots hold) into tmpl.
+ * Returns g; -1 when path is no group's path; -2 when KEY names no group. */
+int capsim_scenario_group_path(const capsim_scenario *s, const char *path, char *tmpl,
+			       size_t len);
+
+/* "the ids: h100, h200" of s's groups, for messages, into buf. */
+void capsim_scenario_group_ids(const capsim_scenario *s, char *buf, size_t len);
 
 /* The line of the scenario file's element at path ("facility"), or of its
  * deepest recorded ancestor; 0 when none is recorded. */
@@ -641,7 +677,7 @@ int capsim_scenario_not_modelled(const capsim_scenario *s, const char **out, int
  * (run and validate both count this way). */
 double capsim_scenario_steps(const capsim_scenario *s);
 
-/* Total GPUs of a scenario. */
+/* Total GPUs of a scenario (every group's nodes have the same GPUs a node). */
 static inline long capsim_scenario_gpus(const capsim_scenario *s)
 {
 	return (long)s->nodes * s->node.gpus;

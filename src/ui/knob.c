@@ -44,6 +44,32 @@ const capsim_ui_knob capsim_ui_knobs[] = {
 };
 const size_t capsim_ui_n_knobs = sizeof capsim_ui_knobs / sizeof capsim_ui_knobs[0];
 
+/* one knob of a group: label "LABEL of group ID", path cluster.group.ID.REST */
+static void group_knob(capsim_ui_knob_list *out, const char *id, const char *label,
+		       const char *rest, capsim_ui_knob_kind kind, int catalog)
+{
+	size_t i = out->n++;
+	snprintf(out->label[i], sizeof out->label[i], "%s of %s", label, id);
+	snprintf(out->path[i], sizeof out->path[i], "cluster.group.%s.%s", id, rest);
+	out->v[i] = (capsim_ui_knob){ "cluster", out->label[i], out->path[i], kind, catalog };
+}
+
+void capsim_ui_knobs_of(const capsim_scenario *s, capsim_ui_knob_list *out)
+{
+	out->n = 0;
+	for (size_t k = 0; k < capsim_ui_n_knobs; k++) {
+		out->v[out->n++] = capsim_ui_knobs[k];
+		if (k != 0 || s->n_groups < 2)
+			continue;
+		/* after the cluster's node type: each group's type and nodes */
+		for (int g = 0; g < s->n_groups && out->n + 2 < CAPSIM_UI_MAX_KNOBS; g++) {
+			group_knob(out, s->groups[g].id, "node type", "ref", CAPSIM_KNOB_CHOICE,
+				   CAPSIM_KIND_NODE);
+			group_knob(out, s->groups[g].id, "nodes", "nodes", CAPSIM_KNOB_DOUBLING, -1);
+		}
+	}
+}
+
 /* a number of dimension dim as a --set value the field reads back exactly */
 static void value_text(double v, capsim_dim dim, char *buf, size_t n)
 {

@@ -31,6 +31,22 @@ typedef struct capsim_ui_knob {
 extern const capsim_ui_knob capsim_ui_knobs[];
 extern const size_t capsim_ui_n_knobs;
 
+#define CAPSIM_UI_MAX_KNOBS 96
+
+/* The knobs of one scenario: the fixed ones, then, in a cluster of several
+ * node groups, each group's node type and nodes (cluster.group.ID.ref,
+ * cluster.group.ID.nodes with the group's id), the labels and paths held
+ * here. */
+typedef struct capsim_ui_knob_list {
+	size_t n;
+	capsim_ui_knob v[CAPSIM_UI_MAX_KNOBS];
+	char label[CAPSIM_UI_MAX_KNOBS][CAPSIM_ID_LEN + 32];
+	char path[CAPSIM_UI_MAX_KNOBS][CAPSIM_ID_LEN + 32];
+} capsim_ui_knob_list;
+
+/* Fill out with s's knobs (the list's pointers point into out). */
+void capsim_ui_knobs_of(const capsim_scenario *s, capsim_ui_knob_list *out);
+
 /* knob k's value in s for people ("64", "InfiniBand", "70%", "$0.08/kWh"),
  * or "-" where s has none */
 void capsim_ui_knob_text(const capsim_scenario *s, const capsim_ui_knob *k, char *buf, size_t n);

@@ -471,7 +471,7 @@ static void *eval_thread(void *arg)
 }
 
 /* The face never writes to the scenario it is given: a scenario with a burst
- * plan, one whose racks throttle their GPUs, and one of three node groups
+ * plan, one whose racks throttle their GPUs, and one of two node groups
  * (a scaling reference a group) are each evaluated twice from one const
  * value; the scenario's bytes are unchanged after each evaluation and the
  * two results equal key for key. The derived runs happened: the burst plan,
@@ -483,7 +483,8 @@ static void test_const_input(void **state)
 	static const capsim_set hall[] = { { "facility.ref", "enterprise-air-cooled" },
 					   { "facility.rack.nodes", "2" },
 					   { "facility.cooling.per-rack", "16 kW" } };
-	static const capsim_set groups[] = { { "cluster.mix.nodes", "4" } };
+	static const capsim_set groups[] = { { "cluster.group.h200.nodes", "4" },
+					     { "cluster.group.h100.nodes", "28" } };
 	const struct {
 		const char *file;
 		const capsim_set *sets;
@@ -492,7 +493,7 @@ static void test_const_input(void **state)
 	} c[] = {
 		{ "onprem-burst.xml", NULL, 0, "burst_plan_cost_usd" },
 		{ "default.xml", hall, 3, "gpu_throttle_limit_w" },
-		{ "mixed-h100-h200.xml", groups, 1, "scaling_efficiency" },
+		{ "mixed-h100-h200.xml", groups, 2, "scaling_efficiency" },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		char path[512];

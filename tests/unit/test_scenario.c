@@ -315,11 +315,12 @@ static void test_profile(void **state)
 	assert_true(capsim_diags_contains(&d, "cluster.node.profile: no readable profile 'hardware/calibrated/none.xml'"));
 	capsim_diags_free(&d);
 
-	/* the mix's own profile */
+	/* the old mix paths: a second group with its own profile */
 	const capsim_set mix[] = { { "cluster.mix.ref", "dgx-h200" }, { "cluster.mix.nodes", "2" },
 				   { "cluster.mix.profile", "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" } };
 	assert_int_equal(load(base, mix, 3, s, &d), 0);
-	assert_true(s->more[0].gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
+	assert_int_equal(s->n_groups, 2);
+	assert_true(s->groups[1].gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
 	assert_int_equal(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params, 0);
 	capsim_diags_free(&d);
 	free(s);

@@ -1,0 +1,269 @@
+/* test_groups.c - node groups: a cluster of six groups of four GPU types loads
+ * (ids, defaults, a group's own override), is edited by group id and index,
+ * counts every group in power, failures and the bill of materials, and lists
+ * each group's knobs; the old <mix> form loads with its warning to the same
+ * scenario as <group> elements, and so does its --resolved form. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bom.h"
+#include "catalog.h"
+#include "eval.h"
+#include "knob.h"
+#include "power.h"
+#include "reliab.h"
+#include "scenario.h"
+#include "testutil.h"
+
+TESTUTIL_CATALOG_FIXTURE
+
+#define DATA CAPSIM_SOURCE_DIR "/tests/data/groups/"
+
+static capsim_scenario *load(const char *path, const capsim_set *sets, size_t n)
+{
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(path, cat, sets, n, s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s does not load", path);
+	}
+	capsim_diags_free(&d);
+	return s;
+}
+
+static void test_six_groups_load(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "six-groups.xml", NULL, 0);
+	static const char *const ids[] = { "h100-a", "h100-b", "h200", "a100", "dgx-b200",
+					   "dgx-b200-2" };
+	assert_int_equal(s->n_groups, 6);
+	assert_int_equal(s->nodes, 24);
+	for (int g = 0; g < 6; g++) {
+		assert_string_equal(s->groups[g].id, ids[g]);
+		assert_int_equal(s->groups[g].nodes, 4);
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		assert_int_equal(v.first_node, 4 * g);
+		assert_int_equal(capsim_scenario_group_of_node(s, 4 * g + 3), g);
+	}
+	assert_string_equal(s->groups[3].gpu.e.id, "a100-sxm4-80gb");
+	/* the override reaches its own group only */
+	assert_rel(s->groups[5].gpu.mem_bw_bytes_per_s, 7e12, 1e-12);
+	assert_true(s->groups[4].gpu.mem_bw_bytes_per_s != 7e12);
+	/* the one-group view of group 3 */
+	capsim_scenario *v = malloc(sizeof *v);
+	capsim_scenario_as_group(s, 3, v);
+	assert_int_equal(v->n_groups, 1);
+	assert_string_equal(v->gpu.e.id, "a100-sxm4-80gb");
+	assert_int_equal(v->groups[0].nodes, 24);
+	free(v);
+	free(s);
+}
+
+static void test_set_by_id_and_index(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "six-groups.xml", NULL, 0);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.group.h200.nodes", "8", &d), 0);
+	assert_int_equal(s->groups[2].nodes, 8);
+	assert_int_equal(s->nodes, 28);
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.group.3.gpu.memory.bandwidth",
+					     "1.5 TB/s", &d), 0);
+	assert_rel(s->groups[3].gpu.mem_bw_bytes_per_s, 1.5e12, 1e-12);
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.group.1.ref", "dgx-h200", &d), 0);
+	assert_string_equal(s->groups[1].gpu.e.id, "h200-sxm-141gb");
+	capsim_path_value pv;
+	char err[256];
+	assert_int_equal(capsim_scenario_path_value(s, "cluster.group.h200.nodes", NULL, &pv, err,
+						    sizeof err), 0);
+	assert_rel(pv.num, 8, 0);
+	assert_true(capsim_scenario_path_known("cluster.group.h200.gpu.memory.bandwidth"));
+	/* an unknown group: the ids listed, the scenario unchanged */
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.group.h300.nodes", "2", &d), -1);
+	assert_true(capsim_diags_contains(&d, "cluster.group.h300.nodes: no node group has that id "
+					  "or index; the groups: h100-a, h100-b, h200, a100, "
+					  "dgx-b200, dgx-b200-2 (0 to 5)"));
+	assert_int_equal(s->groups[2].nodes, 8);
+	capsim_diags_free(&d);
+	free(s);
+}
+
+/* IT power is the sum over groups of nodes x that group's node power (each
+ * group's at the same load, as its one-group view computes it) */
+static void test_power_counts_every_group(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "six-groups.xml", NULL, 0);
+	capsim_step st;
+	memset(&st, 0, sizeof st);
+	st.step_time_s = 2.385;
+	st.compute_s = 1.7;
+	st.steps = 10;
+	capsim_power all, one;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_power_estimate(s, &st, 0, &all, &d), 0);
+	capsim_scenario *v = malloc(sizeof *v);
+	double sum = 0, a100 = 0, b200 = 0;
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_scenario_as_group(s, g, v);
+		assert_int_equal(capsim_power_estimate(v, &st, 0, &one, &d), 0);
+		sum += s->groups[g].nodes * one.node_w;
+		if (g == 3)
+			a100 = one.node_w;
+		if (g == 4)
+			b200 = one.node_w;
+	}
+	assert_true(b200 > a100 * 1.2);
+	assert_rel(all.it_w, sum, 1e-12);
+	free(v);
+	free(s);
+}
+
+/* the failure rates of every group's nodes and GPUs */
+static void test_failures_count_every_group(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "six-groups.xml", NULL, 0);
+	double rate[CAPSIM_PART__COUNT];
+	capsim_part_rates(s, 0, rate);
+	assert_rel(rate[CAPSIM_PART_GPU], 24.0 * 8 / (50000 * 3600.0), 1e-12);
+	assert_rel(rate[CAPSIM_PART_HOST], 24.0 / (200000 * 3600.0), 1e-12);
+	free(s);
+}
+
+/* one node line a group, with its count, in the groups' order */
+static void test_bom_lists_every_group(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "six-groups.xml", NULL, 0);
+	capsim_result r;
+	capsim_diags d = { 0 };
+	capsim_eval_opts o = { 0 };
+	assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
+	assert_int_equal(r.n_groups, 6);
+	capsim_bom_line v[CAPSIM_BOM_MAX];
+	int n = capsim_result_bom(s, &r, v), nodes = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(v[i].part, "node") != 0)
+			continue;
+		assert_string_equal(v[i].id, s->groups[nodes].node_ref);
+		assert_rel(v[i].count, 4, 0);
+		nodes++;
+	}
+	assert_int_equal(nodes, 6);
+	capsim_result_free(&r);
+	free(s);
+}
+
+static void test_knobs_of_each_group(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "six-groups.xml", NULL, 0);
+	capsim_ui_knob_list *k = malloc(sizeof *k);
+	capsim_ui_knobs_of(s, k);
+	assert_int_equal(k->n, capsim_ui_n_knobs + 12);
+	int found = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		if (strcmp(k->v[i].path, "cluster.group.dgx-b200-2.nodes") != 0)
+			continue;
+		found = 1;
+		assert_string_equal(k->v[i].label, "nodes of dgx-b200-2");
+		char text[64], up[64];
+		capsim_ui_knob_text(s, &k->v[i], text, sizeof text);
+		assert_string_equal(text, "4");
+		assert_int_equal(capsim_ui_knob_step(s, cat, &k->v[i], 1, up, sizeof up), 0);
+		assert_string_equal(up, "8");
+	}
+	assert_true(found);
+	free(k);
+	free(s);
+}
+
+/* every result key of two evaluations equal */
+static void assert_same_results(const capsim_scenario *a, const capsim_scenario *b)
+{
+	capsim_result ra, rb;
+	capsim_diags d = { 0 };
+	capsim_eval_opts o = { 0 };
+	assert_int_equal(capsim_eval(a, &o, &ra, &d), 0);
+	assert_int_equal(capsim_eval(b, &o, &rb, &d), 0);
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		assert_int_equal(capsim_result_has(&ra, k), capsim_result_has(&rb, k));
+		if (k->kind != CAPSIM_RK_TEXT && k->kind != CAPSIM_RK_JSON &&
+		    capsim_result_has(&ra, k))
+			assert_rel(capsim_result_number(&ra, k), capsim_result_number(&rb, k), 0);
+	}
+	capsim_result_free(&ra);
+	capsim_result_free(&rb);
+}
+
+static void test_old_mix_loads_as_groups(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *w = open_memstream(&text, &len);
+	capsim_scenario_warnings_to(w);
+	capsim_scenario *old = load(DATA "old-mix.xml", NULL, 0);
+	capsim_scenario_warnings_to(NULL);
+	fclose(w);
+	assert_non_null(strstr(text, "old-mix.xml:7: warning: <mix> is the old form of a node "
+				     "group: write <group id=\"dgx-h200\" ref=\"dgx-h200\" "
+				     "nodes=\"4\"/>"));
+	assert_non_null(strstr(text, "old-mix.xml:8: warning: <mix2> is the old form"));
+	free(text);
+	capsim_scenario *now = load(DATA "new-mix.xml", NULL, 0);
+	assert_int_equal(old->n_groups, 3);
+	for (int g = 0; g < 3; g++) {
+		assert_string_equal(old->groups[g].id, now->groups[g].id);
+		assert_int_equal(old->groups[g].nodes, now->groups[g].nodes);
+	}
+	assert_rel(old->groups[2].node.power_max_w, 7000, 0);
+	assert_same_results(old, now);
+	/* the resolved form, written as groups, loads to the same scenario */
+	len = 0;
+	w = open_memstream(&text, &len);
+	assert_int_equal(capsim_scenario_write_xml(old, w), 0);
+	fclose(w);
+	assert_non_null(strstr(text, "<group ref=\"dgx-h200\" id=\"dgx-h200\" nodes=\"4\""));
+	assert_null(strstr(text, "<mix"));
+	capsim_scenario *up = calloc(1, sizeof *up);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load_memory(text, len, "up.xml", cat, NULL, 0, up, &d), 0);
+	assert_same_results(old, up);
+	free(text);
+	/* the old --set paths still edit the groups */
+	const capsim_set sets[] = { { "cluster.mix.nodes", "2" } };
+	capsim_scenario *edited = load(DATA "old-mix.xml", sets, 1);
+	assert_int_equal(edited->groups[0].nodes, 14);
+	assert_int_equal(edited->groups[1].nodes, 2);
+	assert_int_equal(edited->nodes, 20);
+	free(edited);
+	free(up);
+	free(old);
+	free(now);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_six_groups_load),
+		cmocka_unit_test(test_set_by_id_and_index),
+		cmocka_unit_test(test_power_counts_every_group),
+		cmocka_unit_test(test_failures_count_every_group),
+		cmocka_unit_test(test_bom_lists_every_group),
+		cmocka_unit_test(test_knobs_of_each_group),
+		cmocka_unit_test(test_old_mix_loads_as_groups),
+	};
+	return testutil_run_group(tests, setup, teardown);
+}
