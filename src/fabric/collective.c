@@ -14,6 +14,7 @@
 #include "xalloc.h"
 
 #define MAX_PATH 24
+_Static_assert(MAX_PATH >= CAPSIM_FABRIC_ROUTE_MAX, "a flow holds the longest route");
 /* below this many flows a phase is not worth the refinement (and its
  * classes are few anyway) */
 #define FOLD_MIN_FLOWS 16

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "xalloc.h"
 
 /* Times above this are refused up front, so no sum below can overflow. */
@@ -22,13 +23,8 @@
 /* Positions travel as uint32 and index int32 fields. */
 #define MAX_TASKS ((size_t)INT32_MAX)
 
-#define BROKEN(what) broken(__FILE__, __LINE__, what)
-
-static _Noreturn void broken(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "%s:%d: capsim: broken invariant: %s\n", file, line, what);
-	abort();
-}
+/* a state no build may continue from (check.h) */
+#define BROKEN(what) CAPSIM_BROKEN(what)
 
 const char *capsim_pipeline_strerror(int code)
 {
@@ -193,6 +189,9 @@ static void try_start(capsim_sim *sim, run *r, int k)
 		t->pred = -1;
 		t->via_transfer = 0;
 	}
+	/* one task at a time on a stage's stream, and never before its input */
+	CAPSIM_ASSERT(r->next[k] == 0 || t[-1].end_ns <= now);
+	CAPSIM_ASSERT(r->producer[pos] < 0 || r->arrived[pos] <= now);
 	r->next[k]++;
 	r->busy[k] = 1;
 	t->start_ns = now;
@@ -204,6 +203,7 @@ static void on_end(capsim_sim *sim, const capsim_event *ev, void *ctx)
 	run *r = ctx;
 	uint32_t pos = payload_u32(ev);
 	int k = (int)(pos / r->per);
+	CAPSIM_ASSERT(r->busy[k] && r->out->tasks[pos].start_ns + r->dur[pos] == ev->t);
 	r->out->tasks[pos].end_ns = ev->t;
 	r->out->stage[k].busy_ns += r->dur[pos];
 	r->busy[k] = 0;
@@ -217,6 +217,8 @@ static void on_arrive(capsim_sim *sim, const capsim_event *ev, void *ctx)
 {
 	run *r = ctx;
 	uint32_t pos = payload_u32(ev);
+	/* each input arrives once, from the task that produces it */
+	CAPSIM_ASSERT(!r->ready[pos] && r->producer[pos] >= 0);
 	r->ready[pos] = 1;
 	r->arrived[pos] = ev->t;
 	try_start(sim, r, (int)(pos / r->per));
@@ -323,6 +325,10 @@ static int prepare(run *r)
 		}
 	}
 	free(o);
+	/* every task of every stage has its one position: the orders hold
+	 * 2 v m tasks each, none twice */
+	for (size_t key = 0; key < total; key++)
+		CAPSIM_ASSERT(pos_of[key] >= 0);
 
 	/* durations and dependencies, in key order (the callback's contract);
 	 * bound is a step's longest possible time: all work, all transfers
@@ -364,6 +370,9 @@ static int prepare(run *r)
 					} else {
 						int kc = jc % p;
 						r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
+						/* a task's input comes from one task only */
+						CAPSIM_ASSERT(r->consumer[pos] >= 0 &&
+							      r->producer[r->consumer[pos]] < 0);
 						r->producer[r->consumer[pos]] = pos;
 						if (kc != k) /* link between k and kc */
 							x = link_ns(in, b ? kc : k);
@@ -448,6 +457,8 @@ int capsim_pipeline_simulate(const capsim_pipeline_spec *in,
 	for (int k = 0; k < r.p; k++) {
 		capsim_pipeline_stage *s = &out->stage[k];
 		s->idle_ns = out->makespan_ns - s->busy_ns - s->tail_ns;
+		/* a stage is busy, idle or in its tail: never more than the step */
+		CAPSIM_ASSERT(s->idle_ns >= 0);
 	}
 	run_free(&r);
 	return CAPSIM_PIPELINE_OK;
