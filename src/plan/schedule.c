@@ -285,28 +285,12 @@ static capsim_time_ns link_ns(const capsim_pipeline_spec *in, int k)
 	return in->p2p_link_ns ? in->p2p_link_ns[k] : in->p2p_ns;
 }
 
-/* Durations, dependencies and orders into r (allocated here, freed by the
- * caller through run_free). Returns 0, or an error for a bad duration or a
- * step whose total time could overflow. */
-static int prepare(run *r)
+/* Each stage's order into r->out->tasks, and pos_of: task key -> position */
+static void place_orders(run *r, int32_t *pos_of)
 {
 	const capsim_pipeline_spec *in = r->in;
 	int p = r->p, v = r->v, m = r->m;
-	size_t total = (size_t)p * r->per;
-	r->dur = capsim_xmalloc(total * sizeof *r->dur);
-	r->consumer = capsim_xmalloc(total * sizeof *r->consumer);
-	r->producer = capsim_xmalloc(total * sizeof *r->producer);
-	memset(r->producer, 0xff, total * sizeof *r->producer); /* -1: none */
-	r->delay = capsim_xmalloc(total * sizeof *r->delay);
-	r->ready = capsim_xcalloc(total, 1);
-	r->arrived = capsim_xcalloc(total, sizeof *r->arrived);
-	r->next = capsim_xcalloc((size_t)p, sizeof *r->next);
-	r->busy = capsim_xcalloc((size_t)p, 1);
-	int32_t *pos_of = capsim_xmalloc(total * sizeof *pos_of);
-	memset(pos_of, 0xff, total * sizeof *pos_of); /* -1: no position yet */
 	slot_id *o = capsim_xmalloc(r->per * sizeof *o);
-
-	/* orders: position <- key */
 	for (int k = 0; k < p; k++) {
 		if (in->schedule == CAPSIM_SCHED_GPIPE)
 			order_gpipe(m, o);
@@ -327,67 +311,89 @@ static int prepare(run *r)
 	free(o);
 	/* every task of every stage has its one position: the orders hold
 	 * 2 v m tasks each, none twice */
-	for (size_t key = 0; key < total; key++)
+	for (size_t key = 0; key < (size_t)p * r->per; key++)
 		CAPSIM_ASSERT(pos_of[key] >= 0);
+}
+
+/* The duration, consumer and transfer delay of the task of stage k, chunk c,
+ * micro-batch i, backward b, added to *bound (a step's longest possible
+ * time). 0, or an error for a bad duration or a bound past TIME_LIMIT. */
+static int link_task(run *r, const int32_t *pos_of, int k, int c, int i, int b,
+		     capsim_time_ns *bound)
+{
+	const capsim_pipeline_spec *in = r->in;
+	int p = r->p, v = r->v;
+	int j = c * p + k; /* virtual stage */
+	int32_t pos = pos_of[key_of(r, k, c, i, b)];
+	capsim_time_ns d;
+	if (in->task_ns)
+		d = in->task_ns(in->task_ctx, k, c, i, b);
+	else
+		d = b ? in->bwd_ns[k * v + c] : in->fwd_ns[k * v + c];
+	if (d < 0 || d > TIME_LIMIT)
+		return fail(r->out, CAPSIM_PIPELINE_EINVAL,
+			    "pipeline: %s of stage %d, chunk %d, micro-batch %d: %lld ns out of range",
+			    b ? "backward" : "forward", k, c, i, (long long)d);
+	r->dur[pos] = d;
+	/* the consumer: next virtual stage forward, previous backward */
+	int jc = b ? j - 1 : j + 1, cb = b;
+	if (!b && j == v * p - 1) {
+		jc = j; /* own backward */
+		cb = 1;
+	}
+	capsim_time_ns x = 0;
+	if (jc < 0) {
+		r->consumer[pos] = -1;
+	} else {
+		int kc = jc % p;
+		r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
+		/* a task's input comes from one task only */
+		CAPSIM_ASSERT(r->consumer[pos] >= 0 && r->producer[r->consumer[pos]] < 0);
+		r->producer[r->consumer[pos]] = pos;
+		if (kc != k) /* link between k and kc */
+			x = link_ns(in, b ? kc : k);
+	}
+	r->delay[pos] = x;
+	*bound += d + x;
+	if (*bound > TIME_LIMIT)
+		return fail(r->out, CAPSIM_PIPELINE_ERANGE, "pipeline: a step could exceed %lld ns",
+			    (long long)TIME_LIMIT);
+	return CAPSIM_PIPELINE_OK;
+}
+
+/* Durations, dependencies and orders into r (allocated here, freed by the
+ * caller through run_free). Returns 0, or an error for a bad duration or a
+ * step whose total time could overflow. */
+static int prepare(run *r)
+{
+	const capsim_pipeline_spec *in = r->in;
+	int p = r->p, v = r->v, m = r->m;
+	size_t total = (size_t)p * r->per;
+	r->dur = capsim_xmalloc(total * sizeof *r->dur);
+	r->consumer = capsim_xmalloc(total * sizeof *r->consumer);
+	r->producer = capsim_xmalloc(total * sizeof *r->producer);
+	memset(r->producer, 0xff, total * sizeof *r->producer); /* -1: none */
+	r->delay = capsim_xmalloc(total * sizeof *r->delay);
+	r->ready = capsim_xcalloc(total, 1);
+	r->arrived = capsim_xcalloc(total, sizeof *r->arrived);
+	r->next = capsim_xcalloc((size_t)p, sizeof *r->next);
+	r->busy = capsim_xcalloc((size_t)p, 1);
+	int32_t *pos_of = capsim_xmalloc(total * sizeof *pos_of);
+	memset(pos_of, 0xff, total * sizeof *pos_of); /* -1: no position yet */
+	place_orders(r, pos_of);
 
 	/* durations and dependencies, in key order (the callback's contract);
 	 * bound is a step's longest possible time: all work, all transfers
 	 * and all tails one after another */
 	int rc = CAPSIM_PIPELINE_OK;
-	int vp = v * p;
 	capsim_time_ns bound = 0;
 	for (int k = 0; k < p && rc == CAPSIM_PIPELINE_OK; k++) {
 		if (in->tail_ns)
 			bound += in->tail_ns[k];
-		for (int c = 0; c < v && rc == CAPSIM_PIPELINE_OK; c++) {
-			int j = c * p + k; /* virtual stage */
-			for (int i = 0; i < m && rc == CAPSIM_PIPELINE_OK; i++) {
-				for (int b = 0; b < 2; b++) {
-					int32_t pos = pos_of[key_of(r, k, c, i, b)];
-					capsim_time_ns d;
-					if (in->task_ns)
-						d = in->task_ns(in->task_ctx, k, c, i, b);
-					else
-						d = b ? in->bwd_ns[k * v + c] : in->fwd_ns[k * v + c];
-					if (d < 0 || d > TIME_LIMIT) {
-						rc = fail(r->out, CAPSIM_PIPELINE_EINVAL,
-							  "pipeline: %s of stage %d, chunk %d, "
-							  "micro-batch %d: %lld ns out of range",
-							  b ? "backward" : "forward", k, c, i,
-							  (long long)d);
-						break;
-					}
-					r->dur[pos] = d;
-					/* the consumer: next virtual stage forward, previous backward */
-					int jc = b ? j - 1 : j + 1, cb = b;
-					if (!b && j == vp - 1) {
-						jc = j; /* own backward */
-						cb = 1;
-					}
-					capsim_time_ns x = 0;
-					if (jc < 0) {
-						r->consumer[pos] = -1;
-					} else {
-						int kc = jc % p;
-						r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
-						/* a task's input comes from one task only */
-						CAPSIM_ASSERT(r->consumer[pos] >= 0 &&
-							      r->producer[r->consumer[pos]] < 0);
-						r->producer[r->consumer[pos]] = pos;
-						if (kc != k) /* link between k and kc */
-							x = link_ns(in, b ? kc : k);
-					}
-					r->delay[pos] = x;
-					bound += d + x;
-					if (bound > TIME_LIMIT) {
-						rc = fail(r->out, CAPSIM_PIPELINE_ERANGE,
-							  "pipeline: a step could exceed %lld ns",
-							  (long long)TIME_LIMIT);
-						break;
-					}
-				}
-			}
-		}
+		for (int c = 0; c < v && rc == CAPSIM_PIPELINE_OK; c++)
+			for (int i = 0; i < m && rc == CAPSIM_PIPELINE_OK; i++)
+				for (int b = 0; b < 2 && rc == CAPSIM_PIPELINE_OK; b++)
+					rc = link_task(r, pos_of, k, c, i, b, &bound);
 	}
 	/* the first virtual stage's forwards have their input from the start */
 	for (int i = 0; i < m; i++)
