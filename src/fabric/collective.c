@@ -1151,7 +1151,8 @@ static void hierarchical_phases(plan *p, const ctx *c, const choice *ch, double 
 	int G = c->G, proto = ch->proto;
 	capsim_nccl_topo sub = ch->topo;
 	double l1 = 0, l2 = 0;
-	double lat[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT], bw[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	double lat[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	double bw[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
 	sub.n_ranks = G;
 	sub.n_nodes = 1;
 	capsim_nccl_tune(&sub, CAPSIM_COLL_REDUCESCATTER, lat, bw);

@@ -68,8 +68,9 @@ int capsim_fabric_same_domain(const capsim_fabric *f, int a, int b);
 #define CAPSIM_FABRIC_ROUTE_MAX 14
 
 /* Route one flow from GPU a to GPU b: writes up to max link ids to links and
- * returns how many (at most CAPSIM_FABRIC_ROUTE_MAX); hash picks among equal-cost uplinks under ECMP (adaptive
- * routing picks the least-loaded one now). *latency_s gets the path's
+ * returns how many (at most CAPSIM_FABRIC_ROUTE_MAX); hash picks among
+ * equal-cost uplinks under ECMP (adaptive routing picks the least-loaded one
+ * now). *latency_s gets the path's
  * propagation and switching latency. Returns 0 for a == b. */
 size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 			   int *links, size_t max, double *latency_s);

@@ -250,8 +250,8 @@ static int find_arch(reader *r)
 	if (r->bad)
 		return -1;
 	if (!mt) {
-		capsim_diags_add(r->d, r->file, 0, "model_type: missing (a Hugging Face config names "
-				 "its architecture there)");
+		capsim_diags_add(r->d, r->file, 0, "model_type: missing (a Hugging Face config "
+				 "names its architecture there)");
 		return -1;
 	}
 	int found = -1;

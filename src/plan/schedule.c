@@ -332,7 +332,8 @@ static int link_task(run *r, const int32_t *pos_of, int k, int c, int i, int b,
 		d = b ? in->bwd_ns[k * v + c] : in->fwd_ns[k * v + c];
 	if (d < 0 || d > TIME_LIMIT)
 		return fail(r->out, CAPSIM_PIPELINE_EINVAL,
-			    "pipeline: %s of stage %d, chunk %d, micro-batch %d: %lld ns out of range",
+			    "pipeline: %s of stage %d, chunk %d, micro-batch %d: %lld ns "
+			    "out of range",
 			    b ? "backward" : "forward", k, c, i, (long long)d);
 	r->dur[pos] = d;
 	/* the consumer: next virtual stage forward, previous backward */
