@@ -584,47 +584,60 @@ static void check_ops(const char *list)
 	}
 }
 
-int main(int argc, char **argv)
+/* the command line's choices */
+typedef struct options {
+	const char *list; /* the operations, comma-separated */
+	const char *path; /* --out, or NULL: standard output */
+	sweep sw;
+	int ngpus;        /* --gpus, 0: every visible one */
+} options;
+
+/* argv into o, checked; 0, or 2 (the exit status) after a message */
+static int parse_options(int argc, char **argv, options *o)
 {
-	const char *list = "all_reduce,all_gather,reduce_scatter,alltoall,broadcast,sendrecv";
-	const char *path = NULL;
-	sweep sw = { 8, (size_t)4 << 30, 2, 20, 5, 10 };
-	int ngpus = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--ops") && i + 1 < argc)
-			list = argv[++i];
+			o->list = argv[++i];
 		else if (!strcmp(argv[i], "--min-bytes") && i + 1 < argc)
-			sw.lo = parse_bytes(argv[++i]);
+			o->sw.lo = parse_bytes(argv[++i]);
 		else if (!strcmp(argv[i], "--max-bytes") && i + 1 < argc)
-			sw.hi = parse_bytes(argv[++i]);
+			o->sw.hi = parse_bytes(argv[++i]);
 		else if (!strcmp(argv[i], "--factor") && i + 1 < argc)
-			sw.factor = atoi(argv[++i]);
+			o->sw.factor = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
-			sw.iters = atoi(argv[++i]);
+			o->sw.iters = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--warmup") && i + 1 < argc)
-			sw.warmup = atoi(argv[++i]);
+			o->sw.warmup = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--samples") && i + 1 < argc)
-			sw.samples = atoi(argv[++i]);
+			o->sw.samples = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--gpus") && i + 1 < argc)
-			ngpus = atoi(argv[++i]);
+			o->ngpus = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			path = argv[++i];
+			o->path = argv[++i];
 		else if (!strcmp(argv[i], "--mpi"))
 			use_mpi = 1;
 		else
 			usage();
 	}
-	check_ops(list);
-	if (sw.lo < 4 || sw.hi < sw.lo || sw.hi > ((size_t)64 << 30)) {
+	check_ops(o->list);
+	const sweep *sw = &o->sw;
+	if (sw->lo < 4 || sw->hi < sw->lo || sw->hi > ((size_t)64 << 30)) {
 		fprintf(stderr, "--min-bytes, --max-bytes: expected 4 <= min <= max <= 64G\n");
 		return 2;
 	}
-	if (sw.factor < 2 || sw.iters < 1 || sw.iters > 100000 || sw.warmup < 0 ||
-	    sw.samples < 1 || sw.samples > 10000) {
+	if (sw->factor < 2 || sw->iters < 1 || sw->iters > 100000 || sw->warmup < 0 ||
+	    sw->samples < 1 || sw->samples > 10000) {
 		fprintf(stderr, "--factor: expected 2 or more; --iters: 1 to 100000; --warmup: 0 "
 				"or more; --samples: 1 to 10000\n");
 		return 2;
 	}
+	return 0;
+}
+
+/* 0 when this process may drive the GPUs as launched, else 2 after a
+ * message: --mpi needs MPI built in, and MPI ranks need --mpi */
+static int check_launch(void)
+{
 #ifndef CAPSIM_WITH_MPI
 	if (use_mpi) {
 		fprintf(stderr, "--mpi: this capsim-calibrate-nccl was built without MPI\n");
@@ -639,6 +652,18 @@ int main(int argc, char **argv)
 				"add --mpi, or run one process\n", launched);
 		return 2;
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	options o = { "all_reduce,all_gather,reduce_scatter,alltoall,broadcast,sendrecv", NULL,
+		      { 8, (size_t)4 << 30, 2, 20, 5, 10 }, 0 };
+	if (parse_options(argc, argv, &o) != 0 || check_launch() != 0)
+		return 2;
+	const char *list = o.list, *path = o.path;
+	const sweep sw = o.sw;
+	int ngpus = o.ngpus;
 	/* NVLink SHARP (NVLS) stays off unless the environment sets
 	 * NCCL_NVLS_ENABLE itself: the machines this was written for need it
 	 * off. The value used goes into the machine line's env. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "xalloc.h"
 
 #define CAL_DEAD UINT32_MAX
@@ -129,6 +130,9 @@ static void insert(capsim_calq *q, capsim_qent e)
 	}
 	bk->hi++;
 	place(q, bi, p, e);
+	/* the bucket stays sorted by (t, k2) around the new entry */
+	CAPSIM_ASSERT((p == bk->lo || !before(&e, &bk->a[p - 1])) &&
+		      (p + 1 == bk->hi || !before(&bk->a[p + 1], &e)));
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -197,13 +201,18 @@ static void rebuild(capsim_calq *q)
 	size_t old_nb = q->nb;
 	alloc_buckets(q, nb);
 	q->shift = shift;
+	size_t moved = 0;
 	for (size_t bi = 0; bi < old_nb; bi++) {
 		capsim_calbucket *bk = &old[bi];
 		for (uint32_t j = bk->lo; j < bk->hi; j++)
-			if (bk->a[j].ev != CAL_DEAD)
+			if (bk->a[j].ev != CAL_DEAD) {
 				insert(q, bk->a[j]);
+				moved++;
+			}
 		free(bk->a);
 	}
+	/* every live entry moved, none lost to the tombstones */
+	CAPSIM_ASSERT(moved == q->n);
 	free(old);
 	q->min_b = -1;
 	q->n_built = q->n;
@@ -293,6 +302,9 @@ const capsim_qent *capsim_calq_peek(capsim_calq *q)
 	if (q->min_b < 0)
 		q->min_b = find_min_adapting(q);
 	const capsim_calbucket *bk = &q->b[q->min_b];
+	/* a bucket's front is live, and no live entry is earlier than base */
+	CAPSIM_ASSERT(bk->lo < bk->hi && bk->a[bk->lo].ev != CAL_DEAD &&
+		      biased(bk->a[bk->lo].t) >= q->base);
 	q->base = biased(bk->a[bk->lo].t);
 	return &bk->a[bk->lo];
 }
@@ -345,6 +357,9 @@ void capsim_calq_remove(capsim_calq *q, uint32_t ev)
 	uint64_t l = q->loc[ev];
 	size_t bi = (size_t)(l >> 32);
 	capsim_calbucket *bk = &q->b[bi];
+	/* loc finds the event's own entry, live */
+	CAPSIM_ASSERT(bi < q->nb && (uint32_t)l >= bk->lo && (uint32_t)l < bk->hi &&
+		      bk->a[(uint32_t)l].ev == ev);
 	bk->a[(uint32_t)l].ev = CAL_DEAD;
 	skip_dead(bk);
 	if (q->min_b == (int64_t)bi)

@@ -12,6 +12,7 @@
  */
 #include "queue.h"
 
+#include "check.h"
 #include "xalloc.h"
 
 #define ARITY 4
@@ -98,6 +99,8 @@ static void sift_up(capsim_queue *q, size_t i, capsim_qent e)
 		i = p;
 	}
 	place(q, i, e);
+	/* heap order at the hole's last place: its parent comes first */
+	CAPSIM_ASSERT(i == 0 || !before(&e, &a[(i - 1) / ARITY]));
 }
 
 /* The hole is at i; move it down past every least child that precedes e,
@@ -118,6 +121,8 @@ static void sift_down(capsim_queue *q, size_t i, capsim_qent e)
 		i = m;
 	}
 	place(q, i, e);
+	/* heap order at the hole's last place: no child comes first */
+	CAPSIM_ASSERT(ARITY * i + 1 >= n || !before(&a[least_child(a, ARITY * i + 1, n)], &e));
 }
 
 int capsim_queue_push(capsim_queue *q, capsim_qent e)
@@ -133,6 +138,7 @@ int capsim_queue_push(capsim_queue *q, capsim_qent e)
 
 capsim_qent capsim_queue_pop(capsim_queue *q)
 {
+	CAPSIM_ASSERT(q->n > 0);
 	capsim_qent top = q->a[0];
 	capsim_qent last = q->a[--q->n];
 	if (q->n)
@@ -142,6 +148,7 @@ capsim_qent capsim_queue_pop(capsim_queue *q)
 
 void capsim_queue_remove(capsim_queue *q, size_t i)
 {
+	CAPSIM_ASSERT(i < q->n);
 	capsim_qent last = q->a[--q->n];
 	if (i == q->n)
 		return; /* the last entry itself: nothing moves */

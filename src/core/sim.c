@@ -16,10 +16,10 @@
 #include "core.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "queue_cal.h"
 #include "xalloc.h"
 
@@ -29,9 +29,6 @@
 #define NO_SLOT UINT32_MAX
 #define MAX_SLOTS (UINT32_MAX - 1) /* slot + 1 fits in the id; NO_SLOT unused */
 #define FIRST_SLOTS 64
-
-/* A broken invariant (never user input): say where, and abort. */
-#define BROKEN(what) broken(__FILE__, __LINE__, what)
 
 /* One event's storage. While pending, its key sits in the queue; while free,
  * next chains the free list. */
@@ -61,12 +58,6 @@ struct capsim_sim {
 	int running, stopping;
 };
 
-static _Noreturn void broken(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "%s:%d: capsim: broken invariant: %s\n", file, line, what);
-	abort();
-}
-
 static inline capsim_event_id make_id(uint32_t gen, uint32_t i)
 {
 	return (uint64_t)gen << 32 | ((uint64_t)i + 1);
@@ -82,7 +73,7 @@ static void grow_pool(capsim_sim *sim)
 	if (cap > MAX_SLOTS)
 		cap = MAX_SLOTS;
 	if (cap <= old)
-		BROKEN("more than 2^32 - 2 events pending");
+		CAPSIM_BROKEN("more than 2^32 - 2 events pending");
 	sim->slots = capsim_xrealloc(sim->slots, cap * sizeof *sim->slots);
 	for (size_t i = old; i < cap; i++) {
 		slot *s = &sim->slots[i];
@@ -99,6 +90,8 @@ static inline uint32_t alloc_slot(capsim_sim *sim)
 	if (sim->free_head == NO_SLOT)
 		grow_pool(sim);
 	uint32_t i = sim->free_head;
+	/* the free list holds only slots with no event pending */
+	CAPSIM_ASSERT(i < sim->nslots && !sim->slots[i].pending);
 	sim->free_head = sim->slots[i].next;
 	return i;
 }
@@ -107,6 +100,8 @@ static inline uint32_t alloc_slot(capsim_sim *sim)
 static inline void free_slot(capsim_sim *sim, uint32_t i)
 {
 	slot *s = &sim->slots[i];
+	/* freed once per schedule: by delivery or by cancellation */
+	CAPSIM_ASSERT(s->pending);
 	s->gen++;
 	s->pending = 0;
 	s->next = sim->free_head;
@@ -153,7 +148,7 @@ capsim_event_id capsim_sim_schedule(capsim_sim *sim, capsim_time_ns t,
 	    (size_t)kind >= sim->nkinds || len > CAPSIM_EVENT_PAYLOAD)
 		return 0;
 	if (sim->seq >= SEQ_LIMIT)
-		BROKEN("2^56 events scheduled: insertion sequence exhausted");
+		CAPSIM_BROKEN("2^56 events scheduled: insertion sequence exhausted");
 	uint32_t i = alloc_slot(sim);
 	slot *s = &sim->slots[i];
 	s->kind = (uint16_t)kind;
@@ -167,6 +162,8 @@ capsim_event_id capsim_sim_schedule(capsim_sim *sim, capsim_time_ns t,
 	capsim_qent e = { .t = t, .k2 = (uint64_t)prio << SEQ_BITS | sim->seq++,
 			  .ev = i };
 	capsim_calq_push(&sim->q, e); /* grows through xrealloc: cannot fail */
+	/* every pending event has its slot, and its slot only */
+	CAPSIM_ASSERT(sim->q.n <= sim->nslots);
 	return make_id(s->gen, i);
 }
 
@@ -181,6 +178,8 @@ int capsim_sim_cancel(capsim_sim *sim, capsim_event_id id)
 		return -1;
 	capsim_calq_remove(&sim->q, i);
 	free_slot(sim, i);
+	/* the id no longer matches: a second cancel is refused */
+	CAPSIM_ASSERT(make_id(s->gen, i) != id);
 	return 0;
 }
 
@@ -205,6 +204,9 @@ prefetch_next_slot(capsim_sim *sim)
 static inline void take_next(capsim_sim *sim, capsim_event *ev)
 {
 	capsim_qent e = capsim_calq_pop(&sim->q);
+	/* time never goes backwards: schedule refuses the past, and the queue
+	 * gives its least entry */
+	CAPSIM_ASSERT(e.t >= sim->now && e.ev < sim->nslots);
 	prefetch_next_slot(sim);
 	const slot *s = &sim->slots[e.ev];
 	ev->t = e.t;

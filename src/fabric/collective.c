@@ -7,12 +7,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check.h"
 #include "core.h"
 #include "hmap.h"
 #include "mix.h"
 #include "xalloc.h"
 
 #define MAX_PATH 24
+_Static_assert(MAX_PATH >= CAPSIM_FABRIC_ROUTE_MAX, "a flow holds the longest route");
 /* below this many flows a phase is not worth the refinement (and its
  * classes are few anyway) */
 #define FOLD_MIN_FLOWS 16
@@ -159,12 +161,14 @@ static flowspec *new_flow(phase *ph)
 static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 		 double mult, uint64_t hash)
 {
+	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
 	if (a == b || bytes <= 0)
 		return;
 	flowspec *fs = new_flow(ph);
 	double lat;
 	fs->n = (int)capsim_fabric_route(f, a, b, hash, fs->links, MAX_PATH, &lat);
-	if (fs->n > MAX_PATH)
+	/* the fabric's longest route (three tiers up and down) fits */
+	if (CAPSIM_NEVER(fs->n > MAX_PATH))
 		fs->n = MAX_PATH;
 	fs->origin = capsim_fabric_origin(f, fs->links, (size_t)fs->n);
 	fs->bytes = bytes;
@@ -238,13 +242,17 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 {
 	int d = distinct_rings(c);
 	double per_ch = edge_bytes / c->nch / c->eff;
+	double channels = 0;
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
+		channels += mult;
 		for (int i = 0; i < c->n - (chain ? 1 : 0); i++) {
 			int a = ring_rank(c, ring, i), b = ring_rank(c, ring, (i + 1) % c->n);
 			xfer(ph, c->f, a, b, per_ch, mult, c->seed + (uint64_t)ring * 7919 + (uint64_t)i);
 		}
 	}
+	/* the distinct rings carry every channel once: the bytes are all sent */
+	CAPSIM_ASSERT(channels == c->nch);
 }
 
 /* NCCL's double binary tree between nodes, chains inside them: each tree
@@ -358,16 +366,20 @@ static void pat_phases(plan *p, const ctx *c, double total, double lat_s)
 	int steps = 0;
 	while ((1 << steps) < c->n)
 		steps++;
+	double sent = 0;
 	for (int k = 0; k < steps; k++) {
 		phase *ph = new_phase(p, k == 0 ? lat_s : 0.0);
 		int dist = 1 << k;
 		double blocks = dist;
 		if (dist * 2 > c->n)
 			blocks = c->n - dist; /* the last step sends what is left */
+		sent += blocks;
 		for (int i = 0; i < c->n; i++)
 			xfer(ph, c->f, i * c->G, ((i + dist) % c->n) * c->G,
 			     blocks * total / c->n / c->eff, 1.0, c->seed + (uint64_t)i);
 	}
+	/* each rank ends with the n - 1 blocks of the others, no more */
+	CAPSIM_ASSERT(sent == c->n - 1);
 }
 
 /* An upper bound on the flows the builders above make for op under algo
@@ -730,6 +742,19 @@ static void offer_busiest(const capsim_flownet *fn, const double *busy, double t
 	}
 }
 
+/* 1 when the bytes a and b's flows move, their multiplicities counted,
+ * agree to 1e-9 (summed in another order): a folded phase moves what the
+ * phase does */
+static int same_bytes(const phase *a, const phase *b)
+{
+	double sa = 0, sb = 0;
+	for (size_t i = 0; i < a->n; i++)
+		sa += a->v[i].bytes * a->v[i].mult;
+	for (size_t i = 0; i < b->n; i++)
+		sb += b->v[i].bytes * b->v[i].mult;
+	return fabs(sa - sb) <= 1e-9 * fmax(fabs(sa), fabs(sb));
+}
+
 /* Run ph folded by k; returns its bandwidth time. b gets the busiest link. */
 static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 			  const classes *k, uint64_t *events, uint64_t *flows,
@@ -767,6 +792,7 @@ static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 		g->origin = -1;
 		fcaps[folded.n - 1] = caps ? caps[i] : 0.0;
 	}
+	CAPSIM_ASSERT(folded.n == nfc && same_bytes(&folded, ph));
 	uint64_t before = *flows;
 	double t = run_phase(fn, &folded, caps ? fcaps : NULL, events, flows);
 	*flows = before + ph->n;
@@ -788,6 +814,15 @@ static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 }
 
 /* ---- all-to-all in classes ------------------------------------------------- */
+
+/* the flows ph stands for: its multiplicities summed */
+static double pairs_of(const phase *ph)
+{
+	double sum = 0;
+	for (size_t i = 0; i < ph->n; i++)
+		sum += ph->v[i].mult;
+	return sum;
+}
 
 /* An all-to-all among whole nodes that all see the same fabric
  * (capsim_fabric_symmetric), generated in classes without building its
@@ -849,6 +884,8 @@ static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 					fs->links[j] = v;
 				}
 			}
+	/* the classes stand for every ordered pair of ranks once */
+	CAPSIM_ASSERT(pairs_of(&folded) == (double)c->n * (c->n - 1));
 	capsim_flownet *fn = capsim_flownet_create();
 	for (size_t l = 0; l < nl; l++)
 		capsim_flownet_add_link(fn, capsim_flownet_link_cap(src, first[l]),
@@ -939,14 +976,20 @@ static double *nccl_caps(const phase *ph, double nccl_bw_s, const capsim_coll_re
 	return caps;
 }
 
-int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
-			  const capsim_coll_req *r, capsim_coll_result *out,
-			  capsim_diags *d)
+/* what NCCL's view of the hardware chose for a collective, and what it
+ * predicts */
+typedef struct {
+	capsim_nccl_topo topo; /* NCCL's graphs of the ranks */
+	int algo, proto, nch;
+	double lat_s;       /* the latency the collective pays */
+	double nccl_bw_s;   /* NCCL's bandwidth time, or -1 */
+	double nccl_time_s; /* NCCL's predicted time, or -1 */
+} choice;
+
+/* the request against the fabric: 0, or -1 with the reason in d */
+static int check_request(capsim_fabric *f, const capsim_scenario *s, const capsim_coll_req *r,
+			 capsim_diags *d)
 {
-	memset(out, 0, sizeof *out);
-	out->busiest_link = -1;
-	out->nccl_time_s = -1.0;
-	int G = capsim_fabric_gpus_per_node(f);
 	if (r->ranks < 1 || r->ranks > capsim_fabric_gpus(f)) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %d ranks, but the cluster has %d GPUs",
@@ -957,261 +1000,327 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		capsim_diags_add(d, file_of(s), s->fabric_line, "collective: negative size");
 		return -1;
 	}
-	capsim_fabric_reset_routing(f);
-	ctx c = { 0 };
-	c.f = f;
-	c.n = r->ranks;
-	c.G = G;
-	c.nodes = (r->ranks + G - 1) / G;
-	c.rails = capsim_fabric_rails(f);
-	c.seed = r->seed;
+	return 0;
+}
 
-	/* NCCL's view and choice */
+/* NCCL's graphs for c's ranks into ch->topo: 0, or -1 with the reason in d */
+static int search_topo(const capsim_scenario *s, const ctx *c, choice *ch, capsim_diags *d)
+{
 	capsim_nccl_hw hw;
 	capsim_collective_nccl_hw(s, &hw);
-	capsim_nccl_topo topo;
-	memset(&topo, 0, sizeof topo);
+	memset(&ch->topo, 0, sizeof ch->topo);
 	int domain = hw.gpus_per_node;
-	int nccl_nodes = (c.n + domain - 1) / domain;
-	if (capsim_nccl_search(&hw, c.n, nccl_nodes, &topo) < 0) {
+	int nccl_nodes = (c->n + domain - 1) / domain;
+	if (capsim_nccl_search(&hw, c->n, nccl_nodes, &ch->topo) < 0) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: NCCL's topology search found no graph "
 				 "for %d ranks on %d nodes",
-				 c.n, nccl_nodes);
+				 c->n, nccl_nodes);
 		return -1;
 	}
-	topo.nvls_enable = s->has_nvswitch && s->nvswitch.nvls && hw.arch >= CAPSIM_ARCH_HOPPER;
-	topo.collnet_enable = s->sharp;
-	topo.pat_enable = 1;
-	topo.ll128_enable = hw.nvlink_bw_per_gpu > 0;
-	topo.cpu_amd = 0;
+	capsim_nccl_topo *topo = &ch->topo;
+	topo->nvls_enable = s->has_nvswitch && s->nvswitch.nvls && hw.arch >= CAPSIM_ARCH_HOPPER;
+	topo->collnet_enable = s->sharp;
+	topo->pat_enable = 1;
+	topo->ll128_enable = hw.nvlink_bw_per_gpu > 0;
+	topo->cpu_amd = 0;
+	return 0;
+}
 
-	int p2p = r->op == CAPSIM_COLL_ALLTOALL || r->op == CAPSIM_COLL_SENDRECV;
-	int algo = r->algo, proto = r->proto;
-	double lat_s = 0.0, nccl_bw_s = -1.0;
-	int nch = r->channels;
-	if (p2p) {
-		if (algo >= 0 && algo != CAPSIM_ALGO_P2P) {
-			capsim_diags_add(d, file_of(s), s->fabric_line,
-					 "collective: %s runs point-to-point; algorithm "
-					 "'%s' does not apply",
-					 capsim_coll_names[r->op],
-					 capsim_collective_algo_name(algo));
-			return -1;
-		}
-		algo = CAPSIM_ALGO_P2P;
-		proto = proto >= 0 ? proto : CAPSIM_PROTO_SIMPLE;
-		if (!nch)
-			nch = topo.graph[CAPSIM_ALGO_RING].n_channels > 0 ?
-				      topo.graph[CAPSIM_ALGO_RING].n_channels : 1;
-		lat_s = capsim_p2p_latency_s(c.nodes == 1);
-	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
-		if (r->op != CAPSIM_COLL_ALLREDUCE || c.nodes < 2 || c.n % G) {
-			capsim_diags_add(d, file_of(s), s->fabric_line,
-					 "collective: the hierarchical algorithm needs an "
-					 "all-reduce over whole nodes, at least two");
-			return -1;
-		}
-		proto = proto >= 0 ? proto : CAPSIM_PROTO_SIMPLE;
-		if (!nch)
-			nch = topo.graph[CAPSIM_ALGO_RING].n_channels > 0 ?
-				      topo.graph[CAPSIM_ALGO_RING].n_channels : 1;
-	} else {
-		unsigned am = algo >= 0 ? 1u << algo : ~0u;
-		unsigned pm = proto >= 0 ? 1u << proto : ~0u;
-		capsim_nccl_choice ch;
-		if (capsim_nccl_select(&topo, r->op, r->bytes, am, pm, &ch) < 0) {
-			capsim_diags_add(d, file_of(s), s->fabric_line,
-					 "collective: %s%s%s%s does not apply to %s on %d "
-					 "ranks over %d nodes here",
-					 algo >= 0 ? "algorithm " : "no algorithm",
-					 algo >= 0 ? capsim_collective_algo_name(algo) : "",
-					 proto >= 0 ? " with protocol " : "",
-					 proto >= 0 ? capsim_proto_names[proto] : "",
-					 capsim_coll_names[r->op], c.n, c.nodes);
-			return -1;
-		}
-		algo = (int)ch.algo;
-		proto = (int)ch.proto;
-		if (!nch)
-			nch = ch.n_channels > 0 ? ch.n_channels : 1;
-		lat_s = ch.lat_us * 1e-6;
-		out->nccl_time_s = ch.time_us * 1e-6;
-		nccl_bw_s = (ch.time_us - ch.lat_us) * 1e-6;
-	}
-	c.nch = nch;
-	c.eff = proto_eff(proto);
-	if (s->transport == CAPSIM_NET_TCP && c.nodes > 1) {
-		/* every network step pays the socket path's extra latency */
-		double steps = net_steps(r->op, algo, c.nodes);
-		lat_s += steps * s->tcp_latency_s;
-		if (out->nccl_time_s >= 0)
-			out->nccl_time_s += steps * s->tcp_latency_s;
-	}
+/* the channels of NCCL's ring graph, at least one */
+static int ring_channels(const capsim_nccl_topo *topo)
+{
+	return topo->graph[CAPSIM_ALGO_RING].n_channels > 0 ?
+		       topo->graph[CAPSIM_ALGO_RING].n_channels : 1;
+}
 
-	double S = r->bytes;
-	int n = c.n;
-	double flows = S > 0 ? plan_flows(&c, r->op, algo) : 0.0;
-	/* an all-to-all among whole, alike nodes runs in classes, never pair
-	 * by pair: always under D-mod-K, where that is exact; under adaptive
-	 * routing when the pairs are more than the flow limit allows */
-	int a2a = r->op == CAPSIM_COLL_ALLTOALL && n > 1 && S > 0 && r->fold != 0 &&
-		  can_fold(f) && n % G == 0 &&
-		  (s->routing == CAPSIM_ROUTING_DETERMINISTIC ||
-		   (s->routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
-		  capsim_fabric_symmetric(f, n / G, s->routing == CAPSIM_ROUTING_DETERMINISTIC);
-	if (!a2a && flows > s->flow_limit) {
+/* all-to-all and send/receive: point-to-point, Simple unless asked */
+static int choose_p2p(const capsim_scenario *s, const capsim_coll_req *r, const ctx *c,
+		      choice *ch, capsim_diags *d)
+{
+	if (ch->algo >= 0 && ch->algo != CAPSIM_ALGO_P2P) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
-				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
-				 "more than workload.flow-limit = %.4g; raise the limit to simulate "
-				 "it (measured: at most about 0.4 KB and 4.4 us a flow)",
-				 capsim_coll_names[r->op], n, c.nodes,
-				 capsim_collective_algo_name(algo), flows, s->flow_limit);
+				 "collective: %s runs point-to-point; algorithm "
+				 "'%s' does not apply",
+				 capsim_coll_names[r->op], capsim_collective_algo_name(ch->algo));
 		return -1;
 	}
-	out->flow_estimate = flows;
-	plan p = { 0 };
-	if (n == 1 || S == 0) {
-		/* nothing moves */
-	} else if (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) {
-		phase *ph = new_phase(&p, lat_s);
+	ch->algo = CAPSIM_ALGO_P2P;
+	ch->proto = ch->proto >= 0 ? ch->proto : CAPSIM_PROTO_SIMPLE;
+	if (!ch->nch)
+		ch->nch = ring_channels(&ch->topo);
+	ch->lat_s = capsim_p2p_latency_s(c->nodes == 1);
+	return 0;
+}
+
+/* the hierarchical all-reduce: whole nodes, at least two */
+static int choose_hierarchical(const capsim_scenario *s, const capsim_coll_req *r,
+			       const ctx *c, choice *ch, capsim_diags *d)
+{
+	if (r->op != CAPSIM_COLL_ALLREDUCE || c->nodes < 2 || c->n % c->G) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
+				 "collective: the hierarchical algorithm needs an "
+				 "all-reduce over whole nodes, at least two");
+		return -1;
+	}
+	ch->proto = ch->proto >= 0 ? ch->proto : CAPSIM_PROTO_SIMPLE;
+	if (!ch->nch)
+		ch->nch = ring_channels(&ch->topo);
+	return 0;
+}
+
+/* NCCL's own choice among the algorithms and protocols asked for */
+static int choose_by_nccl(const capsim_scenario *s, const capsim_coll_req *r, const ctx *c,
+			  choice *ch, capsim_diags *d)
+{
+	int algo = ch->algo, proto = ch->proto;
+	unsigned am = algo >= 0 ? 1u << algo : ~0u;
+	unsigned pm = proto >= 0 ? 1u << proto : ~0u;
+	capsim_nccl_choice nc;
+	if (capsim_nccl_select(&ch->topo, r->op, r->bytes, am, pm, &nc) < 0) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
+				 "collective: %s%s%s%s does not apply to %s on %d "
+				 "ranks over %d nodes here",
+				 algo >= 0 ? "algorithm " : "no algorithm",
+				 algo >= 0 ? capsim_collective_algo_name(algo) : "",
+				 proto >= 0 ? " with protocol " : "",
+				 proto >= 0 ? capsim_proto_names[proto] : "",
+				 capsim_coll_names[r->op], c->n, c->nodes);
+		return -1;
+	}
+	ch->algo = (int)nc.algo;
+	ch->proto = (int)nc.proto;
+	if (!ch->nch)
+		ch->nch = nc.n_channels > 0 ? nc.n_channels : 1;
+	ch->lat_s = nc.lat_us * 1e-6;
+	ch->nccl_time_s = nc.time_us * 1e-6;
+	ch->nccl_bw_s = (nc.time_us - nc.lat_us) * 1e-6;
+	return 0;
+}
+
+/* NCCL's view and choice for the request: the algorithm, protocol,
+ * channels and latency into ch; 0, or -1 with the reason in d */
+static int choose(const capsim_scenario *s, const capsim_coll_req *r, const ctx *c,
+		  choice *ch, capsim_diags *d)
+{
+	ch->algo = r->algo;
+	ch->proto = r->proto;
+	ch->nch = r->channels;
+	ch->lat_s = 0.0;
+	ch->nccl_bw_s = -1.0;
+	ch->nccl_time_s = -1.0;
+	if (search_topo(s, c, ch, d) < 0)
+		return -1;
+	int p2p = r->op == CAPSIM_COLL_ALLTOALL || r->op == CAPSIM_COLL_SENDRECV;
+	int rc = p2p ? choose_p2p(s, r, c, ch, d) :
+		 ch->algo == CAPSIM_ALGO_HIERARCHICAL ? choose_hierarchical(s, r, c, ch, d) :
+							  choose_by_nccl(s, r, c, ch, d);
+	if (rc < 0)
+		return -1;
+	CAPSIM_ASSERT(ch->proto >= 0 && ch->proto < CAPSIM_PROTO__COUNT && ch->nch >= 1);
+	if (s->transport == CAPSIM_NET_TCP && c->nodes > 1) {
+		/* every network step pays the socket path's extra latency */
+		double steps = net_steps(r->op, ch->algo, c->nodes);
+		ch->lat_s += steps * s->tcp_latency_s;
+		if (ch->nccl_time_s >= 0)
+			ch->nccl_time_s += steps * s->tcp_latency_s;
+	}
+	return 0;
+}
+
+/* An all-to-all among whole, alike nodes runs in classes, never pair by
+ * pair: always under D-mod-K, where that is exact; under adaptive routing
+ * when the pairs are more than the flow limit allows. */
+static int alltoall_in_classes(capsim_fabric *f, const capsim_scenario *s,
+			       const capsim_coll_req *r, const ctx *c, double flows)
+{
+	int n = c->n, G = c->G;
+	return r->op == CAPSIM_COLL_ALLTOALL && n > 1 && r->bytes > 0 && r->fold != 0 &&
+	       can_fold(f) && n % G == 0 &&
+	       (s->routing == CAPSIM_ROUTING_DETERMINISTIC ||
+		(s->routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
+	       capsim_fabric_symmetric(f, n / G, s->routing == CAPSIM_ROUTING_DETERMINISTIC);
+}
+
+/* the hierarchical all-reduce's three phases: intra reduce-scatter, inter
+ * all-reduce per local rank, intra all-gather; NCCL's ring latency for
+ * each sub-collective */
+static void hierarchical_phases(plan *p, const ctx *c, const choice *ch, double S)
+{
+	capsim_fabric *f = c->f;
+	int G = c->G, proto = ch->proto;
+	capsim_nccl_topo sub = ch->topo;
+	double l1 = 0, l2 = 0;
+	double lat[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	double bw[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	sub.n_ranks = G;
+	sub.n_nodes = 1;
+	capsim_nccl_tune(&sub, CAPSIM_COLL_REDUCESCATTER, lat, bw);
+	l1 = lat[CAPSIM_ALGO_RING][proto] * 1e-6;
+	sub.n_ranks = c->nodes;
+	sub.n_nodes = c->nodes;
+	capsim_nccl_tune(&sub, CAPSIM_COLL_ALLREDUCE, lat, bw);
+	l2 = lat[CAPSIM_ALGO_RING][proto] * 1e-6;
+	phase *ph = new_phase(p, l1);
+	for (int node = 0; node < c->nodes; node++) {
+		for (int g = 0; g < G; g++)
+			xfer(ph, f, node * G + g, node * G + (g + 1) % G,
+			     S * (G - 1) / G / c->eff, 1.0, 0);
+	}
+	ph = new_phase(p, l2);
+	for (int g = 0; g < G; g++)
+		for (int node = 0; node < c->nodes; node++)
+			xfer(ph, f, node * G + g, ((node + 1) % c->nodes) * G + g,
+			     2.0 * (c->nodes - 1) / c->nodes * S / G / c->eff, 1.0,
+			     c->seed + (uint64_t)node * 131 + (uint64_t)g);
+	ph = new_phase(p, l1);
+	for (int node = 0; node < c->nodes; node++)
+		for (int g = 0; g < G; g++)
+			xfer(ph, f, node * G + g, node * G + (g + 1) % G,
+			     S * (G - 1) / G / c->eff, 1.0, 0);
+}
+
+/* the ring's one phase: every edge carries what op moves */
+static void ring_phase(plan *p, const ctx *c, capsim_coll op, double S, double lat_s)
+{
+	int n = c->n;
+	phase *ph = new_phase(p, lat_s);
+	switch (op) {
+	case CAPSIM_COLL_ALLREDUCE:
+		ring_flows(ph, c, 2.0 * (n - 1) / n * S, 0);
+		break;
+	case CAPSIM_COLL_ALLGATHER:
+	case CAPSIM_COLL_REDUCESCATTER:
+		ring_flows(ph, c, (double)(n - 1) / n * S, 0);
+		break;
+	default: /* broadcast, reduce: a pipelined chain */
+		ring_flows(ph, c, S, 1);
+		break;
+	}
+}
+
+/* NVLS inside each node, and between nodes SHARP (NVLS) or a tree (NVLS
+ * tree): 0, or -1 when the ranks are not in NVLink domains of two GPUs */
+static int nvls_phase(plan *p, const ctx *c, capsim_coll op, int algo, double S,
+		      double lat_s)
+{
+	int n = c->n;
+	phase *ph = new_phase(p, lat_s);
+	double nv = S;
+	if (op != CAPSIM_COLL_ALLREDUCE)
+		nv = S * (n - 1) / n; /* all-gather / reduce-scatter */
+	if (c->nodes > 1) {
+		/* inside each node NVLS, between nodes SHARP or a tree */
+		if (algo == CAPSIM_ALGO_NVLS)
+			collnet_flows(ph, c, S, 0);
+		else
+			tree_flows(ph, c, S, 0);
+	}
+	return nvls_flows(ph, c, c->f, nv);
+}
+
+/* The flows of the collective, phase by phase, into p (an all-to-all in
+ * classes has none: it runs apart). 0, or -1 with the reason in d. */
+static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const capsim_coll_req *r,
+		      const choice *ch, int a2a, capsim_diags *d)
+{
+	capsim_fabric *f = c->f;
+	int n = c->n, algo = ch->algo;
+	double S = r->bytes, lat_s = ch->lat_s;
+	if (n == 1 || S == 0 || a2a)
+		return 0; /* nothing moves, or it moves in classes */
+	if (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) {
+		phase *ph = new_phase(p, lat_s);
 		for (int i = 0; i < n; i++)
-			xfer(ph, f, i, (i + 1) % n, S / c.eff, 1.0, c.seed + (uint64_t)i);
-	} else if (a2a) {
-		/* below, in classes */
+			xfer(ph, f, i, (i + 1) % n, S / c->eff, 1.0, c->seed + (uint64_t)i);
 	} else if (algo == CAPSIM_ALGO_P2P) {
-		phase *ph = new_phase(&p, lat_s);
+		phase *ph = new_phase(p, lat_s);
 		for (int i = 0; i < n; i++)
 			for (int j = 0; j < n; j++)
 				if (i != j)
-					xfer(ph, f, i, j, S / n / c.eff, 1.0,
-					     c.seed + (uint64_t)i * (uint64_t)n + (uint64_t)j);
+					xfer(ph, f, i, j, S / n / c->eff, 1.0,
+					     c->seed + (uint64_t)i * (uint64_t)n + (uint64_t)j);
 	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
-		/* intra reduce-scatter, inter all-reduce per local rank, intra
-		 * all-gather; NCCL's ring latency for each sub-collective */
-		capsim_nccl_topo sub = topo;
-		double l1 = 0, l2 = 0;
-		double lat[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT], bw[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
-		sub.n_ranks = G;
-		sub.n_nodes = 1;
-		capsim_nccl_tune(&sub, CAPSIM_COLL_REDUCESCATTER, lat, bw);
-		l1 = lat[CAPSIM_ALGO_RING][proto] * 1e-6;
-		sub.n_ranks = c.nodes;
-		sub.n_nodes = c.nodes;
-		capsim_nccl_tune(&sub, CAPSIM_COLL_ALLREDUCE, lat, bw);
-		l2 = lat[CAPSIM_ALGO_RING][proto] * 1e-6;
-		phase *ph = new_phase(&p, l1);
-		for (int node = 0; node < c.nodes; node++) {
-			for (int g = 0; g < G; g++)
-				xfer(ph, f, node * G + g, node * G + (g + 1) % G,
-				     S * (G - 1) / G / c.eff, 1.0, 0);
-		}
-		ph = new_phase(&p, l2);
-		for (int g = 0; g < G; g++)
-			for (int node = 0; node < c.nodes; node++)
-				xfer(ph, f, node * G + g, ((node + 1) % c.nodes) * G + g,
-				     2.0 * (c.nodes - 1) / c.nodes * S / G / c.eff, 1.0,
-				     c.seed + (uint64_t)node * 131 + (uint64_t)g);
-		ph = new_phase(&p, l1);
-		for (int node = 0; node < c.nodes; node++)
-			for (int g = 0; g < G; g++)
-				xfer(ph, f, node * G + g, node * G + (g + 1) % G,
-				     S * (G - 1) / G / c.eff, 1.0, 0);
+		hierarchical_phases(p, c, ch, S);
 	} else if (algo == CAPSIM_ALGO_RING) {
-		phase *ph = new_phase(&p, lat_s);
-		switch (r->op) {
-		case CAPSIM_COLL_ALLREDUCE:
-			ring_flows(ph, &c, 2.0 * (n - 1) / n * S, 0);
-			break;
-		case CAPSIM_COLL_ALLGATHER:
-		case CAPSIM_COLL_REDUCESCATTER:
-			ring_flows(ph, &c, (double)(n - 1) / n * S, 0);
-			break;
-		default: /* broadcast, reduce: a pipelined chain */
-			ring_flows(ph, &c, S, 1);
-			break;
-		}
+		ring_phase(p, c, r->op, S, lat_s);
 	} else if (algo == CAPSIM_ALGO_TREE) {
-		tree_flows(new_phase(&p, lat_s), &c, S, 1);
+		tree_flows(new_phase(p, lat_s), c, S, 1);
 	} else if (algo == CAPSIM_ALGO_NVLS || algo == CAPSIM_ALGO_NVLS_TREE) {
-		phase *ph = new_phase(&p, lat_s);
-		double nv = S;
-		if (r->op != CAPSIM_COLL_ALLREDUCE)
-			nv = S * (n - 1) / n; /* all-gather / reduce-scatter */
-		if (c.nodes > 1) {
-			/* inside each node NVLS, between nodes SHARP or a tree */
-			if (algo == CAPSIM_ALGO_NVLS)
-				collnet_flows(ph, &c, S, 0);
-			else
-				tree_flows(ph, &c, S, 0);
-		}
-		if (nvls_flows(ph, &c, f, nv) < 0) {
+		if (nvls_phase(p, c, r->op, algo, S, lat_s) < 0) {
 			capsim_diags_add(d, file_of(s), s->fabric_line,
 					 "collective: NVLS needs the ranks in NVLink "
 					 "domains of at least two GPUs");
-			free_plan(&p);
 			return -1;
 		}
 	} else if (algo == CAPSIM_ALGO_COLLNET_DIRECT || algo == CAPSIM_ALGO_COLLNET_CHAIN) {
-		collnet_flows(new_phase(&p, lat_s), &c, S, 1);
+		collnet_flows(new_phase(p, lat_s), c, S, 1);
 	} else if (algo == CAPSIM_ALGO_PAT) {
-		pat_phases(&p, &c, S, lat_s);
+		pat_phases(p, c, S, lat_s);
 	}
+	return 0;
+}
 
-	capsim_flownet *net = capsim_fabric_net(f);
-	double total = 0.0, lat_total = 0.0;
-	/* asked for (fold > 0) every phase folds; by default (fold < 0) a
-	 * one-phase plan folds when its flows fall into at most half as many
-	 * classes */
+/* What running a plan gave: bandwidth and latency time, the busiest link of
+ * a folded run */
+typedef struct {
+	double total, lat_total;
+	busiest fb;
+} ran;
+
+/* Whether p runs folded into symmetry classes: asked for (fold > 0) every
+ * phase folds; by default (fold < 0) a one-phase plan folds when its flows
+ * fall into at most half as many classes, whose classes are then left in
+ * *k (*found 1) */
+static int decide_fold(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
+		       const choice *ch, classes *k, int *found)
+{
 	int foldable = can_fold(f);
 	int force = foldable && r->fold > 0;
-	int try_fold = foldable && r->fold < 0 && p.n == 1 && p.ph[0].n >= FOLD_MIN_FLOWS;
-	classes k = { 0 };
+	int try_fold = foldable && r->fold < 0 && p->n == 1 && p->ph[0].n >= FOLD_MIN_FLOWS;
+	*found = 0;
 	if (try_fold) {
-		const phase *ph = &p.ph[0];
-		double *caps = nccl_caps(ph, nccl_bw_s, r, 1);
-		try_fold = fold_classes(f, ph, caps, ph->n / 2, &k) == 0;
+		const phase *ph = &p->ph[0];
+		double *caps = nccl_caps(ph, ch->nccl_bw_s, r, 1);
+		*found = fold_classes(f, ph, caps, ph->n / 2, k) == 0;
 		free(caps);
 	}
-	int fold = force || try_fold;
-	out->folded = fold;
-	/* the links the plan crosses, by id, and what they carried before */
-	size_t nused = 0;
-	int *used = fold ? NULL : plan_links(&p, &nused);
-	double *before = capsim_xcalloc(nused ? nused : 1, sizeof *before);
-	for (size_t i = 0; i < nused; i++)
-		before[i] = capsim_flownet_link_bytes(net, used[i]);
-	busiest fb = { -1, 0.0 };
-	for (size_t j = 0; j < p.n; j++) {
-		phase *ph = &p.ph[j];
-		double *caps = nccl_caps(ph, nccl_bw_s, r, p.n);
-		if (fold) {
-			if (!try_fold && fold_classes(f, ph, caps, (size_t)-1, &k) < 0)
-				abort(); /* unreachable: no limit */
-			total += run_classes(f, ph, caps, &k, &out->events, &out->flows,
-					     &out->flow_classes, &out->link_classes, &fb);
-			classes_free(&k);
-		} else {
-			total += run_phase(net, ph, caps, &out->events, &out->flows);
-		}
-		lat_total += ph->lat_s;
-		free(caps);
-	}
-	if (a2a) {
-		total = run_alltoall_classes(f, &c, S / n / c.eff, &out->events, &out->flows,
-					     &out->flow_classes, &out->link_classes, &fb);
-		lat_total = lat_s;
-		out->folded = fold = 1;
-	}
-	if (fold && (p.n == 1 || a2a)) {
-		out->busiest_link = fb.link;
-		out->busiest_bytes = fb.bytes;
-	}
-	if (p.n == 0)
-		lat_total = n > 1 && S > 0 ? lat_s : 0.0;
-	free_plan(&p);
+	return force || *found;
+}
 
-	/* busiest: the link busy longest (bytes over capacity), the bottleneck */
+/* Run p's phases in turn, folded into symmetry classes or flow by flow;
+ * k holds the first phase's classes when found (decide_fold). Adds to the
+ * counters of out. */
+static void run_plan(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
+		     const choice *ch, int fold, int found, classes *k,
+		     capsim_coll_result *out, ran *rn)
+{
+	capsim_flownet *net = capsim_fabric_net(f);
+	CAPSIM_ASSERT(!found || (fold && p->n == 1));
+	for (size_t j = 0; j < p->n; j++) {
+		const phase *ph = &p->ph[j];
+		double *caps = nccl_caps(ph, ch->nccl_bw_s, r, p->n);
+		if (fold) {
+			if (!found && fold_classes(f, ph, caps, (size_t)-1, k) < 0)
+				CAPSIM_BROKEN("refinement without a limit stopped");
+			CAPSIM_ASSERT(k->nf == ph->n && k->nfc <= k->nf && k->nlc <= k->nl);
+			rn->total += run_classes(f, ph, caps, k, &out->events, &out->flows,
+						 &out->flow_classes, &out->link_classes, &rn->fb);
+			classes_free(k);
+		} else {
+			rn->total += run_phase(net, ph, caps, &out->events, &out->flows);
+		}
+		rn->lat_total += ph->lat_s;
+		free(caps);
+	}
+}
+
+/* The link busy longest (bytes over capacity) of the nused links `used`
+ * since they carried before[]: the bottleneck, into out; returns the bytes
+ * it carried. */
+static double busiest_used(const capsim_flownet *net, const int *used, const double *before,
+			   size_t nused, capsim_coll_result *out)
+{
 	double best = 0.0, best_bytes = 0.0;
 	for (size_t i = 0; i < nused; i++) {
 		double b = capsim_flownet_link_bytes(net, used[i]) - before[i];
@@ -1223,20 +1332,99 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			out->busiest_link = used[i];
 		}
 	}
+	return best_bytes;
+}
+
+/* The run's times and rates into out */
+static void finish(capsim_coll_result *out, const capsim_coll_req *r, const choice *ch,
+		   const ran *rn, capsim_flownet *net, int n)
+{
+	out->algo = ch->algo;
+	out->proto = ch->proto;
+	out->channels = ch->nch;
+	out->latency_s = rn->lat_total;
+	out->time_s = rn->total + rn->lat_total;
+	out->solves = capsim_flownet_solves(net);
+	CAPSIM_ASSERT(out->time_s >= 0 && out->latency_s >= 0);
+	if (out->time_s > 0) {
+		out->algbw_bytes_per_s = r->bytes / out->time_s;
+		out->busbw_bytes_per_s = out->algbw_bytes_per_s * capsim_busbw_factor(r->op, n);
+	}
+}
+
+int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
+			  const capsim_coll_req *r, capsim_coll_result *out,
+			  capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	out->busiest_link = -1;
+	out->nccl_time_s = -1.0;
+	if (check_request(f, s, r, d) < 0)
+		return -1;
+	capsim_fabric_reset_routing(f);
+	int G = capsim_fabric_gpus_per_node(f);
+	ctx c = { .f = f, .n = r->ranks, .G = G, .nodes = (r->ranks + G - 1) / G,
+		  .rails = capsim_fabric_rails(f), .seed = r->seed };
+	choice ch;
+	if (choose(s, r, &c, &ch, d) < 0)
+		return -1;
+	out->nccl_time_s = ch.nccl_time_s;
+	c.nch = ch.nch;
+	c.eff = proto_eff(ch.proto);
+
+	double S = r->bytes;
+	int n = c.n;
+	double flows = S > 0 ? plan_flows(&c, r->op, ch.algo) : 0.0;
+	int a2a = alltoall_in_classes(f, s, r, &c, flows);
+	if (!a2a && flows > s->flow_limit) {
+		capsim_diags_add(d, file_of(s), s->fabric_line,
+				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
+				 "more than workload.flow-limit = %.4g; raise the limit to simulate "
+				 "it (measured: at most about 0.4 KB and 4.4 us a flow)",
+				 capsim_coll_names[r->op], n, c.nodes,
+				 capsim_collective_algo_name(ch.algo), flows, s->flow_limit);
+		return -1;
+	}
+	out->flow_estimate = flows;
+	plan p = { 0 };
+	if (build_plan(&p, &c, s, r, &ch, a2a, d) < 0) {
+		free_plan(&p);
+		return -1;
+	}
+
+	capsim_flownet *net = capsim_fabric_net(f);
+	classes k = { 0 };
+	int found;
+	int fold = decide_fold(f, &p, r, &ch, &k, &found);
+	out->folded = fold;
+	/* the links the plan crosses, by id, and what they carried before */
+	size_t nused = 0;
+	int *used = fold ? NULL : plan_links(&p, &nused);
+	double *before = capsim_xcalloc(nused ? nused : 1, sizeof *before);
+	for (size_t i = 0; i < nused; i++)
+		before[i] = capsim_flownet_link_bytes(net, used[i]);
+	ran rn = { 0.0, 0.0, { -1, 0.0 } };
+	run_plan(f, &p, r, &ch, fold, found, &k, out, &rn);
+	if (a2a) {
+		rn.total = run_alltoall_classes(f, &c, S / n / c.eff, &out->events, &out->flows,
+						&out->flow_classes, &out->link_classes, &rn.fb);
+		rn.lat_total = ch.lat_s;
+		out->folded = fold = 1;
+	}
+	if (fold && (p.n == 1 || a2a)) {
+		out->busiest_link = rn.fb.link;
+		out->busiest_bytes = rn.fb.bytes;
+	}
+	if (p.n == 0)
+		rn.lat_total = n > 1 && S > 0 ? ch.lat_s : 0.0;
+	free_plan(&p);
+
+	double best_bytes = busiest_used(net, used, before, nused, out);
 	free(before);
 	free(used);
 	if (!fold)
 		out->busiest_bytes = best_bytes;
-	out->algo = algo;
-	out->proto = proto;
-	out->channels = nch;
-	out->latency_s = lat_total;
-	out->time_s = total + lat_total;
-	out->solves = capsim_flownet_solves(net);
-	if (out->time_s > 0) {
-		out->algbw_bytes_per_s = S / out->time_s;
-		out->busbw_bytes_per_s = out->algbw_bytes_per_s * capsim_busbw_factor(r->op, n);
-	}
+	finish(out, r, &ch, &rn, net, n);
 	return 0;
 }
 

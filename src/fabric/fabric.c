@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "hmap.h"
 #include "mix.h"
 #include "xalloc.h"
@@ -79,6 +80,8 @@ static int add_links(capsim_fabric *f, capsim_link_kind kind, int count,
 
 static int L(const capsim_fabric *f, capsim_link_kind kind, int i)
 {
+	/* every index the routes compute lies in the kind's range */
+	CAPSIM_ASSERT(i >= 0 && i < f->r[kind].count);
 	return f->r[kind].base + i;
 }
 
@@ -478,6 +481,7 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 {
 	size_t n = 0;
 	*latency_s = 0.0;
+	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
 #define PUSH(x) do { if (n < max) links[n] = (x); n++; } while (0)
 	if (a == b)
 		return 0;
@@ -544,6 +548,7 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	}
 	PUSH(L(f, CAPSIM_LINK_PCIE_DOWN, b));
 #undef PUSH
+	CAPSIM_ASSERT(n <= CAPSIM_FABRIC_ROUTE_MAX);
 	return n;
 }
 

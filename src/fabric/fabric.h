@@ -61,9 +61,16 @@ int capsim_fabric_origin(const capsim_fabric *f, const int *links, size_t n);
 int capsim_fabric_node_of(const capsim_fabric *f, int gpu);
 int capsim_fabric_same_domain(const capsim_fabric *f, int a, int b);
 
+/* The most links a route crosses: NVLink to the rail's GPU and back down
+ * (2), PCIe up, the host bounce without GPUDirect (2), the NIC, leaf,
+ * aggregation and core uplinks, their way down (3), the NIC, the host
+ * bounce (2) and PCIe down. */
+#define CAPSIM_FABRIC_ROUTE_MAX 14
+
 /* Route one flow from GPU a to GPU b: writes up to max link ids to links and
- * returns how many; hash picks among equal-cost uplinks under ECMP (adaptive
- * routing picks the least-loaded one now). *latency_s gets the path's
+ * returns how many (at most CAPSIM_FABRIC_ROUTE_MAX); hash picks among
+ * equal-cost uplinks under ECMP (adaptive routing picks the least-loaded one
+ * now). *latency_s gets the path's
  * propagation and switching latency. Returns 0 for a == b. */
 size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 			   int *links, size_t max, double *latency_s);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "hmap.h"
 #include "xalloc.h"
 
@@ -204,11 +205,14 @@ static void link_remove(capsim_flownet *net, int li, size_t p)
 		return;
 	k->flows[p] = last;
 	flow_t *m = &net->f[last];
-	for (size_t i = 0; i < m->n_links; i++)
+	size_t i = 0;
+	for (; i < m->n_links; i++)
 		if (m->links[i] == li && m->pos[i] == k->n) {
 			m->pos[i] = p;
 			break;
 		}
+	/* the moved flow knew where it stood on li */
+	CAPSIM_ASSERT(i < m->n_links);
 }
 
 static void push_int(int **v, size_t *n, size_t *cap, int x)
@@ -238,6 +242,8 @@ static void collect(capsim_flownet *net, const int *seed, size_t n_seed)
 		for (size_t j = 0; j < k->n; j++) {
 			int fi = k->flows[j];
 			flow_t *fl = &net->f[fi];
+			/* a link lists only active flows */
+			CAPSIM_ASSERT(fl->active);
 			if (fl->mark == e)
 				continue;
 			fl->mark = e;
@@ -390,6 +396,23 @@ static void freeze(capsim_flownet *net, flow_t *fl, double x)
 	}
 }
 
+/* What a solve promises over the component it filled: the heap left
+ * empty, every flow frozen at a rate that is not negative (or NaN), and no
+ * link carrying more than its capacity for the solve (to rounding). */
+static void check_solved(const capsim_flownet *net)
+{
+	CAPSIM_ASSERT(net->nh == 0);
+	for (size_t i = 0; i < net->ncf; i++) {
+		const flow_t *fl = &net->f[net->cf[i]];
+		CAPSIM_ASSERT(fl->frozen && fl->rate >= 0.0);
+		CAPSIM_ASSERT(fl->cap <= 0.0 || fl->rate <= fl->cap);
+	}
+	for (size_t i = 0; i < net->ncl; i++) {
+		const link_t *k = &net->l[net->cl[i]];
+		CAPSIM_ASSERT(k->load >= 0.0 && k->load <= k->eff_cap * (1 + 1e-6) + 1e-6);
+	}
+}
+
 /* Progressive filling over the collected component: every unfrozen flow
  * rises at the same rate until a link saturates or the flow meets its cap;
  * the flows on that link (or at their cap) freeze at that level. Links wait
@@ -464,6 +487,7 @@ static void fill(capsim_flownet *net)
 		link_t *k = &net->l[net->cl[i]];
 		k->load = k->frozen;
 	}
+	check_solved(net);
 }
 
 static int new_flow_id(capsim_flownet *net)
@@ -555,8 +579,11 @@ int capsim_flownet_stop(capsim_flownet *net, int id)
 	if (id < 0 || (size_t)id >= net->nf || !net->f[id].active)
 		return -1;
 	flow_t *fl = &net->f[id];
-	for (size_t i = 0; i < fl->n_links; i++)
+	for (size_t i = 0; i < fl->n_links; i++) {
+		/* the flow stands where it says on each of its links */
+		CAPSIM_ASSERT(net->l[fl->links[i]].flows[fl->pos[i]] == id);
 		link_remove(net, fl->links[i], fl->pos[i]);
+	}
 	fl->active = 0;
 	fl->rate = 0.0;
 	net->active--;

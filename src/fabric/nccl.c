@@ -28,6 +28,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check.h"
+
 #define ALGOS CAPSIM_ALGO__COUNT
 #define PROTOS CAPSIM_PROTO__COUNT
 #define ARCHS 4
@@ -416,83 +418,99 @@ static double thread_threshold(const capsim_nccl_topo *t, capsim_algo a, capsim_
 /* ---- the model: ncclTopoTuneModel for one (collective, algorithm,
  * protocol) ---- */
 
-/* Sets *lat_us and *bw_gbs (algorithm bandwidth) for one pair; both stay 0
- * for pairs NCCL's model skips, and *bw_gbs is 0 for pairs it disables.
- * topo_valid(t) and 2 <= n_ranks hold. Reference 1.3-1.7. */
-static void tune_pair(const capsim_nccl_topo *t, capsim_coll c, capsim_algo a,
-		      capsim_proto p, double *lat_us, double *bw_gbs)
+/* One (collective, algorithm, protocol) pair and what the model derives
+ * from the topology for it before any figure. */
+typedef struct {
+	const capsim_nccl_topo *t;
+	const capsim_nccl_graph *g; /* the algorithm's graph */
+	capsim_coll c;
+	capsim_algo a;
+	capsim_proto p;
+	int n_ranks, n_nodes;
+	int ppn_i;  /* NCCL's integer nRanks/nNodes */
+	double ppn; /* NCCL's float ppn */
+	int cc;     /* the architecture's row of the per-channel tables */
+	int idx1, idx2;
+	int nsteps; /* ring steps of the collective */
+	int ag_rs, nvls, collnet;
+	int n_ch;
+} tune_ctx;
+
+static void tune_ctx_init(tune_ctx *q, const capsim_nccl_topo *t, capsim_coll c,
+			  capsim_algo a, capsim_proto p)
 {
-	*lat_us = 0.0;
-	*bw_gbs = 0.0;
-	const capsim_nccl_graph *g = &t->graph[a];
-	const int n_ranks = t->n_ranks, n_nodes = t->n_nodes;
-	const int ppn_i = n_ranks / n_nodes;          /* NCCL's integer nRanks/nNodes */
-	const double ppn = (double)n_ranks / n_nodes; /* NCCL's float ppn */
-	const int cc = (int)t->arch;
-	const int idx2 = n_nodes <= 2 ? n_nodes - 1 : 2;
-	const int idx1 = n_nodes == 1 ? cc : (t->cpu_amd ? 1 : 0);
-	const int nsteps = c == CAPSIM_COLL_ALLREDUCE ? 2 * (n_ranks - 1) :
-			   c == CAPSIM_COLL_ALLGATHER || c == CAPSIM_COLL_REDUCESCATTER ?
-							n_ranks - 1 :
-							n_ranks;
-	const int ag_rs = c == CAPSIM_COLL_ALLGATHER || c == CAPSIM_COLL_REDUCESCATTER;
-	const int nvls = a == CAPSIM_ALGO_NVLS || a == CAPSIM_ALGO_NVLS_TREE;
-	const int collnet = a == CAPSIM_ALGO_COLLNET_DIRECT || a == CAPSIM_ALGO_COLLNET_CHAIN;
-	const int n_ch = g->n_channels;
+	q->t = t;
+	q->g = &t->graph[a];
+	q->c = c;
+	q->a = a;
+	q->p = p;
+	q->n_ranks = t->n_ranks;
+	q->n_nodes = t->n_nodes;
+	q->ppn_i = q->n_ranks / q->n_nodes;
+	q->ppn = (double)q->n_ranks / q->n_nodes;
+	q->cc = (int)t->arch;
+	q->idx2 = q->n_nodes <= 2 ? q->n_nodes - 1 : 2;
+	q->idx1 = q->n_nodes == 1 ? q->cc : (t->cpu_amd ? 1 : 0);
+	q->nsteps = c == CAPSIM_COLL_ALLREDUCE ? 2 * (q->n_ranks - 1) :
+		    c == CAPSIM_COLL_ALLGATHER || c == CAPSIM_COLL_REDUCESCATTER ?
+						 q->n_ranks - 1 :
+						 q->n_ranks;
+	q->ag_rs = c == CAPSIM_COLL_ALLGATHER || c == CAPSIM_COLL_REDUCESCATTER;
+	q->nvls = a == CAPSIM_ALGO_NVLS || a == CAPSIM_ALGO_NVLS_TREE;
+	q->collnet = a == CAPSIM_ALGO_COLLNET_DIRECT || a == CAPSIM_ALGO_COLLNET_CHAIN;
+	q->n_ch = q->g->n_channels;
+	/* the callers' promise: topo_valid(t) and 2 <= n_ranks */
+	CAPSIM_ASSERT(topo_valid(t) && q->n_ranks >= 2);
+	CAPSIM_ASSERT(q->idx2 >= 0 && q->idx2 <= 2 && q->nsteps >= 1);
+}
 
-	/* pairs the model never fills in (their entries stay 0) */
-	if (!algo_considered(c, a))
-		return;
-	if (nvls && p != CAPSIM_PROTO_SIMPLE)
-		return;
-	if (a == CAPSIM_ALGO_PAT && (p != CAPSIM_PROTO_SIMPLE || !pat_enabled(t)))
-		return;
-	if (nvls && n_ch < 2) /* NVLS needs two channels */
-		return;
+/* 0 for the pairs NCCL's model never fills in (their entries stay 0) */
+static int pair_modelled(const tune_ctx *q)
+{
+	if (!algo_considered(q->c, q->a))
+		return 0;
+	if (q->nvls && q->p != CAPSIM_PROTO_SIMPLE)
+		return 0;
+	if (q->a == CAPSIM_ALGO_PAT && (q->p != CAPSIM_PROTO_SIMPLE || !pat_enabled(q->t)))
+		return 0;
+	if (q->nvls && q->n_ch < 2) /* NVLS needs two channels */
+		return 0;
+	return 1;
+}
 
-	/* 1.5 step 1: per-channel bandwidth */
-	double bw = n_nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
-	if (nvls) {
+/* 1.5 steps 1 and 2: the bandwidth of one channel */
+static double channel_bw(const tune_ctx *q)
+{
+	const capsim_nccl_graph *g = q->g;
+	double bw = q->n_nodes <= 2 || q->collnet ? g->bw_intra : g->bw_inter;
+	if (q->nvls) {
 		/* 1.5 step 2: NVLS bus bandwidth per channel */
-		double intra_bw = g->bw_intra * nvls_efficiency[cc] * (n_ch - 1) / n_ch;
-		intra_bw *= c == CAPSIM_COLL_ALLREDUCE ? 2.0 : (ppn - 1.0) / ppn;
+		double intra_bw = g->bw_intra * nvls_efficiency[q->cc] * (q->n_ch - 1) / q->n_ch;
+		intra_bw *= q->c == CAPSIM_COLL_ALLREDUCE ? 2.0 : (q->ppn - 1.0) / q->ppn;
 		double inter_bw = g->bw_inter *
-				  (n_nodes <= 2 && a == CAPSIM_ALGO_NVLS_TREE ? 2.0 : 1.0);
+				  (q->n_nodes <= 2 && q->a == CAPSIM_ALGO_NVLS_TREE ? 2.0 : 1.0);
 		bw = fmin(intra_bw, inter_bw);
-		if (a == CAPSIM_ALGO_NVLS_TREE)
-			bw = fmin(bw, per_ch_max_nvls_tree_bw_gbs[cc][idx2]);
+		if (q->a == CAPSIM_ALGO_NVLS_TREE)
+			bw = fmin(bw, per_ch_max_nvls_tree_bw_gbs[q->cc][q->idx2]);
 	}
+	return bw;
+}
 
-	/* 1.5 step 3: bus bandwidth and its refinements */
-	double bus = n_ch * bw;
-	const double ll_max = ll_max_bw_gbs[idx1][idx2];
-	if (a == CAPSIM_ALGO_RING && p == CAPSIM_PROTO_LL)
-		bus = fmin(ll_max, bus * 0.5);
-	if (a == CAPSIM_ALGO_RING && p == CAPSIM_PROTO_LL128)
-		bus = fmin(bus * 0.92, n_ch * per_ch_max_ring_ll128_bw_gbs[cc][idx2]);
-	if (a == CAPSIM_ALGO_TREE && c == CAPSIM_COLL_ALLREDUCE)
-		bus = fmin(bus * 0.92, n_ch * per_ch_max_tree_bw_gbs[cc][idx2]);
-	if (a == CAPSIM_ALGO_TREE && p == CAPSIM_PROTO_LL)
-		bus = fmin(bus / 3.8, ll_max);
-	if (a == CAPSIM_ALGO_TREE && p == CAPSIM_PROTO_LL128)
-		bus = fmin(bus * (n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-			   n_ch * per_ch_max_tree_ll128_bw_gbs[cc][idx2]);
-	/* NCCL's search gives the tree graph the unbalanced TREE pattern when a
-	 * node holds one GPU (search.cc); comm->maxTreePattern is then TREE */
-	if (a == CAPSIM_ALGO_TREE && ppn_i == 1)
-		bus *= 0.85;
-	if (a == CAPSIM_ALGO_PAT)
-		bus *= 0.75;
-	if (collnet && p != CAPSIM_PROTO_SIMPLE)
+/* 1.5 step 3 for CollNet and for AG/RS across nodes: bus bandwidth from
+ * bus, NCCL's refinements of those algorithms */
+static double collnet_bus_bw(const tune_ctx *q, double bus)
+{
+	const capsim_nccl_graph *g = q->g;
+	if (q->collnet && q->p != CAPSIM_PROTO_SIMPLE)
 		bus = 0.0;
-	if (a == CAPSIM_ALGO_COLLNET_DIRECT && p == CAPSIM_PROTO_SIMPLE) {
-		if (ag_rs) {
-			bus = ppn * fmin(g->bw_intra, g->bw_inter * 0.9);
-		} else if (n_ch > 0) {
-			double f = ppn / n_ch; /* GPUs per NIC */
+	if (q->a == CAPSIM_ALGO_COLLNET_DIRECT && q->p == CAPSIM_PROTO_SIMPLE) {
+		if (q->ag_rs) {
+			bus = q->ppn * fmin(g->bw_intra, g->bw_inter * 0.9);
+		} else if (q->n_ch > 0) {
+			double f = q->ppn / q->n_ch; /* GPUs per NIC */
 			f -= (f - 1.0) / 2.0;
 			bus /= f;
-			if (t->arch >= CAPSIM_ARCH_HOPPER)
+			if (q->t->arch >= CAPSIM_ARCH_HOPPER)
 				bus *= 0.85;
 		}
 	}
@@ -500,57 +518,100 @@ static void tune_pair(const capsim_nccl_topo *t, capsim_coll c, capsim_algo a,
 	 * plugin implementing iallgather/ireducescatter (capsim assumes
 	 * collnet_enable means it does) and no more local ranks than heads
 	 * (the CollNetDirect graph's channels) */
-	if ((a == CAPSIM_ALGO_NVLS || a == CAPSIM_ALGO_COLLNET_DIRECT) && ag_rs && n_nodes > 1) {
-		int heads = t->graph[CAPSIM_ALGO_COLLNET_DIRECT].available ?
-				    t->graph[CAPSIM_ALGO_COLLNET_DIRECT].n_channels :
+	if ((q->a == CAPSIM_ALGO_NVLS || q->a == CAPSIM_ALGO_COLLNET_DIRECT) && q->ag_rs &&
+	    q->n_nodes > 1) {
+		int heads = q->t->graph[CAPSIM_ALGO_COLLNET_DIRECT].available ?
+				    q->t->graph[CAPSIM_ALGO_COLLNET_DIRECT].n_channels :
 				    0;
-		if (!t->collnet_enable || ppn_i > heads)
+		if (!q->t->collnet_enable || q->ppn_i > heads)
 			bus = 0.0;
 	}
+	return bus;
+}
+
+/* 1.5 steps 3 and 4: the algorithm bandwidth of the pair (before what is
+ * enabled) */
+static double algo_bw(const tune_ctx *q)
+{
+	capsim_algo a = q->a;
+	capsim_proto p = q->p;
+	int cc = q->cc, idx2 = q->idx2, n_ch = q->n_ch;
+	double bus = n_ch * channel_bw(q);
+	const double ll_max = ll_max_bw_gbs[q->idx1][idx2];
+	if (a == CAPSIM_ALGO_RING && p == CAPSIM_PROTO_LL)
+		bus = fmin(ll_max, bus * 0.5);
+	if (a == CAPSIM_ALGO_RING && p == CAPSIM_PROTO_LL128)
+		bus = fmin(bus * 0.92, n_ch * per_ch_max_ring_ll128_bw_gbs[cc][idx2]);
+	if (a == CAPSIM_ALGO_TREE && q->c == CAPSIM_COLL_ALLREDUCE)
+		bus = fmin(bus * 0.92, n_ch * per_ch_max_tree_bw_gbs[cc][idx2]);
+	if (a == CAPSIM_ALGO_TREE && p == CAPSIM_PROTO_LL)
+		bus = fmin(bus / 3.8, ll_max);
+	if (a == CAPSIM_ALGO_TREE && p == CAPSIM_PROTO_LL128)
+		bus = fmin(bus * (q->n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			   n_ch * per_ch_max_tree_ll128_bw_gbs[cc][idx2]);
+	/* NCCL's search gives the tree graph the unbalanced TREE pattern when a
+	 * node holds one GPU (search.cc); comm->maxTreePattern is then TREE */
+	if (a == CAPSIM_ALGO_TREE && q->ppn_i == 1)
+		bus *= 0.85;
+	if (a == CAPSIM_ALGO_PAT)
+		bus *= 0.75;
+	bus = collnet_bus_bw(q, bus);
 
 	/* 1.5 step 4: bus to algorithm bandwidth; none for the non-ring
 	 * algorithms of AllGather/ReduceScatter */
-	if (!(a != CAPSIM_ALGO_RING && ag_rs)) {
-		if (a == CAPSIM_ALGO_RING || nvls)
-			bus *= (double)n_ranks / nsteps;
+	if (!(a != CAPSIM_ALGO_RING && q->ag_rs)) {
+		if (a == CAPSIM_ALGO_RING || q->nvls)
+			bus *= (double)q->n_ranks / q->nsteps;
 		else
 			bus *= 0.5;
 	}
+	return bus;
+}
 
-	/* 1.4: latency */
-	const int intra_hw = g->intra_nvlink ? HW_NVLINK : HW_PCI;
-	const int hw = n_nodes == 1 ? intra_hw : HW_NET;
-	double lat = base_lat_us[a][p];
-	double intra_lat = hw_lat_us[intra_hw][a][p];
+/* 1.4: the latency of the ring algorithms */
+static double ring_latency(const tune_ctx *q, int hw, double intra_lat, double inter_lat)
+{
+	if (q->c == CAPSIM_COLL_BROADCAST || q->c == CAPSIM_COLL_REDUCE) {
+		/* capsim's symmetric searches keep sameChannels = 1 */
+		return hw_lat_us[hw][CAPSIM_ALGO_RING][q->p];
+	}
+	double net_overhead = 0.0;
+	if (q->n_nodes > 1) {
+		net_overhead = q->t->cpu_amd ? NET_OVERHEAD_AMD_US : NET_OVERHEAD_INTEL_US;
+		if (q->p == CAPSIM_PROTO_SIMPLE)
+			net_overhead *= 3.0;
+	}
+	intra_lat = fmax(intra_lat, net_overhead);
+	int n_inter = q->n_nodes == 1 ? 0 :
+		      q->c == CAPSIM_COLL_ALLREDUCE ? 2 * (q->n_nodes - 1) :
+						       q->n_nodes - 1;
+	CAPSIM_ASSERT(n_inter <= q->nsteps);
+	return (q->nsteps - n_inter) * intra_lat + n_inter * inter_lat;
+}
+
+/* 1.4: the latency of the pair, in us */
+static double pair_latency(const tune_ctx *q)
+{
+	capsim_proto p = q->p;
+	const int intra_hw = q->g->intra_nvlink ? HW_NVLINK : HW_PCI;
+	const int hw = q->n_nodes == 1 ? intra_hw : HW_NET;
+	const int ppn_i = q->ppn_i;
+	double lat = base_lat_us[q->a][p];
+	double intra_lat = hw_lat_us[intra_hw][q->a][p];
 	/* one rank per node exposes the whole network latency: Tree's row */
-	double inter_lat = ppn == 1.0 ? hw_lat_us[HW_NET][CAPSIM_ALGO_TREE][p] :
-					hw_lat_us[HW_NET][a][p];
-	inter_lat += t->net_latency_us;
+	double inter_lat = q->ppn == 1.0 ? hw_lat_us[HW_NET][CAPSIM_ALGO_TREE][p] :
+					   hw_lat_us[HW_NET][q->a][p];
+	inter_lat += q->t->net_latency_us;
 	if (p == CAPSIM_PROTO_SIMPLE)
-		inter_lat += t->net_latency_us; /* flush */
-	const int log_nodes = log2_floor(n_nodes);
+		inter_lat += q->t->net_latency_us; /* flush */
+	const int log_nodes = log2_floor(q->n_nodes);
 
-	switch (a) {
+	switch (q->a) {
 	case CAPSIM_ALGO_RING:
-		if (c == CAPSIM_COLL_BROADCAST || c == CAPSIM_COLL_REDUCE) {
-			/* capsim's symmetric searches keep sameChannels = 1 */
-			lat += hw_lat_us[hw][CAPSIM_ALGO_RING][p];
-		} else {
-			double net_overhead = 0.0;
-			if (n_nodes > 1) {
-				net_overhead = t->cpu_amd ? NET_OVERHEAD_AMD_US : NET_OVERHEAD_INTEL_US;
-				if (p == CAPSIM_PROTO_SIMPLE)
-					net_overhead *= 3.0;
-			}
-			intra_lat = fmax(intra_lat, net_overhead);
-			int n_inter = n_nodes == 1 ? 0 :
-				      c == CAPSIM_COLL_ALLREDUCE ? 2 * (n_nodes - 1) :
-								    n_nodes - 1;
-			lat += (nsteps - n_inter) * intra_lat + n_inter * inter_lat;
-		}
+		lat += ring_latency(q, hw, intra_lat, inter_lat);
 		break;
 	case CAPSIM_ALGO_TREE:
-		if (c == CAPSIM_COLL_ALLREDUCE)
+		if (q->c == CAPSIM_COLL_ALLREDUCE)
 			lat += 2.0 * ((ppn_i - 1) * intra_lat + log_nodes * inter_lat);
 		break;
 	case CAPSIM_ALGO_COLLNET_DIRECT:
@@ -561,35 +622,56 @@ static void tune_pair(const capsim_nccl_topo *t, capsim_coll c, capsim_algo a,
 		lat += 2.0 * (ppn_i - 1) * intra_lat + inter_lat;
 		break;
 	case CAPSIM_ALGO_NVLS:
-		lat = intra_lat + (n_nodes > 1 ? inter_lat : 0.0);
+		lat = intra_lat + (q->n_nodes > 1 ? inter_lat : 0.0);
 		break;
 	case CAPSIM_ALGO_NVLS_TREE:
 		lat += intra_lat + 2.0 * log_nodes * inter_lat;
 		break;
 	case CAPSIM_ALGO_PAT:
-		lat += log_nodes * (inter_lat / 3.5) + n_ranks * 2.8;
+		lat += log_nodes * (inter_lat / 3.5) + q->n_ranks * 2.8;
 		break;
 	default:
 		break;
 	}
+	return lat;
+}
 
-	/* 1.7: what is enabled (tuning.cc after the model; enqueue.cc
-	 * updateCollCostTable) */
-	int off = !g->available || n_ch < 1;
-	if (a == CAPSIM_ALGO_NVLS_TREE && n_nodes == 1)
+/* 1.7: 1 when the pair is disabled (tuning.cc after the model; enqueue.cc
+ * updateCollCostTable) */
+static int pair_off(const tune_ctx *q)
+{
+	const capsim_nccl_topo *t = q->t;
+	int off = !q->g->available || q->n_ch < 1;
+	if (q->a == CAPSIM_ALGO_NVLS_TREE && q->n_nodes == 1)
 		off = 1;
-	if (!t->collnet_enable && (collnet || (a == CAPSIM_ALGO_NVLS && n_nodes > 1)))
+	if (!t->collnet_enable && (q->collnet || (q->a == CAPSIM_ALGO_NVLS && q->n_nodes > 1)))
 		off = 1;
-	if (!t->nvls_enable && nvls)
+	if (!t->nvls_enable && q->nvls)
 		off = 1;
-	if (p == CAPSIM_PROTO_LL128 && !t->ll128_enable)
+	if (q->p == CAPSIM_PROTO_LL128 && !t->ll128_enable)
 		off = 1;
-	if (collnet && ppn_i > NCCL_MAX_DIRECT_ARITY + 1)
+	if (q->collnet && q->ppn_i > NCCL_MAX_DIRECT_ARITY + 1)
 		off = 1;
-	if (nvls && c != CAPSIM_COLL_ALLREDUCE && ppn_i > NCCL_MAX_NVLS_ARITY)
+	if (q->nvls && q->c != CAPSIM_COLL_ALLREDUCE && q->ppn_i > NCCL_MAX_NVLS_ARITY)
 		off = 1;
-	*lat_us = lat;
-	*bw_gbs = off ? 0.0 : bus;
+	return off;
+}
+
+/* Sets *lat_us and *bw_gbs (algorithm bandwidth) for one pair; both stay 0
+ * for pairs NCCL's model skips, and *bw_gbs is 0 for pairs it disables.
+ * topo_valid(t) and 2 <= n_ranks hold. Reference 1.3-1.7. */
+static void tune_pair(const capsim_nccl_topo *t, capsim_coll c, capsim_algo a,
+		      capsim_proto p, double *lat_us, double *bw_gbs)
+{
+	*lat_us = 0.0;
+	*bw_gbs = 0.0;
+	tune_ctx q;
+	tune_ctx_init(&q, t, c, a, p);
+	if (!pair_modelled(&q))
+		return;
+	double bus = algo_bw(&q);
+	*lat_us = pair_latency(&q);
+	*bw_gbs = pair_off(&q) ? 0.0 : bus;
 }
 
 void capsim_nccl_tune(const capsim_nccl_topo *topo, capsim_coll c,

@@ -2,13 +2,13 @@
  * Field names are transformers' own (configuration_*.py of each family). */
 #include "hf.h"
 
-#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "check.h"
 #include "escape.h"
 #include "xalloc.h"
 
@@ -41,8 +41,7 @@ static void warn(capsim_hf_model *m, const char *fmt, ...)
 {
 	/* the fixed warnings (under a dozen) and the listed keys with their count
 	 * always fit */
-	assert(m->n_warnings < CAPSIM_HF_WARNINGS);
-	if (m->n_warnings == CAPSIM_HF_WARNINGS)
+	if (CAPSIM_NEVER(m->n_warnings >= CAPSIM_HF_WARNINGS))
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -221,37 +220,38 @@ static void read_common(reader *r, capsim_hf_model *m, arch a)
 	int_field(r, "head_dim", &m->head_dim, 0);
 }
 
-int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_model *m,
-		   capsim_diags *d)
+/* text parsed as one JSON object, or NULL with the reason in d */
+static json_t *parse_object(const char *text, size_t len, const char *file, capsim_diags *d)
 {
-	memset(m, 0, sizeof *m);
 	if (len > CAPSIM_HF_MAX_BYTES) {
 		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on "
 				 "input files", len, CAPSIM_HF_MAX_BYTES);
-		return -1;
+		return NULL;
 	}
 	json_error_t je;
 	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
 		capsim_diags_add(d, file, je.line, "not JSON: %s", je.text);
-		return -1;
+		return NULL;
 	}
 	if (!json_is_object(o)) {
 		capsim_diags_add(d, file, 0, "expected a JSON object (a config.json), found %s",
 				 kind_of(o));
 		json_decref(o);
-		return -1;
+		return NULL;
 	}
-	reader r = { o, file, d, 0 };
-	const char *mt = str_field(&r, "model_type");
-	if (r.bad) {
-		json_decref(o);
+	return o;
+}
+
+/* The row of archs that model_type names, or -1 with the reason in d */
+static int find_arch(reader *r)
+{
+	const char *mt = str_field(r, "model_type");
+	if (r->bad)
 		return -1;
-	}
 	if (!mt) {
-		capsim_diags_add(d, file, 0, "model_type: missing (a Hugging Face config names its "
-				 "architecture there)");
-		json_decref(o);
+		capsim_diags_add(r->d, r->file, 0, "model_type: missing (a Hugging Face config "
+				 "names its architecture there)");
 		return -1;
 	}
 	int found = -1;
@@ -264,35 +264,35 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 			size_t l = strlen(list);
 			snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", archs[i].model_type);
 		}
-		capsim_diags_add(d, file, 0, "model_type: '%.64s%s' is not an architecture capsim "
-				 "reads (%s)", mt, strlen(mt) > 64 ? "..." : "", list);
-		json_decref(o);
-		return -1;
+		capsim_diags_add(r->d, r->file, 0, "model_type: '%.64s%s' is not an architecture "
+				 "capsim reads (%s)", mt, strlen(mt) > 64 ? "..." : "", list);
 	}
-	arch a = archs[found].a;
-	capsim_strlcpy(m->model_type, mt, sizeof m->model_type);
-	capsim_strlcpy(m->family, archs[found].family, sizeof m->family);
-	read_common(&r, m, a);
-	const char *act = str_field(&r, a == ARCH_GPT2 ? "activation_function" :
-				    a == ARCH_GEMMA && str_field(&r, "hidden_activation") ?
+	return found;
+}
+
+/* the activation, norm, position and tied embeddings of architecture a */
+static void read_layer_kind(reader *r, capsim_hf_model *m, arch a)
+{
+	const char *act = str_field(r, a == ARCH_GPT2 ? "activation_function" :
+				    a == ARCH_GEMMA && str_field(r, "hidden_activation") ?
 				    "hidden_activation" : "hidden_act");
 	switch (a) {
 	case ARCH_GPT2:
 		m->activation = activation_of(m, act, 0);
 		m->norm = "layernorm";
 		m->position = "learned";
-		m->tied_embeddings = bool_field(&r, "tie_word_embeddings", 1);
+		m->tied_embeddings = bool_field(r, "tie_word_embeddings", 1);
 		break;
 	case ARCH_NEOX:
 		m->activation = activation_of(m, act, 0);
 		m->norm = "layernorm";
 		m->position = "rope";
-		m->tied_embeddings = bool_field(&r, "tie_word_embeddings", 0);
+		m->tied_embeddings = bool_field(r, "tie_word_embeddings", 0);
 		double pct;
-		if (num_field(&r, "rotary_pct", &pct) == 1 && pct < 1.0)
+		if (num_field(r, "rotary_pct", &pct) == 1 && pct < 1.0)
 			warn(m, "rotary_pct %.3g: rotary on part of each head; capsim's cost of RoPE is "
 			     "the same either way", pct);
-		if (bool_field(&r, "use_parallel_residual", 1))
+		if (bool_field(r, "use_parallel_residual", 1))
 			warn(m, "use_parallel_residual: attention and MLP in parallel; capsim runs them "
 			     "one after the other (the same work)");
 		break;
@@ -300,60 +300,61 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		m->activation = activation_of(m, act, 1);
 		m->norm = "rmsnorm";
 		m->position = "rope";
-		m->tied_embeddings = bool_field(&r, "tie_word_embeddings", 1);
+		m->tied_embeddings = bool_field(r, "tie_word_embeddings", 1);
 		break;
 	default:
 		m->activation = activation_of(m, act, 1);
 		m->norm = "rmsnorm";
 		m->position = "rope";
-		m->tied_embeddings = bool_field(&r, "tie_word_embeddings", 0);
+		m->tied_embeddings = bool_field(r, "tie_word_embeddings", 0);
 		break;
 	}
-	if (a == ARCH_MIXTRAL) {
-		int_field(&r, "num_local_experts", &m->moe_experts, 1);
-		int_field(&r, "num_experts_per_tok", &m->moe_top_k, 1);
-		m->moe_expert_ffn = m->ffn;
-	} else if (a == ARCH_QWEN_MOE) {
-		int_field(&r, "num_experts", &m->moe_experts, 1);
-		int_field(&r, "num_experts_per_tok", &m->moe_top_k, 1);
-		int_field(&r, "moe_intermediate_size", &m->moe_expert_ffn, 1);
-		long shared = 0;
-		if (int_min_field(&r, "shared_expert_intermediate_size", &shared, 0, 0) == 1 &&
-		    shared > 0) {
-			m->moe_shared_experts = 1;
-			if (shared != m->moe_expert_ffn)
-				warn(m, "shared_expert_intermediate_size %ld differs from the routed "
-				     "experts' %ld: counted as one shared expert of the routed size",
-				     shared, m->moe_expert_ffn);
-		}
-	} else if (a == ARCH_DEEPSEEK) {
-		int_field(&r, "n_routed_experts", &m->moe_experts, 1);
-		int_field(&r, "num_experts_per_tok", &m->moe_top_k, 1);
-		int_field(&r, "moe_intermediate_size", &m->moe_expert_ffn, 1);
-		int_min_field(&r, "n_shared_experts", &m->moe_shared_experts, 0, 0);
-		int_min_field(&r, "first_k_dense_replace", &m->moe_dense_layers, 0, 0);
-		int_min_field(&r, "q_lora_rank", &m->mla_q_lora_rank, 0, 0);
-		int_field(&r, "kv_lora_rank", &m->mla_kv_lora_rank, 1);
-		int_field(&r, "qk_nope_head_dim", &m->mla_qk_nope_head_dim, 1);
-		int_field(&r, "qk_rope_head_dim", &m->mla_qk_rope_head_dim, 1);
-		int_field(&r, "v_head_dim", &m->mla_v_head_dim, 1);
-		/* MLA's attention: heads of v_head_dim (as the shipped DeepSeek entries give
-		 * head-dim), queries and keys of qk_nope + qk_rope (the mla block) */
-		if (!m->head_dim)
-			m->head_dim = m->mla_v_head_dim;
-		long mtp = 0;
-		if (int_min_field(&r, "num_nextn_predict_layers", &mtp, 0, 0) == 1 && mtp > 0)
-			warn(m, "num_nextn_predict_layers %ld: the multi-token-prediction module is "
-			     "not modelled", mtp);
+}
+
+/* Qwen's MoE fields: routed experts, and one shared expert of their size */
+static void read_qwen_moe(reader *r, capsim_hf_model *m)
+{
+	int_field(r, "num_experts", &m->moe_experts, 1);
+	int_field(r, "num_experts_per_tok", &m->moe_top_k, 1);
+	int_field(r, "moe_intermediate_size", &m->moe_expert_ffn, 1);
+	long shared = 0;
+	if (int_min_field(r, "shared_expert_intermediate_size", &shared, 0, 0) == 1 &&
+	    shared > 0) {
+		m->moe_shared_experts = 1;
+		if (shared != m->moe_expert_ffn)
+			warn(m, "shared_expert_intermediate_size %ld differs from the routed "
+			     "experts' %ld: counted as one shared expert of the routed size",
+			     shared, m->moe_expert_ffn);
 	}
-	if (json_object_get(o, "sliding_window") && !json_is_null(json_object_get(o,
-									   "sliding_window")) &&
-	    bool_field(&r, "use_sliding_window", a != ARCH_LLAMA || strcmp(mt, "mistral") == 0))
-		warn(m, "sliding_window: attention over a window is costed as full causal attention");
-	if (json_object_get(o, "rope_scaling") && !json_is_null(json_object_get(o, "rope_scaling")))
-		warn(m, "rope_scaling: a context extension; capsim costs RoPE the same either way");
-	/* every key that neither capsim reads nor knows to need: the first ones
-	 * named (a long key cut, and said to be), the rest counted */
+}
+
+/* DeepSeek's MoE and MLA fields */
+static void read_deepseek(reader *r, capsim_hf_model *m)
+{
+	int_field(r, "n_routed_experts", &m->moe_experts, 1);
+	int_field(r, "num_experts_per_tok", &m->moe_top_k, 1);
+	int_field(r, "moe_intermediate_size", &m->moe_expert_ffn, 1);
+	int_min_field(r, "n_shared_experts", &m->moe_shared_experts, 0, 0);
+	int_min_field(r, "first_k_dense_replace", &m->moe_dense_layers, 0, 0);
+	int_min_field(r, "q_lora_rank", &m->mla_q_lora_rank, 0, 0);
+	int_field(r, "kv_lora_rank", &m->mla_kv_lora_rank, 1);
+	int_field(r, "qk_nope_head_dim", &m->mla_qk_nope_head_dim, 1);
+	int_field(r, "qk_rope_head_dim", &m->mla_qk_rope_head_dim, 1);
+	int_field(r, "v_head_dim", &m->mla_v_head_dim, 1);
+	/* MLA's attention: heads of v_head_dim (as the shipped DeepSeek entries give
+	 * head-dim), queries and keys of qk_nope + qk_rope (the mla block) */
+	if (!m->head_dim)
+		m->head_dim = m->mla_v_head_dim;
+	long mtp = 0;
+	if (int_min_field(r, "num_nextn_predict_layers", &mtp, 0, 0) == 1 && mtp > 0)
+		warn(m, "num_nextn_predict_layers %ld: the multi-token-prediction module is "
+		     "not modelled", mtp);
+}
+
+/* a warning for every key that neither capsim reads nor knows to need: the
+ * first ones named (a long key cut, and said to be), the rest counted */
+static void warn_unknown_keys(json_t *o, capsim_hf_model *m)
+{
 	const char *key;
 	json_t *v;
 	long unknown = 0;
@@ -373,6 +374,43 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 	if (unknown > CAPSIM_HF_KEYS_LISTED)
 		warn(m, "and %ld more keys: not modelled (left out)",
 		     unknown - CAPSIM_HF_KEYS_LISTED);
+}
+
+int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_model *m,
+		   capsim_diags *d)
+{
+	memset(m, 0, sizeof *m);
+	json_t *o = parse_object(text, len, file, d);
+	if (!o)
+		return -1;
+	reader r = { o, file, d, 0 };
+	int found = find_arch(&r);
+	if (found < 0) {
+		json_decref(o);
+		return -1;
+	}
+	const char *mt = archs[found].model_type;
+	arch a = archs[found].a;
+	capsim_strlcpy(m->model_type, mt, sizeof m->model_type);
+	capsim_strlcpy(m->family, archs[found].family, sizeof m->family);
+	read_common(&r, m, a);
+	read_layer_kind(&r, m, a);
+	if (a == ARCH_MIXTRAL) {
+		int_field(&r, "num_local_experts", &m->moe_experts, 1);
+		int_field(&r, "num_experts_per_tok", &m->moe_top_k, 1);
+		m->moe_expert_ffn = m->ffn;
+	} else if (a == ARCH_QWEN_MOE) {
+		read_qwen_moe(&r, m);
+	} else if (a == ARCH_DEEPSEEK) {
+		read_deepseek(&r, m);
+	}
+	if (json_object_get(o, "sliding_window") && !json_is_null(json_object_get(o,
+									   "sliding_window")) &&
+	    bool_field(&r, "use_sliding_window", a != ARCH_LLAMA || strcmp(mt, "mistral") == 0))
+		warn(m, "sliding_window: attention over a window is costed as full causal attention");
+	if (json_object_get(o, "rope_scaling") && !json_is_null(json_object_get(o, "rope_scaling")))
+		warn(m, "rope_scaling: a context extension; capsim costs RoPE the same either way");
+	warn_unknown_keys(o, m);
 	if (!r.bad && m->heads && m->hidden % m->heads && !m->head_dim) {
 		capsim_diags_add(d, file, 0, "hidden_size %ld is not a multiple of num_attention_heads "
 				 "%ld, and no head_dim is given", m->hidden, m->heads);

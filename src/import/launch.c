@@ -3,7 +3,6 @@
  * torchrun's, srun's and sbatch's; overrides NeMo's (key=value). */
 #include "launch.h"
 
-#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check.h"
 #include "xalloc.h"
 
 static void note(capsim_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -515,6 +515,40 @@ static void heredoc(shctx *c, const char *s, size_t n)
  * of vs expanded (split at blanks outside quotes, whole inside), YAML and
  * JSON list punctuation ([ ] , around words) dropped. Linear in n and the
  * words. Returns 1 when the walk ended inside a comment. */
+/* ch inside '...' or $'...': the closing quote ends it (and is kept when
+ * the quotes nest in others) */
+static void single_quoted(shctx *c, wordlist *w, char ch)
+{
+	if (ch == '\'')
+		c->n--;
+	if (ch != '\'' || c->n)
+		put(c, w, ch);
+}
+
+/* s[0] of the n left, a character no rule above took: a variable known in
+ * vs (outside quotes, or in double quotes) is replaced by its value, split
+ * at blanks outside quotes as the shell splits; anything else is itself.
+ * Returns the characters used. */
+static size_t plain_or_variable(shctx *c, const char *s, size_t n, const vars *vs,
+				wordlist *w, char top)
+{
+	const char *name;
+	size_t nl, len = s[0] == '$' && w && (!top || top == CX_DQ) ?
+			 var_ref(s, n, &name, &nl) : 0;
+	const char *val = len ? lookup(vs, name, nl) : NULL;
+	if (!val) {
+		put(c, w, s[0]);
+		return 1;
+	}
+	for (const char *p = val; *p && c->err == WALK_OK; p++)
+		if (!top && isspace((unsigned char)*p))
+			end_word(c, w);
+		else
+			put(c, w, *p);
+	CAPSIM_ASSERT(len >= 1 && len <= n);
+	return len;
+}
+
 static int walk(shctx *c, const char *s, size_t n, const vars *vs, wordlist *w)
 {
 	for (size_t i = 0; i < n && c->err == WALK_OK;) {
@@ -523,10 +557,7 @@ static int walk(shctx *c, const char *s, size_t n, const vars *vs, wordlist *w)
 		if (ch == '\n')
 			c->cur_line++;
 		if (top == CX_SQ) {
-			if (ch == '\'')
-				c->n--;
-			if (ch != '\'' || c->n)
-				put(c, w, ch);
+			single_quoted(c, w, ch);
 		} else if (ch == '\\' && i + 1 < n) {
 			/* escaped: the backslash goes outside quotes and before $ ` " \ in
 			 * double quotes; elsewhere it stays */
@@ -536,10 +567,7 @@ static int walk(shctx *c, const char *s, size_t n, const vars *vs, wordlist *w)
 			put(c, w, s[i + 1]);
 			step = 2;
 		} else if (top == CX_ANSI) {
-			if (ch == '\'')
-				c->n--;
-			if (ch != '\'' || c->n)
-				put(c, w, ch);
+			single_quoted(c, w, ch);
 		} else if (ch == '#' && top != CX_DQ && word_start(c->prev)) {
 			/* a comment, to the end of the line */
 			const char *e = memchr(s + i, '\n', n - i);
@@ -600,21 +628,7 @@ static int walk(shctx *c, const char *s, size_t n, const vars *vs, wordlist *w)
 			else
 				heredoc(c, s + i + 2, n - i - 2), step = 2;
 		} else {
-			const char *name;
-			size_t nl, len = ch == '$' && w && (!top || top == CX_DQ) ?
-					 var_ref(s + i, n - i, &name, &nl) : 0;
-			const char *val = len ? lookup(vs, name, nl) : NULL;
-			if (val) {
-				/* outside quotes, split at blanks as the shell splits */
-				for (const char *p = val; *p && c->err == WALK_OK; p++)
-					if (!top && isspace((unsigned char)*p))
-						end_word(c, w);
-					else
-						put(c, w, *p);
-				step = len;
-			} else {
-				put(c, w, ch);
-			}
+			step = plain_or_variable(c, s + i, n - i, vs, w, top);
 		}
 		c->prev = s[i + step - 1];
 		i += step;

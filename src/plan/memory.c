@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "check.h"
+
 /* bytes per element of activations and of the training-precision weights */
 static double act_bytes(int dtype)
 {
@@ -230,6 +232,8 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 
 	int mb = capsim_microbatches(s);
 	out->in_flight = in_flight(s, k, mb);
+	/* at least one micro-batch is held, never more than the step has */
+	CAPSIM_ASSERT(out->in_flight > 0 && out->in_flight <= mb);
 	out->activations_bytes = out->in_flight * act;
 	if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
 		/* one layer is recomputed whole during its backward */
@@ -254,6 +258,12 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 		out->total_bytes = kept + out->grads_bytes + held;
 	else
 		out->total_bytes = kept + (held > out->grads_bytes ? held : out->grads_bytes);
+	/* every part is a count of bytes, and the peak holds at least what is
+	 * kept between steps */
+	CAPSIM_ASSERT(out->params >= 0 && out->weights_bytes >= 0 && out->grads_bytes >= 0 &&
+		      out->optimizer_bytes >= 0 && out->activations_bytes >= 0 &&
+		      out->casts_bytes >= 0 && out->gathers_bytes >= 0);
+	CAPSIM_ASSERT(out->total_bytes >= kept);
 }
 
 void capsim_memory_estimate(const capsim_scenario *s, capsim_memory *mem)

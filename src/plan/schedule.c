@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "xalloc.h"
 
 /* Times above this are refused up front, so no sum below can overflow. */
@@ -22,13 +23,8 @@
 /* Positions travel as uint32 and index int32 fields. */
 #define MAX_TASKS ((size_t)INT32_MAX)
 
-#define BROKEN(what) broken(__FILE__, __LINE__, what)
-
-static _Noreturn void broken(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "%s:%d: capsim: broken invariant: %s\n", file, line, what);
-	abort();
-}
+/* a state no build may continue from (check.h) */
+#define BROKEN(what) CAPSIM_BROKEN(what)
 
 const char *capsim_pipeline_strerror(int code)
 {
@@ -193,6 +189,9 @@ static void try_start(capsim_sim *sim, run *r, int k)
 		t->pred = -1;
 		t->via_transfer = 0;
 	}
+	/* one task at a time on a stage's stream, and never before its input */
+	CAPSIM_ASSERT(r->next[k] == 0 || t[-1].end_ns <= now);
+	CAPSIM_ASSERT(r->producer[pos] < 0 || r->arrived[pos] <= now);
 	r->next[k]++;
 	r->busy[k] = 1;
 	t->start_ns = now;
@@ -204,6 +203,7 @@ static void on_end(capsim_sim *sim, const capsim_event *ev, void *ctx)
 	run *r = ctx;
 	uint32_t pos = payload_u32(ev);
 	int k = (int)(pos / r->per);
+	CAPSIM_ASSERT(r->busy[k] && r->out->tasks[pos].start_ns + r->dur[pos] == ev->t);
 	r->out->tasks[pos].end_ns = ev->t;
 	r->out->stage[k].busy_ns += r->dur[pos];
 	r->busy[k] = 0;
@@ -217,6 +217,8 @@ static void on_arrive(capsim_sim *sim, const capsim_event *ev, void *ctx)
 {
 	run *r = ctx;
 	uint32_t pos = payload_u32(ev);
+	/* each input arrives once, from the task that produces it */
+	CAPSIM_ASSERT(!r->ready[pos] && r->producer[pos] >= 0);
 	r->ready[pos] = 1;
 	r->arrived[pos] = ev->t;
 	try_start(sim, r, (int)(pos / r->per));
@@ -283,6 +285,83 @@ static capsim_time_ns link_ns(const capsim_pipeline_spec *in, int k)
 	return in->p2p_link_ns ? in->p2p_link_ns[k] : in->p2p_ns;
 }
 
+/* Each stage's order into r->out->tasks, and pos_of: task key -> position */
+static void place_orders(run *r, int32_t *pos_of)
+{
+	const capsim_pipeline_spec *in = r->in;
+	int p = r->p, v = r->v, m = r->m;
+	slot_id *o = capsim_xmalloc(r->per * sizeof *o);
+	for (int k = 0; k < p; k++) {
+		if (in->schedule == CAPSIM_SCHED_GPIPE)
+			order_gpipe(m, o);
+		else if (in->schedule == CAPSIM_SCHED_1F1B)
+			order_1f1b(p, m, k, o);
+		else
+			order_interleaved(p, m, v, k, o);
+		for (size_t n = 0; n < r->per; n++) {
+			size_t pos = (size_t)k * r->per + n;
+			size_t key = key_of(r, k, o[n].chunk, o[n].mb, o[n].bwd);
+			if (pos_of[key] >= 0)
+				BROKEN("a task twice in one stage's order");
+			pos_of[key] = (int32_t)pos;
+			r->out->tasks[pos] = (capsim_pipeline_task){ .stage = k, .chunk = o[n].chunk,
+				.microbatch = o[n].mb, .backward = o[n].bwd };
+		}
+	}
+	free(o);
+	/* every task of every stage has its one position: the orders hold
+	 * 2 v m tasks each, none twice */
+	for (size_t key = 0; key < (size_t)p * r->per; key++)
+		CAPSIM_ASSERT(pos_of[key] >= 0);
+}
+
+/* The duration, consumer and transfer delay of the task of stage k, chunk c,
+ * micro-batch i, backward b, added to *bound (a step's longest possible
+ * time). 0, or an error for a bad duration or a bound past TIME_LIMIT. */
+static int link_task(run *r, const int32_t *pos_of, int k, int c, int i, int b,
+		     capsim_time_ns *bound)
+{
+	const capsim_pipeline_spec *in = r->in;
+	int p = r->p, v = r->v;
+	int j = c * p + k; /* virtual stage */
+	int32_t pos = pos_of[key_of(r, k, c, i, b)];
+	capsim_time_ns d;
+	if (in->task_ns)
+		d = in->task_ns(in->task_ctx, k, c, i, b);
+	else
+		d = b ? in->bwd_ns[k * v + c] : in->fwd_ns[k * v + c];
+	if (d < 0 || d > TIME_LIMIT)
+		return fail(r->out, CAPSIM_PIPELINE_EINVAL,
+			    "pipeline: %s of stage %d, chunk %d, micro-batch %d: %lld ns "
+			    "out of range",
+			    b ? "backward" : "forward", k, c, i, (long long)d);
+	r->dur[pos] = d;
+	/* the consumer: next virtual stage forward, previous backward */
+	int jc = b ? j - 1 : j + 1, cb = b;
+	if (!b && j == v * p - 1) {
+		jc = j; /* own backward */
+		cb = 1;
+	}
+	capsim_time_ns x = 0;
+	if (jc < 0) {
+		r->consumer[pos] = -1;
+	} else {
+		int kc = jc % p;
+		r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
+		/* a task's input comes from one task only */
+		CAPSIM_ASSERT(r->consumer[pos] >= 0 && r->producer[r->consumer[pos]] < 0);
+		r->producer[r->consumer[pos]] = pos;
+		if (kc != k) /* link between k and kc */
+			x = link_ns(in, b ? kc : k);
+	}
+	r->delay[pos] = x;
+	*bound += d + x;
+	if (*bound > TIME_LIMIT)
+		return fail(r->out, CAPSIM_PIPELINE_ERANGE, "pipeline: a step could exceed %lld ns",
+			    (long long)TIME_LIMIT);
+	return CAPSIM_PIPELINE_OK;
+}
+
 /* Durations, dependencies and orders into r (allocated here, freed by the
  * caller through run_free). Returns 0, or an error for a bad duration or a
  * step whose total time could overflow. */
@@ -302,83 +381,20 @@ static int prepare(run *r)
 	r->busy = capsim_xcalloc((size_t)p, 1);
 	int32_t *pos_of = capsim_xmalloc(total * sizeof *pos_of);
 	memset(pos_of, 0xff, total * sizeof *pos_of); /* -1: no position yet */
-	slot_id *o = capsim_xmalloc(r->per * sizeof *o);
-
-	/* orders: position <- key */
-	for (int k = 0; k < p; k++) {
-		if (in->schedule == CAPSIM_SCHED_GPIPE)
-			order_gpipe(m, o);
-		else if (in->schedule == CAPSIM_SCHED_1F1B)
-			order_1f1b(p, m, k, o);
-		else
-			order_interleaved(p, m, v, k, o);
-		for (size_t n = 0; n < r->per; n++) {
-			size_t pos = (size_t)k * r->per + n;
-			size_t key = key_of(r, k, o[n].chunk, o[n].mb, o[n].bwd);
-			if (pos_of[key] >= 0)
-				BROKEN("a task twice in one stage's order");
-			pos_of[key] = (int32_t)pos;
-			r->out->tasks[pos] = (capsim_pipeline_task){ .stage = k, .chunk = o[n].chunk,
-				.microbatch = o[n].mb, .backward = o[n].bwd };
-		}
-	}
-	free(o);
+	place_orders(r, pos_of);
 
 	/* durations and dependencies, in key order (the callback's contract);
 	 * bound is a step's longest possible time: all work, all transfers
 	 * and all tails one after another */
 	int rc = CAPSIM_PIPELINE_OK;
-	int vp = v * p;
 	capsim_time_ns bound = 0;
 	for (int k = 0; k < p && rc == CAPSIM_PIPELINE_OK; k++) {
 		if (in->tail_ns)
 			bound += in->tail_ns[k];
-		for (int c = 0; c < v && rc == CAPSIM_PIPELINE_OK; c++) {
-			int j = c * p + k; /* virtual stage */
-			for (int i = 0; i < m && rc == CAPSIM_PIPELINE_OK; i++) {
-				for (int b = 0; b < 2; b++) {
-					int32_t pos = pos_of[key_of(r, k, c, i, b)];
-					capsim_time_ns d;
-					if (in->task_ns)
-						d = in->task_ns(in->task_ctx, k, c, i, b);
-					else
-						d = b ? in->bwd_ns[k * v + c] : in->fwd_ns[k * v + c];
-					if (d < 0 || d > TIME_LIMIT) {
-						rc = fail(r->out, CAPSIM_PIPELINE_EINVAL,
-							  "pipeline: %s of stage %d, chunk %d, "
-							  "micro-batch %d: %lld ns out of range",
-							  b ? "backward" : "forward", k, c, i,
-							  (long long)d);
-						break;
-					}
-					r->dur[pos] = d;
-					/* the consumer: next virtual stage forward, previous backward */
-					int jc = b ? j - 1 : j + 1, cb = b;
-					if (!b && j == vp - 1) {
-						jc = j; /* own backward */
-						cb = 1;
-					}
-					capsim_time_ns x = 0;
-					if (jc < 0) {
-						r->consumer[pos] = -1;
-					} else {
-						int kc = jc % p;
-						r->consumer[pos] = pos_of[key_of(r, kc, jc / p, i, cb)];
-						r->producer[r->consumer[pos]] = pos;
-						if (kc != k) /* link between k and kc */
-							x = link_ns(in, b ? kc : k);
-					}
-					r->delay[pos] = x;
-					bound += d + x;
-					if (bound > TIME_LIMIT) {
-						rc = fail(r->out, CAPSIM_PIPELINE_ERANGE,
-							  "pipeline: a step could exceed %lld ns",
-							  (long long)TIME_LIMIT);
-						break;
-					}
-				}
-			}
-		}
+		for (int c = 0; c < v && rc == CAPSIM_PIPELINE_OK; c++)
+			for (int i = 0; i < m && rc == CAPSIM_PIPELINE_OK; i++)
+				for (int b = 0; b < 2 && rc == CAPSIM_PIPELINE_OK; b++)
+					rc = link_task(r, pos_of, k, c, i, b, &bound);
 	}
 	/* the first virtual stage's forwards have their input from the start */
 	for (int i = 0; i < m; i++)
@@ -448,6 +464,8 @@ int capsim_pipeline_simulate(const capsim_pipeline_spec *in,
 	for (int k = 0; k < r.p; k++) {
 		capsim_pipeline_stage *s = &out->stage[k];
 		s->idle_ns = out->makespan_ns - s->busy_ns - s->tail_ns;
+		/* a stage is busy, idle or in its tail: never more than the step */
+		CAPSIM_ASSERT(s->idle_ns >= 0);
 	}
 	run_free(&r);
 	return CAPSIM_PIPELINE_OK;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "storeint.h"
 #include "xalloc.h"
 
@@ -185,6 +186,8 @@ static int insert_point(capsim_store *s, int64_t sweep_id, const capsim_result_p
 		sqlite3_bind_text(st, 5, p->error, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, p->capsim_version, -1, SQLITE_STATIC);
 	int rc = capsim_store__step(s, st, d);
+	/* an INSERT gives no row, and writes exactly one */
+	CAPSIM_ASSERT(rc != 1 && (rc < 0 || sqlite3_changes(s->db) == 1));
 	sqlite3_finalize(st);
 	*id = sqlite3_last_insert_rowid(s->db);
 	return rc == 0 ? 0 : -1;
@@ -201,6 +204,7 @@ static int insert_params(capsim_store *s, int64_t id, const capsim_result_point 
 		sqlite3_bind_text(st, 2, p->params[i].path, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, p->params[i].value, -1, SQLITE_STATIC);
 		rc = capsim_store__step(s, st, d) == 0 ? 0 : -1;
+		CAPSIM_ASSERT(rc < 0 || sqlite3_changes(s->db) == 1);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -223,6 +227,7 @@ static int insert_results(capsim_store *s, int64_t id, const capsim_result_point
 			sqlite3_bind_double(st, 3, r->num);
 		sqlite3_bind_text(st, 5, r->unit ? r->unit : "", -1, SQLITE_STATIC);
 		rc = capsim_store__step(s, st, d) == 0 ? 0 : -1;
+		CAPSIM_ASSERT(rc < 0 || sqlite3_changes(s->db) == 1);
 	}
 	sqlite3_finalize(st);
 	return rc;

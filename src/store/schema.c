@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "xalloc.h"
 
 /* Every table of CAPSIM_STORE_SCHEMA, as a new database gets it. An older
@@ -262,12 +263,15 @@ int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d)
 sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_diags *d)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	const char *tail = NULL;
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, &tail);
 	if (rc != SQLITE_OK) {
 		capsim_store__fail(s, rc, d);
 		sqlite3_finalize(st);
 		return NULL;
 	}
+	/* one statement a call: a second would never run */
+	CAPSIM_ASSERT(st && tail && tail[strspn(tail, " \t\n;")] == '\0');
 	return st;
 }
 
@@ -712,6 +716,7 @@ static int lock_for_write(const char *path, capsim_store **out, capsim_diags *d)
 		abandon(s);
 		return -1;
 	}
+	CAPSIM_ASSERT(!sqlite3_get_autocommit(s->db)); /* inside the transaction */
 	*out = s;
 	return 0;
 }
@@ -733,6 +738,7 @@ int capsim_store__begin_write(const char *path, capsim_store **out, capsim_diags
 int capsim_store__end_write(capsim_store *s, int ok, capsim_diags *d)
 {
 	if (ok == 0 && capsim_store__exec(s, "COMMIT", d) == 0) {
+		CAPSIM_ASSERT(sqlite3_get_autocommit(s->db)); /* nothing left open */
 		capsim_store_close(s);
 		return 0;
 	}
@@ -765,6 +771,9 @@ void capsim_store_close(capsim_store *s)
 {
 	if (!s)
 		return;
+	/* every statement finalized by its owner: else sqlite3_close leaves
+	 * the database open */
+	CAPSIM_ASSERT(sqlite3_next_stmt(s->db, NULL) == NULL);
 	sqlite3_close(s->db);
 	unlock_dir(s->dir_lock);
 	free(s->path);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "mix.h"
 #include "xalloc.h"
 
@@ -21,6 +22,7 @@ static void rehash(capsim_hmap *m, size_t cap)
 	m->vals = capsim_xmalloc(cap * sizeof *m->vals);
 	memset(m->vals, 0xff, cap * sizeof *m->vals); /* every slot -1 */
 	m->cap = cap;
+	size_t moved = 0;
 	for (size_t i = 0; i < ocap; i++) {
 		if (ov[i] < 0)
 			continue;
@@ -29,7 +31,10 @@ static void rehash(capsim_hmap *m, size_t cap)
 			j = (j + 1) & (cap - 1);
 		m->keys[j] = ok[i];
 		m->vals[j] = ov[i];
+		moved++;
 	}
+	/* every entry moved, none lost or doubled */
+	CAPSIM_ASSERT(moved == m->n);
 	free(ok);
 	free(ov);
 }
@@ -65,6 +70,8 @@ static size_t find(capsim_hmap *m, uint64_t key)
 {
 	if (2 * (m->n + 1) > m->cap)
 		rehash(m, m->cap ? 2 * m->cap : 16);
+	/* a power of two, under half full: probing always meets an empty slot */
+	CAPSIM_ASSERT((m->cap & (m->cap - 1)) == 0 && 2 * m->n < m->cap);
 	size_t j = slot_of(m, key);
 	while (m->vals[j] >= 0 && m->keys[j] != key)
 		j = (j + 1) & (m->cap - 1);
@@ -73,6 +80,7 @@ static size_t find(capsim_hmap *m, uint64_t key)
 
 int32_t capsim_hmap_get_or_put(capsim_hmap *m, uint64_t key, int32_t v)
 {
+	CAPSIM_ASSERT(v >= 0); /* -1 marks an empty slot */
 	size_t j = find(m, key);
 	if (m->vals[j] >= 0)
 		return m->vals[j];
@@ -84,6 +92,7 @@ int32_t capsim_hmap_get_or_put(capsim_hmap *m, uint64_t key, int32_t v)
 
 void capsim_hmap_set(capsim_hmap *m, uint64_t key, int32_t v)
 {
+	CAPSIM_ASSERT(v >= 0); /* -1 marks an empty slot */
 	size_t j = find(m, key);
 	if (m->vals[j] < 0)
 		m->n++;

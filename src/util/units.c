@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check.h"
+
 typedef struct {
 	const char *sym;
 	double factor; /* SI value of one unit */
@@ -224,8 +226,11 @@ static void trim_copy(const char *s, char *buf, size_t len)
 static const unit *find_unit(const unit *table, const char *sym)
 {
 	for (const unit *u = table; u->sym; u++)
-		if (strcmp(u->sym, sym) == 0)
+		if (strcmp(u->sym, sym) == 0) {
+			/* a unit converts by a positive, finite factor */
+			CAPSIM_ASSERT(u->factor > 0 && isfinite(u->factor));
 			return u;
+		}
 	return NULL;
 }
 
@@ -594,10 +599,44 @@ static char *format_scaled(double v, const unit *table, char *buf,
 			   size_t len)
 {
 	const unit *best = table;
-	for (const unit *u = table; u->sym; u++)
+	for (const unit *u = table; u->sym; u++) {
+		CAPSIM_ASSERT(u->factor > 0);
 		if (fabs(v) >= u->factor && u->factor >= best->factor)
 			best = u;
+	}
 	snprintf(buf, len, "%.4g %s", v / best->factor, best->sym);
+	return buf;
+}
+
+/* dollars, in thousands, millions or billions from $10k up */
+static char *format_usd(double v, char *buf, size_t len)
+{
+	if (fabs(v) >= 1e9)
+		snprintf(buf, len, "$%.4gB", v / 1e9);
+	else if (fabs(v) >= 1e6)
+		snprintf(buf, len, "$%.4gM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		snprintf(buf, len, "$%.4gk", v / 1e3);
+	else
+		snprintf(buf, len, "$%.4g", v);
+	return buf;
+}
+
+/* a count: whole below 10,000, else scaled by count_show without the
+ * space ("70B") */
+static char *format_count(double v, const unit *count_show, char *buf, size_t len)
+{
+	char tmp[32];
+	if (fabs(v) < 1e4 && v == floor(v)) {
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	}
+	format_scaled(v, count_show, tmp, sizeof tmp);
+	/* "70 B" -> "70B" */
+	char *sp = strchr(tmp, ' ');
+	if (sp)
+		memmove(sp, sp + 1, strlen(sp));
+	trim_copy(tmp, buf, len);
 	return buf;
 }
 
@@ -639,15 +678,7 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 		snprintf(buf, len, "%.4g kWh", v / 3.6e6);
 		return buf;
 	case CAPSIM_DIM_USD:
-		if (fabs(v) >= 1e9)
-			snprintf(buf, len, "$%.4gB", v / 1e9);
-		else if (fabs(v) >= 1e6)
-			snprintf(buf, len, "$%.4gM", v / 1e6);
-		else if (fabs(v) >= 1e4)
-			snprintf(buf, len, "$%.4gk", v / 1e3);
-		else
-			snprintf(buf, len, "$%.4g", v);
-		return buf;
+		return format_usd(v, buf, len);
 	case CAPSIM_DIM_USD_PER_S:
 		snprintf(buf, len, "$%.4g/h", v * 3600.0);
 		return buf;
@@ -686,20 +717,8 @@ char *capsim_units_format(double v, capsim_dim dim, char *buf, size_t len)
 		snprintf(buf, len, "%.4g", v);
 		return buf;
 	case CAPSIM_DIM_COUNT:
-	case CAPSIM_DIM__COUNT: {
-		char tmp[32];
-		if (fabs(v) < 1e4 && v == floor(v)) {
-			snprintf(buf, len, "%.0f", v);
-			return buf;
-		}
-		format_scaled(v, count_show, tmp, sizeof tmp);
-		/* "70 B" -> "70B" */
-		char *sp = strchr(tmp, ' ');
-		if (sp)
-			memmove(sp, sp + 1, strlen(sp));
-		trim_copy(tmp, buf, len);
-		return buf;
-	}
+	case CAPSIM_DIM__COUNT:
+		return format_count(v, count_show, buf, len);
 	}
 	snprintf(buf, len, "%g", v);
 	return buf;
