@@ -46,15 +46,18 @@ test)
 		-DCAPSIM_TESTS=OFF >/dev/null
 	cmake --build build-gcc -j "$jobs"
 	# 2. clang-14 with ThreadSanitizer: the sweep's threads (capsim sweep -j, its
-	# signal flag) through unit/test_sweep's threaded and interrupted sweeps; a
+	# signal flag) through unit/test_sweep's threaded and interrupted sweeps and
+	# the sweep library's own test (two threads, a stop and a resume); a
 	# report stops the run and fails it. Without MPI: Open MPI's own locks are not
 	# capsim's to check.
 	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCAPSIM_WERROR=ON -DCAPSIM_MPI=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	cmake --build build-tsan -j "$jobs" --target capsim test_sweep
+	cmake --build build-tsan -j "$jobs" --target capsim test_sweep test_sweep_run
 	TSAN_OPTIONS=halt_on_error=1 CAPSIM_TEST_FILTER='*thread*,*interrupt*' \
 		ctest --test-dir build-tsan -R '^unit/test_sweep$' --output-on-failure
+	TSAN_OPTIONS=halt_on_error=1 \
+		ctest --test-dir build-tsan -R '^unit/test_sweep_run$' --output-on-failure
 	# 3. clang-14 with ASan + UBSan (+ libFuzzer): every test under ctest
 	# (last, so that the closing summary is the whole suite's)
 	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \

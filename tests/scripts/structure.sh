@@ -57,41 +57,37 @@ elif ! diff -u "$tmp/stated" "$tmp/built" >"$tmp/diff"; then
 fi
 
 # ---- 2. includes follow the graph ----
-# the modules each module reaches (itself included), by closure over the graph
-closure() {
-	seen=" $1 "
-	grew=1
-	while [ $grew = 1 ]; do
-		grew=0
-		for m in $seen; do
-			for d in $(awk -F: -v m="$m" '$1 == m { print $2 }' "$tmp/built"); do
-				case "$seen" in *" $d "*) ;; *) seen="$seen$d " grew=1 ;; esac
-			done
-		done
-	done
-	echo "$seen"
-}
-# which module a header belongs to: src/M/X.h
+# "FILE HEADER" for each #include "HEADER" of a module's sources, checked in one
+# pass: a header belongs to the module whose directory holds it; a module
+# reaches itself and, through the graph, what it depends on
 for h in src/*/*.h; do
 	m=${h#src/}
-	echo "$(basename "$h") ${m%%/*}"
-done | sort >"$tmp/headers"
-for dir in src/*/; do
-	m=$(basename "$dir")
-	grep -q "^$m:" "$tmp/built" || continue
-	reach=$(closure "$m")
-	for f in "$dir"*.c "$dir"*.h; do
-		[ -f "$f" ] || continue
-		sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
-			owner=$(awk -v h="$inc" '$1 == h { print $2; exit }' "$tmp/headers")
-			[ -n "$owner" ] || continue # generated or not a module's header
-			case " $reach " in
-			*" $owner "*) ;;
-			*) echo "$f: includes $inc of module $owner, which $m does not depend on" ;;
-			esac
-		done
-	done
-done >"$tmp/includes"
+	echo "H $(basename "$h") ${m%%/*}"
+done >"$tmp/facts"
+sed 's/^\([a-z]*\):\(.*\)$/G \1 \2/' "$tmp/built" >>"$tmp/facts"
+grep -H '^#include "' src/*/*.c src/*/*.h | sed 's/^\([^:]*\):#include "\([^"]*\)".*/I \1 \2/' >>"$tmp/facts"
+awk '
+	$1 == "H" { owner[$2] = $3; next }
+	$1 == "G" { mod[$2] = 1; for (i = 3; i <= NF; i++) dep[$2, ++nd[$2]] = $i; next }
+	$1 == "I" { n++; file[n] = $2; inc[n] = $3 }
+	function reaches(a, b,    i) {
+		if (a == b) return 1
+		if ((a, b) in memo) return memo[a, b]
+		memo[a, b] = 0
+		for (i = 1; i <= nd[a]; i++)
+			if (reaches(dep[a, i], b)) return memo[a, b] = 1
+		return 0
+	}
+	END {
+		for (k = 1; k <= n; k++) {
+			split(file[k], part, "/")
+			m = part[2]
+			o = owner[inc[k]]
+			if (!(m in mod) || o == "") continue
+			if (!reaches(m, o))
+				printf "%s: includes %s of module %s, which %s does not depend on\n", file[k], inc[k], o, m
+		}
+	}' "$tmp/facts" >"$tmp/includes"
 if [ -s "$tmp/includes" ]; then
 	cat "$tmp/includes"
 	fail=1
