@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "scenario.h"
 
 /* The fabric's cables: by reach class where the layout has them all priced
@@ -164,6 +165,9 @@ void capsim_cost_estimate(const capsim_scenario *s, const capsim_cost_inputs *in
 	if (capsim_scenario_cloud_priced(s))
 		cloud_run(s, in, out);
 	owning(s, in, wall, out);
+	CAPSIM_ASSERT(!out->has_capex || (out->capex_usd >= 0 && out->opex_per_year_usd >= 0 &&
+					   out->tco_usd >= 0));
+	CAPSIM_ASSERT(!out->has_cloud_cost || out->cloud_cost_usd >= out->cloud_gpu_usd);
 	out->acquire_rent = s->acquire == 1;
 	if (out->acquire_rent ? out->has_cloud_cost : out->has_capex) {
 		out->has_cost_to_train = 1;
@@ -207,6 +211,7 @@ void capsim_cost_burst_plan(const capsim_scenario *s, double on, double burst, i
 {
 	if (!(on + burst > 0))
 		return;
+	CAPSIM_ASSERT(on >= 0 && burst >= 0 && burst_gpus > 0);
 	c->has_burst_plan = 1;
 	c->burst_gpus = burst_gpus;
 	c->burst_tokens_per_s = burst;

@@ -8,6 +8,7 @@
 #include <gsl/gsl_errno.h>
 
 #include "bom.h"
+#include "check.h"
 #include "catalog.h"
 #include "fabric.h"
 #include "ops.h"
@@ -318,6 +319,12 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 	r->max_seq_len = s->model.max_seq_len;
 	r->learned_positions = s->model.position == 0;
 	capsim_strlcpy(r->model, s->model.e.id, sizeof r->model);
+	long in_groups = 0;
+	for (int g = 0; g < r->n_groups; g++)
+		in_groups += r->group[g].gpus;
+	CAPSIM_ASSERT(r->n_groups >= 1 && r->n_groups <= CAPSIM_MAX_GROUPS);
+	CAPSIM_ASSERT(in_groups == r->gpus);
+	CAPSIM_ASSERT((long)r->dp * r->tp * r->pp * r->cp == r->gpus);
 	r->mfu = r->step.mfu;
 	if (!(o && o->no_reference))
 		scaling(s, o, r);

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc 2.29) */
 #include "report.h"
 
-#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "bom.h"
 #include "child.h"
 #include "escape.h"
@@ -1073,7 +1073,7 @@ static int make_own_dir(const char *path, capsim_diags *d)
 int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
 			double gnuplot_timeout_s, int *figures_missing, capsim_diags *d)
 {
-	assert(gnuplot_timeout_s > 0);
+	CAPSIM_ASSERT(gnuplot_timeout_s > 0);
 	*figures_missing = 0;
 	char figdir[4096], path[8192];
 	if (make_dir(dir, d) < 0)
