@@ -34,13 +34,17 @@ json_t *capsim_cli_json_head(const capsim_catalog *cat, const capsim_scenario *s
 		json_object_set_new(o, "calibrated_profile",
 				    s->gpu.cal.profile[0] ? json_string(s->gpu_profile) : json_null());
 		if (s->n_groups > 1) {
-			json_t *a = json_array();
+			/* every group's: hardware_profile and calibrated_profile are the
+			 * first group's */
+			json_t *a = json_array(), *hw = json_array();
 			for (int g = 0; g < s->n_groups; g++) {
 				capsim_group_view v;
 				capsim_scenario_group(s, g, &v);
+				json_array_append_new(hw, json_string(v.gpu->e.id));
 				json_array_append_new(a, v.gpu->cal.profile[0] ? json_string(v.profile) :
 										 json_null());
 			}
+			json_object_set_new(o, "group_hardware_profiles", hw);
 			json_object_set_new(o, "group_calibrated_profiles", a);
 		}
 		json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
