@@ -5,6 +5,11 @@
  * Carlo (reliability.runs, 1,000 by default), without the reference, and
  * without either.
  *
+ * First, the edit alone: capsim_scenario_set of the micro-batch, alternating,
+ * per CPU-second (what a sweep point or an explorer key costs before its
+ * evaluation), with the scenario's size in bytes (what every copy of it
+ * costs).
+ *
  * Usage: bench_eval [repeats] [evals]   (defaults 5 and 200)
  * Prints the median over `repeats` of evals per CPU-second, with min and max.
  * Results go to docs/performance.md with the machine and the command. */
@@ -52,6 +57,21 @@ static double rate(capsim_scenario *s, const capsim_catalog *cat, int n, int ref
 	return n / (cpu_s() - t0);
 }
 
+/* edits per CPU-second of n edits alone (100 x n of them) */
+static double edit_rate(capsim_scenario *s, const capsim_catalog *cat, int n)
+{
+	static const char *const mb[] = { "1", "2" };
+	capsim_diags d = { 0 };
+	long k = 100L * n;
+	double t0 = cpu_s();
+	for (long i = 0; i < k; i++)
+		if (capsim_scenario_set(s, cat, "workload.micro-batch", mb[i % 2], &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			exit(1);
+		}
+	return (double)k / (cpu_s() - t0);
+}
+
 int main(int argc, char **argv)
 {
 	int repeats = argc > 1 ? atoi(argv[1]) : 5, n = argc > 2 ? atoi(argv[2]) : 200;
@@ -74,6 +94,7 @@ int main(int argc, char **argv)
 		const capsim_set *sets;
 		size_t n;
 	} cases[] = { { "default (256 H100)", NULL, 0 }, { "default at 4,096 H100", big, 2 } };
+	printf("sizeof (capsim_scenario): %zu bytes\n", sizeof(capsim_scenario));
 	printf("%-24s %-10s %12s %12s %12s\n", "scenario", "ref/MC", "evals/s", "min", "max");
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		capsim_scenario *s = calloc(1, sizeof *s);
@@ -85,6 +106,13 @@ int main(int argc, char **argv)
 		/* with the reference and the Monte Carlo (the default), without the
 		 * reference, and without either (what the optimiser evaluates) */
 		static const char *const mode[] = { "with", "without", "neither" };
+		double *e = calloc((size_t)repeats, sizeof *e);
+		for (int k = 0; k < repeats; k++)
+			e[k] = edit_rate(s, cat, n);
+		qsort(e, (size_t)repeats, sizeof *e, cmp_double);
+		printf("%-24s %-10s %12.0f %12.0f %12.0f  (edits/s alone)\n", cases[c].name, "edit",
+		       e[repeats / 2], e[0], e[repeats - 1]);
+		free(e);
 		for (int m = 0; m < 3; m++) {
 			if (m == 2 && capsim_scenario_set(s, cat, "reliability.runs", "0", &d) < 0) {
 				capsim_diags_print(&d, stderr);
