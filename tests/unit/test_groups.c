@@ -3,6 +3,7 @@
  * counts every group in power, failures and the bill of materials, and lists
  * each group's knobs; the old <mix> form loads with its warning to the same
  * scenario as <group> elements, and so does its --resolved form. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "bom.h"
 #include "catalog.h"
@@ -164,6 +166,95 @@ static void test_bom_lists_every_group(void **state)
 	free(s);
 }
 
+/* Each group's nodes in racks of their own kind: 10 DGX H100 (10.2 kW) and 12
+ * DGX A100 (6.5 kW) under the colocation hall's 40.8 kW racks, 208 V 3-phase
+ * 60 A circuits. By hand: floor(40.8 / 10.2) = 4 H100 a rack, ceil(10 / 4) = 3
+ * racks, ceil(4 x 10.2 / 17.29) = 3 circuits each; floor(40.8 / 6.5) = 6 A100
+ * a rack, ceil(12 / 6) = 2 racks, ceil(6 x 6.5 / 17.29) = 3 circuits each. One
+ * rack kind for both (the H100's 4) would need ceil(22 / 4) = 6 racks. */
+static void test_racks_of_each_group(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load(DATA "racks-h100-a100.xml", NULL, 0);
+	capsim_result r;
+	capsim_diags d = { 0 };
+	capsim_eval_opts o = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
+	const capsim_power *p = &r.power;
+	double circuit = 0.8 * 208 * 60 * sqrt(3.0);
+	assert_rel(p->circuit_w, circuit, 1e-12);
+	assert_int_equal(p->n_groups, 2);
+	assert_int_equal(p->group[0].nodes_per_rack, 4);
+	assert_int_equal(p->group[0].racks, 3);
+	assert_int_equal(p->group[0].circuits_per_rack, (int)ceil(4 * 10200 / circuit));
+	assert_int_equal(p->group[0].circuits_per_rack, 3);
+	assert_int_equal(p->group[1].nodes_per_rack, 6);
+	assert_int_equal(p->group[1].racks, 2);
+	assert_int_equal(p->group[1].circuits_per_rack, 3);
+	assert_rel(p->group[0].rack_heat_w, 4 * p->group[0].node_w, 1e-12);
+	assert_rel(p->group[1].rack_heat_w, 6 * p->group[1].node_w, 1e-12);
+	/* the totals: racks the sum, the fewest nodes and the hottest rack */
+	assert_rel(capsim_result_get(&r, "racks", 0), 5, 0);
+	assert_rel(capsim_result_get(&r, "nodes_per_rack", 0), 4, 0);
+	assert_rel(capsim_result_get(&r, "rack_heat_w", 0),
+		   fmax(p->group[0].rack_heat_w, p->group[1].rack_heat_w), 0);
+	assert_true(r.layout.has_layout);
+	assert_true(r.layout.node_racks >= 5);
+	/* the bill of materials: every group's racks and their circuits */
+	capsim_bom_line v[CAPSIM_BOM_MAX];
+	int n = capsim_result_bom(s, &r, v), seen = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(v[i].part, "rack") == 0) {
+			assert_rel(v[i].count, 5, 0);
+			seen++;
+		}
+		if (strcmp(v[i].part, "branch circuit") == 0) {
+			assert_rel(v[i].count, 3 * 3 + 2 * 3, 0);
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	capsim_result_free(&r);
+	free(s);
+}
+
+/* A rack holds one group's nodes, so only the group whose racks overheat is
+ * throttled: four of each a rack under 30 kW of cooling, the H100s' racks give
+ * off more, the A100s' less (4 x about 5.9 kW) */
+static void test_cooling_of_each_group(void **state)
+{
+	(void)state;
+	const capsim_set sets[] = { { "facility.cooling.per-rack", "30 kW" },
+				    { "facility.rack.nodes", "4" } };
+	capsim_scenario *s = load(DATA "racks-h100-a100.xml", sets, 2);
+	capsim_result r;
+	capsim_diags d = { 0 };
+	capsim_eval_opts o = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
+	const capsim_power *p = &r.power;
+	assert_true(p->group_throttle_w[0] > p->group[0].gpu_idle_w);
+	assert_true(p->group_throttle_w[0] < 700);
+	assert_rel(p->group_throttle_w[1], 0, 0);
+	assert_rel(p->throttle_limit_w, p->group_throttle_w[0], 0);
+	assert_rel(p->clock_scale, capsim_power_clock_scale(700, p->group_throttle_w[0]), 1e-12);
+	/* both groups' racks now fit their cooling; the A100s at their full draw */
+	assert_true(p->group[0].rack_heat_w <= 30e3 * (1 + 1e-3));
+	assert_true(p->group[1].rack_heat_w < 30e3);
+	assert_true(p->group[1].gpu_sustained_w > 0.9 * 400);
+	/* each group's entry of the JSON says its own */
+	json_t *all = json_object();
+	capsim_result_json(&r, all);
+	json_t *g = json_object_get(all, "groups");
+	assert_non_null(g);
+	assert_rel(json_real_value(json_object_get(json_array_get(g, 0), "gpu_throttle_limit_w")),
+		   p->group_throttle_w[0], 0);
+	assert_null(json_object_get(json_array_get(g, 1), "gpu_throttle_limit_w"));
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(g, 1), "racks")), 3);
+	json_decref(all);
+	capsim_result_free(&r);
+	free(s);
+}
+
 static void test_knobs_of_each_group(void **state)
 {
 	(void)state;
@@ -258,6 +349,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_six_groups_load),
+		cmocka_unit_test(test_racks_of_each_group),
+		cmocka_unit_test(test_cooling_of_each_group),
 		cmocka_unit_test(test_set_by_id_and_index),
 		cmocka_unit_test(test_power_counts_every_group),
 		cmocka_unit_test(test_failures_count_every_group),
