@@ -279,6 +279,47 @@ static void test_knobs_of_each_group(void **state)
 	free(s);
 }
 
+/* The explorer's model, what its screen lists: the six groups' nodes knobs
+ * (by id), after the fixed ones' node type, and still after an edit and an
+ * undo; a one-group scenario has the fixed knobs alone. */
+static void test_explorer_lists_each_group(void **state)
+{
+	(void)state;
+	static const char *const ids[] = { "h100-a", "h100-b", "h200", "a100", "dgx-b200",
+					   "dgx-b200-2" };
+	capsim_explore x;
+	capsim_explore_init(&x, cat, load(DATA "six-groups.xml", NULL, 0));
+	char err[256];
+	for (int round = 0; round < 3; round++) {
+		if (round == 1)
+			assert_int_equal(capsim_explore_set(&x, "cluster.group.a100.nodes", "8", err,
+							    sizeof err), 0);
+		if (round == 2)
+			assert_int_equal(capsim_explore_undo(&x), 0);
+		assert_int_equal(x.knobs->n, capsim_ui_n_knobs + 12);
+		for (int g = 0; g < 6; g++) {
+			char path[96], label[96];
+			snprintf(path, sizeof path, "cluster.group.%s.nodes", ids[g]);
+			snprintf(label, sizeof label, "nodes of %s", ids[g]);
+			size_t at = 1 + 2 * (size_t)g + 1;
+			assert_string_equal(x.knobs->v[at].path, path);
+			assert_string_equal(x.knobs->v[at].label, label);
+			char text[32];
+			capsim_ui_knob_text(x.s, &x.knobs->v[at], text, sizeof text);
+			assert_string_equal(text, round == 1 && g == 3 ? "8" : "4");
+		}
+	}
+	capsim_explore_free(&x);
+	capsim_explore_init(&x, cat, load(DATA "racks-h100-a100.xml", NULL, 0));
+	assert_int_equal(x.knobs->n, capsim_ui_n_knobs + 4);
+	capsim_explore_free(&x);
+	capsim_explore_init(&x, cat, load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", NULL, 0));
+	assert_int_equal(x.knobs->n, capsim_ui_n_knobs);
+	for (size_t i = 0; i < x.knobs->n; i++)
+		assert_string_equal(x.knobs->v[i].path, capsim_ui_knobs[i].path);
+	capsim_explore_free(&x);
+}
+
 /* every result key of two evaluations equal */
 static void assert_same_results(const capsim_scenario *a, const capsim_scenario *b)
 {
@@ -356,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_failures_count_every_group),
 		cmocka_unit_test(test_bom_lists_every_group),
 		cmocka_unit_test(test_knobs_of_each_group),
+		cmocka_unit_test(test_explorer_lists_each_group),
 		cmocka_unit_test(test_old_mix_loads_as_groups),
 	};
 	return testutil_run_group(tests, setup, teardown);
