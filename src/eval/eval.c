@@ -63,7 +63,7 @@ static double reference_rate(const capsim_scenario *s, int g, const capsim_eval_
 	if (capsim_scenario_set_many(one, NULL, edits, sizeof edits / sizeof edits[0],
 				     &scratch) == 0) {
 		/* a replica of this job keeps its share of the optimizer step */
-		one->optimizer_shard = s->dp * s->cp;
+		capsim_scenario_keep_optimizer_shard(one, s->dp * s->cp);
 		capsim_fabric *f = capsim_fabric_build(one, &scratch);
 		capsim_step r1;
 		const capsim_knobs *kn = o && o->knobs ? o->knobs : &capsim_knobs_fitted;

@@ -2075,3 +2075,35 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 	fputs("  </cost>\n</scenario>\n", out);
 	return ferror(out) ? -1 : 0;
 }
+
+/* ---- changes that are not a user's edit ---------------------------------------- */
+
+void capsim_scenario_screen_layout(capsim_scenario *scratch, const capsim_scenario_layout *l)
+{
+	scratch->tp = l->tp;
+	scratch->pp = l->pp;
+	scratch->cp = l->cp;
+	scratch->ep = l->ep;
+	scratch->dp = l->dp;
+	scratch->virtual_stages = l->virtual_stages;
+	scratch->schedule = l->virtual_stages > 1 ? CAPSIM_SCHED_1F1B_INTERLEAVED : CAPSIM_SCHED_1F1B;
+	scratch->first_stage_layers = l->first_stage_layers;
+	scratch->last_stage_layers = l->last_stage_layers;
+	scratch->zero = l->zero;
+	scratch->micro_batch = l->micro_batch;
+	scratch->recompute = l->recompute;
+	scratch->sequence_parallel = l->tp > 1;
+	scratch->tp_comm_overlap = l->tp_comm_overlap;
+	scratch->ep_overlap = l->ep_overlap;
+}
+
+void capsim_scenario_free_layout(capsim_scenario *s)
+{
+	s->first_stage_layers = s->last_stage_layers = 0;
+	s->dp_given = 0;
+}
+
+void capsim_scenario_keep_optimizer_shard(capsim_scenario *s, int gpus)
+{
+	s->optimizer_shard = gpus;
+}

@@ -638,6 +638,16 @@ void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v
  * kept) of the cluster's size. */
 void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out);
 
+/* plane: s as one data-parallel group sees the fabric, gpus_per_node of
+ * its ranks a node (the data-parallel step of src/train/step.c): each node
+ * holding those GPUs and as many rails (their share of the node's, at
+ * least one), the nodes the group spans, a scattered placement's positions
+ * kept among the whole cluster's. A model's private view, as
+ * capsim_scenario_as_group is, not a scenario a user could write: it is
+ * neither checked nor remembered as an edit. */
+void capsim_scenario_dp_plane(const capsim_scenario *s, int gpus_per_node,
+			      capsim_scenario *plane);
+
 /* Put group g's parts in s's one-group view (a load and an edit put the
  * first group's there). */
 void capsim_scenario_view_group(capsim_scenario *s, int g);

@@ -119,19 +119,7 @@ double capsim_step_mfu(const capsim_scenario *s, double flops_per_step, double s
 
 void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
 {
-	int group = s->dp * s->cp;
-	int per = dp_members_per_node(s);
-	int G = s->node.gpus;
-	*plane = *s;
-	plane->node.gpus = per;
-	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
-	plane->nodes = (group + per - 1) / per;
-	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
-	plane->rails = rails > 0 ? rails : 1;
-	plane->node.nics = plane->rails;
-	/* scattered, the group's nodes take positions among the whole cluster's */
-	if (!plane->placement_slots)
-		plane->placement_slots = s->nodes;
+	capsim_scenario_dp_plane(s, dp_members_per_node(s), plane);
 }
 
 /* Gradient synchronisation of one data-parallel group (data x context
