@@ -381,8 +381,17 @@ typedef enum { CAPSIM_LORA_ALL, CAPSIM_LORA_ATTENTION } capsim_lora_targets;
 
 #define CAPSIM_MAX_GROUPS 16 /* node groups in one cluster */
 #define CAPSIM_MAX_OVERRIDES 256/* part fields overridden in one scenario */
-#define CAPSIM_MAX_LINES 64     /* elements whose lines a scenario keeps */
-#define CAPSIM_MAX_EDITS 32     /* --set edits a scenario remembers */
+/* element paths whose lines a scenario keeps: every element path a scenario
+ * file can have (103 today: the settable paths' elements, the root and
+ * <description>; test_groups checks the bound), with room to grow; past it
+ * a load is refused, naming the number */
+#define CAPSIM_MAX_LINES 128
+/* distinct paths a scenario's edits remember, so that an error names the
+ * --set that caused it: an explorer session's knobs on 16 node groups (59),
+ * the optimiser's layout (16), the throttle (16) and the scaling reference
+ * (5) fit, as do a sweep's 32 axes; past it an edit is refused, naming the
+ * number (test_groups) */
+#define CAPSIM_MAX_EDITS 128
 #define CAPSIM_VALUE_LEN 128    /* longest value of an override or edit */
 
 /* A catalog part's field given in the scenario (<gpu ref="..."><memory

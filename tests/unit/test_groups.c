@@ -21,7 +21,9 @@
 #include "knob.h"
 #include "power.h"
 #include "reliab.h"
+#include "optimize.h"
 #include "scenario.h"
+#include "sweep.h"
 #include "testutil.h"
 
 TESTUTIL_CATALOG_FIXTURE
@@ -320,6 +322,93 @@ static void test_explorer_lists_each_group(void **state)
 	capsim_explore_free(&x);
 }
 
+/* The element paths a scenario file can have: every proper prefix of a
+ * settable path (a group's without its id, as the file writes it), the root
+ * and <description>. A scenario keeps the line of each; they must fit. */
+static void test_element_lines_fit(void **state)
+{
+	(void)state;
+	size_t n;
+	const char *const *p = capsim_scenario_set_paths(&n);
+	char (*seen)[128] = calloc(n * 8 + 2, sizeof *seen);
+	size_t k = 0, longest = 0;
+	strcpy(seen[k++], "");
+	strcpy(seen[k++], "description");
+	for (size_t i = 0; i < n; i++) {
+		char path[256];
+		snprintf(path, sizeof path, "%s", p[i]);
+		if (strncmp(path, "cluster.group.ID.", 17) == 0)
+			memmove(path + 14, path + 17, strlen(path + 17) + 1);
+		for (char *dot = strchr(path, '.'); dot; dot = strchr(dot + 1, '.')) {
+			char elem[128];
+			snprintf(elem, sizeof elem, "%.*s", (int)(dot - path), path);
+			size_t j = 0;
+			while (j < k && strcmp(seen[j], elem) != 0)
+				j++;
+			if (j == k)
+				strcpy(seen[k++], elem);
+			if (strlen(elem) > longest)
+				longest = strlen(elem);
+		}
+	}
+	print_message("%zu element paths, the longest %zu characters\n", k, longest);
+	assert_true(k >= 100);
+	assert_true(k <= CAPSIM_MAX_LINES);
+	capsim_scenario *s = calloc(1, sizeof *s);
+	assert_true(longest < sizeof s->lines[0].path);
+	free(seen);
+	/* six groups with a part override, the old <mix> forms and notes: one
+	 * path an element, under cluster.group */
+	capsim_scenario *six = load(DATA "six-groups.xml", NULL, 0);
+	assert_true(six->n_lines < 20);
+	assert_true(capsim_scenario_line(six, "cluster.group.dgx-b200-2.gpu.memory") > 0);
+	free(six);
+	free(s);
+}
+
+/* What an explorer session or a sweep can edit fits the edits a scenario
+ * remembers: the knobs of 16 node groups, the optimiser's layout, the
+ * throttle of every group and the scaling reference's 5; a sweep's axes
+ * with the same. Past the cap an edit is refused, naming the number, and
+ * the scenario is left as it was; the first edit is still named. */
+static void test_edits_remembered(void **state)
+{
+	(void)state;
+	int explorer = (int)capsim_ui_n_knobs + 2 * CAPSIM_MAX_GROUPS + CAPSIM_OPT_MAX_SETS +
+		       CAPSIM_MAX_GROUPS + 5;
+	int sweep = CAPSIM_SWEEP_MAX_AXES + CAPSIM_MAX_GROUPS + 5;
+	assert_true(explorer <= CAPSIM_MAX_EDITS);
+	assert_true(sweep <= CAPSIM_MAX_EDITS);
+	capsim_diags d = { 0 };
+	capsim_scenario *s = load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", NULL, 0);
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.micro-batch", "2", &d), 0);
+	/* fill the rest with paths the scenario never looks at */
+	while (s->n_edits < CAPSIM_MAX_EDITS) {
+		capsim_edit *e = &s->edits[s->n_edits++];
+		snprintf(e->path, sizeof e->path, "test.filler.%d", s->n_edits);
+		snprintf(e->value, sizeof e->value, "1");
+	}
+	capsim_scenario *before = malloc(sizeof *before);
+	*before = *s;
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.global-batch", "1024", &d), -1);
+	char want[128];
+	snprintf(want, sizeof want, "expected at most %d distinct paths edited in one scenario",
+		 CAPSIM_MAX_EDITS);
+	assert_non_null(strstr(d.v[0].msg, want));
+	assert_string_equal(d.v[0].where, "--set workload.global-batch=1024");
+	assert_memory_equal(s, before, sizeof *s);
+	capsim_diags_free(&d);
+	/* a path already remembered is edited again, and the first edit is
+	 * still remembered (it used to be forgotten for the newest) */
+	assert_int_equal(capsim_scenario_set(s, cat, "workload.micro-batch", "1", &d), 0);
+	assert_int_equal(s->n_edits, CAPSIM_MAX_EDITS);
+	assert_string_equal(s->edits[0].path, "workload.micro-batch");
+	assert_string_equal(s->edits[0].value, "1");
+	free(before);
+	free(s);
+	capsim_diags_free(&d);
+}
+
 /* every result key of two evaluations equal */
 static void assert_same_results(const capsim_scenario *a, const capsim_scenario *b)
 {
@@ -398,6 +487,8 @@ int main(void)
 		cmocka_unit_test(test_bom_lists_every_group),
 		cmocka_unit_test(test_knobs_of_each_group),
 		cmocka_unit_test(test_explorer_lists_each_group),
+		cmocka_unit_test(test_element_lines_fit),
+		cmocka_unit_test(test_edits_remembered),
 		cmocka_unit_test(test_old_mix_loads_as_groups),
 	};
 	return testutil_run_group(tests, setup, teardown);
