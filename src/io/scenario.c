@@ -780,7 +780,10 @@ static void check_groups(const capsim_scenario *s, capsim_diags *d)
 	}
 }
 
-static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
+/* The degrees against the cluster and the model: tp x pp x cp divides the
+ * GPUs (and gives the dp given), the stragglers' stage and replica exist,
+ * tp divides the heads. */
+static void check_degrees(const capsim_scenario *s, capsim_diags *d)
 {
 	long gpus = capsim_scenario_gpus(s);
 	const capsim_model *m = &s->model;
@@ -812,6 +815,13 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 		blame(d, s, PAR, P_TP " workload.model.ref",
 		      "parallelism: tp=%d and %d key/value heads: neither divides the other",
 		      s->tp, m->kv_heads);
+}
+
+/* The layers split over the stages: an even split over pp x virtual
+ * stages, or the ends given and the middle stages' share even. */
+static void check_stages(const capsim_scenario *s, capsim_diags *d)
+{
+	const capsim_model *m = &s->model;
 	int chunks = s->pp * s->virtual_stages;
 	const char *stage_fields = P_PP " " P_VS " " PAR ".first-stage-layers " PAR
 				   ".last-stage-layers workload.model.ref";
@@ -845,6 +855,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 		      "parallelism: pp x virtual-stages = %d x %d = %d does not divide %d layers",
 		      s->pp, s->virtual_stages, chunks, m->layers);
 	}
+}
+
+/* The schedule against the virtual stages and pp, and cp against the
+ * sequence. */
+static void check_schedule(const capsim_scenario *s, capsim_diags *d)
+{
 	if (s->virtual_stages > 1 && s->schedule != CAPSIM_SCHED_1F1B_INTERLEAVED)
 		blame(d, s, PAR, P_VS " " P_SCHED,
 		      "parallelism: virtual-stages=%d needs schedule=\"1f1b-interleaved\"",
@@ -859,6 +875,13 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 		      "parallelism: cp=%d needs seq-len divisible by 2 x cp = %d (causal load "
 		      "balancing); seq-len is %d",
 		      s->cp, 2 * s->cp, s->seq_len);
+}
+
+/* Experts: a capacity factor or ep needs a model with experts, ep divides
+ * them and dp x cp. */
+static void check_experts(const capsim_scenario *s, capsim_diags *d)
+{
+	const capsim_model *m = &s->model;
 	if (s->moe_capacity_factor > 0 && !m->moe_experts)
 		blame(d, s, "workload", "workload.moe-capacity-factor workload.model.ref",
 		      "workload: moe-capacity-factor=%g, but model '%s' has no experts",
@@ -876,6 +899,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "parallelism: ep=%d does not divide dp x cp = %ld", s->ep,
 			      (long)s->dp * s->cp);
 	}
+}
+
+/* The batch: micro-batches a step whole (and a multiple of pp when
+ * interleaved), and the step's pipeline tasks under the task limit. */
+static void check_batch(const capsim_scenario *s, capsim_diags *d)
+{
 	if (s->dp) {
 		double per = (double)s->micro_batch * s->dp;
 		double q = s->global_batch / per;
@@ -910,6 +939,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "= %.3g; raise the limit to run it (about 130 bytes and 1.4 us a task)",
 			      tasks, mb, s->pp, v, replicas, s->task_limit);
 	}
+}
+
+/* Each group's parts against the job: a power limit above idle, a node the
+ * facility's rack can power, a peak in the job's dtype. */
+static void check_group_parts(const capsim_scenario *s, capsim_diags *d)
+{
 	for (int g = 0; g < s->n_groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
@@ -932,6 +967,16 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      capsim_dtype_names[s->dtype], v.gpu->e.id,
 			      capsim_dtype_names[s->dtype]);
 	}
+}
+
+static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
+{
+	check_degrees(s, d);
+	check_stages(s, d);
+	check_schedule(s, d);
+	check_experts(s, d);
+	check_batch(s, d);
+	check_group_parts(s, d);
 }
 
 int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d)
