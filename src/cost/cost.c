@@ -31,6 +31,17 @@ static double cabling_usd(const capsim_scenario *s, const capsim_cost_inputs *in
 	return s->cabling_usd_per_gpu * (double)capsim_scenario_gpus(s);
 }
 
+/* what every GPU of every node group draws over its idle power in the step */
+static double busy_gpus_w(const capsim_power *p)
+{
+	double w = 0.0;
+	for (int g = 0; g < p->n_groups; g++) {
+		const capsim_power_group *pg = &p->group[g];
+		w += (double)pg->nodes * pg->gpus_per_node * (pg->gpu_w - pg->gpu_idle_w);
+	}
+	return w;
+}
+
 /* Owning the cluster (docs/model.md, "Money for the training run"): the
  * capex of its nodes, switches and cabling where each has a price, opex a
  * year (energy at the utilisation, colocation of its maximum IT power,
@@ -49,7 +60,8 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 		if (!(v.node->price_usd > 0))
 			return;
 		nodes_usd += v.nodes * v.node->price_usd;
-		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w : p->node_w);
+		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w :
+				      g < p->n_groups ? p->group[g].node_w : p->node_w);
 	}
 	int switches = in->fabric.leaves + in->fabric.spines + in->fabric.cores;
 	double switch_usd = 0.0;
@@ -81,7 +93,7 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 	/* energy: the step's facility power while busy, the GPUs at idle
 	 * otherwise */
 	double price = s->has_facility ? s->facility.energy_usd_per_j : 0.0;
-	double idle_w = p->facility_w - p->pue * gpus * (p->gpu_w - p->gpu_idle_w);
+	double idle_w = p->facility_w - p->pue * busy_gpus_w(p);
 	double energy_busy_year = p->facility_w * CAPSIM_YEAR_S * price;
 	double energy_idle_year = idle_w * CAPSIM_YEAR_S * price;
 	double colo_year = s->has_facility ?

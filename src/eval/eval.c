@@ -64,7 +64,7 @@ static double reference_rate(const capsim_scenario *s, int g, const capsim_eval_
 	if (capsim_scenario_set_many(one, NULL, edits, sizeof edits / sizeof edits[0],
 				     &scratch) == 0) {
 		/* a replica of this job keeps its share of the optimizer step */
-		one->optimizer_shard = s->dp * s->cp;
+		capsim_scenario_keep_optimizer_shard(one, s->dp * s->cp);
 		capsim_fabric *f = capsim_fabric_build(one, &scratch);
 		capsim_step r1;
 		const capsim_knobs *kn = o && o->knobs ? o->knobs : &capsim_knobs_fitted;
@@ -152,10 +152,11 @@ static double gpu_cap_w(const capsim_gpu *g)
 	return g->power_limit_w > 0 ? fmin(g->power_limit_w, g->tdp_w) : g->tdp_w;
 }
 
-/* s with every node group's GPUs limited to cap watts (those running
- * higher), made through the edit path into *t: 0, or -1 after adding to d
- * why the edit was refused. */
-static int throttled(const capsim_scenario *s, double cap, capsim_scenario *t, capsim_diags *d)
+/* s with group g's GPUs limited to cap[g] watts (where that is below what
+ * they run at), made through the edit path into *t: 0, or -1 after adding
+ * to d why the edit was refused. */
+static int throttled(const capsim_scenario *s, const double *cap, capsim_scenario *t,
+		     capsim_diags *d)
 {
 	*t = *s;
 	int n = s->n_groups > 0 ? s->n_groups : 1;
@@ -166,10 +167,10 @@ static int throttled(const capsim_scenario *s, double cap, capsim_scenario *t, c
 	for (int g = 0; g < n; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
-		if (!(cap < gpu_cap_w(v.gpu)))
+		if (!(cap[g] < gpu_cap_w(v.gpu)))
 			continue;
 		snprintf(paths[k], sizeof paths[k], "cluster.group.%d.gpu.power.limit", g);
-		snprintf(values[k], sizeof values[k], "%.17g W", cap);
+		snprintf(values[k], sizeof values[k], "%.17g W", cap[g]);
 		edits[k] = (capsim_set){ paths[k], values[k] };
 		k++;
 	}
@@ -180,11 +181,30 @@ static int throttled(const capsim_scenario *s, double cap, capsim_scenario *t, c
 	return rc;
 }
 
+/* r's throttle: each group's limit where its GPUs run below what s gives
+ * them, the lowest of those and the clock it sustains */
+static void record_throttle(const capsim_scenario *s, const double *cap, capsim_result *r)
+{
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		if (!(cap[g] < gpu_cap_w(v.gpu)))
+			continue;
+		r->power.group_throttle_w[g] = cap[g];
+		if (r->power.throttle_limit_w > 0 && !(cap[g] < r->power.throttle_limit_w))
+			continue;
+		r->power.throttle_limit_w = cap[g];
+		r->power.clock_scale = capsim_power_clock_scale(v.gpu->tdp_w, cap[g]);
+	}
+}
+
 /* Cooling (docs/model.md, "Cooling"): where a rack's nodes give off more
  * heat at the step's load than its cooling removes, the GPUs run at the
  * power limit that fits, and the step is simulated again at the clock that
  * limit sustains; the load moves with the step, so the limit is found again
- * from the throttled step, a few times.
+ * from the throttled step, a few times. A rack holds one node group's
+ * nodes, so each group gets its own limit, and a group whose racks fit runs
+ * unthrottled.
  *
  * top: the scenario asked for, which gets its burst plan; 0: the burst job. */
 static int eval_job(const capsim_scenario *s, const capsim_eval_opts *o, int top,
@@ -192,39 +212,42 @@ static int eval_job(const capsim_scenario *s, const capsim_eval_opts *o, int top
 {
 	if (eval_once(s, o, top, r, d) < 0)
 		return -1;
-	double limit = capsim_cooling_limit(s, &r->power, d);
-	if (limit < 0) {
+	double limit[CAPSIM_MAX_GROUPS], cap[CAPSIM_MAX_GROUPS];
+	int need = capsim_cooling_limits(s, &r->power, limit, d);
+	if (need < 0) {
 		capsim_result_free(r);
 		memset(r, 0, sizeof *r);
 		return -1;
 	}
-	if (limit == 0)
+	if (need == 0)
 		return 0;
+	for (int g = 0; g < s->n_groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		cap[g] = gpu_cap_w(v.gpu);
+	}
 	capsim_scenario *t = capsim_xmalloc(sizeof *t);
-	capsim_group_view v0;
-	capsim_scenario_group(s, 0, &v0);
-	double cap = gpu_cap_w(v0.gpu);
 	int rc = 0;
-	for (int k = 0; k < 8 && limit > 0; k++) {
-		cap = fmin(cap, limit);
+	for (int k = 0; k < 8 && need > 0; k++) {
+		for (int g = 0; g < s->n_groups; g++)
+			if (limit[g] > 0)
+				cap[g] = fmin(cap[g], limit[g]);
 		capsim_result_free(r);
 		memset(r, 0, sizeof *r);
 		if (throttled(s, cap, t, d) < 0 || eval_once(t, o, top, r, d) < 0) {
 			rc = -1;
 			break;
 		}
-		limit = capsim_cooling_limit(t, &r->power, d);
-		if (limit < 0) {
+		need = capsim_cooling_limits(t, &r->power, limit, d);
+		if (need < 0) {
 			capsim_result_free(r);
 			memset(r, 0, sizeof *r);
 			rc = -1;
 			break;
 		}
 	}
-	if (rc == 0) {
-		r->power.throttle_limit_w = cap;
-		r->power.clock_scale = capsim_power_clock_scale(v0.gpu->tdp_w, cap);
-	}
+	if (rc == 0)
+		record_throttle(s, cap, r);
 	free(t);
 	return rc;
 }
@@ -253,7 +276,7 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 		return -1;
 	}
 	if (r->power.has_racks)
-		capsim_layout_estimate(s, f, r->power.nodes_per_rack, &r->layout);
+		capsim_layout_estimate(s, f, &r->power, &r->layout);
 	capsim_fabric_destroy(f);
 	r->has_fabric = fc.leaves > 0;
 	r->leaves = fc.leaves;

@@ -324,18 +324,37 @@ static json_t *j_path(const R *r)
 	return a;
 }
 
+/* group g's racks, where a cluster of several groups has a facility's racks
+ * (one group's are the totals' keys) */
+static void group_racks(const R *r, int g, json_t *o)
+{
+	const capsim_power *p = &r->power;
+	if (!p->has_racks || r->n_groups < 2 || g >= p->n_groups)
+		return;
+	const capsim_power_group *pg = &p->group[g];
+	json_object_set_new(o, "nodes_per_rack", json_integer(pg->nodes_per_rack));
+	json_object_set_new(o, "racks", json_integer(pg->racks));
+	if (p->circuit_w > 0)
+		json_object_set_new(o, "circuits_per_rack", json_integer(pg->circuits_per_rack));
+	if (p->cooling_w > 0)
+		json_object_set_new(o, "rack_heat_w", json_real(pg->rack_heat_w));
+	if (p->group_throttle_w[g] > 0)
+		json_object_set_new(o, "gpu_throttle_limit_w", json_real(p->group_throttle_w[g]));
+}
+
 static json_t *j_groups(const R *r)
 {
 	json_t *a = json_array();
 	for (int g = 0; g < r->n_groups; g++) {
 		const capsim_group_result *gr = &r->group[g];
-		json_array_append_new(
-			a, json_pack("{s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:b}", "node", gr->node,
-				     "gpu", gr->gpu, "nodes", gr->nodes, "gpus", (json_int_t)gr->gpus,
-				     "peak_bf16_flop_per_s", gr->peak_flop_per_s,
-				     "peak_mem_per_gpu_bytes", gr->peak_mem_bytes,
-				     "mem_capacity_bytes", gr->mem_capacity_bytes, "fits_in_memory",
-				     gr->fits));
+		json_t *o = json_pack("{s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:b}", "node", gr->node,
+				      "gpu", gr->gpu, "nodes", gr->nodes, "gpus",
+				      (json_int_t)gr->gpus, "peak_bf16_flop_per_s",
+				      gr->peak_flop_per_s, "peak_mem_per_gpu_bytes",
+				      gr->peak_mem_bytes, "mem_capacity_bytes",
+				      gr->mem_capacity_bytes, "fits_in_memory", gr->fits);
+		group_racks(r, g, o);
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -460,19 +479,25 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("energy_to_train_j", PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
 	     "energy to train", 1, "energy per step x steps", NULL, NULL),
 	INT("nodes_per_rack", PWR(nodes_per_rack), "nodes per rack",
-	    "nodes a rack of the facility's rack.power holds at their power.max", has_racks),
-	INT("racks", PWR(racks), "racks", "racks for the cluster's nodes", has_racks),
+	    "nodes a rack of the facility's rack.power holds at their power.max (a rack holds one "
+	    "node group's nodes; several groups: the fewest of theirs)", has_racks),
+	INT("racks", PWR(racks), "racks",
+	    "racks for the cluster's nodes, each group's in its own (the sum over groups)",
+	    has_racks),
 	INT("circuits_per_rack", PWR(circuits_per_rack), "circuits per rack",
-	    "branch circuits one full rack needs at 80% of their rating", has_circuits),
+	    "branch circuits one full rack needs at 80% of their rating (several groups: the "
+	    "most of theirs)", has_circuits),
 	REAL_IF("cooling_per_rack_w", PWR(cooling_w), CAPSIM_DIM_WATTS, "W", "cooling per rack", 1,
 		"heat one rack's cooling removes (the facility's cooling.per-rack)", has_cooling,
 		note_cooling, NULL),
 	REAL_IF("rack_heat_w", PWR(rack_heat_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
-		"what a full rack's nodes give off at the step's load", has_cooling, NULL, NULL),
+		"what a full rack's nodes give off at the step's load (several groups: the hottest "
+		"group's rack)", has_cooling, NULL, NULL),
 	REAL_IF("gpu_throttle_limit_w", PWR(throttle_limit_w), CAPSIM_DIM_WATTS, "W",
 		"GPUs throttled to", 1,
-		"the GPU power limit at which a rack's heat fits its cooling; the step ran at the "
-		"clock it sustains", has_throttle, note_throttle, NULL),
+		"the GPU power limit at which a rack's heat fits its cooling (several groups: the "
+		"lowest of the throttled groups'); the step ran at the clock it sustains",
+		has_throttle, note_throttle, NULL),
 	REAL_IF("gpu_clock_scale", PWR(clock_scale), CAPSIM_DIM_RATIO, "1", NULL, 1,
 		"the throttled GPUs' compute clock over the TDP's (docs/model.md, \"Power-capped "
 		"GPUs\")", has_throttle, NULL, NULL),
@@ -677,8 +702,11 @@ const capsim_result_key capsim_result_keys[] = {
 	    "the replica whose step is the slowest", NULL),
 	INT("critical_stage", STEP(critical_stage), NULL,
 	    "the pipeline stage that sets the step", NULL),
-	JSON("groups", j_groups, "per node group: node, GPU, count, peak, memory", NULL, NULL,
-	     NULL),
+	JSON("groups", j_groups,
+	     "per node group: node, GPU, count, peak, memory; with several groups and a "
+	     "facility's racks, the group's own (nodes_per_rack, racks, circuits_per_rack, "
+	     "rack_heat_w, gpu_throttle_limit_w where its GPUs were throttled)",
+	     NULL, NULL, NULL),
 	JSON("critical_path", j_path, "the step's critical path, segment by segment", NULL,
 	     NULL, NULL),
 	JSON("busiest_link_tp", j_busiest_tp,

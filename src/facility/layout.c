@@ -57,19 +57,36 @@ static void add(capsim_layout *out, int tier, double len, long n)
 		out->longest_m[tier] = len;
 }
 
+/* The rack of node position n: each group's nodes in racks of their own
+ * kind, in rank order; positions past the last node (the empty slots of a
+ * scattered placement) in racks of the last group's kind after them. */
+static int rack_of(const capsim_power *p, int n)
+{
+	int first = 0, rack = 0, g = 0;
+	while (g + 1 < p->n_groups && n >= first + p->group[g].nodes) {
+		first += p->group[g].nodes;
+		rack += p->group[g].racks;
+		g++;
+	}
+	return rack + (n - first) / p->group[g].nodes_per_rack;
+}
+
 void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
-			    int nodes_per_rack, capsim_layout *out)
+			    const capsim_power *pw, capsim_layout *out)
 {
 	memset(out, 0, sizeof *out);
 	const capsim_facility *fa = &s->facility;
 	capsim_fabric_shape sh;
 	capsim_fabric_get_shape(f, &sh);
-	if (!sh.tiers || nodes_per_rack < 1 || !s->has_facility || fa->racks_per_row < 1 ||
-	    !(fa->rack_pitch_m > 0) || !(fa->row_pitch_m > 0))
+	if (!sh.tiers || !pw->has_racks || pw->n_groups < 1 || sh.slots < 1 || !s->has_facility ||
+	    fa->racks_per_row < 1 || !(fa->rack_pitch_m > 0) || !(fa->row_pitch_m > 0))
 		return;
+	for (int g = 0; g < pw->n_groups; g++)
+		if (pw->group[g].nodes_per_rack < 1)
+			return;
 	out->has_layout = 1;
-	/* the whole floor: every node position, nodes_per_rack a rack */
-	int racks = (sh.slots + nodes_per_rack - 1) / nodes_per_rack;
+	/* the whole floor: every node position, each group's in racks of its own */
+	int racks = rack_of(pw, sh.slots - 1) + 1;
 	out->node_racks = racks;
 	out->rows = (racks + fa->racks_per_row - 1) / fa->racks_per_row;
 	spot hall = { 0, 0 };
@@ -86,7 +103,7 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 	for (int g = 0; g < groups; g++) {
 		int first = g * sh.per_leaf;
 		int last = first + sh.per_leaf < sh.slots ? first + sh.per_leaf - 1 : sh.slots - 1;
-		int ra = first / nodes_per_rack, rb = last / nodes_per_rack;
+		int ra = rack_of(pw, first), rb = rack_of(pw, last);
 		tor[g] = ra == rb;
 		at[g] = (spot){ 0, 0 };
 		for (int k = ra; k <= rb; k++) {
@@ -99,7 +116,7 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 	for (int n = 0; n < s->nodes && n < sh.slots; n++) {
 		int g = n / sh.per_leaf;
 		double len = tor[g] ? in_rack_m :
-				      run_m(rack_spot(fa, n / nodes_per_rack), at[g], fa->slack_m);
+				      run_m(rack_spot(fa, rack_of(pw, n)), at[g], fa->slack_m);
 		add(out, 0, len, rails);
 	}
 	if (sh.tiers == 2) {

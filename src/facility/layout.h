@@ -12,6 +12,7 @@
 #define CAPSIM_LAYOUT_H
 
 #include "fabric.h"
+#include "power.h"
 #include "spec.h"
 
 typedef enum {
@@ -42,9 +43,10 @@ typedef struct capsim_layout {
 /* The class of a cable of length_m. */
 capsim_cable_class capsim_cable_class_of(double length_m);
 
-/* Lay out s's nodes, nodes_per_rack a rack, on fabric f. Fills *out
+/* Lay out s's nodes on fabric f, each node group's in racks of its own as
+ * pw's racks hold them (capsim_power_estimate), in rank order. Fills *out
  * (has_layout 0 without a fabric, racks or the facility's layout). */
 void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
-			    int nodes_per_rack, capsim_layout *out);
+			    const capsim_power *pw, capsim_layout *out);
 
 #endif

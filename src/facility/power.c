@@ -27,16 +27,21 @@ static double clamp01(double x)
 	return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
 }
 
-double capsim_cooling_limit(const capsim_scenario *s, const capsim_power *p, capsim_diags *d)
+/* Group g's GPU limit at which a full rack of its nodes gives off no more
+ * than the rack's cooling removes at p's load: 0 where it fits already, or
+ * -1 after adding to d why no limit above the GPUs' idle power does. */
+static double group_cooling_limit(const capsim_scenario *s, const capsim_power *p, int g,
+				  capsim_diags *d)
 {
-	if (!p->has_racks || !(p->cooling_w > 0) || p->rack_heat_w <= p->cooling_w * (1 + 1e-6))
+	const capsim_power_group *pg = &p->group[g];
+	if (pg->rack_heat_w <= p->cooling_w * (1 + 1e-6))
 		return 0.0;
 	capsim_group_view v;
-	capsim_scenario_group(s, 0, &v);
-	int n = p->nodes_per_rack;
-	double overhead = p->node_w - v.node->gpus * p->gpu_w;
-	double budget = (p->cooling_w / n - overhead) / v.node->gpus; /* a GPU's share */
-	double idle = p->gpu_idle_w;
+	capsim_scenario_group(s, g, &v);
+	int n = pg->nodes_per_rack;
+	double overhead = pg->node_w - pg->gpus_per_node * pg->gpu_w;
+	double budget = (p->cooling_w / n - overhead) / pg->gpus_per_node; /* a GPU's share */
+	double idle = pg->gpu_idle_w;
 	if (!(budget > idle * (1 + 1e-6)) || !(p->load > 0)) {
 		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
 				 "facility.cooling.per-rack: %.4g kW cannot cool %d node%s of '%s' "
@@ -44,11 +49,148 @@ double capsim_cooling_limit(const capsim_scenario *s, const capsim_power *p, cap
 				 "%.4g kW); expected at least %.4g kW or fewer nodes a rack "
 				 "(facility.rack.nodes)",
 				 p->cooling_w / 1e3, n, n == 1 ? "" : "s", v.node->e.id, idle,
-				 overhead / 1e3, n * (overhead + v.node->gpus * idle * 1.05) / 1e3);
+				 overhead / 1e3, n * (overhead + pg->gpus_per_node * idle * 1.05) / 1e3);
 		return -1.0;
 	}
 	/* the limit L at which idle + (L - idle) load^gamma is the budget */
-	return idle + (budget - idle) / pow(p->load, p->gpu_gamma);
+	return idle + (budget - idle) / pow(p->load, pg->gpu_gamma);
+}
+
+int capsim_cooling_limits(const capsim_scenario *s, const capsim_power *p,
+			  double limit[CAPSIM_MAX_GROUPS], capsim_diags *d)
+{
+	for (int g = 0; g < CAPSIM_MAX_GROUPS; g++)
+		limit[g] = 0.0;
+	if (!p->has_racks || !(p->cooling_w > 0))
+		return 0;
+	int need = 0;
+	for (int g = 0; g < p->n_groups; g++) {
+		limit[g] = group_cooling_limit(s, p, g, d);
+		if (limit[g] < 0)
+			return -1;
+		need += limit[g] > 0;
+	}
+	return need;
+}
+
+/* p's load: the critical stage's kernels' share of the step and their
+ * tensor-core FLOP against the best GEMM rate of the training dtype on its
+ * group's GPU (its saturation of the dense peak, at the power limit's
+ * clock) */
+static void step_load(const capsim_scenario *s, const capsim_step *st, capsim_power *out)
+{
+	double step = st->step_time_s;
+	int cg = st->critical_group >= 0 && st->critical_group < s->n_groups ? st->critical_group : 0;
+	capsim_group_view v;
+	capsim_scenario_group(s, cg, &v);
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(v.gpu, s->execution, &perf);
+	int dt = s->dtype;
+	double sat = dt == CAPSIM_DTYPE_FP8 ? perf.gemm_sat_fp8 : perf.gemm_sat;
+	if (perf.gemm_cal[dt].params > 0 && perf.gemm_cal[dt].sat > 0)
+		sat = perf.gemm_cal[dt].sat;
+	double rate = capsim_gpu_peak(v.gpu, dt) * sat * perf.clock_scale;
+	if (!(rate > 0))
+		rate = v.gpu->peak_bf16_flop_per_s * perf.gemm_sat;
+	out->busy = clamp01(st->compute_s / step);
+	out->flop_share = rate > 0 ? clamp01(st->compute_tensor_flop / step / rate) : 0.0;
+	if (out->flop_share > out->busy)
+		out->flop_share = out->busy;
+	out->load = clamp01(out->flop_share +
+			    capsim_power_mem_weight * (out->busy - out->flop_share));
+}
+
+/* Group g's GPU curve, its draw at load, its node's draw and maximum */
+static void group_draw(const capsim_scenario *s, int g, double load, capsim_power_group *pg)
+{
+	capsim_group_view v;
+	capsim_scenario_group(s, g, &v);
+	const capsim_gpu *gpu = v.gpu;
+	int capped = gpu->power_limit_w > 0 && gpu->power_limit_w < gpu->tdp_w;
+	double limit = capped ? gpu->power_limit_w : gpu->tdp_w;
+	double idle = gpu->cal.power_idle_w > 0 ? gpu->cal.power_idle_w :
+			CAPSIM_IDLE_SHARE_OF_TDP * gpu->tdp_w;
+	double sust = gpu->cal.power_sustained_w > 0 ? gpu->cal.power_sustained_w :
+			SUSTAINED_SHARE_OF_LIMIT * limit;
+	if (sust > limit)
+		sust = limit;
+	pg->gpu_idle_w = idle;
+	pg->gpu_sustained_w = sust;
+	pg->gpu_gamma = gpu->cal.power_gamma > 0 ? gpu->cal.power_gamma : GAMMA_DEFAULT;
+	pg->gpu_w = idle + (sust - idle) * pow(load, pg->gpu_gamma);
+	double overhead = v.node->power_overhead_w > 0 ? v.node->power_overhead_w :
+			  v.node->power_max_w - v.node->gpus * gpu->tdp_w;
+	if (overhead < 0)
+		overhead = 0;
+	pg->gpus_per_node = v.node->gpus;
+	pg->nodes = v.nodes;
+	pg->node_w = v.node->gpus * pg->gpu_w + overhead;
+	/* racks are provisioned at the node's maximum; GPUs capped below their
+	 * TDP cannot draw past the cap */
+	pg->node_max_w = v.node->power_max_w > 0 ? v.node->power_max_w : pg->node_w;
+	if (v.node->power_max_w > 0 && capped)
+		pg->node_max_w -= v.node->gpus * (gpu->tdp_w - gpu->power_limit_w);
+}
+
+/* Group g's racks under facility f: as many of its nodes a rack as the
+ * rack's power (and, without rack.nodes, its cooling) allows at their
+ * maximum. Returns 0, or -1 after adding to d why not. */
+static int group_racks(const capsim_scenario *s, const capsim_facility *f, double circuit_w,
+		       capsim_power_group *pg, capsim_diags *d)
+{
+	double node_max = pg->node_max_w;
+	pg->nodes_per_rack = (int)floor(f->rack_power_w / node_max);
+	if (pg->nodes_per_rack < 1) {
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
+				 "facility.rack.power: a rack of %.4g kW cannot power one node of "
+				 "%.4g kW (the node's power.max); expected at least %.4g kW",
+				 f->rack_power_w / 1e3, node_max / 1e3, node_max / 1e3);
+		return -1;
+	}
+	if (f->rack_nodes > 0) {
+		if (f->rack_nodes > pg->nodes_per_rack) {
+			capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
+					 "facility.rack.nodes: %d nodes of %.4g kW (power.max) exceed "
+					 "rack.power %.4g kW; expected at most %d",
+					 f->rack_nodes, node_max / 1e3, f->rack_power_w / 1e3,
+					 pg->nodes_per_rack);
+			return -1;
+		}
+		pg->nodes_per_rack = f->rack_nodes;
+	} else if (f->cooling_w > 0 && floor(f->cooling_w / node_max) < pg->nodes_per_rack) {
+		/* as many as the cooling takes at the nodes' maximum, at least one
+		 * (which may then run throttled) */
+		pg->nodes_per_rack = (int)fmax(1.0, floor(f->cooling_w / node_max));
+	}
+	pg->rack_heat_w = pg->nodes_per_rack * pg->node_w;
+	pg->racks = (pg->nodes + pg->nodes_per_rack - 1) / pg->nodes_per_rack;
+	if (circuit_w > 0)
+		pg->circuits_per_rack = (int)ceil(pg->nodes_per_rack * node_max / circuit_w - 1e-9);
+	return 0;
+}
+
+/* With a facility's racks: each group's, and the totals (power.h) */
+static int facility_racks(const capsim_scenario *s, capsim_power *out, capsim_diags *d)
+{
+	const capsim_facility *f = &s->facility;
+	out->has_racks = 1;
+	if (f->circuit_v > 0 && f->circuit_a > 0)
+		out->circuit_w = 0.8 * f->circuit_v * f->circuit_a *
+				 (f->circuit_phases == 3 ? sqrt(3.0) : 1.0);
+	out->cooling_w = f->cooling_w;
+	for (int g = 0; g < out->n_groups; g++) {
+		capsim_power_group *pg = &out->group[g];
+		if (group_racks(s, f, out->circuit_w, pg, d) < 0)
+			return -1;
+		out->racks += pg->racks;
+		if (g == 0 || pg->nodes_per_rack < out->nodes_per_rack)
+			out->nodes_per_rack = pg->nodes_per_rack;
+		if (pg->circuits_per_rack > out->circuits_per_rack)
+			out->circuits_per_rack = pg->circuits_per_rack;
+		if (pg->rack_heat_w > out->rack_heat_w)
+			out->rack_heat_w = pg->rack_heat_w;
+	}
+	return 0;
 }
 
 int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int switches,
@@ -58,56 +200,25 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 	double step = st->step_time_s;
 	if (!(step > 0.0))
 		return 0;
-	/* the best GEMM rate of the training dtype on group 0's GPU: its
-	 * saturation of the dense peak, at the power limit's clock */
-	capsim_gpu_perf perf;
-	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
-	int dt = s->dtype;
-	double sat = dt == CAPSIM_DTYPE_FP8 ? perf.gemm_sat_fp8 : perf.gemm_sat;
-	if (perf.gemm_cal[dt].params > 0 && perf.gemm_cal[dt].sat > 0)
-		sat = perf.gemm_cal[dt].sat;
-	double rate = capsim_gpu_peak(&s->gpu, dt) * sat * perf.clock_scale;
-	if (!(rate > 0))
-		rate = s->gpu.peak_bf16_flop_per_s * perf.gemm_sat;
-	out->busy = clamp01(st->compute_s / step);
-	out->flop_share = rate > 0 ? clamp01(st->compute_tensor_flop / step / rate) : 0.0;
-	if (out->flop_share > out->busy)
-		out->flop_share = out->busy;
-	out->load = clamp01(out->flop_share +
-			    capsim_power_mem_weight * (out->busy - out->flop_share));
+	step_load(s, st, out);
 	out->pue = s->has_facility && s->facility.pue > 0 ? s->facility.pue : 1.0;
-
-	int groups = s->n_groups > 0 ? s->n_groups : 1;
-	for (int g = 0; g < groups; g++) {
-		capsim_group_view v;
-		capsim_scenario_group(s, g, &v);
-		const capsim_gpu *gpu = v.gpu;
-		double limit = gpu->power_limit_w > 0 && gpu->power_limit_w < gpu->tdp_w ?
-				       gpu->power_limit_w : gpu->tdp_w;
-		double idle = gpu->cal.power_idle_w > 0 ? gpu->cal.power_idle_w :
-				CAPSIM_IDLE_SHARE_OF_TDP * gpu->tdp_w;
-		double sust = gpu->cal.power_sustained_w > 0 ? gpu->cal.power_sustained_w :
-				SUSTAINED_SHARE_OF_LIMIT * limit;
-		if (sust > limit)
-			sust = limit;
-		double gamma = gpu->cal.power_gamma > 0 ? gpu->cal.power_gamma : GAMMA_DEFAULT;
-		double gpu_w = idle + (sust - idle) * pow(out->load, gamma);
-		double overhead = v.node->power_overhead_w > 0 ? v.node->power_overhead_w :
-				  v.node->power_max_w - v.node->gpus * gpu->tdp_w;
-		if (overhead < 0)
-			overhead = 0;
-		double node_w = v.node->gpus * gpu_w + overhead;
-		out->it_w += v.nodes * node_w;
-		if (g == 0) {
-			out->gpu_idle_w = idle;
-			out->gpu_sustained_w = sust;
-			out->gpu_gamma = gamma;
-			out->curve_measured = gpu->cal.power_idle_w > 0 && gpu->cal.power_sustained_w > 0;
-			out->gpu_w = gpu_w;
-			out->node_w = node_w;
-			out->node_max_w = v.node->power_max_w;
-		}
+	out->n_groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < out->n_groups; g++) {
+		capsim_power_group *pg = &out->group[g];
+		group_draw(s, g, out->load, pg);
+		out->it_w += pg->nodes * pg->node_w;
 	}
+	/* group 0's, for the result's one-GPU keys */
+	const capsim_power_group *g0 = &out->group[0];
+	capsim_group_view v0;
+	capsim_scenario_group(s, 0, &v0);
+	out->gpu_idle_w = g0->gpu_idle_w;
+	out->gpu_sustained_w = g0->gpu_sustained_w;
+	out->gpu_gamma = g0->gpu_gamma;
+	out->curve_measured = v0.gpu->cal.power_idle_w > 0 && v0.gpu->cal.power_sustained_w > 0;
+	out->gpu_w = g0->gpu_w;
+	out->node_w = g0->node_w;
+	out->node_max_w = v0.node->power_max_w;
 	out->switches = switches;
 	if (s->has_switch && s->fabric_switch.power_typical_w > 0)
 		out->switches_w = switches * s->fabric_switch.power_typical_w;
@@ -120,48 +231,7 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 	out->facility_w = out->it_w * out->pue;
 	out->energy_per_step_j = out->facility_w * step;
 	out->energy_to_train_j = out->energy_per_step_j * st->steps;
-
 	if (!s->has_facility || !(s->facility.rack_power_w > 0))
 		return 0;
-	const capsim_facility *f = &s->facility;
-	out->has_racks = 1;
-	if (f->circuit_v > 0 && f->circuit_a > 0)
-		out->circuit_w = 0.8 * f->circuit_v * f->circuit_a *
-				 (f->circuit_phases == 3 ? sqrt(3.0) : 1.0);
-	double node_max = out->node_max_w > 0 ? out->node_max_w : out->node_w;
-	capsim_group_view v0;
-	capsim_scenario_group(s, 0, &v0);
-	if (out->node_max_w > 0 && v0.gpu->power_limit_w > 0 && v0.gpu->power_limit_w < v0.gpu->tdp_w)
-		/* GPUs capped below their TDP cannot draw past the cap */
-		node_max -= v0.node->gpus * (v0.gpu->tdp_w - v0.gpu->power_limit_w);
-	out->nodes_per_rack = (int)floor(f->rack_power_w / node_max);
-	if (out->nodes_per_rack < 1) {
-		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
-				 "facility.rack.power: a rack of %.4g kW cannot power one node of "
-				 "%.4g kW (the node's power.max); expected at least %.4g kW",
-				 f->rack_power_w / 1e3, node_max / 1e3, node_max / 1e3);
-		return -1;
-	}
-	if (f->rack_nodes > 0) {
-		if (f->rack_nodes > out->nodes_per_rack) {
-			capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
-					 "facility.rack.nodes: %d nodes of %.4g kW (power.max) exceed "
-					 "rack.power %.4g kW; expected at most %d",
-					 f->rack_nodes, node_max / 1e3, f->rack_power_w / 1e3,
-					 out->nodes_per_rack);
-			return -1;
-		}
-		out->nodes_per_rack = f->rack_nodes;
-	} else if (f->cooling_w > 0 && floor(f->cooling_w / node_max) < out->nodes_per_rack) {
-		/* as many as the cooling takes at the nodes' maximum, at least one
-		 * (which may then run throttled) */
-		out->nodes_per_rack = (int)fmax(1.0, floor(f->cooling_w / node_max));
-	}
-	out->cooling_w = f->cooling_w;
-	out->rack_heat_w = out->nodes_per_rack * out->node_w;
-	out->racks = (s->nodes + out->nodes_per_rack - 1) / out->nodes_per_rack;
-	if (out->circuit_w > 0)
-		out->circuits_per_rack =
-			(int)ceil(out->nodes_per_rack * node_max / out->circuit_w - 1e-9);
-	return 0;
+	return facility_racks(s, out, d);
 }

@@ -10,6 +10,19 @@
 #include "spec.h"
 #include "step.h"
 
+/* One node group in the facility: its GPU's curve and draw, its node's, and
+ * its own racks (a rack holds nodes of one type). */
+typedef struct capsim_power_group {
+	double gpu_idle_w, gpu_sustained_w, gpu_gamma; /* the curve of its GPU */
+	double gpu_w;             /* one GPU, the mean over the step */
+	double node_w;            /* one node: GPUs + overhead */
+	double node_max_w;        /* what its racks are provisioned for: power.max, less
+				   * what GPUs capped below their TDP cannot draw */
+	int gpus_per_node, nodes;
+	int nodes_per_rack, racks, circuits_per_rack; /* with a facility's racks */
+	double rack_heat_w;       /* a full rack of them at the step's load */
+} capsim_power_group;
+
 typedef struct capsim_power {
 	/* the critical stage's GPU over the step: its kernels' share (busy),
 	 * and its tensor-core FLOP over what the GPU's best GEMM rate would do
@@ -30,32 +43,43 @@ typedef struct capsim_power {
 	double facility_w;        /* it_w x pue */
 	double energy_per_step_j; /* facility_w x step */
 	double energy_to_train_j;
-	/* with a facility: racks at the node's maximum under the rack's power,
-	 * and branch circuits at 80% of their rating (NEC continuous load) */
+	/* with a facility: each group's nodes in racks of their own at the
+	 * node's maximum under the rack's power, and branch circuits at 80% of
+	 * their rating (NEC continuous load). The totals: racks the sum over
+	 * groups; nodes_per_rack the fewest, circuits_per_rack the most and
+	 * rack_heat_w the hottest of a group's full rack (group 0's alone in a
+	 * one-group cluster) */
 	int has_racks;
 	int nodes_per_rack, racks;
 	double circuit_w;         /* one circuit's usable power; 0: no circuit given */
 	int circuits_per_rack;
 	/* cooling: what a rack's cooling removes (0: not given), the heat its
 	 * nodes give off at the step's load, and the GPU power limit they were
-	 * throttled to so that it fits (0: none; capsim_eval sets it) */
+	 * throttled to so that it fits (0: none; capsim_eval sets it: the
+	 * lowest of the groups' limits, clock_scale that group's) */
 	double cooling_w, rack_heat_w;
 	double throttle_limit_w;
 	double clock_scale;       /* the throttled GPUs' clock over the TDP's */
+	int n_groups;             /* the scenario's */
+	capsim_power_group group[CAPSIM_MAX_GROUPS];
+	double group_throttle_w[CAPSIM_MAX_GROUPS]; /* each group's limit; 0: not throttled */
 } capsim_power;
 
 /* What a busy second that is not spent at the best GEMM rate draws, against
  * one that is (fitted: power.c says on what). */
 extern const double capsim_power_mem_weight;
 
-/* Cooling: the GPU power limit at which p's racks give off what their
- * cooling removes at p's load (group 0's nodes): 0 where they fit already,
- * or -1 after adding to d why no limit above the GPUs' idle power does. */
-double capsim_cooling_limit(const capsim_scenario *s, const capsim_power *p, capsim_diags *d);
+/* Cooling, per node group (a rack holds one group's nodes): limit[g] is the
+ * GPU power limit at which group g's racks give off what their cooling
+ * removes at p's load, 0 where they fit already. Returns the number of
+ * groups that need a limit, or -1 after adding to d why no limit above a
+ * group's GPUs' idle power does. */
+int capsim_cooling_limits(const capsim_scenario *s, const capsim_power *p,
+			  double limit[CAPSIM_MAX_GROUPS], capsim_diags *d);
 
 /* Fill *out for scenario s and its step st (switches: the fabric's switch
  * count). Returns 0, or -1 after adding to d why not: a rack that cannot
- * power one node. */
+ * power one node of some group. */
 int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int switches,
 			  capsim_power *out, capsim_diags *d);
 

@@ -38,19 +38,44 @@ void capsim_part_rates(const capsim_scenario *s, int leaves, double rate[CAPSIM_
 		s->gpu_mtbf_s, s->nic_mtbf_s, s->link_mtbf_s, s->host_mtbf_s,
 		s->software_mtbf_s, s->other_mtbf_s, s->switch_mtbf_s,
 	};
-	double node = 0.0;
-	for (int p = 0; p < CAPSIM_PART__COUNT; p++) {
-		double per = mtbf[p] > 0 ? 1.0 / mtbf[p] : 0.0;
-		if (p == CAPSIM_PART_GPU)
-			per *= s->node.gpus;
-		rate[p] = per;
-		if (p != CAPSIM_PART_SWITCH)
-			node += per;
-	}
-	/* a node MTBF given: the node's parts in the same proportions */
-	double scale = s->node_mtbf_s > 0 && node > 0 ? 1.0 / s->node_mtbf_s / node : 1.0;
 	for (int p = 0; p < CAPSIM_PART__COUNT; p++)
-		rate[p] *= p == CAPSIM_PART_SWITCH ? leaves : scale * s->nodes;
+		rate[p] = p == CAPSIM_PART_SWITCH && mtbf[p] > 0 ? 1.0 / mtbf[p] * leaves : 0.0;
+	/* each node group's nodes, a node's GPUs its own type's count */
+	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		double per[CAPSIM_PART__COUNT], node = 0.0;
+		for (int p = 0; p < CAPSIM_PART__COUNT; p++) {
+			per[p] = mtbf[p] > 0 ? 1.0 / mtbf[p] : 0.0;
+			if (p == CAPSIM_PART_GPU)
+				per[p] *= v.node->gpus;
+			if (p != CAPSIM_PART_SWITCH)
+				node += per[p];
+		}
+		/* a node MTBF given: the node's parts in the same proportions */
+		double scale = s->node_mtbf_s > 0 && node > 0 ? 1.0 / s->node_mtbf_s / node : 1.0;
+		for (int p = 0; p < CAPSIM_PART__COUNT; p++)
+			if (p != CAPSIM_PART_SWITCH)
+				rate[p] += per[p] * (scale * v.nodes);
+	}
+}
+
+/* the slowest host link of the node groups' GPUs (PCIe 4 x16 where the
+ * catalog gives none) */
+static double slowest_pcie_bw(const capsim_scenario *s)
+{
+	double bw = INFINITY;
+	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		double b = capsim_pcie_bw(v.gpu->pcie_generation ? v.gpu->pcie_generation : 4,
+					  v.gpu->pcie_lanes ? v.gpu->pcie_lanes : 16);
+		if (b < bw)
+			bw = b;
+	}
+	return bw;
 }
 
 int capsim_poisson_quantile(double mean, double p)
@@ -248,11 +273,10 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 		out->restore_s = r; /* torch.load read back at the raw rate (docs/validation.md) */
 		out->blocking_s = out->write_s;
 		if (s->checkpoint_async) {
-			/* each GPU copies its shard to host memory over its PCIe link */
+			/* each GPU copies its shard to host memory over its PCIe link:
+			 * the slowest group's link holds the job */
 			double gpus = (double)capsim_scenario_gpus(s);
-			double bw = capsim_pcie_bw(s->gpu.pcie_generation ? s->gpu.pcie_generation : 4,
-						   s->gpu.pcie_lanes ? s->gpu.pcie_lanes : 16);
-			out->blocking_s = out->checkpoint_bytes / gpus / bw;
+			out->blocking_s = out->checkpoint_bytes / gpus / slowest_pcie_bw(s);
 		}
 	}
 	if (out->job_mttf_s > 0) {

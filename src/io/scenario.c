@@ -780,7 +780,10 @@ static void check_groups(const capsim_scenario *s, capsim_diags *d)
 	}
 }
 
-static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
+/* The degrees against the cluster and the model: tp x pp x cp divides the
+ * GPUs (and gives the dp given), the stragglers' stage and replica exist,
+ * tp divides the heads. */
+static void check_degrees(const capsim_scenario *s, capsim_diags *d)
 {
 	long gpus = capsim_scenario_gpus(s);
 	const capsim_model *m = &s->model;
@@ -812,6 +815,13 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 		blame(d, s, PAR, P_TP " workload.model.ref",
 		      "parallelism: tp=%d and %d key/value heads: neither divides the other",
 		      s->tp, m->kv_heads);
+}
+
+/* The layers split over the stages: an even split over pp x virtual
+ * stages, or the ends given and the middle stages' share even. */
+static void check_stages(const capsim_scenario *s, capsim_diags *d)
+{
+	const capsim_model *m = &s->model;
 	int chunks = s->pp * s->virtual_stages;
 	const char *stage_fields = P_PP " " P_VS " " PAR ".first-stage-layers " PAR
 				   ".last-stage-layers workload.model.ref";
@@ -845,6 +855,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 		      "parallelism: pp x virtual-stages = %d x %d = %d does not divide %d layers",
 		      s->pp, s->virtual_stages, chunks, m->layers);
 	}
+}
+
+/* The schedule against the virtual stages and pp, and cp against the
+ * sequence. */
+static void check_schedule(const capsim_scenario *s, capsim_diags *d)
+{
 	if (s->virtual_stages > 1 && s->schedule != CAPSIM_SCHED_1F1B_INTERLEAVED)
 		blame(d, s, PAR, P_VS " " P_SCHED,
 		      "parallelism: virtual-stages=%d needs schedule=\"1f1b-interleaved\"",
@@ -859,6 +875,13 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 		      "parallelism: cp=%d needs seq-len divisible by 2 x cp = %d (causal load "
 		      "balancing); seq-len is %d",
 		      s->cp, 2 * s->cp, s->seq_len);
+}
+
+/* Experts: a capacity factor or ep needs a model with experts, ep divides
+ * them and dp x cp. */
+static void check_experts(const capsim_scenario *s, capsim_diags *d)
+{
+	const capsim_model *m = &s->model;
 	if (s->moe_capacity_factor > 0 && !m->moe_experts)
 		blame(d, s, "workload", "workload.moe-capacity-factor workload.model.ref",
 		      "workload: moe-capacity-factor=%g, but model '%s' has no experts",
@@ -876,6 +899,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "parallelism: ep=%d does not divide dp x cp = %ld", s->ep,
 			      (long)s->dp * s->cp);
 	}
+}
+
+/* The batch: micro-batches a step whole (and a multiple of pp when
+ * interleaved), and the step's pipeline tasks under the task limit. */
+static void check_batch(const capsim_scenario *s, capsim_diags *d)
+{
 	if (s->dp) {
 		double per = (double)s->micro_batch * s->dp;
 		double q = s->global_batch / per;
@@ -910,6 +939,12 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      "= %.3g; raise the limit to run it (about 130 bytes and 1.4 us a task)",
 			      tasks, mb, s->pp, v, replicas, s->task_limit);
 	}
+}
+
+/* Each group's parts against the job: a power limit above idle, a node the
+ * facility's rack can power, a peak in the job's dtype. */
+static void check_group_parts(const capsim_scenario *s, capsim_diags *d)
+{
 	for (int g = 0; g < s->n_groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
@@ -932,6 +967,16 @@ static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 			      capsim_dtype_names[s->dtype], v.gpu->e.id,
 			      capsim_dtype_names[s->dtype]);
 	}
+}
+
+static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
+{
+	check_degrees(s, d);
+	check_stages(s, d);
+	check_schedule(s, d);
+	check_experts(s, d);
+	check_batch(s, d);
+	check_group_parts(s, d);
 }
 
 int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d)
@@ -1125,20 +1170,28 @@ static int add_override(capsim_scenario *s, const char *path, const char *value,
 	return 0;
 }
 
-static void remember_edit(capsim_scenario *s, const char *path, const char *value)
+/* Remember the edit of path (its last value wins), so that an error it
+ * causes names it: 0, or -1 after adding to d, at where, that s already
+ * remembers CAPSIM_MAX_EDITS other paths (never one forgotten silently). */
+static int remember_edit(capsim_scenario *s, const char *path, const char *value,
+			 const char *where, capsim_diags *d)
 {
 	for (int i = 0; i < s->n_edits; i++)
 		if (strcmp(s->edits[i].path, path) == 0) {
 			capsim_strlcpy(s->edits[i].value, value, sizeof s->edits[i].value);
-			return;
+			return 0;
 		}
 	if (s->n_edits == CAPSIM_MAX_EDITS) {
-		memmove(&s->edits[0], &s->edits[1], sizeof s->edits[0] * (CAPSIM_MAX_EDITS - 1));
-		s->n_edits--;
+		capsim_diags_add_at(d, where, "%s: expected at most %d distinct paths edited in "
+				    "one scenario (each is remembered so that an error names the "
+				    "--set that caused it), found a %dth", path, CAPSIM_MAX_EDITS,
+				    CAPSIM_MAX_EDITS + 1);
+		return -1;
 	}
 	capsim_edit *e = &s->edits[s->n_edits++];
 	capsim_strlcpy(e->path, path, sizeof e->path);
 	capsim_strlcpy(e->value, value, sizeof e->value);
+	return 0;
 }
 
 /* An edit of group g's field or part at rest (below cluster.group.ID); path
@@ -1153,7 +1206,8 @@ static int edit_group(capsim_scenario *s, int g, const char *rest, const char *p
 		return -1;
 	}
 	if (rc == 0) {
-		remember_edit(s, path, value);
+		if (remember_edit(s, path, value, where, d) < 0)
+			return -1;
 		return strcmp(rest, "nodes") != 0;
 	}
 	/* a field of the group's node, GPU or NIC: an override */
@@ -1168,9 +1222,9 @@ static int edit_group(capsim_scenario *s, int g, const char *rest, const char *p
 	}
 	char pre[128], full[256];
 	snprintf(full, sizeof full, "%s.%s", group_prefix(s, g, part, pre, sizeof pre), field);
-	if (add_override(s, full, value, 0, d, where) < 0)
+	if (add_override(s, full, value, 0, d, where) < 0 ||
+	    remember_edit(s, full, value, where, d) < 0)
 		return -1;
-	remember_edit(s, full, value);
 	return 1;
 }
 
@@ -1200,9 +1254,10 @@ static int edit_nodes(capsim_scenario *s, const char *value, const char *where,
 				    "cluster.group.ID.nodes", others, ids, n);
 		return -1;
 	}
+	if (remember_edit(s, "cluster.nodes", value, where, d) < 0)
+		return -1;
 	s->groups[0].nodes = n - others;
 	s->nodes = n;
-	remember_edit(s, "cluster.nodes", value);
 	return 0;
 }
 
@@ -1309,14 +1364,15 @@ static int apply_edit(capsim_scenario *s, const char *path, const char *value,
 			capsim_diags_add_at(d, where, "%s: %s", path, err);
 			return -1;
 		}
-		remember_edit(s, path, value);
+		if (remember_edit(s, path, value, where, d) < 0)
+			return -1;
 		return f->type == CAPSIM_FT_REF || strstr(path, ".profile") != NULL;
 	}
 	const capsim_field *pf;
 	if (override_slot(path, &pf)) {
-		if (add_override(s, path, value, 0, d, where) < 0)
+		if (add_override(s, path, value, 0, d, where) < 0 ||
+		    remember_edit(s, path, value, where, d) < 0)
 			return -1;
-		remember_edit(s, path, value);
 		return 1;
 	}
 	unknown_path_message("path", path, NULL, 0, where, d);
@@ -1463,26 +1519,42 @@ int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
 
 /* ---- loading ------------------------------------------------------------------- */
 
-/* every element's line, by its path below <scenario> */
-static void record_lines(capsim_scenario *s, xmlNode *el, const char *path)
+/* Every element's line, by its path below <scenario>, once a path: a node
+ * group's (and an old <mix>'s) children under cluster.group, <note>s left
+ * out. The file was checked for unknown names first, so the paths are the
+ * elements of the settable paths (capsim_scenario_set_paths: every proper
+ * prefix, a group's without its id) and the root and <description>: 103 of
+ * at most 32 characters, which test_groups checks against the cap.
+ * Returns 0, or -1 after adding to d that a path does not fit. */
+static int record_lines(capsim_scenario *s, xmlNode *el, const char *path, capsim_diags *d)
 {
-	if (s->n_lines < CAPSIM_MAX_LINES && strlen(path) < sizeof s->lines[0].path) {
-		capsim_elem_line *l = &s->lines[s->n_lines++];
-		capsim_strlcpy(l->path, path, sizeof l->path);
-		l->line = xmlGetLineNo(el);
+	if (s->n_lines == CAPSIM_MAX_LINES || strlen(path) >= sizeof s->lines[0].path) {
+		capsim_diags_add(d, s->file, xmlGetLineNo(el),
+				 "internal: element <%s> (%s): expected at most %d element paths "
+				 "of at most %zu characters to keep lines of",
+				 (const char *)el->name, path, CAPSIM_MAX_LINES,
+				 sizeof s->lines[0].path - 1);
+		return -1;
 	}
+	capsim_elem_line *l = &s->lines[s->n_lines++];
+	capsim_strlcpy(l->path, path, sizeof l->path);
+	l->line = xmlGetLineNo(el);
 	for (xmlNode *c = el->children; c; c = c->next) {
-		if (c->type != XML_ELEMENT_NODE)
+		if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "note") == 0)
 			continue;
+		const char *name = (const char *)c->name;
+		if (strcmp(path, "cluster") == 0 && mix_index(name) > 0)
+			name = "group";
 		char sub[256];
-		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", (const char *)c->name);
+		snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", name);
 		int seen = 0;
 		for (int i = 0; i < s->n_lines; i++)
 			if (strcmp(s->lines[i].path, sub) == 0)
 				seen = 1;
-		if (!seen)
-			record_lines(s, c, sub);
+		if (!seen && record_lines(s, c, sub, d) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* The fields of kind kid that element el gives, checked as the file's
@@ -1838,7 +1910,8 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 				       sizeof out->description);
 		xmlFree(t);
 	}
-	record_lines(out, root, "");
+	if (record_lines(out, root, "", d) < 0)
+		return -1;
 	capsim_origin o = { .file = path, .label = "scenario", .prefix = "" };
 	if (capsim_fields_apply(capsim_scenario_fields, capsim_scenario_n_fields,
 				out, root, CAPSIM_APPLY_LOAD, &o, d))
@@ -2074,4 +2147,36 @@ int capsim_scenario_write_xml(const capsim_scenario *s, FILE *out)
 	}
 	fputs("  </cost>\n</scenario>\n", out);
 	return ferror(out) ? -1 : 0;
+}
+
+/* ---- changes that are not a user's edit ---------------------------------------- */
+
+void capsim_scenario_screen_layout(capsim_scenario *scratch, const capsim_scenario_layout *l)
+{
+	scratch->tp = l->tp;
+	scratch->pp = l->pp;
+	scratch->cp = l->cp;
+	scratch->ep = l->ep;
+	scratch->dp = l->dp;
+	scratch->virtual_stages = l->virtual_stages;
+	scratch->schedule = l->virtual_stages > 1 ? CAPSIM_SCHED_1F1B_INTERLEAVED : CAPSIM_SCHED_1F1B;
+	scratch->first_stage_layers = l->first_stage_layers;
+	scratch->last_stage_layers = l->last_stage_layers;
+	scratch->zero = l->zero;
+	scratch->micro_batch = l->micro_batch;
+	scratch->recompute = l->recompute;
+	scratch->sequence_parallel = l->tp > 1;
+	scratch->tp_comm_overlap = l->tp_comm_overlap;
+	scratch->ep_overlap = l->ep_overlap;
+}
+
+void capsim_scenario_free_layout(capsim_scenario *s)
+{
+	s->first_stage_layers = s->last_stage_layers = 0;
+	s->dp_given = 0;
+}
+
+void capsim_scenario_keep_optimizer_shard(capsim_scenario *s, int gpus)
+{
+	s->optimizer_shard = gpus;
 }

@@ -62,6 +62,41 @@ int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
  * many candidates before any is edited for real. */
 int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d);
 
+/* ---- changes that are not a user's edit -------------------------------------
+ * Every change of a scenario is made here in io: by capsim_scenario_set and
+ * set_many (a user's edit: re-resolved, checked, remembered for messages),
+ * or by one of the functions below, each for one door's private copy where
+ * an edit cannot say the change or costs too much. The models, which never
+ * reach io, make their private views with spec.h's capsim_scenario_as_group
+ * and capsim_scenario_dp_plane. */
+
+/* A layout of the job's parallelism: what the optimiser chooses. */
+typedef struct capsim_scenario_layout {
+	int tp, pp, cp, ep, dp, virtual_stages, first_stage_layers, last_stage_layers;
+	int zero, micro_batch, recompute, tp_comm_overlap, ep_overlap;
+} capsim_scenario_layout;
+
+/* Put layout l on scratch, the optimiser's private copy on which it screens
+ * up to hundreds of thousands of layouts: the fields written as they are,
+ * the schedule 1F1B (interleaved with virtual stages above 1), sequence
+ * parallelism on with TP above 1. Nothing is re-resolved, checked or
+ * remembered (an edit of the same fields costs about a screen's whole time,
+ * docs/performance.md); capsim_scenario_check_parallelism checks the
+ * result, and a layout the optimiser keeps reaches a user's scenario through
+ * capsim_scenario_set_many. */
+void capsim_scenario_screen_layout(capsim_scenario *scratch, const capsim_scenario_layout *l);
+
+/* Forget s's own end-stage layers and data-parallel degree (as if the file
+ * gave neither), so that a search over layouts may choose them: no edit can
+ * say "not given". The scenario stays consistent: dp is the search's. */
+void capsim_scenario_free_layout(capsim_scenario *s);
+
+/* s as one replica of a larger job that keeps its share of the optimizer
+ * step: one optimizer state sharded over gpus ranks (the larger job's data x
+ * context ranks) rather than s's own. For the scaling reference of
+ * capsim_eval; not a field of the scenario file. */
+void capsim_scenario_keep_optimizer_shard(capsim_scenario *s, int gpus);
+
 /* Write s, fully resolved (every part's fields as overrides), as a scenario
  * file that loads back into an identical struct. Returns 0 or -1 on a write
  * error. */

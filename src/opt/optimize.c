@@ -122,21 +122,14 @@ typedef struct {
 /* the candidate's fields on the scratch scenario, dp and schedule derived */
 static void apply(capsim_scenario *s, const capsim_opt_config *c)
 {
-	s->tp = c->tp;
-	s->pp = c->pp;
-	s->cp = c->cp;
-	s->ep = c->ep;
-	s->dp = c->dp;
-	s->virtual_stages = c->virtual_stages;
-	s->schedule = c->virtual_stages > 1 ? CAPSIM_SCHED_1F1B_INTERLEAVED : CAPSIM_SCHED_1F1B;
-	s->first_stage_layers = c->first_stage_layers;
-	s->last_stage_layers = c->last_stage_layers;
-	s->zero = c->zero;
-	s->micro_batch = c->micro_batch;
-	s->recompute = c->recompute;
-	s->sequence_parallel = c->tp > 1;
-	s->tp_comm_overlap = c->tp_comm_overlap;
-	s->ep_overlap = c->ep_overlap;
+	const capsim_scenario_layout l = {
+		.tp = c->tp, .pp = c->pp, .cp = c->cp, .ep = c->ep, .dp = c->dp,
+		.virtual_stages = c->virtual_stages, .first_stage_layers = c->first_stage_layers,
+		.last_stage_layers = c->last_stage_layers, .zero = c->zero,
+		.micro_batch = c->micro_batch, .recompute = c->recompute,
+		.tp_comm_overlap = c->tp_comm_overlap, .ep_overlap = c->ep_overlap,
+	};
+	capsim_scenario_screen_layout(s, &l);
 }
 
 /* no simulated step is shorter: the model FLOPs at the dense peak, with the
@@ -664,8 +657,7 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 	 * parallelism (when it gives them) would hold every layout to its own */
 	capsim_scenario *work = capsim_xmalloc(sizeof *work);
 	*work = *s;
-	work->first_stage_layers = work->last_stage_layers = 0;
-	work->dp_given = 0;
+	capsim_scenario_free_layout(work);
 	s = work;
 	search x = { .base = s, .o = o, .space = capsim_opt_space_size(s),
 		     .max_kept = max_kept(s, o) };

@@ -571,6 +571,24 @@ void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *
 	out->n_groups = 1;
 }
 
+void capsim_scenario_dp_plane(const capsim_scenario *s, int gpus_per_node,
+			      capsim_scenario *plane)
+{
+	int group = s->dp * s->cp;
+	int per = gpus_per_node;
+	int G = s->node.gpus;
+	*plane = *s;
+	plane->node.gpus = per;
+	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
+	plane->nodes = (group + per - 1) / per;
+	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
+	plane->rails = rails > 0 ? rails : 1;
+	plane->node.nics = plane->rails;
+	/* scattered, the group's nodes take positions among the whole cluster's */
+	if (!plane->placement_slots)
+		plane->placement_slots = s->nodes;
+}
+
 long capsim_scenario_line(const capsim_scenario *s, const char *path)
 {
 	char buf[128];

@@ -381,8 +381,17 @@ typedef enum { CAPSIM_LORA_ALL, CAPSIM_LORA_ATTENTION } capsim_lora_targets;
 
 #define CAPSIM_MAX_GROUPS 16 /* node groups in one cluster */
 #define CAPSIM_MAX_OVERRIDES 256/* part fields overridden in one scenario */
-#define CAPSIM_MAX_LINES 64     /* elements whose lines a scenario keeps */
-#define CAPSIM_MAX_EDITS 32     /* --set edits a scenario remembers */
+/* element paths whose lines a scenario keeps: every element path a scenario
+ * file can have (103 today: the settable paths' elements, the root and
+ * <description>; test_groups checks the bound), with room to grow; past it
+ * a load is refused, naming the number */
+#define CAPSIM_MAX_LINES 128
+/* distinct paths a scenario's edits remember, so that an error names the
+ * --set that caused it: an explorer session's knobs on 16 node groups (59),
+ * the optimiser's layout (16), the throttle (16) and the scaling reference
+ * (5) fit, as do a sweep's 32 axes; past it an edit is refused, naming the
+ * number (test_groups) */
+#define CAPSIM_MAX_EDITS 128
 #define CAPSIM_VALUE_LEN 128    /* longest value of an override or edit */
 
 /* A catalog part's field given in the scenario (<gpu ref="..."><memory
@@ -637,6 +646,16 @@ void capsim_scenario_group(const capsim_scenario *s, int g, capsim_group_view *v
  * profile in the one-group view, a single group (g's, its id and overrides
  * kept) of the cluster's size. */
 void capsim_scenario_as_group(const capsim_scenario *s, int g, capsim_scenario *out);
+
+/* plane: s as one data-parallel group sees the fabric, gpus_per_node of
+ * its ranks a node (the data-parallel step of src/train/step.c): each node
+ * holding those GPUs and as many rails (their share of the node's, at
+ * least one), the nodes the group spans, a scattered placement's positions
+ * kept among the whole cluster's. A model's private view, as
+ * capsim_scenario_as_group is, not a scenario a user could write: it is
+ * neither checked nor remembered as an edit. */
+void capsim_scenario_dp_plane(const capsim_scenario *s, int gpus_per_node,
+			      capsim_scenario *plane);
 
 /* Put group g's parts in s's one-group view (a load and an edit put the
  * first group's there). */

@@ -119,19 +119,7 @@ double capsim_step_mfu(const capsim_scenario *s, double flops_per_step, double s
 
 void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
 {
-	int group = s->dp * s->cp;
-	int per = dp_members_per_node(s);
-	int G = s->node.gpus;
-	*plane = *s;
-	plane->node.gpus = per;
-	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
-	plane->nodes = (group + per - 1) / per;
-	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
-	plane->rails = rails > 0 ? rails : 1;
-	plane->node.nics = plane->rails;
-	/* scattered, the group's nodes take positions among the whole cluster's */
-	if (!plane->placement_slots)
-		plane->placement_slots = s->nodes;
+	capsim_scenario_dp_plane(s, dp_members_per_node(s), plane);
 }
 
 /* Gradient synchronisation of one data-parallel group (data x context
@@ -506,6 +494,133 @@ static void head_loss(const capsim_scenario *s, const capsim_gpu_perf *perf,
 }
 
 /* compute and exposed communication of one stage for one micro-batch */
+/* What a layer's backward recomputes first: the forward (tf, full) or
+ * Megatron's selective recomputation, the attention core (QK^T, softmax,
+ * dropout, AV: the core_attn module, a fused kernel's forward; Korthikanti
+ * et al. 2022, sec. 4.2); cs the knobs' scale */
+static double recomputed_s(const capsim_scenario *s, const capsim_gpu_perf *perf, double cs,
+			   double tf, const pass_times *pf)
+{
+	if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+		return tf; /* the forward again, before the backward */
+	if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE) {
+		double core = s->attention == 1 ? unfused_attention_s(s, perf, 0) : pf->attn;
+		return cs * core;
+	}
+	return 0.0;
+}
+
+/* A layer's tensor-parallel collectives (tp_coll: one layer's, each way)
+ * into c's exposed TP time, and what overlapping them adds to the layer's
+ * forward and backward kernels (*tf_pen, *tb_pen) */
+static void tp_layer(const capsim_scenario *s, double cs, const pass_times *ppf,
+		     const pass_times *ppb, const double *tp_coll, stage_cost *c, double *tf_pen_out,
+		     double *tb_pen_out)
+{
+	const pass_times pf = *ppf, pb = *ppb;
+	/* tensor parallelism: per layer, two all-reduces forward and two
+	 * backward; with sequence parallelism, two all-gathers and two
+	 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5).
+	 * Overlapped (--tp-comm-overlap), a share tp-overlap-efficiency of
+	 * what the layer's GEMMs can cover hides behind them, and those
+	 * GEMMs run slower by comm-slowdown while it does */
+	double tf_pen = 0.0, tb_pen = 0.0;
+	if (s->tp_comm_overlap) {
+		double gf = cs * pf.gemm;
+		double gb = cs * pb.gemm;
+		double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
+		double hf = eff * (tp_coll[0] < gf ? tp_coll[0] : gf);
+		double hb = eff * (tp_coll[1] < gb ? tp_coll[1] : gb);
+		tf_pen = hf * (s->comm_slowdown - 1.0);
+		tb_pen = hb * (s->comm_slowdown - 1.0);
+		c->tp_fwd += tp_coll[0] - hf;
+		c->tp_bwd += tp_coll[1] - hb;
+		if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
+			/* the recomputed forward's collectives, hidden as the
+			 * forward's are */
+			tb_pen += tf_pen;
+			c->tp_bwd += tp_coll[0] - hf;
+		}
+	} else {
+		c->tp_fwd += tp_coll[0];
+		double hb = 0.0;
+		if (tp_async_on(s)) {
+			/* the backward's collective beside the wgrad GEMMs (half
+			 * of the backward's GEMM time), which it slows */
+			double wgrad = 0.5 * cs * pb.gemm;
+			double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
+			hb = eff * (tp_coll[1] < wgrad ? tp_coll[1] : wgrad);
+			tb_pen = hb * (s->comm_slowdown - 1.0);
+		}
+		c->tp_bwd += tp_coll[1] - hb;
+		/* full recomputation re-runs the forward's all-reduces (with
+		 * sequence parallelism its all-gathers and reduce-scatters)
+		 * before the backward (Korthikanti et al. 2022, sec. 5) */
+		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+			c->tp_bwd += tp_coll[0];
+	}
+	*tf_pen_out = tf_pen;
+	*tb_pen_out = tb_pen;
+}
+
+/* the tensor-core FLOP of a layer (for power): GEMMs and attention, with
+ * what is recomputed */
+static double layer_tensor_flop(const capsim_scenario *s, const capsim_layer_work *w,
+				const capsim_layer_work *wb)
+{
+	double ff = w->op[CAPSIM_LOP_ATTN].flop, fb = wb->op[CAPSIM_LOP_ATTN].flop;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
+		if (w->op[i].kind == CAPSIM_OPK_GEMM)
+			ff += w->op[i].flop;
+		if (wb->op[i].kind == CAPSIM_OPK_GEMM)
+			fb += wb->op[i].flop;
+	}
+	if (s->recompute == CAPSIM_RECOMPUTE_FULL)
+		fb += ff;
+	else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
+		fb += w->op[CAPSIM_LOP_ATTN].flop;
+	return ff + fb;
+}
+
+/* ZeRO-3: layer l's weight all-gathers and gradient reduce-scatters, what
+ * of them the layer's kernels (tf, tb) do not hide, into c */
+static int fsdp_cost(fsdp_ctx *z, const capsim_scenario *s, int l, double tf, double tb,
+		     stage_cost *c, capsim_diags *d)
+{
+	const capsim_model *m = &s->model;
+	capsim_layer_params lp;
+	capsim_model_layer_params(m, l, &lp);
+	double lparams = (lp.attention + lp.mlp + lp.shared) / s->tp + lp.norms + lp.router +
+			 (lp.moe ? m->moe_experts / (double)s->ep * lp.expert / s->tp : 0.0);
+	double ag, rs;
+	if (fsdp_layer(z, s, lparams, &ag, &rs, d) < 0)
+		return -1;
+	c->dp_fwd += ag > tf ? ag - tf : 0.0;
+	c->dp_bwd += ag + rs > tb ? ag + rs - tb : 0.0;
+	return 0;
+}
+
+/* Layer l of stage k: context parallelism's ring and the experts'
+ * all-to-alls, into c */
+static void ring_and_experts(const capsim_scenario *s, int k, int l, const pass_times *pf,
+			     const pass_times *pb, double cp_step, double ep_a2a, double tf,
+			     double tb, stage_cost *c)
+{
+	const capsim_model *m = &s->model;
+	/* context parallelism: cp-1 exchanges of K and V around the ring,
+	 * hidden behind the attention kernel where it is long enough */
+	double attn = pf->attn, attn_b = pb->attn;
+	double ring = (s->cp - 1) * cp_step;
+	c->cp_fwd += ring > attn ? ring - attn : 0.0;
+	c->cp_bwd += 2 * ring > attn_b ? 2 * ring - attn_b : 0.0;
+	if (m->moe_experts && l >= m->moe_dense_layers) {
+		c->ep_fwd += 2 * ep_a2a; /* dispatch and combine */
+		c->ep_bwd += 2 * ep_a2a;
+		if (s->ep_overlap)
+			ep_overlap_layer(s, k, 2 * ep_a2a, tf, tb, c);
+	}
+}
+
 static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			 const capsim_gpu_perf *perf, const capsim_knobs *kn, int k,
 			 const double *tp_coll, double ep_a2a, double cp_step,
@@ -513,7 +628,6 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 {
 	(void)f;
 	memset(c, 0, sizeof *c);
-	const capsim_model *m = &s->model;
 	int first;
 	int per = capsim_stage_layers(s, k, &first);
 	capsim_stream sf = { 0 }, sb = { 0 };
@@ -555,79 +669,15 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		tb += (pb.kernels_per_op - 1.0) * launches(&wb) * perf->launch_s;
 		tf *= cs; /* the forward's kernels */
 		tb *= cs; /* the backward's own */
-		double tf_kern = tf, tb_kern = tb, recomputed = 0.0;
-		if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
-			recomputed = tf; /* the forward again, before the backward */
-		} else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE) {
-			/* Megatron's selective recomputation re-runs the attention
-			 * core (QK^T, softmax, dropout, AV: the core_attn module, a
-			 * fused kernel's forward) before its backward (Korthikanti
-			 * et al. 2022, sec. 4.2) */
-			double core = s->attention == 1 ? unfused_attention_s(s, perf, 0) : pf.attn;
-			recomputed = cs * core;
-		}
+		double tf_kern = tf, tb_kern = tb, recomputed = recomputed_s(s, perf, cs, tf, &pf);
 		tb += recomputed;
-		/* tensor parallelism: per layer, two all-reduces forward and two
-		 * backward; with sequence parallelism, two all-gathers and two
-		 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5).
-		 * Overlapped (--tp-comm-overlap), a share tp-overlap-efficiency of
-		 * what the layer's GEMMs can cover hides behind them, and those
-		 * GEMMs run slower by comm-slowdown while it does */
-		double tf_pen = 0.0, tb_pen = 0.0;
-		if (s->tp_comm_overlap) {
-			double gf = cs * pf.gemm;
-			double gb = cs * pb.gemm;
-			double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
-			double hf = eff * (tp_coll[0] < gf ? tp_coll[0] : gf);
-			double hb = eff * (tp_coll[1] < gb ? tp_coll[1] : gb);
-			tf_pen = hf * (s->comm_slowdown - 1.0);
-			tb_pen = hb * (s->comm_slowdown - 1.0);
-			c->tp_fwd += tp_coll[0] - hf;
-			c->tp_bwd += tp_coll[1] - hb;
-			if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
-				/* the recomputed forward's collectives, hidden as the
-				 * forward's are */
-				tb_pen += tf_pen;
-				c->tp_bwd += tp_coll[0] - hf;
-			}
-		} else {
-			c->tp_fwd += tp_coll[0];
-			double hb = 0.0;
-			if (tp_async_on(s)) {
-				/* the backward's collective beside the wgrad GEMMs (half
-				 * of the backward's GEMM time), which it slows */
-				double wgrad = 0.5 * cs * pb.gemm;
-				double eff = s->tp_overlap_eff > 0 ? s->tp_overlap_eff : 1.0;
-				hb = eff * (tp_coll[1] < wgrad ? tp_coll[1] : wgrad);
-				tb_pen = hb * (s->comm_slowdown - 1.0);
-			}
-			c->tp_bwd += tp_coll[1] - hb;
-			/* full recomputation re-runs the forward's all-reduces (with
-			 * sequence parallelism its all-gathers and reduce-scatters)
-			 * before the backward (Korthikanti et al. 2022, sec. 5) */
-			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
-				c->tp_bwd += tp_coll[0];
-		}
+		double tf_pen, tb_pen;
+		tp_layer(s, cs, &pf, &pb, tp_coll, c, &tf_pen, &tb_pen);
 		tf += tf_pen;
 		tb += tb_pen;
 		c->fwd += tf;
 		c->bwd += tb;
-		/* the tensor-core FLOP (for power): GEMMs and attention, with what
-		 * is recomputed */
-		{
-			double ff = w.op[CAPSIM_LOP_ATTN].flop, fb = wb.op[CAPSIM_LOP_ATTN].flop;
-			for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
-				if (w.op[i].kind == CAPSIM_OPK_GEMM)
-					ff += w.op[i].flop;
-				if (wb.op[i].kind == CAPSIM_OPK_GEMM)
-					fb += wb.op[i].flop;
-			}
-			if (s->recompute == CAPSIM_RECOMPUTE_FULL)
-				fb += ff;
-			else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
-				fb += w.op[CAPSIM_LOP_ATTN].flop;
-			c->tensor_flop += ff + fb;
-		}
+		c->tensor_flop += layer_tensor_flop(s, &w, &wb);
 		/* the host issues the forward's kernels, and the backward's after
 		 * what it recomputes; the GEMMs' slowdown under overlap is the
 		 * GPU's alone */
@@ -639,30 +689,9 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			capsim_stream_push(&sb, x, hk, recomputed); /* attention's forward */
 		stream_layer(&sb, perf, &wb, &pb, 1, tb_kern);
 		capsim_stream_push(&sb, 0, 0, tb_pen);
-		if (s->zero >= 3) {
-			capsim_layer_params lp;
-			capsim_model_layer_params(m, l, &lp);
-			double lparams = (lp.attention + lp.mlp + lp.shared) / s->tp + lp.norms +
-					 lp.router +
-					 (lp.moe ? m->moe_experts / (double)s->ep * lp.expert / s->tp : 0.0);
-			double ag, rs;
-			if (fsdp_layer(z, s, lparams, &ag, &rs, d) < 0)
-				return -1;
-			c->dp_fwd += ag > tf ? ag - tf : 0.0;
-			c->dp_bwd += ag + rs > tb ? ag + rs - tb : 0.0;
-		}
-		/* context parallelism: cp-1 exchanges of K and V around the ring,
-		 * hidden behind the attention kernel where it is long enough */
-		double attn = pf.attn, attn_b = pb.attn;
-		double ring = (s->cp - 1) * cp_step;
-		c->cp_fwd += ring > attn ? ring - attn : 0.0;
-		c->cp_bwd += 2 * ring > attn_b ? 2 * ring - attn_b : 0.0;
-		if (m->moe_experts && l >= m->moe_dense_layers) {
-			c->ep_fwd += 2 * ep_a2a; /* dispatch and combine */
-			c->ep_bwd += 2 * ep_a2a;
-			if (s->ep_overlap)
-				ep_overlap_layer(s, k, 2 * ep_a2a, tf, tb, c);
-		}
+		if (s->zero >= 3 && fsdp_cost(z, s, l, tf, tb, c, d) < 0)
+			return -1;
+		ring_and_experts(s, k, l, &pf, &pb, cp_step, ep_a2a, tf, tb, c);
 	}
 	if (k == s->pp - 1) {
 		c->fwd += head_f;

@@ -222,6 +222,8 @@ void capsim_explore_init(capsim_explore *x, const capsim_catalog *cat, capsim_sc
 	memset(x, 0, sizeof *x);
 	x->cat = cat;
 	x->s = s;
+	x->knobs = capsim_xmalloc(sizeof *x->knobs);
+	capsim_ui_knobs_of(s, x->knobs);
 }
 
 void capsim_explore_free(capsim_explore *x)
@@ -229,6 +231,7 @@ void capsim_explore_free(capsim_explore *x)
 	for (size_t i = 0; i < x->n_undo; i++)
 		free(x->undo[i]);
 	free(x->s);
+	free(x->knobs);
 	memset(x, 0, sizeof *x);
 }
 
@@ -266,6 +269,7 @@ int capsim_explore_set_many(capsim_explore *x, const capsim_set *sets, size_t n_
 		x->n_undo--;
 	}
 	x->undo[x->n_undo++] = before;
+	capsim_ui_knobs_of(x->s, x->knobs);
 	return 0;
 }
 
@@ -282,5 +286,6 @@ int capsim_explore_undo(capsim_explore *x)
 		return -1;
 	free(x->s);
 	x->s = x->undo[--x->n_undo];
+	capsim_ui_knobs_of(x->s, x->knobs);
 	return 0;
 }

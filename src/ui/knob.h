@@ -59,10 +59,13 @@ int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, con
 
 #define CAPSIM_EXPLORE_UNDO 64
 
-/* the explorer's state: the scenario now and the ones before it */
+/* the explorer's state: the scenario now and the ones before it, and the
+ * knobs the screen lists: the scenario's own (capsim_ui_knobs_of), made
+ * again after every change and undo */
 typedef struct capsim_explore {
 	const capsim_catalog *cat;
 	capsim_scenario *s;                        /* owned */
+	capsim_ui_knob_list *knobs;                /* owned: s's knobs */
 	capsim_scenario *undo[CAPSIM_EXPLORE_UNDO]; /* owned, oldest first */
 	size_t n_undo;
 } capsim_explore;

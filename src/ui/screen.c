@@ -248,19 +248,27 @@ static void line(int y, int x, int width, const char *fmt, ...)
 
 static void draw_knobs(ui *u, int rows, int width)
 {
-	size_t n = capsim_ui_n_knobs;
+	size_t n = u->x.knobs->n;
+	/* labels 17 wide, wider (to 26) for a group's ("nodes of dgx-b200-2") */
+	int lw = 17;
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strlen(u->x.knobs->v[i].label);
+		if (l > lw)
+			lw = l < 26 ? l : 26;
+	}
 	if (u->sel < u->top)
 		u->top = u->sel;
 	if (u->sel >= u->top + (size_t)rows)
 		u->top = u->sel - (size_t)rows + 1;
 	for (int r = 0; r < rows && u->top + (size_t)r < n; r++) {
 		size_t i = u->top + (size_t)r;
-		const capsim_ui_knob *k = &capsim_ui_knobs[i];
+		const capsim_ui_knob *k = &u->x.knobs->v[i];
 		char v[96];
 		capsim_ui_knob_text(u->x.s, k, v, sizeof v);
 		if (i == u->sel)
 			attron(A_REVERSE);
-		line(2 + r, 0, width, "%-17.17s %-*.*s", k->label, width - 19, width - 19, v);
+		line(2 + r, 0, width, "%-*.*s %-*.*s", lw, lw, k->label, width - lw - 2,
+		     width - lw - 2, v);
 		if (i == u->sel)
 			attroff(A_REVERSE);
 	}
@@ -576,7 +584,9 @@ static int loop(ui *u)
 		int c = getch();
 		if (c == ERR)
 			continue;
-		const capsim_ui_knob *k = &capsim_ui_knobs[u->sel];
+		if (u->sel >= u->x.knobs->n)
+			u->sel = u->x.knobs->n - 1;
+		const capsim_ui_knob *k = &u->x.knobs->v[u->sel];
 		char value[128];
 		switch (c) {
 		case 'q':
@@ -586,7 +596,7 @@ static int loop(ui *u)
 				u->sel--;
 			break;
 		case KEY_DOWN: case 'j':
-			if (u->sel + 1 < capsim_ui_n_knobs)
+			if (u->sel + 1 < u->x.knobs->n)
 				u->sel++;
 			break;
 		case KEY_LEFT: case '-': case KEY_RIGHT: case '+': case '=': {
