@@ -2,10 +2,7 @@
  * results store (src/store/sweepq.h): listed, filtered, ranked by a metric
  * or cut to the Pareto front of two; as a table, CSV or JSON. See
  * docs/user-guide.md ("Reading sweep results: capsim query"). */
-#include <assert.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +16,7 @@
 #include "results.h"
 #include "store.h"
 #include "sweepq.h"
+#include "table.h"
 #include "xalloc.h"
 
 #define QUERY_TOP_DEFAULT 10      /* --best without --top */
@@ -385,7 +383,7 @@ static int plan_build(capsim_store *db, const query_args *a, query_plan *p, caps
 	return rc;
 }
 
-/* ---- values as text ------------------------------------------------------------ */
+/* ---- the table of points -------------------------------------------------------- */
 
 /* the result table's kind of key; REAL for a key it lacks */
 static capsim_rkind kind_of(const char *key)
@@ -394,117 +392,77 @@ static capsim_rkind kind_of(const char *key)
 	return k ? k->kind : CAPSIM_RK_REAL;
 }
 
-/* v in the fewest digits that read back as v */
-static void exact_number(double v, char *buf, size_t n)
+/* a result key's column: its numbers as the result table has them (6
+ * digits in the text table, exact in CSV), a text key's cells left */
+static capsim_table_col key_col(const char *key)
 {
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, n, "%.*g", digits, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	capsim_rkind k = kind_of(key);
+	capsim_table_col c = { .name = key, .precision = 6,
+			       .flags = CAPSIM_TABLE_CSV_NUMBERS_BARE };
+	c.kind = k == CAPSIM_RK_BOOL ? CAPSIM_TABLE_BOOL :
+		 k == CAPSIM_RK_INT || k == CAPSIM_RK_LONG ? CAPSIM_TABLE_INT :
+		 k == CAPSIM_RK_TEXT ? CAPSIM_TABLE_TEXT : CAPSIM_TABLE_REAL;
+	c.align = k == CAPSIM_RK_TEXT ? CAPSIM_TABLE_LEFT : CAPSIM_TABLE_RIGHT;
+	return c;
 }
 
-/* A cell as text: exact (CSV) or for people (the table, 6 digits); absent
- * is "" */
-static void cell_text(const capsim_sweepq_cell *c, capsim_rkind kind, int exact, char *buf,
-		      size_t n)
-{
-	buf[0] = '\0';
-	if (c->kind == CAPSIM_SWEEPQ_TEXT)
-		snprintf(buf, n, "%s", c->text);
-	else if (c->kind != CAPSIM_SWEEPQ_NUM)
-		return;
-	else if (kind == CAPSIM_RK_BOOL)
-		snprintf(buf, n, "%s", c->num != 0 ? "true" : "false");
-	else if ((kind == CAPSIM_RK_INT || kind == CAPSIM_RK_LONG) && c->num == floor(c->num))
-		snprintf(buf, n, "%.0f", c->num);
-	else if (exact)
-		exact_number(c->num, buf, n);
-	else
-		snprintf(buf, n, "%.6g", c->num);
-}
-
-/* ---- the table ----------------------------------------------------------------- */
-
-#define CELL_LEN 512
-
-/* column c of the printed table (0: point, then the paths, then the keys):
- * the header, or point i's value ("-" absent). Names and texts come from
- * the store (anyone's file): each is shown with what a terminal would not
- * show as it is made visible (escape.h), so that a control character, an
- * escape sequence or a bidirectional override in a name cannot rewrite or
- * reorder what the table shows. */
-static void table_cell(const capsim_sweepq_table *t, size_t c, long i, char *buf, size_t n)
+/* the points' columns: the index ("point" in the text table), the status
+ * (CSV only), each parameter (texts, left), each key and, with failed, the
+ * error; names borrowed from t */
+#define POINT_PARAMS 2 /* the first parameter's column */
+static capsim_table_col *point_cols(const capsim_sweepq_table *t, int failed, size_t *n)
 {
 	size_t np = t->paths.n;
-	char text[CELL_LEN];
-	if (c == 0) {
-		if (i < 0)
-			snprintf(buf, n, "point");
-		else
-			snprintf(buf, n, "%lld", (long long)t->points[i].index);
-	} else if (c <= np) {
-		const char *v = i < 0 ? t->paths.v[c - 1] : t->points[i].params[c - 1];
-		capsim_sweepq_visible(buf, n, v ? v : "-");
-	} else if (i < 0) {
-		capsim_sweepq_visible(buf, n, t->keys[c - 1 - np]);
-	} else {
-		size_t k = c - 1 - np;
-		cell_text(&t->points[i].cells[k], kind_of(t->keys[k]), 0, text, sizeof text);
-		capsim_sweepq_visible(buf, n, text[0] ? text : "-");
-	}
+	*n = POINT_PARAMS + np + t->n_keys + (failed ? 1 : 0);
+	capsim_table_col *cols = capsim_xcalloc(*n, sizeof *cols);
+	cols[0] = (capsim_table_col){ .name = "point_index", .label = "point",
+				      .kind = CAPSIM_TABLE_INT,
+				      .flags = CAPSIM_TABLE_CSV_BARE_NAME };
+	cols[1] = (capsim_table_col){ .name = "status", .kind = CAPSIM_TABLE_TEXT,
+				      .flags = CAPSIM_TABLE_NO_TEXT | CAPSIM_TABLE_CSV_BARE_NAME |
+					       CAPSIM_TABLE_CSV_BARE };
+	for (size_t j = 0; j < np; j++)
+		cols[POINT_PARAMS + j] = (capsim_table_col){
+			.name = t->paths.v[j], .kind = CAPSIM_TABLE_TEXT,
+			.align = CAPSIM_TABLE_LEFT, .flags = CAPSIM_TABLE_CSV_NUMBERS_BARE };
+	for (size_t k = 0; k < t->n_keys; k++)
+		cols[POINT_PARAMS + np + k] = key_col(t->keys[k]);
+	if (failed)
+		cols[*n - 1] = (capsim_table_col){ .name = "error", .kind = CAPSIM_TABLE_TEXT,
+						   .align = CAPSIM_TABLE_LEFT,
+						   .flags = CAPSIM_TABLE_CSV_BARE_NAME };
+	return cols;
 }
 
-/* whether column c of the printed table holds texts */
-static int left_aligned(const capsim_sweepq_table *t, size_t c)
+/* The points as one table (table.h), which the text table, the CSV and
+ * the JSON are all written from. Names and texts are the store's, kept
+ * whole: each writer makes them visible or quotes them, so that a control
+ * character, an escape sequence or a bidirectional override in a name
+ * cannot rewrite what a terminal shows, nor be a formula or a second
+ * record in CSV. */
+static void points_table(const capsim_sweepq_table *t, int failed, capsim_table *out)
 {
-	return (c >= 1 && c <= t->paths.n) ||
-	       (c > t->paths.n && kind_of(t->keys[c - 1 - t->paths.n]) == CAPSIM_RK_TEXT);
-}
-
-/* "  " and s, whole, with what a terminal would not show made visible */
-static void print_visible(const char *s, FILE *out)
-{
-	fputs("  ", out);
-	capsim_term_text(out, s);
-}
-
-static void print_row(const capsim_sweepq_table *t, const size_t *width, long i, int failed,
-		      FILE *out)
-{
-	size_t cols = 1 + t->paths.n + t->n_keys;
-	char buf[CELL_LEN];
-	for (size_t c = 0; c < cols; c++) {
-		table_cell(t, c, i, buf, sizeof buf);
-		/* texts (parameters, text keys) left, numbers (the point, the keys) right */
-		int pad = (int)(width[c] - strlen(buf));
-		if (left_aligned(t, c))
-			fprintf(out, "%s%s%*s", c ? "  " : "", buf,
-				c + 1 < cols || failed ? pad : 0, "");
-		else
-			fprintf(out, "%s%*s%s", c ? "  " : "", pad, "", buf);
-	}
-	if (failed && i >= 0 && t->points[i].error)
-		print_visible(t->points[i].error, out);
-	else if (failed && i < 0)
-		fputs("  error", out);
-	fputc('\n', out);
-}
-
-static void print_table(const capsim_sweepq_table *t, int failed, FILE *out)
-{
-	size_t cols = 1 + t->paths.n + t->n_keys;
-	size_t *width = capsim_xcalloc(cols, sizeof *width);
-	char buf[CELL_LEN];
-	for (long i = -1; i < (long)t->n_points; i++)
-		for (size_t c = 0; c < cols; c++) {
-			table_cell(t, c, i, buf, sizeof buf);
-			if (strlen(buf) > width[c])
-				width[c] = strlen(buf);
+	size_t n, np = t->paths.n;
+	capsim_table_col *cols = point_cols(t, failed, &n);
+	capsim_table_init(out, cols, n);
+	free(cols);
+	for (size_t i = 0; i < t->n_points; i++) {
+		const capsim_sweepq_point *pt = &t->points[i];
+		size_t r = capsim_table_add_row(out);
+		capsim_table_set_num(out, r, 0, (double)pt->index);
+		capsim_table_set_text(out, r, 1, pt->failed ? "failed" : "ok");
+		for (size_t j = 0; j < np; j++)
+			capsim_table_set_text(out, r, POINT_PARAMS + j, pt->params[j]);
+		for (size_t k = 0; k < t->n_keys; k++) {
+			const capsim_sweepq_cell *c = &pt->cells[k];
+			if (c->kind == CAPSIM_SWEEPQ_NUM)
+				capsim_table_set_num(out, r, POINT_PARAMS + np + k, c->num);
+			else if (c->kind == CAPSIM_SWEEPQ_TEXT)
+				capsim_table_set_text(out, r, POINT_PARAMS + np + k, c->text);
 		}
-	for (long i = -1; i < (long)t->n_points; i++)
-		print_row(t, width, i, failed, out);
-	free(width);
+		if (failed)
+			capsim_table_set_text(out, r, n - 1, pt->error);
+	}
 }
 
 static const char *dir_word(capsim_sweepq_dir dir)
@@ -514,16 +472,16 @@ static const char *dir_word(capsim_sweepq_dir dir)
 
 /* what was read, in words, above the table */
 static void print_head(const query_plan *p, const query_args *a, const capsim_sweepq_table *t,
-		       size_t n_match, FILE *out)
+		       const capsim_table *pts, size_t n_match, FILE *out)
 {
 	const capsim_sweepq_sweep *w = &p->sweep;
-	char name[CELL_LEN], created[64], version[2 * CAPSIM_RESULT_VERSION_LEN];
-	capsim_sweepq_visible(name, sizeof name, w->name);
-	capsim_sweepq_visible(created, sizeof created, w->created_at);
-	capsim_sweepq_visible(version, sizeof version, w->capsim_version);
-	fprintf(out, "sweep %lld '%s': created %s, capsim %s; %lld ok, %lld failed\n",
-		(long long)w->id, name, created, version, (long long)w->n_ok,
-		(long long)w->n_failed);
+	fprintf(out, "sweep %lld '", (long long)w->id);
+	capsim_term_text(out, w->name);
+	fputs("': created ", out);
+	capsim_term_text(out, w->created_at);
+	fputs(", capsim ", out);
+	capsim_term_text(out, w->capsim_version);
+	fprintf(out, "; %lld ok, %lld failed\n", (long long)w->n_ok, (long long)w->n_failed);
 	/* "24 points matching the filters (of 39)", or "39 points" */
 	char of[128];
 	const char *what = a->failed ? (n_match == 1 ? "failed point" : "failed points") :
@@ -543,144 +501,73 @@ static void print_head(const query_plan *p, const query_args *a, const capsim_sw
 	else
 		fprintf(out, "%s\n", of);
 	if (t->n_points)
-		print_table(t, a->failed, out);
+		capsim_table_write_text(pts, out);
 }
 
-/* ---- CSV ----------------------------------------------------------------------- */
+/* ---- the list of sweeps --------------------------------------------------------- */
 
-/* A text of the store as one CSV field: a plain decimal number as it is
- * (it cannot be read as a formula), any other text through
- * capsim_csv_text: quoted, a " doubled, a leading = + - @ made text, so
- * that a name from a shared store can be neither a spreadsheet formula nor
- * a second record. */
-static void csv_field(const char *s, FILE *f)
-{
-	double x;
-	if (capsim_sweepq_plain_number(s, &x))
-		fputs(s, f);
-	else
-		capsim_csv_text(f, s);
-}
+/* the sweeps' columns: CSV and JSON in the store's order; the text table
+ * shows the version last and a name cut to LIST_NAME_MAX columns */
+#define LIST_NAME_MAX 64
+static const capsim_table_col list_cols[] = {
+	{ .name = "id", .kind = CAPSIM_TABLE_INT, .width = 6,
+	  .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "name", .kind = CAPSIM_TABLE_TEXT, .align = CAPSIM_TABLE_LEFT,
+	  .max_width = LIST_NAME_MAX, .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "created_at", .label = "created", .kind = CAPSIM_TABLE_TEXT,
+	  .align = CAPSIM_TABLE_LEFT, .width = 20, .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "capsim_version", .kind = CAPSIM_TABLE_TEXT,
+	  .flags = CAPSIM_TABLE_NO_TEXT | CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "points_ok", .label = "ok", .kind = CAPSIM_TABLE_INT, .width = 8,
+	  .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "points_failed", .label = "failed", .kind = CAPSIM_TABLE_INT, .width = 8,
+	  .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "capsim_version", .label = "capsim", .kind = CAPSIM_TABLE_TEXT,
+	  .align = CAPSIM_TABLE_LEFT, .flags = CAPSIM_TABLE_NO_CSV | CAPSIM_TABLE_NO_JSON },
+};
 
-static void write_csv(const capsim_sweepq_table *t, int failed, FILE *f)
+static void list_table(const capsim_sweepq_sweep *v, size_t n, capsim_table *out)
 {
-	fputs("point_index,status", f);
-	for (size_t i = 0; i < t->paths.n; i++) {
-		fputc(',', f);
-		capsim_csv_text(f, t->paths.v[i]);
-	}
-	for (size_t k = 0; k < t->n_keys; k++) {
-		fputc(',', f);
-		capsim_csv_text(f, t->keys[k]);
-	}
-	fputs(failed ? ",error\n" : "\n", f);
-	char buf[CELL_LEN];
-	for (size_t i = 0; i < t->n_points; i++) {
-		const capsim_sweepq_point *pt = &t->points[i];
-		fprintf(f, "%lld,%s", (long long)pt->index, pt->failed ? "failed" : "ok");
-		for (size_t j = 0; j < t->paths.n; j++) {
-			fputc(',', f);
-			if (pt->params[j])
-				csv_field(pt->params[j], f);
-		}
-		for (size_t k = 0; k < t->n_keys; k++) {
-			const capsim_sweepq_cell *c = &pt->cells[k];
-			fputc(',', f);
-			if (c->kind == CAPSIM_SWEEPQ_TEXT) {
-				csv_field(c->text, f); /* a text whole, however long */
-			} else {
-				cell_text(c, kind_of(t->keys[k]), 1, buf, sizeof buf);
-				fputs(buf, f); /* a number exact, true or false, or "" absent */
-			}
-		}
-		if (failed) {
-			fputc(',', f);
-			if (pt->error)
-				capsim_csv_text(f, pt->error);
-		}
-		fputc('\n', f);
-	}
-}
-
-static void write_list_csv(const capsim_sweepq_sweep *v, size_t n, FILE *f)
-{
-	fputs("id,name,created_at,capsim_version,points_ok,points_failed\n", f);
+	capsim_table_init(out, list_cols, sizeof list_cols / sizeof list_cols[0]);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%lld,", (long long)v[i].id);
-		capsim_csv_text(f, v[i].name);
-		fputc(',', f);
-		capsim_csv_text(f, v[i].created_at);
-		fputc(',', f);
-		capsim_csv_text(f, v[i].capsim_version);
-		fprintf(f, ",%lld,%lld\n", (long long)v[i].n_ok, (long long)v[i].n_failed);
+		size_t r = capsim_table_add_row(out);
+		capsim_table_set_num(out, r, 0, (double)v[i].id);
+		capsim_table_set_text(out, r, 1, v[i].name);
+		capsim_table_set_text(out, r, 2, v[i].created_at);
+		capsim_table_set_text(out, r, 3, v[i].capsim_version);
+		capsim_table_set_num(out, r, 4, (double)v[i].n_ok);
+		capsim_table_set_num(out, r, 5, (double)v[i].n_failed);
+		capsim_table_set_text(out, r, 6, v[i].capsim_version);
 	}
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-/* A text of the store in a JSON string: exact where it is UTF-8 (JSON
- * escapes its control characters), else its visible form (escape.h's
- * "\xNN" for each byte that is not), never dropped: jansson takes no
- * invalid UTF-8. The caller owns the reference. */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	char *v = capsim_sweepq_visible_dup(s, 4 * strlen(s) + 8);
-	j = json_string(v);
-	free(v);
-	assert(j);
-	return j;
-}
-
-/* o[key] = v, key a text of the store as json_text writes it */
-static void json_set_text_key(json_t *o, const char *key, json_t *v)
-{
-	json_t *k = json_text(key);
-	json_object_set_new(o, json_string_value(k), v);
-	json_decref(k);
-}
-
 static json_t *sweep_json(const capsim_sweepq_sweep *w)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer((json_int_t)w->id));
-	json_object_set_new(o, "name", json_text(w->name));
-	json_object_set_new(o, "created_at", json_text(w->created_at));
-	json_object_set_new(o, "capsim_version", json_text(w->capsim_version));
+	json_object_set_new(o, "name", capsim_table_json_text(w->name));
+	json_object_set_new(o, "created_at", capsim_table_json_text(w->created_at));
+	json_object_set_new(o, "capsim_version", capsim_table_json_text(w->capsim_version));
 	json_object_set_new(o, "points_ok", json_integer((json_int_t)w->n_ok));
 	json_object_set_new(o, "points_failed", json_integer((json_int_t)w->n_failed));
 	return o;
 }
 
-/* a number cell as the result table writes its kind in run --json */
-static json_t *number_json(double v, capsim_rkind kind)
+/* point r: its index, status and error, then its parameters and its keys
+ * from the table of points, absent ones left out */
+static json_t *point_json(const capsim_sweepq_table *t, const capsim_table *pts, size_t r)
 {
-	if (kind == CAPSIM_RK_BOOL)
-		return json_boolean(v != 0);
-	if ((kind == CAPSIM_RK_INT || kind == CAPSIM_RK_LONG) && v == floor(v) && fabs(v) < 9e15)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *point_json(const capsim_sweepq_table *t, const capsim_sweepq_point *pt)
-{
+	const capsim_sweepq_point *pt = &t->points[r];
+	size_t np = t->paths.n;
 	json_t *o = json_object(), *params = json_object(), *res = json_object();
 	json_object_set_new(o, "index", json_integer((json_int_t)pt->index));
 	json_object_set_new(o, "status", json_string(pt->failed ? "failed" : "ok"));
 	if (pt->error)
-		json_object_set_new(o, "error", json_text(pt->error));
-	for (size_t j = 0; j < t->paths.n; j++)
-		if (pt->params[j])
-			json_set_text_key(params, t->paths.v[j], json_text(pt->params[j]));
-	for (size_t k = 0; k < t->n_keys; k++) {
-		const capsim_sweepq_cell *c = &pt->cells[k];
-		if (c->kind == CAPSIM_SWEEPQ_NUM)
-			json_set_text_key(res, t->keys[k], number_json(c->num, kind_of(t->keys[k])));
-		else if (c->kind == CAPSIM_SWEEPQ_TEXT)
-			json_set_text_key(res, t->keys[k], json_text(c->text));
-	}
+		json_object_set_new(o, "error", capsim_table_json_text(pt->error));
+	capsim_table_json_cells(pts, r, POINT_PARAMS, POINT_PARAMS + np, 1, params);
+	capsim_table_json_cells(pts, r, POINT_PARAMS + np, POINT_PARAMS + np + t->n_keys, 1, res);
 	json_object_set_new(o, "params", params);
 	json_object_set_new(o, "results", res);
 	return o;
@@ -691,7 +578,7 @@ static json_t *query_json(const query_plan *p, const query_args *a, const capsim
 {
 	json_t *q = json_object(), *where = json_array(), *metrics = json_array();
 	for (size_t i = 0; i < a->n_where; i++)
-		json_array_append_new(where, json_text(a->where[i]));
+		json_array_append_new(where, capsim_table_json_text(a->where[i]));
 	for (size_t i = 0; i < p->n_metrics; i++)
 		json_array_append_new(metrics, json_pack("{s:s, s:s}", "key", p->m[i].key,
 							 "direction", dir_word(p->m[i].dir)));
@@ -715,43 +602,19 @@ static void print_json(json_t *o)
 	json_decref(o);
 }
 
-static void table_json(const query_plan *p, const query_args *a, const capsim_sweepq_table *t)
+static void table_json(const query_plan *p, const query_args *a, const capsim_sweepq_table *t,
+		       const capsim_table *pts)
 {
 	json_t *o = json_object(), *points = json_array();
 	json_object_set_new(o, "sweep", sweep_json(&p->sweep));
 	json_object_set_new(o, "query", query_json(p, a, t));
 	for (size_t i = 0; i < t->n_points; i++)
-		json_array_append_new(points, point_json(t, &t->points[i]));
+		json_array_append_new(points, point_json(t, pts, i));
 	json_object_set_new(o, "points", points);
 	print_json(o);
 }
 
 /* ---- the two doings ------------------------------------------------------------ */
-
-/* the sweeps as a table; names, dates and versions made visible (they are
- * the store's) and a name cut to LIST_NAME_MAX bytes of its visible form */
-#define LIST_NAME_MAX 64
-static void print_list(const capsim_sweepq_sweep *v, size_t n, FILE *out)
-{
-	char name[LIST_NAME_MAX + 4], created[64], version[2 * CAPSIM_RESULT_VERSION_LEN];
-	size_t wn = 4;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = capsim_sweepq_visible(name, sizeof name, v[i].name);
-		len = len > LIST_NAME_MAX ? LIST_NAME_MAX + 3 : len;
-		if (len > wn)
-			wn = len;
-	}
-	fprintf(out, "%6s  %-*s  %-20s  %8s  %8s  %s\n", "id", (int)wn, "name", "created",
-		"ok", "failed", "capsim");
-	for (size_t i = 0; i < n; i++) {
-		char *shown = capsim_sweepq_visible_dup(v[i].name, LIST_NAME_MAX);
-		capsim_sweepq_visible(created, sizeof created, v[i].created_at);
-		capsim_sweepq_visible(version, sizeof version, v[i].capsim_version);
-		fprintf(out, "%6lld  %-*s  %-20s  %8lld  %8lld  %s\n", (long long)v[i].id, (int)wn,
-			shown, created, (long long)v[i].n_ok, (long long)v[i].n_failed, version);
-		free(shown);
-	}
-}
 
 static int do_list(capsim_store *db, const query_args *a, capsim_diags *d)
 {
@@ -769,20 +632,21 @@ static int do_list(capsim_store *db, const query_args *a, capsim_diags *d)
 		capsim_sweepq_list_free(v, n);
 		return CAPSIM_EXIT_FAILURE;
 	}
+	capsim_table t;
+	list_table(v, n, &t);
 	if (a->json) {
-		json_t *o = json_object(), *arr = json_array();
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, sweep_json(&v[i]));
-		json_object_set_new(o, "sweeps", arr);
+		json_t *o = json_object();
+		json_object_set_new(o, "sweeps", capsim_table_json(&t));
 		print_json(o);
 	} else if (!to_stdout) {
-		print_list(v, n, stdout);
+		capsim_table_write_text(&t, stdout);
 	}
 	if (a->csv) {
-		write_list_csv(v, n, csv.f);
+		capsim_table_write_csv(&t, csv.f);
 		if (capsim_outfile_close(&csv, d) < 0)
 			status = CAPSIM_EXIT_FAILURE;
 	}
+	capsim_table_free(&t);
 	capsim_sweepq_list_free(v, n);
 	return status;
 }
@@ -820,14 +684,20 @@ static int query_points(capsim_store *db, const query_args *a, query_plan *p,
 	capsim_outfile o;
 	if (a->csv && capsim_outfile_open(&o, a->csv, d) < 0)
 		return CAPSIM_EXIT_FAILURE;
+	capsim_table pts;
+	points_table(t, a->failed, &pts);
 	if (a->json)
-		table_json(p, a, t);
+		table_json(p, a, t, &pts);
 	else if (!a->csv || strcmp(a->csv, "-") != 0)
-		print_head(p, a, t, n_match, stdout);
-	if (!a->csv)
-		return CAPSIM_EXIT_OK;
-	write_csv(t, a->failed, o.f);
-	return capsim_outfile_close(&o, d) < 0 ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_OK;
+		print_head(p, a, t, &pts, n_match, stdout);
+	int status = CAPSIM_EXIT_OK;
+	if (a->csv) {
+		capsim_table_write_csv(&pts, o.f);
+		if (capsim_outfile_close(&o, d) < 0)
+			status = CAPSIM_EXIT_FAILURE;
+	}
+	capsim_table_free(&pts);
+	return status;
 }
 
 static int do_query(capsim_store *db, const query_args *a, capsim_diags *d)

@@ -20,6 +20,7 @@
 #include "outfile.h"
 #include "progress.h"
 #include "scenario.h"
+#include "table.h"
 #include "xalloc.h"
 
 static void help(FILE *out)
@@ -123,6 +124,112 @@ static int size_point(const capsim_scenario *base, const capsim_catalog *cat, lo
 	return -1;
 }
 
+/* ---- the tables ---------------------------------------------------------------- */
+
+/* the text table's columns, one size a row; speed-up only with --strong,
+ * then the note on a size that does not fit */
+enum { COL_GPUS, COL_NODES, COL_DP, COL_BATCH, COL_STEP, COL_TOKENS, COL_PER_GPU, COL_MFU,
+       COL_SCALING, COL_SPEEDUP, COL_NOTE, N_COLS };
+static const capsim_table_col size_cols[N_COLS] = {
+	[COL_GPUS] = { .name = "GPUs", .kind = CAPSIM_TABLE_INT, .width = 8 },
+	[COL_NODES] = { .name = "nodes", .kind = CAPSIM_TABLE_INT, .width = 6, .gap = 1 },
+	[COL_DP] = { .name = "dp", .kind = CAPSIM_TABLE_INT, .width = 6, .gap = 1 },
+	[COL_BATCH] = { .name = "batch", .kind = CAPSIM_TABLE_REAL, .precision = 0, .width = 10,
+			.gap = 1, .flags = CAPSIM_TABLE_FIXED },
+	[COL_STEP] = { .name = "step", .unit = "s", .kind = CAPSIM_TABLE_REAL, .precision = 4,
+		       .width = 12, .gap = 1, .flags = CAPSIM_TABLE_FIXED },
+	[COL_TOKENS] = { .name = "tokens/s", .kind = CAPSIM_TABLE_REAL, .precision = 4,
+			 .width = 14, .gap = 1 },
+	[COL_PER_GPU] = { .name = "tokens/s/GPU", .kind = CAPSIM_TABLE_REAL, .precision = 4,
+			  .width = 12, .gap = 1 },
+	[COL_MFU] = { .name = "MFU", .kind = CAPSIM_TABLE_REAL, .precision = 1, .width = 7,
+		      .gap = 1, .flags = CAPSIM_TABLE_FIXED | CAPSIM_TABLE_PERCENT },
+	[COL_SCALING] = { .name = "scaling", .kind = CAPSIM_TABLE_REAL, .precision = 1,
+			  .width = 9, .gap = 1, .flags = CAPSIM_TABLE_FIXED | CAPSIM_TABLE_PERCENT },
+	[COL_SPEEDUP] = { .name = "speed-up/GPU", .kind = CAPSIM_TABLE_REAL, .precision = 1,
+			  .width = 15, .gap = 1, .flags = CAPSIM_TABLE_FIXED | CAPSIM_TABLE_PERCENT },
+	[COL_NOTE] = { .name = "", .kind = CAPSIM_TABLE_TEXT, .align = CAPSIM_TABLE_LEFT },
+};
+
+/* the sizes' table; without strong, no speed-up column */
+static void sizes_init(capsim_table *t, int strong)
+{
+	capsim_table_col cols[N_COLS];
+	memcpy(cols, size_cols, sizeof cols);
+	if (!strong)
+		cols[COL_SPEEDUP].flags |= CAPSIM_TABLE_NO_TEXT;
+	capsim_table_init(t, cols, N_COLS);
+}
+
+/* one size's row: per_gpu its tokens/s per GPU, first the first size's */
+static size_t sizes_add(capsim_table *t, const capsim_result *r, double per_gpu, double first)
+{
+	size_t i = capsim_table_add_row(t);
+	capsim_table_set_num(t, i, COL_GPUS, (double)r->gpus);
+	capsim_table_set_num(t, i, COL_NODES, r->nodes);
+	capsim_table_set_num(t, i, COL_DP, r->dp);
+	capsim_table_set_num(t, i, COL_BATCH, r->global_batch);
+	capsim_table_set_num(t, i, COL_STEP, r->step.step_time_s);
+	capsim_table_set_num(t, i, COL_TOKENS, r->step.tokens_per_s);
+	capsim_table_set_num(t, i, COL_PER_GPU, per_gpu);
+	capsim_table_set_num(t, i, COL_MFU, r->mfu);
+	if (r->has_scaling)
+		capsim_table_set_num(t, i, COL_SCALING, r->scaling_efficiency);
+	capsim_table_set_num(t, i, COL_SPEEDUP, per_gpu / first);
+	capsim_table_set_text(t, i, COL_NOTE, r->fits_in_memory ? "" : "(does not fit)");
+	return i;
+}
+
+/* The CSV's table: every result key that is not structured, as
+ * capsim_result_keys lists them (the columns of capsim run's result
+ * table), reals to 10 significant digits. */
+static void results_init(capsim_table *t)
+{
+	capsim_table_col *cols = capsim_xcalloc(capsim_result_n_keys, sizeof *cols);
+	size_t n = 0;
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (k->kind == CAPSIM_RK_JSON)
+			continue;
+		cols[n++] = (capsim_table_col){
+			.name = k->key, .csv_precision = 10, .flags = CAPSIM_TABLE_CSV_BARE_NAME,
+			.kind = k->kind == CAPSIM_RK_REAL ? CAPSIM_TABLE_REAL :
+				k->kind == CAPSIM_RK_BOOL ? CAPSIM_TABLE_BOOL :
+				k->kind == CAPSIM_RK_TEXT ? CAPSIM_TABLE_TEXT : CAPSIM_TABLE_INT };
+	}
+	capsim_table_init(t, cols, n);
+	free(cols);
+}
+
+/* r's keys as a row of the CSV's table; those r lacks absent */
+static void results_add(capsim_table *t, const capsim_result *r)
+{
+	size_t row = capsim_table_add_row(t);
+	for (size_t c = 0; c < t->n_cols; c++) {
+		const capsim_result_key *k = capsim_result_key_find(t->cols[c].name);
+		if (!capsim_result_has(r, k))
+			continue;
+		if (k->kind == CAPSIM_RK_TEXT)
+			capsim_table_set_text(t, row, c, capsim_result_string(r, k->key));
+		else
+			capsim_table_set_num(t, row, c, capsim_result_number(r, k));
+	}
+}
+
+/* standard output flushed, so that a row is seen as its size ends; -1
+ * after saying why it could not be */
+static int flush_rows(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0)
+		return 0;
+	/* say why now; the rest of the table has nowhere to go */
+	fprintf(stderr, "capsim: writing standard output: %s\n", strerror(errno ? errno : EIO));
+	__fpurge(stdout);
+	clearerr(stdout);
+	return -1;
+}
+
 int capsim_cmd_scale(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -146,6 +253,7 @@ int capsim_cmd_scale(int argc, char **argv)
 	capsim_outfile csv_out;
 	FILE *out = NULL;
 	json_t *jo = NULL, *ja = NULL;
+	capsim_table rows = { 0 }, results = { 0 };
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "g:wSc:js:h", lo, NULL)) != -1) {
@@ -192,7 +300,7 @@ int capsim_cmd_scale(int argc, char **argv)
 			goto out;
 		}
 		out = csv_out.f;
-		capsim_result_csv_header(out);
+		results_init(&results);
 	}
 	if (json) {
 		jo = capsim_cli_json_head(cat, base);
@@ -201,9 +309,8 @@ int capsim_cmd_scale(int argc, char **argv)
 	} else {
 		printf("# %s, %s scaling: tp %d, pp %d, cp %d fixed\n", base->name,
 		       strong ? "strong" : "weak", base->tp, base->pp, base->cp);
-		printf("%8s %6s %6s %10s %12s %14s %12s %7s %9s%s\n", "GPUs", "nodes", "dp",
-		       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling",
-		       strong ? "   speed-up/GPU" : "");
+		sizes_init(&rows, strong);
+		capsim_table_write_line(&rows, -1, stdout);
 	}
 	double first = 0.0;
 	int tty = isatty(STDERR_FILENO);
@@ -236,29 +343,16 @@ int capsim_cmd_scale(int argc, char **argv)
 			capsim_result_json(&r, p);
 			json_array_append_new(ja, p);
 		} else {
-			char eff[16] = "-", rel[32] = "";
-			if (r.has_scaling)
-				snprintf(eff, sizeof eff, "%.1f%%", 100 * r.scaling_efficiency);
-			if (strong)
-				snprintf(rel, sizeof rel, " %14.1f%%", 100 * per_gpu / first);
-			printf("%8ld %6d %6d %10.0f %12.4f %14.4g %12.4g %6.1f%% %9s%s%s\n", r.gpus,
-			       r.nodes, r.dp, r.global_batch, r.step.step_time_s, r.step.tokens_per_s,
-			       per_gpu, 100 * r.mfu, eff, rel,
-			       r.fits_in_memory ? "" : "  (does not fit)");
-			errno = 0;
-			if (fflush(stdout) != 0) {
-				/* say why now; the rest of the table has nowhere to go */
-				fprintf(stderr, "capsim: writing standard output: %s\n",
-					strerror(errno ? errno : EIO));
-				__fpurge(stdout);
-				clearerr(stdout);
+			capsim_table_write_line(&rows, (long)sizes_add(&rows, &r, per_gpu, first),
+						stdout);
+			if (flush_rows() < 0) {
 				capsim_result_free(&r);
 				status = CAPSIM_EXIT_FAILURE;
 				goto out;
 			}
 		}
 		if (out)
-			capsim_result_csv_row(&r, out);
+			results_add(&results, &r);
 		capsim_result_free(&r);
 	}
 	if (json) {
@@ -268,6 +362,7 @@ int capsim_cmd_scale(int argc, char **argv)
 		fputc('\n', stdout);
 	}
 	if (out) {
+		capsim_table_write_csv(&results, out);
 		out = NULL;
 		if (capsim_outfile_close(&csv_out, &d) < 0) {
 			capsim_diags_print(&d, stderr);
@@ -285,6 +380,8 @@ out:
 		capsim_outfile_discard(&csv_out);
 	json_decref(ja);
 	json_decref(jo);
+	capsim_table_free(&rows);
+	capsim_table_free(&results);
 	free(pts);
 	free(base);
 	capsim_catalog_free(cat);
