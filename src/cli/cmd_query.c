@@ -2,7 +2,6 @@
  * results store (src/store/sweepq.h): listed, filtered, ranked by a metric
  * or cut to the Pareto front of two; as a table, CSV or JSON. See
  * docs/user-guide.md ("Reading sweep results: capsim query"). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,45 +19,55 @@
 #include "xalloc.h"
 
 #define QUERY_TOP_DEFAULT 10      /* --best without --top */
+#define QUERY_TOP_DEFAULT_S "10"
 #define QUERY_TOP_MAX 100000000
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim query --db FILE [--sweep ID|NAME] [--where 'KEY OP VALUE']...\n"
-		"                    [--best KEY [--top N] [--max|--min] | --pareto KEY1,KEY2]\n"
-		"                    [--columns KEY,...] [--failed] [--csv FILE|-] [--json]\n"
-		"       capsim query --db FILE --list [--csv FILE|-] [--json]\n"
-		"\n"
-		"Reads the points of a sweep (capsim sweep) back from its results store: each\n"
-		"point's index, its parameters and the result keys asked for.\n"
-		"\n"
-		"  --db FILE        the results store (opened read-only)\n"
-		"  --list           the sweeps in the store: id, name, date, version, points\n"
-		"  --sweep ID|NAME  the sweep of that id, else of that name (the latest of\n"
-		"                   that name); default: the latest sweep\n"
-		"  --where FILTER   only points where KEY OP VALUE holds; KEY a result key or\n"
-		"                   a parameter path, OP one of = != < <= > >=; repeatable (all\n"
-		"                   must hold). Numbers compare as numbers, else as text\n"
-		"  --best KEY       the best points by KEY, best first, ties by index:\n"
-		"                   throughputs and efficiencies largest, times, money and\n"
-		"                   energy smallest\n"
-		"  --top N          how many --best gives (default %d)\n"
-		"  --max, --min     --best: the largest or the smallest KEY is best\n"
-		"  --pareto K1,K2   the points no other point beats on both keys, by K1;\n"
-		"                   K:max or K:min gives a key's direction\n"
-		"  --columns LIST   the result keys to show (default: step_time_s,\n"
-		"                   tokens_per_s, mfu, time_to_train_s; none with --failed)\n"
-		"  --failed         only the failed points, with their errors\n"
-		"  --csv FILE       also write CSV to FILE, whole or not at all; - : CSV on\n"
-		"                   standard output instead of the table\n"
-		"  --json           one JSON object instead of the table\n"
-		"\n"
-		"Exit status: 0 done (also when no point matches); 1 the store could not be\n"
-		"read (locked, corrupt, not an SQLite file) or the CSV not written; 2 bad\n"
-		"usage, an unknown key, a missing file or one without sweeps.\n",
-		QUERY_TOP_DEFAULT);
-}
+enum { O_DB, O_LIST, O_SWEEP, O_WHERE, O_BEST, O_TOP, O_MAX, O_MIN, O_PARETO, O_COLUMNS,
+       O_FAILED, O_CSV, O_JSON, O_HELP };
+static const capsim_cli_opt query_opts[] = {
+	[O_DB] = { "db", 0, "FILE", "the results store (opened read-only)" },
+	[O_LIST] = { "list", 0, NULL, "the sweeps in the store: id, name, date, version, points" },
+	[O_SWEEP] = { "sweep", 0, "ID|NAME",
+		      "the sweep of that id, else of that name (the latest of\n"
+		      "that name); default: the latest sweep" },
+	[O_WHERE] = { "where", 0, "FILTER",
+		      "only points where KEY OP VALUE holds; KEY a result key or\n"
+		      "a parameter path, OP one of = != < <= > >=; repeatable (all\n"
+		      "must hold). Numbers compare as numbers, else as text" },
+	[O_BEST] = { "best", 0, "KEY",
+		     "the best points by KEY, best first, ties by index:\n"
+		     "throughputs and efficiencies largest, times, money and\n"
+		     "energy smallest" },
+	[O_TOP] = { "top", 0, "N", "how many --best gives (default " QUERY_TOP_DEFAULT_S ")" },
+	[O_MAX] = { "max", 0, NULL, "--best: the largest KEY is best" },
+	[O_MIN] = { "min", 0, NULL, "--best: the smallest KEY is best" },
+	[O_PARETO] = { "pareto", 0, "K1,K2",
+		       "the points no other point beats on both keys, by K1;\n"
+		       "K:max or K:min gives a key's direction" },
+	[O_COLUMNS] = { "columns", 0, "LIST",
+			"the result keys to show (default: step_time_s,\n"
+			"tokens_per_s, mfu, time_to_train_s; none with --failed)" },
+	[O_FAILED] = { "failed", 0, NULL, "only the failed points, with their errors" },
+	[O_CSV] = { "csv", 0, "FILE",
+		    "also write CSV to FILE, whole or not at all; - : CSV on\n"
+		    "standard output instead of the table" },
+	[O_JSON] = { "json", 0, NULL, "one JSON object instead of the table" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_query_cmd = {
+	.name = "query",
+	.usage = "usage: capsim query --db FILE [--sweep ID|NAME] [--where 'KEY OP VALUE']...\n"
+		 "                    [--best KEY [--top N] [--max|--min] | --pareto KEY1,KEY2]\n"
+		 "                    [--columns KEY,...] [--failed] [--csv FILE|-] [--json]\n"
+		 "       capsim query --db FILE --list [--csv FILE|-] [--json]\n",
+	.about = "Reads the points of a sweep (capsim sweep) back from its results store: each\n"
+		 "point's index, its parameters and the result keys asked for.\n",
+	.opts = query_opts,
+	.n_opts = CAPSIM_CLI_N(query_opts),
+	.after = "Exit status: 0 done (also when no point matches); 1 the store could not be\n"
+		 "read (locked, corrupt, not an SQLite file) or the CSV not written; 2 bad\n"
+		 "usage, an unknown key, a missing file or one without sweeps.\n",
+};
 
 /* ---- arguments ---------------------------------------------------------------- */
 
@@ -105,40 +114,23 @@ static const char *conflict(const query_args *a)
 /* 0, CAPSIM_EXIT_OK after --help (*done set), or CAPSIM_EXIT_USAGE */
 static int parse_args(int argc, char **argv, query_args *a, int *done)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "sweep", required_argument, NULL, 's' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "where", required_argument, NULL, 'w' },
-		{ "best", required_argument, NULL, 'b' },
-		{ "top", required_argument, NULL, 't' },
-		{ "max", no_argument, NULL, 'M' },
-		{ "min", no_argument, NULL, 'm' },
-		{ "pareto", required_argument, NULL, 'p' },
-		{ "columns", required_argument, NULL, 'c' },
-		{ "failed", no_argument, NULL, 'f' },
-		{ "csv", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	optind = 1;
 	int c, max = 0, min = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_query_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'd': a->db = optarg; break;
-		case 's': a->sweep = optarg; break;
-		case 'l': a->list = 1; break;
-		case 'w': push_arg(&a->where, &a->n_where, optarg); break;
-		case 'b': a->best = optarg; break;
-		case 'M': max = 1; break;
-		case 'm': min = 1; break;
-		case 'p': a->pareto = optarg; break;
-		case 'c': push_arg(&a->columns, &a->n_columns, optarg); break;
-		case 'f': a->failed = 1; break;
-		case 'C': a->csv = optarg; break;
-		case 'j': a->json = 1; break;
-		case 't':
+		case O_DB: a->db = optarg; break;
+		case O_SWEEP: a->sweep = optarg; break;
+		case O_LIST: a->list = 1; break;
+		case O_WHERE: push_arg(&a->where, &a->n_where, optarg); break;
+		case O_BEST: a->best = optarg; break;
+		case O_MAX: max = 1; break;
+		case O_MIN: min = 1; break;
+		case O_PARETO: a->pareto = optarg; break;
+		case O_COLUMNS: push_arg(&a->columns, &a->n_columns, optarg); break;
+		case O_FAILED: a->failed = 1; break;
+		case O_CSV: a->csv = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case O_TOP:
 			a->top = capsim_cli_count(optarg, QUERY_TOP_MAX);
 			if (a->top < 0) {
 				fprintf(stderr, "capsim query: --top: expected a count from 1 to "
@@ -146,8 +138,11 @@ static int parse_args(int argc, char **argv, query_args *a, int *done)
 				return CAPSIM_EXIT_USAGE;
 			}
 			break;
-		case 'h': help(stdout); *done = 1; return CAPSIM_EXIT_OK;
-		default: help(stderr); return CAPSIM_EXIT_USAGE;
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_query_cmd, stdout);
+			*done = 1;
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	a->dir = max - min;
