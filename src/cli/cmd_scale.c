@@ -23,24 +23,36 @@
 #include "table.h"
 #include "xalloc.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
-		"                    [--csv FILE] [--json] [--progress] [--set PATH=VALUE]...\n"
-		"\n"
-		"Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
-		"parallelism grows. --weak (default) grows the global batch with it (the\n"
-		"micro-batches per replica stay); --strong keeps the global batch, so each\n"
-		"replica gets fewer micro-batches. Every size is checked before the first\n"
-		"is run. Prints step time, tokens/s and scaling efficiency (as capsim run:\n"
-		"tokens/s per GPU against one replica on its own nodes) and, with --strong,\n"
-		"the speed-up per GPU against the first size. --csv FILE (- for stdout) writes every\n"
-		"result key of each size (the columns of capsim run's result table);\n"
-		"--json prints one object with a \"points\" array instead of the table.\n"
-		"Progress (each size as it starts and ends, with its time) goes to stderr\n"
-		"when stderr is a terminal, and always with --progress.\n");
-}
+enum { O_GPUS, O_WEAK, O_STRONG, O_CSV, O_JSON, O_PROGRESS, O_SET, O_HELP };
+static const capsim_cli_opt scale_opts[] = {
+	[O_GPUS] = { "gpus", 'g', "N,N,...", "the GPU counts to run, at most 64" },
+	[O_WEAK] = { "weak", 'w', NULL,
+		     "grow the global batch with data parallelism (the default):\n"
+		     "the micro-batches per replica stay" },
+	[O_STRONG] = { "strong", 'S', NULL,
+		       "keep the global batch: each replica gets fewer micro-batches;\n"
+		       "the table adds the speed-up per GPU against the first size" },
+	[O_CSV] = { "csv", 'c', "FILE",
+		    "write every result key of each size (the columns of capsim\n"
+		    "run's result table) to FILE, whole or not at all; - for stdout" },
+	[O_JSON] = { "json", 'j', NULL, "one object with a \"points\" array instead of the table" },
+	[O_PROGRESS] = { "progress", 0, NULL,
+			 "report each size as it starts and ends on stderr (always\n"
+			 "when stderr is a terminal)" },
+	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_scale_cmd = {
+	.name = "scale",
+	.usage = "usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
+		 "                    [--csv FILE] [--json] [--progress] [--set PATH=VALUE]...\n",
+	.about = "Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
+		 "parallelism grows. Every size is checked before the first is run. Prints\n"
+		 "step time, tokens/s and scaling efficiency (as capsim run: tokens/s per GPU\n"
+		 "against one replica on its own nodes).\n",
+	.opts = scale_opts,
+	.n_opts = CAPSIM_CLI_N(scale_opts),
+};
 
 /* One size's progress on stderr. As it starts: the progress line on a
  * terminal (util/progress.h), "[i/n] G GPUs ..." elsewhere; as it ends,
@@ -230,23 +242,94 @@ static int flush_rows(void)
 	return -1;
 }
 
+/* one size's result shown: a point of the JSON array ja, or else a row of
+ * the table printed and flushed; -1 when standard output cannot take it */
+static int show_size(const capsim_result *r, double per_gpu, double first, json_t *ja,
+		     capsim_table *rows)
+{
+	if (ja) {
+		json_t *p = json_object();
+		capsim_result_json(r, p);
+		json_array_append_new(ja, p);
+		return 0;
+	}
+	capsim_table_write_line(rows, (long)sizes_add(rows, r, per_gpu, first), stdout);
+	return flush_rows();
+}
+
+/* what the command line asks for */
+typedef struct scale_args {
+	long sizes[64];
+	int n_sizes, strong, json, show;
+	const char *csv;
+	capsim_cli_sets sets;             /* the caller frees them */
+} scale_args;
+
+/* 0 to go on, or the exit status after --help (*done set) or after saying
+ * what is wrong */
+static int parse_args(int argc, char **argv, scale_args *a, int *done)
+{
+	capsim_diags d = { 0 };
+	int ch;
+	optind = 1;
+	while ((ch = capsim_cli_next(&capsim_cli_scale_cmd, argc, argv)) != -1) {
+		switch (ch) {
+		case O_GPUS:
+			a->n_sizes = parse_list(optarg, a->sizes, 64);
+			if (a->n_sizes <= 0) {
+				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64 "
+					"positive counts, no empty item), found '%s'\n", optarg);
+				return CAPSIM_EXIT_USAGE;
+			}
+			break;
+		case O_WEAK: a->strong = 0; break;
+		case O_STRONG: a->strong = 1; break;
+		case O_CSV: a->csv = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case O_PROGRESS: a->show = 1; break;
+		case O_SET:
+			if (capsim_cli_sets_add(&a->sets, optarg, &d) < 0) {
+				capsim_diags_print(&d, stderr);
+				capsim_diags_free(&d);
+				return CAPSIM_EXIT_USAGE;
+			}
+			break;
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_scale_cmd, stdout);
+			*done = 1;
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || a->n_sizes == 0) {
+		fprintf(stderr, "capsim scale: SCENARIO and --gpus are required\n");
+		capsim_cli_help(&capsim_cli_scale_cmd, stderr);
+		return CAPSIM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* a size whose global batch is past what models are trained with, said */
+static void warn_batch(const capsim_result *r, int seq_len)
+{
+	double batch_tokens = r->global_batch * seq_len;
+	if (batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
+		fprintf(stderr, "capsim scale: warning: at %ld GPUs the global batch is %.3g tokens "
+			"a step (%.0f x %d), far beyond what models are trained with (above "
+			"%.3g: docs/model.md, \"Global batch\"); --strong keeps the batch\n",
+			r->gpus, batch_tokens, r->global_batch, seq_len, CAPSIM_BATCH_TOKENS_WARN);
+}
+
 int capsim_cmd_scale(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "weak", no_argument, NULL, 'w' },
-		{ "strong", no_argument, NULL, 'S' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long sizes[64];
-	int n_sizes = 0, strong = 0, json = 0, show = 0, ch, status = CAPSIM_EXIT_USAGE;
-	const char *csv = NULL;
-	capsim_cli_sets sets = { 0 };
+	scale_args a = { 0 };
+	int done = 0, status = parse_args(argc, argv, &a, &done);
+	if (status || done) {
+		capsim_cli_sets_free(&a.sets);
+		return status;
+	}
+	status = CAPSIM_EXIT_USAGE;
+	int n_sizes = a.n_sizes, strong = a.strong, json = a.json, show = a.show;
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *base = NULL, *pts = NULL;
@@ -255,46 +338,17 @@ int capsim_cmd_scale(int argc, char **argv)
 	json_t *jo = NULL, *ja = NULL;
 	capsim_table rows = { 0 }, results = { 0 };
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "g:wSc:js:h", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'g':
-			n_sizes = parse_list(optarg, sizes, 64);
-			if (n_sizes <= 0) {
-				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64 "
-					"positive counts, no empty item), found '%s'\n", optarg);
-				goto out;
-			}
-			break;
-		case 'w': strong = 0; break;
-		case 'S': strong = 1; break;
-		case 'c': csv = optarg; break;
-		case 'j': json = 1; break;
-		case 'P': show = 1; break;
-		case 's':
-			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
-				goto fail;
-			break;
-		case 'h': help(stdout); status = CAPSIM_EXIT_OK; goto out;
-		default: help(stderr); goto out;
-		}
-	}
-	if (optind + 1 != argc || n_sizes == 0) {
-		fprintf(stderr, "capsim scale: SCENARIO and --gpus are required\n");
-		help(stderr);
-		goto out;
-	}
 	capsim_init();
-	if (capsim_cli_load(argv[optind], &sets, &cat, &base, &d) < 0)
+	if (capsim_cli_load(argv[optind], &a.sets, &cat, &base, &d) < 0)
 		goto fail;
 	/* every size checked before the first runs */
 	pts = capsim_xcalloc((size_t)n_sizes, sizeof *pts);
 	for (int i = 0; i < n_sizes; i++)
-		size_point(base, cat, sizes[i], strong, &pts[i], &d);
+		size_point(base, cat, a.sizes[i], strong, &pts[i], &d);
 	if (d.n)
 		goto fail;
-	if (csv) {
-		if (capsim_outfile_open(&csv_out, csv, &d) < 0) {
+	if (a.csv) {
+		if (capsim_outfile_open(&csv_out, a.csv, &d) < 0) {
 			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_FAILURE;
 			goto out;
@@ -328,28 +382,14 @@ int capsim_cmd_scale(int argc, char **argv)
 			goto out;
 		}
 		size_done(&pr, show, i, n_sizes, r.gpus, started);
-		double batch_tokens = r.global_batch * pts[i].seq_len;
-		if (batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
-			fprintf(stderr, "capsim scale: warning: at %ld GPUs the global batch is %.3g tokens "
-				"a step (%.0f x %d), far beyond what models are trained with (above "
-				"%.3g: docs/model.md, \"Global batch\"); --strong keeps the batch\n",
-				r.gpus, batch_tokens, r.global_batch, pts[i].seq_len,
-				CAPSIM_BATCH_TOKENS_WARN);
+		warn_batch(&r, pts[i].seq_len);
 		double per_gpu = r.step.tokens_per_s / (double)r.gpus;
 		if (i == 0)
 			first = per_gpu;
-		if (json) {
-			json_t *p = json_object();
-			capsim_result_json(&r, p);
-			json_array_append_new(ja, p);
-		} else {
-			capsim_table_write_line(&rows, (long)sizes_add(&rows, &r, per_gpu, first),
-						stdout);
-			if (flush_rows() < 0) {
-				capsim_result_free(&r);
-				status = CAPSIM_EXIT_FAILURE;
-				goto out;
-			}
+		if (show_size(&r, per_gpu, first, ja, &rows) < 0) {
+			capsim_result_free(&r);
+			status = CAPSIM_EXIT_FAILURE;
+			goto out;
 		}
 		if (out)
 			results_add(&results, &r);
@@ -386,6 +426,6 @@ out:
 	free(base);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
-	capsim_cli_sets_free(&sets);
+	capsim_cli_sets_free(&a.sets);
 	return status;
 }
