@@ -2,7 +2,9 @@
 #ifndef CAPSIM_CLI_H
 #define CAPSIM_CLI_H
 
+#include <getopt.h> /* optarg, optind: what capsim_cli_next leaves */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "diag.h"
 #include "units.h"
@@ -102,5 +104,63 @@ struct capsim_catalog;
 struct capsim_scenario;
 struct json_t *capsim_cli_json_head(const struct capsim_catalog *cat,
 				    const struct capsim_scenario *s);
+
+/* ---- options: one table a command --------------------------------------------- */
+
+/* One option of a command: its long name (without --), its short letter or
+ * 0, the name of its argument ("FILE") or NULL when it takes none, and its
+ * help: one line, or lines separated by '\n'. */
+typedef struct capsim_cli_opt {
+	const char *name;
+	int letter;
+	const char *arg;
+	const char *help;
+} capsim_cli_opt;
+
+/* A command's options and its --help around them: usage lines, what it
+ * does (NULL: nothing), the options, and what follows them (exit statuses;
+ * NULL: nothing). in_order: options end at the first operand (for a
+ * command whose operands are themselves commands or files with options). */
+typedef struct capsim_cli_cmd {
+	const char *name;                 /* "query", "calibrate import" */
+	const char *usage;
+	const char *about;
+	const capsim_cli_opt *opts;
+	size_t n_opts;
+	const char *after;
+	int in_order;
+} capsim_cli_cmd;
+
+/* The most options a command may have. */
+#define CAPSIM_CLI_MAX_OPTS 48
+
+/* The next option of argv by c's table (getopt_long's option array and
+ * short-option string are made from it): its index in c->opts, with
+ * optarg set where it takes an argument; -1 when the options end (optind
+ * then at the first operand); -2 after printing on standard error
+ * "capsim CMD: unrecognized option 'X'" (or that an option requires its
+ * argument, or takes none) and "try 'capsim CMD --help'". Start a parse
+ * with optind = 1. */
+int capsim_cli_next(const capsim_cli_cmd *c, int argc, char **argv);
+
+/* c's --help: its usage, what it does, its options one to a line (the
+ * short letter, the long name and the argument's name, then the help
+ * aligned in one column), and what follows. */
+void capsim_cli_help(const capsim_cli_cmd *c, FILE *out);
+
+/* Each command's option table (the command's own file holds it). */
+extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
+	capsim_cli_collective_cmd, capsim_cli_run_cmd, capsim_cli_scale_cmd, capsim_cli_sweep_cmd,
+	capsim_cli_optimize_cmd, capsim_cli_query_cmd, capsim_cli_report_cmd,
+	capsim_cli_explore_cmd, capsim_cli_import_hf_cmd, capsim_cli_import_cmdline_cmd,
+	capsim_cli_import_slurm_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
+	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd;
+
+/* Every command's table, once each (dispatch.c): what the tests walk. */
+extern const capsim_cli_cmd *const capsim_cli_cmds[];
+extern const size_t capsim_cli_n_cmds;
+
+/* the number of elements of a static array of options */
+#define CAPSIM_CLI_N(a) (sizeof (a) / sizeof (a)[0])
 
 #endif

@@ -15,21 +15,28 @@
 #include "eval.h"
 #include "scenario.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim bom [SCENARIO] [--set PATH=VALUE]... [--json]\n"
-		"\n"
-		"The cluster's parts: nodes (with their GPUs and NICs), the fabric's leaf,\n"
-		"spine and core switches and the cables between them, by reach class on\n"
-		"the facility's floor (copper in a rack, optics with two transceiver ports\n"
-		"beyond), the shared storage, racks and branch circuits (a rack PDU each)\n"
-		"under the facility's limits,\n"
-		"each priced where the catalog has a price with its date, and the capex.\n"
-		"A part without a price is listed as such: give one with --set\n"
-		"(cluster.node.price.value, cluster.fabric.switch.price.value,\n"
-		"cost.cable-dac ... cost.cable-singlemode-2km, cluster.storage.shared.price.value).\n");
-}
+enum { O_SET, O_JSON, O_HELP };
+static const capsim_cli_opt bom_opts[] = {
+	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field (a price, say)" },
+	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_bom_cmd = {
+	.name = "bom",
+	.usage = "usage: capsim bom [SCENARIO] [--set PATH=VALUE]... [--json]\n",
+	.about = "The cluster's parts: nodes (with their GPUs and NICs), the fabric's leaf,\n"
+		 "spine and core switches and the cables between them, by reach class on\n"
+		 "the facility's floor (copper in a rack, optics with two transceiver ports\n"
+		 "beyond), the shared storage, racks and branch circuits (a rack PDU each)\n"
+		 "under the facility's limits,\n"
+		 "each priced where the catalog has a price with its date, and the capex.\n"
+		 "A part without a price is listed as such: give one with --set\n"
+		 "(cluster.node.price.value, cluster.fabric.switch.price.value,\n"
+		 "cost.cable-dac ... cost.cable-singlemode-2km,\n"
+		 "cluster.storage.shared.price.value).\n",
+	.opts = bom_opts,
+	.n_opts = CAPSIM_CLI_N(bom_opts),
+};
 
 static void print_text(const capsim_scenario *s, const capsim_result *r, const capsim_bom_line *v,
 		       int n, FILE *f)
@@ -89,31 +96,24 @@ static json_t *to_json(const capsim_result *r, const capsim_bom_line *v, int n)
 
 int capsim_cmd_bom(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	capsim_cli_sets sets = { 0 };
 	int json = 0, ch, status = CAPSIM_EXIT_USAGE;
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *s = NULL;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:jh", lo, NULL)) != -1) {
+	while ((ch = capsim_cli_next(&capsim_cli_bom_cmd, argc, argv)) != -1) {
 		switch (ch) {
-		case 's':
+		case O_SET:
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
 				goto fail;
 			break;
-		case 'j': json = 1; break;
-		case 'h':
-			help(stdout);
+		case O_JSON: json = 1; break;
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_bom_cmd, stdout);
 			status = CAPSIM_EXIT_OK;
 			goto out;
 		default:
-			help(stderr);
 			goto out;
 		}
 	}

@@ -2,7 +2,6 @@
  * measurement store (src/store/measure.h), and calibrate/'s programs run in
  * turn on the machine to be measured. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,40 +20,66 @@
 #include "nccltests.h"
 #include "xalloc.h"
 
+enum { I_DB, I_NCCL_TESTS, I_RANKS, I_DATE, I_JSON, I_HELP };
+static const capsim_cli_opt import_opts[] = {
+	[I_DB] = { "db", 0, "DB.sqlite", "the measurement database (created where absent)" },
+	[I_NCCL_TESTS] = { "nccl-tests", 0, NULL, "the files are nccl-tests' *_perf output" },
+	[I_RANKS] = { "ranks", 0, "N", "the rank count of a log without rank lines" },
+	[I_DATE] = { "date", 0, "YYYY-MM-DD", "the day the log was made (else it is unknown)" },
+	[I_JSON] = { "json", 0, NULL,
+		     "one JSON object: each file's run id and counts, or its errors" },
+	[I_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_calibrate_import_cmd = {
+	.name = "calibrate import",
+	.usage = "usage: capsim calibrate import FILE.jsonl... --db DB.sqlite [--json]\n"
+		 "       capsim calibrate import --nccl-tests LOG... --db DB.sqlite [--ranks N]\n"
+		 "                               [--date YYYY-MM-DD] [--json]\n",
+	.about = "Store runs of calibrate/'s programs (JSON lines) in an SQLite database,\n"
+		 "creating it where absent. Each file goes in whole or not at all; a file\n"
+		 "already stored (same SHA-256) is refused; - reads standard input. A\n"
+		 "database that another import is writing is waited for (up to 5 minutes);\n"
+		 "one that is locked, full, read-only or damaged exits 1, bad input exits 2.\n"
+		 "With --nccl-tests the files are the text that nccl-tests' *_perf programs\n"
+		 "print: each size's out-of-place and in-place times become nccl rows (algbw\n"
+		 "and busbw recomputed from size and time, which nccl-tests prints rounded).\n",
+	.opts = import_opts,
+	.n_opts = CAPSIM_CLI_N(import_opts),
+};
+
+enum { R_BIN_DIR, R_OUT_DIR, R_DB, R_QUICK, R_ONLY, R_NAME, R_TIMEOUT, R_HELP };
+static const capsim_cli_opt run_opts_table[] = {
+	[R_BIN_DIR] = { "bin-dir", 0, "DIR",
+			"where the programs are (default: beside capsim under\n"
+			"calibrate/, ../calibrate/ or build/calibrate/, then PATH)" },
+	[R_OUT_DIR] = { "out-dir", 0, "DIR",
+			"where the JSON lines go (default: .; created if absent)" },
+	[R_DB] = { "db", 0, "FILE", "the measurement database" },
+	[R_QUICK] = { "quick", 0, NULL, "small sweeps, for a smoke run (about a minute in all)" },
+	[R_ONLY] = { "only", 0, "LIST", "some of gemm, pcie, nccl (default: all three)" },
+	[R_NAME] = { "name", 0, "NAME", "the files' prefix (default: this host's name)" },
+	[R_TIMEOUT] = { "timeout", 0, "TIME",
+			"each program's limit, then it is stopped and the run\n"
+			"fails (default 1 h: a full sweep takes minutes)" },
+	[R_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_calibrate_run_cmd = {
+	.name = "calibrate run",
+	.usage = "usage: capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
+		 "                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
+		 "                            [--timeout TIME]\n",
+	.about = "Run capsim-calibrate-gemm, -pcie and -nccl in turn on this machine,\n"
+		 "writing NAME-DATE-{gemm,pcie,nccl}.jsonl, then import each into --db.\n",
+	.opts = run_opts_table,
+	.n_opts = CAPSIM_CLI_N(run_opts_table),
+};
+
+/* both subcommands' help */
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: capsim calibrate import FILE.jsonl... --db DB.sqlite [--json]\n"
-		"       capsim calibrate import --nccl-tests LOG... --db DB.sqlite [--ranks N]\n"
-		"                               [--date YYYY-MM-DD] [--json]\n"
-		"       capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
-		"                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
-		"                            [--timeout TIME]\n"
-		"\n"
-		"import stores runs of calibrate/'s programs (JSON lines) in an SQLite\n"
-		"database, creating it where absent. Each file goes in whole or not at all;\n"
-		"a file already stored (same SHA-256) is refused; - reads standard input. A\n"
-		"database that another import is writing is waited for (up to 5 minutes);\n"
-		"one that is locked, full, read-only or damaged exits 1, bad input exits 2.\n"
-		"With --nccl-tests the files\n"
-		"are the text that nccl-tests' *_perf programs print: each size's out-of-place\n"
-		"and in-place times become nccl rows (algbw and busbw recomputed from size and\n"
-		"time, which nccl-tests prints rounded); --ranks gives the rank count of a log\n"
-		"without rank lines, --date the day the log was made (else it is unknown).\n"
-		"--json prints one JSON object: each file's run id and counts, or its errors.\n"
-		"\n"
-		"run runs capsim-calibrate-gemm, -pcie and -nccl in turn on this machine,\n"
-		"writing NAME-DATE-{gemm,pcie,nccl}.jsonl, then imports each into --db.\n"
-		"\n"
-		"  --db FILE       the measurement database\n"
-		"  --bin-dir DIR   where the programs are (default: beside capsim under\n"
-		"                  calibrate/, ../calibrate/ or build/calibrate/, then PATH)\n"
-		"  --out-dir DIR   where the JSON lines go (default: .; created if absent)\n"
-		"  --quick         small sweeps, for a smoke run (about a minute in all)\n"
-		"  --only LIST     some of gemm, pcie, nccl (default: all three)\n"
-		"  --name NAME     the files' prefix (default: this host's name)\n"
-		"  --timeout TIME  each program's limit, then it is stopped and the run\n"
-		"                  fails (default 1 h: a full sweep takes minutes)\n");
+	capsim_cli_help(&capsim_cli_calibrate_import_cmd, out);
+	fputc('\n', out);
+	capsim_cli_help(&capsim_cli_calibrate_run_cmd, out);
 }
 
 /* one import's counts, as a line on stdout */
@@ -209,23 +234,14 @@ static int import(int argc, char **argv)
 	const char *db = NULL;
 	int logs = 0, ranks = 0, as_json = 0;
 	const char *date = NULL;
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "nccl-tests", no_argument, NULL, 'n' },
-		{ "ranks", required_argument, NULL, 'r' },
-		{ "date", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_calibrate_import_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
-		case 'n': logs = 1; break;
-		case 'j': as_json = 1; break;
-		case 't':
+		case I_DB: db = optarg; break;
+		case I_NCCL_TESTS: logs = 1; break;
+		case I_JSON: as_json = 1; break;
+		case I_DATE:
 			date = optarg;
 			if (!capsim_measure_is_day(date)) {
 				fprintf(stderr, "capsim calibrate import: --date: expected YYYY-MM-DD, "
@@ -233,7 +249,7 @@ static int import(int argc, char **argv)
 				return CAPSIM_EXIT_USAGE;
 			}
 			break;
-		case 'r':
+		case I_RANKS:
 			ranks = capsim_cli_count(optarg, 1 << 24);
 			if (ranks < 1) {
 				fprintf(stderr, "capsim calibrate import: --ranks: expected a positive "
@@ -241,14 +257,16 @@ static int import(int argc, char **argv)
 				return CAPSIM_EXIT_USAGE;
 			}
 			break;
-		case 'h': usage(stdout); return CAPSIM_EXIT_OK;
-		default: usage(stderr); return CAPSIM_EXIT_USAGE;
+		case I_HELP:
+			capsim_cli_help(&capsim_cli_calibrate_import_cmd, stdout);
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	if (!db || optind >= argc) {
 		fprintf(stderr, "capsim calibrate import: %s\n",
 			!db ? "--db is required" : "no file to import");
-		usage(stderr);
+		capsim_cli_help(&capsim_cli_calibrate_import_cmd, stderr);
 		return CAPSIM_EXIT_USAGE;
 	}
 	int status = CAPSIM_EXIT_OK;
@@ -596,38 +614,29 @@ static int run(int argc, char **argv)
 	run_opts o = { .out_dir = ".", .timeout_s = 3600.0 };
 	for (int i = 0; i < NPROGRAMS; i++)
 		o.want[i] = 1;
-	static const struct option opts[] = {
-		{ "bin-dir", required_argument, NULL, 'b' },
-		{ "out-dir", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_calibrate_run_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'b': o.bin_dir = optarg; break;
-		case 'o': o.out_dir = optarg; break;
-		case 'd': o.db = optarg; break;
-		case 'q': o.quick = 1; break;
-		case 'n': o.name = optarg; break;
-		case 't':
+		case R_BIN_DIR: o.bin_dir = optarg; break;
+		case R_OUT_DIR: o.out_dir = optarg; break;
+		case R_DB: o.db = optarg; break;
+		case R_QUICK: o.quick = 1; break;
+		case R_NAME: o.name = optarg; break;
+		case R_TIMEOUT:
 			if (capsim_cli_quantity("calibrate run", "--timeout", optarg,
 						CAPSIM_DIM_SECONDS, 1.0, 7 * 86400.0, 0,
 						"a time from 1 s to 7 d (\"2 h\")", &o.timeout_s) < 0)
 				return CAPSIM_EXIT_USAGE;
 			break;
-		case 'O':
+		case R_ONLY:
 			if (parse_only(optarg, o.want) < 0)
 				return CAPSIM_EXIT_USAGE;
 			break;
-		case 'h': usage(stdout); return CAPSIM_EXIT_OK;
-		default: usage(stderr); return CAPSIM_EXIT_USAGE;
+		case R_HELP:
+			capsim_cli_help(&capsim_cli_calibrate_run_cmd, stdout);
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	int any = 0;
@@ -636,7 +645,7 @@ static int run(int argc, char **argv)
 	if (optind < argc || !any) {
 		fprintf(stderr, "capsim calibrate run: %s\n",
 			!any ? "--only names no program" : "unexpected argument");
-		usage(stderr);
+		capsim_cli_help(&capsim_cli_calibrate_run_cmd, stderr);
 		return CAPSIM_EXIT_USAGE;
 	}
 	return run_all(&o);

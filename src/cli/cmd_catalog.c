@@ -1,6 +1,5 @@
 /* cmd_catalog.c - `capsim catalog [KIND] [--json]`: the parts and models a
  * scenario can name, as a table or as JSON. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,17 +12,26 @@
 #include "ioint.h"
 #include "units.h"
 
+enum { O_JSON, O_CATALOG, O_HELP };
+static const capsim_cli_opt catalog_opts[] = {
+	[O_JSON] = { "json", 'j', NULL, "one JSON object; values in SI with the unit in the key" },
+	[O_CATALOG] = { "catalog", 'c', "DIR",
+			"read DIR/hardware and DIR/models (default: the shipped catalog)" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_catalog_cmd = {
+	.name = "catalog",
+	.usage = "usage: capsim catalog [KIND] [--json] [--catalog DIR]\n",
+	.about = "List the catalog. KIND is one of: gpus nics switches nvswitches storage\n"
+		 "nodes clouds facilities models refs (default: all of them).\n",
+	.opts = catalog_opts,
+	.n_opts = CAPSIM_CLI_N(catalog_opts),
+};
+
 static void help(FILE *out)
 {
-	fprintf(out,
-		"usage: capsim catalog [KIND] [--json] [--catalog DIR]\n"
-		"\n"
-		"List the catalog. KIND is one of: gpus nics switches nvswitches storage\n"
-		"nodes clouds facilities models refs (default: all of them).\n"
-		"\n"
-		"  --json          one JSON object; values in SI with the unit in the key\n"
-		"  --catalog DIR   read DIR/hardware and DIR/models (default: %s)\n",
-		capsim_catalog_default_root());
+	capsim_cli_help(&capsim_cli_catalog_cmd, out);
+	fprintf(out, "\nThe shipped catalog: %s\n", capsim_catalog_default_root());
 }
 
 /* "memory.capacity" + dim -> "memory_capacity_bytes" */
@@ -191,21 +199,15 @@ static json_t *refs_json(const capsim_catalog *c)
 
 int capsim_cmd_catalog(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "catalog", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int as_json = 0, ch;
 	const char *root = capsim_catalog_default_root();
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "jc:h", opts, NULL)) != -1) {
+	while ((ch = capsim_cli_next(&capsim_cli_catalog_cmd, argc, argv)) != -1) {
 		switch (ch) {
-		case 'j': as_json = 1; break;
-		case 'c': root = optarg; break;
-		case 'h': help(stdout); return CAPSIM_EXIT_OK;
-		default: help(stderr); return CAPSIM_EXIT_USAGE;
+		case O_JSON: as_json = 1; break;
+		case O_CATALOG: root = optarg; break;
+		case O_HELP: help(stdout); return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	const capsim_kind *only = NULL;
@@ -214,8 +216,8 @@ int capsim_cmd_catalog(int argc, char **argv)
 		if (strcmp(argv[optind], "refs") == 0)
 			only_refs = 1;
 		else if (!(only = capsim_kind_by_name(argv[optind]))) {
-			fprintf(stderr, "capsim catalog: unknown kind '%s'\n", argv[optind]);
-			help(stderr);
+			fprintf(stderr, "capsim catalog: unknown kind '%s'; try 'capsim catalog "
+				"--help'\n", argv[optind]);
 			return CAPSIM_EXIT_USAGE;
 		}
 		if (optind + 1 < argc) {

@@ -16,36 +16,48 @@
 #include "units.h"
 #include "xalloc.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim collective SCENARIO --op OP (--bytes SIZE | --sweep MIN:MAX)\n"
-		"                         [--ranks N] [--algo A] [--proto P] [--channels N]\n"
-		"                         [--set PATH=VALUE]... [--json] [--verbose]\n"
-		"\n"
-		"Simulate one NCCL collective on the scenario's cluster. The algorithm,\n"
-		"protocol and channels are chosen with NCCL's cost model (2.30) unless\n"
-		"forced; the data moves as flows over the fabric's links.\n"
-		"\n"
-		"  --op OP         all-reduce, all-gather, reduce-scatter, broadcast, reduce,\n"
-		"                  all-to-all, send-recv\n"
-		"  --bytes SIZE    nccl-tests' size: per rank for all-reduce, broadcast, reduce\n"
-		"                  and send-recv; the whole buffer for all-gather,\n"
-		"                  reduce-scatter and all-to-all (\"1 GiB\", \"8B\")\n"
-		"  --sweep MIN:MAX sizes from MIN to MAX, doubling (\"8B:8GiB\"): a table\n"
-		"                  with nccl-tests' columns\n"
-		"  --ranks N       ranks, filling nodes in order (default: every GPU)\n"
-		"  --algo A        ring, tree, nvls, nvls-tree, collnet-direct (SHARP),\n"
-		"                  collnet-chain, pat, hierarchical\n"
-		"  --proto P       LL, LL128, Simple\n"
-		"  --channels N    channels (default: NCCL's)\n"
-		"  --fold, --no-fold  fold ranks into symmetry classes, or simulate every\n"
-		"                  flow (default: fold when the flows fall into at most\n"
-		"                  half as many classes; the results are the same)\n"
-		"  --json          one JSON object\n"
-		"  --verbose       also print the run summary (events, simulated end time,\n"
-		"                  classes when folded)\n");
-}
+enum { O_OP, O_BYTES, O_SWEEP, O_RANKS, O_ALGO, O_PROTO, O_CHANNELS, O_FOLD, O_NO_FOLD, O_SET,
+       O_JSON, O_VERBOSE, O_HELP };
+static const capsim_cli_opt collective_opts[] = {
+	[O_OP] = { "op", 'o', "OP",
+		   "all-reduce, all-gather, reduce-scatter, broadcast, reduce,\n"
+		   "all-to-all, send-recv" },
+	[O_BYTES] = { "bytes", 'b', "SIZE",
+		      "nccl-tests' size: per rank for all-reduce, broadcast, reduce\n"
+		      "and send-recv; the whole buffer for all-gather,\n"
+		      "reduce-scatter and all-to-all (\"1 GiB\", \"8B\")" },
+	[O_SWEEP] = { "sweep", 'S', "MIN:MAX",
+		      "sizes from MIN to MAX, doubling (\"8B:8GiB\"): a table\n"
+		      "with nccl-tests' columns" },
+	[O_RANKS] = { "ranks", 'n', "N", "ranks, filling nodes in order (default: every GPU)" },
+	[O_ALGO] = { "algo", 'a', "A",
+		     "ring, tree, nvls, nvls-tree, collnet-direct (SHARP),\n"
+		     "collnet-chain, pat, hierarchical" },
+	[O_PROTO] = { "proto", 'p', "P", "LL, LL128, Simple" },
+	[O_CHANNELS] = { "channels", 'c', "N", "channels (default: NCCL's)" },
+	[O_FOLD] = { "fold", 0, NULL,
+		     "fold ranks into symmetry classes (default: fold when the\n"
+		     "flows fall into at most half as many classes; the results\n"
+		     "are the same)" },
+	[O_NO_FOLD] = { "no-fold", 0, NULL, "simulate every flow" },
+	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
+	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_VERBOSE] = { "verbose", 'v', NULL,
+			"also print the run summary (events, simulated end time,\n"
+			"classes when folded)" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_collective_cmd = {
+	.name = "collective",
+	.usage = "usage: capsim collective SCENARIO --op OP (--bytes SIZE | --sweep MIN:MAX)\n"
+		 "                         [--ranks N] [--algo A] [--proto P] [--channels N]\n"
+		 "                         [--set PATH=VALUE]... [--json] [--verbose]\n",
+	.about = "Simulate one NCCL collective on the scenario's cluster. The algorithm,\n"
+		 "protocol and channels are chosen with NCCL's cost model (2.30) unless\n"
+		 "forced; the data moves as flows over the fabric's links.\n",
+	.opts = collective_opts,
+	.n_opts = CAPSIM_CLI_N(collective_opts),
+};
 
 typedef struct {
 	const char *scenario;
@@ -68,38 +80,22 @@ static int parse_size(const char *opt, const char *s, double *out)
 
 static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 {
-	static const struct option lo[] = {
-		{ "op", required_argument, NULL, 'o' },
-		{ "bytes", required_argument, NULL, 'b' },
-		{ "sweep", required_argument, NULL, 'S' },
-		{ "ranks", required_argument, NULL, 'n' },
-		{ "algo", required_argument, NULL, 'a' },
-		{ "proto", required_argument, NULL, 'p' },
-		{ "channels", required_argument, NULL, 'c' },
-		{ "set", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "fold", no_argument, NULL, 'F' },
-		{ "no-fold", no_argument, NULL, 'U' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ch;
 	o->op = o->algo = o->proto = o->fold = -1;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:b:S:n:a:p:c:s:jvh", lo, NULL)) != -1) {
+	while ((ch = capsim_cli_next(&capsim_cli_collective_cmd, argc, argv)) != -1) {
 		switch (ch) {
-		case 'o':
+		case O_OP:
 			if ((o->op = capsim_coll_parse(optarg)) < 0) {
 				fprintf(stderr, "capsim collective: unknown --op '%s'\n", optarg);
 				return -1;
 			}
 			break;
-		case 'b':
+		case O_BYTES:
 			if (parse_size("--bytes", optarg, &o->bytes) < 0)
 				return -1;
 			break;
-		case 'S': {
+		case O_SWEEP: {
 			char *colon = strchr(optarg, ':');
 			if (!colon) {
 				fprintf(stderr, "capsim collective: --sweep wants MIN:MAX, found '%s'\n", optarg);
@@ -116,42 +112,42 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 			o->sweep = 1;
 			break;
 		}
-		case 'n':
+		case O_RANKS:
 			o->ranks = capsim_cli_count(optarg, 1 << 24);
 			if (o->ranks < 1) {
 				fprintf(stderr, "capsim collective: --ranks wants a positive count, found '%s'\n", optarg);
 				return -1;
 			}
 			break;
-		case 'a':
+		case O_ALGO:
 			if ((o->algo = capsim_collective_algo_parse(optarg)) < 0) {
 				fprintf(stderr, "capsim collective: unknown --algo '%s'\n", optarg);
 				return -1;
 			}
 			break;
-		case 'p':
+		case O_PROTO:
 			if ((o->proto = capsim_proto_parse(optarg)) < 0) {
 				fprintf(stderr, "capsim collective: unknown --proto '%s' (LL, LL128, Simple)\n", optarg);
 				return -1;
 			}
 			break;
-		case 'c':
+		case O_CHANNELS:
 			o->channels = capsim_cli_count(optarg, 64);
 			if (o->channels < 1) {
 				fprintf(stderr, "capsim collective: --channels wants 1..64, found '%s'\n", optarg);
 				return -1;
 			}
 			break;
-		case 's':
+		case O_SET:
 			if (capsim_cli_sets_add(&o->sets, optarg, d) < 0)
 				return -1;
 			break;
-		case 'j': o->json = 1; break;
-		case 'F': o->fold = 1; break;
-		case 'U': o->fold = 0; break;
-		case 'v': o->verbose = 1; break;
-		case 'h': help(stdout); return 1;
-		default: help(stderr); return -1;
+		case O_JSON: o->json = 1; break;
+		case O_FOLD: o->fold = 1; break;
+		case O_NO_FOLD: o->fold = 0; break;
+		case O_VERBOSE: o->verbose = 1; break;
+		case O_HELP: capsim_cli_help(&capsim_cli_collective_cmd, stdout); return 1;
+		default: return -1;
 		}
 	}
 	if (optind + 1 != argc) {

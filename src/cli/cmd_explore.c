@@ -8,46 +8,45 @@
 #include "cli.h"
 #include "screen.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim explore [SCENARIO] [--set PATH=VALUE]...\n"
-		"\n"
-		"A full-screen what-if view of the scenario (default: scenarios/default.xml):\n"
-		"the knobs on the left, the results on the right, recomputed as a knob\n"
-		"changes (the same numbers as capsim run --set). Keys: up/down or j/k move,\n"
-		"left/right or -/+ change a value (choices cycle through the catalog),\n"
-		"Enter types one, u undoes, b pins the state as a baseline (deltas shown),\n"
-		"s saves the scenario as XML, o optimises the layout (capsim optimize; u\n"
-		"undoes), ? help, q quits. Needs a terminal of 80x24 or more.\n");
-}
+enum { O_SET, O_HELP };
+static const capsim_cli_opt explore_opts[] = {
+	[O_SET] = { "set", 0, "PATH=VALUE", "override a scenario field before the view opens" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_explore_cmd = {
+	.name = "explore",
+	.usage = "usage: capsim explore [SCENARIO] [--set PATH=VALUE]...\n",
+	.about = "A full-screen what-if view of the scenario (default: scenarios/default.xml):\n"
+		 "the knobs on the left, the results on the right, recomputed as a knob\n"
+		 "changes (the same numbers as capsim run --set). Keys: up/down or j/k move,\n"
+		 "left/right or -/+ change a value (choices cycle through the catalog),\n"
+		 "Enter types one, u undoes, b pins the state as a baseline (deltas shown),\n"
+		 "s saves the scenario as XML, o optimises the layout (capsim optimize; u\n"
+		 "undoes), ? help, q quits. Needs a terminal of 80x24 or more.\n",
+	.opts = explore_opts,
+	.n_opts = CAPSIM_CLI_N(explore_opts),
+	.in_order = 1,
+};
 
 /* the options into sets; 0 to go on, 1 after --help, -1 after the message */
 static int parse_args(int argc, char **argv, capsim_cli_sets *sets)
 {
-	static const struct option longopts[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	capsim_diags d = { 0 };
 	int c;
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_explore_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 's':
+		case O_SET:
 			if (capsim_cli_sets_add(sets, optarg, &d) < 0) {
 				capsim_diags_print(&d, stderr);
 				capsim_diags_free(&d);
 				return -1;
 			}
 			break;
-		case 'h':
-			help(stdout);
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_explore_cmd, stdout);
 			return 1;
 		default:
-			fprintf(stderr, "capsim explore: unknown option '%s'\n", argv[optind - 1]);
 			return -1;
 		}
 	}

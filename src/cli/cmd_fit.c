@@ -15,32 +15,35 @@
 #include "fit.h"
 #include "xalloc.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim fit --db DB.sqlite --out FILE.xml [--gpu ID] [--runs ID,...]\n"
-		"                  [--name NAME] [--force] [--verbose] [--json]\n"
-		"\n"
-		"Fits a calibrated hardware profile to the runs of a measurement database\n"
-		"(capsim calibrate import): GEMM efficiency per dtype against FLOP and\n"
-		"arithmetic intensity, copy bandwidth, PCIe and NCCL latency and bandwidth,\n"
-		"power and clocks. Prints the residuals, then writes FILE atomically.\n"
-		"What the runs did not measure is left out and keeps its datasheet default.\n"
-		"\n"
-		"  --db FILE      the measurement database (read only)\n"
-		"  --out FILE     the profile to write (hardware/calibrated/NAME.xml)\n"
-		"  --gpu ID       the catalog GPU measured; default: inferred from the runs\n"
-		"  --runs LIST    run ids to fit, comma-separated; default: every run\n"
-		"  --name NAME    the profile's name; default: GPU id and date\n"
-		"  --force        replace FILE if it exists\n"
-		"  --verbose      every GEMM point with its errors\n"
-		"  --json         one JSON object (what was fitted, its residuals, the notes)\n"
-		"                 instead of the report\n"
-		"\n"
-		"Exit status: 0 written; 1 the file could not be written, or the database\n"
-		"could not be read (locked, corrupt, not an SQLite file, an I/O error); 2 bad\n"
-		"usage, or a database without what fit needs (empty, or of a newer capsim).\n");
-}
+enum { O_DB, O_OUT, O_GPU, O_RUNS, O_NAME, O_FORCE, O_VERBOSE, O_JSON, O_HELP };
+static const capsim_cli_opt fit_opts[] = {
+	[O_DB] = { "db", 0, "FILE", "the measurement database (read only)" },
+	[O_OUT] = { "out", 0, "FILE", "the profile to write (hardware/calibrated/NAME.xml)" },
+	[O_GPU] = { "gpu", 0, "ID", "the catalog GPU measured; default: inferred from the runs" },
+	[O_RUNS] = { "runs", 0, "LIST", "run ids to fit, comma-separated; default: every run" },
+	[O_NAME] = { "name", 0, "NAME", "the profile's name; default: GPU id and date" },
+	[O_FORCE] = { "force", 0, NULL, "replace FILE if it exists" },
+	[O_VERBOSE] = { "verbose", 0, NULL, "every GEMM point with its errors" },
+	[O_JSON] = { "json", 0, NULL,
+		     "one JSON object (what was fitted, its residuals, the notes)\n"
+		     "instead of the report" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_fit_cmd = {
+	.name = "fit",
+	.usage = "usage: capsim fit --db DB.sqlite --out FILE.xml [--gpu ID] [--runs ID,...]\n"
+		 "                  [--name NAME] [--force] [--verbose] [--json]\n",
+	.about = "Fits a calibrated hardware profile to the runs of a measurement database\n"
+		 "(capsim calibrate import): GEMM efficiency per dtype against FLOP and\n"
+		 "arithmetic intensity, copy bandwidth, PCIe and NCCL latency and bandwidth,\n"
+		 "power and clocks. Prints the residuals, then writes FILE atomically.\n"
+		 "What the runs did not measure is left out and keeps its datasheet default.\n",
+	.opts = fit_opts,
+	.n_opts = CAPSIM_CLI_N(fit_opts),
+	.after = "Exit status: 0 written; 1 the file could not be written, or the database\n"
+		 "could not be read (locked, corrupt, not an SQLite file, an I/O error); 2 bad\n"
+		 "usage, or a database without what fit needs (empty, or of a newer capsim).\n",
+};
 
 /* "1,2,5" into a new array; NULL after a message */
 static int64_t *parse_runs(const char *s, size_t *n)
@@ -74,44 +77,35 @@ typedef struct fit_args {
 /* 0, CAPSIM_EXIT_OK after --help (*done set), or CAPSIM_EXIT_USAGE */
 static int parse_args(int argc, char **argv, fit_args *a, int *done)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	optind = 1;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_fit_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'd': a->db = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 'g': a->gpu = optarg; break;
-		case 'n': a->name = optarg; break;
-		case 'f': a->force = 1; break;
-		case 'v': a->verbose = 1; break;
-		case 'j': a->json = 1; break;
-		case 'r':
+		case O_DB: a->db = optarg; break;
+		case O_OUT: a->out = optarg; break;
+		case O_GPU: a->gpu = optarg; break;
+		case O_NAME: a->name = optarg; break;
+		case O_FORCE: a->force = 1; break;
+		case O_VERBOSE: a->verbose = 1; break;
+		case O_JSON: a->json = 1; break;
+		case O_RUNS:
 			free(a->runs);
 			a->runs = parse_runs(optarg, &a->n_runs);
 			if (!a->runs)
 				return CAPSIM_EXIT_USAGE;
 			break;
-		case 'h': usage(stdout); *done = 1; return CAPSIM_EXIT_OK;
-		default: usage(stderr); return CAPSIM_EXIT_USAGE;
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_fit_cmd, stdout);
+			*done = 1;
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	if (!a->db || !a->out || optind < argc) {
 		fprintf(stderr, "capsim fit: %s\n", !a->db ? "--db is required" :
 						   !a->out ? "--out is required" :
 							     "unexpected argument");
-		usage(stderr);
+		capsim_cli_help(&capsim_cli_fit_cmd, stderr);
 		return CAPSIM_EXIT_USAGE;
 	}
 	struct stat st;

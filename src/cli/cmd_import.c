@@ -1,7 +1,6 @@
 /* cmd_import.c - `capsim import hf CONFIG`: what a planner already has on
  * disk turned into capsim's files (src/import/). */
 #include <ctype.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,75 @@
 #include "xalloc.h"
 #include "xml.h"
 
+#define HF_ABOUT \
+	"A Hugging Face model config (config.json: Llama, Mistral, Mixtral, Qwen2/3\n" \
+	"and their MoE, DeepSeek V2/V3, GPT-2, GPT-NeoX, Gemma) becomes a models file\n" \
+	"of one entry (layers, hidden, heads, KV heads, head dimension, FFN and its\n" \
+	"activation, vocabulary, maximum positions, norm, positions, tied embeddings,\n" \
+	"MoE experts, shared experts and top-k, MLA dimensions), checked by loading\n" \
+	"it beside the shipped catalog, on standard output or --out FILE. Use it with\n" \
+	"capsim --parts FILE run --set workload.model.ref=ID. The id is --name, else\n" \
+	"the config's directory's name (meta-llama/Llama-3.1-8B/config.json gives\n" \
+	"llama-3.1-8b). What capsim does not model is listed on stderr.\n"
+#define LAUNCH_ABOUT \
+	"A torchrun / srun / Megatron-LM launch (NeMo key=value overrides where\n" \
+	"simple) becomes a scenario (--out, default stdout): nodes and GPUs per node\n" \
+	"(#SBATCH, srun, torchrun), sequence length, micro- and global batch, TP, PP,\n" \
+	"virtual stages, CP, EP, recomputation, the distributed optimizer (ZeRO 1),\n" \
+	"sequence parallelism, the TP overlap and the precision; the token budget\n" \
+	"from --train-iters or --train-samples. The model is --model (a catalog or\n" \
+	"--parts id) or, from the launch's own architecture flags, an entry written\n" \
+	"to --models FILE (the vocabulary needs --vocab-size: Megatron takes it from\n" \
+	"the tokenizer). The node is --node (default dgx-h100) and the fabric an NDR\n" \
+	"InfiniBand fat tree: both assumptions, said in the file and on stderr with\n" \
+	"every flag not modelled. The scenario is checked by loading it before it is\n" \
+	"written.\n"
+
+enum { H_NAME, H_OUT, H_HELP };
+static const capsim_cli_opt hf_opts[] = {
+	[H_NAME] = { "name", 0, "ID", "the model's id (default: from the config's directory)" },
+	[H_OUT] = { "out", 0, "FILE", "write the models file to FILE (default: standard output)" },
+	[H_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_import_hf_cmd = {
+	.name = "import hf",
+	.usage = "usage: capsim import hf CONFIG.json [--name ID] [--out FILE]\n",
+	.about = HF_ABOUT,
+	.opts = hf_opts,
+	.n_opts = CAPSIM_CLI_N(hf_opts),
+	.in_order = 1,
+};
+
+enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_OUT, L_HELP };
+static const capsim_cli_opt launch_opts_table[] = {
+	[L_NAME] = { "name", 0, "NAME", "the scenario's name (default: imported)" },
+	[L_MODEL] = { "model", 0, "ID", "the model: a catalog or --parts id" },
+	[L_MODELS] = { "models", 0, "FILE",
+		       "write the model the launch's flags define to FILE, as a\n"
+		       "models file" },
+	[L_NODE] = { "node", 0, "ID", "the node type (default dgx-h100)" },
+	[L_OUT] = { "out", 0, "FILE", "write the scenario to FILE (default: standard output)" },
+	[L_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_import_cmdline_cmd = {
+	.name = "import cmdline",
+	.usage = "usage: capsim import cmdline [OPTIONS] -- LAUNCH LINE...\n",
+	.about = LAUNCH_ABOUT,
+	.opts = launch_opts_table,
+	.n_opts = CAPSIM_CLI_N(launch_opts_table),
+	.in_order = 1,
+};
+const capsim_cli_cmd capsim_cli_import_slurm_cmd = {
+	.name = "import slurm",
+	.usage = "usage: capsim import slurm [OPTIONS] SCRIPT   (a Slurm batch script, a shell\n"
+		 "                           script or a Kubernetes Job that runs torchrun)\n",
+	.about = LAUNCH_ABOUT,
+	.opts = launch_opts_table,
+	.n_opts = CAPSIM_CLI_N(launch_opts_table),
+	.in_order = 1,
+};
+
+/* what capsim import imports, and how; each kind's --help has its options */
 static void help(FILE *out)
 {
 	fprintf(out,
@@ -26,28 +94,9 @@ static void help(FILE *out)
 		"                           script or a Kubernetes Job that runs torchrun)\n"
 		"  OPTIONS: [--name NAME] [--model ID | --models FILE] [--node ID] [--out FILE]\n"
 		"\n"
-		"hf: a Hugging Face model config (config.json: Llama, Mistral, Mixtral, Qwen2/3\n"
-		"and their MoE, DeepSeek V2/V3, GPT-2, GPT-NeoX, Gemma) becomes a models file\n"
-		"of one entry (layers, hidden, heads, KV heads, head dimension, FFN and its\n"
-		"activation, vocabulary, maximum positions, norm, positions, tied embeddings,\n"
-		"MoE experts, shared experts and top-k, MLA dimensions), checked by loading\n"
-		"it beside the shipped catalog, on standard output or --out FILE. Use it with\n"
-		"capsim --parts FILE run --set workload.model.ref=ID. The id is --name, else\n"
-		"the config's directory's name (meta-llama/Llama-3.1-8B/config.json gives\n"
-		"llama-3.1-8b). What capsim does not model is listed on stderr.\n"
-		"\n"
-		"cmdline, slurm: a torchrun / srun / Megatron-LM launch (NeMo key=value\n"
-		"overrides where simple) becomes a scenario (--out, default stdout): nodes\n"
-		"and GPUs per node (#SBATCH, srun, torchrun), sequence length, micro- and\n"
-		"global batch, TP, PP, virtual stages, CP, EP, recomputation, the\n"
-		"distributed optimizer (ZeRO 1), sequence parallelism, the TP overlap and\n"
-		"the precision; the token budget from --train-iters or --train-samples. The\n"
-		"model is --model (a catalog or --parts id) or, from the launch's own\n"
-		"architecture flags, an entry written to --models FILE (the vocabulary\n"
-		"needs --vocab-size: Megatron takes it from the tokenizer). The node is\n"
-		"--node (default dgx-h100) and the fabric an NDR InfiniBand fat tree: both\n"
-		"assumptions, said in the file and on stderr with every flag not modelled.\n"
-		"The scenario is checked by loading it before it is written.\n");
+		"hf: " HF_ABOUT "\n"
+		"cmdline, slurm: " LAUNCH_ABOUT "\n"
+		"'capsim import KIND --help' lists each kind's options.\n");
 }
 
 /* the schemas' id (common.xsd): [a-z0-9][a-z0-9._-]{0,62} */
@@ -97,24 +146,17 @@ static int dir_name(const char *path, char *out, size_t n)
 
 static int import_hf(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *name = NULL, *out = "-";
 	int c;
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_import_hf_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'n': name = optarg; break;
-		case 'o': out = optarg; break;
-		case 'h': help(stdout); return CAPSIM_EXIT_OK;
-		default:
-			fprintf(stderr, "capsim import hf: unknown option '%s'\n", argv[optind - 1]);
-			return CAPSIM_EXIT_USAGE;
+		case H_NAME: name = optarg; break;
+		case H_OUT: out = optarg; break;
+		case H_HELP:
+			capsim_cli_help(&capsim_cli_import_hf_cmd, stdout);
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
@@ -342,30 +384,20 @@ static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *m
 
 static int import_launch(int argc, char **argv, int script)
 {
-	static const struct option longopts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "model", required_argument, NULL, 'm' },
-		{ "models", required_argument, NULL, 'M' },
-		{ "node", required_argument, NULL, 'N' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
+					     &capsim_cli_import_cmdline_cmd;
 	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
 	int c;
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = capsim_cli_next(cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'n': o.name = optarg; break;
-		case 'm': o.model = optarg; break;
-		case 'M': o.models = optarg; break;
-		case 'N': o.node = optarg; break;
-		case 'o': o.out = optarg; break;
-		case 'h': help(stdout); return CAPSIM_EXIT_OK;
-		default:
-			fprintf(stderr, "capsim import: unknown option '%s'\n", argv[optind - 1]);
-			return CAPSIM_EXIT_USAGE;
+		case L_NAME: o.name = optarg; break;
+		case L_MODEL: o.model = optarg; break;
+		case L_MODELS: o.models = optarg; break;
+		case L_NODE: o.node = optarg; break;
+		case L_OUT: o.out = optarg; break;
+		case L_HELP: capsim_cli_help(cmd, stdout); return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	if (!is_id(o.name) || (!o.model && strlen(o.name) > 57)) {

@@ -24,29 +24,52 @@
 #define PROGRESS_AFTER_S 2.0
 #define PROGRESS_LINE_S 5.0
 
+enum { O_METRIC, O_TOP, O_JOBS, O_EXHAUSTIVE, O_MAX_LAYOUTS, O_MAX_SIMULATIONS, O_JSON,
+       O_PROGRESS, O_NO_PROGRESS, O_SET, O_HELP };
+static const capsim_cli_opt optimize_opts[] = {
+	[O_METRIC] = { "metric", 0, "M",
+		       "rank by tokens_per_s (the default), time_to_train_s or\n"
+		       "cost_per_million_tokens_usd" },
+	[O_TOP] = { "top", 0, "N", "how many layouts to print (default 5)" },
+	[O_JOBS] = { "jobs", 'j', "N", "simulate on N threads (default 1)" },
+	[O_EXHAUSTIVE] = { "exhaustive", 0, NULL, "simulate every layout the screens keep" },
+	[O_MAX_LAYOUTS] = { "max-layouts", 0, "N", "refuse a larger space of layouts" },
+	[O_MAX_SIMULATIONS] = { "max-simulations", 0, "N", "refuse a search of more simulations" },
+	[O_JSON] = { "json", 0, NULL, "one JSON object" },
+	[O_PROGRESS] = { "progress", 0, NULL, "progress on stderr from the start" },
+	[O_NO_PROGRESS] = { "no-progress", 0, NULL, "no progress" },
+	[O_SET] = { "set", 0, "PATH=VALUE", "override a scenario field" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_optimize_cmd = {
+	.name = "optimize",
+	.usage = "usage: capsim optimize [SCENARIO] [--metric tokens_per_s | time_to_train_s |\n"
+		 "                       cost_per_million_tokens_usd] [--top N] [-j N]\n"
+		 "                       [--exhaustive] [--max-layouts N] [--max-simulations N]\n"
+		 "                       [--json] [--progress | --no-progress]\n"
+		 "                       [--set PATH=VALUE]...\n",
+	.about = "Search every consistent layout of the scenario's model on its cluster: TP\n"
+		 "(within a node, dividing the heads), PP (with virtual stages, and first and\n"
+		 "last stages a layer short where that shares the layers out), CP, EP (MoE\n"
+		 "models), ZeRO stage 0-3, micro-batch 1-16, recomputation none/selective/full,\n"
+		 "TP and EP overlap on or off; the cluster, the global batch and everything else\n"
+		 "stay as the scenario (default: scenarios/default.xml) has them. Layouts the\n"
+		 "rules refuse or the memory estimate rules out are counted by reason; the rest\n"
+		 "are simulated in the order of a step-time lower bound until no bound can beat\n"
+		 "the list (--exhaustive: simulate them all). Prints the top N by the metric,\n"
+		 "the best one's step broken down, why it beats the runner-up, and the --set\n"
+		 "edits that give it to capsim run. cost_per_million_tokens_usd is the result\n"
+		 "key: the cost to train per million tokens of the owned cluster or, with\n"
+		 "cost.acquire=rent, of the cloud offer's GPUs.\n",
+	.opts = optimize_opts,
+	.n_opts = CAPSIM_CLI_N(optimize_opts),
+	.in_order = 1,
+};
+
 static void help(FILE *out)
 {
+	capsim_cli_help(&capsim_cli_optimize_cmd, out);
 	fprintf(out,
-		"usage: capsim optimize [SCENARIO] [--metric tokens_per_s | time_to_train_s |\n"
-		"                       cost_per_million_tokens_usd] [--top N] [-j N]\n"
-		"                       [--exhaustive] [--max-layouts N] [--max-simulations N]\n"
-		"                       [--json] [--progress | --no-progress] [--set PATH=VALUE]...\n"
-		"\n"
-		"Search every consistent layout of the scenario's model on its cluster: TP\n"
-		"(within a node, dividing the heads), PP (with virtual stages, and first and\n"
-		"last stages a layer short where that shares the layers out), CP, EP (MoE\n"
-		"models), ZeRO stage 0-3, micro-batch 1-16, recomputation none/selective/full,\n"
-		"TP and EP overlap on or off; the cluster, the global batch and everything else\n"
-		"stay as the scenario (default: scenarios/default.xml) has them. Layouts the\n"
-		"rules refuse or the memory estimate rules out are counted by reason; the rest\n"
-		"are simulated in the order of a step-time lower bound until no bound can beat\n"
-		"the list (--exhaustive: simulate them all). Prints the top N (default 5) by\n"
-		"the metric (default tokens_per_s), the best one's step broken down, why it\n"
-		"beats the runner-up, and the --set edits that give it to capsim run.\n"
-		"cost_per_million_tokens_usd is the result key: the cost to train per million\n"
-		"tokens of the owned cluster or, with cost.acquire=rent, of the cloud offer's\n"
-		"GPUs. -j N simulates on N\n"
-		"threads (default 1).\n"
 		"\n"
 		"Limits on work: a space of more than --max-layouts layouts (default %ld)\n"
 		"is refused before any is screened; when the layouts the screens keep, each\n"
@@ -304,32 +327,15 @@ static void print_json(const capsim_opt_result *r, int metric, json_t *o)
 
 int capsim_cmd_optimize(int argc, char **argv)
 {
-	enum { OPT_METRIC = 256, OPT_TOP, OPT_EXHAUSTIVE, OPT_JSON, OPT_NO_PROGRESS, OPT_SET,
-	       OPT_HELP, OPT_PROGRESS, OPT_MAX_LAYOUTS, OPT_MAX_SIMULATIONS };
-	static const struct option longopts[] = {
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "exhaustive", no_argument, NULL, OPT_EXHAUSTIVE },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "max-layouts", required_argument, NULL, OPT_MAX_LAYOUTS },
-		{ "max-simulations", required_argument, NULL, OPT_MAX_SIMULATIONS },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5, .threads = 1 };
 	int as_json = 0, quiet = 0, forced = 0, c;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
 	int status = CAPSIM_EXIT_USAGE;
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_optimize_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case OPT_METRIC: {
+		case O_METRIC: {
 			int m = -1;
 			for (int k = 0; k < CAPSIM_OPT__COUNT; k++)
 				if (strcmp(optarg, capsim_opt_metric_names[k]) == 0)
@@ -343,7 +349,7 @@ int capsim_cmd_optimize(int argc, char **argv)
 			o.metric = m;
 			break;
 		}
-		case OPT_TOP:
+		case O_TOP:
 			o.top = capsim_cli_count(optarg, 1000);
 			if (o.top < 1) {
 				fprintf(stderr, "capsim optimize: --top: expected 1 to 1000, found '%s'\n",
@@ -351,7 +357,7 @@ int capsim_cmd_optimize(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'j':
+		case O_JOBS:
 			o.threads = capsim_cli_count(optarg, 1024);
 			if (o.threads < 1) {
 				fprintf(stderr, "capsim optimize: -j: expected 1 to 1024 threads, found "
@@ -359,31 +365,29 @@ int capsim_cmd_optimize(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case OPT_EXHAUSTIVE: o.exhaustive = 1; break;
-		case OPT_JSON: as_json = 1; break;
-		case OPT_NO_PROGRESS: quiet = 1; break;
-		case OPT_PROGRESS: forced = 1; break;
-		case OPT_MAX_LAYOUTS:
+		case O_EXHAUSTIVE: o.exhaustive = 1; break;
+		case O_JSON: as_json = 1; break;
+		case O_NO_PROGRESS: quiet = 1; break;
+		case O_PROGRESS: forced = 1; break;
+		case O_MAX_LAYOUTS:
 			if ((o.max_layouts = limit_arg("--max-layouts", optarg)) < 0)
 				goto out;
 			break;
-		case OPT_MAX_SIMULATIONS:
+		case O_MAX_SIMULATIONS:
 			if ((o.max_simulations = limit_arg("--max-simulations", optarg)) < 0)
 				goto out;
 			break;
-		case OPT_SET:
+		case O_SET:
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0) {
 				capsim_diags_print(&d, stderr);
 				goto out;
 			}
 			break;
-		case OPT_HELP:
+		case O_HELP:
 			help(stdout);
 			status = CAPSIM_EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "capsim optimize: unknown option '%s'\ntry 'capsim optimize "
-				"--help'\n", argv[optind - 1]);
 			goto out;
 		}
 	}

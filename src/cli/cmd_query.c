@@ -2,10 +2,6 @@
  * results store (src/store/sweepq.h): listed, filtered, ranked by a metric
  * or cut to the Pareto front of two; as a table, CSV or JSON. See
  * docs/user-guide.md ("Reading sweep results: capsim query"). */
-#include <assert.h>
-#include <getopt.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,48 +15,59 @@
 #include "results.h"
 #include "store.h"
 #include "sweepq.h"
+#include "table.h"
 #include "xalloc.h"
 
 #define QUERY_TOP_DEFAULT 10      /* --best without --top */
+#define QUERY_TOP_DEFAULT_S "10"
 #define QUERY_TOP_MAX 100000000
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim query --db FILE [--sweep ID|NAME] [--where 'KEY OP VALUE']...\n"
-		"                    [--best KEY [--top N] [--max|--min] | --pareto KEY1,KEY2]\n"
-		"                    [--columns KEY,...] [--failed] [--csv FILE|-] [--json]\n"
-		"       capsim query --db FILE --list [--csv FILE|-] [--json]\n"
-		"\n"
-		"Reads the points of a sweep (capsim sweep) back from its results store: each\n"
-		"point's index, its parameters and the result keys asked for.\n"
-		"\n"
-		"  --db FILE        the results store (opened read-only)\n"
-		"  --list           the sweeps in the store: id, name, date, version, points\n"
-		"  --sweep ID|NAME  the sweep of that id, else of that name (the latest of\n"
-		"                   that name); default: the latest sweep\n"
-		"  --where FILTER   only points where KEY OP VALUE holds; KEY a result key or\n"
-		"                   a parameter path, OP one of = != < <= > >=; repeatable (all\n"
-		"                   must hold). Numbers compare as numbers, else as text\n"
-		"  --best KEY       the best points by KEY, best first, ties by index:\n"
-		"                   throughputs and efficiencies largest, times, money and\n"
-		"                   energy smallest\n"
-		"  --top N          how many --best gives (default %d)\n"
-		"  --max, --min     --best: the largest or the smallest KEY is best\n"
-		"  --pareto K1,K2   the points no other point beats on both keys, by K1;\n"
-		"                   K:max or K:min gives a key's direction\n"
-		"  --columns LIST   the result keys to show (default: step_time_s,\n"
-		"                   tokens_per_s, mfu, time_to_train_s; none with --failed)\n"
-		"  --failed         only the failed points, with their errors\n"
-		"  --csv FILE       also write CSV to FILE, whole or not at all; - : CSV on\n"
-		"                   standard output instead of the table\n"
-		"  --json           one JSON object instead of the table\n"
-		"\n"
-		"Exit status: 0 done (also when no point matches); 1 the store could not be\n"
-		"read (locked, corrupt, not an SQLite file) or the CSV not written; 2 bad\n"
-		"usage, an unknown key, a missing file or one without sweeps.\n",
-		QUERY_TOP_DEFAULT);
-}
+enum { O_DB, O_LIST, O_SWEEP, O_WHERE, O_BEST, O_TOP, O_MAX, O_MIN, O_PARETO, O_COLUMNS,
+       O_FAILED, O_CSV, O_JSON, O_HELP };
+static const capsim_cli_opt query_opts[] = {
+	[O_DB] = { "db", 0, "FILE", "the results store (opened read-only)" },
+	[O_LIST] = { "list", 0, NULL, "the sweeps in the store: id, name, date, version, points" },
+	[O_SWEEP] = { "sweep", 0, "ID|NAME",
+		      "the sweep of that id, else of that name (the latest of\n"
+		      "that name); default: the latest sweep" },
+	[O_WHERE] = { "where", 0, "FILTER",
+		      "only points where KEY OP VALUE holds; KEY a result key or\n"
+		      "a parameter path, OP one of = != < <= > >=; repeatable (all\n"
+		      "must hold). Numbers compare as numbers, else as text" },
+	[O_BEST] = { "best", 0, "KEY",
+		     "the best points by KEY, best first, ties by index:\n"
+		     "throughputs and efficiencies largest, times, money and\n"
+		     "energy smallest" },
+	[O_TOP] = { "top", 0, "N", "how many --best gives (default " QUERY_TOP_DEFAULT_S ")" },
+	[O_MAX] = { "max", 0, NULL, "--best: the largest KEY is best" },
+	[O_MIN] = { "min", 0, NULL, "--best: the smallest KEY is best" },
+	[O_PARETO] = { "pareto", 0, "K1,K2",
+		       "the points no other point beats on both keys, by K1;\n"
+		       "K:max or K:min gives a key's direction" },
+	[O_COLUMNS] = { "columns", 0, "LIST",
+			"the result keys to show (default: step_time_s,\n"
+			"tokens_per_s, mfu, time_to_train_s; none with --failed)" },
+	[O_FAILED] = { "failed", 0, NULL, "only the failed points, with their errors" },
+	[O_CSV] = { "csv", 0, "FILE",
+		    "also write CSV to FILE, whole or not at all; - : CSV on\n"
+		    "standard output instead of the table" },
+	[O_JSON] = { "json", 0, NULL, "one JSON object instead of the table" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_query_cmd = {
+	.name = "query",
+	.usage = "usage: capsim query --db FILE [--sweep ID|NAME] [--where 'KEY OP VALUE']...\n"
+		 "                    [--best KEY [--top N] [--max|--min] | --pareto KEY1,KEY2]\n"
+		 "                    [--columns KEY,...] [--failed] [--csv FILE|-] [--json]\n"
+		 "       capsim query --db FILE --list [--csv FILE|-] [--json]\n",
+	.about = "Reads the points of a sweep (capsim sweep) back from its results store: each\n"
+		 "point's index, its parameters and the result keys asked for.\n",
+	.opts = query_opts,
+	.n_opts = CAPSIM_CLI_N(query_opts),
+	.after = "Exit status: 0 done (also when no point matches); 1 the store could not be\n"
+		 "read (locked, corrupt, not an SQLite file) or the CSV not written; 2 bad\n"
+		 "usage, an unknown key, a missing file or one without sweeps.\n",
+};
 
 /* ---- arguments ---------------------------------------------------------------- */
 
@@ -107,40 +114,23 @@ static const char *conflict(const query_args *a)
 /* 0, CAPSIM_EXIT_OK after --help (*done set), or CAPSIM_EXIT_USAGE */
 static int parse_args(int argc, char **argv, query_args *a, int *done)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "sweep", required_argument, NULL, 's' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "where", required_argument, NULL, 'w' },
-		{ "best", required_argument, NULL, 'b' },
-		{ "top", required_argument, NULL, 't' },
-		{ "max", no_argument, NULL, 'M' },
-		{ "min", no_argument, NULL, 'm' },
-		{ "pareto", required_argument, NULL, 'p' },
-		{ "columns", required_argument, NULL, 'c' },
-		{ "failed", no_argument, NULL, 'f' },
-		{ "csv", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	optind = 1;
 	int c, max = 0, min = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_query_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case 'd': a->db = optarg; break;
-		case 's': a->sweep = optarg; break;
-		case 'l': a->list = 1; break;
-		case 'w': push_arg(&a->where, &a->n_where, optarg); break;
-		case 'b': a->best = optarg; break;
-		case 'M': max = 1; break;
-		case 'm': min = 1; break;
-		case 'p': a->pareto = optarg; break;
-		case 'c': push_arg(&a->columns, &a->n_columns, optarg); break;
-		case 'f': a->failed = 1; break;
-		case 'C': a->csv = optarg; break;
-		case 'j': a->json = 1; break;
-		case 't':
+		case O_DB: a->db = optarg; break;
+		case O_SWEEP: a->sweep = optarg; break;
+		case O_LIST: a->list = 1; break;
+		case O_WHERE: push_arg(&a->where, &a->n_where, optarg); break;
+		case O_BEST: a->best = optarg; break;
+		case O_MAX: max = 1; break;
+		case O_MIN: min = 1; break;
+		case O_PARETO: a->pareto = optarg; break;
+		case O_COLUMNS: push_arg(&a->columns, &a->n_columns, optarg); break;
+		case O_FAILED: a->failed = 1; break;
+		case O_CSV: a->csv = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case O_TOP:
 			a->top = capsim_cli_count(optarg, QUERY_TOP_MAX);
 			if (a->top < 0) {
 				fprintf(stderr, "capsim query: --top: expected a count from 1 to "
@@ -148,8 +138,11 @@ static int parse_args(int argc, char **argv, query_args *a, int *done)
 				return CAPSIM_EXIT_USAGE;
 			}
 			break;
-		case 'h': help(stdout); *done = 1; return CAPSIM_EXIT_OK;
-		default: help(stderr); return CAPSIM_EXIT_USAGE;
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_query_cmd, stdout);
+			*done = 1;
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
 		}
 	}
 	a->dir = max - min;
@@ -385,7 +378,7 @@ static int plan_build(capsim_store *db, const query_args *a, query_plan *p, caps
 	return rc;
 }
 
-/* ---- values as text ------------------------------------------------------------ */
+/* ---- the table of points -------------------------------------------------------- */
 
 /* the result table's kind of key; REAL for a key it lacks */
 static capsim_rkind kind_of(const char *key)
@@ -394,117 +387,77 @@ static capsim_rkind kind_of(const char *key)
 	return k ? k->kind : CAPSIM_RK_REAL;
 }
 
-/* v in the fewest digits that read back as v */
-static void exact_number(double v, char *buf, size_t n)
+/* a result key's column: its numbers as the result table has them (6
+ * digits in the text table, exact in CSV), a text key's cells left */
+static capsim_table_col key_col(const char *key)
 {
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, n, "%.*g", digits, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	capsim_rkind k = kind_of(key);
+	capsim_table_col c = { .name = key, .precision = 6,
+			       .flags = CAPSIM_TABLE_CSV_NUMBERS_BARE };
+	c.kind = k == CAPSIM_RK_BOOL ? CAPSIM_TABLE_BOOL :
+		 k == CAPSIM_RK_INT || k == CAPSIM_RK_LONG ? CAPSIM_TABLE_INT :
+		 k == CAPSIM_RK_TEXT ? CAPSIM_TABLE_TEXT : CAPSIM_TABLE_REAL;
+	c.align = k == CAPSIM_RK_TEXT ? CAPSIM_TABLE_LEFT : CAPSIM_TABLE_RIGHT;
+	return c;
 }
 
-/* A cell as text: exact (CSV) or for people (the table, 6 digits); absent
- * is "" */
-static void cell_text(const capsim_sweepq_cell *c, capsim_rkind kind, int exact, char *buf,
-		      size_t n)
-{
-	buf[0] = '\0';
-	if (c->kind == CAPSIM_SWEEPQ_TEXT)
-		snprintf(buf, n, "%s", c->text);
-	else if (c->kind != CAPSIM_SWEEPQ_NUM)
-		return;
-	else if (kind == CAPSIM_RK_BOOL)
-		snprintf(buf, n, "%s", c->num != 0 ? "true" : "false");
-	else if ((kind == CAPSIM_RK_INT || kind == CAPSIM_RK_LONG) && c->num == floor(c->num))
-		snprintf(buf, n, "%.0f", c->num);
-	else if (exact)
-		exact_number(c->num, buf, n);
-	else
-		snprintf(buf, n, "%.6g", c->num);
-}
-
-/* ---- the table ----------------------------------------------------------------- */
-
-#define CELL_LEN 512
-
-/* column c of the printed table (0: point, then the paths, then the keys):
- * the header, or point i's value ("-" absent). Names and texts come from
- * the store (anyone's file): each is shown with what a terminal would not
- * show as it is made visible (escape.h), so that a control character, an
- * escape sequence or a bidirectional override in a name cannot rewrite or
- * reorder what the table shows. */
-static void table_cell(const capsim_sweepq_table *t, size_t c, long i, char *buf, size_t n)
+/* the points' columns: the index ("point" in the text table), the status
+ * (CSV only), each parameter (texts, left), each key and, with failed, the
+ * error; names borrowed from t */
+#define POINT_PARAMS 2 /* the first parameter's column */
+static capsim_table_col *point_cols(const capsim_sweepq_table *t, int failed, size_t *n)
 {
 	size_t np = t->paths.n;
-	char text[CELL_LEN];
-	if (c == 0) {
-		if (i < 0)
-			snprintf(buf, n, "point");
-		else
-			snprintf(buf, n, "%lld", (long long)t->points[i].index);
-	} else if (c <= np) {
-		const char *v = i < 0 ? t->paths.v[c - 1] : t->points[i].params[c - 1];
-		capsim_sweepq_visible(buf, n, v ? v : "-");
-	} else if (i < 0) {
-		capsim_sweepq_visible(buf, n, t->keys[c - 1 - np]);
-	} else {
-		size_t k = c - 1 - np;
-		cell_text(&t->points[i].cells[k], kind_of(t->keys[k]), 0, text, sizeof text);
-		capsim_sweepq_visible(buf, n, text[0] ? text : "-");
-	}
+	*n = POINT_PARAMS + np + t->n_keys + (failed ? 1 : 0);
+	capsim_table_col *cols = capsim_xcalloc(*n, sizeof *cols);
+	cols[0] = (capsim_table_col){ .name = "point_index", .label = "point",
+				      .kind = CAPSIM_TABLE_INT,
+				      .flags = CAPSIM_TABLE_CSV_BARE_NAME };
+	cols[1] = (capsim_table_col){ .name = "status", .kind = CAPSIM_TABLE_TEXT,
+				      .flags = CAPSIM_TABLE_NO_TEXT | CAPSIM_TABLE_CSV_BARE_NAME |
+					       CAPSIM_TABLE_CSV_BARE };
+	for (size_t j = 0; j < np; j++)
+		cols[POINT_PARAMS + j] = (capsim_table_col){
+			.name = t->paths.v[j], .kind = CAPSIM_TABLE_TEXT,
+			.align = CAPSIM_TABLE_LEFT, .flags = CAPSIM_TABLE_CSV_NUMBERS_BARE };
+	for (size_t k = 0; k < t->n_keys; k++)
+		cols[POINT_PARAMS + np + k] = key_col(t->keys[k]);
+	if (failed)
+		cols[*n - 1] = (capsim_table_col){ .name = "error", .kind = CAPSIM_TABLE_TEXT,
+						   .align = CAPSIM_TABLE_LEFT,
+						   .flags = CAPSIM_TABLE_CSV_BARE_NAME };
+	return cols;
 }
 
-/* whether column c of the printed table holds texts */
-static int left_aligned(const capsim_sweepq_table *t, size_t c)
+/* The points as one table (table.h), which the text table, the CSV and
+ * the JSON are all written from. Names and texts are the store's, kept
+ * whole: each writer makes them visible or quotes them, so that a control
+ * character, an escape sequence or a bidirectional override in a name
+ * cannot rewrite what a terminal shows, nor be a formula or a second
+ * record in CSV. */
+static void points_table(const capsim_sweepq_table *t, int failed, capsim_table *out)
 {
-	return (c >= 1 && c <= t->paths.n) ||
-	       (c > t->paths.n && kind_of(t->keys[c - 1 - t->paths.n]) == CAPSIM_RK_TEXT);
-}
-
-/* "  " and s, whole, with what a terminal would not show made visible */
-static void print_visible(const char *s, FILE *out)
-{
-	fputs("  ", out);
-	capsim_term_text(out, s);
-}
-
-static void print_row(const capsim_sweepq_table *t, const size_t *width, long i, int failed,
-		      FILE *out)
-{
-	size_t cols = 1 + t->paths.n + t->n_keys;
-	char buf[CELL_LEN];
-	for (size_t c = 0; c < cols; c++) {
-		table_cell(t, c, i, buf, sizeof buf);
-		/* texts (parameters, text keys) left, numbers (the point, the keys) right */
-		int pad = (int)(width[c] - strlen(buf));
-		if (left_aligned(t, c))
-			fprintf(out, "%s%s%*s", c ? "  " : "", buf,
-				c + 1 < cols || failed ? pad : 0, "");
-		else
-			fprintf(out, "%s%*s%s", c ? "  " : "", pad, "", buf);
-	}
-	if (failed && i >= 0 && t->points[i].error)
-		print_visible(t->points[i].error, out);
-	else if (failed && i < 0)
-		fputs("  error", out);
-	fputc('\n', out);
-}
-
-static void print_table(const capsim_sweepq_table *t, int failed, FILE *out)
-{
-	size_t cols = 1 + t->paths.n + t->n_keys;
-	size_t *width = capsim_xcalloc(cols, sizeof *width);
-	char buf[CELL_LEN];
-	for (long i = -1; i < (long)t->n_points; i++)
-		for (size_t c = 0; c < cols; c++) {
-			table_cell(t, c, i, buf, sizeof buf);
-			if (strlen(buf) > width[c])
-				width[c] = strlen(buf);
+	size_t n, np = t->paths.n;
+	capsim_table_col *cols = point_cols(t, failed, &n);
+	capsim_table_init(out, cols, n);
+	free(cols);
+	for (size_t i = 0; i < t->n_points; i++) {
+		const capsim_sweepq_point *pt = &t->points[i];
+		size_t r = capsim_table_add_row(out);
+		capsim_table_set_num(out, r, 0, (double)pt->index);
+		capsim_table_set_text(out, r, 1, pt->failed ? "failed" : "ok");
+		for (size_t j = 0; j < np; j++)
+			capsim_table_set_text(out, r, POINT_PARAMS + j, pt->params[j]);
+		for (size_t k = 0; k < t->n_keys; k++) {
+			const capsim_sweepq_cell *c = &pt->cells[k];
+			if (c->kind == CAPSIM_SWEEPQ_NUM)
+				capsim_table_set_num(out, r, POINT_PARAMS + np + k, c->num);
+			else if (c->kind == CAPSIM_SWEEPQ_TEXT)
+				capsim_table_set_text(out, r, POINT_PARAMS + np + k, c->text);
 		}
-	for (long i = -1; i < (long)t->n_points; i++)
-		print_row(t, width, i, failed, out);
-	free(width);
+		if (failed)
+			capsim_table_set_text(out, r, n - 1, pt->error);
+	}
 }
 
 static const char *dir_word(capsim_sweepq_dir dir)
@@ -514,16 +467,16 @@ static const char *dir_word(capsim_sweepq_dir dir)
 
 /* what was read, in words, above the table */
 static void print_head(const query_plan *p, const query_args *a, const capsim_sweepq_table *t,
-		       size_t n_match, FILE *out)
+		       const capsim_table *pts, size_t n_match, FILE *out)
 {
 	const capsim_sweepq_sweep *w = &p->sweep;
-	char name[CELL_LEN], created[64], version[2 * CAPSIM_RESULT_VERSION_LEN];
-	capsim_sweepq_visible(name, sizeof name, w->name);
-	capsim_sweepq_visible(created, sizeof created, w->created_at);
-	capsim_sweepq_visible(version, sizeof version, w->capsim_version);
-	fprintf(out, "sweep %lld '%s': created %s, capsim %s; %lld ok, %lld failed\n",
-		(long long)w->id, name, created, version, (long long)w->n_ok,
-		(long long)w->n_failed);
+	fprintf(out, "sweep %lld '", (long long)w->id);
+	capsim_term_text(out, w->name);
+	fputs("': created ", out);
+	capsim_term_text(out, w->created_at);
+	fputs(", capsim ", out);
+	capsim_term_text(out, w->capsim_version);
+	fprintf(out, "; %lld ok, %lld failed\n", (long long)w->n_ok, (long long)w->n_failed);
 	/* "24 points matching the filters (of 39)", or "39 points" */
 	char of[128];
 	const char *what = a->failed ? (n_match == 1 ? "failed point" : "failed points") :
@@ -543,144 +496,73 @@ static void print_head(const query_plan *p, const query_args *a, const capsim_sw
 	else
 		fprintf(out, "%s\n", of);
 	if (t->n_points)
-		print_table(t, a->failed, out);
+		capsim_table_write_text(pts, out);
 }
 
-/* ---- CSV ----------------------------------------------------------------------- */
+/* ---- the list of sweeps --------------------------------------------------------- */
 
-/* A text of the store as one CSV field: a plain decimal number as it is
- * (it cannot be read as a formula), any other text through
- * capsim_csv_text: quoted, a " doubled, a leading = + - @ made text, so
- * that a name from a shared store can be neither a spreadsheet formula nor
- * a second record. */
-static void csv_field(const char *s, FILE *f)
-{
-	double x;
-	if (capsim_sweepq_plain_number(s, &x))
-		fputs(s, f);
-	else
-		capsim_csv_text(f, s);
-}
+/* the sweeps' columns: CSV and JSON in the store's order; the text table
+ * shows the version last and a name cut to LIST_NAME_MAX columns */
+#define LIST_NAME_MAX 64
+static const capsim_table_col list_cols[] = {
+	{ .name = "id", .kind = CAPSIM_TABLE_INT, .width = 6,
+	  .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "name", .kind = CAPSIM_TABLE_TEXT, .align = CAPSIM_TABLE_LEFT,
+	  .max_width = LIST_NAME_MAX, .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "created_at", .label = "created", .kind = CAPSIM_TABLE_TEXT,
+	  .align = CAPSIM_TABLE_LEFT, .width = 20, .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "capsim_version", .kind = CAPSIM_TABLE_TEXT,
+	  .flags = CAPSIM_TABLE_NO_TEXT | CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "points_ok", .label = "ok", .kind = CAPSIM_TABLE_INT, .width = 8,
+	  .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "points_failed", .label = "failed", .kind = CAPSIM_TABLE_INT, .width = 8,
+	  .flags = CAPSIM_TABLE_CSV_BARE_NAME },
+	{ .name = "capsim_version", .label = "capsim", .kind = CAPSIM_TABLE_TEXT,
+	  .align = CAPSIM_TABLE_LEFT, .flags = CAPSIM_TABLE_NO_CSV | CAPSIM_TABLE_NO_JSON },
+};
 
-static void write_csv(const capsim_sweepq_table *t, int failed, FILE *f)
+static void list_table(const capsim_sweepq_sweep *v, size_t n, capsim_table *out)
 {
-	fputs("point_index,status", f);
-	for (size_t i = 0; i < t->paths.n; i++) {
-		fputc(',', f);
-		capsim_csv_text(f, t->paths.v[i]);
-	}
-	for (size_t k = 0; k < t->n_keys; k++) {
-		fputc(',', f);
-		capsim_csv_text(f, t->keys[k]);
-	}
-	fputs(failed ? ",error\n" : "\n", f);
-	char buf[CELL_LEN];
-	for (size_t i = 0; i < t->n_points; i++) {
-		const capsim_sweepq_point *pt = &t->points[i];
-		fprintf(f, "%lld,%s", (long long)pt->index, pt->failed ? "failed" : "ok");
-		for (size_t j = 0; j < t->paths.n; j++) {
-			fputc(',', f);
-			if (pt->params[j])
-				csv_field(pt->params[j], f);
-		}
-		for (size_t k = 0; k < t->n_keys; k++) {
-			const capsim_sweepq_cell *c = &pt->cells[k];
-			fputc(',', f);
-			if (c->kind == CAPSIM_SWEEPQ_TEXT) {
-				csv_field(c->text, f); /* a text whole, however long */
-			} else {
-				cell_text(c, kind_of(t->keys[k]), 1, buf, sizeof buf);
-				fputs(buf, f); /* a number exact, true or false, or "" absent */
-			}
-		}
-		if (failed) {
-			fputc(',', f);
-			if (pt->error)
-				capsim_csv_text(f, pt->error);
-		}
-		fputc('\n', f);
-	}
-}
-
-static void write_list_csv(const capsim_sweepq_sweep *v, size_t n, FILE *f)
-{
-	fputs("id,name,created_at,capsim_version,points_ok,points_failed\n", f);
+	capsim_table_init(out, list_cols, sizeof list_cols / sizeof list_cols[0]);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%lld,", (long long)v[i].id);
-		capsim_csv_text(f, v[i].name);
-		fputc(',', f);
-		capsim_csv_text(f, v[i].created_at);
-		fputc(',', f);
-		capsim_csv_text(f, v[i].capsim_version);
-		fprintf(f, ",%lld,%lld\n", (long long)v[i].n_ok, (long long)v[i].n_failed);
+		size_t r = capsim_table_add_row(out);
+		capsim_table_set_num(out, r, 0, (double)v[i].id);
+		capsim_table_set_text(out, r, 1, v[i].name);
+		capsim_table_set_text(out, r, 2, v[i].created_at);
+		capsim_table_set_text(out, r, 3, v[i].capsim_version);
+		capsim_table_set_num(out, r, 4, (double)v[i].n_ok);
+		capsim_table_set_num(out, r, 5, (double)v[i].n_failed);
+		capsim_table_set_text(out, r, 6, v[i].capsim_version);
 	}
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-/* A text of the store in a JSON string: exact where it is UTF-8 (JSON
- * escapes its control characters), else its visible form (escape.h's
- * "\xNN" for each byte that is not), never dropped: jansson takes no
- * invalid UTF-8. The caller owns the reference. */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	char *v = capsim_sweepq_visible_dup(s, 4 * strlen(s) + 8);
-	j = json_string(v);
-	free(v);
-	assert(j);
-	return j;
-}
-
-/* o[key] = v, key a text of the store as json_text writes it */
-static void json_set_text_key(json_t *o, const char *key, json_t *v)
-{
-	json_t *k = json_text(key);
-	json_object_set_new(o, json_string_value(k), v);
-	json_decref(k);
-}
-
 static json_t *sweep_json(const capsim_sweepq_sweep *w)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer((json_int_t)w->id));
-	json_object_set_new(o, "name", json_text(w->name));
-	json_object_set_new(o, "created_at", json_text(w->created_at));
-	json_object_set_new(o, "capsim_version", json_text(w->capsim_version));
+	json_object_set_new(o, "name", capsim_table_json_text(w->name));
+	json_object_set_new(o, "created_at", capsim_table_json_text(w->created_at));
+	json_object_set_new(o, "capsim_version", capsim_table_json_text(w->capsim_version));
 	json_object_set_new(o, "points_ok", json_integer((json_int_t)w->n_ok));
 	json_object_set_new(o, "points_failed", json_integer((json_int_t)w->n_failed));
 	return o;
 }
 
-/* a number cell as the result table writes its kind in run --json */
-static json_t *number_json(double v, capsim_rkind kind)
+/* point r: its index, status and error, then its parameters and its keys
+ * from the table of points, absent ones left out */
+static json_t *point_json(const capsim_sweepq_table *t, const capsim_table *pts, size_t r)
 {
-	if (kind == CAPSIM_RK_BOOL)
-		return json_boolean(v != 0);
-	if ((kind == CAPSIM_RK_INT || kind == CAPSIM_RK_LONG) && v == floor(v) && fabs(v) < 9e15)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *point_json(const capsim_sweepq_table *t, const capsim_sweepq_point *pt)
-{
+	const capsim_sweepq_point *pt = &t->points[r];
+	size_t np = t->paths.n;
 	json_t *o = json_object(), *params = json_object(), *res = json_object();
 	json_object_set_new(o, "index", json_integer((json_int_t)pt->index));
 	json_object_set_new(o, "status", json_string(pt->failed ? "failed" : "ok"));
 	if (pt->error)
-		json_object_set_new(o, "error", json_text(pt->error));
-	for (size_t j = 0; j < t->paths.n; j++)
-		if (pt->params[j])
-			json_set_text_key(params, t->paths.v[j], json_text(pt->params[j]));
-	for (size_t k = 0; k < t->n_keys; k++) {
-		const capsim_sweepq_cell *c = &pt->cells[k];
-		if (c->kind == CAPSIM_SWEEPQ_NUM)
-			json_set_text_key(res, t->keys[k], number_json(c->num, kind_of(t->keys[k])));
-		else if (c->kind == CAPSIM_SWEEPQ_TEXT)
-			json_set_text_key(res, t->keys[k], json_text(c->text));
-	}
+		json_object_set_new(o, "error", capsim_table_json_text(pt->error));
+	capsim_table_json_cells(pts, r, POINT_PARAMS, POINT_PARAMS + np, 1, params);
+	capsim_table_json_cells(pts, r, POINT_PARAMS + np, POINT_PARAMS + np + t->n_keys, 1, res);
 	json_object_set_new(o, "params", params);
 	json_object_set_new(o, "results", res);
 	return o;
@@ -691,7 +573,7 @@ static json_t *query_json(const query_plan *p, const query_args *a, const capsim
 {
 	json_t *q = json_object(), *where = json_array(), *metrics = json_array();
 	for (size_t i = 0; i < a->n_where; i++)
-		json_array_append_new(where, json_text(a->where[i]));
+		json_array_append_new(where, capsim_table_json_text(a->where[i]));
 	for (size_t i = 0; i < p->n_metrics; i++)
 		json_array_append_new(metrics, json_pack("{s:s, s:s}", "key", p->m[i].key,
 							 "direction", dir_word(p->m[i].dir)));
@@ -715,43 +597,19 @@ static void print_json(json_t *o)
 	json_decref(o);
 }
 
-static void table_json(const query_plan *p, const query_args *a, const capsim_sweepq_table *t)
+static void table_json(const query_plan *p, const query_args *a, const capsim_sweepq_table *t,
+		       const capsim_table *pts)
 {
 	json_t *o = json_object(), *points = json_array();
 	json_object_set_new(o, "sweep", sweep_json(&p->sweep));
 	json_object_set_new(o, "query", query_json(p, a, t));
 	for (size_t i = 0; i < t->n_points; i++)
-		json_array_append_new(points, point_json(t, &t->points[i]));
+		json_array_append_new(points, point_json(t, pts, i));
 	json_object_set_new(o, "points", points);
 	print_json(o);
 }
 
 /* ---- the two doings ------------------------------------------------------------ */
-
-/* the sweeps as a table; names, dates and versions made visible (they are
- * the store's) and a name cut to LIST_NAME_MAX bytes of its visible form */
-#define LIST_NAME_MAX 64
-static void print_list(const capsim_sweepq_sweep *v, size_t n, FILE *out)
-{
-	char name[LIST_NAME_MAX + 4], created[64], version[2 * CAPSIM_RESULT_VERSION_LEN];
-	size_t wn = 4;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = capsim_sweepq_visible(name, sizeof name, v[i].name);
-		len = len > LIST_NAME_MAX ? LIST_NAME_MAX + 3 : len;
-		if (len > wn)
-			wn = len;
-	}
-	fprintf(out, "%6s  %-*s  %-20s  %8s  %8s  %s\n", "id", (int)wn, "name", "created",
-		"ok", "failed", "capsim");
-	for (size_t i = 0; i < n; i++) {
-		char *shown = capsim_sweepq_visible_dup(v[i].name, LIST_NAME_MAX);
-		capsim_sweepq_visible(created, sizeof created, v[i].created_at);
-		capsim_sweepq_visible(version, sizeof version, v[i].capsim_version);
-		fprintf(out, "%6lld  %-*s  %-20s  %8lld  %8lld  %s\n", (long long)v[i].id, (int)wn,
-			shown, created, (long long)v[i].n_ok, (long long)v[i].n_failed, version);
-		free(shown);
-	}
-}
 
 static int do_list(capsim_store *db, const query_args *a, capsim_diags *d)
 {
@@ -769,20 +627,21 @@ static int do_list(capsim_store *db, const query_args *a, capsim_diags *d)
 		capsim_sweepq_list_free(v, n);
 		return CAPSIM_EXIT_FAILURE;
 	}
+	capsim_table t;
+	list_table(v, n, &t);
 	if (a->json) {
-		json_t *o = json_object(), *arr = json_array();
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, sweep_json(&v[i]));
-		json_object_set_new(o, "sweeps", arr);
+		json_t *o = json_object();
+		json_object_set_new(o, "sweeps", capsim_table_json(&t));
 		print_json(o);
 	} else if (!to_stdout) {
-		print_list(v, n, stdout);
+		capsim_table_write_text(&t, stdout);
 	}
 	if (a->csv) {
-		write_list_csv(v, n, csv.f);
+		capsim_table_write_csv(&t, csv.f);
 		if (capsim_outfile_close(&csv, d) < 0)
 			status = CAPSIM_EXIT_FAILURE;
 	}
+	capsim_table_free(&t);
 	capsim_sweepq_list_free(v, n);
 	return status;
 }
@@ -820,14 +679,20 @@ static int query_points(capsim_store *db, const query_args *a, query_plan *p,
 	capsim_outfile o;
 	if (a->csv && capsim_outfile_open(&o, a->csv, d) < 0)
 		return CAPSIM_EXIT_FAILURE;
+	capsim_table pts;
+	points_table(t, a->failed, &pts);
 	if (a->json)
-		table_json(p, a, t);
+		table_json(p, a, t, &pts);
 	else if (!a->csv || strcmp(a->csv, "-") != 0)
-		print_head(p, a, t, n_match, stdout);
-	if (!a->csv)
-		return CAPSIM_EXIT_OK;
-	write_csv(t, a->failed, o.f);
-	return capsim_outfile_close(&o, d) < 0 ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_OK;
+		print_head(p, a, t, &pts, n_match, stdout);
+	int status = CAPSIM_EXIT_OK;
+	if (a->csv) {
+		capsim_table_write_csv(&pts, o.f);
+		if (capsim_outfile_close(&o, d) < 0)
+			status = CAPSIM_EXIT_FAILURE;
+	}
+	capsim_table_free(&pts);
+	return status;
 }
 
 static int do_query(capsim_store *db, const query_args *a, capsim_diags *d)

@@ -22,31 +22,52 @@
 /* the most designs a report compares */
 #define MAX_DESIGNS 12
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim report (SCENARIO... | --db RESULTS.sqlite [--sweep ID|NAME]\n"
-		"                     [--where 'KEY OP VALUE']...) --out DIR [--metric M]\n"
-		"                     [--budget USD] [--deadline TIME] [--set PATH=VALUE]...\n"
-		"                     [--no-progress] [--gnuplot-timeout TIME]\n"
-		"\n"
-		"Compare candidate designs (one scenario each) for one workload, and write\n"
-		"DIR/report.html (self-contained, figures inline), DIR/report.md (the same,\n"
-		"figures as PNG), DIR/summary.csv (the summary table, exact values) and\n"
-		"DIR/figures/ (SVG, PNG, and each figure's gnuplot script and data).\n"
-		"The decision rule: the smallest --metric (cost_to_train_usd, the default;\n"
-		"wall_to_train_s; cost_per_million_tokens_usd; tco_usd) among the designs\n"
-		"within --budget (a cost to train, \"$2M\") and --deadline (a wall time to\n"
-		"train, \"60 d\"); the report says which design wins and whether it still\n"
-		"does with utilisation and prices 20%% lower or higher. --set edits every\n"
-		"design. The figures need gnuplot on PATH: without it the text report is\n"
-		"written, the figures are not, and the exit status is 1. Each figure's\n"
-		"gnuplot is stopped after --gnuplot-timeout (default 60 s), an error.\n"
-		"With --db the designs are the ok points of a sweep in a results store\n"
-		"(capsim sweep; the latest sweep, or --sweep), those that match every --where\n"
-		"(as capsim query's), at most 12: each is rebuilt from the sweep file and the\n"
-		"base scenario the store names, which must be as they were (their SHA-256).\n");
-}
+enum { O_OUT, O_DB, O_SWEEP, O_WHERE, O_METRIC, O_BUDGET, O_DEADLINE, O_SET, O_NO_PROGRESS,
+       O_GNUPLOT_TIMEOUT, O_HELP };
+static const capsim_cli_opt report_opts[] = {
+	[O_OUT] = { "out", 0, "DIR", "the report's directory (made if absent)" },
+	[O_DB] = { "db", 0, "RESULTS.sqlite",
+		   "the designs: the ok points of a sweep in this results store" },
+	[O_SWEEP] = { "sweep", 0, "ID|NAME", "with --db: that sweep (default: the latest)" },
+	[O_WHERE] = { "where", 0, "FILTER",
+		      "with --db: only points where KEY OP VALUE holds (as capsim\n"
+		      "query's); repeatable" },
+	[O_METRIC] = { "metric", 0, "M",
+		       "the decision rule's metric: cost_to_train_usd (the default),\n"
+		       "wall_to_train_s, cost_per_million_tokens_usd or tco_usd" },
+	[O_BUDGET] = { "budget", 0, "USD",
+		       "only designs whose cost to train is within it (\"$2M\")" },
+	[O_DEADLINE] = { "deadline", 0, "TIME",
+			 "only designs whose wall time to train is within it (\"60 d\")" },
+	[O_SET] = { "set", 0, "PATH=VALUE", "edit every design" },
+	[O_NO_PROGRESS] = { "no-progress", 0, NULL, "no progress line" },
+	[O_GNUPLOT_TIMEOUT] = { "gnuplot-timeout", 0, "TIME",
+				"stop each figure's gnuplot after TIME (default 60 s), an error" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_report_cmd = {
+	.name = "report",
+	.usage = "usage: capsim report (SCENARIO... | --db RESULTS.sqlite [--sweep ID|NAME]\n"
+		 "                     [--where 'KEY OP VALUE']...) --out DIR [--metric M]\n"
+		 "                     [--budget USD] [--deadline TIME] [--set PATH=VALUE]...\n"
+		 "                     [--no-progress] [--gnuplot-timeout TIME]\n",
+	.about = "Compare candidate designs (one scenario each) for one workload, and write\n"
+		 "DIR/report.html (self-contained, figures inline), DIR/report.md (the same,\n"
+		 "figures as PNG), DIR/summary.csv (the summary table, exact values) and\n"
+		 "DIR/figures/ (SVG, PNG, and each figure's gnuplot script and data).\n"
+		 "The decision rule: the smallest --metric among the designs within --budget\n"
+		 "and --deadline; the report says which design wins and whether it still\n"
+		 "does with utilisation and prices 20% lower or higher. The figures need\n"
+		 "gnuplot on PATH: without it the text report is written, the figures are\n"
+		 "not, and the exit status is 1.\n"
+		 "With --db the designs are the ok points of a sweep in a results store\n"
+		 "(capsim sweep; the latest sweep, or --sweep), those that match every --where,\n"
+		 "at most 12: each is rebuilt from the sweep file and the base scenario the\n"
+		 "store names, which must be as they were (their SHA-256).\n",
+	.opts = report_opts,
+	.n_opts = CAPSIM_CLI_N(report_opts),
+	.in_order = 1,
+};
 
 /* the evaluations' progress line (util/progress.h), on a terminal */
 static void progress(void *ctx, int done, int total, const char *what)
@@ -155,22 +176,6 @@ out:
 
 int capsim_cmd_report(int argc, char **argv)
 {
-	enum { OPT_OUT = 256, OPT_METRIC, OPT_BUDGET, OPT_DEADLINE, OPT_SET, OPT_NO_PROGRESS,
-	       OPT_DB, OPT_SWEEP, OPT_WHERE, OPT_GNUPLOT_TIMEOUT, OPT_HELP };
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, OPT_OUT },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "budget", required_argument, NULL, OPT_BUDGET },
-		{ "deadline", required_argument, NULL, OPT_DEADLINE },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "sweep", required_argument, NULL, OPT_SWEEP },
-		{ "where", required_argument, NULL, OPT_WHERE },
-		{ "gnuplot-timeout", required_argument, NULL, OPT_GNUPLOT_TIMEOUT },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	capsim_report_rule rule = { .metric = CAPSIM_RULE_COST_TO_TRAIN };
 	const char *out = NULL, *db = NULL, *sweep_sel = NULL;
 	char *where[32];
@@ -179,12 +184,11 @@ int capsim_cmd_report(int argc, char **argv)
 	double gnuplot_timeout_s = 60.0;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
-	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_report_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case OPT_OUT: out = optarg; break;
-		case OPT_METRIC: {
+		case O_OUT: out = optarg; break;
+		case O_METRIC: {
 			int m = -1;
 			for (int k = 0; k < CAPSIM_RULE__COUNT; k++)
 				if (strcmp(optarg, capsim_rule_metric_names[k]) == 0)
@@ -198,47 +202,45 @@ int capsim_cmd_report(int argc, char **argv)
 			rule.metric = m;
 			break;
 		}
-		case OPT_BUDGET:
+		case O_BUDGET:
 			if (capsim_cli_quantity("report", "--budget", optarg, CAPSIM_DIM_USD, 1.0, 1e13, 0,
 						"a cost from $1 to $10T (\"$2.5M\")",
 						&rule.budget_usd) < 0)
 				goto out;
 			break;
-		case OPT_DEADLINE:
+		case O_DEADLINE:
 			if (capsim_cli_quantity("report", "--deadline", optarg, CAPSIM_DIM_SECONDS, 3600.0,
 						3.2e9, 0, "a time from 1 h to 100 y (\"60 d\")",
 						&rule.deadline_s) < 0)
 				goto out;
 			break;
-		case OPT_SET:
+		case O_SET:
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0) {
 				capsim_diags_print(&d, stderr);
 				goto out;
 			}
 			break;
-		case OPT_GNUPLOT_TIMEOUT:
+		case O_GNUPLOT_TIMEOUT:
 			if (capsim_cli_quantity("report", "--gnuplot-timeout", optarg,
 						CAPSIM_DIM_SECONDS, 0.1, 86400.0, 0,
 						"a time from 0.1 s to 1 d (\"60 s\")", &gnuplot_timeout_s) < 0)
 				goto out;
 			break;
-		case OPT_NO_PROGRESS: quiet = 1; break;
-		case OPT_DB: db = optarg; break;
-		case OPT_SWEEP: sweep_sel = optarg; break;
-		case OPT_WHERE:
+		case O_NO_PROGRESS: quiet = 1; break;
+		case O_DB: db = optarg; break;
+		case O_SWEEP: sweep_sel = optarg; break;
+		case O_WHERE:
 			if (n_where == sizeof where / sizeof where[0]) {
 				fprintf(stderr, "capsim report: --where: at most 32\n");
 				goto out;
 			}
 			where[n_where++] = optarg;
 			break;
-		case OPT_HELP:
-			help(stdout);
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_report_cmd, stdout);
 			status = CAPSIM_EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "capsim report: unknown option '%s'\ntry 'capsim report --help'\n",
-				argv[optind - 1]);
 			goto out;
 		}
 	}

@@ -18,23 +18,30 @@
 #include "units.h"
 #include "xalloc.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--json] [--verbose]\n"
-		"\n"
-		"Predict one training step of the scenario's workload on its cluster: step\n"
-		"time and its breakdown, tokens/s, MFU, memory per GPU, time to train the\n"
-		"token budget. SCENARIO defaults to scenarios/default.xml of the catalog.\n"
-		"\n"
-		"  --set PATH=VALUE  override a scenario field (see capsim validate --paths)\n"
-		"  --json            one JSON object\n"
-		"  --trace FILE      write the step's timeline as Chrome trace-event JSON\n"
-
-		"                    (open it in Perfetto or chrome://tracing; - for stdout)\n"
-		"  --trace-limit SIZE  refuse a trace that could be larger (default 256 MiB)\n"
-		"  --verbose         also print the run summary (events, simulated step)\n");
-}
+enum { O_SET, O_JSON, O_TRACE, O_TRACE_LIMIT, O_VERBOSE, O_HELP };
+static const capsim_cli_opt run_opts[] = {
+	[O_SET] = { "set", 's', "PATH=VALUE",
+		    "override a scenario field (see capsim validate --paths)" },
+	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_TRACE] = { "trace", 't', "FILE",
+		      "write the step's timeline as Chrome trace-event JSON\n"
+		      "(open it in Perfetto or chrome://tracing; - for stdout)" },
+	[O_TRACE_LIMIT] = { "trace-limit", 'L', "SIZE",
+			    "refuse a trace that could be larger (default 256 MiB)" },
+	[O_VERBOSE] = { "verbose", 'v', NULL,
+			"also print the run summary (events, simulated step)" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_run_cmd = {
+	.name = "run",
+	.usage = "usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--json] [--verbose]\n"
+		 "                  [--trace FILE [--trace-limit SIZE]]\n",
+	.about = "Predict one training step of the scenario's workload on its cluster: step\n"
+		 "time and its breakdown, tokens/s, MFU, memory per GPU, time to train the\n"
+		 "token budget. SCENARIO defaults to scenarios/default.xml of the catalog.\n",
+	.opts = run_opts,
+	.n_opts = CAPSIM_CLI_N(run_opts),
+};
 
 /* one segment of the critical path, in words */
 static void path_words(const capsim_path_segment *g, char *buf, size_t n)
@@ -178,15 +185,6 @@ static int write_trace(const char *path, const capsim_result *r, double limit,
 
 int capsim_cmd_run(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "trace-limit", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	capsim_cli_sets sets = { 0 };
 	int json = 0, verbose = 0, ch, status = CAPSIM_EXIT_USAGE;
 	const char *trace = NULL, *trace_limit_text = "256 MiB";
@@ -196,16 +194,16 @@ int capsim_cmd_run(int argc, char **argv)
 	capsim_scenario *s = NULL;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:jvt:L:h", lo, NULL)) != -1) {
+	while ((ch = capsim_cli_next(&capsim_cli_run_cmd, argc, argv)) != -1) {
 		switch (ch) {
-		case 's':
+		case O_SET:
 			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
 				goto fail;
 			break;
-		case 'j': json = 1; break;
-		case 'v': verbose = 1; break;
-		case 't': trace = optarg; break;
-		case 'L':
+		case O_JSON: json = 1; break;
+		case O_VERBOSE: verbose = 1; break;
+		case O_TRACE: trace = optarg; break;
+		case O_TRACE_LIMIT:
 			/* 1 TiB: far above what a trace viewer opens */
 			if (capsim_cli_quantity("run", "--trace-limit", optarg, CAPSIM_DIM_BYTES,
 						1024.0, 1099511627776.0, 1,
@@ -214,12 +212,11 @@ int capsim_cmd_run(int argc, char **argv)
 				goto out;
 			trace_limit_text = optarg;
 			break;
-		case 'h':
-			help(stdout);
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_run_cmd, stdout);
 			status = CAPSIM_EXIT_OK;
 			goto out;
 		default:
-			help(stderr);
 			goto out;
 		}
 	}

@@ -20,26 +20,39 @@
 #include "outfile.h"
 #include "progress.h"
 #include "scenario.h"
+#include "table.h"
 #include "xalloc.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
-		"                    [--csv FILE] [--json] [--progress] [--set PATH=VALUE]...\n"
-		"\n"
-		"Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
-		"parallelism grows. --weak (default) grows the global batch with it (the\n"
-		"micro-batches per replica stay); --strong keeps the global batch, so each\n"
-		"replica gets fewer micro-batches. Every size is checked before the first\n"
-		"is run. Prints step time, tokens/s and scaling efficiency (as capsim run:\n"
-		"tokens/s per GPU against one replica on its own nodes) and, with --strong,\n"
-		"the speed-up per GPU against the first size. --csv FILE (- for stdout) writes every\n"
-		"result key of each size (the columns of capsim run's result table);\n"
-		"--json prints one object with a \"points\" array instead of the table.\n"
-		"Progress (each size as it starts and ends, with its time) goes to stderr\n"
-		"when stderr is a terminal, and always with --progress.\n");
-}
+enum { O_GPUS, O_WEAK, O_STRONG, O_CSV, O_JSON, O_PROGRESS, O_SET, O_HELP };
+static const capsim_cli_opt scale_opts[] = {
+	[O_GPUS] = { "gpus", 'g', "N,N,...", "the GPU counts to run, at most 64" },
+	[O_WEAK] = { "weak", 'w', NULL,
+		     "grow the global batch with data parallelism (the default):\n"
+		     "the micro-batches per replica stay" },
+	[O_STRONG] = { "strong", 'S', NULL,
+		       "keep the global batch: each replica gets fewer micro-batches;\n"
+		       "the table adds the speed-up per GPU against the first size" },
+	[O_CSV] = { "csv", 'c', "FILE",
+		    "write every result key of each size (the columns of capsim\n"
+		    "run's result table) to FILE, whole or not at all; - for stdout" },
+	[O_JSON] = { "json", 'j', NULL, "one object with a \"points\" array instead of the table" },
+	[O_PROGRESS] = { "progress", 0, NULL,
+			 "report each size as it starts and ends on stderr (always\n"
+			 "when stderr is a terminal)" },
+	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_scale_cmd = {
+	.name = "scale",
+	.usage = "usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
+		 "                    [--csv FILE] [--json] [--progress] [--set PATH=VALUE]...\n",
+	.about = "Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
+		 "parallelism grows. Every size is checked before the first is run. Prints\n"
+		 "step time, tokens/s and scaling efficiency (as capsim run: tokens/s per GPU\n"
+		 "against one replica on its own nodes).\n",
+	.opts = scale_opts,
+	.n_opts = CAPSIM_CLI_N(scale_opts),
+};
 
 /* One size's progress on stderr. As it starts: the progress line on a
  * terminal (util/progress.h), "[i/n] G GPUs ..." elsewhere; as it ends,
@@ -123,76 +136,225 @@ static int size_point(const capsim_scenario *base, const capsim_catalog *cat, lo
 	return -1;
 }
 
+/* ---- the tables ---------------------------------------------------------------- */
+
+/* the text table's columns, one size a row; speed-up only with --strong,
+ * then the note on a size that does not fit */
+enum { COL_GPUS, COL_NODES, COL_DP, COL_BATCH, COL_STEP, COL_TOKENS, COL_PER_GPU, COL_MFU,
+       COL_SCALING, COL_SPEEDUP, COL_NOTE, N_COLS };
+static const capsim_table_col size_cols[N_COLS] = {
+	[COL_GPUS] = { .name = "GPUs", .kind = CAPSIM_TABLE_INT, .width = 8 },
+	[COL_NODES] = { .name = "nodes", .kind = CAPSIM_TABLE_INT, .width = 6, .gap = 1 },
+	[COL_DP] = { .name = "dp", .kind = CAPSIM_TABLE_INT, .width = 6, .gap = 1 },
+	[COL_BATCH] = { .name = "batch", .kind = CAPSIM_TABLE_REAL, .precision = 0, .width = 10,
+			.gap = 1, .flags = CAPSIM_TABLE_FIXED },
+	[COL_STEP] = { .name = "step", .unit = "s", .kind = CAPSIM_TABLE_REAL, .precision = 4,
+		       .width = 12, .gap = 1, .flags = CAPSIM_TABLE_FIXED },
+	[COL_TOKENS] = { .name = "tokens/s", .kind = CAPSIM_TABLE_REAL, .precision = 4,
+			 .width = 14, .gap = 1 },
+	[COL_PER_GPU] = { .name = "tokens/s/GPU", .kind = CAPSIM_TABLE_REAL, .precision = 4,
+			  .width = 12, .gap = 1 },
+	[COL_MFU] = { .name = "MFU", .kind = CAPSIM_TABLE_REAL, .precision = 1, .width = 7,
+		      .gap = 1, .flags = CAPSIM_TABLE_FIXED | CAPSIM_TABLE_PERCENT },
+	[COL_SCALING] = { .name = "scaling", .kind = CAPSIM_TABLE_REAL, .precision = 1,
+			  .width = 9, .gap = 1, .flags = CAPSIM_TABLE_FIXED | CAPSIM_TABLE_PERCENT },
+	[COL_SPEEDUP] = { .name = "speed-up/GPU", .kind = CAPSIM_TABLE_REAL, .precision = 1,
+			  .width = 15, .gap = 1, .flags = CAPSIM_TABLE_FIXED | CAPSIM_TABLE_PERCENT },
+	[COL_NOTE] = { .name = "", .kind = CAPSIM_TABLE_TEXT, .align = CAPSIM_TABLE_LEFT },
+};
+
+/* the sizes' table; without strong, no speed-up column */
+static void sizes_init(capsim_table *t, int strong)
+{
+	capsim_table_col cols[N_COLS];
+	memcpy(cols, size_cols, sizeof cols);
+	if (!strong)
+		cols[COL_SPEEDUP].flags |= CAPSIM_TABLE_NO_TEXT;
+	capsim_table_init(t, cols, N_COLS);
+}
+
+/* one size's row: per_gpu its tokens/s per GPU, first the first size's */
+static size_t sizes_add(capsim_table *t, const capsim_result *r, double per_gpu, double first)
+{
+	size_t i = capsim_table_add_row(t);
+	capsim_table_set_num(t, i, COL_GPUS, (double)r->gpus);
+	capsim_table_set_num(t, i, COL_NODES, r->nodes);
+	capsim_table_set_num(t, i, COL_DP, r->dp);
+	capsim_table_set_num(t, i, COL_BATCH, r->global_batch);
+	capsim_table_set_num(t, i, COL_STEP, r->step.step_time_s);
+	capsim_table_set_num(t, i, COL_TOKENS, r->step.tokens_per_s);
+	capsim_table_set_num(t, i, COL_PER_GPU, per_gpu);
+	capsim_table_set_num(t, i, COL_MFU, r->mfu);
+	if (r->has_scaling)
+		capsim_table_set_num(t, i, COL_SCALING, r->scaling_efficiency);
+	capsim_table_set_num(t, i, COL_SPEEDUP, per_gpu / first);
+	capsim_table_set_text(t, i, COL_NOTE, r->fits_in_memory ? "" : "(does not fit)");
+	return i;
+}
+
+/* The CSV's table: every result key that is not structured, as
+ * capsim_result_keys lists them (the columns of capsim run's result
+ * table), reals to 10 significant digits. */
+static void results_init(capsim_table *t)
+{
+	capsim_table_col *cols = capsim_xcalloc(capsim_result_n_keys, sizeof *cols);
+	size_t n = 0;
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (k->kind == CAPSIM_RK_JSON)
+			continue;
+		cols[n++] = (capsim_table_col){
+			.name = k->key, .csv_precision = 10, .flags = CAPSIM_TABLE_CSV_BARE_NAME,
+			.kind = k->kind == CAPSIM_RK_REAL ? CAPSIM_TABLE_REAL :
+				k->kind == CAPSIM_RK_BOOL ? CAPSIM_TABLE_BOOL :
+				k->kind == CAPSIM_RK_TEXT ? CAPSIM_TABLE_TEXT : CAPSIM_TABLE_INT };
+	}
+	capsim_table_init(t, cols, n);
+	free(cols);
+}
+
+/* r's keys as a row of the CSV's table; those r lacks absent */
+static void results_add(capsim_table *t, const capsim_result *r)
+{
+	size_t row = capsim_table_add_row(t);
+	for (size_t c = 0; c < t->n_cols; c++) {
+		const capsim_result_key *k = capsim_result_key_find(t->cols[c].name);
+		if (!capsim_result_has(r, k))
+			continue;
+		if (k->kind == CAPSIM_RK_TEXT)
+			capsim_table_set_text(t, row, c, capsim_result_string(r, k->key));
+		else
+			capsim_table_set_num(t, row, c, capsim_result_number(r, k));
+	}
+}
+
+/* standard output flushed, so that a row is seen as its size ends; -1
+ * after saying why it could not be */
+static int flush_rows(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0)
+		return 0;
+	/* say why now; the rest of the table has nowhere to go */
+	fprintf(stderr, "capsim: writing standard output: %s\n", strerror(errno ? errno : EIO));
+	__fpurge(stdout);
+	clearerr(stdout);
+	return -1;
+}
+
+/* one size's result shown: a point of the JSON array ja, or else a row of
+ * the table printed and flushed; -1 when standard output cannot take it */
+static int show_size(const capsim_result *r, double per_gpu, double first, json_t *ja,
+		     capsim_table *rows)
+{
+	if (ja) {
+		json_t *p = json_object();
+		capsim_result_json(r, p);
+		json_array_append_new(ja, p);
+		return 0;
+	}
+	capsim_table_write_line(rows, (long)sizes_add(rows, r, per_gpu, first), stdout);
+	return flush_rows();
+}
+
+/* what the command line asks for */
+typedef struct scale_args {
+	long sizes[64];
+	int n_sizes, strong, json, show;
+	const char *csv;
+	capsim_cli_sets sets;             /* the caller frees them */
+} scale_args;
+
+/* 0 to go on, or the exit status after --help (*done set) or after saying
+ * what is wrong */
+static int parse_args(int argc, char **argv, scale_args *a, int *done)
+{
+	capsim_diags d = { 0 };
+	int ch;
+	optind = 1;
+	while ((ch = capsim_cli_next(&capsim_cli_scale_cmd, argc, argv)) != -1) {
+		switch (ch) {
+		case O_GPUS:
+			a->n_sizes = parse_list(optarg, a->sizes, 64);
+			if (a->n_sizes <= 0) {
+				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64 "
+					"positive counts, no empty item), found '%s'\n", optarg);
+				return CAPSIM_EXIT_USAGE;
+			}
+			break;
+		case O_WEAK: a->strong = 0; break;
+		case O_STRONG: a->strong = 1; break;
+		case O_CSV: a->csv = optarg; break;
+		case O_JSON: a->json = 1; break;
+		case O_PROGRESS: a->show = 1; break;
+		case O_SET:
+			if (capsim_cli_sets_add(&a->sets, optarg, &d) < 0) {
+				capsim_diags_print(&d, stderr);
+				capsim_diags_free(&d);
+				return CAPSIM_EXIT_USAGE;
+			}
+			break;
+		case O_HELP:
+			capsim_cli_help(&capsim_cli_scale_cmd, stdout);
+			*done = 1;
+			return CAPSIM_EXIT_OK;
+		default: return CAPSIM_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc || a->n_sizes == 0) {
+		fprintf(stderr, "capsim scale: SCENARIO and --gpus are required\n");
+		capsim_cli_help(&capsim_cli_scale_cmd, stderr);
+		return CAPSIM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* a size whose global batch is past what models are trained with, said */
+static void warn_batch(const capsim_result *r, int seq_len)
+{
+	double batch_tokens = r->global_batch * seq_len;
+	if (batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
+		fprintf(stderr, "capsim scale: warning: at %ld GPUs the global batch is %.3g tokens "
+			"a step (%.0f x %d), far beyond what models are trained with (above "
+			"%.3g: docs/model.md, \"Global batch\"); --strong keeps the batch\n",
+			r->gpus, batch_tokens, r->global_batch, seq_len, CAPSIM_BATCH_TOKENS_WARN);
+}
+
 int capsim_cmd_scale(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "gpus", required_argument, NULL, 'g' },
-		{ "weak", no_argument, NULL, 'w' },
-		{ "strong", no_argument, NULL, 'S' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "progress", no_argument, NULL, 'P' },
-		{ "set", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long sizes[64];
-	int n_sizes = 0, strong = 0, json = 0, show = 0, ch, status = CAPSIM_EXIT_USAGE;
-	const char *csv = NULL;
-	capsim_cli_sets sets = { 0 };
+	scale_args a = { 0 };
+	int done = 0, status = parse_args(argc, argv, &a, &done);
+	if (status || done) {
+		capsim_cli_sets_free(&a.sets);
+		return status;
+	}
+	status = CAPSIM_EXIT_USAGE;
+	int n_sizes = a.n_sizes, strong = a.strong, json = a.json, show = a.show;
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *base = NULL, *pts = NULL;
 	capsim_outfile csv_out;
 	FILE *out = NULL;
 	json_t *jo = NULL, *ja = NULL;
+	capsim_table rows = { 0 }, results = { 0 };
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "g:wSc:js:h", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'g':
-			n_sizes = parse_list(optarg, sizes, 64);
-			if (n_sizes <= 0) {
-				fprintf(stderr, "capsim scale: --gpus wants N,N,... (at most 64 "
-					"positive counts, no empty item), found '%s'\n", optarg);
-				goto out;
-			}
-			break;
-		case 'w': strong = 0; break;
-		case 'S': strong = 1; break;
-		case 'c': csv = optarg; break;
-		case 'j': json = 1; break;
-		case 'P': show = 1; break;
-		case 's':
-			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
-				goto fail;
-			break;
-		case 'h': help(stdout); status = CAPSIM_EXIT_OK; goto out;
-		default: help(stderr); goto out;
-		}
-	}
-	if (optind + 1 != argc || n_sizes == 0) {
-		fprintf(stderr, "capsim scale: SCENARIO and --gpus are required\n");
-		help(stderr);
-		goto out;
-	}
 	capsim_init();
-	if (capsim_cli_load(argv[optind], &sets, &cat, &base, &d) < 0)
+	if (capsim_cli_load(argv[optind], &a.sets, &cat, &base, &d) < 0)
 		goto fail;
 	/* every size checked before the first runs */
 	pts = capsim_xcalloc((size_t)n_sizes, sizeof *pts);
 	for (int i = 0; i < n_sizes; i++)
-		size_point(base, cat, sizes[i], strong, &pts[i], &d);
+		size_point(base, cat, a.sizes[i], strong, &pts[i], &d);
 	if (d.n)
 		goto fail;
-	if (csv) {
-		if (capsim_outfile_open(&csv_out, csv, &d) < 0) {
+	if (a.csv) {
+		if (capsim_outfile_open(&csv_out, a.csv, &d) < 0) {
 			capsim_diags_print(&d, stderr);
 			status = CAPSIM_EXIT_FAILURE;
 			goto out;
 		}
 		out = csv_out.f;
-		capsim_result_csv_header(out);
+		results_init(&results);
 	}
 	if (json) {
 		jo = capsim_cli_json_head(cat, base);
@@ -201,9 +363,8 @@ int capsim_cmd_scale(int argc, char **argv)
 	} else {
 		printf("# %s, %s scaling: tp %d, pp %d, cp %d fixed\n", base->name,
 		       strong ? "strong" : "weak", base->tp, base->pp, base->cp);
-		printf("%8s %6s %6s %10s %12s %14s %12s %7s %9s%s\n", "GPUs", "nodes", "dp",
-		       "batch", "step (s)", "tokens/s", "tokens/s/GPU", "MFU", "scaling",
-		       strong ? "   speed-up/GPU" : "");
+		sizes_init(&rows, strong);
+		capsim_table_write_line(&rows, -1, stdout);
 	}
 	double first = 0.0;
 	int tty = isatty(STDERR_FILENO);
@@ -221,44 +382,17 @@ int capsim_cmd_scale(int argc, char **argv)
 			goto out;
 		}
 		size_done(&pr, show, i, n_sizes, r.gpus, started);
-		double batch_tokens = r.global_batch * pts[i].seq_len;
-		if (batch_tokens > CAPSIM_BATCH_TOKENS_WARN)
-			fprintf(stderr, "capsim scale: warning: at %ld GPUs the global batch is %.3g tokens "
-				"a step (%.0f x %d), far beyond what models are trained with (above "
-				"%.3g: docs/model.md, \"Global batch\"); --strong keeps the batch\n",
-				r.gpus, batch_tokens, r.global_batch, pts[i].seq_len,
-				CAPSIM_BATCH_TOKENS_WARN);
+		warn_batch(&r, pts[i].seq_len);
 		double per_gpu = r.step.tokens_per_s / (double)r.gpus;
 		if (i == 0)
 			first = per_gpu;
-		if (json) {
-			json_t *p = json_object();
-			capsim_result_json(&r, p);
-			json_array_append_new(ja, p);
-		} else {
-			char eff[16] = "-", rel[32] = "";
-			if (r.has_scaling)
-				snprintf(eff, sizeof eff, "%.1f%%", 100 * r.scaling_efficiency);
-			if (strong)
-				snprintf(rel, sizeof rel, " %14.1f%%", 100 * per_gpu / first);
-			printf("%8ld %6d %6d %10.0f %12.4f %14.4g %12.4g %6.1f%% %9s%s%s\n", r.gpus,
-			       r.nodes, r.dp, r.global_batch, r.step.step_time_s, r.step.tokens_per_s,
-			       per_gpu, 100 * r.mfu, eff, rel,
-			       r.fits_in_memory ? "" : "  (does not fit)");
-			errno = 0;
-			if (fflush(stdout) != 0) {
-				/* say why now; the rest of the table has nowhere to go */
-				fprintf(stderr, "capsim: writing standard output: %s\n",
-					strerror(errno ? errno : EIO));
-				__fpurge(stdout);
-				clearerr(stdout);
-				capsim_result_free(&r);
-				status = CAPSIM_EXIT_FAILURE;
-				goto out;
-			}
+		if (show_size(&r, per_gpu, first, ja, &rows) < 0) {
+			capsim_result_free(&r);
+			status = CAPSIM_EXIT_FAILURE;
+			goto out;
 		}
 		if (out)
-			capsim_result_csv_row(&r, out);
+			results_add(&results, &r);
 		capsim_result_free(&r);
 	}
 	if (json) {
@@ -268,6 +402,7 @@ int capsim_cmd_scale(int argc, char **argv)
 		fputc('\n', stdout);
 	}
 	if (out) {
+		capsim_table_write_csv(&results, out);
 		out = NULL;
 		if (capsim_outfile_close(&csv_out, &d) < 0) {
 			capsim_diags_print(&d, stderr);
@@ -285,10 +420,12 @@ out:
 		capsim_outfile_discard(&csv_out);
 	json_decref(ja);
 	json_decref(jo);
+	capsim_table_free(&rows);
+	capsim_table_free(&results);
 	free(pts);
 	free(base);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
-	capsim_cli_sets_free(&sets);
+	capsim_cli_sets_free(&a.sets);
 	return status;
 }

@@ -20,31 +20,45 @@
 #include "sweep.h"
 #include "xalloc.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim sweep FILE --db RESULTS.sqlite [-j N] [--resume] [--plan]\n"
-		"                    [--batch N] [--progress | --no-progress] [--json]\n"
-		"                    [--set PATH=VALUE]...\n"
-		"\n"
-		"Evaluate every point of the sweep file FILE (a base scenario, axes over --set\n"
-		"paths, constraints; docs/user-guide.md, \"Sweeps\") in this process on N\n"
-		"threads (-j, default 1), and write each point's parameters and result keys\n"
-		"to the SQLite store RESULTS.sqlite (docs/store.md) as a new sweep. Points that\n"
-		"a constraint drops are counted by constraint and never run; a point that\n"
-		"fails is recorded with its message. --resume continues the newest sweep of\n"
-		"the same name in the store, skipping every point it holds (the sweep file,\n"
-		"the base scenario and the catalog must be as they were). --plan prints the\n"
-		"points (or why each is dropped) and runs nothing. --set edits the base\n"
-		"scenario, after the sweep file's own <set> edits. Points are committed\n"
-		"about once a second and at least every --batch points (default 4096).\n"
-		"Progress goes to stderr: one line with rate and ETA on a terminal, a line\n"
-		"every 10%% otherwise; --no-progress turns it off.\n"
-		"Under mpirun (or srun with PMIx) the ranks share the points: rank 0 hands\n"
-		"them out a few at a time and writes the store; every rank evaluates.\n"
-		"Exit status: 0 the sweep is complete (failed points included), 1 a failure\n"
-		"of the run (the store), 2 bad input, 130 interrupted (resume with --resume).\n");
-}
+enum { O_DB, O_JOBS, O_RESUME, O_PLAN, O_BATCH, O_PROGRESS, O_NO_PROGRESS, O_JSON, O_SET,
+       O_HELP };
+static const capsim_cli_opt sweep_opts[] = {
+	[O_DB] = { "db", 0, "RESULTS.sqlite", "the SQLite store the points are written to" },
+	[O_JOBS] = { "jobs", 'j', "N", "threads evaluating points (default 1)" },
+	[O_RESUME] = { "resume", 0, NULL,
+		       "continue the newest sweep of the same name in the store,\n"
+		       "skipping every point it holds" },
+	[O_PLAN] = { "plan", 0, NULL, "print the points (or why each is dropped); run nothing" },
+	[O_BATCH] = { "batch", 0, "N", "commit at least every N points (default 4096)" },
+	[O_PROGRESS] = { "progress", 0, NULL, "progress on stderr (the default)" },
+	[O_NO_PROGRESS] = { "no-progress", 0, NULL, "no progress" },
+	[O_JSON] = { "json", 0, NULL, "the summary as one JSON object" },
+	[O_SET] = { "set", 0, "PATH=VALUE",
+		    "edit the base scenario, after the sweep file's own <set> edits" },
+	[O_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_sweep_cmd = {
+	.name = "sweep",
+	.usage = "usage: capsim sweep FILE --db RESULTS.sqlite [-j N] [--resume] [--plan]\n"
+		 "                    [--batch N] [--progress | --no-progress] [--json]\n"
+		 "                    [--set PATH=VALUE]...\n",
+	.about = "Evaluate every point of the sweep file FILE (a base scenario, axes over --set\n"
+		 "paths, constraints; docs/user-guide.md, \"Sweeps\") in this process on N\n"
+		 "threads, and write each point's parameters and result keys to the SQLite\n"
+		 "store RESULTS.sqlite (docs/store.md) as a new sweep. Points that a\n"
+		 "constraint drops are counted by constraint and never run; a point that\n"
+		 "fails is recorded with its message. --resume needs the sweep file, the base\n"
+		 "scenario and the catalog as they were. Points are committed about once a\n"
+		 "second and at least every --batch points. Progress goes to stderr: one line\n"
+		 "with rate and ETA on a terminal, a line every 10% otherwise.\n"
+		 "Under mpirun (or srun with PMIx) the ranks share the points: rank 0 hands\n"
+		 "them out a few at a time and writes the store; every rank evaluates.\n",
+	.opts = sweep_opts,
+	.n_opts = CAPSIM_CLI_N(sweep_opts),
+	.after = "Exit status: 0 the sweep is complete (failed points included), 1 a failure\n"
+		 "of the run (the store), 2 bad input, 130 interrupted (resume with --resume).\n",
+	.in_order = 1,
+};
 
 /* Set by SIGINT and SIGTERM, read by every thread: an atomic (lock-free,
  * so that the handler may store it), not a volatile sig_atomic_t, which
@@ -175,32 +189,16 @@ typedef struct {
 
 static int parse_args(int argc, char **argv, options *o)
 {
-	enum { OPT_DB = 256, OPT_BATCH, OPT_RESUME, OPT_PLAN, OPT_JSON, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SET,
-	       OPT_HELP };
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "batch", required_argument, NULL, OPT_BATCH },
-		{ "resume", no_argument, NULL, OPT_RESUME },
-		{ "plan", no_argument, NULL, OPT_PLAN },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	o->threads = 1;
 	o->batch = 4096;
 	o->progress = -1;
-	opterr = 0;
 	optind = 1;
 	int c;
 	capsim_diags d = { 0 };
-	while ((c = getopt_long(argc, argv, "+j:", longopts, NULL)) != -1) {
+	while ((c = capsim_cli_next(&capsim_cli_sweep_cmd, argc, argv)) != -1) {
 		switch (c) {
-		case OPT_DB: o->db = optarg; break;
-		case 'j':
+		case O_DB: o->db = optarg; break;
+		case O_JOBS:
 			o->threads = capsim_cli_count(optarg, 1024);
 			if (o->threads < 1) {
 				fprintf(stderr, "capsim sweep: -j: expected a number of threads from 1 to "
@@ -208,7 +206,7 @@ static int parse_args(int argc, char **argv, options *o)
 				return -1;
 			}
 			break;
-		case OPT_BATCH:
+		case O_BATCH:
 			o->batch = capsim_cli_count(optarg, 1000000);
 			if (o->batch < 1) {
 				fprintf(stderr, "capsim sweep: --batch: expected points a transaction from "
@@ -216,22 +214,20 @@ static int parse_args(int argc, char **argv, options *o)
 				return -1;
 			}
 			break;
-		case OPT_RESUME: o->resume = 1; break;
-		case OPT_PLAN: o->plan_only = 1; break;
-		case OPT_JSON: o->as_json = 1; break;
-		case OPT_PROGRESS: o->progress = 1; break;
-		case OPT_NO_PROGRESS: o->progress = 0; break;
-		case OPT_SET:
+		case O_RESUME: o->resume = 1; break;
+		case O_PLAN: o->plan_only = 1; break;
+		case O_JSON: o->as_json = 1; break;
+		case O_PROGRESS: o->progress = 1; break;
+		case O_NO_PROGRESS: o->progress = 0; break;
+		case O_SET:
 			if (capsim_cli_sets_add(&o->sets, optarg, &d) < 0) {
 				capsim_diags_print(&d, stderr);
 				capsim_diags_free(&d);
 				return -1;
 			}
 			break;
-		case OPT_HELP: help(stdout); return 1;
-		default:
-			fprintf(stderr, "capsim sweep: unknown option '%s'\n", argv[optind - 1]);
-			return -1;
+		case O_HELP: capsim_cli_help(&capsim_cli_sweep_cmd, stdout); return 1;
+		default: return -2; /* said why, and where --help is */
 		}
 	}
 	if (optind != argc - 1) {
@@ -286,7 +282,7 @@ int capsim_cmd_sweep(int argc, char **argv)
 	int status;
 	int prc = parse_args(argc, argv, &o);
 	if (prc != 0) {
-		if (prc < 0)
+		if (prc == -1)
 			fprintf(stderr, "try 'capsim sweep --help'\n");
 		status = prc > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 		goto out;

@@ -20,26 +20,40 @@
 #include "xalloc.h"
 #include "xml.h"
 
+enum { O_SET, O_RESOLVED, O_JSON, O_OUT, O_PATHS, O_CATALOG, O_HELP };
+static const capsim_cli_opt validate_opts[] = {
+	[O_SET] = { "set", 's', "PATH=VALUE",
+		    "override a scenario field (cluster.nodes=16,\n"
+		    "workload.parallelism.tp=4, cluster.gpu.memory.bandwidth=\"4 TB/s\")" },
+	[O_RESOLVED] = { "resolved", 'r', NULL,
+			 "print the scenario with every catalog part written out" },
+	[O_JSON] = { "json", 'j', NULL,
+		     "print one JSON object: each file, its kind, ok and errors" },
+	[O_OUT] = { "out", 'o', "FILE",
+		    "write the --resolved or --json output to FILE, whole or\n"
+		    "not at all (default: standard output)" },
+	[O_PATHS] = { "paths", 'p', NULL, "list every PATH that --set accepts, with its meaning" },
+	[O_CATALOG] = { "catalog", 'c', "DIR",
+			"catalog root with hardware/ and models/ (default: the shipped\n"
+			"catalog)" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_validate_cmd = {
+	.name = "validate",
+	.usage = "usage: capsim validate FILE... [--set PATH=VALUE]... [--resolved | --json]\n"
+		 "                       [--out FILE] [--catalog DIR]\n",
+	.about = "Check scenario, hardware, model, bibliography and calibrated profile\n"
+		 "files against their schemas and for consistency; print every problem\n"
+		 "with file:line and exit 2 if there is one. For a scenario, print what\n"
+		 "it resolves to.\n",
+	.opts = validate_opts,
+	.n_opts = CAPSIM_CLI_N(validate_opts),
+};
+
 static void help(FILE *out)
 {
-	fprintf(out,
-		"usage: capsim validate FILE... [--set PATH=VALUE]... [--resolved | --json]\n"
-		"                       [--out FILE] [--catalog DIR]\n"
-		"\n"
-		"Check scenario, hardware, model, bibliography and calibrated profile\n"
-		"files against their schemas and for consistency; print every problem\n"
-		"with file:line and exit 2 if there is one. For a scenario, print what\n"
-		"it resolves to.\n"
-		"\n"
-		"  --set PATH=VALUE  override a scenario field (cluster.nodes=16,\n"
-		"                    workload.parallelism.tp=4, cluster.gpu.memory.bandwidth=\"4 TB/s\")\n"
-		"  --resolved        print the scenario with every catalog part written out\n"
-		"  --json            print one JSON object: each file, its kind, ok and errors\n"
-		"  --out FILE        write the --resolved or --json output to FILE, whole or\n"
-		"                    not at all (default: standard output)\n"
-		"  --paths           list every PATH that --set accepts, with its meaning\n"
-		"  --catalog DIR     catalog root with hardware/ and models/ (default: %s)\n",
-		capsim_catalog_default_root());
+	capsim_cli_help(&capsim_cli_validate_cmd, out);
+	fprintf(out, "\nThe shipped catalog: %s\n", capsim_catalog_default_root());
 }
 
 static void print_summary(const capsim_scenario *s)
@@ -439,16 +453,6 @@ static int validate_to_file(int argc, char **argv, int first, validate_ctx *c,
 
 int capsim_cmd_validate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "set", required_argument, NULL, 's' },
-		{ "resolved", no_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "paths", no_argument, NULL, 'p' },
-		{ "catalog", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	validate_ctx c = { .root = capsim_catalog_default_root() };
 	capsim_cli_sets sets = { 0 };
 	const char *out_path = NULL;
@@ -456,23 +460,22 @@ int capsim_cmd_validate(int argc, char **argv)
 	capsim_diags d = { 0 };
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "s:rjo:pc:h", opts, NULL)) != -1) {
+	while ((ch = capsim_cli_next(&capsim_cli_validate_cmd, argc, argv)) != -1) {
 		switch (ch) {
-		case 's':
+		case O_SET:
 			capsim_cli_sets_add(&sets, optarg, &d); /* reported with the rest */
 			break;
-		case 'r': c.resolved = 1; break;
-		case 'j': c.json = 1; break;
-		case 'o': out_path = optarg; break;
-		case 'p':
+		case O_RESOLVED: c.resolved = 1; break;
+		case O_JSON: c.json = 1; break;
+		case O_OUT: out_path = optarg; break;
+		case O_PATHS:
 			print_paths();
 			goto out;
-		case 'c': c.root = optarg; break;
-		case 'h':
+		case O_CATALOG: c.root = optarg; break;
+		case O_HELP:
 			help(stdout);
 			goto out;
 		default:
-			help(stderr);
 			status = CAPSIM_EXIT_USAGE;
 			goto out;
 		}

@@ -1,7 +1,6 @@
 /* cmd_verify.c - `capsim verify`: acceptance checks of a cluster from
  * nccl-tests logs (and calibrate/'s measurements), against what the
  * scenario's hardware should deliver; exit 3 when it falls short. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,36 +18,42 @@
 #include "verify.h"
 #include "xalloc.h"
 
-static void help(FILE *out)
-{
-	fprintf(out,
-		"usage: capsim verify SCENARIO --nccl-tests LOG... [--measurements DB]\n"
-		"                     [--tolerance F] [--min-bytes SIZE] [--op OP] [--ranks N]\n"
-		"                     [--algo A] [--proto P] [--set PATH=VALUE]... [--json]\n"
-		"\n"
-		"Check a cluster against the scenario that describes what it should be:\n"
-		"each size of each nccl-tests log (the text all_reduce_perf and the other\n"
-		"*_perf programs print) against the busbw capsim predicts for that\n"
-		"collective and rank count on the scenario's fabric. A size passes when\n"
-		"measured >= (1 - tolerance) x predicted; sizes from --min-bytes count. A\n"
-		"shortfall is set against the same model on degraded hardware (PCIe for\n"
-		"NVLink, k of the N NICs, TCP sockets, no GPUDirect RDMA) to name the likely\n"
-		"cause. A measurements database adds GPU checks (GEMM rate, copy bandwidth).\n"
-		"\n"
-		"  --nccl-tests LOG  an nccl-tests log; more LOGs may follow\n"
-		"  --measurements DB an SQLite database from 'capsim calibrate import'\n"
-		"  --tolerance F     shortfall allowed (default 15%%)\n"
-		"  --min-bytes SIZE  the smallest size that counts (default 1 GiB, or the\n"
-		"                    log's largest if smaller); smaller sizes are shown\n"
-		"  --op OP           the collective, where the log does not name its program\n"
-		"  --ranks N         ranks, where the log has no '# Rank' lines\n"
-		"  --algo A, --proto P  as the run forced them (NCCL_ALGO, NCCL_PROTO)\n"
-		"  --set PATH=VALUE  override a scenario field\n"
-		"  --json            one JSON object\n"
-		"\n"
-		"Exit status: 0 every check passes, 3 a check fails, 2 a log or the\n"
-		"scenario cannot be read.\n");
-}
+enum { O_NCCL_TESTS, O_MEASUREMENTS, O_TOLERANCE, O_MIN_BYTES, O_OP, O_RANKS, O_ALGO, O_PROTO,
+       O_SET, O_JSON, O_HELP };
+static const capsim_cli_opt verify_opts[] = {
+	[O_NCCL_TESTS] = { "nccl-tests", 'l', "LOG", "an nccl-tests log; more LOGs may follow" },
+	[O_MEASUREMENTS] = { "measurements", 'm', "DB",
+			     "an SQLite database from 'capsim calibrate import'" },
+	[O_TOLERANCE] = { "tolerance", 't', "F", "shortfall allowed (default 15%)" },
+	[O_MIN_BYTES] = { "min-bytes", 'b', "SIZE",
+			  "the smallest size that counts (default 1 GiB, or the\n"
+			  "log's largest if smaller); smaller sizes are shown" },
+	[O_OP] = { "op", 'o', "OP", "the collective, where the log does not name its program" },
+	[O_RANKS] = { "ranks", 'n', "N", "ranks, where the log has no '# Rank' lines" },
+	[O_ALGO] = { "algo", 'a', "A", "the algorithm as the run forced it (NCCL_ALGO)" },
+	[O_PROTO] = { "proto", 'p', "P", "the protocol as the run forced it (NCCL_PROTO)" },
+	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
+	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_HELP] = { "help", 'h', NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_verify_cmd = {
+	.name = "verify",
+	.usage = "usage: capsim verify SCENARIO --nccl-tests LOG... [--measurements DB]\n"
+		 "                     [--tolerance F] [--min-bytes SIZE] [--op OP] [--ranks N]\n"
+		 "                     [--algo A] [--proto P] [--set PATH=VALUE]... [--json]\n",
+	.about = "Check a cluster against the scenario that describes what it should be:\n"
+		 "each size of each nccl-tests log (the text all_reduce_perf and the other\n"
+		 "*_perf programs print) against the busbw capsim predicts for that\n"
+		 "collective and rank count on the scenario's fabric. A size passes when\n"
+		 "measured >= (1 - tolerance) x predicted; sizes from --min-bytes count. A\n"
+		 "shortfall is set against the same model on degraded hardware (PCIe for\n"
+		 "NVLink, k of the N NICs, TCP sockets, no GPUDirect RDMA) to name the likely\n"
+		 "cause. A measurements database adds GPU checks (GEMM rate, copy bandwidth).\n",
+	.opts = verify_opts,
+	.n_opts = CAPSIM_CLI_N(verify_opts),
+	.after = "Exit status: 0 every check passes, 3 a check fails, 2 a log or the\n"
+		 "scenario cannot be read.\n",
+};
 
 typedef struct {
 	const char *scenario, *db;
@@ -79,9 +84,9 @@ static int parse_quantity(const char *flag, const char *s, capsim_dim dim, doubl
 static int parse_option(int ch, opts *o, capsim_diags *d)
 {
 	switch (ch) {
-	case 'l': add_log(o, optarg); return 0;
-	case 'm': o->db = optarg; return 0;
-	case 't':
+	case O_NCCL_TESTS: add_log(o, optarg); return 0;
+	case O_MEASUREMENTS: o->db = optarg; return 0;
+	case O_TOLERANCE:
 		if (parse_quantity("--tolerance", optarg, CAPSIM_DIM_RATIO, &o->vo.tolerance) < 0)
 			return -1;
 		if (o->vo.tolerance < 0 || o->vo.tolerance >= 1) {
@@ -89,38 +94,38 @@ static int parse_option(int ch, opts *o, capsim_diags *d)
 			return -1;
 		}
 		return 0;
-	case 'b':
+	case O_MIN_BYTES:
 		/* 16 TiB: as collective --bytes, above any one collective's buffer */
 		return capsim_cli_quantity("verify", "--min-bytes", optarg, CAPSIM_DIM_BYTES, 0.0,
 					   17592186044416.0, 1,
 					   "a whole number of bytes from 0 B to 16 TiB", &o->vo.min_bytes);
-	case 'o':
+	case O_OP:
 		if ((o->hint.op = capsim_coll_parse(optarg)) < 0) {
 			fprintf(stderr, "capsim verify: unknown --op '%s'\n", optarg);
 			return -1;
 		}
 		return 0;
-	case 'n':
+	case O_RANKS:
 		o->hint.ranks = capsim_cli_count(optarg, 1 << 24);
 		if (o->hint.ranks < 1) {
 			fprintf(stderr, "capsim verify: --ranks wants a positive count, found '%s'\n", optarg);
 			return -1;
 		}
 		return 0;
-	case 'a':
+	case O_ALGO:
 		if ((o->vo.algo = capsim_collective_algo_parse(optarg)) < 0) {
 			fprintf(stderr, "capsim verify: unknown --algo '%s'\n", optarg);
 			return -1;
 		}
 		return 0;
-	case 'p':
+	case O_PROTO:
 		if ((o->vo.proto = capsim_proto_parse(optarg)) < 0) {
 			fprintf(stderr, "capsim verify: unknown --proto '%s' (LL, LL128, Simple)\n", optarg);
 			return -1;
 		}
 		return 0;
-	case 's': return capsim_cli_sets_add(&o->sets, optarg, d);
-	case 'j': o->json = 1; return 0;
+	case O_SET: return capsim_cli_sets_add(&o->sets, optarg, d);
+	case O_JSON: o->json = 1; return 0;
 	default: return -1;
 	}
 }
@@ -128,34 +133,17 @@ static int parse_option(int ch, opts *o, capsim_diags *d)
 /* 1 after --help, 0, or -1 on bad usage */
 static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 {
-	static const struct option lo[] = {
-		{ "nccl-tests", required_argument, NULL, 'l' },
-		{ "measurements", required_argument, NULL, 'm' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "min-bytes", required_argument, NULL, 'b' },
-		{ "op", required_argument, NULL, 'o' },
-		{ "ranks", required_argument, NULL, 'n' },
-		{ "algo", required_argument, NULL, 'a' },
-		{ "proto", required_argument, NULL, 'p' },
-		{ "set", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ch;
 	capsim_verify_opts_default(&o->vo);
 	o->hint.op = -1;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "l:m:t:b:o:n:a:p:s:jh", lo, NULL)) != -1) {
-		if (ch == 'h') {
-			help(stdout);
+	while ((ch = capsim_cli_next(&capsim_cli_verify_cmd, argc, argv)) != -1) {
+		if (ch == O_HELP) {
+			capsim_cli_help(&capsim_cli_verify_cmd, stdout);
 			return 1;
 		}
-		if (parse_option(ch, o, d) < 0) {
-			if (ch == '?')
-				help(stderr);
+		if (ch < 0 || parse_option(ch, o, d) < 0)
 			return -1;
-		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "capsim verify: a SCENARIO is required\n");

@@ -10,6 +10,7 @@
 
 #include "escape.h"
 #include "storeint.h"
+#include "table.h"
 #include "xalloc.h"
 
 /* ---- the results tables ---------------------------------------------------------- */
@@ -414,34 +415,7 @@ int capsim_sweepq_resolve(capsim_store *s, int64_t sweep_id, const char *name,
 
 int capsim_sweepq_plain_number(const char *s, double *out)
 {
-	const char *p = s;
-	if (*p == '+' || *p == '-')
-		p++;
-	size_t digits = strspn(p, "0123456789");
-	p += digits;
-	if (*p == '.') {
-		size_t frac = strspn(p + 1, "0123456789");
-		digits += frac;
-		p += 1 + frac;
-	}
-	if (!digits)
-		return 0;
-	if (*p == 'e' || *p == 'E') {
-		const char *e = p + 1;
-		if (*e == '+' || *e == '-')
-			e++;
-		size_t exp = strspn(e, "0123456789");
-		if (!exp)
-			return 0;
-		p = e + exp;
-	}
-	if (*p)
-		return 0;
-	double v = strtod(s, NULL);
-	if (!isfinite(v))
-		return 0;
-	*out = v;
-	return 1;
+	return capsim_plain_number(s, out);
 }
 
 static const struct {

@@ -44,6 +44,11 @@ static _Noreturn void oom(size_t n, size_t size)
 	_exit(CAPSIM_XALLOC_EXIT);
 }
 
+void capsim_xalloc_failed(size_t n)
+{
+	oom(n, 0);
+}
+
 void *capsim_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -21,6 +21,10 @@ typedef void (*capsim_xalloc_hook)(void);
 void capsim_xalloc_on_failure(capsim_xalloc_hook fn);
 
 void *capsim_xmalloc(size_t n);
+/* What the functions above do when an allocation fails, for memory that
+ * libc allocates on capsim's behalf (open_memstream): the message for n
+ * bytes, the hook, exit status 1. Never returns. */
+_Noreturn void capsim_xalloc_failed(size_t n);
 void *capsim_xcalloc(size_t n, size_t size);
 void *capsim_xrealloc(void *p, size_t n);
 char *capsim_xstrdup(const char *s);
