@@ -1,17 +1,24 @@
 /* eval.h - the evaluation face: one call from a resolved scenario to one
- * result. Every door (run, scale, verify, and later sweeps, the optimiser,
- * reports and the explorer) calls capsim_eval in process; nothing else
- * assembles a result.
+ * result. Every door (run, scale, sweep, optimize, report, explore, verify,
+ * validate, collective, bom) calls the face in process and nothing else of
+ * the models: no door calls the fabric, the step, the facility, memory or
+ * cost models itself (tests/scripts/structure.sh holds them to it). Nothing
+ * else assembles a result.
  *
- * capsim_eval builds and owns the scenario's fabric, simulates the step, and
- * runs the reference replica for scaling efficiency. It keeps no state
- * between calls: after one capsim_init() per process it is reentrant and may
- * be called from several threads at once, each with its own result.
+ * capsim_eval builds and owns the scenario's fabric, simulates the step, the
+ * facility and the cost, and runs the reference replica for scaling
+ * efficiency. It never writes to the scenario it is given: the runs it
+ * derives (the burst job, the scaling reference, the throttled step) are
+ * copies made through the scenario's edit path. It keeps no state between
+ * calls: after one capsim_init() per process it is reentrant and may be
+ * called from several threads at once, each with its own result.
  *
  * The result is a plain struct described by one table (capsim_result_keys):
- * key, unit, description, member, and when the key is present. Text, JSON
- * and CSV are all written from that table (capsim_result_json, _csv_header,
- * _csv_row, _text). */
+ * key, unit, description, member, and when the key is present. Doors read
+ * it by key (capsim_result_get, _string, _has) or through the accessors
+ * below; text and JSON are written from that table (capsim_result_text,
+ * _json), the store's rows too (capsim_result_values), and CSV through the
+ * table module (util/table.h). */
 #ifndef CAPSIM_EVAL_H
 #define CAPSIM_EVAL_H
 
@@ -240,11 +247,6 @@ double capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r
 
 /* Add every present key of r to the JSON object o, in table order. */
 void capsim_result_json(const capsim_result *r, struct json_t *o);
-
-/* CSV: the scalar keys (all but JSON ones) in table order; an absent value
- * is an empty cell. Return -1 on a write error. */
-int capsim_result_csv_header(FILE *f);
-int capsim_result_csv_row(const capsim_result *r, FILE *f);
 
 /* The store's rows (results.h) of r's present scalar keys, in table order:
  * numbers with the table's unit, texts as text; n must hold

@@ -767,43 +767,6 @@ void capsim_result_json(const R *r, json_t *o)
 	}
 }
 
-int capsim_result_csv_header(FILE *f)
-{
-	int first = 1;
-	for (size_t i = 0; i < capsim_result_n_keys; i++) {
-		if (capsim_result_keys[i].kind == CAPSIM_RK_JSON)
-			continue;
-		fprintf(f, "%s%s", first ? "" : ",", capsim_result_keys[i].key);
-		first = 0;
-	}
-	fputc('\n', f);
-	return ferror(f) ? -1 : 0;
-}
-
-int capsim_result_csv_row(const R *r, FILE *f)
-{
-	int first = 1;
-	for (size_t i = 0; i < capsim_result_n_keys; i++) {
-		const capsim_result_key *k = &capsim_result_keys[i];
-		if (k->kind == CAPSIM_RK_JSON)
-			continue;
-		if (!first)
-			fputc(',', f);
-		first = 0;
-		if (!capsim_result_has(r, k))
-			continue;
-		switch (k->kind) {
-		case CAPSIM_RK_REAL: fprintf(f, "%.10g", capsim_result_number(r, k)); break;
-		case CAPSIM_RK_INT:
-		case CAPSIM_RK_LONG: fprintf(f, "%.0f", capsim_result_number(r, k)); break;
-		case CAPSIM_RK_BOOL: fputs(capsim_result_number(r, k) != 0 ? "true" : "false", f); break;
-		default: capsim_csv_text(f, (const char *)r + k->offset); break;
-		}
-	}
-	fputc('\n', f);
-	return ferror(f) ? -1 : 0;
-}
-
 double capsim_result_get(const R *r, const char *key, double absent)
 {
 	const capsim_result_key *k = capsim_result_key_find(key);
