@@ -22,7 +22,7 @@
 #include "diag.h"
 #include "scenario.h"
 
-#define CAPSIM_SWEEP_MAX_AXES 32        /* --set edits a scenario remembers */
+#define CAPSIM_SWEEP_MAX_AXES 32        /* axes of one sweep: more is an error naming the number */
 #define CAPSIM_SWEEP_MAX_VALUES 100000  /* values of one axis */
 #define CAPSIM_SWEEP_MAX_POINTS 100000000ull /* points of one sweep, before constraints */
 
