@@ -1178,144 +1178,215 @@ static int straggler_stage_of(const capsim_scenario *s, const gpu_view *view,
 	return worst;
 }
 
-int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
-			    const capsim_knobs *kn, int keep, capsim_step *out,
-			    capsim_diags *d)
-{
-	memset(out, 0, sizeof *out);
-	out->straggler_stage = -1;
-	int p = s->pp;
-	int mb = capsim_microbatches(s);
-	out->microbatches = mb;
-	int kinds = s->n_groups > 0 ? s->n_groups : 1;
+/* What one step's simulation works with: each node group's view, the
+ * classes of alike replicas, each stage's gradient sync, and the slowest
+ * class's run with its schedules. One owner: step_work_free. */
+typedef struct step_work {
+	int kinds;                      /* node groups, 1 without them */
 	gpu_view view[CAPSIM_MAX_GROUPS];
-	memset(view, 0, sizeof view);
-	replica_class *cls = NULL;
-	int ncls = 0;
-	replica_run best;
-	memset(&best, 0, sizeof best);
-	capsim_pipeline_result pr, pr0;
-	memset(&pr, 0, sizeof pr);
-	memset(&pr0, 0, sizeof pr0);
-	double *dp_t = capsim_xcalloc((size_t)p, sizeof *dp_t);
-	double *dp_g = capsim_xcalloc((size_t)p, sizeof *dp_g);
-	unsigned *present = capsim_xcalloc((size_t)p, sizeof *present);
-	int rc = -1;
+	replica_class *cls;             /* [ncls] */
+	int ncls;
+	int crit_cls;                   /* the slowest class, -1 before the classes run */
+	replica_run best;               /* the slowest class's run */
+	capsim_pipeline_result pr;      /* its schedule */
+	capsim_pipeline_result pr0;     /* its schedule without the transfers */
+	double *dp_t, *dp_g;            /* [pp] each stage's gradient sync, slowest kind's pace */
+	unsigned *present;              /* [pp] bit t: a class runs the stage on kind t */
+} step_work;
 
+/* Everything empty, the per-stage arrays zeroed, nothing to fail. */
+static void step_work_init(step_work *w, const capsim_scenario *s)
+{
+	memset(w, 0, sizeof *w);
+	w->kinds = s->n_groups > 0 ? s->n_groups : 1;
+	w->crit_cls = -1;
+	w->dp_t = capsim_xcalloc((size_t)s->pp, sizeof *w->dp_t);
+	w->dp_g = capsim_xcalloc((size_t)s->pp, sizeof *w->dp_g);
+	w->present = capsim_xcalloc((size_t)s->pp, sizeof *w->present);
+}
+
+/* Frees all that w holds, whatever step it reached. */
+static void step_work_free(step_work *w)
+{
+	run_free(&w->best);
+	classes_free(w->cls, w->ncls);
+	for (int t = 0; t < w->kinds; t++)
+		view_free(&w->view[t]);
+	capsim_pipeline_result_free(&w->pr);
+	capsim_pipeline_result_free(&w->pr0);
+	free(w->dp_t);
+	free(w->dp_g);
+	free(w->present);
+}
+
+/* Each node group's view of the job (the first group's is the scenario and
+ * its fabric; the others' a copy with the group's parts and a fabric of
+ * their own) and what a micro-batch costs on each stage there; each
+ * group's memory in out. Returns 0, or -1 after a diagnostic. */
+static int step_views(step_work *w, const capsim_scenario *s, capsim_fabric *f,
+		      const capsim_knobs *kn, capsim_step *out, capsim_diags *d)
+{
+	gpu_view *view = w->view;
 	view[0].s = s;
 	view[0].f = f;
-	for (int g = 1; g < kinds; g++) {
+	for (int g = 1; g < w->kinds; g++) {
 		view[g].copy = capsim_xmalloc(sizeof *view[g].copy);
 		capsim_scenario_as_group(s, g, view[g].copy);
 		view[g].s = view[g].copy;
 		view[g].owned = 1;
 		view[g].f = capsim_fabric_build(view[g].copy, d);
 		if (!view[g].f)
-			goto done;
+			return -1;
 	}
-	for (int t = 0; t < kinds; t++)
+	for (int t = 0; t < w->kinds; t++)
 		if (view_costs(&view[t], kn, out, d) < 0)
-			goto done;
-	out->n_groups = kinds;
-	for (int g = 0; g < kinds; g++)
+			return -1;
+	out->n_groups = w->kinds;
+	for (int g = 0; g < w->kinds; g++)
 		out->memory[g] = view[g].memory;
+	return 0;
+}
 
-	/* the replicas, and each stage's gradient sync at its slowest kind's pace */
-	ncls = replica_classes(s, view, &cls);
-	for (int j = 0; j < ncls; j++)
+/* The replicas' classes, and each stage's gradient sync at the pace of the
+ * slowest kind of GPU that runs it in any class; the straggler's stage and
+ * the classes' count in out. */
+static void step_sync_pace(step_work *w, const capsim_scenario *s, capsim_step *out)
+{
+	int p = s->pp;
+	w->ncls = replica_classes(s, w->view, &w->cls);
+	for (int j = 0; j < w->ncls; j++)
 		for (int k = 0; k < p; k++)
-			present[k] |= 1u << cls[j].kind[k];
+			w->present[k] |= 1u << w->cls[j].kind[k];
 	for (int k = 0; k < p; k++)
-		for (int t = 0; t < kinds; t++)
-			if (present[k] & (1u << t)) {
-				if (view[t].dp_t > dp_t[k])
-					dp_t[k] = view[t].dp_t;
-				if (view[t].dp_g > dp_g[k])
-					dp_g[k] = view[t].dp_g;
+		for (int t = 0; t < w->kinds; t++)
+			if (w->present[k] & (1u << t)) {
+				if (w->view[t].dp_t > w->dp_t[k])
+					w->dp_t[k] = w->view[t].dp_t;
+				if (w->view[t].dp_g > w->dp_g[k])
+					w->dp_g[k] = w->view[t].dp_g;
 			}
-	out->straggler_stage = straggler_stage_of(s, view, cls, ncls);
-	out->replica_classes = ncls;
+	out->straggler_stage = straggler_stage_of(s, w->view, w->cls, w->ncls);
+	out->replica_classes = w->ncls;
+}
 
-	/* every class's step; the slowest sets everyone's (they meet at the
-	 * gradient sync) */
-	int crit_cls = -1;
-	for (int j = 0; j < ncls; j++) {
+/* The diagnostic for a replica's schedule that failed with prc (a
+ * CAPSIM_PIPELINE_ code other than OK) and r's message. */
+static void schedule_error(const capsim_scenario *s, int prc, const capsim_pipeline_result *r,
+			   capsim_diags *d)
+{
+	if (prc == CAPSIM_PIPELINE_ERANGE)
+		capsim_diags_add(d, s->file, 0,
+				 "workload: one step of this job is longer than the "
+				 "simulator's clock holds (2^61 ns, about 73 years: %s); "
+				 "a smaller seq-len, global-batch or model, or more GPUs, "
+				 "make a step that can be simulated",
+				 r->errmsg);
+	else
+		capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s", r->errmsg);
+}
+
+/* Every class's step; the slowest sets everyone's (they meet at the
+ * gradient sync): its run, schedule and class are kept in w (the first
+ * of equals), every schedule's events counted in out. Returns 0, or -1
+ * after a diagnostic. */
+static int step_slowest_class(step_work *w, const capsim_scenario *s, capsim_step *out,
+			      capsim_diags *d)
+{
+	for (int j = 0; j < w->ncls; j++) {
 		replica_run x;
 		memset(&x, 0, sizeof x);
 		capsim_pipeline_result r;
-		replica_prepare(&x, s, view, &cls[j], out->straggler_stage, dp_t, dp_g);
+		replica_prepare(&x, s, w->view, &w->cls[j], out->straggler_stage, w->dp_t, w->dp_g);
 		int prc = replica_simulate(&x, 1, &r);
 		if (prc != CAPSIM_PIPELINE_OK) {
-			if (prc == CAPSIM_PIPELINE_ERANGE)
-				capsim_diags_add(d, s->file, 0,
-						 "workload: one step of this job is longer than the "
-						 "simulator's clock holds (2^61 ns, about 73 years: %s); "
-						 "a smaller seq-len, global-batch or model, or more GPUs, "
-						 "make a step that can be simulated",
-						 r.errmsg);
-			else
-				capsim_diags_add(d, s->file, 0, "workload: pipeline schedule: %s",
-						 r.errmsg);
+			schedule_error(s, prc, &r, d);
 			run_free(&x);
-			goto done;
+			return -1;
 		}
 		out->events += r.events;
-		if (crit_cls < 0 || r.makespan_ns > pr.makespan_ns) {
-			capsim_pipeline_result_free(&pr);
-			run_free(&best);
-			pr = r;
-			best = x;
-			crit_cls = j;
+		if (w->crit_cls < 0 || r.makespan_ns > w->pr.makespan_ns) {
+			capsim_pipeline_result_free(&w->pr);
+			run_free(&w->best);
+			w->pr = r;
+			w->best = x;
+			w->crit_cls = j;
 		} else {
 			capsim_pipeline_result_free(&r);
 			run_free(&x);
 		}
 	}
-	if (replica_simulate(&best, 0, &pr0) != CAPSIM_PIPELINE_OK)
-		goto done;
-	out->events += pr0.events;
-	out->critical_replica = cls[crit_cls].replica;
+	return 0;
+}
 
-	/* the stage that finishes last sets the step */
-	const stage_cost *sc = best.sc;
+/* The slowest class's schedule again without its transfers (what they
+ * expose is the difference), its events counted, its first replica the
+ * step's critical one. Returns 0, or -1 if that schedule fails. */
+static int step_without_transfers(step_work *w, capsim_step *out)
+{
+	if (replica_simulate(&w->best, 0, &w->pr0) != CAPSIM_PIPELINE_OK)
+		return -1;
+	out->events += w->pr0.events;
+	out->critical_replica = w->cls[w->crit_cls].replica;
+	return 0;
+}
+
+/* The stage that finishes last sets the step: the step's time, and where
+ * that stage's time goes (compute, each kind of exposed communication, the
+ * host, the bubble), in out. */
+static void step_breakdown(const step_work *w, const capsim_scenario *s, capsim_step *out)
+{
+	int p = s->pp;
+	int mb = out->microbatches;
+	const capsim_pipeline_result *pr = &w->pr, *pr0 = &w->pr0;
+	const replica_run *best = &w->best;
+	const stage_cost *sc = best->sc;
 	int crit = 0;
 	for (int k = 1; k < p; k++)
-		if (pr.stage[k].busy_ns > pr.stage[crit].busy_ns)
+		if (pr->stage[k].busy_ns > pr->stage[crit].busy_ns)
 			crit = k;
 	out->critical_stage = crit;
-	out->critical_group = cls[crit_cls].kind[crit];
-	out->step_time_s = (double)pr.makespan_ns * 1e-9;
-	out->p2p_s = best.p2p0;
-	out->dp_sync_s = dp_t[0] + dp_g[0];
-	out->exposed_comm_dp_s = best.exposed_dp0;
-	out->optimizer_s = best.optimizer0;
+	out->critical_group = w->cls[w->crit_cls].kind[crit];
+	out->step_time_s = (double)pr->makespan_ns * 1e-9;
+	out->p2p_s = best->p2p0;
+	out->dp_sync_s = w->dp_t[0] + w->dp_g[0];
+	out->exposed_comm_dp_s = best->exposed_dp0;
+	out->optimizer_s = best->optimizer0;
 	out->exposed_comm_tp_s = mb * (sc[crit].tp_fwd + sc[crit].tp_bwd);
 	out->exposed_comm_cp_s = mb * (sc[crit].cp_fwd + sc[crit].cp_bwd);
 	out->exposed_comm_ep_s = mb * (sc[crit].ep_fwd + sc[crit].ep_bwd);
-	out->host_s = mb * (sc[crit].host_fwd + sc[crit].host_bwd) + best.host_tail0;
+	out->host_s = mb * (sc[crit].host_fwd + sc[crit].host_bwd) + best->host_tail0;
 	out->compute_tensor_flop = mb * sc[crit].tensor_flop;
 	double dp_layers = mb * (sc[crit].dp_fwd + sc[crit].dp_bwd);
 	out->exposed_comm_dp_s += dp_layers;
 	if (s->jitter > 0) /* the kernels' share of the jittered busy time */
-		out->compute_s = (double)pr.stage[crit].busy_ns * 1e-9 - out->exposed_comm_tp_s -
+		out->compute_s = (double)pr->stage[crit].busy_ns * 1e-9 - out->exposed_comm_tp_s -
 				 out->exposed_comm_cp_s - out->exposed_comm_ep_s - dp_layers -
 				 mb * (sc[crit].host_fwd + sc[crit].host_bwd);
 	else
 		out->compute_s = mb * (sc[crit].fwd + sc[crit].bwd);
-	out->exposed_comm_pp_s = (double)(pr.makespan_ns - pr0.makespan_ns) * 1e-9;
+	out->exposed_comm_pp_s = (double)(pr->makespan_ns - pr0->makespan_ns) * 1e-9;
 	if (out->exposed_comm_pp_s < 0)
 		out->exposed_comm_pp_s = 0;
 	out->exposed_comm_s = out->exposed_comm_tp_s + out->exposed_comm_cp_s +
 			      out->exposed_comm_pp_s + out->exposed_comm_dp_s +
 			      out->exposed_comm_ep_s;
-	out->bubble_s = (double)pr0.stage[crit].idle_ns * 1e-9;
+	out->bubble_s = (double)pr0->stage[crit].idle_ns * 1e-9;
+}
+
+/* A layer's times on the first stage, the schedule's critical path (owned
+ * by out), and what the step achieves: tokens and model FLOP per step, the
+ * data loader's stall added to the step, tokens per second, MFU, the steps
+ * and the time to train, in out. */
+static void step_throughput(const step_work *w, const capsim_scenario *s, capsim_step *out)
+{
+	const stage_cost *sc = w->best.sc;
 	int first0;
 	int layers0 = capsim_stage_layers(s, 0, &first0);
 	out->layer_fwd_s = sc[0].fwd / layers0;
 	out->layer_bwd_s = sc[0].bwd / layers0;
-	out->tp_fwd_s = view[0].tp_coll[0];
-	out->tp_bwd_s = view[0].tp_coll[1];
-	out->path_len = capsim_pipeline_critical_path(&pr, &out->path);
+	out->tp_fwd_s = w->view[0].tp_coll[0];
+	out->tp_bwd_s = w->view[0].tp_coll[1];
+	out->path_len = capsim_pipeline_critical_path(&w->pr, &out->path);
 	out->tokens_per_step = s->global_batch * s->seq_len;
 	out->model_flops_per_step = model_flops_per_token(s) * out->tokens_per_step;
 	data_loader(s, out);
@@ -1323,24 +1394,35 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	out->mfu = capsim_step_mfu(s, out->model_flops_per_step, out->step_time_s);
 	out->steps = capsim_scenario_steps(s);
 	out->time_to_train_s = out->steps * out->step_time_s;
+}
+
+int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
+			    const capsim_knobs *kn, int keep, capsim_step *out,
+			    capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	out->straggler_stage = -1;
+	out->microbatches = capsim_microbatches(s);
+	step_work w;
+	step_work_init(&w, s);
+	int rc = -1;
+	if (step_views(&w, s, f, kn, out, d) < 0)
+		goto done;
+	step_sync_pace(&w, s, out);
+	if (step_slowest_class(&w, s, out, d) < 0 || step_without_transfers(&w, out) < 0)
+		goto done;
+	step_breakdown(&w, s, out);
+	step_throughput(&w, s, out);
 	rc = 0;
 	if (keep) {
 		out->pipeline = capsim_xmalloc(sizeof *out->pipeline);
-		*out->pipeline = pr; /* the step owns it now */
-		memset(&pr, 0, sizeof pr);
+		*out->pipeline = w.pr; /* the step owns it now */
+		memset(&w.pr, 0, sizeof w.pr);
 	}
 done:
 	if (rc < 0)
 		capsim_step_free(out);
-	run_free(&best);
-	classes_free(cls, ncls);
-	for (int t = 0; t < kinds; t++)
-		view_free(&view[t]);
-	capsim_pipeline_result_free(&pr);
-	capsim_pipeline_result_free(&pr0);
-	free(dp_t);
-	free(dp_g);
-	free(present);
+	step_work_free(&w);
 	return rc;
 }
 
