@@ -1320,11 +1320,16 @@ static int step_slowest_class(step_work *w, const capsim_scenario *s, capsim_ste
 
 /* The slowest class's schedule again without its transfers (what they
  * expose is the difference), its events counted, its first replica the
- * step's critical one. Returns 0, or -1 if that schedule fails. */
-static int step_without_transfers(step_work *w, capsim_step *out)
+ * step's critical one. Returns 0, or -1 after adding to d why that schedule
+ * failed. */
+static int step_without_transfers(step_work *w, const capsim_scenario *s, capsim_step *out,
+				  capsim_diags *d)
 {
-	if (replica_simulate(&w->best, 0, &w->pr0) != CAPSIM_PIPELINE_OK)
+	int prc = replica_simulate(&w->best, 0, &w->pr0);
+	if (prc != CAPSIM_PIPELINE_OK) {
+		schedule_error(s, prc, &w->pr0, d);
 		return -1;
+	}
 	out->events += w->pr0.events;
 	out->critical_replica = w->cls[w->crit_cls].replica;
 	return 0;
@@ -1409,7 +1414,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	if (step_views(&w, s, f, kn, out, d) < 0)
 		goto done;
 	step_sync_pace(&w, s, out);
-	if (step_slowest_class(&w, s, out, d) < 0 || step_without_transfers(&w, out) < 0)
+	if (step_slowest_class(&w, s, out, d) < 0 || step_without_transfers(&w, s, out, d) < 0)
 		goto done;
 	step_breakdown(&w, s, out);
 	step_throughput(&w, s, out);
