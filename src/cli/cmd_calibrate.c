@@ -1,20 +1,15 @@
 /* cmd_calibrate.c - capsim calibrate import|run: calibrate/'s runs into the
  * measurement store (src/store/measure.h), and calibrate/'s programs run in
- * turn on the machine to be measured. */
-#include <errno.h>
+ * turn on the machine to be measured (src/fit/calrun.h); this file parses
+ * the options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
-#include "child.h"
+#include "calrun.h"
 #include "cli.h"
-#include "clock.h"
 #include "measure.h"
 #include "nccl.h"
 #include "nccltests.h"
@@ -302,317 +297,111 @@ static int import(int argc, char **argv)
 
 /* ---- run ------------------------------------------------------------------ */
 
-/* calibrate/'s programs, in the order run runs them, with the arguments
- * --quick adds (small sweeps that finish in seconds on one GPU) */
-static const struct {
-	const char *kind, *program;
-	const char *quick[12];
-} programs[] = {
-	{ "gemm", "capsim-calibrate-gemm",
-	  { "--dtypes", "bf16", "--reps", "5", "--sustain", "1", "--duty", "0.5",
-	    "--duty-seconds", "1", NULL } },
-	{ "pcie", "capsim-calibrate-pcie", { "--max-bytes", "16M", "--reps", "5", NULL } },
-	{ "nccl", "capsim-calibrate-nccl",
-	  { "--max-bytes", "1M", "--iters", "5", "--warmup", "2", "--samples", "3", NULL } },
-};
-enum { NPROGRAMS = sizeof programs / sizeof programs[0] };
-
-/* What run was asked to do. */
-typedef struct run_opts {
-	const char *bin_dir, *out_dir, *db, *name;
-	int quick;
-	double timeout_s;     /* each program's, then it is stopped */
-	int want[NPROGRAMS];
-} run_opts;
-
 /* --only's list into want[]; -1 on a name that is not a program's kind */
 static int parse_only(const char *list, int *want)
 {
-	memset(want, 0, NPROGRAMS * sizeof *want);
+	memset(want, 0, CAPSIM_CALRUN__COUNT * sizeof *want);
 	const char *p = list;
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		int found = 0;
-		for (int i = 0; i < NPROGRAMS; i++)
-			if (len == strlen(programs[i].kind) && !strncmp(p, programs[i].kind, len))
-				want[i] = found = 1;
-		if (!found) {
+		int kind = capsim_calrun_kind_parse(p, len);
+		if (kind < 0) {
 			fprintf(stderr, "capsim calibrate run: --only: expected gemm, pcie or nccl, "
 					"found '%.*s'\n", (int)len, p);
 			return -1;
 		}
+		want[kind] = 1;
 		p += len + (p[len] == ',');
 	}
 	return 0;
 }
 
-/* 1 if dir/name is an executable regular file; its path goes to path (0
- * when the path does not fit) */
-static int executable(const char *dir, const char *name, char *path, size_t size)
+/* how a failed program ended, on stderr: first why, when it says more than
+ * its exit status, then what it took and what it left */
+static void print_failure(const capsim_calrun_step *s, double timeout_s)
 {
-	struct stat sb;
-	int n = snprintf(path, size, "%s/%s", *dir ? dir : ".", name);
-	if (n < 0 || (size_t)n >= size)
-		return 0;
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, X_OK) == 0;
-}
-
-/* a, then b, into dst (size bytes); 0, or -1 (dst unchanged) when they do
- * not fit */
-static int join(char *dst, size_t size, const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-	if (na + nb >= size)
-		return -1;
-	memmove(dst, a, na);
-	memcpy(dst + na, b, nb + 1);
-	return 0;
-}
-
-/* one place more in the ", "-separated list `looked`, when it fits */
-static void looked_add(char *looked, size_t size, const char *place)
-{
-	size_t len = strlen(looked), n = strlen(place), sep = len ? 2 : 0;
-	if (len + sep + n >= size)
-		return;
-	memcpy(looked + len, ", ", sep);
-	memcpy(looked + len + sep, place, n + 1);
-}
-
-/* Find a program: in bin_dir alone when given; else beside capsim's own
- * binary (DIR/calibrate, DIR/../calibrate, DIR/build/calibrate, DIR), then
- * in PATH. Returns 1 with its path, or 0 with the places looked in
- * `looked` (", "-separated). A directory whose name does not fit PATH_MAX
- * (4096) is passed over. */
-static int find_program(const char *bin_dir, const char *name, char *path, size_t size,
-			char *looked, size_t looked_size)
-{
-	looked[0] = '\0';
-	if (bin_dir) {
-		join(looked, looked_size, bin_dir, " (--bin-dir)");
-		return executable(bin_dir, name, path, size);
-	}
-	char self[4096], dir[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		static const char *const below[] = { "/calibrate", "/../calibrate",
-						     "/build/calibrate", "" };
-		for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
-			if (join(dir, sizeof dir, self, below[i]) < 0)
-				continue;
-			looked_add(looked, looked_size, dir);
-			if (executable(dir, name, path, size))
-				return 1;
-		}
-	}
-	const char *env = getenv("PATH");
-	looked_add(looked, looked_size, "PATH");
-	for (const char *p = env ? env : ""; *p;) {
-		size_t l = strcspn(p, ":");
-		if (l < sizeof dir) {
-			memcpy(dir, p, l);
-			dir[l] = '\0';
-			if (executable(dir, name, path, size))
-				return 1;
-		}
-		p += l + (p[l] == ':');
-	}
-	return 0;
-}
-
-/* the prefix of the output files: --name, else the host name, with anything
- * but letters, digits, '.', '_' and '-' made '_' */
-static void file_prefix(const char *name, char *out, size_t size)
-{
-	char host[256] = "machine";
-	if (!name && gethostname(host, sizeof host) == 0)
-		host[sizeof host - 1] = '\0';
-	snprintf(out, size, "%s", name ? name : host);
-	for (char *p = out; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *p))
-			*p = '_';
-	if (!out[0])
-		snprintf(out, size, "machine");
-}
-
-/* Run path with argv, its stdout and stderr those of capsim, for at most
- * timeout_s (then SIGTERM, and SIGKILL 10 s later: a collective that hangs
- * must not hang the run); returns its exit status, or -1 after printing how
- * it ended otherwise. */
-static int spawn(const char *path, char *const *argv, double timeout_s)
-{
-	fflush(stdout);
-	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "capsim calibrate run: fork: %s\n", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		execv(path, argv);
-		fprintf(stderr, "capsim calibrate run: %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	int st;
-	switch (capsim_child_wait(pid, timeout_s, 10.0, 0, &st)) {
-	case CAPSIM_CHILD_LOST:
-		fprintf(stderr, "capsim calibrate run: waitpid: %s\n", strerror(errno));
-		return -1;
-	case CAPSIM_CHILD_TIMED_OUT:
+	switch (s->end) {
+	case CAPSIM_CALRUN_NO_FORK:
+		fprintf(stderr, "capsim calibrate run: fork: %s\n", strerror(s->err));
+		break;
+	case CAPSIM_CALRUN_LOST:
+		fprintf(stderr, "capsim calibrate run: waitpid: %s\n", strerror(s->err));
+		break;
+	case CAPSIM_CALRUN_TIMED_OUT:
 		fprintf(stderr, "capsim calibrate run: %s did not finish within %g s and was "
-			"stopped (--timeout raises the limit)\n", path, timeout_s);
-		return -1;
-	case CAPSIM_CHILD_EXITED:
+			"stopped (--timeout raises the limit)\n", s->path, timeout_s);
+		break;
+	case CAPSIM_CALRUN_SIGNALED:
+		fprintf(stderr, "capsim calibrate run: %s killed by signal %d\n", s->path,
+			s->signal);
+		break;
+	case CAPSIM_CALRUN_EXITED:
+		if (s->err)
+			fprintf(stderr, "capsim calibrate run: %s: %s\n", s->path, strerror(s->err));
 		break;
 	}
-	if (WIFSIGNALED(st)) {
-		fprintf(stderr, "capsim calibrate run: %s killed by signal %d\n", path,
-			WTERMSIG(st));
-		return -1;
-	}
-	return WEXITSTATUS(st);
+	if (s->end == CAPSIM_CALRUN_EXITED)
+		fprintf(stderr, "capsim calibrate run: %s failed (exit status %d) after %.0f s",
+			s->program, s->status, s->seconds);
+	else
+		fprintf(stderr, "capsim calibrate run: %s failed after %.0f s", s->program,
+			s->seconds);
+	if (s->out_exists)
+		fprintf(stderr, "; what it wrote is in %s, not imported\n", s->out);
+	else
+		fprintf(stderr, "; it wrote no %s\n", s->out);
 }
 
-/* the records of a JSON-lines file: its non-blank lines after the first
- * (the machine line); -1 when it cannot be read */
-static long count_records(const char *path)
+/* the progress of a run, as capsim_calrun_run reports it: "[i/n] program
+ * ..." lines and failures on stderr, each import's counts on stdout */
+static void print_step(capsim_calrun_event ev, const capsim_calrun_step *s, void *ctx)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return -1;
-	long lines = 0;
-	int c, blank = 1;
-	while ((c = getc(fp)) != EOF) {
-		if (c == '\n') {
-			lines += !blank;
-			blank = 1;
-		} else if (c != ' ' && c != '\t' && c != '\r') {
-			blank = 0;
-		}
-	}
-	lines += !blank;
-	fclose(fp);
-	return lines > 0 ? lines - 1 : 0;
-}
-
-/* Run program i (the step-th of n) into out, then import out into o->db
- * when given. Returns an exit status. */
-static int run_step(const run_opts *o, int i, const char *path, const char *out, int step,
-		    int n)
-{
-	char *argv[32]; /* copies: execv wants them writable */
-	int a = 0;
-	argv[a++] = capsim_xstrdup(path);
-	argv[a++] = capsim_xstrdup("--out");
-	argv[a++] = capsim_xstrdup(out);
-	for (int q = 0; o->quick && programs[i].quick[q]; q++)
-		argv[a++] = capsim_xstrdup(programs[i].quick[q]);
-	argv[a] = NULL;
-	fprintf(stderr, "[%d/%d] %s ...\n", step, n, programs[i].program);
-	double t0 = capsim_now_s();
-	int rc = spawn(path, argv, o->timeout_s);
-	double dt = capsim_now_s() - t0;
-	for (int q = 0; q < a; q++)
-		free(argv[q]);
-	if (rc != 0) {
-		if (rc > 0)
-			fprintf(stderr, "capsim calibrate run: %s failed (exit status %d) after %.0f s",
-				programs[i].program, rc, dt);
-		else
-			fprintf(stderr, "capsim calibrate run: %s failed after %.0f s",
-				programs[i].program, dt);
-		if (access(out, F_OK) == 0)
-			fprintf(stderr, "; what it wrote is in %s, not imported\n", out);
-		else
-			fprintf(stderr, "; it wrote no %s\n", out);
-		return CAPSIM_EXIT_FAILURE;
-	}
-	fprintf(stderr, "[%d/%d] %s ... done in %.0f s, %ld records\n", step, n,
-		programs[i].program, dt, count_records(out));
-	if (!o->db)
-		return CAPSIM_EXIT_OK;
-	capsim_diags d = { 0 };
-	capsim_import_stats st;
-	int status = CAPSIM_EXIT_OK;
-	if (capsim_measure_import(out, o->db, &st, &d) < 0) {
-		capsim_diags_print(&d, stderr);
-		if (!capsim_diags_runtime(&d))
+	const double *timeout_s = ctx;
+	switch (ev) {
+	case CAPSIM_CALRUN_STARTING:
+		fprintf(stderr, "[%d/%d] %s ...\n", s->step, s->n, s->program);
+		break;
+	case CAPSIM_CALRUN_FAILED:
+		print_failure(s, *timeout_s);
+		break;
+	case CAPSIM_CALRUN_DONE:
+		fprintf(stderr, "[%d/%d] %s ... done in %.0f s, %ld records\n", s->step, s->n,
+			s->program, s->seconds, s->records);
+		break;
+	case CAPSIM_CALRUN_IMPORTED:
+		print_stats(s->out, s->db, &s->stats);
+		break;
+	case CAPSIM_CALRUN_REFUSED:
+		capsim_diags_print(s->diags, stderr);
+		if (!capsim_diags_runtime(s->diags))
 			fprintf(stderr, "capsim calibrate run: %s wrote what cannot be imported\n",
-				programs[i].program);
-		status = CAPSIM_EXIT_FAILURE;
-	} else {
-		print_stats(out, o->db, &st);
+				s->program);
+		break;
 	}
-	capsim_diags_free(&d);
-	return status;
-}
-
-/* the output directory, made when absent; -1 after a message */
-static int ensure_dir(const char *dir)
-{
-	struct stat sb;
-	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return 0;
-	if (mkdir(dir, 0777) == 0)
-		return 0;
-	fprintf(stderr, "capsim calibrate run: --out-dir %s: %s\n", dir, strerror(errno));
-	return -1;
 }
 
 /* Find every wanted program and name its output file, refusing files that
- * exist; then run them in turn. */
-static int run_all(const run_opts *o)
+ * exist (exit 2); then run them in turn (exit 1 on the first that fails). */
+static int run_all(const capsim_calrun_options *o)
 {
-	static char paths[NPROGRAMS][4096], outs[NPROGRAMS][4096];
-	char looked[8192], prefix[256], date[16];
-	time_t t = time(NULL);
-	strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
-	file_prefix(o->name, prefix, sizeof prefix);
-	int n = 0;
-	for (int i = 0; i < NPROGRAMS; i++) {
-		if (!o->want[i])
-			continue;
-		n++;
-		if (!find_program(o->bin_dir, programs[i].program, paths[i], sizeof paths[i], looked,
-				  sizeof looked)) {
-			fprintf(stderr, "capsim calibrate run: %s not found; looked in %s\n",
-				programs[i].program, looked);
-			return CAPSIM_EXIT_USAGE;
-		}
-		int len = snprintf(outs[i], sizeof outs[i], "%s/%s-%s-%s.jsonl", o->out_dir, prefix,
-				   date, programs[i].kind);
-		if (len < 0 || (size_t)len >= sizeof outs[i]) {
-			fprintf(stderr, "capsim calibrate run: --out-dir: expected a path under %zu "
-					"bytes with the file names, found %zu bytes\n",
-				sizeof outs[i], strlen(o->out_dir));
-			return CAPSIM_EXIT_USAGE;
-		}
-		if (access(outs[i], F_OK) == 0) {
-			fprintf(stderr, "capsim calibrate run: %s exists; choose another --out-dir "
-					"or --name\n", outs[i]);
-			return CAPSIM_EXIT_USAGE;
-		}
-	}
-	if (ensure_dir(o->out_dir) < 0)
+	static capsim_calrun_plan plan;
+	capsim_diags d = { 0 };
+	if (capsim_calrun_prepare(o, &plan, &d) < 0) {
+		for (size_t i = 0; i < d.n; i++)
+			fprintf(stderr, "capsim calibrate run: %s\n", d.v[i].msg);
+		capsim_diags_free(&d);
 		return CAPSIM_EXIT_USAGE;
-	for (int i = 0, step = 0; i < NPROGRAMS; i++) {
-		if (!o->want[i])
-			continue;
-		int rc = run_step(o, i, paths[i], outs[i], ++step, n);
-		if (rc != CAPSIM_EXIT_OK)
-			return rc;
 	}
+	double timeout_s = o->timeout_s;
+	if (capsim_calrun_run(o, &plan, print_step, &timeout_s) < 0)
+		return CAPSIM_EXIT_FAILURE;
 	return CAPSIM_EXIT_OK;
 }
 
 static int run(int argc, char **argv)
 {
-	run_opts o = { .out_dir = ".", .timeout_s = 3600.0 };
-	for (int i = 0; i < NPROGRAMS; i++)
+	capsim_calrun_options o = { .out_dir = ".", .timeout_s = 3600.0 };
+	for (int i = 0; i < CAPSIM_CALRUN__COUNT; i++)
 		o.want[i] = 1;
 	optind = 1;
 	int c;
@@ -640,7 +429,7 @@ static int run(int argc, char **argv)
 		}
 	}
 	int any = 0;
-	for (int i = 0; i < NPROGRAMS; i++)
+	for (int i = 0; i < CAPSIM_CALRUN__COUNT; i++)
 		any |= o.want[i];
 	if (optind < argc || !any) {
 		fprintf(stderr, "capsim calibrate run: %s\n",

@@ -1,5 +1,6 @@
-/* cmd_import.c - `capsim import hf CONFIG`: what a planner already has on
- * disk turned into capsim's files (src/import/). */
+/* cmd_import.c - `capsim import hf|cmdline|slurm`: what a planner already
+ * has on disk turned into capsim's files (src/import/); this file parses the
+ * options, checks what src/import/ wrote by loading it, and writes it. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,143 +246,6 @@ typedef struct {
 	const char *name, *model, *models, *node, *out;
 } launch_opts;
 
-/* the model entry the launch's architecture flags give: 0 with its text, or
- * -1 with what is missing in d */
-static int model_entry(const capsim_launch *l, const char *id, const char *where, char **text,
-		       capsim_diags *d)
-{
-	static const struct {
-		const char *flag;
-		size_t off;
-	} need[] = { { "--num-layers", offsetof(capsim_launch, layers) },
-		     { "--hidden-size", offsetof(capsim_launch, hidden) },
-		     { "--num-attention-heads", offsetof(capsim_launch, heads) },
-		     { "--vocab-size (Megatron takes it from the tokenizer)",
-		       offsetof(capsim_launch, vocab) } };
-	int bad = 0;
-	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
-		if (!*(const long *)((const char *)l + need[i].off)) {
-			capsim_diags_add_at(d, where, "the model: %s is not in the launch; give it, or "
-					    "--model ID", need[i].flag);
-			bad = 1;
-		}
-	if (bad)
-		return -1;
-	/* Megatron's defaults: an FFN of 4h, or 8h/3 rounded up to 64 with SwiGLU */
-	long ffn = l->ffn ? l->ffn : l->swiglu == 1 ? ((8 * l->hidden / 3 + 63) / 64) * 64 :
-		   4 * l->hidden;
-	size_t len = 0;
-	FILE *f = open_memstream(text, &len);
-	if (!f)
-		return -1;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import from "
-		   "a launch line's architecture flags -->\n<models>\n  <model id=\"");
-	capsim_xml_escape(f, id);
-	fprintf(f, "\" name=\"");
-	capsim_xml_escape(f, id);
-	fprintf(f, "\" family=\"megatron\"\n         assumption=\"the launch line's own "
-		   "architecture (capsim import)\">\n");
-	fprintf(f, "    <architecture layers=\"%ld\" hidden=\"%ld\" heads=\"%ld\" kv-heads=\"%ld\" "
-		   "ffn=\"%ld\"\n                  activation=\"%s\" vocab=\"%ld\" max-seq-len=\"%ld\" "
-		   "norm=\"%s\"\n                  position=\"%s\" tied-embeddings=\"%s\"/>\n",
-		l->layers, l->hidden, l->heads, l->kv_heads ? l->kv_heads : l->heads, ffn,
-		l->swiglu == 1 ? "swiglu" : "gelu", l->vocab,
-		l->max_positions ? l->max_positions : l->seq_len, l->rmsnorm == 1 ? "rmsnorm" :
-		"layernorm", l->rope == 1 ? "rope" : "learned", l->untied == 1 ? "false" : "true");
-	if (l->experts)
-		fprintf(f, "    <moe experts=\"%ld\" top-k=\"%ld\" shared-experts=\"0\" "
-			   "expert-ffn=\"%ld\" dense-layers=\"0\"/>\n", l->experts,
-			l->top_k ? l->top_k : 2, ffn);
-	fprintf(f, "  </model>\n</models>\n");
-	fclose(f);
-	return 0;
-}
-
-/* the scenario text; notes of what was assumed go to l's notes */
-static char *scenario_text(capsim_launch *l, const launch_opts *o, const char *model,
-			   const capsim_node *node, const char *where, capsim_diags *d)
-{
-	long nodes = l->nodes ? l->nodes : 1;
-	if (l->gpus_per_node && l->gpus_per_node != node->gpus)
-		capsim_diags_add_at(d, where, "the launch runs %ld GPUs a node, node '%s' has %d; "
-				    "give --node of that size", l->gpus_per_node, node->e.id, node->gpus);
-	if (!l->seq_len)
-		capsim_diags_add_at(d, where, "--seq-length (or model.encoder_seq_length): not in "
-				    "the launch");
-	long tp = l->tp ? l->tp : 1, pp = l->pp ? l->pp : 1, cp = l->cp ? l->cp : 1;
-	long mb = l->micro_batch ? l->micro_batch : 1;
-	/* each value is at most CAPSIM_LAUNCH_MAX_WHOLE: products in double */
-	long gpus = nodes * node->gpus;
-	double split = (double)tp * (double)pp * (double)cp;
-	long dp = split <= (double)gpus ? gpus / (long)split : 1;
-	double gbd = l->global_batch ? (double)l->global_batch : (double)mb * (double)dp;
-	if (gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE)
-		capsim_diags_add_at(d, where, "the global batch (micro-batch %ld x data-parallel "
-				    "%ld, no --global-batch-size given) is past %ld", mb, dp,
-				    CAPSIM_LAUNCH_MAX_WHOLE);
-	long gb = gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE ? 1 : (long)gbd;
-	double tokens = l->train_iters ? (double)l->train_iters * gb * l->seq_len :
-			l->train_samples ? (double)l->train_samples * l->seq_len : 0.0;
-	long v = l->vp_stages ? l->vp_stages :
-		 l->vp_layers > 0 && l->layers ? l->layers / pp / l->vp_layers : 1;
-	if (l->vp_layers > 0 && !l->layers)
-		capsim_diags_add_at(d, where, "--num-layers-per-virtual-pipeline-stage needs "
-				    "--num-layers");
-	if (d->n)
-		return NULL;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import "
-		   "from ");
-	capsim_xml_comment_escape(f, where);
-	fprintf(f, ".\n");
-	for (int i = 0; i < l->n_notes; i++) {
-		fputs("     ", f);
-		capsim_xml_comment_escape(f, l->notes[i]);
-		fputs("\n", f);
-	}
-	if (l->n_notes_more)
-		fprintf(f, "     and %ld more not modelled\n", l->n_notes_more);
-	if (!l->nodes)
-		fprintf(f, "     nodes: not in the launch; 1 assumed\n");
-	if (tokens <= 0)
-		fprintf(f, "     tokens: no train-iters or train-samples in the launch; 1T assumed\n");
-	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
-	fprintf(f, "<scenario name=\"");
-	capsim_xml_escape(f, o->name);
-	fprintf(f, "\">\n  <cluster nodes=\"%ld\">\n    <node ref=\"", nodes);
-	capsim_xml_escape(f, node->e.id);
-	fprintf(f, "\"/>\n");
-	if (nodes > 1)
-		fprintf(f, "    <fabric topology=\"fat-tree\" tiers=\"2\" transport=\"infiniband\" "
-			   "oversubscription=\"1:1\">\n      <switch ref=\"qm9700\"/>\n    </fabric>\n");
-	else /* one node: no fabric between nodes, as the schema says it */
-		fprintf(f, "    <fabric topology=\"none\" transport=\"infiniband\"/>\n");
-	char tok[64];
-	if (tokens > 0)
-		snprintf(tok, sizeof tok, "%.0f", tokens);
-	else
-		snprintf(tok, sizeof tok, "1T");
-	fprintf(f, "  </cluster>\n  <workload seq-len=\"%ld\" global-batch=\"%ld\" "
-		   "micro-batch=\"%ld\" tokens=\"%s\" dtype=\"%s\">\n", l->seq_len, gb, mb, tok,
-		l->dtype ? l->dtype : "bf16");
-	fprintf(f, "    <model ref=\"");
-	capsim_xml_escape(f, model);
-	fprintf(f, "\"/>\n    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
-		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", tp, pp, cp, l->ep ? l->ep : 1,
-		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
-	if (tp > 1 && l->sequence_parallel != -1)
-		fprintf(f, " sequence-parallel=\"%s\"", l->sequence_parallel ? "on" : "off");
-	if (l->tp_comm_overlap == 1)
-		fprintf(f, " tp-comm-overlap=\"on\"");
-	if (v > 1)
-		fprintf(f, " schedule=\"1f1b-interleaved\" virtual-stages=\"%ld\"", v);
-	fprintf(f, "/>\n  </workload>\n</scenario>\n");
-	fclose(f);
-	return text;
-}
-
 static int import_launch(int argc, char **argv, int script)
 {
 	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
@@ -458,12 +322,12 @@ static int import_launch(int argc, char **argv, int script)
 			goto fail;
 		}
 		snprintf(model_id, sizeof model_id, "%s-model", o.name);
-		if (model_entry(&l, model_id, where, &models_xml, &d) < 0 ||
+		if (capsim_launch_model_text(&l, model_id, where, &models_xml, &d) < 0 ||
 		    capsim_catalog_load_memory(cat, models_xml, strlen(models_xml), o.models, &d) < 0 ||
 		    capsim_catalog_check(cat, &d) < 0)
 			goto fail;
 	}
-	sc = scenario_text(&l, &o, model_id, node, where, &d);
+	sc = capsim_launch_scenario_text(&l, o.name, model_id, node->e.id, node->gpus, where, &d);
 	if (!sc)
 		goto fail;
 	/* it loads, as capsim run would load it */

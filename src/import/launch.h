@@ -3,7 +3,9 @@
  * key=value overrides where simple), or a script holding one (a Slurm batch
  * script with its #SBATCH lines, a Kubernetes Job whose container runs
  * torchrun, a Megatron-LM example script with its shell variables). Every
- * flag capsim does not model is listed, never dropped in silence. */
+ * flag capsim does not model is listed, never dropped in silence. What was
+ * read is written as a scenario's XML, and as a models file where the
+ * launch's flags define the model. */
 #ifndef CAPSIM_LAUNCH_H
 #define CAPSIM_LAUNCH_H
 
@@ -75,5 +77,31 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
  * syntax error), a NUL byte, a limit above passed. */
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d);
+
+/* The models file of one entry, id, that l's architecture flags define
+ * (family megatron; Megatron's defaults where a flag is absent: an FFN of
+ * 4 x hidden, or 8 x hidden / 3 rounded up to 64 with SwiGLU; KV heads as
+ * heads; GELU, LayerNorm, learned positions, tied embeddings; top-k 2 with
+ * experts), id XML-escaped. Returns 0 with the text in *text (the caller's,
+ * freed with free), or -1 with *text NULL and, at where, each of
+ * --num-layers, --hidden-size, --num-attention-heads and --vocab-size the
+ * launch does not give in d. */
+int capsim_launch_model_text(const capsim_launch *l, const char *id, const char *where,
+			     char **text, capsim_diags *d);
+
+/* The scenario l describes, as XML text: named name, on l's nodes (1 when
+ * it does not say) of node node_id (node_gpus GPUs a node) joined by an NDR
+ * InfiniBand fat tree (none for one node), training model with l's
+ * sequence length, batches, token budget (1T when it gives none), precision
+ * and parallelism. Its opening comment names where it came from (where:
+ * a script's path or "the command line"), each of l's notes and what was
+ * assumed, escaped for a comment; the names are XML-escaped. Returns the
+ * text (the caller's, freed with free), or NULL with each reason in d, at
+ * where: GPUs a node other than node_gpus, no sequence length, a global
+ * batch past CAPSIM_LAUNCH_MAX_WHOLE, layers a virtual stage without
+ * layers. */
+char *capsim_launch_scenario_text(const capsim_launch *l, const char *name, const char *model,
+				  const char *node_id, int node_gpus, const char *where,
+				  capsim_diags *d);
 
 #endif

@@ -2,7 +2,9 @@
  * for calibrate/'s CUDA programs (each writes a fixture of
  * tests/data/calibrate/ to its --out): the order and progress of the steps,
  * the files and the import, --quick and --only, a failing step, a missing
- * program and an output file that exists. */
+ * program and an output file that exists; and the same runs called through
+ * the library (calrun.h) with a callback, as a program without the command
+ * line would. */
 #include "testutil.h"
 
 #include <glob.h>
@@ -14,8 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <errno.h>
+
 #include <jansson.h>
 #include <sqlite3.h>
+
+#include "calrun.h"
 
 #define FIXTURES CAPSIM_SOURCE_DIR "/tests/data/calibrate/"
 
@@ -377,6 +383,150 @@ static void test_import_json(void **state)
 			      " - 1.75 * algbw_gb_per_s) < 1e-9 * busbw_gb_per_s") == 12);
 }
 
+/* what a calrun callback heard: each event with its step, kind and
+ * details, in order */
+typedef struct heard {
+	int n;
+	struct {
+		capsim_calrun_event ev;
+		int kind, step, of, status, err, out_exists, diags;
+		capsim_calrun_end end;
+		long records;
+		int64_t run_id;
+		size_t nccl;
+	} v[16];
+} heard;
+
+static void listen(capsim_calrun_event ev, const capsim_calrun_step *s, void *ctx)
+{
+	heard *h = ctx;
+	assert_true(h->n < 16);
+	h->v[h->n].ev = ev;
+	h->v[h->n].kind = s->kind;
+	h->v[h->n].step = s->step;
+	h->v[h->n].of = s->n;
+	h->v[h->n].end = s->end;
+	h->v[h->n].status = s->status;
+	h->v[h->n].err = s->err;
+	h->v[h->n].out_exists = s->out_exists;
+	h->v[h->n].records = s->records;
+	h->v[h->n].run_id = s->stats.run_id;
+	h->v[h->n].nccl = s->stats.nccl;
+	h->v[h->n].diags = s->diags ? (int)s->diags->n : 0;
+	h->n++;
+}
+
+/* the library: prepare names the files from the given date and prefix
+ * (sanitised), the callback hears each step start, finish with its
+ * records, and import with its run; nothing is printed by the library */
+static void test_lib_run(void **state)
+{
+	(void)state;
+	char bin[128], out[128], db[128], path[512];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	snprintf(out, sizeof out, "%s/lib", dir);
+	snprintf(db, sizeof db, "%s/lib.sqlite", dir);
+	make_bin(bin, 0, NULL);
+	capsim_calrun_options o = { .bin_dir = bin, .out_dir = out, .db = db, .name = "a b/c",
+				    .date = "2031-04-05", .timeout_s = 60,
+				    .want = { [CAPSIM_CALRUN_PCIE] = 1, [CAPSIM_CALRUN_NCCL] = 1 } };
+	capsim_calrun_plan plan;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_calrun_prepare(&o, &plan, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(plan.n, 2);
+	snprintf(path, sizeof path, "%s/a_b_c-2031-04-05-nccl.jsonl", out);
+	assert_string_equal(plan.out[CAPSIM_CALRUN_NCCL], path);
+	snprintf(path, sizeof path, "%s/capsim-calibrate-pcie", bin);
+	assert_string_equal(plan.path[CAPSIM_CALRUN_PCIE], path);
+	heard h = { 0 };
+	assert_int_equal(capsim_calrun_run(&o, &plan, listen, &h), 0);
+	static const capsim_calrun_event want[] = {
+		CAPSIM_CALRUN_STARTING, CAPSIM_CALRUN_DONE, CAPSIM_CALRUN_IMPORTED,
+		CAPSIM_CALRUN_STARTING, CAPSIM_CALRUN_DONE, CAPSIM_CALRUN_IMPORTED,
+	};
+	assert_int_equal(h.n, 6);
+	for (int i = 0; i < 6; i++) {
+		assert_int_equal(h.v[i].ev, want[i]);
+		assert_int_equal(h.v[i].kind, i < 3 ? CAPSIM_CALRUN_PCIE : CAPSIM_CALRUN_NCCL);
+		assert_int_equal(h.v[i].step, i < 3 ? 1 : 2);
+		assert_int_equal(h.v[i].of, 2);
+	}
+	assert_int_equal(h.v[1].records, 4);
+	assert_int_equal(h.v[4].records, 7);
+	assert_int_equal(h.v[4].end, CAPSIM_CALRUN_EXITED);
+	assert_int_equal(h.v[2].run_id, 1);
+	assert_int_equal(h.v[5].run_id, 2);
+	assert_int_equal(h.v[5].nccl, 7);
+	assert_true(query(db, "SELECT count(*) FROM nccl") == 7);
+
+	/* the same files again: refused before anything runs, naming the file */
+	assert_int_equal(capsim_calrun_prepare(&o, &plan, &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_false(capsim_diags_runtime(&d));
+	assert_true(capsim_diags_contains(&d, "a_b_c-2031-04-05-pcie.jsonl exists"));
+	capsim_diags_free(&d);
+	/* a program missing: the places looked in */
+	o.bin_dir = out;
+	assert_int_equal(capsim_calrun_prepare(&o, &plan, &d), -1);
+	snprintf(path, sizeof path, "capsim-calibrate-pcie not found; looked in %s (--bin-dir)",
+		 out);
+	assert_true(capsim_diags_contains(&d, path));
+	capsim_diags_free(&d);
+	clear("lib");
+	clear("bin");
+}
+
+/* the library: a program that cannot be executed (no #! line, not a
+ * binary) fails with exit status 127 and exec's errno; a program whose
+ * file the store refuses stops the run with the reasons; the earlier
+ * steps' files stay */
+static void test_lib_failures(void **state)
+{
+	(void)state;
+	char bin[128], out[128], db[128], path[256];
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	snprintf(out, sizeof out, "%s/libf", dir);
+	snprintf(db, sizeof db, "%s/libf.sqlite", dir);
+	make_bin(bin, 0, NULL);
+	snprintf(path, sizeof path, "%s/capsim-calibrate-nccl", bin);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("\x7f\x01 not a program\n", fp);
+	fclose(fp);
+	capsim_calrun_options o = { .bin_dir = bin, .out_dir = out, .db = db, .name = "f",
+				    .timeout_s = 60, .want = { 1, 1, 1 } };
+	capsim_calrun_plan plan;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_calrun_prepare(&o, &plan, &d), 0);
+	heard h = { 0 };
+	assert_int_equal(capsim_calrun_run(&o, &plan, listen, &h), -1);
+	assert_int_equal(h.n, 8);
+	assert_int_equal(h.v[7].ev, CAPSIM_CALRUN_FAILED);
+	assert_int_equal(h.v[7].kind, CAPSIM_CALRUN_NCCL);
+	assert_int_equal(h.v[7].end, CAPSIM_CALRUN_EXITED);
+	assert_int_equal(h.v[7].status, 127);
+	assert_int_equal(h.v[7].err, ENOEXEC);
+	assert_int_equal(h.v[7].out_exists, 0);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 2);
+
+	/* pcie writes a file the store refuses (gemm's again: same SHA-256) */
+	clear("libf");
+	clear("libf.sqlite");
+	stand_in(bin, "capsim-calibrate-pcie", "gemm-duty.jsonl", 0);
+	o.want[CAPSIM_CALRUN_NCCL] = 0;
+	assert_int_equal(capsim_calrun_prepare(&o, &plan, &d), 0);
+	h.n = 0;
+	assert_int_equal(capsim_calrun_run(&o, &plan, listen, &h), -1);
+	assert_int_equal(h.n, 6);
+	assert_int_equal(h.v[5].ev, CAPSIM_CALRUN_REFUSED);
+	assert_int_equal(h.v[5].kind, CAPSIM_CALRUN_PCIE);
+	assert_int_equal(h.v[5].diags, 1);
+	assert_true(query(db, "SELECT count(*) FROM runs") == 1);
+	clear("libf");
+	clear("bin");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_run_hang),
 		cmocka_unit_test(test_run_missing),
 		cmocka_unit_test(test_import_json),
+		cmocka_unit_test(test_lib_run),
+		cmocka_unit_test(test_lib_failures),
 	};
 	return testutil_run_group_name("calrun", tests, setup, teardown);
 }

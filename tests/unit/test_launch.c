@@ -490,6 +490,63 @@ static void test_end_to_end(void **state)
 			    dir), 0);
 }
 
+/* the writers, called without the command: a launch line's scenario text
+ * holds its values, the defaults and assumptions said in the comment, the
+ * names escaped; its model text the flags and Megatron's defaults; what is
+ * missing is refused at where, with nothing written */
+static void test_writers(void **state)
+{
+	(void)state;
+	char *argv[] = { "torchrun", "--nnodes", "2", "train.py", "--seq-length", "4096",
+			 "--tensor-model-parallel-size", "4", "--micro-batch-size", "2",
+			 "--train-iters", "10", "--num-layers", "24", "--hidden-size", "3000",
+			 "--num-attention-heads", "24", "--vocab-size", "50000", "--swiglu",
+			 "--sequence-parallel", "--lr", "1e-4" };
+	capsim_launch l;
+	capsim_launch_init(&l);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_launch_argv(argv, sizeof argv / sizeof argv[0], "line", &l, &d), 0);
+	char *sc = capsim_launch_scenario_text(&l, "a&b", "m<1>", "dgx-h100", 8, "x--y", &d);
+	assert_non_null(sc);
+	assert_int_equal(d.n, 0);
+	assert_non_null(strstr(sc, "<!-- written by capsim import from x-\\x2dy.\n"));
+	assert_non_null(strstr(sc, "     -\\x2dlr 1e-4: not modelled\n"));
+	assert_non_null(strstr(sc, "<scenario name=\"a&amp;b\">\n  <cluster nodes=\"2\">"));
+	assert_non_null(strstr(sc, "<switch ref=\"qm9700\"/>"));
+	/* 16 GPUs over tp 4: dp 4, global batch 2 x 4 = 8; 10 steps of 8 x 4096 */
+	assert_non_null(strstr(sc, "<workload seq-len=\"4096\" global-batch=\"8\" "
+				   "micro-batch=\"2\" tokens=\"327680\" dtype=\"bf16\">"));
+	assert_non_null(strstr(sc, "<model ref=\"m&lt;1&gt;\"/>"));
+	assert_non_null(strstr(sc, "tp=\"4\" pp=\"1\" cp=\"1\" ep=\"1\" zero=\"0\" "
+				   "recompute=\"none\" sequence-parallel=\"on\"/>"));
+	assert_null(strstr(sc, "1T assumed"));
+	free(sc);
+	char *models = NULL;
+	assert_int_equal(capsim_launch_model_text(&l, "n-model", "line", &models, &d), 0);
+	/* SwiGLU's FFN: 8 x 3000 / 3 = 8000, rounded up to 64: 8000 */
+	assert_non_null(strstr(models, "layers=\"24\" hidden=\"3000\" heads=\"24\" "
+				       "kv-heads=\"24\" ffn=\"8000\""));
+	assert_non_null(strstr(models, "activation=\"swiglu\" vocab=\"50000\" "
+				       "max-seq-len=\"4096\""));
+	free(models);
+	/* a node of another size, and no sequence length: both said, no text */
+	capsim_launch_init(&l);
+	char *bare[] = { "torchrun", "--nproc-per-node", "4", "train.py" };
+	assert_int_equal(capsim_launch_argv(bare, 4, "line", &l, &d), 0);
+	assert_null(capsim_launch_scenario_text(&l, "s", "m", "dgx-h100", 8, "line", &d));
+	assert_int_equal(d.n, 2);
+	assert_true(capsim_diags_contains(&d, "the launch runs 4 GPUs a node, node 'dgx-h100' "
+					      "has 8"));
+	assert_true(capsim_diags_contains(&d, "--seq-length"));
+	assert_string_equal(d.v[0].where, "line");
+	capsim_diags_free(&d);
+	assert_int_equal(capsim_launch_model_text(&l, "m", "line", &models, &d), -1);
+	assert_null(models);
+	assert_int_equal(d.n, 4);
+	assert_true(capsim_diags_contains(&d, "--vocab-size"));
+	capsim_diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_comment_escape),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_end_to_end),
+		cmocka_unit_test(test_writers),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);
