@@ -12,6 +12,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "bom.h"
+#include "escape.h"
 #include "eval.h"
 #include "scenario.h"
 
@@ -66,6 +67,12 @@ static void print_text(const capsim_scenario *s, const capsim_result *r, const c
 	else
 		fprintf(f, "  capex: not computed%s\n",
 			missing ? ": a part has no price in the catalog; give it with --set" : "");
+	const char *unpriced = capsim_result_string(r, "cost_unpriced");
+	if (unpriced) {
+		fputs("  not priced: ", f);
+		capsim_term_text(f, unpriced);
+		fputc('\n', f);
+	}
 }
 
 static json_t *to_json(const capsim_result *r, const capsim_bom_line *v, int n)

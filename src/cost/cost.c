@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "scenario.h"
+#include "xalloc.h"
 
 /* The fabric's cables: by reach class where the layout has them all priced
  * (cost.cable-*), else cost.cabling a GPU. */
@@ -42,6 +43,24 @@ static double busy_gpus_w(const capsim_power *p)
 	return w;
 }
 
+/* one more part without a price, in c->unpriced ("A", "A and B", "A, B and C") */
+static void unpriced(capsim_cost *c, const char *what)
+{
+	char *u = c->unpriced;
+	size_t n = sizeof c->unpriced;
+	if (!u[0]) {
+		capsim_strlcpy(u, what, n);
+		return;
+	}
+	char *and = strstr(u, " and ");
+	if (and)
+		*and = ',';
+	if (and)
+		memmove(and + 1, and + 4, strlen(and + 4) + 1); /* " and " -> ", " */
+	size_t len = strlen(u);
+	snprintf(u + len, n - len, " and %s", what);
+}
+
 /* Owning the cluster (docs/model.md, "Money for the training run"): the
  * capex of its nodes, switches and cabling where each has a price, opex a
  * year (energy at the utilisation, colocation of its maximum IT power,
@@ -57,8 +76,13 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 	for (int g = 0; g < groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
-		if (!(v.node->price_usd > 0))
-			return;
+		if (!(v.node->price_usd > 0)) {
+			char what[160];
+			snprintf(what, sizeof what, "node '%s' (%s.price.value)", v.node->e.id,
+				 s->n_groups > 1 ? "cluster.group.ID" : "cluster.node");
+			unpriced(c, what);
+			continue;
+		}
 		nodes_usd += v.nodes * v.node->price_usd;
 		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w :
 				      g < p->n_groups ? p->group[g].node_w : p->node_w);
@@ -66,12 +90,23 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 	int switches = in->fabric.leaves + in->fabric.spines + in->fabric.cores;
 	double switch_usd = 0.0;
 	if (switches > 0) {
-		if (!(s->has_switch && s->fabric_switch.price_usd > 0))
-			return;
+		if (!(s->has_switch && s->fabric_switch.price_usd > 0)) {
+			char what[160];
+			snprintf(what, sizeof what,
+				 "fabric switch '%s' (cluster.fabric.switch.price.value)",
+				 s->has_switch ? s->fabric_switch.e.id : "none given");
+			unpriced(c, what);
+		}
 		switch_usd = switches * s->fabric_switch.price_usd;
 		max_it_w += p->switches_w;
 	}
 	max_it_w += p->storage_w;
+	if (c->unpriced[0]) {
+		size_t len = strlen(c->unpriced);
+		snprintf(c->unpriced + len, sizeof c->unpriced - len, " %s no price",
+			 strstr(c->unpriced, " and ") ? "have" : "has");
+		return;
+	}
 	double gpus = (double)capsim_scenario_gpus(s);
 	c->has_capex = 1;
 	c->capex_cabling_usd = cabling_usd(s, in, c);

@@ -37,6 +37,9 @@ typedef struct capsim_cost {
 	int cabling_by_reach;
 	double capex_storage_usd;  /* the shared file system's price, where it has one */
 	char capex_excludes[160];  /* what the capex leaves out for want of a price; "" none */
+	/* without a capex: the part whose missing price leaves out the capex,
+	 * TCO, on-prem cost and break-even, and where to give it; "" none */
+	char unpriced[512];
 	double tco_npv_usd;        /* its present value at cost.discount-rate */
 	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
 	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */

@@ -52,6 +52,13 @@ static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->cost.has_cloud_cost; }
 static int has_layout(const R *r) { return r->layout.has_layout; }
 static int has_excludes(const R *r) { return r->cost.has_capex && r->cost.capex_excludes[0]; }
+static int has_unpriced(const R *r) { return !r->cost.has_capex && r->cost.unpriced[0]; }
+
+static void note_unpriced(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "(capex, opex, TCO, on-prem cost and break-even left out%s)",
+		 r->cost.acquire_rent ? "" : "; cost.acquire buy has no cost to train");
+}
 
 static void note_capex(const R *r, char *b, size_t n)
 {
@@ -616,6 +623,11 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("cloud_reclaims", offsetof(R, cost.cloud_reclaims), CAPSIM_DIM_COUNT, "", "spot reclaims", 1,
 		"instances the provider reclaims over the cloud run (instances x its monthly share)",
 		has_reclaims, NULL, NULL),
+	{ .key = "cost_unpriced", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, cost.unpriced), .unit = "", .label = "not priced", .depth = 0,
+	  .doc = "without a capex: the parts with no price and the paths that give them; the capex, "
+		 "opex, TCO, on-prem cost and break-even are left out",
+	  .present = has_unpriced, .note = note_unpriced },
 	REAL_IF("capex_usd", offsetof(R, cost.capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
 		"nodes, fabric switches, cabling and shared storage at their prices (present when the "
 		"nodes and switches have one)", has_capex, note_capex, NULL),
@@ -823,6 +835,12 @@ int capsim_result_text(const R *r, FILE *f)
 			k->note(r, note, sizeof note);
 		if (k->kind == CAPSIM_RK_JSON) {
 			fprintf(f, "  %-24s %s\n", label, note);
+			continue;
+		}
+		if (k->kind == CAPSIM_RK_TEXT) {
+			fprintf(f, "  %-24s ", label);
+			capsim_term_text(f, (const char *)r + k->offset);
+			fprintf(f, "%s%s\n", note[0] ? "  " : "", note);
 			continue;
 		}
 		double v = capsim_result_number(r, k);

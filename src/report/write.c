@@ -801,6 +801,9 @@ static void bom_section(out2 *o, const capsim_report_design *x)
 	if (isfinite(capex))
 		snprintf(text, sizeof text, "Capex $%.0f%s%s.", capex,
 			 left_out ? "; it leaves out " : "", left_out ? left_out : "");
+	else if (capsim_result_string(&x->r, "cost_unpriced"))
+		snprintf(text, sizeof text, "No capex, TCO or break-even: the %s.",
+			 capsim_result_string(&x->r, "cost_unpriced"));
 	else
 		snprintf(text, sizeof text, "No capex: a part has no price in the catalog.");
 	para(o, text);

@@ -326,6 +326,9 @@ static int draw_job(const ui *u, const capsim_result *r, int y, int x0, int widt
 	} else {
 		line(y++, x0, width, "cost to train  - (no price)");
 	}
+	const char *unpriced = capsim_result_string(r, "cost_unpriced");
+	if (unpriced)
+		line(y++, x0, width, "not priced     %s", unpriced);
 	return y;
 }
 

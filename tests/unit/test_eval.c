@@ -521,6 +521,57 @@ static void test_const_input(void **state)
 	capsim_catalog_free(cat);
 }
 
+/* No cost line vanishes without a word: a design whose fabric switch or
+ * nodes have no price names every such part and the path that prices it
+ * (cost_unpriced) and has no capex; priced through those paths, the key
+ * goes and the capex comes. */
+static void test_unpriced_named(void **state)
+{
+	(void)state;
+	capsim_catalog *cat = catalog();
+	static const capsim_set switch_price[] = {
+		{ "cluster.fabric.switch.price.value", "$30000" } };
+	static const capsim_set both_prices[] = {
+		{ "cluster.node.price.value", "$200000" },
+		{ "cluster.fabric.switch.price.value", "$20000" } };
+	const struct {
+		const char *file, *want;
+		const capsim_set *prices;
+		size_t n;
+	} c[] = {
+		{ "h100-8node-roce400.xml",
+		  "fabric switch 'sn5600' (cluster.fabric.switch.price.value) has no price",
+		  switch_price, 1 },
+		{ "a100-4node-fattree.xml",
+		  "node 'dgx-a100' (cluster.node.price.value) and fabric switch 'qm8700' "
+		  "(cluster.fabric.switch.price.value) have no price", both_prices, 2 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char path[512];
+		snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/%s", c[i].file);
+		capsim_scenario *s = capsim_xmalloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load(path, cat, NULL, 0, s, &d), 0);
+		capsim_eval_opts o = { .no_reference = 1 };
+		capsim_result r;
+		assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
+		const char *why = capsim_result_string(&r, "cost_unpriced");
+		assert_non_null(why);
+		assert_string_equal(why, c[i].want);
+		assert_true(isnan(capsim_result_get(&r, "capex_usd", NAN)));
+		assert_true(isnan(capsim_result_get(&r, "tco_usd", NAN)));
+		capsim_result_free(&r);
+		assert_int_equal(capsim_scenario_set_many(s, cat, c[i].prices, c[i].n, &d), 0);
+		assert_int_equal(capsim_eval(s, &o, &r, &d), 0);
+		assert_null(capsim_result_string(&r, "cost_unpriced"));
+		assert_true(capsim_result_get(&r, "capex_usd", NAN) > 0);
+		capsim_result_free(&r);
+		free(s);
+		capsim_diags_free(&d);
+	}
+	capsim_catalog_free(cat);
+}
+
 static void test_threads(void **state)
 {
 	(void)state;
@@ -565,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_matches_run),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_const_input),
+		cmocka_unit_test(test_unpriced_named),
 		cmocka_unit_test(test_edit_and_evaluate),
 	};
 	return testutil_run_group(tests, NULL, NULL);
