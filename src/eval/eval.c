@@ -160,9 +160,8 @@ static int throttled(const capsim_scenario *s, const double *cap, capsim_scenari
 {
 	*t = *s;
 	int n = s->n_groups > 0 ? s->n_groups : 1;
-	capsim_set *edits = capsim_xcalloc((size_t)n, sizeof *edits);
-	char (*paths)[64] = capsim_xcalloc((size_t)n, sizeof *paths);
-	char (*values)[48] = capsim_xcalloc((size_t)n, sizeof *values);
+	capsim_set edits[CAPSIM_MAX_GROUPS];
+	char paths[CAPSIM_MAX_GROUPS][64], values[CAPSIM_MAX_GROUPS][48];
 	size_t k = 0;
 	for (int g = 0; g < n; g++) {
 		capsim_group_view v;
@@ -174,11 +173,7 @@ static int throttled(const capsim_scenario *s, const double *cap, capsim_scenari
 		edits[k] = (capsim_set){ paths[k], values[k] };
 		k++;
 	}
-	int rc = k ? capsim_scenario_set_many(t, NULL, edits, k, d) : 0;
-	free(edits);
-	free(paths);
-	free(values);
-	return rc;
+	return k ? capsim_scenario_set_many(t, NULL, edits, k, d) : 0;
 }
 
 /* r's throttle: each group's limit where its GPUs run below what s gives
@@ -384,23 +379,28 @@ double capsim_eval_flop_per_token(const capsim_scenario *s)
 	return capsim_flops_per_token(&s->model, s->seq_len, 1);
 }
 
-double capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
-				double interval_s)
+size_t capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
+				const double *interval_s, size_t n, double *goodput)
 {
 	const capsim_reliab *rb = &r->reliab;
 	if (!(rb->job_mttf_s > 0) || !rb->has_storage)
-		return 0.0;
+		return 0;
 	capsim_scenario *t = capsim_xmalloc(sizeof *t);
 	*t = *s;
-	char v[48];
-	snprintf(v, sizeof v, "%.17g s", interval_s);
 	capsim_diags scratch = { 0 };
-	double g = 0.0, used;
-	if (capsim_scenario_set(t, NULL, "cluster.storage.checkpoint-interval", v, &scratch) == 0)
-		g = capsim_reliab_goodput_under(t, rb, rb->job_mttf_s, &used);
+	size_t done = 0;
+	for (; done < n; done++) {
+		char v[48];
+		snprintf(v, sizeof v, "%.17g s", interval_s[done]);
+		if (capsim_scenario_set(t, NULL, "cluster.storage.checkpoint-interval", v,
+					&scratch) < 0)
+			break;
+		double used;
+		goodput[done] = capsim_reliab_goodput_under(t, rb, rb->job_mttf_s, &used);
+	}
 	capsim_diags_free(&scratch);
 	free(t);
-	return g;
+	return done;
 }
 
 int capsim_result_bom(const capsim_scenario *s, const capsim_result *r, capsim_bom_line *v)

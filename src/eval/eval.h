@@ -239,11 +239,12 @@ int capsim_result_rented(const capsim_result *r);
  * the cluster's with failures and checkpoints (goodput), else the step's. */
 double capsim_result_wall_to_train_s(const capsim_result *r);
 
-/* The goodput r's checkpoints give under r's job MTTF at a checkpoint
- * interval of interval_s (seconds; reliab.h's model, s the scenario r was
- * evaluated from); 0 where r has no checkpoint storage or no failures. */
-double capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
-				double interval_s);
+/* The goodput r's checkpoints give under r's job MTTF at each of n
+ * checkpoint intervals interval_s[i] (seconds; reliab.h's model, s the
+ * scenario r was evaluated from), into goodput[i]. Returns how many were
+ * given: 0 where r has no checkpoint storage or no failures. */
+size_t capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
+				const double *interval_s, size_t n, double *goodput);
 
 /* Add every present key of r to the JSON object o, in table order. */
 void capsim_result_json(const capsim_result *r, struct json_t *o);

@@ -97,14 +97,11 @@ static void scaling(capsim_report_design *x, const capsim_catalog *cat)
 /* goodput at checkpoint intervals from 5 minutes to a day, log-spaced */
 static void goodput_curve(capsim_report_design *x)
 {
-	if (!(capsim_result_goodput_at(x->s, &x->r, 3600.0) > 0))
-		return;
-	for (int i = 0; i < CAPSIM_REPORT_CKPT; i++) {
-		double tau = 300.0 * pow(86400.0 / 300.0, (double)i / (CAPSIM_REPORT_CKPT - 1));
-		x->ckpt_s[i] = tau;
-		x->ckpt_goodput[i] = capsim_result_goodput_at(x->s, &x->r, tau);
-	}
-	x->n_ckpt = CAPSIM_REPORT_CKPT;
+	for (int i = 0; i < CAPSIM_REPORT_CKPT; i++)
+		x->ckpt_s[i] = 300.0 * pow(86400.0 / 300.0, (double)i / (CAPSIM_REPORT_CKPT - 1));
+	size_t n = capsim_result_goodput_at(x->s, &x->r, x->ckpt_s, CAPSIM_REPORT_CKPT,
+					    x->ckpt_goodput);
+	x->n_ckpt = n == CAPSIM_REPORT_CKPT ? CAPSIM_REPORT_CKPT : 0;
 }
 
 static void judge(capsim_report_design *x, const capsim_report_rule *rule)

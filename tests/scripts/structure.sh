@@ -16,6 +16,15 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # ---- 1. the graph CMake builds against the one the document states ----
+# "M: D1 D2 ..." lines with each module's dependencies sorted and unique, the
+# lines sorted
+normalise() {
+	while IFS=: read -r m deps; do
+		printf '%s:' "$m"
+		for d in $deps; do echo "$d"; done | sort -u | tr '\n' ' ' | sed 's/ $//; s/^/ /; s/^ $//'
+		echo
+	done | sort
+}
 # "M: D1 D2 ..." for each capsim_M library, dependencies sorted
 awk '
 	/^target_link_libraries\(capsim_[a-z]+ / { on = 1; line = "" }
@@ -33,20 +42,12 @@ awk '
 		}
 		if (name != "") print name ":" deps
 	}' CMakeLists.txt |
-	while IFS=: read -r m deps; do
-		printf '%s:' "$m"
-		for d in $deps; do echo "$d"; done | sort -u | tr '\n' ' ' | sed 's/ $//; s/^/ /; s/^ $//'
-		echo
-	done | sort >"$tmp/built"
+	normalise >"$tmp/built"
 # the document's block: the lines between "<!-- module-graph -->" and the fence's end
 awk '/<!-- module-graph -->/ { on = 1; next }
 	on && /^```/ { if (seen) exit; seen = 1; next }
 	on && seen && NF { print }' docs/architecture.md |
-	while IFS=: read -r m deps; do
-		printf '%s:' "$m"
-		for d in $deps; do echo "$d"; done | sort -u | tr '\n' ' ' | sed 's/ $//; s/^/ /; s/^ $//'
-		echo
-	done | sort >"$tmp/stated"
+	normalise >"$tmp/stated"
 if [ ! -s "$tmp/stated" ]; then
 	echo "docs/architecture.md: no module graph block (<!-- module-graph --> and a fenced block)"
 	fail=1
