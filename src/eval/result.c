@@ -29,6 +29,7 @@ static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
 static int has_energy_cost(const R *r) { return r->cost.has_energy_cost; }
 static int has_fabric(const R *r) { return r->has_fabric; }
+static int has_switch_trays(const R *r) { return r->power.switch_trays_w > 0; }
 static int has_capex(const R *r) { return r->cost.has_capex; }
 static int has_cost_to_train(const R *r) { return r->cost.has_cost_to_train; }
 
@@ -341,6 +342,7 @@ static void group_racks(const R *r, int g, json_t *o)
 	const capsim_power_group *pg = &p->group[g];
 	json_object_set_new(o, "nodes_per_rack", json_integer(pg->nodes_per_rack));
 	json_object_set_new(o, "racks", json_integer(pg->racks));
+	json_object_set_new(o, "rack_power_w", json_real(pg->rack_w));
 	if (p->circuit_w > 0)
 		json_object_set_new(o, "circuits_per_rack", json_integer(pg->circuits_per_rack));
 	if (p->cooling_w > 0)
@@ -470,13 +472,27 @@ const capsim_result_key capsim_result_keys[] = {
 	     "one GPU's mean draw over the step: idle + (sustained - idle) x load^gamma",
 	     NULL, note_gpu_power),
 	REAL("power_node_w", PWR(node_w), CAPSIM_DIM_WATTS, "W", "power per node", 1,
-	     "one node: its GPUs and its overhead (CPUs, NICs, fans: power.overhead)", NULL,
-	     NULL),
+	     "one node in the step: its GPUs and its overhead (host, per-GPU parts and NICs, "
+	     "by what the node holds)", NULL, NULL),
+	REAL("power_node_peak_w", PWR(node_max_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
+	     "one node at peak, what racks and circuits are provisioned for: its GPUs at their "
+	     "power limit and its overhead at full load (power.max where the node has no "
+	     "power.host or power.per-gpu)", NULL, NULL),
 	REAL("power_it_w", PWR(it_w), CAPSIM_DIM_WATTS, "W", "IT power", 1,
-	     "every node, fabric switch and (where its power is given) the shared file system",
+	     "every node, fabric switch, rack-scale switch tray and (where its power is given) "
+	     "the shared file system, at the step's draw",
+	     NULL, NULL),
+	REAL("power_it_idle_w", PWR(it_idle_w), CAPSIM_DIM_WATTS, "W", "IT power idle", 1,
+	     "the same with every GPU idle (the overhead at full load: an upper bound)", NULL,
+	     NULL),
+	REAL("power_it_peak_w", PWR(it_peak_w), CAPSIM_DIM_WATTS, "W", "IT power peak", 1,
+	     "every node at its peak (power_node_peak_w), switches at their power.max where given",
 	     NULL, NULL),
 	REAL("power_switches_w", PWR(switches_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
 	     "the fabric's switches at their typical power", has_fabric, NULL),
+	REAL("power_switch_trays_w", PWR(switch_trays_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
+	     "a rack-scale system's NVLink switch trays, every domain's (node switch-trays)",
+	     has_switch_trays, NULL),
 	REAL("power_storage_w", PWR(storage_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
 	     "the shared file system at its typical power", has_storage_power, NULL),
 	REAL("power_facility_w", PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
@@ -486,14 +502,18 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("energy_to_train_j", PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
 	     "energy to train", 1, "energy per step x steps", NULL, NULL),
 	INT("nodes_per_rack", PWR(nodes_per_rack), "nodes per rack",
-	    "nodes a rack of the facility's rack.power holds at their power.max (a rack holds one "
-	    "node group's nodes; several groups: the fewest of theirs)", has_racks),
+	    "nodes a rack of the facility's rack.power holds at their peak (a rack holds one "
+	    "node group's nodes, a rack-scale system's one whole NVLink domain; several groups: "
+	    "the fewest of theirs)", has_racks),
+	REAL_IF("rack_power_w", PWR(rack_w), CAPSIM_DIM_WATTS, "W", "rack power", 1,
+		"one full rack at peak: its nodes at power_node_peak_w and a rack-scale system's "
+		"switch trays (several groups: the most of theirs)", has_racks, NULL, NULL),
 	INT("racks", PWR(racks), "racks",
 	    "racks for the cluster's nodes, each group's in its own (the sum over groups)",
 	    has_racks),
 	INT("circuits_per_rack", PWR(circuits_per_rack), "circuits per rack",
-	    "branch circuits one full rack needs at 80% of their rating (several groups: the "
-	    "most of theirs)", has_circuits),
+	    "branch circuits one full rack needs at peak (rack_power_w) at 80% of their rating "
+	    "(several groups: the most of theirs)", has_circuits),
 	REAL_IF("cooling_per_rack_w", PWR(cooling_w), CAPSIM_DIM_WATTS, "W", "cooling per rack", 1,
 		"heat one rack's cooling removes (the facility's cooling.per-rack)", has_cooling,
 		note_cooling, NULL),

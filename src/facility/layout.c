@@ -57,10 +57,7 @@ static void add(capsim_layout *out, int tier, double len, long n)
 		out->longest_m[tier] = len;
 }
 
-/* The rack of node position n: each group's nodes in racks of their own
- * kind, in rank order; positions past the last node (the empty slots of a
- * scattered placement) in racks of the last group's kind after them. */
-static int rack_of(const capsim_power *p, int n)
+int capsim_layout_rack_of(const capsim_power *p, int n)
 {
 	int first = 0, rack = 0, g = 0;
 	while (g + 1 < p->n_groups && n >= first + p->group[g].nodes) {
@@ -86,7 +83,7 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 			return;
 	out->has_layout = 1;
 	/* the whole floor: every node position, each group's in racks of its own */
-	int racks = rack_of(pw, sh.slots - 1) + 1;
+	int racks = capsim_layout_rack_of(pw, sh.slots - 1) + 1;
 	out->node_racks = racks;
 	out->rows = (racks + fa->racks_per_row - 1) / fa->racks_per_row;
 	spot hall = { 0, 0 };
@@ -103,7 +100,7 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 	for (int g = 0; g < groups; g++) {
 		int first = g * sh.per_leaf;
 		int last = first + sh.per_leaf < sh.slots ? first + sh.per_leaf - 1 : sh.slots - 1;
-		int ra = rack_of(pw, first), rb = rack_of(pw, last);
+		int ra = capsim_layout_rack_of(pw, first), rb = capsim_layout_rack_of(pw, last);
 		tor[g] = ra == rb;
 		at[g] = (spot){ 0, 0 };
 		for (int k = ra; k <= rb; k++) {
@@ -115,8 +112,8 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 	int rails = capsim_fabric_rails(f);
 	for (int n = 0; n < s->nodes && n < sh.slots; n++) {
 		int g = n / sh.per_leaf;
-		double len = tor[g] ? in_rack_m :
-				      run_m(rack_spot(fa, rack_of(pw, n)), at[g], fa->slack_m);
+		spot node = rack_spot(fa, capsim_layout_rack_of(pw, n));
+		double len = tor[g] ? in_rack_m : run_m(node, at[g], fa->slack_m);
 		add(out, 0, len, rails);
 	}
 	if (sh.tiers == 2) {

@@ -43,6 +43,13 @@ typedef struct capsim_layout {
 /* The class of a cable of length_m. */
 capsim_cable_class capsim_cable_class_of(double length_m);
 
+/* The rack (0-based) of node position n in rank order under p's racks
+ * (capsim_power_estimate): each group's nodes in racks of their own kind,
+ * p's nodes_per_rack of them a rack, so that a rack-scale group's rack holds
+ * one whole NVLink domain; positions past the last node (the empty slots of
+ * a scattered placement) in racks of the last group's kind after them. */
+int capsim_layout_rack_of(const capsim_power *p, int n);
+
 /* Lay out s's nodes on fabric f, each node group's in racks of its own as
  * pw's racks hold them (capsim_power_estimate), in rank order. Fills *out
  * (has_layout 0 without a fabric, racks or the facility's layout). */

@@ -5,6 +5,7 @@
 #include "ops.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Where the GPU has no measured curve: sustained draw under back-to-back
@@ -40,7 +41,8 @@ static double group_cooling_limit(const capsim_scenario *s, const capsim_power *
 	capsim_scenario_group(s, g, &v);
 	int n = pg->nodes_per_rack;
 	double overhead = pg->node_w - pg->gpus_per_node * pg->gpu_w;
-	double budget = (p->cooling_w / n - overhead) / pg->gpus_per_node; /* a GPU's share */
+	/* a GPU's share of what the rack's cooling removes beyond its switch trays */
+	double budget = ((p->cooling_w - pg->switch_trays_w) / n - overhead) / pg->gpus_per_node;
 	double idle = pg->gpu_idle_w;
 	if (!(budget > idle * (1 + 1e-6)) || !(p->load > 0)) {
 		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
@@ -100,12 +102,27 @@ static void step_load(const capsim_scenario *s, const capsim_step *st, capsim_po
 			    capsim_power_mem_weight * (out->busy - out->flop_share));
 }
 
-/* Group g's GPU curve, its draw at load, its node's draw and maximum */
+double capsim_node_overhead(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic,
+			    int peak)
+{
+	if (n->power_overhead_w > 0)
+		return n->power_overhead_w;
+	if (n->power_host_w > 0 || n->power_per_gpu_w > 0) {
+		double nic_w = peak && nic->power_max_w > 0 ? nic->power_max_w : nic->power_typical_w;
+		return n->power_host_w + n->gpus * n->power_per_gpu_w + n->nics * nic_w;
+	}
+	double o = n->power_max_w - n->gpus * gpu->tdp_w;
+	return o > 0 ? o : 0;
+}
+
+/* Group g's GPU curve, its draw at load, its node's draw at the step, idle
+ * and at peak */
 static void group_draw(const capsim_scenario *s, int g, double load, capsim_power_group *pg)
 {
 	capsim_group_view v;
 	capsim_scenario_group(s, g, &v);
 	const capsim_gpu *gpu = v.gpu;
+	const capsim_node *node = v.node;
 	int capped = gpu->power_limit_w > 0 && gpu->power_limit_w < gpu->tdp_w;
 	double limit = capped ? gpu->power_limit_w : gpu->tdp_w;
 	double idle = gpu->cal.power_idle_w > 0 ? gpu->cal.power_idle_w :
@@ -118,54 +135,143 @@ static void group_draw(const capsim_scenario *s, int g, double load, capsim_powe
 	pg->gpu_sustained_w = sust;
 	pg->gpu_gamma = gpu->cal.power_gamma > 0 ? gpu->cal.power_gamma : GAMMA_DEFAULT;
 	pg->gpu_w = idle + (sust - idle) * pow(load, pg->gpu_gamma);
-	double overhead = v.node->power_overhead_w > 0 ? v.node->power_overhead_w :
-			  v.node->power_max_w - v.node->gpus * gpu->tdp_w;
-	if (overhead < 0)
-		overhead = 0;
-	pg->gpus_per_node = v.node->gpus;
+	double overhead = capsim_node_overhead(node, gpu, v.nic, 0);
+	pg->gpus_per_node = node->gpus;
 	pg->nodes = v.nodes;
-	pg->node_w = v.node->gpus * pg->gpu_w + overhead;
-	/* racks are provisioned at the node's maximum; GPUs capped below their
+	pg->node_w = node->gpus * pg->gpu_w + overhead;
+	pg->node_idle_w = node->gpus * idle + overhead;
+	/* racks are provisioned at the node's peak: by its contents where the
+	 * node has a breakdown, else its power.max; GPUs capped below their
 	 * TDP cannot draw past the cap */
-	pg->node_max_w = v.node->power_max_w > 0 ? v.node->power_max_w : pg->node_w;
-	if (v.node->power_max_w > 0 && capped)
-		pg->node_max_w -= v.node->gpus * (gpu->tdp_w - gpu->power_limit_w);
+	if (node->power_overhead_w <= 0 && (node->power_host_w > 0 || node->power_per_gpu_w > 0))
+		pg->node_max_w = node->gpus * limit + capsim_node_overhead(node, gpu, v.nic, 1);
+	else if (node->power_max_w > 0)
+		pg->node_max_w = node->power_max_w -
+				 (capped ? node->gpus * (gpu->tdp_w - limit) : 0);
+	else
+		pg->node_max_w = pg->node_w;
+	/* a rack-scale system (its rack's switch trays given): the domain's
+	 * trays and its switch trays */
+	if (node->switch_trays > 0 && node->domain_gpus > node->gpus &&
+	    node->domain_gpus % node->gpus == 0) {
+		pg->domain_nodes = node->domain_gpus / node->gpus;
+		pg->switch_trays_w = node->switch_trays * node->switch_tray_w;
+	}
 }
 
-/* Group g's racks under facility f: as many of its nodes a rack as the
- * rack's power (and, without rack.nodes, its cooling) allows at their
- * maximum. Returns 0, or -1 after adding to d why not. */
-static int group_racks(const capsim_scenario *s, const capsim_facility *f, double circuit_w,
-		       capsim_power_group *pg, capsim_diags *d)
+/* The path of group g's node count, for messages */
+static const char *group_nodes_path(const capsim_scenario *s, int g, char *buf, size_t n)
+{
+	if (g == 0 && s->groups[0].shorthand)
+		return "cluster.nodes";
+	snprintf(buf, n, "cluster.group.%s.nodes", s->groups[g].id);
+	return buf;
+}
+
+/* A rack-scale group's nodes must fill whole NVLink domains (a rack never
+ * holds part of one, and a rack-scale system is bought a rack at a time):
+ * 0, or -1 after adding to d what would. */
+static int check_whole_domains(const capsim_scenario *s, int g, const capsim_power_group *pg,
+			       capsim_diags *d)
+{
+	capsim_group_view v;
+	capsim_scenario_group(s, g, &v);
+	const capsim_node *node = v.node;
+	if (node->switch_trays > 0 && node->domain_gpus % node->gpus != 0) {
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster"),
+				 "cluster: node '%s' has %d GPUs, but its NVLink domain "
+				 "(scale-up.domain-gpus) of %d GPUs is not a whole number of such "
+				 "nodes; expected a multiple of %d",
+				 node->e.id, node->gpus, node->domain_gpus, node->gpus);
+		return -1;
+	}
+	int t = pg->domain_nodes;
+	if (t < 1 || pg->nodes % t == 0)
+		return 0;
+	char buf[96];
+	int lo = pg->nodes / t * t;
+	capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster"),
+			 "%s: %d nodes of '%s' are not whole NVLink domains of %d nodes (%d GPUs, "
+			 "one rack each with its %d switch trays: a rack holds no part of a "
+			 "domain); expected a multiple of %d, such as %d or %d",
+			 group_nodes_path(s, g, buf, sizeof buf), pg->nodes, node->e.id, t,
+			 node->domain_gpus, node->switch_trays, t, lo > 0 ? lo : t,
+			 lo > 0 ? lo + t : 2 * t);
+	return -1;
+}
+
+/* A rack-scale group's racks: one domain each, whole, at its peak. Returns
+ * 0, or -1 after adding to d why the facility's rack cannot take one. */
+static int domain_racks(const capsim_scenario *s, const capsim_facility *f,
+			capsim_power_group *pg, capsim_diags *d)
+{
+	double rack = pg->domain_nodes * pg->node_max_w + pg->switch_trays_w;
+	if (f->rack_power_w < rack * (1 - 1e-9)) {
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
+				 "facility.rack.power: a rack of %.4g kW cannot power one whole "
+				 "NVLink domain of %d nodes (%.4g kW each at peak) and its switch "
+				 "trays (%.4g kW); expected at least %.4g kW",
+				 f->rack_power_w / 1e3, pg->domain_nodes, pg->node_max_w / 1e3,
+				 pg->switch_trays_w / 1e3, rack / 1e3);
+		return -1;
+	}
+	if (f->rack_nodes > 0 && f->rack_nodes != pg->domain_nodes) {
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
+				 "facility.rack.nodes: %d, but a rack of a rack-scale system holds "
+				 "one whole NVLink domain; expected %d",
+				 f->rack_nodes, pg->domain_nodes);
+		return -1;
+	}
+	pg->nodes_per_rack = pg->domain_nodes;
+	return 0;
+}
+
+/* An ordinary group's nodes a rack: as many as the rack's power (and,
+ * without rack.nodes, its cooling) allows at their peak. Returns 0, or -1
+ * after adding to d why not. */
+static int node_racks(const capsim_scenario *s, const capsim_facility *f,
+		      capsim_power_group *pg, capsim_diags *d)
 {
 	double node_max = pg->node_max_w;
 	pg->nodes_per_rack = (int)floor(f->rack_power_w / node_max);
 	if (pg->nodes_per_rack < 1) {
 		capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
 				 "facility.rack.power: a rack of %.4g kW cannot power one node of "
-				 "%.4g kW (the node's power.max); expected at least %.4g kW",
+				 "%.4g kW (the node's peak); expected at least %.4g kW",
 				 f->rack_power_w / 1e3, node_max / 1e3, node_max / 1e3);
 		return -1;
 	}
 	if (f->rack_nodes > 0) {
 		if (f->rack_nodes > pg->nodes_per_rack) {
 			capsim_diags_add(d, s->file, capsim_scenario_line(s, "facility"),
-					 "facility.rack.nodes: %d nodes of %.4g kW (power.max) exceed "
-					 "rack.power %.4g kW; expected at most %d",
+					 "facility.rack.nodes: %d nodes of %.4g kW (at peak) "
+					 "exceed rack.power %.4g kW; expected at most %d",
 					 f->rack_nodes, node_max / 1e3, f->rack_power_w / 1e3,
 					 pg->nodes_per_rack);
 			return -1;
 		}
 		pg->nodes_per_rack = f->rack_nodes;
 	} else if (f->cooling_w > 0 && floor(f->cooling_w / node_max) < pg->nodes_per_rack) {
-		/* as many as the cooling takes at the nodes' maximum, at least one
+		/* as many as the cooling takes at the nodes' peak, at least one
 		 * (which may then run throttled) */
 		pg->nodes_per_rack = (int)fmax(1.0, floor(f->cooling_w / node_max));
 	}
-	pg->rack_heat_w = pg->nodes_per_rack * pg->node_w;
+	return 0;
+}
+
+/* Group g's racks under facility f, their power at peak, heat at the
+ * step's load and circuits. Returns 0, or -1 after adding to d why not. */
+static int group_racks(const capsim_scenario *s, const capsim_facility *f, double circuit_w,
+		       capsim_power_group *pg, capsim_diags *d)
+{
+	int rc = pg->domain_nodes > 0 ? domain_racks(s, f, pg, d) : node_racks(s, f, pg, d);
+	if (rc < 0)
+		return -1;
+	pg->rack_w = pg->nodes_per_rack * pg->node_max_w + pg->switch_trays_w;
+	pg->rack_heat_w = pg->nodes_per_rack * pg->node_w + pg->switch_trays_w;
 	pg->racks = (pg->nodes + pg->nodes_per_rack - 1) / pg->nodes_per_rack;
 	if (circuit_w > 0)
-		pg->circuits_per_rack = (int)ceil(pg->nodes_per_rack * node_max / circuit_w - 1e-9);
+		pg->circuits_per_rack = (int)ceil(pg->rack_w / circuit_w - 1e-9);
 	return 0;
 }
 
@@ -189,8 +295,44 @@ static int facility_racks(const capsim_scenario *s, capsim_power *out, capsim_di
 			out->circuits_per_rack = pg->circuits_per_rack;
 		if (pg->rack_heat_w > out->rack_heat_w)
 			out->rack_heat_w = pg->rack_heat_w;
+		if (pg->rack_w > out->rack_w)
+			out->rack_w = pg->rack_w;
 	}
 	return 0;
+}
+
+/* The fabric's switches and the shared file system: their draw in the step
+ * (typical) and at peak (each switch's power.max where given) */
+static void fabric_draw(const capsim_scenario *s, int switches, capsim_power *out)
+{
+	out->switches = switches;
+	if (s->has_switch && s->fabric_switch.power_typical_w > 0) {
+		const capsim_switch *sw = &s->fabric_switch;
+		out->switches_w = switches * sw->power_typical_w;
+		out->switches_max_w = switches * (sw->power_max_w > sw->power_typical_w ?
+						  sw->power_max_w : sw->power_typical_w);
+	}
+	if (s->has_shared_storage && s->shared_storage.power_typical_w > 0)
+		out->storage_w = s->shared_storage.power_typical_w;
+}
+
+/* The IT load in the step, idle and at peak: every group's nodes, the
+ * rack-scale systems' switch trays (one set a domain, at their one
+ * figure), the fabric's switches and the shared file system */
+static void it_load(capsim_power *out)
+{
+	for (int g = 0; g < out->n_groups; g++) {
+		const capsim_power_group *pg = &out->group[g];
+		if (pg->domain_nodes > 0)
+			out->switch_trays_w += pg->nodes / pg->domain_nodes * pg->switch_trays_w;
+		out->it_w += pg->nodes * pg->node_w;
+		out->it_idle_w += pg->nodes * pg->node_idle_w;
+		out->it_peak_w += pg->nodes * pg->node_max_w;
+	}
+	double fixed = out->switch_trays_w + out->storage_w;
+	out->it_w += fixed + out->switches_w;
+	out->it_idle_w += fixed + out->switches_w;
+	out->it_peak_w += fixed + out->switches_max_w;
 }
 
 int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int switches,
@@ -204,9 +346,9 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 	out->pue = s->has_facility && s->facility.pue > 0 ? s->facility.pue : 1.0;
 	out->n_groups = s->n_groups > 0 ? s->n_groups : 1;
 	for (int g = 0; g < out->n_groups; g++) {
-		capsim_power_group *pg = &out->group[g];
-		group_draw(s, g, out->load, pg);
-		out->it_w += pg->nodes * pg->node_w;
+		group_draw(s, g, out->load, &out->group[g]);
+		if (check_whole_domains(s, g, &out->group[g], d) < 0)
+			return -1;
 	}
 	/* group 0's, for the result's one-GPU keys */
 	const capsim_power_group *g0 = &out->group[0];
@@ -218,16 +360,9 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 	out->curve_measured = v0.gpu->cal.power_idle_w > 0 && v0.gpu->cal.power_sustained_w > 0;
 	out->gpu_w = g0->gpu_w;
 	out->node_w = g0->node_w;
-	out->node_max_w = v0.node->power_max_w;
-	out->switches = switches;
-	if (s->has_switch && s->fabric_switch.power_typical_w > 0)
-		out->switches_w = switches * s->fabric_switch.power_typical_w;
-	out->it_w += out->switches_w;
-	/* the shared file system, where its power is given */
-	if (s->has_shared_storage && s->shared_storage.power_typical_w > 0) {
-		out->storage_w = s->shared_storage.power_typical_w;
-		out->it_w += out->storage_w;
-	}
+	out->node_max_w = g0->node_max_w;
+	fabric_draw(s, switches, out);
+	it_load(out);
 	out->facility_w = out->it_w * out->pue;
 	out->energy_per_step_j = out->facility_w * step;
 	out->energy_to_train_j = out->energy_per_step_j * st->steps;

@@ -168,6 +168,10 @@ static const capsim_field node_fields[] = {
 	FDBL("local-storage.capacity", capsim_node, local_storage_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e16, "local data storage"),
 	FDBL("power.max", capsim_node, power_max_w, CAPSIM_DIM_WATTS, R | P, 100.0, 2e5, "maximum system power"),
 	FDBL("power.overhead", capsim_node, power_overhead_w, CAPSIM_DIM_WATTS, NN, 0.0, 1e5, "power beside the GPUs (CPUs, NICs, NVMe, NVSwitches, fans, PSU losses); default: power.max less the GPUs' TDP, the datasheet's allowance at full load (an upper bound)"),
+	FDBL("power.host", capsim_node, power_host_w, CAPSIM_DIM_WATTS, NN, 0.0, 1e5, "the host's fixed draw at full load, whatever the GPU count: CPUs, memory, drives, fans, board and BMC (docs/model.md, \"Power and energy\"); with power.per-gpu, the overhead is power.host + gpus x power.per-gpu + nics x the NIC's power, so that an edit of gpus.count or nics.count scales it; default: power.max less the GPUs' TDP as one sum"),
+	FDBL("power.per-gpu", capsim_node, power_per_gpu_w, CAPSIM_DIM_WATTS, NN, 0.0, 1e4, "what each GPU adds beside its own TDP at full load: its share of the NVSwitch baseboard and of the power supplies' loss (with power.host)"),
+	FINT("switch-trays.count", capsim_node, switch_trays, NN, 0, 64, "NVLink switch trays in the rack of one NVLink domain of a rack-scale system (domain-gpus past the node's GPUs): the rack holds the domain's compute trays and these, whole"),
+	FDBL("switch-trays.power", capsim_node, switch_tray_w, CAPSIM_DIM_WATTS, NN, 0.0, 1e5, "one NVLink switch tray's power, counted in its rack's power and in the IT load"),
 	FINT("size.rack-units", capsim_node, rack_units, P, 1, 60, "height in rack units"),
 	PRICE_FIELDS(capsim_node),
 };

@@ -236,6 +236,17 @@ typedef struct capsim_node {
 	double host_mem_bytes, local_storage_bytes;
 	double power_max_w;
 	double power_overhead_w;  /* CPUs, NICs, NVMe, NVSwitches, fans, PSU losses; 0: max less the GPUs' TDP */
+	/* what is not GPUs, by what the node holds (docs/model.md, "Power and
+	 * energy"): the host's fixed draw (CPUs, memory, drives, fans, board) and
+	 * each GPU's share beside its own TDP (NVSwitch and baseboard, PSU loss);
+	 * the NICs' own power comes from the NIC. 0 and 0: power.max less the
+	 * GPUs' TDP, as one sum that does not scale */
+	double power_host_w, power_per_gpu_w;
+	/* a rack-scale system's compute tray (domain-gpus a whole number of its
+	 * GPUs past them): the NVLink switch trays one domain's rack holds beside
+	 * its compute trays, and the power of each; 0: not rack-scale */
+	int switch_trays;
+	double switch_tray_w;
 	int rack_units;
 	double price_usd;
 	char price_date[CAPSIM_DATE_LEN];

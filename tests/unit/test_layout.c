@@ -1,7 +1,8 @@
 /* test_layout.c - the floor layout and cables by reach against hand counts:
  * the reach classes' bounds (NVIDIA LinkX), 8 and 64 DGX H100 in one row of
- * racks, the same 64 over rows of 4 racks, top-of-rack leaves, and the
- * counts adding up to the fabric's cables. */
+ * racks, the same 64 over rows of 4 racks, top-of-rack leaves, GB200 NVL72
+ * trays a whole NVLink domain a rack, and the counts adding up to the
+ * fabric's cables. */
 #include "catalog.h"
 #include "testutil.h"
 
@@ -118,12 +119,47 @@ static void test_rows_and_top_of_rack(void **state)
 	capsim_result_free(&r);
 }
 
+/* GB200 NVL72 trays on the floor (the hyperscale hall's 132 kW racks): a
+ * rack a whole 72-GPU domain, 18 trays, so 54 trays fill 3 racks in a row;
+ * every node cable is counted once */
+static void test_rack_scale_racks(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"<scenario name=\"nvl\"><cluster nodes=\"54\"><node ref=\"gb200-nvl72-tray\"/>"
+		"<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"adaptive\">"
+		"<switch ref=\"qm9700\"/></fabric></cluster>"
+		"<workload seq-len=\"4096\" global-batch=\"216\" tokens=\"1T\" dtype=\"bf16\">"
+		"<model ref=\"llama-2-7b\"/><parallelism tp=\"2\"/></workload>"
+		"<facility ref=\"hyperscale-liquid-cooled\"/></scenario>";
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	capsim_result r;
+	memset(&r, 0, sizeof r);
+	if (capsim_scenario_load_memory(text, strlen(text), "nvl.xml", cat, NULL, 0, s, &d) < 0 ||
+	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("scenario does not run");
+	}
+	assert_int_equal(r.power.nodes_per_rack, 18);
+	assert_true(r.layout.has_layout);
+	assert_int_equal(r.layout.node_racks, 3);
+	assert_int_equal(r.layout.rows, 1);
+	for (int n = 0; n < 54; n++)
+		assert_int_equal(capsim_layout_rack_of(&r.power, n), n / 18);
+	assert_int_equal(sum(r.layout.cables[0]), r.cables_node_leaf);
+	capsim_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reach_classes),
 		cmocka_unit_test(test_one_row),
 		cmocka_unit_test(test_rows_and_top_of_rack),
+		cmocka_unit_test(test_rack_scale_racks),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);
