@@ -102,19 +102,6 @@ static void step_load(const capsim_scenario *s, const capsim_step *st, capsim_po
 			    capsim_power_mem_weight * (out->busy - out->flop_share));
 }
 
-double capsim_node_overhead(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic,
-			    int peak)
-{
-	if (n->power_overhead_w > 0)
-		return n->power_overhead_w;
-	if (n->power_host_w > 0 || n->power_per_gpu_w > 0) {
-		double nic_w = peak && nic->power_max_w > 0 ? nic->power_max_w : nic->power_typical_w;
-		return n->power_host_w + n->gpus * n->power_per_gpu_w + n->nics * nic_w;
-	}
-	double o = n->power_max_w - n->gpus * gpu->tdp_w;
-	return o > 0 ? o : 0;
-}
-
 /* Group g's GPU curve, its draw at load, its node's draw at the step, idle
  * and at peak */
 static void group_draw(const capsim_scenario *s, int g, double load, capsim_power_group *pg)
@@ -140,15 +127,9 @@ static void group_draw(const capsim_scenario *s, int g, double load, capsim_powe
 	pg->nodes = v.nodes;
 	pg->node_w = node->gpus * pg->gpu_w + overhead;
 	pg->node_idle_w = node->gpus * idle + overhead;
-	/* racks are provisioned at the node's peak: by its contents where the
-	 * node has a breakdown, else its power.max; GPUs capped below their
-	 * TDP cannot draw past the cap */
-	if (node->power_overhead_w <= 0 && (node->power_host_w > 0 || node->power_per_gpu_w > 0))
-		pg->node_max_w = node->gpus * limit + capsim_node_overhead(node, gpu, v.nic, 1);
-	else if (node->power_max_w > 0)
-		pg->node_max_w = node->power_max_w -
-				 (capped ? node->gpus * (gpu->tdp_w - limit) : 0);
-	else
+	/* racks are provisioned at the node's peak */
+	pg->node_max_w = capsim_node_peak_w(node, gpu, v.nic);
+	if (!(pg->node_max_w > 0))
 		pg->node_max_w = pg->node_w;
 	/* a rack-scale system (its rack's switch trays given): the domain's
 	 * trays and its switch trays */

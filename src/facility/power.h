@@ -85,15 +85,6 @@ typedef struct capsim_power {
  * one that is (fitted: power.c says on what). */
 extern const double capsim_power_mem_weight;
 
-/* What node n holds beside its GPUs' own draw (CPUs, memory, drives, fans,
- * NICs, NVSwitches, power supplies' loss), at full load: power.overhead
- * where given; else, with power.host or power.per-gpu, host + gpus x per-gpu +
- * nics x the NIC's power (its power.max where peak and given, else its
- * power.typical), so that it follows an edit of the node's GPU or NIC
- * count; else power.max less gpus x gpu's TDP (at least 0). Watts. */
-double capsim_node_overhead(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic,
-			    int peak);
-
 /* Cooling, per node group (a rack holds one group's nodes): limit[g] is the
  * GPU power limit at which group g's racks give off what their cooling
  * removes at p's load, 0 where they fit already. Returns the number of

@@ -941,6 +941,32 @@ static void check_batch(const capsim_scenario *s, capsim_diags *d)
 	}
 }
 
+/* A rack-scale system (a node whose NVLink domain's switch trays are given)
+ * is placed and bought a whole domain at a time: its group's nodes must
+ * fill whole domains. */
+static void check_whole_domains(const capsim_scenario *s, int g, const capsim_group_view *v,
+				capsim_diags *d)
+{
+	const capsim_node *node = v->node;
+	if (node->switch_trays <= 0 || node->gpus <= 0 || node->domain_gpus <= node->gpus ||
+	    node->domain_gpus % node->gpus != 0)
+		return;
+	int per = node->domain_gpus / node->gpus;
+	if (v->nodes % per == 0)
+		return;
+	int lo = v->nodes / per * per;
+	char path[96];
+	if (g == 0 && s->groups[0].shorthand)
+		snprintf(path, sizeof path, "cluster.nodes");
+	else
+		snprintf(path, sizeof path, "cluster.group.%s.nodes", s->groups[g].id);
+	blame(d, s, "cluster", path,
+	      "%s: %d nodes of '%s' are not whole NVLink domains of %d nodes (%d GPUs, one rack "
+	      "each with its switch trays); expected a multiple of %d, such as %d or %d",
+	      path, v->nodes, node->e.id, per, node->domain_gpus, per, lo > 0 ? lo : per,
+	      lo > 0 ? lo + per : 2 * per);
+}
+
 /* Each group's parts against the job: a power limit above idle, a node the
  * facility's rack can power, a peak in the job's dtype. */
 static void check_group_parts(const capsim_scenario *s, capsim_diags *d)
@@ -954,13 +980,13 @@ static void check_group_parts(const capsim_scenario *s, capsim_diags *d)
 			      "cluster: GPU '%s' at power.limit %.0f W is at or below its idle power "
 			      "(about 11.5%% of its %.0f W TDP): nothing would run",
 			      v.gpu->e.id, v.gpu->power_limit_w, v.gpu->tdp_w);
-		if (s->has_facility && s->facility.rack_power_w > 0 && v.node->power_max_w > 0 &&
-		    v.node->power_max_w > s->facility.rack_power_w)
+		double peak_w = capsim_node_peak_w(v.node, v.gpu, v.nic);
+		if (s->has_facility && s->facility.rack_power_w > 0 && peak_w > s->facility.rack_power_w)
 			blame(d, s, "facility", "facility.rack.power facility.ref cluster.node.ref",
-			      "facility: rack.power %.4g kW cannot power one node '%s' of power.max "
-			      "%.4g kW; expected a rack of at least %.4g kW",
-			      s->facility.rack_power_w / 1e3, v.node->e.id, v.node->power_max_w / 1e3,
-			      v.node->power_max_w / 1e3);
+			      "facility: rack.power %.4g kW cannot power one node '%s' of %.4g kW at "
+			      "its peak; expected a rack of at least %.4g kW",
+			      s->facility.rack_power_w / 1e3, v.node->e.id, peak_w / 1e3, peak_w / 1e3);
+		check_whole_domains(s, g, &v, d);
 		if (capsim_gpu_peak(v.gpu, s->dtype) <= 0)
 			blame(d, s, "workload", "workload.dtype cluster.gpu.ref cluster.node.ref",
 			      "workload: dtype=%s, but GPU '%s' has no %s peak in the catalog",

@@ -671,6 +671,30 @@ double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g)
 	return g->scaleup_bw_bytes_per_s;
 }
 
+double capsim_node_overhead(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic,
+			    int peak)
+{
+	if (n->power_overhead_w > 0)
+		return n->power_overhead_w;
+	if (n->power_host_w > 0 || n->power_per_gpu_w > 0) {
+		double nic_w = peak && nic->power_max_w > 0 ? nic->power_max_w : nic->power_typical_w;
+		return n->power_host_w + n->gpus * n->power_per_gpu_w + n->nics * nic_w;
+	}
+	double o = n->power_max_w - n->gpus * gpu->tdp_w;
+	return o > 0 ? o : 0;
+}
+
+double capsim_node_peak_w(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic)
+{
+	int capped = gpu->power_limit_w > 0 && gpu->power_limit_w < gpu->tdp_w;
+	double limit = capped ? gpu->power_limit_w : gpu->tdp_w;
+	if (n->power_overhead_w <= 0 && (n->power_host_w > 0 || n->power_per_gpu_w > 0))
+		return n->gpus * limit + capsim_node_overhead(n, gpu, nic, 1);
+	if (n->power_max_w > 0)
+		return n->power_max_w - (capped ? n->gpus * (gpu->tdp_w - limit) : 0);
+	return 0;
+}
+
 #define IDLE_SHARE_OF_TDP CAPSIM_IDLE_SHARE_OF_TDP
 
 double capsim_power_clock_scale(double tdp_w, double limit_w)

@@ -716,6 +716,22 @@ static inline long capsim_scenario_gpus(const capsim_scenario *s)
 /* Per-direction scale-up bandwidth of one GPU, from the datasheet figure. */
 double capsim_gpu_scaleup_bw_per_dir(const capsim_gpu *g);
 
+/* What node n holds beside its GPUs' own draw (CPUs, memory, drives, fans,
+ * NICs, NVSwitches, power supplies' loss), at full load: power.overhead
+ * where given; else, with power.host or power.per-gpu, host + gpus x per-gpu +
+ * nics x the NIC's power (its power.max where peak and given, else its
+ * power.typical), so that it follows an edit of the node's GPU or NIC
+ * count; else power.max less gpus x gpu's TDP (at least 0). Watts. */
+double capsim_node_overhead(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic,
+			    int peak);
+
+/* What node n draws at its peak, what racks and circuits are provisioned
+ * for: its GPUs at their power limit (TDP unless capped) and the overhead at
+ * full load where the node has a breakdown (power.host, power.per-gpu) or a
+ * power.overhead; else its power.max less what GPUs capped below their TDP
+ * cannot draw. 0 when the node gives none of these. Watts. */
+double capsim_node_peak_w(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic);
+
 /* Dense peak of a dtype (capsim_dtype), 0 when the GPU lacks it. */
 double capsim_gpu_peak(const capsim_gpu *g, int dtype);
 
