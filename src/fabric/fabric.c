@@ -33,7 +33,7 @@ struct capsim_fabric {
 	 * (plain: a node's NICs on one leaf); a leaf holds `per_leaf` nodes,
 	 * each with `ports` of its ports */
 	int planes, per_leaf, ports;
-	int leaves_per_rail, leaves, spines; /* leaves_per_rail: of one plane */
+	int leaves_per_rail, leaves; /* leaves_per_rail: of one plane */
 	int slots;                /* node positions under the leaves */
 	/* three tiers, as simulated: pods of pod_leaves leaves in leaf order,
 	 * `aggs` aggregation switches (one a leaf uplink a pod), each with

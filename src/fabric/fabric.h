@@ -7,7 +7,9 @@
  *
  * The fabric owns a capsim_flownet whose links are the physical links, each
  * direction its own link. Build once per scenario; paths are computed on
- * demand. */
+ * demand. What is bought (switches, cables) is sized by capsim_fabric_size,
+ * the fewest switches of the radix for the nodes, ratio and tiers; the
+ * simulated links have at least those links. */
 #ifndef CAPSIM_FABRIC_H
 #define CAPSIM_FABRIC_H
 

@@ -437,6 +437,54 @@ static void test_small_cluster_counts(void **state)
 	}
 }
 
+/* The simulated links hold the fabric as built: as many node links as node
+ * cables, at least as many leaf uplinks as leaf-spine cables and aggregation
+ * uplinks as spine-core cables, and the leaf groups' cables (what the floor
+ * layout places) add up to the counts; over sizes, ratios, tiers and both
+ * designs. */
+static void test_links_hold_the_built_fabric(void **state)
+{
+	(void)state;
+	static const char *const nodes[] = { "4", "8", "31", "40", "64", "100", "256" };
+	static const char *const over[] = { "1:1", "2:1", "3:1" };
+	int checked = 0;
+	for (size_t n = 0; n < sizeof nodes / sizeof nodes[0]; n++)
+		for (size_t o = 0; o < sizeof over / sizeof over[0]; o++)
+			for (int tiers = 2; tiers <= 3; tiers++)
+				for (int ro = 0; ro <= 1; ro++) {
+					char t[2] = { (char)('0' + tiers), 0 };
+					const capsim_set sets[] = {
+						{ "cluster.fabric.oversubscription", over[o] },
+						{ "cluster.fabric.tiers", t },
+						{ "cluster.fabric.rail-optimized", ro ? "on" : "off" },
+					};
+					capsim_scenario *s = scenario(atoi(nodes[n]), "fat-tree", sets, 3);
+					capsim_fabric *f = capsim_fabric_build(s, NULL);
+					assert_non_null(f);
+					capsim_fabric_counts c;
+					capsim_fabric_get_counts(f, &c);
+					long links[CAPSIM_LINK__COUNT] = { 0 };
+					capsim_flownet *net = capsim_fabric_net(f);
+					for (size_t i = 0; i < capsim_flownet_n_links(net); i++)
+						links[capsim_fabric_link_kind(f, (int)i)]++;
+					assert_int_equal(links[CAPSIM_LINK_NIC_UP], c.cables_node_leaf);
+					assert_true(links[CAPSIM_LINK_LEAF_UP] >= c.cables_leaf_spine);
+					assert_true(links[CAPSIM_LINK_AGG_UP] >= c.cables_spine_core);
+					capsim_fabric_shape sh;
+					capsim_fabric_get_shape(f, &sh);
+					long up = 0;
+					for (int g = 0; g < sh.leaves_per_plane; g++)
+						up += capsim_fabric_leaf_cables(f, g);
+					assert_int_equal(up, c.cables_leaf_spine);
+					if (c.cores)
+						assert_int_equal(up, c.cables_spine_core);
+					capsim_fabric_destroy(f);
+					free(s);
+					checked++;
+				}
+	assert_int_equal(checked, 84);
+}
+
 /* Rail-optimised against plain fat trees. Rail-optimised, node 0 and node 4
  * talk on one rail's leaf; plain, a leaf holds 4 whole nodes (32 node ports
  * / 8 NICs), so the same pair crosses a spine. 40 nodes need 16 leaves
@@ -1095,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
 		cmocka_unit_test(test_superpod_counts),
 		cmocka_unit_test(test_small_cluster_counts),
+		cmocka_unit_test(test_links_hold_the_built_fabric),
 		cmocka_unit_test(test_plain_fat_tree),
 		cmocka_unit_test(test_faster_links_never_slower),
 		cmocka_unit_test(test_determinism),
