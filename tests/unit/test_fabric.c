@@ -183,7 +183,8 @@ static void test_flows_share_an_uplink(void **state)
 }
 
 /* Placement. An all-to-all over 32 of 64 nodes: contiguous, they fill one
- * leaf of 42 node ports (64-port switches at 2:1) or of 32 (1:1), and no flow
+ * leaf of 40 node ports (64-port switches at 2:1, built as 40:24, the
+ * cheapest split) or of 32 (1:1), and no flow
  * climbs; scattered by the scheduler over both leaves, half the traffic
  * crosses, and at 2:1 the uplinks bind where at 1:1 they do not. The same
  * seed places the same way. */
