@@ -443,8 +443,8 @@ static int size_upper(const capsim_fabric_size_in *in, capsim_fabric_counts *c, 
 		set_err(err, len,
 			"%d tiers of %d-port switches connect at most %d nodes of %d rails %s at "
 			"%.3g:1, not %d%s",
-			in->tiers, in->radix, most, in->rails, design_name(in), in->oversubscription,
-			in->nodes, in->tiers == 2 ? "; use 3 tiers" : "");
+			in->tiers, in->radix, most, in->rails, design_name(in),
+			in->oversubscription, in->nodes, in->tiers == 2 ? "; use 3 tiers" : "");
 		return -1;
 	}
 	size_split(in, z.down, z.up, c);
@@ -984,7 +984,8 @@ long capsim_fabric_leaf_cables(const capsim_fabric *f, int i)
 		int last = lasts_before(&z, leaf + 1) > lasts_before(&z, leaf);
 		int need = uplinks_for(&z, last ? z.last_ports : z.full_ports);
 		long pod_cables;
-		int upper = f->tiers == 2 ? f->counts.spines : pod_aggs(&z, leaf / z.pod, &pod_cables);
+		int upper = f->tiers == 2 ? f->counts.spines :
+					    pod_aggs(&z, leaf / z.pod, &pod_cables);
 		cables += (long)(need + upper - 1) / upper * upper;
 	}
 	return cables;

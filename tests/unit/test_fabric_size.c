@@ -117,7 +117,8 @@ static void test_closed_forms(void **state)
 	for (int k = 4; k <= 128; k *= 2) {
 		for (int rails = 1; rails <= 8; rails *= 8) {
 			long k3 = (long)k * k * k / 4;
-			capsim_fabric_counts c = size_ok(design((int)(k3 / rails), rails, k, 1, 3, 1));
+			int hosts = (int)(k3 / rails);
+			capsim_fabric_counts c = size_ok(design(hosts, rails, k, 1, 3, 1));
 			assert_int_equal(c.leaves, k * k / 2);
 			assert_int_equal(c.spines, k * k / 2);
 			assert_int_equal(c.cores, k * k / 4);
@@ -153,6 +154,33 @@ static void check_grows(const capsim_fabric_counts *a, const capsim_fabric_count
 			 a->cables_leaf_spine, a->cables_spine_core);
 }
 
+static const int sweep_radix[] = { 32, 40, 64, 128 };
+
+static void describe(char *buf, size_t len, const capsim_fabric_size_in *in)
+{
+	snprintf(buf, len, "%d ports, %d tiers, %s, %g:1", in->radix, in->tiers,
+		 in->rail_optimized ? "rail-optimised" : "plain", in->oversubscription);
+}
+
+/* one design from 1 node to the most it connects; returns the sizes done */
+static int sweep_nodes(capsim_fabric_size_in in)
+{
+	char what[96];
+	describe(what, sizeof what, &in);
+	int most = most_nodes(in);
+	in.nodes = 1;
+	capsim_fabric_counts prev = size_ok(in);
+	for (in.nodes = 2; in.nodes <= most; in.nodes++) {
+		capsim_fabric_counts c = size_ok(in);
+		check_grows(&prev, &c, what, in.nodes, in.oversubscription == 1.0);
+		prev = c;
+	}
+	capsim_fabric_counts c;
+	in.nodes = most + 1;
+	assert_int_equal(capsim_fabric_size(&in, &c, NULL, 0), -1);
+	return most;
+}
+
 /* Property: switches never fall as nodes grow, from 1 node to the most the
  * tiers connect, for 2 and 3 tiers, rail-optimised and plain, at several
  * radices and ratios, and cables never fall while the switches hold; at
@@ -164,65 +192,58 @@ static void check_grows(const capsim_fabric_counts *a, const capsim_fabric_count
 static void test_monotonic_in_nodes(void **state)
 {
 	(void)state;
-	static const int radix[] = { 32, 40, 64, 128 };
 	static const double over[] = { 1.0, 3.0 };
-	int sized = 0;
-	for (size_t r = 0; r < sizeof radix / sizeof radix[0]; r++)
+	long sized = 0;
+	for (size_t r = 0; r < sizeof sweep_radix / sizeof sweep_radix[0]; r++)
 		for (int tiers = 2; tiers <= 3; tiers++)
 			for (int ro = 0; ro <= 1; ro++)
-				for (size_t o = 0; o < sizeof over / sizeof over[0]; o++) {
-					capsim_fabric_size_in in =
-						design(1, 8, radix[r], over[o], tiers, ro);
-					int most = most_nodes(in);
-					capsim_fabric_counts prev = size_ok(in);
-					char what[96];
-					snprintf(what, sizeof what, "%d ports, %d tiers, %s, %g:1",
-						 radix[r], tiers, ro ? "rail-optimised" : "plain",
-						 over[o]);
-					for (in.nodes = 2; in.nodes <= most; in.nodes++) {
-						capsim_fabric_counts c = size_ok(in);
-						check_grows(&prev, &c, what, in.nodes, over[o] == 1.0);
-						prev = c;
-						sized++;
-					}
-					capsim_fabric_counts c;
-					in.nodes = most + 1;
-					assert_int_equal(capsim_fabric_size(&in, &c, NULL, 0), -1);
-				}
+				for (size_t o = 0; o < sizeof over / sizeof over[0]; o++)
+					sized += sweep_nodes(design(1, 8, sweep_radix[r], over[o],
+								    tiers, ro));
 	assert_true(sized > 100000);
+	capsim_fabric_counts a = size_ok(design(32, 8, 32, 1.5, 2, 0));
+	capsim_fabric_counts b = size_ok(design(33, 8, 32, 1.5, 2, 0));
+	assert_int_equal(a.switches, 24);
+	assert_int_equal(a.cables_leaf_spine, 256);
+	assert_int_equal(b.switches, 29);
+	assert_int_equal(b.cables_leaf_spine, 204);
+}
+
+/* at n nodes, the ratio from 1:1 to 4:1 never adds switches nor cables */
+static void sweep_ratios(capsim_fabric_size_in in)
+{
+	static const double over[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
+	capsim_fabric_counts prev = size_ok(in);
+	for (size_t o = 1; o < sizeof over / sizeof over[0]; o++) {
+		in.oversubscription = over[o];
+		capsim_fabric_counts c = size_ok(in);
+		char what[96];
+		describe(what, sizeof what, &in);
+		check_grows(&c, &prev, what, in.nodes, 1);
+		prev = c;
+	}
 }
 
 /* Property: at fixed nodes, switches and cables never rise as the
  * oversubscription grows (1:1, 1.5, 2, 3, 4): an oversubscribed fabric never
- * costs more than a non-blocking one of the same radix. */
+ * costs more than a non-blocking one of the same radix. Every node count to
+ * the most 1:1 connects (every 7th past 4,000). */
 static void test_monotonic_in_oversubscription(void **state)
 {
 	(void)state;
-	static const double over[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
-	static const int radix[] = { 32, 40, 64, 128 };
-	for (size_t r = 0; r < sizeof radix / sizeof radix[0]; r++)
+	for (size_t r = 0; r < sizeof sweep_radix / sizeof sweep_radix[0]; r++)
 		for (int tiers = 2; tiers <= 3; tiers++)
 			for (int ro = 0; ro <= 1; ro++) {
-				int most = most_nodes(design(1, 8, radix[r], 1.0, tiers, ro));
-				int step = most > 4000 ? 7 : 1;
-				for (int n = 1; n <= most; n += step) {
-					capsim_fabric_counts prev = size_ok(design(n, 8, radix[r], 1.0,
-										   tiers, ro));
-					for (size_t o = 1; o < sizeof over / sizeof over[0]; o++) {
-						capsim_fabric_counts c = size_ok(
-							design(n, 8, radix[r], over[o], tiers, ro));
-						char what[96];
-						snprintf(what, sizeof what, "%d ports, %d tiers, %s, %g:1",
-							 radix[r], tiers, ro ? "rail-optimised" : "plain",
-							 over[o]);
-						check_grows(&c, &prev, what, n, 1);
-						prev = c;
-					}
-				}
+				int k = sweep_radix[r];
+				capsim_fabric_size_in in = design(1, 8, k, 1.0, tiers, ro);
+				int most = most_nodes(in);
+				for (; in.nodes <= most; in.nodes += in.nodes > 4000 ? 7 : 1)
+					sweep_ratios(in);
 			}
 	/* 32 DGX on 64 ports, two tiers: 4 spines at 1:1, then 3 (37:27, 9 links
 	 * a leaf to each), 3 (43:21: 16 uplinks a leaf need 2 spines, but 21
 	 * uplinks spread over 1, 3 or 21), 2 (48:16) and 1 (52:12) */
+	static const double over[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
 	static const int spines[] = { 4, 3, 3, 2, 1 };
 	for (size_t o = 0; o < sizeof over / sizeof over[0]; o++) {
 		capsim_fabric_counts c = size_ok(design(32, 8, 64, over[o], 2, 1));
@@ -300,7 +321,8 @@ static void test_refusals(void **state)
 	assert_string_equal(err, "oversubscription 8:1 leaves no uplink on 8-port switches");
 	in = design(4, 16, 16, 1.0, 2, 0);
 	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
-	assert_non_null(strstr(err, "a node's 16 NICs on one leaf, but its leaves have 8 node ports"));
+	assert_non_null(strstr(err, "a node's 16 NICs on one leaf, but its leaves have 8 node "
+				    "ports"));
 }
 
 int main(void)
