@@ -7,7 +7,9 @@
  *
  * The fabric owns a capsim_flownet whose links are the physical links, each
  * direction its own link. Build once per scenario; paths are computed on
- * demand. */
+ * demand. What is bought (switches, cables) is sized by capsim_fabric_size,
+ * the fewest switches of the radix for the nodes, ratio and tiers; the
+ * simulated links have at least those links. */
 #ifndef CAPSIM_FABRIC_H
 #define CAPSIM_FABRIC_H
 
@@ -99,36 +101,69 @@ int capsim_fabric_link_class(const capsim_fabric *f, int link);
 /* The links of class cls that the first `nodes` nodes use. */
 long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
 
-/* Switch counts derived from the radix and oversubscription, per rail plane
- * and in all: for checking against published bills of materials. */
+/* The fabric as built, for bills of materials, power, cost and the floor
+ * layout: switches and cables a tier, from capsim_fabric_size. Spines are
+ * the aggregation switches at three tiers. */
 typedef struct capsim_fabric_counts {
 	int leaves, spines, cores;          /* in all */
-	int nodes_per_leaf;
-	int leaf_uplinks;                   /* per leaf */
+	int switches;                       /* leaves + spines + cores */
+	int pods;                           /* 3 tiers: leaves under one set of aggregation switches */
+	int nodes_per_leaf;                 /* node positions a leaf (of one rail, rail-optimised) */
+	int rails_per_leaf;                 /* rail-optimised: rails that share a leaf (small clusters) */
+	int leaf_down, leaf_uplinks;        /* a leaf's split of its ports (2, 3 tiers) */
 	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
 } capsim_fabric_counts;
 
+/* What the sizing needs: a small plain struct, so that callers and tests can
+ * size fabrics without building links. */
+typedef struct capsim_fabric_size_in {
+	int nodes;               /* node positions under the leaves */
+	int rails;               /* fabric ports (NICs) a node */
+	int radix;               /* ports a switch */
+	double oversubscription; /* a leaf's node ports : uplinks, >= 1 */
+	int tiers;               /* 1, 2 or 3 */
+	int rail_optimized;      /* 2, 3 tiers: NIC r of every node on a leaf of rail r */
+} capsim_fabric_size_in;
+
+/* A leaf of radix ports at oversubscription o (>= 1): *down node ports and
+ * *up uplinks, the fewest uplinks whose ratio down/up is at least o with
+ * whole ports (64 ports: 32:32 at 1:1, 43:21 at 2:1, 48:16 at 3:1). Returns
+ * -1 when no uplink remains (or radix < 2, o < 1). */
+int capsim_fabric_leaf_split(int radix, double o, int *down, int *up);
+
+/* Size a fabric: the fewest switches of the radix that give every leaf its
+ * uplinks at the oversubscription and keep the rails apart at the leaves,
+ * and the cables as built (docs/model.md, "Fabric"). Two tiers: every leaf
+ * reaches every spine with as many links. Three tiers: pods of radix/2
+ * leaves, each pod's leaves reaching each of its aggregation switches with
+ * as many links; cores join the pods. A design that cannot be built at the
+ * asked tiers (or nonsense) is refused: returns -1 with a message in err
+ * (naming the size at which it fails), *c zeroed. Returns 0 otherwise. */
+int capsim_fabric_size(const capsim_fabric_size_in *in, capsim_fabric_counts *c, char *err,
+		       size_t errlen);
+
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 
-/* Which nodes each switch serves, for the floor layout (layout.h). Leaf i
- * of a plane serves node positions [i per_leaf, (i + 1) per_leaf), every
- * plane's leaf i the same nodes; at three tiers, pod p holds leaves
- * [p pod_leaves, (p + 1) pod_leaves) of each plane. One tier: one "leaf"
- * for all. */
+/* Which nodes each switch serves, for the floor layout (layout.h). Leaf
+ * group i serves node positions [i per_leaf, (i + 1) per_leaf) with `planes`
+ * leaves (one a rail, or a few rails a leaf, rail-optimised; one plain); at
+ * three tiers a pod spans pod_leaves groups. One tier: one group for all. */
 typedef struct capsim_fabric_shape {
 	int tiers;                /* 0: no switched fabric */
-	int planes;               /* rails (rail-optimised) or 1 (plain, one tier) */
-	int per_leaf;             /* node positions under a leaf */
-	int leaves_per_plane;
-	int pod_leaves;           /* three tiers */
+	int planes;               /* leaves a group */
+	int per_leaf;             /* node positions a group */
+	int leaves_per_plane;     /* leaf groups */
+	int pod_leaves;           /* three tiers: groups a pod spans, for placing it */
+	int cores;                /* three tiers: core switches (0: one pod) */
 	int slots;                /* node positions under the leaves */
-	long pod_core_cables;     /* three tiers: one pod's aggregation-core cables, a plane */
 } capsim_fabric_shape;
 
 void capsim_fabric_get_shape(const capsim_fabric *f, capsim_fabric_shape *sh);
 
-/* The leaf-spine cables of leaf i of one plane (their sum over a plane x
- * planes is cables_leaf_spine). */
+/* The leaf-spine (leaf-aggregation) cables of leaf group i, all its leaves
+ * together (their sum over the groups is cables_leaf_spine; at three tiers
+ * with cores, each also climbs to a core, so the sum is cables_spine_core
+ * too). */
 long capsim_fabric_leaf_cables(const capsim_fabric *f, int i);
 
 /* What a link is, for reports: kind and a readable name ("node3/nic2 up"). */

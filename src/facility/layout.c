@@ -118,9 +118,10 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 	}
 	if (sh.tiers == 2) {
 		for (int g = 0; g < groups; g++)
-			add(out, 1, run_m(at[g], hall, fa->slack_m),
-			    capsim_fabric_leaf_cables(f, g) * sh.planes);
+			add(out, 1, run_m(at[g], hall, fa->slack_m), capsim_fabric_leaf_cables(f, g));
 	} else if (sh.tiers == 3) {
+		/* a pod sits amid its leaf groups; with cores, each of its
+		 * aggregation switches' links down climbs once to the core */
 		int pods = (groups + sh.pod_leaves - 1) / sh.pod_leaves;
 		for (int p = 0; p < pods; p++) {
 			int g0 = p * sh.pod_leaves;
@@ -130,10 +131,14 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 				pod.x += at[g].x / (g1 - g0);
 				pod.y += at[g].y / (g1 - g0);
 			}
-			for (int g = g0; g < g1; g++)
-				add(out, 1, run_m(at[g], pod, fa->slack_m),
-				    capsim_fabric_leaf_cables(f, g) * sh.planes);
-			add(out, 2, run_m(pod, hall, fa->slack_m), sh.pod_core_cables * sh.planes);
+			long up = 0;
+			for (int g = g0; g < g1; g++) {
+				long n = capsim_fabric_leaf_cables(f, g);
+				add(out, 1, run_m(at[g], pod, fa->slack_m), n);
+				up += n;
+			}
+			if (sh.cores > 0)
+				add(out, 2, run_m(pod, hall, fa->slack_m), up);
 		}
 	}
 	free(at);

@@ -1,5 +1,5 @@
 /* bench_optimize.c - layouts searched a second by capsim_optimize for the
- * default job (Llama 3.1 70B) at 4,096 H100s (cluster.nodes=512,
+ * default job (Llama 3.1 70B) at 4,096 H100s (cluster.nodes=512 on 3 tiers,
  * workload.global-batch=8192): every layout enumerated, screened, bounded or
  * simulated, over the search's wall time.
  *
@@ -31,11 +31,12 @@ int main(int argc, char **argv)
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_diags d = { 0 };
 	static const capsim_set big[] = { { "cluster.nodes", "512" },
+					  { "cluster.fabric.tiers", "3" },
 					  { "workload.global-batch", "8192" },
 					  { "reliability.runs", "0" } };
 	capsim_scenario *s = calloc(1, sizeof *s);
 	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) < 0 ||
-	    capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat, big, 3, s, &d) < 0) {
+	    capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat, big, 4, s, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		return 1;
 	}

@@ -183,7 +183,8 @@ static void test_flows_share_an_uplink(void **state)
 }
 
 /* Placement. An all-to-all over 32 of 64 nodes: contiguous, they fill one
- * leaf of 42 node ports (64-port switches at 2:1) or of 32 (1:1), and no flow
+ * leaf of 40 node ports (64-port switches at 2:1, built as 40:24, the
+ * cheapest split) or of 32 (1:1), and no flow
  * climbs; scattered by the scheduler over both leaves, half the traffic
  * crosses, and at 2:1 the uplinks bind where at 1:1 they do not. The same
  * seed places the same way. */
@@ -290,14 +291,14 @@ static void test_routing_by_transport(void **state)
 	assert_true(busbw[2] > 0.85 * busbw[1]);
 }
 
-/* All-to-all over 8 nodes of 8 GPUs on leaves of 4 node ports at 2:1 (6-port
- * switches: 4 down, 2 up) against the same nodes at 1:1 (8-port switches: 4
- * down, 4 up). Every GPU sends S/n to each of the n = 64 ranks; per node,
- * 8 x (64 - 8) x S/64 bytes leave the node, half of them (to the 4 nodes of
- * the other leaf: 32 of 56 remote ranks) cross the spine. Per rail, a leaf
+/* All-to-all over 8 nodes of 8 GPUs and one NIC on leaves of 4 node ports at
+ * 2:1 (6-port switches: 4 down, 2 up) against the same nodes at 1:1 (8-port
+ * switches: 4 down, 4 up). Every GPU sends S/n to each of the n = 64 ranks;
+ * per node, 8 x (64 - 8) x S/64 bytes leave the node, half of them (to the 4
+ * nodes of the other leaf: 32 of 56 remote ranks) cross the spine. A leaf
  * has 4 nodes' NIC ports in and `up` uplinks out:
- *   NIC time    = 7/8 S / 50 GB/s (each of a node's 8 NICs carries 1/8)
- *   uplink time = 4 x 32/56 x 7/8 S / (up x 50 GB/s)
+ *   NIC time    = 7 S / 50 GB/s (the node's one NIC carries it all)
+ *   uplink time = 4 x 32/56 x 7 S / (up x 50 GB/s)
  * At 1:1 the NICs limit (uplink 4 x 4/7 / 4 = 4/7 of the NIC time); at 2:1
  * the uplinks do: 8/7 of the NIC time, i.e. the slowdown is the stated
  * oversubscription times the fraction of traffic crossing the spine:
@@ -309,21 +310,23 @@ static void test_oversubscribed_all_to_all(void **state)
 	const capsim_set blocking[] = {
 		{ "cluster.fabric.switch.ports.count", "6" },
 		{ "cluster.fabric.oversubscription", "2:1" },
+		{ "cluster.fabric.rails", "1" },
 	};
 	const capsim_set nonblocking[] = {
 		{ "cluster.fabric.switch.ports.count", "8" },
 		{ "cluster.fabric.oversubscription", "1:1" },
+		{ "cluster.fabric.rails", "1" },
 	};
 	double t[2];
 	for (int i = 0; i < 2; i++) {
-		capsim_scenario *s = scenario(8, "fat-tree", i ? nonblocking : blocking, 2);
+		capsim_scenario *s = scenario(8, "fat-tree", i ? nonblocking : blocking, 3);
 		capsim_fabric *f = capsim_fabric_build(s, NULL);
 		capsim_coll_result r = run(f, s, CAPSIM_COLL_ALLTOALL, S, 64, -1, -1, 0, 0);
 		t[i] = r.time_s - r.latency_s;
 		capsim_fabric_destroy(f);
 		free(s);
 	}
-	double nic = 7.0 / 8 * S / 50e9;
+	double nic = 7.0 * S / 50e9;
 	assert_rel(t[1], nic, 0.01);
 	assert_rel(t[0], 2.0 * 4.0 / 7.0 * nic, 0.01);
 }
@@ -395,9 +398,11 @@ static void test_superpod_counts(void **state)
 
 /* Clusters smaller than a scalable unit buy what their nodes need: one tier
  * puts whole rails on as few 64-port switches as hold every node port; two
- * tiers give each leaf the uplinks of its attached nodes (1:1), rounded up
- * to a multiple of the spines, the spines as few as hold them and a divisor
- * of a full leaf's 32 uplinks. */
+ * tiers put a few rails on a leaf where a rail fills at most half of its 32
+ * node ports (one leaf and no spine when every port fits), give each leaf
+ * the uplinks of its attached nodes (1:1), and the spines are the fewest
+ * that every leaf reaches with as many links, within its 32 uplinks (1, 2,
+ * 4 ... 32 of them). */
 static void test_small_cluster_counts(void **state)
 {
 	(void)state;
@@ -411,8 +416,10 @@ static void test_small_cluster_counts(void **state)
 		{ 8, "single-switch", 1, 0, 0 },  /* 64 ports: still one */
 		{ 16, "single-switch", 2, 0, 0 }, /* 4 rails a switch */
 		{ 40, "single-switch", 8, 0, 0 }, /* one rail a switch */
-		{ 8, "fat-tree", 8, 1, 64 },      /* 8 uplinks a leaf, one spine */
-		{ 20, "fat-tree", 8, 4, 160 },    /* 20 a leaf over 2.5 -> 4 spines */
+		{ 4, "fat-tree", 1, 0, 0 },       /* 32 ports: one leaf, nothing above */
+		{ 8, "fat-tree", 2, 1, 64 },      /* 4 rails a leaf, 32 up each to one spine */
+		{ 16, "fat-tree", 4, 2, 128 },    /* 2 rails a leaf, 16 links to each of 2 */
+		{ 20, "fat-tree", 8, 4, 160 },    /* 20 up a leaf: 5 to each of 4 spines */
 		{ 22, "fat-tree", 8, 4, 192 },    /* 22 rounded up to 24 */
 		{ 40, "fat-tree", 16, 8, 320 },   /* a full leaf (32) and one of 8 a rail */
 	};
@@ -429,6 +436,55 @@ static void test_small_cluster_counts(void **state)
 		capsim_fabric_destroy(f);
 		free(s);
 	}
+}
+
+/* The simulated links of one design hold the fabric as built: as many node
+ * links as node cables, at least as many leaf uplinks as leaf-spine cables
+ * and aggregation uplinks as spine-core cables, and the leaf groups' cables
+ * (what the floor layout places) add up to the counts. */
+static void check_links(int nodes, const char *over, int tiers, int rail_optimized)
+{
+	char t[2] = { (char)('0' + tiers), 0 };
+	const capsim_set sets[] = {
+		{ "cluster.fabric.oversubscription", over },
+		{ "cluster.fabric.tiers", t },
+		{ "cluster.fabric.rail-optimized", rail_optimized ? "on" : "off" },
+	};
+	capsim_scenario *s = scenario(nodes, "fat-tree", sets, 3);
+	capsim_fabric *f = capsim_fabric_build(s, NULL);
+	assert_non_null(f);
+	capsim_fabric_counts c;
+	capsim_fabric_get_counts(f, &c);
+	long links[CAPSIM_LINK__COUNT] = { 0 };
+	capsim_flownet *net = capsim_fabric_net(f);
+	for (size_t i = 0; i < capsim_flownet_n_links(net); i++)
+		links[capsim_fabric_link_kind(f, (int)i)]++;
+	assert_int_equal(links[CAPSIM_LINK_NIC_UP], c.cables_node_leaf);
+	assert_true(links[CAPSIM_LINK_LEAF_UP] >= c.cables_leaf_spine);
+	assert_true(links[CAPSIM_LINK_AGG_UP] >= c.cables_spine_core);
+	capsim_fabric_shape sh;
+	capsim_fabric_get_shape(f, &sh);
+	long up = 0;
+	for (int g = 0; g < sh.leaves_per_plane; g++)
+		up += capsim_fabric_leaf_cables(f, g);
+	assert_int_equal(up, c.cables_leaf_spine);
+	if (c.cores)
+		assert_int_equal(up, c.cables_spine_core);
+	capsim_fabric_destroy(f);
+	free(s);
+}
+
+/* check_links over sizes, ratios, tiers and both designs */
+static void test_links_hold_the_built_fabric(void **state)
+{
+	(void)state;
+	static const int nodes[] = { 4, 8, 31, 40, 64, 100, 256 };
+	static const char *const over[] = { "1:1", "2:1", "3:1" };
+	for (size_t n = 0; n < sizeof nodes / sizeof nodes[0]; n++)
+		for (size_t o = 0; o < sizeof over / sizeof over[0]; o++)
+			for (int tiers = 2; tiers <= 3; tiers++)
+				for (int ro = 0; ro <= 1; ro++)
+					check_links(nodes[n], over[o], tiers, ro);
 }
 
 /* Rail-optimised against plain fat trees. Rail-optimised, node 0 and node 4
@@ -610,7 +666,9 @@ static void test_unbuildable_topology(void **state)
 	s->fabric_switch.ports = 2;
 	assert_null(capsim_fabric_build(s, &d));
 	assert_true(capsim_diags_contains(&d, "u.xml:4"));
-	assert_true(capsim_diags_contains(&d, "3 leaves per rail need more than the 2 ports of a spine"));
+	assert_true(capsim_diags_contains(&d, "2 tiers of 2-port switches connect at most 0 "
+						 "nodes of 8 rails rail-optimised at 1:1, not 3; "
+						 "use 3 tiers"));
 	capsim_diags_free(&d);
 	free(s);
 }
@@ -837,28 +895,31 @@ static void test_alltoall_classes(void **state)
 		const char *ports, *tiers, *over, *railopt, *rails; /* rails NULL: random */
 		int nodes, sym;
 		const char *routing; /* NULL: deterministic */
+		int narrow; /* random rails at most 4: 8 rails' leaves would outnumber the ports */
 	} fab[] = {
-		{ "64", "2", "1:1", "on", NULL, 2, 1, NULL },   /* one leaf */
-		{ "8", "2", "1:1", "on", NULL, 8, 1, NULL },    /* two leaves of 4 */
-		{ "8", "2", "1:1", "on", NULL, 4, 1, NULL },
-		{ "8", "2", "1:1", "on", NULL, 6, 0, NULL },    /* a leaf and a half */
-		{ "16", "2", "3:1", "on", NULL, 24, 1, NULL },  /* 12 down, 4 up */
-		{ "16", "2", "5:3", "on", NULL, 20, 0, NULL },  /* 10 down, 6 up: uneven */
-		{ "8", "3", "1:1", "on", NULL, 32, 1, NULL },   /* two pods of 16 nodes */
-		{ "8", "3", "1:1", "on", NULL, 16, 1, NULL },   /* one pod */
-		{ "36", "2", "8:1", "off", "8", 8, 1, NULL },   /* plain: 4 nodes a leaf, 4 up */
-		{ "64", "2", "1:1", "off", "8", 8, 0, NULL },   /* plain: 4 nodes a leaf, 32 up */
+		{ "64", "2", "1:1", "on", NULL, 2, 1, NULL, 0 },   /* one leaf */
+		{ "8", "2", "1:1", "on", NULL, 8, 1, NULL, 1 },    /* two leaves of 4 */
+		{ "8", "2", "1:1", "on", NULL, 4, 1, NULL, 0 },
+		{ "8", "2", "1:1", "on", NULL, 6, 0, NULL, 1 },    /* a leaf and a half */
+		{ "16", "2", "3:1", "on", NULL, 24, 1, NULL, 0 },  /* 12 down, 4 up */
+		{ "16", "2", "5:3", "on", NULL, 20, 0, NULL, 0 },  /* 10 down, 6 up: uneven */
+		{ "8", "3", "1:1", "on", NULL, 32, 1, NULL, 1 },   /* two pods of 16 nodes */
+		{ "8", "3", "1:1", "on", NULL, 16, 1, NULL, 0 },   /* one pod */
+		{ "36", "2", "8:1", "off", "8", 8, 1, NULL, 0 },   /* plain: 4 nodes a leaf, 4 up */
+		{ "64", "2", "1:1", "off", "8", 8, 0, NULL, 0 },   /* plain: 4 nodes a leaf, 32 up */
 		/* adaptive routing: the classes assume even uplinks, which the
 		 * least-loaded choice reaches here */
-		{ "8", "2", "1:1", "on", "8", 8, 1, "adaptive" },
-		{ "8", "3", "1:1", "on", "8", 32, 1, "adaptive" },
-		{ "16", "2", "5:3", "on", "8", 20, 1, "adaptive" },
+		{ "8", "2", "1:1", "on", "4", 8, 1, "adaptive", 0 },
+		{ "8", "3", "1:1", "on", "4", 32, 1, "adaptive", 0 },
+		{ "16", "2", "5:3", "on", "8", 20, 1, "adaptive", 0 },
 	};
 	static const char *const rails[] = { "8", "4", "2", "1" };
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 	int in_classes = 0;
 	for (size_t k = 0; k < sizeof fab / sizeof fab[0]; k++) {
-		const char *rl = fab[k].rails ? fab[k].rails : rails[xorshift(&x) % 4];
+		const char *rl = fab[k].rails ? fab[k].rails :
+				 fab[k].narrow ? rails[1 + xorshift(&x) % 3] :
+						 rails[xorshift(&x) % 4];
 		const char *gdr = xorshift(&x) % 3 ? "on" : "off";
 		capsim_set sets[] = {
 			{ "cluster.fabric.routing", fab[k].routing ? fab[k].routing : "deterministic" },
@@ -929,18 +990,19 @@ static void test_alltoall_classes(void **state)
 	free(s);
 }
 
-/* A fabric of 131,072 GPUs (16,384 DGX H100, 3 tiers) costs what its flows
- * use: an 8-GPU all-reduce inside node 0 touches its 16 NVLink links only,
- * and takes what it takes on a one-node cluster, to the last bit. */
+/* A fabric of 65,536 GPUs (8,192 DGX H100 on 8 rails, 3 tiers of 64-port
+ * switches: the k^3/4 NIC ports they connect) costs what its flows use: an
+ * 8-GPU all-reduce inside node 0 touches its 16 NVLink links only, and takes
+ * what it takes on a one-node cluster, to the last bit. */
 static void test_large_fabric_lazy(void **state)
 {
 	(void)state;
 	const capsim_set three[] = { { "cluster.fabric.tiers", "3" } };
-	capsim_scenario *big = scenario(16384, "fat-tree", three, 1);
+	capsim_scenario *big = scenario(8192, "fat-tree", three, 1);
 	capsim_scenario *one = scenario(1, "none", NULL, 0);
 	capsim_fabric *fb = capsim_fabric_build(big, NULL), *f1 = capsim_fabric_build(one, NULL);
 	assert_non_null(fb);
-	assert_true(capsim_flownet_n_links(capsim_fabric_net(fb)) > 1000000);
+	assert_true(capsim_flownet_n_links(capsim_fabric_net(fb)) > 600000);
 	assert_int_equal(capsim_flownet_links_in_use(capsim_fabric_net(fb)), 0);
 	capsim_coll_result a = run(fb, big, CAPSIM_COLL_ALLREDUCE, 1e9, 8, -1, -1, 0, 1);
 	capsim_coll_result b = run(f1, one, CAPSIM_COLL_ALLREDUCE, 1e9, 8, -1, -1, 0, 1);
@@ -1086,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
 		cmocka_unit_test(test_superpod_counts),
 		cmocka_unit_test(test_small_cluster_counts),
+		cmocka_unit_test(test_links_hold_the_built_fabric),
 		cmocka_unit_test(test_plain_fat_tree),
 		cmocka_unit_test(test_faster_links_never_slower),
 		cmocka_unit_test(test_determinism),

@@ -1,0 +1,352 @@
+/* test_fabric_size.c - the fabric's sizing (capsim_fabric_size) against
+ * NVIDIA's published SuperPOD counts and the fat tree's closed forms, and
+ * its properties over sweeps of nodes and oversubscription: switches and
+ * cables never fall as nodes grow, never rise as oversubscription grows,
+ * small clusters buy one switch where one holds every port, and a design
+ * past its tiers is refused with the size at which it fails. */
+#include "testutil.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric.h"
+
+static capsim_fabric_size_in design(int nodes, int rails, int radix, double o, int tiers,
+				    int rail_optimized)
+{
+	return (capsim_fabric_size_in){ .nodes = nodes, .rails = rails, .radix = radix,
+					.oversubscription = o, .tiers = tiers,
+					.rail_optimized = rail_optimized };
+}
+
+static capsim_fabric_counts size_ok(capsim_fabric_size_in in)
+{
+	capsim_fabric_counts c;
+	char err[256];
+	if (capsim_fabric_size(&in, &c, err, sizeof err) != 0)
+		fail_msg("%d nodes, %d rails, %d ports, %g:1, %d tiers: %s", in.nodes, in.rails,
+			 in.radix, in.oversubscription, in.tiers, err);
+	assert_int_equal(c.switches, c.leaves + c.spines + c.cores);
+	return c;
+}
+
+/* the most nodes the design connects: the last that sizes */
+static int most_nodes(capsim_fabric_size_in in)
+{
+	capsim_fabric_counts c;
+	int lo = 0, hi = 1;
+	for (in.nodes = hi; capsim_fabric_size(&in, &c, NULL, 0) == 0; in.nodes = hi)
+		hi *= 2;
+	while (hi - lo > 1) {
+		in.nodes = lo + (hi - lo) / 2;
+		if (capsim_fabric_size(&in, &c, NULL, 0) == 0)
+			lo = in.nodes;
+		else
+			hi = in.nodes;
+	}
+	return lo;
+}
+
+/* A leaf's split: the fewest uplinks whose down:up is at least the ratio. */
+static void test_leaf_split(void **state)
+{
+	(void)state;
+	static const struct { double o; int down, up; } t[] = {
+		{ 1.0, 32, 32 }, { 1.5, 39, 25 }, { 2.0, 43, 21 }, { 3.0, 48, 16 }, { 4.0, 52, 12 },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		int d, u;
+		assert_int_equal(capsim_fabric_leaf_split(64, t[i].o, &d, &u), 0);
+		assert_int_equal(d, t[i].down);
+		assert_int_equal(u, t[i].up);
+		assert_true((double)d / u >= t[i].o);
+		assert_true((double)(d - 1) / (u + 1) < t[i].o); /* one uplink more falls short */
+	}
+	int d, u;
+	assert_int_equal(capsim_fabric_leaf_split(1, 1.0, &d, &u), -1);
+	assert_int_equal(capsim_fabric_leaf_split(64, 0.5, &d, &u), -1);
+	assert_int_equal(capsim_fabric_leaf_split(8, 8.0, &d, &u), -1); /* 7:1 falls short */
+}
+
+/* NVIDIA's DGX H100 and DGX B200 SuperPOD compute fabrics on QM9700 (64
+ * ports of 400G), rail-optimised, 1:1: "Network Fabrics", Table 4, 1-4
+ * scalable units of 31 nodes (RA-11333-001 V11, 2023-09-22; the B200
+ * architecture's page lists the same), and the larger-SuperPOD tables' 4
+ * and 8 full units of 32 nodes (copied in tests/data/reference/
+ * superpod_bom.csv). Table 4's node-leaf cables ("Compute and UFM") count
+ * the 4 cables of the fabric manager (UFM) beside 31 nodes' 8 a unit, one
+ * node's position left to it: 252, 508, 764, 1020, that is 4 at every size.
+ * capsim sizes the compute nodes only, and this test adds the UFM's 4. */
+static void test_superpod_reference(void **state)
+{
+	(void)state;
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/superpod_bom.csv", &t);
+	int checked = 0;
+	for (size_t i = 0; i < t.n_rows; i++) {
+		if (!*testutil_csv_get(&t, i, "spine"))
+			continue; /* the bill-of-materials rows count other parts */
+		int su = (int)testutil_csv_num(&t, i, "su_count");
+		int nodes = (int)testutil_csv_num(&t, i, "nodes");
+		assert_true(su <= 8);
+		capsim_fabric_counts c = size_ok(design(nodes, 8, 64, 1.0, 2, 1));
+		long ufm = nodes == 32 * su - 1 ? 4 : 0;
+		assert_int_equal(c.leaves, (int)testutil_csv_num(&t, i, "leaf"));
+		assert_int_equal(c.spines, (int)testutil_csv_num(&t, i, "spine"));
+		assert_int_equal(c.cores, 0);
+		assert_int_equal(c.cables_node_leaf + ufm,
+				 (long)testutil_csv_num(&t, i, "cables_node_leaf"));
+		assert_int_equal(c.cables_leaf_spine,
+				 (long)testutil_csv_num(&t, i, "cables_leaf_spine"));
+		checked++;
+	}
+	assert_int_equal(checked, 13);
+	testutil_csv_free(&t);
+}
+
+/* At full size the fat tree's closed forms (Al-Fares, Loukissas and Vahdat,
+ * SIGCOMM 2008): three tiers of k-port switches connect k^3/4 hosts with
+ * 5k^2/4 switches (k^2/2 leaves and aggregation switches, k^2/4 cores) and
+ * k^3/4 cables a tier; two at 1:1 connect k^2/2 with k leaves and k/2
+ * spines. One fabric (plane) for all: with 8 rails, a node takes 8 hosts'
+ * ports. One node more is refused. */
+static void test_closed_forms(void **state)
+{
+	(void)state;
+	for (int k = 4; k <= 128; k *= 2) {
+		for (int rails = 1; rails <= 8; rails *= 8) {
+			long k3 = (long)k * k * k / 4;
+			int hosts = (int)(k3 / rails);
+			capsim_fabric_counts c = size_ok(design(hosts, rails, k, 1, 3, 1));
+			assert_int_equal(c.leaves, k * k / 2);
+			assert_int_equal(c.spines, k * k / 2);
+			assert_int_equal(c.cores, k * k / 4);
+			assert_int_equal(c.switches, 5 * k * k / 4);
+			assert_int_equal(c.pods, k);
+			assert_int_equal(c.cables_node_leaf, k3);
+			assert_int_equal(c.cables_leaf_spine, k3);
+			assert_int_equal(c.cables_spine_core, k3);
+			assert_int_equal(most_nodes(design(1, rails, k, 1, 3, 1)), k3 / rails);
+			long k2 = (long)k * k / 2;
+			c = size_ok(design((int)(k2 / rails), rails, k, 1, 2, 1));
+			assert_int_equal(c.leaves, k);
+			assert_int_equal(c.spines, k / 2);
+			assert_int_equal(c.cables_leaf_spine, k2);
+			assert_int_equal(most_nodes(design(1, rails, k, 1, 2, 1)), k2 / rails);
+		}
+	}
+}
+
+/* b has at least a's switches, and at least its cables unless it has more
+ * switches (cables_too: at least its cables all the same) */
+static void check_grows(const capsim_fabric_counts *a, const capsim_fabric_counts *b,
+			const char *what, int at, int cables_too)
+{
+	int cables = (cables_too || b->switches == a->switches) &&
+		     (b->cables_node_leaf < a->cables_node_leaf ||
+		      b->cables_leaf_spine < a->cables_leaf_spine ||
+		      b->cables_spine_core < a->cables_spine_core);
+	if (b->switches < a->switches || cables)
+		fail_msg("%s, at %d: %d+%d+%d switches, %ld/%ld cables after %d+%d+%d, %ld/%ld",
+			 what, at, b->leaves, b->spines, b->cores, b->cables_leaf_spine,
+			 b->cables_spine_core, a->leaves, a->spines, a->cores,
+			 a->cables_leaf_spine, a->cables_spine_core);
+}
+
+static const int sweep_radix[] = { 32, 40, 64, 128 };
+
+static void describe(char *buf, size_t len, const capsim_fabric_size_in *in)
+{
+	snprintf(buf, len, "%d ports, %d tiers, %s, %g:1", in->radix, in->tiers,
+		 in->rail_optimized ? "rail-optimised" : "plain", in->oversubscription);
+}
+
+/* the node count after n in a sweep to most: every one to 8,192, then every
+ * 5th, and most itself last */
+static int next_count(int n, int most)
+{
+	int step = n > 8192 ? 5 : 1;
+	return n < most && n + step > most ? most : n + step;
+}
+
+/* one design from 1 node to the most it connects (every 5th past 8,192, and
+ * the most, to keep the sanitizer build's run short); returns the sizes done */
+static int sweep_nodes(capsim_fabric_size_in in)
+{
+	char what[96];
+	describe(what, sizeof what, &in);
+	int most = most_nodes(in), done = 0;
+	capsim_fabric_counts prev;
+	for (int n = 1; n <= most; n = next_count(n, most)) {
+		in.nodes = n;
+		capsim_fabric_counts c = size_ok(in);
+		if (done++)
+			check_grows(&prev, &c, what, n, in.oversubscription == 1.0);
+		prev = c;
+		if (n == most)
+			break;
+	}
+	capsim_fabric_counts c;
+	in.nodes = most + 1;
+	assert_int_equal(capsim_fabric_size(&in, &c, NULL, 0), -1);
+	return done;
+}
+
+/* Property: switches never fall as nodes grow, from 1 node to the most the
+ * tiers connect, for 2 and 3 tiers, rail-optimised and plain, at several
+ * radices and ratios, and cables never fall while the switches hold; at
+ * 1:1 (one split of the leaf) cables never fall at all. Past the most, the
+ * size is refused. (Oversubscribed, the cheapest split may change as nodes
+ * grow: 33 plain nodes of 8 rails on 32-port switches at 1.5:1 take 29
+ * switches and 204 leaf-spine cables at 20:12, where 32 took 24 and 256 at
+ * 16:16.) */
+static void test_monotonic_in_nodes(void **state)
+{
+	(void)state;
+	static const double over[] = { 1.0, 3.0 };
+	long sized = 0;
+	for (size_t r = 0; r < sizeof sweep_radix / sizeof sweep_radix[0]; r++)
+		for (int tiers = 2; tiers <= 3; tiers++)
+			for (int ro = 0; ro <= 1; ro++)
+				for (size_t o = 0; o < sizeof over / sizeof over[0]; o++)
+					sized += sweep_nodes(design(1, 8, sweep_radix[r], over[o],
+								    tiers, ro));
+	assert_true(sized > 90000);
+	capsim_fabric_counts a = size_ok(design(32, 8, 32, 1.5, 2, 0));
+	capsim_fabric_counts b = size_ok(design(33, 8, 32, 1.5, 2, 0));
+	assert_int_equal(a.switches, 24);
+	assert_int_equal(a.cables_leaf_spine, 256);
+	assert_int_equal(b.switches, 29);
+	assert_int_equal(b.cables_leaf_spine, 204);
+}
+
+/* at n nodes, the ratio from 1:1 to 4:1 never adds switches nor cables */
+static void sweep_ratios(capsim_fabric_size_in in)
+{
+	static const double over[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
+	capsim_fabric_counts prev = size_ok(in);
+	for (size_t o = 1; o < sizeof over / sizeof over[0]; o++) {
+		in.oversubscription = over[o];
+		capsim_fabric_counts c = size_ok(in);
+		char what[96];
+		describe(what, sizeof what, &in);
+		check_grows(&c, &prev, what, in.nodes, 1);
+		prev = c;
+	}
+}
+
+/* Property: at fixed nodes, switches and cables never rise as the
+ * oversubscription grows (1:1, 1.5, 2, 3, 4): an oversubscribed fabric never
+ * costs more than a non-blocking one of the same radix. Every node count to
+ * the most 1:1 connects (every 7th past 4,000). */
+static void test_monotonic_in_oversubscription(void **state)
+{
+	(void)state;
+	for (size_t r = 0; r < sizeof sweep_radix / sizeof sweep_radix[0]; r++)
+		for (int tiers = 2; tiers <= 3; tiers++)
+			for (int ro = 0; ro <= 1; ro++) {
+				int k = sweep_radix[r];
+				capsim_fabric_size_in in = design(1, 8, k, 1.0, tiers, ro);
+				int most = most_nodes(in);
+				for (; in.nodes <= most; in.nodes += in.nodes > 4000 ? 7 : 1)
+					sweep_ratios(in);
+			}
+	/* 32 DGX on 64 ports, two tiers: 4 spines at 1:1, then 3 (37:27, 9 links
+	 * a leaf to each), 3 (43:21: 16 uplinks a leaf need 2 spines, but 21
+	 * uplinks spread over 1, 3 or 21), 2 (48:16) and 1 (52:12) */
+	static const double over[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
+	static const int spines[] = { 4, 3, 3, 2, 1 };
+	for (size_t o = 0; o < sizeof over / sizeof over[0]; o++) {
+		capsim_fabric_counts c = size_ok(design(32, 8, 64, over[o], 2, 1));
+		assert_int_equal(c.leaves, 8);
+		assert_int_equal(c.spines, spines[o]);
+	}
+}
+
+/* Small clusters: 4 nodes of 8 rails fill 32 ports, one 64-port switch at
+ * one tier and a single leaf (nothing above it) at two or three; 8 nodes at
+ * two tiers share 4 rails a leaf: 64 node cables and 64 uplinks to one
+ * spine. Three tiers over one pod build no core. */
+static void test_small_clusters(void **state)
+{
+	(void)state;
+	for (int tiers = 1; tiers <= 3; tiers++) {
+		capsim_fabric_counts c = size_ok(design(4, 8, 64, 1.0, tiers, 1));
+		assert_int_equal(c.switches, 1);
+		assert_int_equal(c.cables_node_leaf, 32);
+		assert_int_equal(c.cables_leaf_spine, 0);
+	}
+	capsim_fabric_counts c = size_ok(design(8, 8, 64, 1.0, 2, 1));
+	assert_int_equal(c.cables_node_leaf, 64);
+	assert_int_equal(c.leaves, 2);
+	assert_int_equal(c.rails_per_leaf, 4);
+	assert_int_equal(c.spines, 1);
+	assert_int_equal(c.cables_leaf_spine, 64);
+	/* 32 nodes at three tiers: 8 leaves in one pod, 8 aggregation switches
+	 * of 32 links down, no core */
+	c = size_ok(design(32, 8, 64, 1.0, 3, 1));
+	assert_int_equal(c.leaves, 8);
+	assert_int_equal(c.spines, 8);
+	assert_int_equal(c.cores, 0);
+	assert_int_equal(c.pods, 1);
+	assert_int_equal(c.cables_spine_core, 0);
+	/* a second pod brings the cores: 264 nodes are 72 leaves in 3 pods */
+	c = size_ok(design(264, 8, 64, 1.0, 3, 1));
+	assert_int_equal(c.leaves, 72);
+	assert_int_equal(c.pods, 3);
+	assert_true(c.cores > 0);
+	assert_int_equal(c.cables_spine_core, c.cables_leaf_spine);
+	assert_int_equal(c.cores, (int)((c.cables_spine_core + 63) / 64));
+}
+
+/* Refusals name the size at which the design fails. */
+static void test_refusals(void **state)
+{
+	(void)state;
+	capsim_fabric_counts c;
+	char err[256];
+	capsim_fabric_size_in in = design(512, 8, 64, 1.0, 2, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_string_equal(err, "2 tiers of 64-port switches connect at most 256 nodes of 8 rails "
+				 "rail-optimised at 1:1, not 512; use 3 tiers");
+	assert_int_equal(c.switches, 0);
+	in = design(8193, 8, 64, 1.0, 3, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "3 tiers of 64-port switches connect at most 8192 nodes"));
+	in = design(INT_MAX, 8, 64, 1.0, 3, 1); /* no overflow on the way */
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "at most 8192 nodes"));
+	in = design(65, 8, 64, 1.0, 1, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_string_equal(err, "65 nodes on one switch layer, but 64-port switches connect at "
+				 "most 64");
+	in = design(4, 8, 1, 1.0, 2, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "expected at least 1 node, 1 rail, 2 ports and 1 to 3 tiers"));
+	in = design(4, 8, 64, 1.0, 4, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	in = design(0, 8, 64, 1.0, 2, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	in = design(4, 8, 8, 8.0, 2, 1);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_string_equal(err, "oversubscription 8:1 leaves no uplink on 8-port switches");
+	in = design(4, 16, 16, 1.0, 2, 0);
+	assert_int_equal(capsim_fabric_size(&in, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "a node's 16 NICs on one leaf, but its leaves have 8 node "
+				    "ports"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_leaf_split),
+		cmocka_unit_test(test_superpod_reference),
+		cmocka_unit_test(test_closed_forms),
+		cmocka_unit_test(test_monotonic_in_nodes),
+		cmocka_unit_test(test_monotonic_in_oversubscription),
+		cmocka_unit_test(test_small_clusters),
+		cmocka_unit_test(test_refusals),
+	};
+	return testutil_run_group(tests, NULL, NULL);
+}
