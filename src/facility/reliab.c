@@ -295,9 +295,7 @@ double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r)
 	return r->blocking_s + r->write_s * sigma / (1.0 + sigma);
 }
 
-/* the restart an interruption costs: s's, the restore, and (async) the
- * save that was draining */
-static double restart_cost(const capsim_scenario *s, const capsim_reliab *r)
+double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r)
 {
 	return s->restart_s + r->restore_s + (capsim_checkpoint_async(s) ? r->write_s : 0.0);
 }
@@ -317,13 +315,12 @@ double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab
 	*interval_s = tau;
 	if (!(mttf_s > 0) || !(tau > 0))
 		return 0.0;
-	/* async: a failure while a save drains loses it too, a write's time
-	 * beyond the last durable one (an upper bound) */
+	/* the restart counts (async) the draining save a failure loses too, a
+	 * write's time beyond the last durable one (an upper bound) */
+	double delta = capsim_save_cost(s, r), restart = capsim_restart_cost(s, r);
 	double work = r->work_s > 0 ? r->work_s : tau;
-	double wall = r->work_s > 0 ?
-		      capsim_expected_wall(work, tau, capsim_save_cost(s, r), restart_cost(s, r),
-					   mttf_s) :
-		      segment_expected(tau + capsim_save_cost(s, r), restart_cost(s, r), mttf_s);
+	double wall = r->work_s > 0 ? capsim_expected_wall(work, tau, delta, restart, mttf_s) :
+				      segment_expected(tau + delta, restart, mttf_s);
 	return isfinite(wall) && wall > 0 ? work / wall : 0.0;
 }
 
@@ -408,7 +405,7 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 		return;
 	/* the exact expectation of the run, whose ratio the goodput is */
 	double ttt = out->work_s, m = out->job_mttf_s, tau = out->interval_s;
-	double delta = capsim_save_cost(s, out), r = restart_cost(s, out);
+	double delta = capsim_save_cost(s, out), r = capsim_restart_cost(s, out);
 	out->wall_to_train_s = capsim_expected_wall(ttt, tau, delta, r, m);
 	out->interruptions = capsim_expected_failures(ttt, tau, delta, m);
 	out->barely_progresses = tau + delta > m;

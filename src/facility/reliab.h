@@ -122,6 +122,11 @@ double capsim_goodput(double tau, double delta, double restart_s, double mttf_s)
  * drains (cluster.storage.checkpoint-drain-slowdown). */
 double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r);
 
+/* What an interruption costs before the work resumes: s's restart
+ * (reliability.restart), r's restore and, with async saves, the write of the
+ * save that was draining (lost with it). */
+double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r);
+
 /* The goodput of r's checkpoints (its write, blocking and restore times)
  * under interruptions every mttf_s: exact, r->work_s over its expected wall
  * time (capsim_expected_wall; without work_s, over a run of many intervals,

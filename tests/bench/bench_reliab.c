@@ -91,7 +91,7 @@ static void big_cases(capsim_catalog *cat, int repeats)
 	}
 	const capsim_reliab *b = &r.reliab;
 	double delta = capsim_save_cost(s, b);
-	double restart = s->restart_s + b->restore_s + (capsim_checkpoint_async(s) ? b->write_s : 0);
+	double restart = capsim_restart_cost(s, b);
 	run_case("524,288 GPUs, 2T tokens, interval 2 h", b->work_s, b->interval_s, delta, restart,
 		 b->job_mttf_s, repeats);
 	double young = capsim_young_interval(delta, b->job_mttf_s);
