@@ -138,7 +138,8 @@ static void test_truncated_moments(void **state)
 }
 
 /* The whole run's Monte Carlo mean against the exact expectation, within
- * three of its 95% half-widths, from 0.1 MTTF of work to 1e4, with short
+ * its 95% confidence interval (fixed seeds: deterministic), from 0.1 MTTF
+ * of work to 1e4, with short
  * intervals and with an interval and its save longer than the MTTF (2.5
  * and 11 MTTFs a segment: tens of thousands of failed attempts each; 20
  * and 30 MTTFs: 5e8 and 1e13, drawn at once); its interruptions against the expected
@@ -164,9 +165,9 @@ static void test_mc_agrees_across_regimes(void **state)
 		memset(&a, 0, sizeof a);
 		capsim_reliab_monte_carlo(c[i].work, c[i].tau, c[i].delta, c[i].r, M, 2000, 11, &a);
 		assert_int_equal(a.runs, 2000);
-		if (!(fabs(a.mc_wall_mean_s - e) <= 3 * a.mc_wall_ci_s))
+		if (!(fabs(a.mc_wall_mean_s - e) <= a.mc_wall_ci_s))
 			fail_msg("case %zu: Monte Carlo mean %.6g s, expected %.6g +/- %.3g", i,
-				 a.mc_wall_mean_s, e, 3 * a.mc_wall_ci_s);
+				 a.mc_wall_mean_s, e, a.mc_wall_ci_s);
 		assert_true(a.mc_wall_ci_s > 0);
 		if (k > 100)
 			assert_rel(a.mc_interruptions, k, 0.05);
@@ -209,8 +210,8 @@ static double per_attempt_run(gsl_rng *rng, double work, double tau, double delt
 }
 
 /* At small work over MTTF the negative binomial batching and the attempt by
- * attempt simulation agree: their means within three of their combined
- * half-widths, their interruptions within 5% */
+ * attempt simulation agree: their means within the 95% confidence interval
+ * of their difference, their interruptions within 5% */
 static void test_batched_matches_per_attempt(void **state)
 {
 	(void)state;
@@ -235,7 +236,7 @@ static void test_batched_matches_per_attempt(void **state)
 		capsim_reliab a;
 		memset(&a, 0, sizeof a);
 		capsim_reliab_monte_carlo(c[i].work, c[i].tau, c[i].delta, c[i].r, M, runs, 5, &a);
-		double both = 3 * sqrt(ci * ci + a.mc_wall_ci_s * a.mc_wall_ci_s);
+		double both = sqrt(ci * ci + a.mc_wall_ci_s * a.mc_wall_ci_s);
 		if (!(fabs(a.mc_wall_mean_s - mean) <= both))
 			fail_msg("case %zu: batched %.6g s, per attempt %.6g s, +/- %.3g", i,
 				 a.mc_wall_mean_s, mean, both);
@@ -245,7 +246,9 @@ static void test_batched_matches_per_attempt(void **state)
 
 /* More nodes: a shorter job MTTF and a lower goodput, and the wall-time
  * keys agreeing: the analytic one is time_to_train over goodput, the Monte
- * Carlo mean within three half-widths of it */
+ * Carlo mean within three 95% half-widths of it (not one: the step model
+ * sets these runs' inputs, and a change there would fail one interval in
+ * twenty by chance) */
 static void test_more_nodes_fail_sooner(void **state)
 {
 	(void)state;
