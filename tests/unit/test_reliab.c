@@ -137,13 +137,14 @@ static void test_truncated_moments(void **state)
 	}
 }
 
-/* The whole run's Monte Carlo mean against the exact expectation, within
- * its 95% confidence interval (fixed seeds: deterministic), from 0.1 MTTF
- * of work to 1e4, with short
- * intervals and with an interval and its save longer than the MTTF (2.5
- * and 11 MTTFs a segment: tens of thousands of failed attempts each; 20
- * and 30 MTTFs: 5e8 and 1e13, drawn at once); its interruptions against the expected
- * failed attempts within 5% where they are many */
+/* The whole run's Monte Carlo mean against the exact expectation (fixed
+ * seeds: deterministic), from 0.1 MTTF of work to 1e4, with short intervals
+ * and with an interval and its save longer than the MTTF (2.5 and 11 MTTFs
+ * a segment: tens of thousands of failed attempts each; 20 and 30 MTTFs:
+ * 5e8 and 1e13, drawn at once): the 95% intervals cover it as often as they
+ * should (at least 6 of the 8, which a correct draw misses once in 170)
+ * and each within three of its half-widths; its interruptions against the
+ * expected failed attempts within 5% where they are many */
 static void test_mc_agrees_across_regimes(void **state)
 {
 	(void)state;
@@ -158,22 +159,27 @@ static void test_mc_agrees_across_regimes(void **state)
 		{ 60 * M, 30 * M, 0.2 * M, 60 },
 		{ 4000 * M, 20 * M, 0.1 * M, 60 }, /* 200 segments of 5e8 attempts */
 	};
-	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+	const size_t n = sizeof c / sizeof c[0];
+	size_t covered = 0;
+	for (size_t i = 0; i < n; i++) {
 		double e = capsim_expected_wall(c[i].work, c[i].tau, c[i].delta, c[i].r, M);
 		double k = capsim_expected_failures(c[i].work, c[i].tau, c[i].delta, M);
 		capsim_reliab a;
 		memset(&a, 0, sizeof a);
 		capsim_reliab_monte_carlo(c[i].work, c[i].tau, c[i].delta, c[i].r, M, 2000, 11, &a);
 		assert_int_equal(a.runs, 2000);
-		if (!(fabs(a.mc_wall_mean_s - e) <= a.mc_wall_ci_s))
+		if (!(fabs(a.mc_wall_mean_s - e) <= 3 * a.mc_wall_ci_s))
 			fail_msg("case %zu: Monte Carlo mean %.6g s, expected %.6g +/- %.3g", i,
-				 a.mc_wall_mean_s, e, a.mc_wall_ci_s);
+				 a.mc_wall_mean_s, e, 3 * a.mc_wall_ci_s);
+		covered += fabs(a.mc_wall_mean_s - e) <= a.mc_wall_ci_s;
 		assert_true(a.mc_wall_ci_s > 0);
 		if (k > 100)
 			assert_rel(a.mc_interruptions, k, 0.05);
 		/* the wall is the work, its saves, what failures lost and their restarts */
 		assert_true(a.mc_wall_mean_s >= c[i].work);
 	}
+	if (covered + 2 < n)
+		fail_msg("the 95%% intervals cover the expectation in %zu of %zu cases", covered, n);
 	/* the expectation itself: one segment of L = 2.5 MTTFs takes
 	 * (e^2.5 - 1)(M + r) */
 	assert_rel(capsim_expected_wall(2 * M, 2 * M, 0.5 * M, 660, M), expm1(2.5) * (M + 660),
@@ -210,8 +216,8 @@ static double per_attempt_run(gsl_rng *rng, double work, double tau, double delt
 }
 
 /* At small work over MTTF the negative binomial batching and the attempt by
- * attempt simulation agree: their means within the 95% confidence interval
- * of their difference, their interruptions within 5% */
+ * attempt simulation agree: their means within three 95% half-widths of
+ * their difference, their interruptions within 5% */
 static void test_batched_matches_per_attempt(void **state)
 {
 	(void)state;
@@ -236,7 +242,7 @@ static void test_batched_matches_per_attempt(void **state)
 		capsim_reliab a;
 		memset(&a, 0, sizeof a);
 		capsim_reliab_monte_carlo(c[i].work, c[i].tau, c[i].delta, c[i].r, M, runs, 5, &a);
-		double both = sqrt(ci * ci + a.mc_wall_ci_s * a.mc_wall_ci_s);
+		double both = 3 * sqrt(ci * ci + a.mc_wall_ci_s * a.mc_wall_ci_s);
 		if (!(fabs(a.mc_wall_mean_s - mean) <= both))
 			fail_msg("case %zu: batched %.6g s, per attempt %.6g s, +/- %.3g", i,
 				 a.mc_wall_mean_s, mean, both);
@@ -246,9 +252,7 @@ static void test_batched_matches_per_attempt(void **state)
 
 /* More nodes: a shorter job MTTF and a lower goodput, and the wall-time
  * keys agreeing: the analytic one is time_to_train over goodput, the Monte
- * Carlo mean within three 95% half-widths of it (not one: the step model
- * sets these runs' inputs, and a change there would fail one interval in
- * twenty by chance) */
+ * Carlo mean within three 95% half-widths of it */
 static void test_more_nodes_fail_sooner(void **state)
 {
 	(void)state;
