@@ -107,7 +107,9 @@ static void note_cables(const R *r, char *b, size_t n)
 static int has_cloud_goodput(const R *r) { return r->cost.has_cloud_cost && r->reliab.interval_s > 0; }
 static int has_reclaims(const R *r) { return r->cost.has_cloud_cost && r->cost.cloud_reclaim_rate_per_s > 0; }
 static int has_goodput(const R *r) { return r->reliab.interval_s > 0 && r->reliab.job_mttf_s > 0; }
-static int has_mc(const R *r) { return has_goodput(r) && r->reliab.runs > 0; }
+/* the expected wall time is finite (an interval's odds of surviving fit a double) */
+static int has_wall(const R *r) { return has_goodput(r) && isfinite(r->reliab.wall_to_train_s); }
+static int has_mc(const R *r) { return has_wall(r) && r->reliab.runs > 0; }
 static int has_spares(const R *r) { return r->reliab.nodes_in_repair > 0; }
 
 /* the expected interruptions over the run, each part's share of the rate */
@@ -142,6 +144,12 @@ static void note_mc(const R *r, char *b, size_t n)
 	snprintf(b, n, "(+/- %.3g d at 95%%; median %.4g d, 95th percentile %.4g d; %d runs)",
 		 r->reliab.mc_wall_ci_s / 86400, r->reliab.mc_wall_p50_s / 86400,
 		 r->reliab.mc_wall_p95_s / 86400, r->reliab.runs);
+}
+
+static void note_goodput(const R *r, char *b, size_t n)
+{
+	snprintf(b, n, "%s", r->reliab.barely_progresses ?
+		 "(an interval and its save outlast the job's MTTF: the job barely progresses)" : "");
 }
 
 static void note_interval(const R *r, char *b, size_t n)
@@ -549,15 +557,21 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("node_mtbf_s", REL(node_mtbf_s), SEC, "s", NULL, 1,
 	     "one node's mean time between failures, its parts together", NULL, NULL),
 	REAL_IF("goodput", REL(goodput), CAPSIM_DIM_RATIO, "1", "goodput", 0,
-		"useful share of wall time: checkpoints written, work lost and restarts", has_goodput,
-		NULL, NULL),
+		"useful share of wall time, time_to_train_s / wall_to_train_s: checkpoints written, "
+		"work lost and restarts (0 where the expected wall time overflows)", has_goodput,
+		note_goodput, NULL),
 	REAL_IF("interruptions", REL(interruptions), CAPSIM_DIM_COUNT, "", "interruptions", 1,
-		"expected over the training run", has_goodput, NULL, NULL),
+		"expected over the training run: each segment's failed attempts, e^(L/MTTF) - 1",
+		has_wall, NULL, NULL),
 	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
-		"time_to_train_s / goodput", has_goodput, NULL, NULL),
+		"the expected wall time under exponential interruptions, exact: each checkpoint "
+		"interval and its save, L, takes (e^(L/MTTF) - 1)(MTTF + restart) (docs/model.md)",
+		has_wall, NULL, NULL),
 	JSON("interruptions_by_cause", j_causes,
-	     "expected interruptions over the run by part: gpu, nic, link, host, software, other, "
-	     "switch", has_goodput,
+	     "expected interruptions over the run by part: gpu (its chip), hbm (its memory), "
+	     "nvlink (NVLink and NVSwitch), nic, link (cables and optics), host (power, fans, "
+	     "motherboard, CPUs, cards), software, other, switch (leaf switches); they sum to "
+	     "interruptions", has_wall,
 	     "interruptions by cause", note_causes),
 	REAL_IF("nodes_in_repair", REL(nodes_in_repair), CAPSIM_DIM_COUNT, "", "nodes in repair", 1,
 		"mean nodes out of service at a time: each part's failures a second x its repair time",
@@ -824,7 +838,9 @@ double capsim_result_wall_to_train_s(const R *r)
 {
 	if (r->cost.acquire_rent && r->cost.has_cloud_cost && r->cost.cloud_wall_to_train_s > 0)
 		return r->cost.cloud_wall_to_train_s;
-	return r->reliab.wall_to_train_s > 0 ? r->reliab.wall_to_train_s : r->step.time_to_train_s;
+	if (r->reliab.job_mttf_s > 0 && r->reliab.interval_s > 0 && r->reliab.wall_to_train_s != 0)
+		return r->reliab.wall_to_train_s; /* infinite where it overflows */
+	return r->step.time_to_train_s;
 }
 
 size_t capsim_result_values(const R *r, capsim_result_value *out, size_t n)

@@ -16,27 +16,45 @@
 #include "xalloc.h"
 
 const char *const capsim_fail_part_names[CAPSIM_PART__COUNT] = {
-	"gpu", "nic", "link", "host", "software", "other", "switch",
+	"gpu", "hbm", "nvlink", "nic", "link", "host", "software", "other", "switch",
 };
 
-/* The mean of fault_end - fault_start per part in StepFun's fault trace of
+/* The mean of fault_end - fault_start per class in StepFun's fault trace of
  * 400 GPU servers over 348 days (github.com/stepfun-ai/InfiniteHBD-Trace,
  * fault_trace.json, commit 7aacdc8; Zhang et al., SIGCOMM 2025): GPU 6.48
- * days (158 faults), NIC 10.68 (30), link 4.86 (44: parameter-plane cables
- * down, Y-cables and an optical module), host 11.43 (70: power supplies,
- * fans, motherboards, CPUs, RAID and riser cards), software 2.04 (24),
- * other 3.20 (258: unknown errors, failed stress tests, machines taken
- * offline while troubleshooting). docs/model.md has the counts. */
+ * days (158 faults: the chip, its memory and its peer-to-peer links alike),
+ * NIC 10.68 (30), link 4.86 (44: parameter-plane cables down, Y-cables and
+ * an optical module), host 11.43 (70: power supplies, fans, motherboards,
+ * CPUs, RAID and riser cards), software 2.04 (24), other 3.20 (258: unknown
+ * errors, failed stress tests, machines taken offline while
+ * troubleshooting). docs/model.md has the counts. */
 const double capsim_part_repair_s[CAPSIM_PART__COUNT] = {
-	6.48 * 86400, 10.68 * 86400, 4.86 * 86400, 11.43 * 86400,
-	2.04 * 86400, 3.20 * 86400, 0.0,
+	6.48 * 86400, 6.48 * 86400, 6.48 * 86400, 10.68 * 86400, 4.86 * 86400,
+	11.43 * 86400, 2.04 * 86400, 3.20 * 86400, 0.0,
 };
+
+int capsim_checkpoint_async(const capsim_scenario *s)
+{
+	if (s->checkpoint_mode != CAPSIM_CKPT_FRAMEWORK)
+		return s->checkpoint_mode == CAPSIM_CKPT_ASYNC;
+	/* Megatron-LM's --async-save (torch_dist checkpoints) and PyTorch DCP's
+	 * async_save under FSDP2; torch.save and DeepSpeed's save_checkpoint
+	 * block */
+	return s->framework == CAPSIM_FW_MEGATRON || s->framework == CAPSIM_FW_FSDP2;
+}
+
+/* the parts a GPU has (its chip and memory), counted GPUs x nodes; the
+ * others are a node's */
+static int per_gpu_part(int p)
+{
+	return p == CAPSIM_PART_GPU || p == CAPSIM_PART_HBM;
+}
 
 void capsim_part_rates(const capsim_scenario *s, int leaves, double rate[CAPSIM_PART__COUNT])
 {
 	const double mtbf[CAPSIM_PART__COUNT] = {
-		s->gpu_mtbf_s, s->nic_mtbf_s, s->link_mtbf_s, s->host_mtbf_s,
-		s->software_mtbf_s, s->other_mtbf_s, s->switch_mtbf_s,
+		s->gpu_mtbf_s, s->hbm_mtbf_s, s->nvlink_mtbf_s, s->nic_mtbf_s, s->link_mtbf_s,
+		s->host_mtbf_s, s->software_mtbf_s, s->other_mtbf_s, s->switch_mtbf_s,
 	};
 	for (int p = 0; p < CAPSIM_PART__COUNT; p++)
 		rate[p] = p == CAPSIM_PART_SWITCH && mtbf[p] > 0 ? 1.0 / mtbf[p] * leaves : 0.0;
@@ -48,7 +66,7 @@ void capsim_part_rates(const capsim_scenario *s, int leaves, double rate[CAPSIM_
 		double per[CAPSIM_PART__COUNT], node = 0.0;
 		for (int p = 0; p < CAPSIM_PART__COUNT; p++) {
 			per[p] = mtbf[p] > 0 ? 1.0 / mtbf[p] : 0.0;
-			if (p == CAPSIM_PART_GPU)
+			if (per_gpu_part(p))
 				per[p] *= v.node->gpus;
 			if (p != CAPSIM_PART_SWITCH)
 				node += per[p];
@@ -107,70 +125,151 @@ static double segment_expected(double L, double r, double m)
 	return expm1(L / m) * (m + r);
 }
 
+/* work split into whole segments of tau and the rest */
+static void split_work(double work, double tau, double *whole, double *rest)
+{
+	*whole = floor(work / tau);
+	*rest = work - *whole * tau;
+	if (*rest < 0)
+		*rest = 0;
+}
+
 double capsim_expected_wall(double work, double tau, double delta, double restart_s,
 			    double mttf_s)
 {
 	if (!(work > 0) || !(tau > 0) || !(mttf_s > 0))
 		return 0.0;
-	double full = floor(work / tau);
-	double rest = work - full * tau;
-	double e = full * segment_expected(tau + delta, restart_s, mttf_s);
+	double full, rest;
+	split_work(work, tau, &full, &rest);
+	double e = full > 0 ? full * segment_expected(tau + delta, restart_s, mttf_s) : 0.0;
 	if (rest > 0)
 		e += segment_expected(rest + delta, restart_s, mttf_s);
 	return e;
 }
 
-void capsim_reliab_monte_carlo(double work, double tau, double delta, double restart_s,
-			       double mttf_s, int runs, unsigned long seed, capsim_reliab *out)
+double capsim_expected_failures(double work, double tau, double delta, double mttf_s)
 {
-	out->runs = 0;
-	if (runs <= 0 || !(work > 0) || !(tau > 0) || !(mttf_s > 0))
+	if (!(work > 0) || !(tau > 0) || !(mttf_s > 0))
+		return 0.0;
+	double full, rest;
+	split_work(work, tau, &full, &rest);
+	double k = full > 0 ? full * expm1((tau + delta) / mttf_s) : 0.0;
+	if (rest > 0)
+		k += expm1((rest + delta) / mttf_s);
+	return k;
+}
+
+void capsim_truncated_exp_moments(double L, double mttf_s, double *mean, double *var)
+{
+	double x = L / mttf_s;
+	if (x < 0.01) {
+		/* the series of the forms below: their terms cancel to x^2 */
+		*mean = L * (0.5 - x / 12.0 + x * x * x / 720.0);
+		*var = L * L * (1.0 / 12.0 - x * x / 240.0);
 		return;
-	double *wall = capsim_xcalloc((size_t)runs, sizeof *wall);
-	double fails = 0.0, lost = 0.0;
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	for (int i = 0; i < runs; i++) {
-		/* run i's own stream */
-		gsl_rng_set(rng, seed * 1000003ul + (unsigned long)i + 1ul);
-		double t = 0.0, done = 0.0;
-		double next_fail = gsl_ran_exponential(rng, mttf_s);
-		while (done < work) {
-			/* the whole segments that end before the next failure, at
-			 * once: a run costs its failures, not its segments */
-			double whole = floor((work - done) / tau);
-			double k = floor((next_fail - t) / (tau + delta));
-			if (k > whole)
-				k = whole;
-			if (k >= 2.0) {
-				k -= 1.0; /* the last by the test below, in case of rounding */
-				t += k * (tau + delta);
-				done += k * tau;
-				continue;
-			}
-			double seg = work - done < tau ? work - done : tau;
-			double L = seg + delta;
-			if (t + L <= next_fail) {
-				t += L;
-				done += seg;
-				continue;
-			}
-			/* interrupted: the segment's time so far is lost, then the
-			 * restart; the next failure is drawn from the resumption */
-			lost += next_fail - t;
-			fails += 1.0;
-			t = next_fail + restart_s;
-			next_fail = t + gsl_ran_exponential(rng, mttf_s);
-		}
-		wall[i] = t;
 	}
-	gsl_rng_free(rng);
-	out->runs = runs;
+	double em1 = expm1(x);
+	*mean = mttf_s - L / em1;
+	/* e^x / (e^x - 1)^2, without overflow where e^x is large */
+	double w = x > 40 ? exp(-x) : (em1 + 1.0) / (em1 * em1);
+	*var = mttf_s * mttf_s - L * L * w;
+	if (*var < 0)
+		*var = 0;
+}
+
+/* Failed attempts before n segments of L all succeed, each surviving with
+ * p = e^(-L/m): a negative binomial, drawn as a Poisson of a gamma of shape
+ * n and scale (1 - p)/p = e^(L/m) - 1 (GSL's own construction), the
+ * Poisson as a normal of its moments past a mean of 1e7 (its skewness
+ * then below 3.2e-4; GSL's Poisson returns an unsigned int) */
+static double draw_failed_attempts(gsl_rng *rng, double n, double L, double m)
+{
+	double odds = expm1(L / m);
+	if (!(n > 0) || !(odds > 0))
+		return 0.0;
+	double lambda = gsl_ran_gamma(rng, n, odds);
+	if (lambda < 1e7)
+		return (double)gsl_ran_poisson(rng, lambda);
+	double k = floor(lambda + gsl_ran_gaussian(rng, sqrt(lambda)) + 0.5);
+	return k > 0 ? k : 0.0;
+}
+
+/* The time k failed attempts at a segment of L ran before their failures:
+ * one by one (an exponential of mean m truncated to [0, L], by its inverse
+ * CDF) up to CAPSIM_MC_EXACT_ATTEMPTS; past that a gamma of the sum's exact
+ * mean and variance (the mean exact, the shape off by at most the sum's
+ * skewness, 2 / sqrt(k) < 0.25) */
+static double draw_lost_time(gsl_rng *rng, double k, double L, double m)
+{
+	if (!(k > 0))
+		return 0.0;
+	if (k <= CAPSIM_MC_EXACT_ATTEMPTS) {
+		double d = -expm1(-L / m), t = 0.0;
+		for (int i = 0; i < (int)k; i++)
+			t += -m * log1p(-gsl_rng_uniform(rng) * d);
+		return t;
+	}
+	double mu, var;
+	capsim_truncated_exp_moments(L, m, &mu, &var);
+	if (!(var > 0))
+		return k * mu;
+	return gsl_ran_gamma(rng, k * mu * mu / var, var / mu);
+}
+
+/* one run of `full` segments of L and, if rest_L > 0, one of rest_L: its
+ * wall time, interruptions and lost work */
+static double draw_run(gsl_rng *rng, double full, double L, double rest_L, double r,
+		       double m, double *fails, double *lost)
+{
+	double k = draw_failed_attempts(rng, full, L, m);
+	double t = draw_lost_time(rng, k, L, m);
+	double wall = full * L;
+	if (rest_L > 0) {
+		double kr = draw_failed_attempts(rng, 1.0, rest_L, m);
+		t += draw_lost_time(rng, kr, rest_L, m);
+		k += kr;
+		wall += rest_L;
+	}
+	*fails += k;
+	*lost += t;
+	return wall + t + k * r;
+}
+
+/* the mean, its 95% half-width, median and 95th percentile of the runs'
+ * walls (sorted in place) */
+static void summarise_runs(double *wall, int runs, capsim_reliab *out)
+{
 	out->mc_wall_mean_s = gsl_stats_mean(wall, 1, (size_t)runs);
 	double sd = runs > 1 ? gsl_stats_sd_m(wall, 1, (size_t)runs, out->mc_wall_mean_s) : 0.0;
 	out->mc_wall_ci_s = 1.96 * sd / sqrt((double)runs);
 	gsl_sort(wall, 1, (size_t)runs);
 	out->mc_wall_p50_s = gsl_stats_quantile_from_sorted_data(wall, 1, (size_t)runs, 0.5);
 	out->mc_wall_p95_s = gsl_stats_quantile_from_sorted_data(wall, 1, (size_t)runs, 0.95);
+}
+
+void capsim_reliab_monte_carlo(double work, double tau, double delta, double restart_s,
+			       double mttf_s, int runs, unsigned long seed, capsim_reliab *out)
+{
+	out->runs = 0;
+	if (runs <= 0 || !(work > 0) || !(tau > 0) || !(mttf_s > 0) ||
+	    !isfinite(capsim_expected_wall(work, tau, delta, restart_s, mttf_s)))
+		return;
+	double full, rest;
+	split_work(work, tau, &full, &rest);
+	double L = tau + delta, rest_L = rest > 0 ? rest + delta : 0.0;
+	double *wall = capsim_xcalloc((size_t)runs, sizeof *wall);
+	double fails = 0.0, lost = 0.0;
+	/* L'Ecuyer's taus2 (maximally equidistributed, period 2^88): seeding
+	 * it costs three words, where MT19937's 624 cost more than the draws */
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+	for (int i = 0; i < runs; i++) {
+		/* run i's own stream */
+		gsl_rng_set(rng, seed * 1000003ul + (unsigned long)i + 1ul);
+		wall[i] = draw_run(rng, full, L, rest_L, restart_s, mttf_s, &fails, &lost);
+	}
+	gsl_rng_free(rng);
+	out->runs = runs;
+	summarise_runs(wall, runs, out);
 	out->mc_interruptions = fails / runs;
 	out->mc_lost_s = lost / runs;
 	free(wall);
@@ -190,12 +289,17 @@ static double trained_params(const capsim_scenario *s)
 
 double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r)
 {
-	if (!s->checkpoint_async)
+	if (!capsim_checkpoint_async(s))
 		return r->blocking_s;
 	/* while the write drains, steps run 1 + sigma slower: of its write_s of
 	 * wall time, write_s sigma / (1 + sigma) does no work */
 	double sigma = s->checkpoint_drain_slowdown;
 	return r->blocking_s + r->write_s * sigma / (1.0 + sigma);
+}
+
+double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r)
+{
+	return s->restart_s + r->restore_s + (capsim_checkpoint_async(s) ? r->write_s : 0.0);
 }
 
 double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
@@ -207,32 +311,24 @@ double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab
 	} else if (r->has_storage && mttf_s > 0) {
 		tau = capsim_young_interval(capsim_save_cost(s, r), mttf_s);
 		/* a background save must drain before the next one starts */
-		if (s->checkpoint_async && tau < r->write_s)
+		if (capsim_checkpoint_async(s) && tau < r->write_s)
 			tau = r->write_s;
 	}
 	*interval_s = tau;
 	if (!(mttf_s > 0) || !(tau > 0))
 		return 0.0;
-	/* async: a failure while a save drains loses it too, half a write on
-	 * average beyond the last durable one */
-	double lost_extra = s->checkpoint_async ? r->write_s : 0.0;
-	return capsim_goodput(tau, capsim_save_cost(s, r), s->restart_s + r->restore_s + lost_extra,
-			      mttf_s);
+	/* the restart counts (async) the draining save a failure loses too, a
+	 * write's time beyond the last durable one (an upper bound) */
+	double delta = capsim_save_cost(s, r), restart = capsim_restart_cost(s, r);
+	double work = r->work_s > 0 ? r->work_s : tau;
+	double wall = r->work_s > 0 ? capsim_expected_wall(work, tau, delta, restart, mttf_s) :
+				      segment_expected(tau + delta, restart, mttf_s);
+	return isfinite(wall) && wall > 0 ? work / wall : 0.0;
 }
 
-void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
-			    capsim_reliab *out)
+/* the failure rates, the job's MTTF, a node's MTBF and the nodes in repair */
+static void estimate_failures(const capsim_scenario *s, int leaves, capsim_reliab *out)
 {
-	memset(out, 0, sizeof *out);
-	/* what a checkpoint holds: the trained weights in their dtype, the
-	 * master copy and the optimizer's moments, once for the job (its
-	 * data-parallel replicas hold the same weights; a distributed save
-	 * writes each shard once) */
-	capsim_mem_recipe rc;
-	capsim_memory_recipe(s, &rc);
-	out->checkpoint_bytes = trained_params(s) *
-				(rc.param_bytes + rc.master_bytes + rc.state_bytes);
-	out->weights_bytes = trained_params(s) * rc.param_bytes;
 	capsim_part_rates(s, leaves, out->part_rate_per_s);
 	double job = 0.0, node = 0.0, repair = 0.0;
 	for (int p = 0; p < CAPSIM_PART__COUNT; p++) {
@@ -249,52 +345,72 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 	out->nodes_in_repair = repair;
 	if (repair > 0)
 		out->spare_nodes = capsim_poisson_quantile(repair, 0.99);
+}
+
+/* a checkpoint's write, restore and blocking times on s's storage tier */
+static void estimate_checkpoint_times(const capsim_scenario *s, capsim_reliab *out)
+{
 	const capsim_storage *t = s->has_shared_storage ? &s->shared_storage :
 				  s->has_local_storage ? &s->local_storage : NULL;
 	double eff = s->checkpoint_eff > 0 ? s->checkpoint_eff : 1.0;
-	if (t && t->write_bytes_per_s > 0 && t->read_bytes_per_s > 0) {
-		out->has_storage = 1;
-		double per_node = out->checkpoint_bytes / s->nodes;
-		double w, r;
-		if (t == &s->shared_storage) {
-			/* the system's aggregate rate, and each node's client rate */
-			w = out->checkpoint_bytes / t->write_bytes_per_s;
-			r = out->checkpoint_bytes / t->read_bytes_per_s;
-			if (t->client_write_bytes_per_s > 0 && per_node / t->client_write_bytes_per_s > w)
-				w = per_node / t->client_write_bytes_per_s;
-			if (t->client_read_bytes_per_s > 0 && per_node / t->client_read_bytes_per_s > r)
-				r = per_node / t->client_read_bytes_per_s;
-		} else {
-			/* each node to its own drives */
-			w = per_node / t->write_bytes_per_s;
-			r = per_node / t->read_bytes_per_s;
-		}
-		out->write_s = w / eff;
-		out->restore_s = r; /* torch.load read back at the raw rate (docs/validation.md) */
-		out->blocking_s = out->write_s;
-		if (s->checkpoint_async) {
-			/* each GPU copies its shard to host memory over its PCIe link:
-			 * the slowest group's link holds the job */
-			double gpus = (double)capsim_scenario_gpus(s);
-			out->blocking_s = out->checkpoint_bytes / gpus / slowest_pcie_bw(s);
-		}
+	if (!t || !(t->write_bytes_per_s > 0) || !(t->read_bytes_per_s > 0))
+		return;
+	out->has_storage = 1;
+	double per_node = out->checkpoint_bytes / s->nodes;
+	double w, r;
+	if (t == &s->shared_storage) {
+		/* the system's aggregate rate, and each node's client rate */
+		w = out->checkpoint_bytes / t->write_bytes_per_s;
+		r = out->checkpoint_bytes / t->read_bytes_per_s;
+		if (t->client_write_bytes_per_s > 0 && per_node / t->client_write_bytes_per_s > w)
+			w = per_node / t->client_write_bytes_per_s;
+		if (t->client_read_bytes_per_s > 0 && per_node / t->client_read_bytes_per_s > r)
+			r = per_node / t->client_read_bytes_per_s;
+	} else {
+		/* each node to its own drives */
+		w = per_node / t->write_bytes_per_s;
+		r = per_node / t->read_bytes_per_s;
 	}
+	out->write_s = w / eff;
+	out->restore_s = r; /* torch.load read back at the raw rate (docs/validation.md) */
+	out->blocking_s = out->write_s;
+	if (capsim_checkpoint_async(s)) {
+		/* each GPU copies its shard to host memory over its PCIe link:
+		 * the slowest group's link holds the job */
+		double gpus = (double)capsim_scenario_gpus(s);
+		out->blocking_s = out->checkpoint_bytes / gpus / slowest_pcie_bw(s);
+	}
+}
+
+void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
+			    capsim_reliab *out)
+{
+	memset(out, 0, sizeof *out);
+	/* what a checkpoint holds: the trained weights in their dtype, the
+	 * master copy and the optimizer's moments, once for the job (its
+	 * data-parallel replicas hold the same weights; a distributed save
+	 * writes each shard once) */
+	capsim_mem_recipe rc;
+	capsim_memory_recipe(s, &rc);
+	out->checkpoint_bytes = trained_params(s) *
+				(rc.param_bytes + rc.master_bytes + rc.state_bytes);
+	out->weights_bytes = trained_params(s) * rc.param_bytes;
+	out->work_s = st->time_to_train_s;
+	estimate_failures(s, leaves, out);
+	estimate_checkpoint_times(s, out);
 	if (out->job_mttf_s > 0) {
-		out->goodput = capsim_reliab_goodput_under(s, out, out->job_mttf_s, &out->interval_s);
+		out->goodput = capsim_reliab_goodput_under(s, out, out->job_mttf_s,
+							   &out->interval_s);
 		out->interval_given = s->checkpoint_interval_s > 0;
 	}
-	if (out->job_mttf_s > 0 && out->interval_s > 0) {
-		out->wall_to_train_s = out->goodput > 0 ? st->time_to_train_s / out->goodput : 0.0;
-		out->interruptions = out->wall_to_train_s / out->job_mttf_s;
-		double lost_extra = s->checkpoint_async ? out->write_s : 0.0;
-		/* at most about 2e7 segments simulated in all (some 0.2 s): a run
-		 * of many short segments gets fewer runs, at least 64 */
-		double segments = st->time_to_train_s / out->interval_s + 1.0;
-		int runs = s->reliability_runs;
-		if (runs > 0 && runs * segments > 2e7)
-			runs = 2e7 / segments > 64 ? (int)(2e7 / segments) : 64;
-		capsim_reliab_monte_carlo(st->time_to_train_s, out->interval_s, capsim_save_cost(s, out),
-					  s->restart_s + out->restore_s + lost_extra, out->job_mttf_s,
-					  runs, (unsigned long)s->seed, out);
-	}
+	if (!(out->job_mttf_s > 0) || !(out->interval_s > 0))
+		return;
+	/* the exact expectation of the run, whose ratio the goodput is */
+	double ttt = out->work_s, m = out->job_mttf_s, tau = out->interval_s;
+	double delta = capsim_save_cost(s, out), r = capsim_restart_cost(s, out);
+	out->wall_to_train_s = capsim_expected_wall(ttt, tau, delta, r, m);
+	out->interruptions = capsim_expected_failures(ttt, tau, delta, m);
+	out->barely_progresses = tau + delta > m;
+	capsim_reliab_monte_carlo(ttt, tau, delta, r, m, s->reliability_runs,
+				  (unsigned long)s->seed, out);
 }

@@ -11,12 +11,15 @@
 #include "spec.h"
 #include "step.h"
 
-/* The parts whose faults interrupt a job: a node's GPUs, its NICs, its
- * links (cables and optics), the rest of the host, its software, faults
- * without a named part, and the leaf switches the nodes hang from. */
+/* The parts whose faults interrupt a job: a GPU's chip and its memory
+ * (HBM), a node's NVLink and NVSwitch, its NICs, its fabric cables and
+ * optics (link), the rest of its hardware (host: power, fans, motherboard,
+ * CPUs, cards), its software and driver stack, faults of no part above
+ * (other, none by default), and the leaf switches the nodes hang from. */
 typedef enum {
-	CAPSIM_PART_GPU, CAPSIM_PART_NIC, CAPSIM_PART_LINK, CAPSIM_PART_HOST,
-	CAPSIM_PART_SOFTWARE, CAPSIM_PART_OTHER, CAPSIM_PART_SWITCH, CAPSIM_PART__COUNT
+	CAPSIM_PART_GPU, CAPSIM_PART_HBM, CAPSIM_PART_NVLINK, CAPSIM_PART_NIC, CAPSIM_PART_LINK,
+	CAPSIM_PART_HOST, CAPSIM_PART_SOFTWARE, CAPSIM_PART_OTHER, CAPSIM_PART_SWITCH,
+	CAPSIM_PART__COUNT
 } capsim_fail_part;
 
 extern const char *const capsim_fail_part_names[CAPSIM_PART__COUNT];
@@ -24,6 +27,11 @@ extern const char *const capsim_fail_part_names[CAPSIM_PART__COUNT];
 /* How long a node was out after a fault of each part, on average: StepFun's
  * fault trace (reliab.c); 0 for the switch (its nodes are not repaired). */
 extern const double capsim_part_repair_s[CAPSIM_PART__COUNT];
+
+/* 1 if s's checkpoints are saved asynchronously: as given, or by its
+ * framework's own save path (Megatron-LM and FSDP2 async, torch-amp and
+ * DeepSpeed sync). */
+int capsim_checkpoint_async(const capsim_scenario *s);
 
 typedef struct capsim_reliab {
 	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
@@ -39,9 +47,12 @@ typedef struct capsim_reliab {
 	double job_mttf_s;        /* 1 / the sum of part_rate_per_s */
 	double interval_s;        /* between checkpoints: given, or Young's optimum */
 	int interval_given;
-	double goodput;           /* useful share of wall time */
+	double work_s;            /* the training time the goodput is of (time_to_train_s) */
+	double goodput;           /* work_s / wall_to_train_s */
 	double interruptions;     /* expected over the training run */
-	double wall_to_train_s;   /* time_to_train / goodput */
+	double wall_to_train_s;   /* the expected wall time (capsim_expected_wall); infinite
+				   * where it overflows a double */
+	int barely_progresses;    /* an interval and its save outlast the job's MTTF */
 	/* Monte Carlo over the whole run (runs > 0): wall time to train, its
 	 * mean with a 95% confidence half-width, median and 95th percentile;
 	 * interruptions and lost work per run, mean */
@@ -63,23 +74,47 @@ int capsim_poisson_quantile(double mean, double p);
  * costing restart_s before the work resumes from the last checkpoint:
  * n = work / tau segments of tau + delta (the last one shorter), each taking
  * (e^(L/mttf) - 1)(mttf + restart_s) on average (exponential failures,
- * none during a restart). */
+ * none during a restart). Exact under that model; infinite where it
+ * overflows a double (L/mttf past about 709); 0 without work, interval or
+ * MTTF. */
 double capsim_expected_wall(double work, double tau, double delta, double restart_s,
 			    double mttf_s);
 
+/* The expected interruptions of that run: the segments' failed attempts,
+ * sum of e^(L/mttf) - 1. */
+double capsim_expected_failures(double work, double tau, double delta, double mttf_s);
+
+/* The mean and variance of the time one failed attempt at a segment of L
+ * runs before its failure: an exponential of mean mttf truncated to
+ * [0, L], m - L / (e^(L/m) - 1) and m^2 - L^2 e^(L/m) / (e^(L/m) - 1)^2
+ * (series below L/m = 0.01, where those cancel). */
+void capsim_truncated_exp_moments(double L, double mttf_s, double *mean, double *var);
+
 /* The same run simulated `runs` times, each from its own GSL random stream
  * seeded by seed and the run's index (so the result does not depend on how
- * runs are spread over threads); fills the mc_* fields of out. */
+ * runs are spread over threads); fills the mc_* fields of out. A run costs
+ * O(1) draws whatever its interruptions: the failed attempts of its n whole
+ * segments are one negative binomial draw (n successes at e^(-L/mttf)), the
+ * time they lost a sum of truncated exponentials, drawn one by one up to
+ * CAPSIM_MC_EXACT_ATTEMPTS and past that as a gamma of the sum's exact mean
+ * and variance. Nothing is drawn (runs = 0) where the expected wall time is
+ * not finite. */
 void capsim_reliab_monte_carlo(double work, double tau, double delta, double restart_s,
 			       double mttf_s, int runs, unsigned long seed, capsim_reliab *out);
+
+/* Failed attempts up to which their lost times are drawn one by one. */
+#define CAPSIM_MC_EXACT_ATTEMPTS 64
 
 /* Young's optimum checkpoint interval: sqrt(2 write mttf) (Young 1974). */
 double capsim_young_interval(double write_s, double mttf_s);
 
-/* Goodput with interval tau, write time delta, restart cost r (requeue and
- * reload) and mean time to interruption m: each cycle of tau + delta does
- * tau of work, and an interruption, 1/m of the time, costs r and half a
- * cycle's lost work: tau / ((tau + delta)(1 + (r + (tau + delta)/2) / m)). */
+/* The first-order goodput (Young, Daly) with interval tau, write time
+ * delta, restart cost r (requeue and reload) and mean time to interruption
+ * m: each cycle of tau + delta does tau of work, and an interruption, 1/m of
+ * the time, costs r and half a cycle's lost work:
+ * tau / ((tau + delta)(1 + (r + (tau + delta)/2) / m)). Within 1% of the
+ * exact one (capsim_expected_wall) while (tau + delta) / m is below about
+ * 0.2; capsim's results use the exact one. */
 double capsim_goodput(double tau, double delta, double restart_s, double mttf_s);
 
 /* What one save costs the training, in seconds of its time: the blocking
@@ -87,17 +122,25 @@ double capsim_goodput(double tau, double delta, double restart_s, double mttf_s)
  * drains (cluster.storage.checkpoint-drain-slowdown). */
 double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r);
 
+/* What an interruption costs before the work resumes: s's restart
+ * (reliability.restart), r's restore and, with async saves, the write of the
+ * save that was draining (lost with it). */
+double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r);
+
 /* The goodput of r's checkpoints (its write, blocking and restore times)
- * under interruptions every mttf_s: at s's checkpoint interval, or Young's
- * on the blocking time (async: no shorter than the write), which *interval_s
- * gets; the restart is s's plus the restore (async: plus a write lost). 0
- * without an interval. */
+ * under interruptions every mttf_s: exact, r->work_s over its expected wall
+ * time (capsim_expected_wall; without work_s, over a run of many intervals,
+ * tau / ((e^(L/m) - 1)(m + restart)), L = tau + the save's cost), at s's
+ * checkpoint interval, or Young's on the save's cost (async: no shorter
+ * than the write), which *interval_s gets; the restart is s's plus the
+ * restore (async: plus a write lost). 0 without an interval, and where the
+ * expected time of an interval overflows. */
 double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
 				   double mttf_s, double *interval_s);
 
-/* The job's interruption rate from each part (reliability.*-mtbf; a given
- * reliability.node-mtbf scales the node's parts to it), on `leaves` leaf
- * switches. */
+/* The job's interruption rate from each part (reliability.*-mtbf: GPU and
+ * HBM a GPU, the others a node; a given reliability.node-mtbf scales the
+ * node's parts to it), on `leaves` leaf switches. */
 void capsim_part_rates(const capsim_scenario *s, int leaves, double rate[CAPSIM_PART__COUNT]);
 
 /* Checkpoints, failures and goodput of scenario s's step st, its nodes on

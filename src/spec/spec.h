@@ -381,6 +381,12 @@ typedef enum {
 
 extern const char *const capsim_framework_names[];
 
+/* How a checkpoint is saved (cluster.storage.checkpoint-mode): the
+ * framework's own save path, or synchronous or asynchronous as given. */
+typedef enum { CAPSIM_CKPT_FRAMEWORK, CAPSIM_CKPT_SYNC, CAPSIM_CKPT_ASYNC } capsim_checkpoint_mode;
+
+extern const char *const capsim_checkpoint_mode_names[];
+
 /* Fine-tuning: full (every weight trained) or LoRA (Hu et al., "LoRA:
  * Low-Rank Adaptation of Large Language Models", ICLR 2022): the base
  * weights frozen, a rank-r pair A (din x r), B (r x dout) trained beside each
@@ -509,7 +515,7 @@ typedef struct capsim_scenario {
 	capsim_storage local_storage, shared_storage;
 	double dataset_bytes, checkpoint_interval_s;
 	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
-	int checkpoint_async;     /* cluster.storage.checkpoint-mode: 0 sync, 1 async */
+	int checkpoint_mode;      /* cluster.storage.checkpoint-mode: CAPSIM_CKPT_* */
 	double checkpoint_drain_slowdown; /* steps slower by this share while an async save drains */
 	/* the data loader (loader.h) */
 	double data_bytes_per_token; /* 0: by the vocabulary */
@@ -518,7 +524,9 @@ typedef struct capsim_scenario {
 	double data_md_ops_per_file; /* metadata operations a file opened */
 	int loader_workers, loader_prefetch;
 	double node_mtbf_s;       /* reliability.node-mtbf: a node's parts together; 0: theirs */
-	double gpu_mtbf_s;        /* reliability.gpu-mtbf: one GPU's */
+	double gpu_mtbf_s;        /* reliability.gpu-mtbf: one GPU's chip */
+	double hbm_mtbf_s;        /* reliability.hbm-mtbf: one GPU's memory */
+	double nvlink_mtbf_s;     /* reliability.nvlink-mtbf: a node's NVLink and NVSwitch */
 	double nic_mtbf_s, link_mtbf_s, host_mtbf_s, software_mtbf_s, other_mtbf_s; /* a node's */
 	double switch_mtbf_s;     /* reliability.switch-mtbf: one leaf switch's */
 	double restart_s;         /* reliability.restart: detection and requeue, before the reload */

@@ -894,10 +894,12 @@ static void test_h200_power(void **state)
 }
 
 /* Checkpoints, failures and goodput in closed form: Young's interval
- * sqrt(2 delta M); goodput tau / ((tau + delta)(1 + (r + (tau + delta)/2)/M)),
- * best near Young's interval; a Megatron checkpoint of 2 + 4 + 8 bytes a
- * parameter; Lustre's aggregate and per-client limits; the job's MTTF from
- * its parts' rates, and a node MTBF that scales them */
+ * sqrt(2 delta M); the first-order goodput tau / ((tau + delta)(1 + (r +
+ * (tau + delta)/2)/M)), best near Young's interval; a Megatron checkpoint of
+ * 2 + 4 + 8 bytes a parameter, saved asynchronously by Megatron's own path;
+ * Lustre's aggregate and per-client limits; the job's MTTF from its parts'
+ * rates, and a node MTBF that scales them; the goodput time_to_train over
+ * the exact expected wall time, restarts 11 min and the restore */
 static void test_reliability_closed_form(void **state)
 {
 	(void)state;
@@ -919,6 +921,10 @@ static void test_reliability_closed_form(void **state)
 		"<model ref=\"llama-2-13b\"/><parallelism tp=\"8\" pp=\"2\" zero=\"1\"/></workload>"
 		"</scenario>";
 	capsim_scenario *s = load(text, NULL, 0);
+	/* Megatron saves in the background (--async-save); the sync path first */
+	assert_int_equal(s->checkpoint_mode, CAPSIM_CKPT_FRAMEWORK);
+	assert_true(capsim_checkpoint_async(s));
+	s->checkpoint_mode = CAPSIM_CKPT_SYNC;
 	capsim_step st = step_of(s);
 	capsim_reliab r;
 	capsim_reliab_estimate(s, &st, 8, &r);
@@ -929,23 +935,34 @@ static void test_reliability_closed_form(void **state)
 	assert_true(r.has_storage);
 	assert_rel(r.write_s, bytes / 4 / 2e9 / 0.384, 1e-9);
 	assert_rel(r.restore_s, bytes / 4 / 4e9, 1e-9);
-	/* the parts of StepFun's trace: 8 GPUs and a node's NICs, links, host,
-	 * software and other faults, x 4 nodes, and 8 leaf switches */
+	/* the parts: 8 GPUs' chips and memories, and a node's NVLink, NICs,
+	 * links, host and software, x 4 nodes, and 8 leaf switches */
 	const double day = 86400;
-	double node = 8 / 7048.0 + 1 / 4640.0 + 1 / 3164.0 + 1 / 1989.0 + 1 / 5800.0 + 1 / 540.0;
+	double node = 8 / 6483.66 + 8 / 9991.22 + 1 / 25394.3 + 1 / 2539.43 + 1 / 1731.43 +
+		      1 / 1104.10 + 1 / 7725.11;
 	assert_rel(r.node_mtbf_s, day / node, 1e-9);
-	assert_rel(r.node_mtbf_s / day, 238.4, 1e-3); /* 584 faults in 139,200 node-days */
+	assert_rel(r.node_mtbf_s / day, 245.07, 1e-4); /* 568 faults in 139,200 node-days */
 	assert_rel(r.job_mttf_s, day / (4 * node + 8 / 59700.0), 1e-9);
-	assert_rel(r.part_rate_per_s[CAPSIM_PART_GPU], 4 * 8 / 7048.0 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_GPU], 4 * 8 / 6483.66 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_HBM], 4 * 8 / 9991.22 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_NVLINK], 4 / 25394.3 / day, 1e-9);
 	assert_rel(r.part_rate_per_s[CAPSIM_PART_SWITCH], 8 / 59700.0 / day, 1e-9);
+	assert_true(r.part_rate_per_s[CAPSIM_PART_OTHER] == 0);
 	assert_rel(r.interval_s, sqrt(2 * r.write_s * r.job_mttf_s), 1e-12);
-	assert_rel(r.goodput, capsim_goodput(r.interval_s, r.write_s, 600 + r.restore_s,
-					     r.job_mttf_s), 1e-12);
-	assert_rel(r.wall_to_train_s, st.time_to_train_s / r.goodput, 1e-12);
+	double ttt = st.time_to_train_s, restart = 11 * 60 + r.restore_s;
+	double wall = capsim_expected_wall(ttt, r.interval_s, r.write_s, restart, r.job_mttf_s);
+	assert_rel(r.wall_to_train_s, wall, 1e-12);
+	assert_rel(r.goodput, ttt / wall, 1e-12);
+	assert_rel(r.interruptions,
+		   capsim_expected_failures(ttt, r.interval_s, r.write_s, r.job_mttf_s), 1e-12);
+	/* the first-order goodput, at an interval a small share of the MTTF,
+	 * within 0.1% of the exact one */
+	assert_rel(capsim_goodput(r.interval_s, r.write_s, restart, r.job_mttf_s), r.goodput,
+		   1e-3);
 	/* async: training waits for a GPU's shard over PCIe (H100: Gen5 x16),
 	 * the interval is Young's on that but no shorter than the write, and a
 	 * failure while a save drains loses it too */
-	s->checkpoint_async = 1;
+	s->checkpoint_mode = CAPSIM_CKPT_FRAMEWORK;
 	capsim_reliab ra;
 	capsim_reliab_estimate(s, &st, 8, &ra);
 	double blocking = bytes / 32 / capsim_pcie_bw(s->gpu.pcie_generation, s->gpu.pcie_lanes);
@@ -958,17 +975,29 @@ static void test_reliability_closed_form(void **state)
 	if (tau < ra.write_s)
 		tau = ra.write_s;
 	assert_rel(ra.interval_s, tau, 1e-12);
-	assert_rel(ra.goodput, capsim_goodput(tau, cost, 600 + ra.restore_s + ra.write_s,
-					      ra.job_mttf_s), 1e-12);
+	double wall_a = capsim_expected_wall(ttt, tau, cost, 660 + ra.restore_s + ra.write_s,
+					     ra.job_mttf_s);
+	assert_rel(ra.goodput, ttt / wall_a, 1e-12);
 	s->checkpoint_drain_slowdown = 0.5;
 	assert_rel(capsim_save_cost(s, &ra), blocking + ra.write_s / 3, 1e-12);
 	s->checkpoint_drain_slowdown = 0.005;
 	assert_true(ra.goodput > r.goodput);
-	s->checkpoint_async = 0;
+	/* a framework without an async path saves synchronously; a mode given wins */
+	s->framework = CAPSIM_FW_TORCH_AMP;
+	assert_false(capsim_checkpoint_async(s));
+	s->framework = CAPSIM_FW_DEEPSPEED;
+	assert_false(capsim_checkpoint_async(s));
+	s->framework = CAPSIM_FW_FSDP2;
+	assert_true(capsim_checkpoint_async(s));
+	s->checkpoint_mode = CAPSIM_CKPT_SYNC;
+	assert_false(capsim_checkpoint_async(s));
+	s->framework = CAPSIM_FW_TORCH_AMP;
+	s->checkpoint_mode = CAPSIM_CKPT_ASYNC;
+	assert_true(capsim_checkpoint_async(s));
 	/* spares: each part's failures a second x its mean repair in the
 	 * trace (Little's law), covered 99% of the time by the Poisson quantile */
-	double repair = 4 * (8 / 7048.0 * 6.48 + 1 / 4640.0 * 10.68 + 1 / 3164.0 * 4.86 +
-			     1 / 1989.0 * 11.43 + 1 / 5800.0 * 2.04 + 1 / 540.0 * 3.20);
+	double repair = 4 * ((8 / 6483.66 + 8 / 9991.22 + 1 / 25394.3) * 6.48 + 1 / 2539.43 * 10.68 +
+			     1 / 1731.43 * 4.86 + 1 / 1104.10 * 11.43 + 1 / 7725.11 * 2.04);
 	assert_rel(r.nodes_in_repair, repair, 1e-9);
 	assert_int_equal(r.spare_nodes, capsim_poisson_quantile(r.nodes_in_repair, 0.99));
 	assert_int_equal(capsim_poisson_quantile(0.624, 0.99), 3); /* P(<=2) 0.974, P(<=3) 0.9958 */
@@ -986,8 +1015,8 @@ static void test_reliability_closed_form(void **state)
 	capsim_reliab_estimate(s, &st, 0, &r);
 	assert_rel(r.job_mttf_s / 3600, 1.8, 0.01);
 	assert_rel(r.node_mtbf_s / day, 153.85, 1e-9);
-	assert_rel(r.part_rate_per_s[CAPSIM_PART_OTHER] / r.part_rate_per_s[CAPSIM_PART_NIC],
-		   4640.0 / 540, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_HOST] / r.part_rate_per_s[CAPSIM_PART_NIC],
+		   2539.43 / 1104.10, 1e-9);
 	assert_rel(r.nodes_in_repair, 2048 * 3 / 153.85, 1e-9);
 	free(s);
 	/* one part's rate given: only it moves */
@@ -995,7 +1024,8 @@ static void test_reliability_closed_form(void **state)
 	s = load(text, gpu, 1);
 	capsim_reliab_estimate(s, &st, 8, &r);
 	assert_rel(r.part_rate_per_s[CAPSIM_PART_GPU], 4 * 8 / 1000.0 / day, 1e-9);
-	assert_rel(r.part_rate_per_s[CAPSIM_PART_HOST], 4 / 1989.0 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_HBM], 4 * 8 / 9991.22 / day, 1e-9);
+	assert_rel(r.part_rate_per_s[CAPSIM_PART_HOST], 4 / 1104.10 / day, 1e-9);
 	free(s);
 }
 
@@ -1117,14 +1147,17 @@ static void test_cloud_run(void **state)
 	assert_rel(r.cost.cloud_gpu_usd, 12.29 / 3600 * 32 * r.cost.cloud_wall_to_train_s, 1e-9);
 	capsim_result_free(&r);
 	const capsim_set spot[] = { { "cost.cloud.ref", "vastai-h100-spot" },
-				    { "cost.cloud.interruptions.per-month", "15%" } };
-	eval_file("onprem-burst.xml", spot, 2, &r);
+				    { "cost.cloud.interruptions.per-month", "15%" },
+				    { "cluster.storage.checkpoint-mode", "sync" } };
+	eval_file("onprem-burst.xml", spot, 3, &r);
 	assert_true(r.cost.has_cloud_cost);
 	double reclaim = 4 * 0.15 / month;
 	assert_rel(r.cost.cloud_reclaim_rate_per_s, reclaim, 1e-12);
 	double m = 1.0 / (1.0 / r.reliab.job_mttf_s + reclaim);
 	double tau = sqrt(2 * r.reliab.blocking_s * m);
-	double g = capsim_goodput(tau, r.reliab.blocking_s, 600 + r.reliab.restore_s, m);
+	double ttt = r.step.time_to_train_s;
+	double g = ttt / capsim_expected_wall(ttt, tau, r.reliab.blocking_s,
+					      660 + r.reliab.restore_s, m);
 	assert_rel(r.cost.cloud_goodput, g, 1e-12);
 	assert_true(r.cost.cloud_goodput < r.reliab.goodput);
 	assert_rel(r.cost.cloud_wall_to_train_s, r.step.time_to_train_s / g, 1e-12);
