@@ -331,8 +331,8 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		fputs(": month, owned (capex - resale + opex), rented (busy hours)\n", dat);
 		for (int m = 0; m <= (int)ceil(months); m++) {
 			double t = m * (365.25 * 86400.0 / 12.0);
-			double resale = m == 0 ? 0.0 : resell * s->resale *
-						pow(1.0 - s->resale_decline, t / (365.25 * 86400.0));
+			double resale = resell * s->resale *
+					pow(1.0 - s->resale_decline, t / (365.25 * 86400.0));
 			double own = capex - resale + opex * t / (365.25 * 86400.0);
 			double rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
 			fprintf(dat, "%d %.10g %.10g\n", m, own / 1e6, rent / 1e6);
