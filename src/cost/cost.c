@@ -155,8 +155,8 @@ static void opex_classes(const capsim_scenario *s, const capsim_cost_inputs *in,
 	}
 	c->opex_insurance_per_year_usd = s->insurance_share * c->capex_usd;
 	c->opex_staff_per_year_usd = s->staff_usd_per_s * CAPSIM_YEAR_S;
-	c->opex_per_year_usd = c->opex_energy_per_year_usd + c->opex_colocation_per_year_usd +
-			       support + c->opex_insurance_per_year_usd + c->opex_staff_per_year_usd;
+	c->opex_per_year_usd = c->opex_energy_per_year_usd + c->opex_colocation_per_year_usd;
+	c->opex_per_year_usd += support + c->opex_insurance_per_year_usd + c->opex_staff_per_year_usd;
 }
 
 double capsim_cost_resale_share(const capsim_scenario *s, double age_s)

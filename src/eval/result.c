@@ -47,7 +47,10 @@ static void note_burst(const R *r, char *b, size_t n)
 }
 static int has_breakeven(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_utilization); }
 static int has_breakeven_month(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_months); }
-static int has_payback_never(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && r->cost.payback[0]; }
+static int has_payback_never(const R *r)
+{
+	return r->cost.has_capex && r->cost.has_cloud_cost && r->cost.payback[0];
+}
 
 static void note_payback_never(const R *r, char *b, size_t n)
 {
@@ -57,8 +60,9 @@ static void note_payback_never(const R *r, char *b, size_t n)
 
 static void note_residual(const R *r, char *b, size_t n)
 {
+	double resell = r->cost.capex_nodes_usd + r->cost.capex_switches_usd;
 	snprintf(b, n, "(%.0f%% of the nodes' and switches' price)",
-		 100 * r->cost.residual_usd / (r->cost.capex_nodes_usd + r->cost.capex_switches_usd));
+		 100 * r->cost.residual_usd / resell);
 }
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
