@@ -525,7 +525,7 @@ static void test_const_input(void **state)
  * nodes have no price names every such part and the path that prices it
  * (cost_unpriced) and has no capex; priced through those paths, the key
  * goes and the capex comes. The QM8700 has no public price; the
- * Quantum-X800 neither. */
+ * Quantum-X800 and the GB200 NVL72 tray neither. */
 static void test_unpriced_named(void **state)
 {
 	(void)state;
@@ -533,6 +533,14 @@ static void test_unpriced_named(void **state)
 	static const capsim_set switch_price[] = {
 		{ "cluster.fabric.switch.price.value", "$30000" } };
 	static const capsim_set q3400[] = { { "cluster.fabric.switch.ref", "q3400" } };
+	static const capsim_set gb200[] = { { "cluster.fabric.switch.ref", "q3400" },
+					    { "cluster.node.ref", "gb200-nvl72-tray" },
+					    { "cluster.fabric.rails", "4" },
+					    { "cluster.nodes", "36" },
+					    { "workload.global-batch", "288" } };
+	static const capsim_set both_prices[] = {
+		{ "cluster.node.price.value", "$3M" },
+		{ "cluster.fabric.switch.price.value", "$20000" } };
 	const struct {
 		const char *file, *want;
 		const capsim_set *edits, *prices;
@@ -544,6 +552,9 @@ static void test_unpriced_named(void **state)
 		{ "a100-4node-fattree.xml",
 		  "fabric switch 'qm8700' (cluster.fabric.switch.price.value) has no price", NULL,
 		  switch_price, 0, 1 },
+		{ "h100-8node-ndr.xml",
+		  "node 'gb200-nvl72-tray' (cluster.node.price.value) and fabric switch 'q3400' "
+		  "(cluster.fabric.switch.price.value) have no price", gb200, both_prices, 5, 2 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		char path[512];
