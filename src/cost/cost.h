@@ -97,7 +97,8 @@ typedef struct capsim_cost {
 
 /* The share of a new node's or switch's price that one age_s seconds old
  * resells for: cost.resale x (1 - cost.resale-decline)^(age in years).
- * Decreasing and convex in the age; 1 nowhere past age 0 unless resale is. */
+ * cost.resale at age 0 (a used part sells below a new one), then convex and,
+ * with a decline above 0, decreasing in the age. */
 double capsim_cost_resale_share(const capsim_scenario *s, double age_s);
 
 /* What renting the busy hours of t seconds at cost.utilization costs, less
