@@ -227,6 +227,7 @@ static void breakeven(const capsim_scenario *s, const capsim_cost_inputs *in, ca
 			hi = mid;
 	}
 	c->breakeven_months = hi / (CAPSIM_YEAR_S / 12.0);
+	CAPSIM_ASSERT(hi <= H && capsim_cost_rent_less_own(s, c, hi) >= 0);
 }
 
 /* Owning the cluster (docs/model.md, "Money for the training run"): the
