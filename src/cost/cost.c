@@ -61,18 +61,16 @@ static void unpriced(capsim_cost *c, const char *what)
 	snprintf(u + len, n - len, " and %s", what);
 }
 
-/* Owning the cluster (docs/model.md, "Money for the training run"): the
- * capex of its nodes, switches and cabling where each has a price, opex a
- * year (energy at the utilisation, colocation of its maximum IT power,
- * support), the TCO over the horizon (capex charged for the horizon's share
- * of its depreciation), a busy GPU-hour's cost, the training run's, and the
- * utilisation at which owning costs what renting the same busy hours does. */
-static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, double wall,
-		   capsim_cost *c)
+/* The capex of every part class where each has a price (the nodes of every
+ * group, the fabric's switches, the cables, the shared file system), and
+ * the maximum IT power colocation is priced on; a part without a price is
+ * named in c->unpriced and leaves has_capex 0. */
+static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c,
+			double *max_it_w)
 {
 	const capsim_power *p = in->power;
-	double nodes_usd = 0.0, max_it_w = 0.0;
 	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	*max_it_w = 0.0;
 	for (int g = 0; g < groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
@@ -83,12 +81,11 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 			unpriced(c, what);
 			continue;
 		}
-		nodes_usd += v.nodes * v.node->price_usd;
-		max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w :
-				      g < p->n_groups ? p->group[g].node_w : p->node_w);
+		c->capex_nodes_usd += v.nodes * v.node->price_usd;
+		*max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w :
+					g < p->n_groups ? p->group[g].node_w : p->node_w);
 	}
 	int switches = in->fabric.leaves + in->fabric.spines + in->fabric.cores;
-	double switch_usd = 0.0;
 	if (switches > 0) {
 		if (!(s->has_switch && s->fabric_switch.price_usd > 0)) {
 			char what[160];
@@ -97,17 +94,16 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 				 s->has_switch ? s->fabric_switch.e.id : "none given");
 			unpriced(c, what);
 		}
-		switch_usd = switches * s->fabric_switch.price_usd;
-		max_it_w += p->switches_w;
+		c->capex_switches_usd = switches * s->fabric_switch.price_usd;
+		*max_it_w += p->switches_w;
 	}
-	max_it_w += p->storage_w;
+	*max_it_w += p->storage_w;
 	if (c->unpriced[0]) {
 		size_t len = strlen(c->unpriced);
 		snprintf(c->unpriced + len, sizeof c->unpriced - len, " %s no price",
 			 strstr(c->unpriced, " and ") ? "have" : "has");
 		return;
 	}
-	double gpus = (double)capsim_scenario_gpus(s);
 	c->has_capex = 1;
 	c->capex_cabling_usd = cabling_usd(s, in, c);
 	/* the shared file system where it has a price; without one the capex
@@ -121,49 +117,137 @@ static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, doubl
 				 s->shared_storage_ref[0] ? s->shared_storage_ref :
 							    s->shared_storage.e.id);
 	}
-	c->capex_usd = nodes_usd + switch_usd + c->capex_cabling_usd + c->capex_storage_usd;
-	double u = s->utilization > 0 ? s->utilization : 1.0;
-	double H = s->horizon_s > 0 ? s->horizon_s : 3 * CAPSIM_YEAR_S;
-	double share = s->depreciation_s > 0 && H < s->depreciation_s ? H / s->depreciation_s : 1.0;
-	/* energy: the step's facility power while busy, the GPUs at idle
-	 * otherwise */
+	c->capex_usd = c->capex_nodes_usd + c->capex_switches_usd + c->capex_cabling_usd +
+		       c->capex_storage_usd;
+}
+
+/* The facility's energy a year with the cluster busy all the time (the
+ * step's facility power, cooling in its PUE) and idle all the time (its
+ * GPUs at idle power), at the facility's price. */
+static void energy_years(const capsim_scenario *s, const capsim_power *p, double *busy,
+			 double *idle)
+{
 	double price = s->has_facility ? s->facility.energy_usd_per_j : 0.0;
 	double idle_w = p->facility_w - p->pue * busy_gpus_w(p);
-	double energy_busy_year = p->facility_w * CAPSIM_YEAR_S * price;
-	double energy_idle_year = idle_w * CAPSIM_YEAR_S * price;
-	double colo_year = s->has_facility ?
-				   s->facility.colo_usd_per_w_s * max_it_w * CAPSIM_YEAR_S : 0.0;
-	double support_year = s->support_per_s * c->capex_usd;
-	double staff_year = s->staff_usd_per_s * CAPSIM_YEAR_S;
-	c->opex_per_year_usd = u * energy_busy_year + (1 - u) * energy_idle_year + colo_year +
-			       support_year + staff_year;
-	c->tco_usd = c->capex_usd * share + c->opex_per_year_usd * H / CAPSIM_YEAR_S;
-	/* present value: the capex share now, the opex in monthly payments at
-	 * the end of each month, discounted at (1 + rate) a year */
+	*busy = p->facility_w * CAPSIM_YEAR_S * price;
+	*idle = idle_w * CAPSIM_YEAR_S * price;
+}
+
+/* Opex a year by class, each its rate x its base, and their sum. */
+static void opex_classes(const capsim_scenario *s, const capsim_cost_inputs *in, double max_it_w,
+			 capsim_cost *c)
+{
+	double busy, idle, u = s->utilization;
+	energy_years(s, in->power, &busy, &idle);
+	c->opex_energy_per_year_usd = u * busy + (1 - u) * idle;
+	c->opex_colocation_per_year_usd = s->has_facility ? s->facility.colo_usd_per_w_s *
+								    max_it_w * CAPSIM_YEAR_S : 0.0;
+	const double base[CAPSIM_SUPPORT__COUNT] = {
+		[CAPSIM_SUPPORT_SERVERS] = c->capex_nodes_usd,
+		[CAPSIM_SUPPORT_SWITCHES] = c->capex_switches_usd,
+		[CAPSIM_SUPPORT_CABLES] = c->capex_cabling_usd,
+		[CAPSIM_SUPPORT_STORAGE] = c->capex_storage_usd,
+	};
+	double support = 0.0;
+	for (int k = 0; k < CAPSIM_SUPPORT__COUNT; k++) {
+		c->opex_support_per_year_usd[k] = s->support_share[k] * base[k];
+		support += c->opex_support_per_year_usd[k];
+	}
+	c->opex_insurance_per_year_usd = s->insurance_share * c->capex_usd;
+	c->opex_staff_per_year_usd = s->staff_usd_per_s * CAPSIM_YEAR_S;
+	c->opex_per_year_usd = c->opex_energy_per_year_usd + c->opex_colocation_per_year_usd;
+	c->opex_per_year_usd += support + c->opex_insurance_per_year_usd + c->opex_staff_per_year_usd;
+}
+
+double capsim_cost_resale_share(const capsim_scenario *s, double age_s)
+{
+	return s->resale * pow(1.0 - s->resale_decline, age_s / CAPSIM_YEAR_S);
+}
+
+/* The capex less what the nodes and switches resell for at age t */
+static double net_capex(const capsim_scenario *s, const capsim_cost *c, double t_s)
+{
+	return c->capex_usd -
+	       (c->capex_nodes_usd + c->capex_switches_usd) * capsim_cost_resale_share(s, t_s);
+}
+
+double capsim_cost_rent_less_own(const capsim_scenario *s, const capsim_cost *c, double t_s)
+{
+	if (!c->has_capex || !c->has_cloud_cost)
+		return NAN;
+	double gpus = (double)capsim_scenario_gpus(s);
+	double rent = s->utilization * s->cloud.rate_usd_per_gpu_s * gpus * t_s;
+	return rent - net_capex(s, c, t_s) - c->opex_per_year_usd * t_s / CAPSIM_YEAR_S;
+}
+
+/* The TCO over the horizon, its present value (the capex now, the opex in
+ * monthly payments at the end of each month and the residual at the
+ * horizon, discounted at (1 + rate) a year), and a busy GPU-hour's cost. */
+static void horizon_totals(const capsim_scenario *s, capsim_cost *c)
+{
+	double H = s->horizon_s, gpus = (double)capsim_scenario_gpus(s);
+	c->residual_usd = c->capex_usd - net_capex(s, c, H);
+	c->tco_usd = c->capex_usd - c->residual_usd + c->opex_per_year_usd * H / CAPSIM_YEAR_S;
 	double months = H / (CAPSIM_YEAR_S / 12.0), pv = 0.0;
 	double v = s->discount_rate > 0 ? pow(1.0 + s->discount_rate, -1.0 / 12.0) : 1.0;
 	for (int m = 1; m <= (int)ceil(months - 1e-9); m++) {
 		double part = m <= months ? 1.0 : months - (m - 1);
 		pv += part * c->opex_per_year_usd / 12.0 * pow(v, m);
 	}
-	c->tco_npv_usd = c->capex_usd * share + pv;
-	c->onprem_cost_per_gpu_hour_usd = c->tco_usd / (gpus * H / 3600.0 * u);
-	c->onprem_cost_to_train_usd = c->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
-	if (c->has_cloud_cost) {
-		/* owning at u costs fixed + u x busy energy's extra; renting, u x
-		 * the rate x GPUs x H */
-		double fixed = c->capex_usd * share + (energy_idle_year + colo_year + support_year +
-						       staff_year) * H / CAPSIM_YEAR_S;
-		double extra = (energy_busy_year - energy_idle_year) * H / CAPSIM_YEAR_S;
-		double rent = s->cloud.rate_usd_per_gpu_s * gpus * H;
-		c->breakeven_utilization = rent > extra ? fixed / (rent - extra) : INFINITY;
-		/* the month in which the capex, paid up front, has been paid back
-		 * by the rent saved beyond the opex at utilisation u */
-		double month = CAPSIM_YEAR_S / 12.0;
-		double saved = u * s->cloud.rate_usd_per_gpu_s * gpus * month -
-			       c->opex_per_year_usd / 12.0;
-		c->breakeven_months = saved > 0 ? c->capex_usd / saved : INFINITY;
+	c->tco_npv_usd = c->capex_usd - c->residual_usd * pow(v, months) + pv;
+	c->onprem_cost_per_gpu_hour_usd = c->tco_usd / (gpus * H / 3600.0 * s->utilization);
+}
+
+/* The break-even against the cloud offer, over the horizon H, undiscounted.
+ * Owning at utilisation u costs F + u X (F: the capex less the residual, and
+ * the opex but the busy energy's extra; X: that extra), renting the same
+ * busy hours u R, so u* = F / (R - X). The payback: the one root of
+ * capsim_cost_rent_less_own in (0, H], which exists exactly when its value
+ * at H, u (R - X) - F, is not negative, i.e. when u* <= u. */
+static void breakeven(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c)
+{
+	double H = s->horizon_s, busy, idle;
+	energy_years(s, in->power, &busy, &idle);
+	double fixed_year = c->opex_per_year_usd - c->opex_energy_per_year_usd + idle;
+	double F = net_capex(s, c, H) + fixed_year * H / CAPSIM_YEAR_S;
+	double X = (busy - idle) * H / CAPSIM_YEAR_S;
+	double R = s->cloud.rate_usd_per_gpu_s * (double)capsim_scenario_gpus(s) * H;
+	c->breakeven_utilization = R > X ? F / (R - X) : INFINITY;
+	c->breakeven_months = INFINITY;
+	if (!(capsim_cost_rent_less_own(s, c, H) >= 0)) {
+		capsim_strlcpy(c->payback, "never", sizeof c->payback);
+		return;
 	}
+	double lo = 0.0, hi = H;
+	for (int i = 0; i < 200 && hi - lo > 1e-9 * H; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (capsim_cost_rent_less_own(s, c, mid) < 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	c->breakeven_months = hi / (CAPSIM_YEAR_S / 12.0);
+	CAPSIM_ASSERT(hi <= H && capsim_cost_rent_less_own(s, c, hi) >= 0);
+}
+
+/* Owning the cluster (docs/model.md, "Money for the training run"): the
+ * capex of its parts where each has a price, the opex a year by class, the
+ * TCO over the horizon (the capex less the residual value, plus the opex),
+ * a busy GPU-hour's cost, the training run's, and the break-even against
+ * the cloud offer. */
+static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, double wall,
+		   capsim_cost *c)
+{
+	double max_it_w;
+	capex_parts(s, in, c, &max_it_w);
+	if (!c->has_capex)
+		return;
+	opex_classes(s, in, max_it_w, c);
+	horizon_totals(s, c);
+	double gpus = (double)capsim_scenario_gpus(s);
+	c->onprem_cost_to_train_usd = c->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
+	if (c->has_cloud_cost)
+		breakeven(s, in, c);
 }
 
 /* The same work on the cloud offer (docs/model.md, "Money for the training

@@ -30,21 +30,39 @@ typedef struct capsim_cost_inputs {
 
 typedef struct capsim_cost {
 	/* owning the cluster over cost.horizon at cost.utilization (has_capex:
-	 * every part has a price) */
+	 * every part has a price): TCO = capex - residual + opex x horizon */
 	int has_capex;
 	double capex_usd, opex_per_year_usd, tco_usd;
+	double capex_nodes_usd;    /* every node group's nodes at their price */
+	double capex_switches_usd; /* the fabric's switches at theirs */
 	double capex_cabling_usd;  /* by reach class (cabling_by_reach) or cost.cabling a GPU */
 	int cabling_by_reach;
 	double capex_storage_usd;  /* the shared file system's price, where it has one */
+	double residual_usd;       /* what the nodes and switches resell for at the horizon */
+	/* opex_per_year_usd by class, each its rate x its base: energy at
+	 * cost.utilization, colocation of the maximum IT power, support by part
+	 * class (CAPSIM_SUPPORT_*: its share x the class's capex), insurance
+	 * (its share x the capex) and staff */
+	double opex_energy_per_year_usd, opex_colocation_per_year_usd;
+	double opex_support_per_year_usd[CAPSIM_SUPPORT__COUNT];
+	double opex_insurance_per_year_usd, opex_staff_per_year_usd;
 	char capex_excludes[160];  /* what the capex leaves out for want of a price; "" none */
 	/* without a capex: the part whose missing price leaves out the capex,
 	 * TCO, on-prem cost and break-even, and where to give it; "" none */
 	char unpriced[512];
 	double tco_npv_usd;        /* its present value at cost.discount-rate */
 	double onprem_cost_per_gpu_hour_usd, onprem_cost_to_train_usd;
-	double breakeven_utilization; /* against the cloud offer; > 1: the cloud is cheaper always */
-	double breakeven_months;      /* at cost.utilization: capex paid back by what renting the
-				       * same busy hours would cost beyond the opex; inf: never */
+	/* against the cloud offer, over the horizon, undiscounted: the
+	 * utilisation at which a busy GPU-hour owned costs what one rented
+	 * does (> 1: renting is cheaper at any; inf: renting is cheaper even
+	 * against the energy alone), and at cost.utilization the month in which
+	 * renting the same busy hours has come to cost more than owning
+	 * (capex - residual then + opex so far); inf: never within the
+	 * horizon. breakeven_months <= the horizon's months exactly when
+	 * breakeven_utilization <= cost.utilization. */
+	double breakeven_utilization;
+	double breakeven_months;
+	char payback[8];              /* "never" where breakeven_months is inf; "" otherwise */
 	/* the burst plan (cost.burst): the same workload on up to max-gpus of
 	 * the burst cloud's GPUs beside the cluster, the token budget shared so
 	 * that both finish together */
@@ -76,6 +94,19 @@ typedef struct capsim_cost {
 
 /* Seconds in a mean Julian year: the unit of a rate "a year". */
 #define CAPSIM_YEAR_S 3.15576e7
+
+/* The share of a new node's or switch's price that one age_s seconds old
+ * resells for: cost.resale x (1 - cost.resale-decline)^(age in years).
+ * cost.resale at age 0 (a used part sells below a new one), then convex and,
+ * with a decline above 0, decreasing in the age. */
+double capsim_cost_resale_share(const capsim_scenario *s, double age_s);
+
+/* What renting the busy hours of t seconds at cost.utilization costs, less
+ * what owning costs for them (capex - residual at age t + opex a year x t),
+ * for c as capsim_cost_estimate filled it from s (with a capex and a cloud
+ * offer; NaN otherwise). Convex in t and negative at 0 where anything
+ * loses value on purchase, so it crosses 0 at most once: at the payback. */
+double capsim_cost_rent_less_own(const capsim_scenario *s, const capsim_cost *c, double t_s);
 
 /* Fill *out (zeroed first) for scenario s as in sizes it: energy, the cloud
  * run, owning, break-even and the cost to train. The burst plan is left out

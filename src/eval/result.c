@@ -48,6 +48,23 @@ static void note_burst(const R *r, char *b, size_t n)
 }
 static int has_breakeven(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_utilization); }
 static int has_breakeven_month(const R *r) { return r->cost.has_capex && r->cost.has_cloud_cost && isfinite(r->cost.breakeven_months); }
+static int has_payback_never(const R *r)
+{
+	return r->cost.has_capex && r->cost.has_cloud_cost && r->cost.payback[0];
+}
+
+static void note_payback_never(const R *r, char *b, size_t n)
+{
+	(void)r;
+	snprintf(b, n, "(renting the busy hours costs less than owning them over cost.horizon)");
+}
+
+static void note_residual(const R *r, char *b, size_t n)
+{
+	double resell = r->cost.capex_nodes_usd + r->cost.capex_switches_usd;
+	snprintf(b, n, "(%.0f%% of the nodes' and switches' price)",
+		 100 * r->cost.residual_usd / resell);
+}
 static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
 static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
 static int has_cloud_cost(const R *r) { return r->cost.has_cloud_cost; }
@@ -665,6 +682,10 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("capex_usd", offsetof(R, cost.capex_usd), CAPSIM_DIM_USD, "USD", "capex", 0,
 		"nodes, fabric switches, cabling and shared storage at their prices (present when the "
 		"nodes and switches have one)", has_capex, note_capex, NULL),
+	REAL_IF("capex_nodes_usd", offsetof(R, cost.capex_nodes_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+		"every node group's nodes at their price", has_capex, NULL, NULL),
+	REAL_IF("capex_switches_usd", offsetof(R, cost.capex_switches_usd), CAPSIM_DIM_USD, "USD",
+		NULL, 1, "the fabric's switches at their price", has_capex, NULL, NULL),
 	REAL_IF("capex_cabling_usd", offsetof(R, cost.capex_cabling_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the cables: each reach class at cost.cable-* where the layout's classes all have one, "
 		"else cost.cabling a GPU", has_capex, NULL, NULL),
@@ -673,18 +694,51 @@ const capsim_result_key capsim_result_keys[] = {
 	{ .key = "capex_excludes", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, cost.capex_excludes), .unit = "",
 	  .doc = "what the capex leaves out for want of a price", .present = has_excludes },
+	REAL_IF("residual_usd", offsetof(R, cost.residual_usd), CAPSIM_DIM_USD, "USD",
+		"residual at the horizon", 1,
+		"what the nodes and switches resell for at cost.horizon: their price x cost.resale x "
+		"(1 - cost.resale-decline)^years; cables, optics and storage none", has_capex,
+		note_residual, NULL),
 	REAL_IF("opex_per_year_usd", offsetof(R, cost.opex_per_year_usd), CAPSIM_DIM_USD, "USD",
-		"opex a year", 1, "energy at cost.utilization, colocation, support", has_capex, NULL,
+		"opex a year", 1, "the sum of the opex_*_per_year_usd classes", has_capex, NULL, NULL),
+	REAL_IF("opex_energy_per_year_usd", offsetof(R, cost.opex_energy_per_year_usd),
+		CAPSIM_DIM_USD, "USD", "energy", 2,
+		"the facility's energy (cooling in its PUE) at its price: the step's power for "
+		"cost.utilization of the year, the GPUs at idle the rest", has_capex, NULL, NULL),
+	REAL_IF("opex_colocation_per_year_usd", offsetof(R, cost.opex_colocation_per_year_usd),
+		CAPSIM_DIM_USD, "USD", "colocation", 2,
+		"the facility's colocation price x the maximum IT power (nodes at power.max, switches, "
+		"storage)", has_capex, NULL, NULL),
+	REAL_IF("opex_support_servers_per_year_usd",
+		offsetof(R, cost.opex_support_per_year_usd[CAPSIM_SUPPORT_SERVERS]), CAPSIM_DIM_USD,
+		"USD", "support, servers", 2, "cost.support-servers x capex_nodes_usd", has_capex,
+		NULL, NULL),
+	REAL_IF("opex_support_switches_per_year_usd",
+		offsetof(R, cost.opex_support_per_year_usd[CAPSIM_SUPPORT_SWITCHES]), CAPSIM_DIM_USD,
+		"USD", "support, switches", 2, "cost.support-switches x capex_switches_usd", has_capex,
+		NULL, NULL),
+	REAL_IF("opex_support_cables_per_year_usd",
+		offsetof(R, cost.opex_support_per_year_usd[CAPSIM_SUPPORT_CABLES]), CAPSIM_DIM_USD,
+		"USD", "support, cables", 2, "cost.support-cables x capex_cabling_usd", has_capex,
+		NULL, NULL),
+	REAL_IF("opex_support_storage_per_year_usd",
+		offsetof(R, cost.opex_support_per_year_usd[CAPSIM_SUPPORT_STORAGE]), CAPSIM_DIM_USD,
+		"USD", "support, storage", 2, "cost.support-storage x capex_storage_usd", has_capex,
+		NULL, NULL),
+	REAL_IF("opex_insurance_per_year_usd", offsetof(R, cost.opex_insurance_per_year_usd),
+		CAPSIM_DIM_USD, "USD", "insurance", 2, "cost.insurance x capex_usd", has_capex, NULL,
 		NULL),
+	REAL_IF("opex_staff_per_year_usd", offsetof(R, cost.opex_staff_per_year_usd), CAPSIM_DIM_USD,
+		"USD", "staff", 2, "cost.staff", has_capex, NULL, NULL),
 	REAL_IF("tco_usd", offsetof(R, cost.tco_usd), CAPSIM_DIM_USD, "USD", "TCO over the horizon", 1,
-		"capex for the horizon's share of cost.depreciation plus opex over cost.horizon",
-		has_capex, NULL, NULL),
+		"capex - residual_usd + opex a year x cost.horizon", has_capex, NULL, NULL),
 	REAL_IF("tco_npv_usd", offsetof(R, cost.tco_npv_usd), CAPSIM_DIM_USD, "USD", "its present value", 1,
-		"the TCO's present value at cost.discount-rate: the capex share now, the opex monthly",
-		has_capex, NULL, NULL),
+		"the TCO's present value at cost.discount-rate: the capex now, the opex monthly, the "
+		"residual at the horizon", has_capex, NULL, NULL),
 	REAL_IF("onprem_cost_per_gpu_hour_usd", offsetof(R, cost.onprem_cost_per_gpu_hour_usd),
 		CAPSIM_DIM_USD, "USD", "per busy GPU-hour", 1,
-		"TCO over the busy GPU-hours of the horizon", has_capex, NULL, NULL),
+		"TCO over the busy GPU-hours of the horizon (GPUs x cost.horizon x cost.utilization)",
+		has_capex, NULL, NULL),
 	REAL_IF("onprem_cost_to_train_usd", offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
 		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
 		has_capex, NULL, NULL),
@@ -697,11 +751,19 @@ const capsim_result_key capsim_result_keys[] = {
 		"cost_to_train_usd over the token budget in millions", has_cost_to_train, NULL, NULL),
 	REAL_IF("breakeven_utilization", offsetof(R, cost.breakeven_utilization), CAPSIM_DIM_RATIO, "1",
 		"break-even utilisation", 1,
-		"utilisation above which owning costs less than renting the same busy hours from the "
-		"cloud offer (above 1: renting is cheaper at any)", has_breakeven, NULL, NULL),
+		"utilisation at which a busy GPU-hour owned over cost.horizon costs what one rented "
+		"from the cloud offer does, undiscounted (above 1: renting is cheaper at any)",
+		has_breakeven, NULL, NULL),
 	REAL_IF("breakeven_months", offsetof(R, cost.breakeven_months), CAPSIM_DIM_COUNT, "", "break-even month", 1,
-		"months until the capex, paid up front, is paid back by the rent saved beyond the opex "
-		"at cost.utilization (absent: never)", has_breakeven_month, NULL, NULL),
+		"at cost.utilization, the month in which renting the busy hours so far has come to cost "
+		"what owning them does (capex - residual then + opex so far), undiscounted; within "
+		"cost.horizon exactly when breakeven_utilization <= cost.utilization (absent: never, "
+		"and payback says so)", has_breakeven_month, NULL, NULL),
+	{ .key = "payback", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, cost.payback), .unit = "", .label = "break-even month", .depth = 1,
+	  .doc = "\"never\" where owning does not pay back within cost.horizon at cost.utilization "
+		 "(breakeven_months absent)",
+	  .present = has_payback_never, .note = note_payback_never },
 	INT("burst_gpus", offsetof(R, cost.burst_gpus), NULL,
 	    "GPUs the burst plan rents beside the cluster (cost.burst.max-gpus, whole nodes)",
 	    has_burst_plan),

@@ -192,6 +192,13 @@ static void unknown_path_message(const char *what, const char *path,
 	const char *near[3];
 	char elems[3][128];
 	size_t k;
+	const capsim_retired_path *old = capsim_scenario_retired(path);
+	if (old && where_at)
+		capsim_diags_add_at(d, where_at, "%s is no longer read: %s", path, old->instead);
+	else if (old)
+		capsim_diags_add(d, where_file, line, "%s is no longer read: %s", path, old->instead);
+	if (old)
+		return;
 	if (strcmp(what, "element") == 0) {
 		k = nearest_elements(path, elems, 3);
 		for (size_t i = 0; i < k; i++)

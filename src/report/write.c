@@ -302,8 +302,10 @@ static void gp_title2(FILE *p, const char *label, const char *what)
 	capsim_gnuplot_string(p, t);
 }
 
-/* months of the horizon: owning (capex, then opex) and renting the same
- * busy GPU-hours at the cloud offer's rate */
+/* months of the horizon: owning (the capex less what the nodes and switches
+ * would resell for that month, plus the opex so far: docs/model.md's D(t),
+ * whose crossing with renting is breakeven_months) and renting the same busy
+ * GPU-hours at the cloud offer's rate */
 static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 {
 	mem plot;
@@ -322,12 +324,16 @@ static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 		double capex = capsim_result_rented(&x->r) ? NAN :
 							       capsim_result_get(&x->r, "capex_usd", NAN);
 		double opex = capsim_result_get(&x->r, "opex_per_year_usd", NAN);
+		double resell = capsim_result_get(&x->r, "capex_nodes_usd", NAN) +
+				capsim_result_get(&x->r, "capex_switches_usd", NAN);
 		fputs("# ", dat);
 		capsim_gnuplot_datum(dat, x->label);
-		fputs(": month, owned (capex + opex), rented (busy hours)\n", dat);
+		fputs(": month, owned (capex - resale + opex), rented (busy hours)\n", dat);
 		for (int m = 0; m <= (int)ceil(months); m++) {
 			double t = m * (365.25 * 86400.0 / 12.0);
-			double own = capex + opex * t / (365.25 * 86400.0);
+			double resale = resell * s->resale *
+					pow(1.0 - s->resale_decline, t / (365.25 * 86400.0));
+			double own = capex - resale + opex * t / (365.25 * 86400.0);
 			double rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
 			fprintf(dat, "%d %.10g %.10g\n", m, own / 1e6, rent / 1e6);
 		}
@@ -767,6 +773,19 @@ static void recommendation(out2 *o, const capsim_report *rep)
 		 "The winner changes when an input moves by 20% (above): the decision rests on it.");
 }
 
+/* the support of every part class a year */
+static double support_per_year(const capsim_result *r)
+{
+	static const char *const keys[] = {
+		"opex_support_servers_per_year_usd", "opex_support_switches_per_year_usd",
+		"opex_support_cables_per_year_usd", "opex_support_storage_per_year_usd",
+	};
+	double sum = 0.0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		sum += capsim_result_get(r, keys[i], 0.0);
+	return sum;
+}
+
 static void bom_section(out2 *o, const capsim_report_design *x)
 {
 	capsim_bom_line v[CAPSIM_BOM_MAX];
@@ -799,8 +818,17 @@ static void bom_section(out2 *o, const capsim_report_design *x)
 	double capex = capsim_result_get(&x->r, "capex_usd", NAN);
 	const char *left_out = capsim_result_string(&x->r, "capex_excludes");
 	if (isfinite(capex))
-		snprintf(text, sizeof text, "Capex $%.0f%s%s.", capex,
-			 left_out ? "; it leaves out " : "", left_out ? left_out : "");
+		snprintf(text, sizeof text, "Capex $%.0f%s%s; the nodes and switches resell for $%.0f "
+			 "at the horizon. Opex $%.0f a year: energy $%.0f, colocation $%.0f, "
+			 "support $%.0f, insurance $%.0f, staff $%.0f.", capex,
+			 left_out ? "; it leaves out " : "", left_out ? left_out : "",
+			 capsim_result_get(&x->r, "residual_usd", 0.0),
+			 capsim_result_get(&x->r, "opex_per_year_usd", 0.0),
+			 capsim_result_get(&x->r, "opex_energy_per_year_usd", 0.0),
+			 capsim_result_get(&x->r, "opex_colocation_per_year_usd", 0.0),
+			 support_per_year(&x->r),
+			 capsim_result_get(&x->r, "opex_insurance_per_year_usd", 0.0),
+			 capsim_result_get(&x->r, "opex_staff_per_year_usd", 0.0));
 	else if (capsim_result_string(&x->r, "cost_unpriced"))
 		snprintf(text, sizeof text, "No capex, TCO or break-even: the %s.",
 			 capsim_result_string(&x->r, "cost_unpriced"));

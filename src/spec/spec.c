@@ -429,18 +429,23 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("workload.precision.states", S, prec_states, prec_states_names, 0, "framework", "dtype of Adam's two moments (fp32, bf16)"),
 	SDBL("workload.memory-reserve", memory_reserve_bytes, CAPSIM_DIM_BYTES, NN, 0, 1e12, "2 GiB", "memory per GPU outside the model: CUDA context, NCCL buffers, allocator slack (assumption)"),
 	FREF("facility.ref", S, facility_ref, "facility", 0, "facility defaults"),
-	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon"),
+	SDBL("cost.horizon", horizon_s, CAPSIM_DIM_SECONDS, P, 86400.0, 20 * 3.15576e7, "3 y", "planning horizon: the TCO, the residual value, the break-even utilisation and the payback are all over it"),
 	SDBL("cost.utilization", utilization, CAPSIM_DIM_RATIO, P, 0.001, 1.0, "60%", "share of time the cluster is busy"),
-	SDBL("cost.depreciation", depreciation_s, CAPSIM_DIM_SECONDS, P, 3.15576e7 / 12, 20 * 3.15576e7, "4 y", "depreciation period"),
+	SDBL("cost.resale", resale, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "72%", "what a used node or switch resells for, a share of a new one's price of the same age (SpotWire's GPU valuator, 2026-06-04, CC-BY-4.0: a used, working card at 0.72 of its age's price; a reseller's market figure); cables, optics and storage resell for nothing (an assumption)"),
+	SDBL("cost.resale-decline", resale_decline, CAPSIM_DIM_RATIO, NN, 0.0, 0.99, "23%", "the share of its price a part's generation loses a year, so that at age t a year the residual is resale x (1 - decline)^t of the price (SpotWire's H100 vintage curve, 2026-06-04: 0.78, 0.60, 0.46, 0.35 of the price at 1 to 4 years, 23% a year)"),
 	SDBL("cost.cabling", cabling_usd_per_gpu, CAPSIM_DIM_USD, NN, 0.0, 1e6, "$2560", "cables and optics of the fabric, per GPU (a 2-tier 1,024-GPU NDR H100 cluster's, Tech-Talk-CTO's cost spreadsheet, 2024-08: an assumption elsewhere)"),
 	SDBL("cost.cable-dac", cable_usd[0], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one passive copper cable (to 3 m); no public dated price was found: give the quote's"),
 	SDBL("cost.cable-acc", cable_usd[1], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one active copper cable (to 5 m)"),
 	SDBL("cost.cable-multimode", cable_usd[2], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one multimode optical cable (to 50 m) with its two transceivers"),
 	SDBL("cost.cable-singlemode", cable_usd[3], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one single-mode optical cable (to 500 m) with its two transceivers"),
 	SDBL("cost.cable-singlemode-2km", cable_usd[4], CAPSIM_DIM_USD, P, 0.01, 1e6, NULL, "one single-mode optical cable past 500 m (FR4, 2 km) with its two transceivers; with a price for every class the layout uses, capex counts the cables instead of cost.cabling"),
-	SDBL("cost.discount-rate", discount_rate, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "discount rate a year for the TCO's present value (tco_npv_usd): opex paid monthly, capex up front; 0: none"),
+	SDBL("cost.discount-rate", discount_rate, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "discount rate a year for the TCO's present value (tco_npv_usd): the capex up front, the opex monthly, the residual at the horizon; 0: none"),
 	SDBL("cost.network-penalty", cloud_network_penalty, CAPSIM_DIM_RATIO, NN, 0.0, 0.99, "0%", "throughput the cloud offer's shared network loses against the scenario's own fabric (an assumption: none unless given; set it from a measurement of the offer)"),
-	SDBL("cost.support", support_per_s, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "20%", "hardware support a year, as a share of the capex (DGX H100: about 20% of the base price, supercluster.blog; an assumption)"),
+	SDBL("cost.support-servers", support_share[CAPSIM_SUPPORT_SERVERS], CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "10%", "the nodes' support and maintenance a year, a share of their price (hardware maintenance contracts: 10-12% of the purchase price a year, Library Technology Guides; 10-15%, P. Crewe, 2013-05-27; NVIDIA's own DGX support is quoted, not published: one blog gives 20% of a DGX H100's base price for its first year, supercluster.blog, undated)"),
+	SDBL("cost.support-switches", support_share[CAPSIM_SUPPORT_SWITCHES], CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "10%", "the fabric switches' support a year, a share of their price (the same hardware-maintenance figure as the servers'; no public NVIDIA networking support price was found: an assumption)"),
+	SDBL("cost.support-cables", support_share[CAPSIM_SUPPORT_CABLES], CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0%", "cables' and optics' support a year, a share of their price (none: failed ones are replaced from spares, an assumption; give a maintenance contract's share)"),
+	SDBL("cost.support-storage", support_share[CAPSIM_SUPPORT_STORAGE], CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "10%", "the shared file system's support a year, a share of its price (the same hardware-maintenance figure; storage vendors quote theirs: an assumption)"),
+	SDBL("cost.insurance", insurance_share, CAPSIM_DIM_RATIO, NN, 0.0, 0.2, "0%", "property insurance a year, a share of the capex (none unless given: no public figure for GPU clusters was found; give the insurer's)"),
 	SDBL("cost.staff", staff_usd_per_s, CAPSIM_DIM_USD_PER_S, NN, 0.0, 1e4, "$0/y", "people who run the owned cluster, a year (e.g. $300k/y; none unless given): in the opex"),
 	FREF("cost.cloud.ref", S, cloud_ref, "cloud", 0, "cloud offer to compare with"),
 	FENUM("cost.acquire", S, acquire, acquires, 0, "buy", "how the design gets its GPUs, which decides what cost_to_train_usd counts: buy (own the cluster: its busy GPU-hours at the TCO's rate) or rent (the cloud offer's GPUs for the run)"),
@@ -448,6 +453,24 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("cost.burst.max-gpus", burst_max_gpus, P, 1, 1e7, NULL, "most GPUs rented at once"),
 };
 const size_t capsim_scenario_n_fields = N(capsim_scenario_fields);
+
+static const capsim_retired_path retired_paths[] = {
+	{ "cost.support", "support is priced by part class, each a share of its class's capex a "
+			  "year: cost.support-servers, cost.support-switches, cost.support-cables "
+			  "and cost.support-storage (give the same share to each for the old "
+			  "meaning)" },
+	{ "cost.depreciation", "the capex is no longer charged pro rata over a depreciation "
+			       "period: the TCO subtracts what the nodes and switches resell for "
+			       "at cost.horizon (cost.resale, cost.resale-decline)" },
+};
+
+const capsim_retired_path *capsim_scenario_retired(const char *path)
+{
+	for (size_t i = 0; i < N(retired_paths); i++)
+		if (strcmp(retired_paths[i].path, path) == 0)
+			return &retired_paths[i];
+	return NULL;
+}
 
 #define NO_HAS ((size_t)-1)
 const capsim_part_slot capsim_part_slots[] = {

@@ -454,6 +454,16 @@ typedef struct capsim_node_group {
 	capsim_nvswitch nvswitch;
 } capsim_node_group;
 
+/* The part classes whose support and maintenance the opex prices apart
+ * (cost.support-servers, -switches, -cables, -storage). */
+enum {
+	CAPSIM_SUPPORT_SERVERS,
+	CAPSIM_SUPPORT_SWITCHES,
+	CAPSIM_SUPPORT_CABLES,
+	CAPSIM_SUPPORT_STORAGE,
+	CAPSIM_SUPPORT__COUNT
+};
+
 typedef struct capsim_scenario {
 	char name[CAPSIM_ID_LEN];
 	char file[CAPSIM_PATH_LEN];
@@ -578,11 +588,18 @@ typedef struct capsim_scenario {
 	char facility_ref[CAPSIM_ID_LEN];
 	int has_facility;
 	capsim_facility facility;
-	double horizon_s, utilization, depreciation_s;
+	double horizon_s, utilization;
 	double cabling_usd_per_gpu;  /* cost.cabling: cables and optics, per GPU */
 	double cable_usd[5];         /* cost.cable-*: one cable of each reach class (layout.h), its
 				      * transceivers included; 0: none given */
-	double support_per_s;        /* cost.support: share of capex a year, as a rate per second */
+	/* cost.support-*: support and maintenance a year, a share of each part
+	 * class's capex (CAPSIM_SUPPORT_*) */
+	double support_share[CAPSIM_SUPPORT__COUNT];
+	double insurance_share;      /* cost.insurance: a share of the capex a year */
+	double resale;               /* cost.resale: what a used part fetches, a share of a new
+				      * one's price of the same age */
+	double resale_decline;       /* cost.resale-decline: the share of its price a part's
+				      * generation loses a year */
 	double staff_usd_per_s;      /* cost.staff: people who run the cluster, a second */
 	double discount_rate;        /* cost.discount-rate: a year; 0: undiscounted */
 	double cloud_network_penalty; /* cost.network-penalty: throughput lost on the cloud's network */
@@ -607,6 +624,16 @@ static inline double capsim_moe_capacity(const capsim_scenario *s)
 /* Fields of the scenario's own elements (paths from below <scenario>). */
 extern const capsim_field capsim_scenario_fields[];
 extern const size_t capsim_scenario_n_fields;
+
+/* A scenario path that is no longer read, and what says the same now: a
+ * file or --set that gives it is refused with that text. */
+typedef struct capsim_retired_path {
+	const char *path;
+	const char *instead;
+} capsim_retired_path;
+
+/* The retired path equal to path, or NULL. */
+const capsim_retired_path *capsim_scenario_retired(const char *path);
 
 /* Places in a scenario where a catalog part is named by ref and may be
  * overridden: "cluster.gpu" holds a gpu. */

@@ -1218,11 +1218,11 @@ static void test_run_costs(void **state)
 
 /* Owning in closed form on scenarios/h100-8node-ndr.xml (8 DGX H100 at
  * $329,736, the fabric's QM9700s at $50,000, $2,560 of cabling a GPU; 3
- * years at 60% of 4 years' depreciation; support 20% a year; US colocation
- * of the maximum IT power; energy busy at the step's facility power, idle
- * otherwise), and the break-even against the capacity block ($4.916 a
- * GPU-hour): 0.5 to 0.8, where the planners' rule of thumb puts it (60%);
- * a node without a price leaves the capex out */
+ * years; the nodes and switches resold at 72% x 0.77^3 of their price;
+ * support 10% a year of the nodes' and the switches' price, none of the
+ * cables'; US colocation of the maximum IT power; energy busy at the step's
+ * facility power, idle otherwise), and the break-even against the capacity
+ * block ($4.916 a GPU-hour): 0.3 to 0.6 */
 static void test_owning(void **state)
 {
 	(void)state;
@@ -1231,36 +1231,39 @@ static void test_owning(void **state)
 	assert_true(r.cost.has_capex);
 	int sw = r.leaves + r.spines + r.cores;
 	assert_true(sw > 0);
-	double capex = 8 * 329736.0 + sw * 50000.0 + 2560.0 * 64;
+	double resell = 8 * 329736.0 + sw * 50000.0;
+	double capex = resell + 2560.0 * 64;
 	assert_rel(r.cost.capex_usd, capex, 1e-12);
+	double residual = resell * 0.72 * pow(0.77, 3);
+	assert_rel(r.cost.residual_usd, residual, 1e-12);
 	double year = 3.15576e7, price = 0.0806 / 3.6e6, colo = 184.06 / (1e3 * 2.6298e6);
 	double idle_w = r.power.facility_w - r.power.pue * 64 * (r.power.gpu_w - r.power.gpu_idle_w);
 	double max_it = 8 * 10200.0 + r.power.switches_w;
 	double opex = 0.6 * r.power.facility_w * year * price + 0.4 * idle_w * year * price +
-		      colo * max_it * year + 0.2 * capex;
+		      colo * max_it * year + 0.1 * resell;
 	assert_rel(r.cost.opex_per_year_usd, opex, 1e-9);
-	assert_rel(r.cost.tco_usd, 0.75 * capex + 3 * opex, 1e-9);
+	assert_rel(r.cost.tco_usd, capex - residual + 3 * opex, 1e-9);
 	assert_rel(r.cost.tco_npv_usd, r.cost.tco_usd, 1e-9); /* undiscounted by default */
 	assert_rel(r.cost.onprem_cost_per_gpu_hour_usd, r.cost.tco_usd / (64 * 3 * year / 3600 * 0.6), 1e-9);
-	double fixed = 0.75 * capex + 3 * (idle_w * year * price + colo * max_it * year + 0.2 * capex);
+	double fixed = capex - residual + 3 * (idle_w * year * price + colo * max_it * year +
+					       0.1 * resell);
 	double extra = 3 * (r.power.facility_w - idle_w) * year * price;
 	double rent = 4.916 / 3600 * 64 * 3 * year;
 	assert_rel(r.cost.breakeven_utilization, fixed / (rent - extra), 1e-9);
-	assert_true(r.cost.breakeven_utilization > 0.5 && r.cost.breakeven_utilization < 0.8);
-	/* paid back in capex / (0.6 x rent a month - opex a month) months */
-	double saved = 0.6 * 4.916 / 3600 * 64 * year / 12 - opex / 12;
-	assert_rel(r.cost.breakeven_months, capex / saved, 1e-9);
+	assert_true(r.cost.breakeven_utilization > 0.3 && r.cost.breakeven_utilization < 0.6);
 	capsim_result_free(&r);
 	/* discounted at 8% a year: 36 monthly payments of opex / 12, an annuity
-	 * of v (1 - v^36) / (1 - v) at v = 1.08^(-1/12) */
+	 * of v (1 - v^36) / (1 - v) at v = 1.08^(-1/12), and the residual
+	 * received after 36 months */
 	const capsim_set disc[] = { { "cost.discount-rate", "8%" } };
 	eval_file("h100-8node-ndr.xml", disc, 1, &r);
 	double v = pow(1.08, -1.0 / 12.0);
-	assert_rel(r.cost.tco_npv_usd, 0.75 * capex + opex / 12 * v * (1 - pow(v, 36)) / (1 - v), 1e-9);
-	assert_true(r.cost.tco_npv_usd < r.cost.tco_usd);
+	assert_rel(r.cost.tco_npv_usd,
+		   capex - residual * pow(v, 36) + opex / 12 * v * (1 - pow(v, 36)) / (1 - v), 1e-9);
 	capsim_result_free(&r);
-	/* staff in the opex; a shared file system with a price in the capex,
-	 * its typical power in the IT load (and so in energy and colocation) */
+	/* staff in the opex; a shared file system with a price in the capex
+	 * (its support 10% a year), its typical power in the IT load (and so
+	 * in energy and colocation) */
 	const capsim_set more[] = { { "cost.staff", "$300k/y" },
 				    { "cluster.storage.shared.ref", "weka" },
 				    { "cluster.storage.shared.price.value", "$1.5M" } };
@@ -1274,7 +1277,7 @@ static void test_owning(void **state)
 	assert_rel(r.power.it_w, it, 1e-12);
 	double idle2 = r.power.facility_w - r.power.pue * 64 * (r.power.gpu_w - r.power.gpu_idle_w);
 	double opex2 = 0.6 * r.power.facility_w * year * price + 0.4 * idle2 * year * price +
-		       colo * (max_it + 6400) * year + 0.2 * capex2 + 300e3;
+		       colo * (max_it + 6400) * year + 0.1 * (resell + 1.5e6) + 300e3;
 	assert_rel(r.cost.opex_per_year_usd, opex2, 1e-9);
 	capsim_result_free(&r);
 	/* without its price the storage is left out, and said to be */
@@ -1283,9 +1286,9 @@ static void test_owning(void **state)
 	assert_rel(r.cost.capex_usd, capex, 1e-12);
 	assert_non_null(strstr(r.cost.capex_excludes, "weka"));
 	capsim_result_free(&r);
-	/* no price for the DGX A100: no capex */
-	const capsim_set a100[] = { { "cluster.node.ref", "dgx-a100" } };
-	eval_file("h100-8node-ndr.xml", a100, 1, &r);
+	/* no price for the Quantum-X800 switch: no capex */
+	const capsim_set q3400[] = { { "cluster.fabric.switch.ref", "q3400" } };
+	eval_file("h100-8node-ndr.xml", q3400, 1, &r);
 	assert_false(r.cost.has_capex);
 	capsim_result_free(&r);
 }
