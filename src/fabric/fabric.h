@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "fabsize.h"
 #include "flow.h"
 #include "spec.h"
 
@@ -100,47 +101,6 @@ int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk);
 int capsim_fabric_link_class(const capsim_fabric *f, int link);
 /* The links of class cls that the first `nodes` nodes use. */
 long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
-
-/* The fabric as built, for bills of materials, power, cost and the floor
- * layout: switches and cables a tier, from capsim_fabric_size. Spines are
- * the aggregation switches at three tiers. */
-typedef struct capsim_fabric_counts {
-	int leaves, spines, cores;          /* in all */
-	int switches;                       /* leaves + spines + cores */
-	int pods;                           /* 3 tiers: leaves under one set of aggregation switches */
-	int nodes_per_leaf;                 /* node positions a leaf (of one rail, rail-optimised) */
-	int rails_per_leaf;                 /* rail-optimised: rails that share a leaf (small clusters) */
-	int leaf_down, leaf_uplinks;        /* a leaf's split of its ports (2, 3 tiers) */
-	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
-} capsim_fabric_counts;
-
-/* What the sizing needs: a small plain struct, so that callers and tests can
- * size fabrics without building links. */
-typedef struct capsim_fabric_size_in {
-	int nodes;               /* node positions under the leaves */
-	int rails;               /* fabric ports (NICs) a node */
-	int radix;               /* ports a switch */
-	double oversubscription; /* a leaf's node ports : uplinks, >= 1 */
-	int tiers;               /* 1, 2 or 3 */
-	int rail_optimized;      /* 2, 3 tiers: NIC r of every node on a leaf of rail r */
-} capsim_fabric_size_in;
-
-/* A leaf of radix ports at oversubscription o (>= 1): *down node ports and
- * *up uplinks, the fewest uplinks whose ratio down/up is at least o with
- * whole ports (64 ports: 32:32 at 1:1, 43:21 at 2:1, 48:16 at 3:1). Returns
- * -1 when no uplink remains (or radix < 2, o < 1). */
-int capsim_fabric_leaf_split(int radix, double o, int *down, int *up);
-
-/* Size a fabric: the fewest switches of the radix that give every leaf its
- * uplinks at the oversubscription and keep the rails apart at the leaves,
- * and the cables as built (docs/model.md, "Fabric"). Two tiers: every leaf
- * reaches every spine with as many links. Three tiers: pods of radix/2
- * leaves, each pod's leaves reaching each of its aggregation switches with
- * as many links; cores join the pods. A design that cannot be built at the
- * asked tiers (or nonsense) is refused: returns -1 with a message in err
- * (naming the size at which it fails), *c zeroed. Returns 0 otherwise. */
-int capsim_fabric_size(const capsim_fabric_size_in *in, capsim_fabric_counts *c, char *err,
-		       size_t errlen);
 
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 

@@ -710,32 +710,20 @@ static int resolve_parts(capsim_scenario *s, const capsim_catalog *cat, capsim_d
  * tree of k-port switches with leaves of d node ports (d/(k-d) = the
  * oversubscription) connects k leaves x d; a 3-tier one k pods x k/2 leaves
  * x d (k^3/4 when non-blocking: Al-Fares et al., SIGCOMM 2008). */
+/* The fat tree the asked tiers can build (fabsize.h): the sizing the fabric
+ * and the bill of materials use, so that validate refuses what run would. */
 static void check_fabric_size(const capsim_scenario *s, capsim_diags *d)
 {
-	const char *why = C_NODES " cluster.fabric.topology cluster.fabric.tiers "
-			  "cluster.fabric.oversubscription cluster.fabric.switch.";
-	long k = s->fabric_switch.ports;
-	const char *sw = s->fabric_switch.e.id;
-	if (s->topology == CAPSIM_TOPO_SINGLE_SWITCH || s->tiers == 1) {
-		if (s->nodes > k)
-			blame(d, s, C_FAB, why,
-			      "fabric: %d nodes on one switch layer, but switch '%s' has %ld "
-			      "ports: one switch per rail connects at most %ld nodes",
-			      s->nodes, sw, k, k);
+	capsim_fabric_size_in in;
+	if (!capsim_scenario_fabric_size_in(s, &in))
 		return;
-	}
-	double o = s->oversubscription;
-	long down = (long)floor((double)k * o / (1.0 + o));
-	long max = s->tiers == 2 ? k * down : k * (k / 2) * down;
-	if (down < 1 || down >= k)
-		blame(d, s, C_FAB, why,
-		      "fabric: oversubscription %.3g:1 leaves no uplink on %ld-port switch '%s'",
-		      o, k, sw);
-	else if (s->nodes > max)
-		blame(d, s, C_FAB, why,
-		      "fabric: %d nodes, more than a %d-tier fat tree of %ld-port '%s' "
-		      "switches at %.3g:1 connects per rail (%ld)",
-		      s->nodes, s->tiers, k, sw, o, max);
+	capsim_fabric_counts c;
+	char err[256];
+	if (capsim_fabric_size(&in, &c, err, sizeof err) < 0)
+		blame(d, s, C_FAB,
+		      C_NODES " cluster.fabric.topology cluster.fabric.tiers "
+		      "cluster.fabric.oversubscription cluster.fabric.rails cluster.fabric.switch.",
+		      "fabric: %s (switch '%s')", err, s->fabric_switch.e.id);
 }
 
 static int domain_gpus(const capsim_node *n)

@@ -721,6 +721,27 @@ double capsim_node_peak_w(const capsim_node *n, const capsim_gpu *gpu, const cap
 	return 0;
 }
 
+int capsim_scenario_fabric_size_in(const capsim_scenario *s, capsim_fabric_size_in *in)
+{
+	memset(in, 0, sizeof *in);
+	int domain = s->node.domain_gpus ? s->node.domain_gpus : s->node.gpus;
+	if ((long)s->nodes * s->node.gpus <= domain || s->topology == CAPSIM_TOPO_NONE ||
+	    !s->has_switch)
+		return 0;
+	int slots = s->nodes;
+	if (s->placement == CAPSIM_PLACE_SCATTERED && s->placement_slots > slots)
+		slots = s->placement_slots;
+	*in = (capsim_fabric_size_in){
+		.nodes = slots,
+		.rails = s->rails ? s->rails : s->node.nics,
+		.radix = s->fabric_switch.ports,
+		.oversubscription = s->oversubscription,
+		.tiers = s->topology == CAPSIM_TOPO_SINGLE_SWITCH ? 1 : s->tiers,
+		.rail_optimized = s->rail_optimized,
+	};
+	return 1;
+}
+
 #define IDLE_SHARE_OF_TDP CAPSIM_IDLE_SHARE_OF_TDP
 
 double capsim_power_clock_scale(double tdp_w, double limit_w)

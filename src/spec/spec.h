@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabsize.h"
 #include "units.h"
 
 #define CAPSIM_ID_LEN 64
@@ -766,6 +767,14 @@ double capsim_node_overhead(const capsim_node *n, const capsim_gpu *gpu, const c
  * power.overhead; else its power.max less what GPUs capped below their TDP
  * cannot draw. 0 when the node gives none of these. Watts. */
 double capsim_node_peak_w(const capsim_node *n, const capsim_gpu *gpu, const capsim_nic *nic);
+
+/* What the scenario's fat tree is sized from (fabsize.h): its node
+ * positions (scattered placement: every position the nodes are drawn from),
+ * rails, the switch's radix, the leaf oversubscription, its tiers (a single
+ * switch: 1) and rail optimisation. Returns 0 where there is no fabric to
+ * size (every GPU in one NVLink domain, topology 'none' or no switch), 1
+ * after filling *in. */
+int capsim_scenario_fabric_size_in(const capsim_scenario *s, capsim_fabric_size_in *in);
 
 /* Dense peak of a dtype (capsim_dtype), 0 when the GPU lacks it. */
 double capsim_gpu_peak(const capsim_gpu *g, int dtype);

@@ -1,7 +1,7 @@
 /* bench_reliab.c - what the goodput's Monte Carlo of the whole training run
  * (capsim_reliab_monte_carlo, reliability.runs = 1,000) costs: on the run
  * of the default scenario's job grown to 524,288 H100s (65,536 nodes, a
- * 3-tier fabric, a global batch of 65,536) and a 2T-token budget, with its
+ * 3-tier fabric of 144-port switches, a global batch of 65,536) and a 2T-token budget, with its
  * given 2 h interval (one segment of about 15 MTTFs, some 4e6 failed
  * attempts a run) and at Young's interval; then at fixed segment lengths
  * of 0.01, 1, 10 and 30 MTTFs (the failed attempts a segment from 0.01 to
@@ -62,11 +62,12 @@ static void run_case(const char *name, double work, double tau, double delta, do
 static capsim_scenario *eval_big(capsim_catalog *cat, capsim_result *r)
 {
 	const capsim_set sets[] = { { "cluster.nodes", "65536" }, { "cluster.fabric.tiers", "3" },
+				    { "cluster.fabric.switch.ref", "q3400" }, /* 144 ports: 64 connect 8,192 */
 				    { "workload.global-batch", "65536" },
 				    { "workload.tokens", "2T" } };
 	capsim_scenario *s = calloc(1, sizeof *s);
 	capsim_diags d = { 0 };
-	int rc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat, sets, 4, s,
+	int rc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", cat, sets, 5, s,
 				      &d);
 	if (rc == 0)
 		rc = capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, r, &d);

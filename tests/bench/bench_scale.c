@@ -162,22 +162,30 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *l405 = "tests/bench/llama405b-16k.xml";
+	/* past 8,192 nodes of 8 rails, 3 tiers of 64-port QM9700s run out of
+	 * ports (k^3/4 in all): the largest cases take switches of the same
+	 * speed and 128 ports (as a 51.2 Tb/s switch has at 400 Gb/s), whose 3
+	 * tiers hold 128^3/4 = 524,288 ports, in whole leaves and pods */
+#define RADIX128 { "cluster.fabric.switch.ports.count", "128" }
 	const bench_case cases[] = {
 		{ "405B step, 2,048 GPUs", l405,
 		  { { "cluster.nodes", "256" }, { "workload.global-batch", "256" } }, 2, -1, -1 },
 		{ "405B step, 16,384 GPUs", l405, { { 0 } }, 0, -1, -1 },
 		{ "405B step, 131,072 GPUs", l405,
-		  { { "cluster.nodes", "16384" }, { "workload.global-batch", "16384" } }, 2, -1, -1 },
-		{ "405B step, 524,288 GPUs (3 tiers, largest)", l405,
-		  { { "cluster.nodes", "65536" }, { "workload.global-batch", "65536" } }, 2, -1, -1 },
+		  { { "cluster.nodes", "16384" }, { "workload.global-batch", "16384" }, RADIX128 }, 3, -1,
+		  -1 },
+		{ "405B step, 524,288 GPUs (3 tiers)", l405,
+		  { { "cluster.nodes", "65536" }, { "workload.global-batch", "65536" }, RADIX128 }, 3, -1,
+		  -1 },
 		{ "70B ZeRO-3 tp8 pp2 dp1024, 16,384 GPUs", "scenarios/default.xml",
-		  { { "cluster.nodes", "2048" }, { "workload.parallelism.tp", "8" },
-		    { "workload.parallelism.pp", "2" }, { "workload.parallelism.zero", "3" },
-		    { "workload.global-batch", "2048" } }, 5, -1, -1 },
+		  { { "cluster.nodes", "2048" }, { "cluster.fabric.tiers", "3" },
+		    { "workload.parallelism.tp", "8" }, { "workload.parallelism.pp", "2" },
+		    { "workload.parallelism.zero", "3" }, { "workload.global-batch", "2048" } }, 6,
+		  -1, -1 },
 		{ "all-reduce 1 GiB, 131,072 ranks, folded", l405,
-		  { { "cluster.nodes", "16384" } }, 1, CAPSIM_COLL_ALLREDUCE, -1 },
+		  { { "cluster.nodes", "16384" }, RADIX128 }, 2, CAPSIM_COLL_ALLREDUCE, -1 },
 		{ "all-reduce 1 GiB, 131,072 ranks, unfolded", l405,
-		  { { "cluster.nodes", "16384" } }, 1, CAPSIM_COLL_ALLREDUCE, 0 },
+		  { { "cluster.nodes", "16384" }, RADIX128 }, 2, CAPSIM_COLL_ALLREDUCE, 0 },
 		{ "all-to-all 1 GiB, 16,384 ranks, D-mod-K", l405,
 		  { { "cluster.fabric.routing", "deterministic" } }, 1, CAPSIM_COLL_ALLTOALL, -1 },
 	};

@@ -643,8 +643,8 @@ static void test_nvl72_domain(void **state)
 static void test_unbuildable_topology(void **state)
 {
 	(void)state;
-	/* 3 leaves a rail on 2-port spines: more leaves than a spine has
-	 * ports at 2 tiers */
+	/* 3 nodes of 8 rails on 2-port switches: one leaf port a switch, so 2
+	 * tiers connect none; the loader refuses what the fabric would */
 	const capsim_set tiny[] = { { "cluster.fabric.switch.ports.count", "2" },
 				    { "cluster.fabric.oversubscription", "1:1" } };
 	char text[1024];
@@ -657,11 +657,13 @@ static void test_unbuildable_topology(void **state)
 	capsim_diags d = { 0 };
 	assert_int_equal(capsim_scenario_load_memory(text, strlen(text), "u.xml", cat, tiny, 2, s, &d), -1);
 	assert_non_null(strstr(d.v[0].where, "--set cluster.fabric.switch.ports.count=2"));
-	assert_true(capsim_diags_contains(&d, "3 nodes, more than a 2-tier fat tree of 2-port 'qm9700' switches at 1:1 connects per rail (2)"));
+	assert_true(capsim_diags_contains(&d, "fabric: 2 tiers of 2-port switches connect at most 0 "
+						 "nodes of 8 rails rail-optimised at 1:1, not 3; use "
+						 "3 tiers (switch 'qm9700')"));
 	capsim_diags_free(&d);
 	/* the fabric refuses what reaches it all the same (a scenario built in
-	 * code): 3 leaves a rail on 2-port spines */
-	const capsim_set ok[] = { { "cluster.fabric.switch.ports.count", "4" } };
+	 * code): 3 nodes of 8 rails on 2-port switches; 8-port ones take 4 */
+	const capsim_set ok[] = { { "cluster.fabric.switch.ports.count", "8" } };
 	assert_int_equal(capsim_scenario_load_memory(text, strlen(text), "u.xml", cat, ok, 1, s, &d), 0);
 	s->fabric_switch.ports = 2;
 	assert_null(capsim_fabric_build(s, &d));

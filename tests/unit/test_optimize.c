@@ -343,7 +343,8 @@ static void test_limits(void **state)
 }
 
 /* 524,288 GPUs: each simulation weighs 32 (a 3-tier fabric of 65,536
- * nodes), so the screens stop at the 1,563rd layout kept (50,000 / 32 =
+ * nodes on 144-port Quantum-X800 switches: 64-port ones connect at most
+ * 8,192), so the screens stop at the 1,563rd layout kept (50,000 / 32 =
  * 1,562 allowed) and the search is refused before the first simulation;
  * every shipped scenario's space is within the defaults */
 static void test_huge_cluster_refused(void **state)
@@ -351,9 +352,10 @@ static void test_huge_cluster_refused(void **state)
 	(void)state;
 	static const capsim_set sets[] = { { "cluster.nodes", "65536" },
 					   { "cluster.fabric.tiers", "3" },
+					   { "cluster.fabric.switch.ref", "q3400" },
 					   { "workload.global-batch", "65536" },
 					   { "reliability.runs", "0" } };
-	capsim_scenario *s = load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", sets, 4);
+	capsim_scenario *s = load(CAPSIM_SOURCE_DIR "/scenarios/default.xml", sets, 5);
 	assert_int_equal(capsim_opt_sim_weight(s), 32);
 	long space = capsim_opt_space_size(s);
 	assert_true(space <= CAPSIM_OPT_MAX_LAYOUTS);

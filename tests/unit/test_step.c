@@ -1008,10 +1008,11 @@ static void test_reliability_closed_form(void **state)
 	 * (2048 nodes) fail every 1.8 h, Kokolis et al.'s projection; a repair
 	 * given is every part's */
 	const capsim_set big[] = { { "cluster.nodes", "2048" },
+				   { "cluster.fabric.tiers", "3" },
 				   { "workload.global-batch", "4096" },
 				   { "reliability.node-mtbf", "153.85 d" },
 				   { "reliability.repair", "3 d" } };
-	s = load(text, big, 4);
+	s = load(text, big, 5);
 	capsim_reliab_estimate(s, &st, 0, &r);
 	assert_rel(r.job_mttf_s / 3600, 1.8, 0.01);
 	assert_rel(r.node_mtbf_s / day, 153.85, 1e-9);
