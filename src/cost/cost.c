@@ -82,8 +82,6 @@ static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, 
 			continue;
 		}
 		c->capex_nodes_usd += v.nodes * v.node->price_usd;
-		*max_it_w += v.nodes * (v.node->power_max_w > 0 ? v.node->power_max_w :
-					g < p->n_groups ? p->group[g].node_w : p->node_w);
 	}
 	int switches = in->fabric.leaves + in->fabric.spines + in->fabric.cores;
 	if (switches > 0) {
@@ -95,9 +93,10 @@ static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, 
 			unpriced(c, what);
 		}
 		c->capex_switches_usd = switches * s->fabric_switch.price_usd;
-		*max_it_w += p->switches_w;
 	}
-	*max_it_w += p->storage_w;
+	/* the power a colocation contract provisions: every node at its peak by
+	 * what it holds, the switch trays, switches at their maximum, storage */
+	*max_it_w = p->it_peak_w;
 	if (c->unpriced[0]) {
 		size_t len = strlen(c->unpriced);
 		snprintf(c->unpriced + len, sizeof c->unpriced - len, " %s no price",
