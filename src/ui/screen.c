@@ -350,8 +350,9 @@ static int draw_facility(const capsim_result *r, int y, int x0, int width)
 		line(y++, x0, width, "break-even     %.0f%% utilisation, month %.1f",
 		     100.0 * val(r, "breakeven_utilization"), val(r, "breakeven_months"));
 	else if (has(r, "breakeven_utilization"))
-		line(y++, x0, width, "break-even     %.0f%% utilisation",
-		     100.0 * val(r, "breakeven_utilization"));
+		line(y++, x0, width, "break-even     %.0f%% utilisation%s",
+		     100.0 * val(r, "breakeven_utilization"),
+		     capsim_result_string(r, "payback") ? ", never paid back" : "");
 	return y;
 }
 
