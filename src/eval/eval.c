@@ -277,6 +277,8 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 	r->leaves = fc.leaves;
 	r->spines = fc.spines;
 	r->cores = fc.cores;
+	r->leaf_node_ports = fc.leaf_down;
+	r->leaf_uplinks = fc.leaf_uplinks;
 	r->cables_node_leaf = fc.cables_node_leaf;
 	r->cables_leaf_spine = fc.cables_leaf_spine;
 	r->cables_spine_core = fc.cables_spine_core;

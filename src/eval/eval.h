@@ -68,6 +68,7 @@ typedef struct capsim_result {
 	 * rails); has_fabric 0 without a switched fabric */
 	int has_fabric;
 	int leaves, spines, cores;
+	int leaf_node_ports, leaf_uplinks; /* a leaf's split as built (2, 3 tiers) */
 	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
 	capsim_layout layout;      /* the floor and the cables by reach (layout.h) */
 	/* money: owning, energy, the cloud offer, break-even, the burst plan

@@ -614,6 +614,12 @@ const capsim_result_key capsim_result_keys[] = {
 	    "its spine switches (2 and 3 tiers)", has_spines),
 	INT("switches_core", offsetof(R, cores), "core switches", "its core switches (3 tiers)",
 	    has_cores),
+	INT("leaf_node_ports", offsetof(R, leaf_node_ports), "leaf split, node ports",
+	    "a leaf's ports to the nodes as built: the fewest uplinks whose ratio is at least "
+	    "cluster.fabric.oversubscription, or more where that builds fewer switches "
+	    "(2 and 3 tiers)", has_spines),
+	INT("leaf_uplinks", offsetof(R, leaf_uplinks), "leaf split, uplinks",
+	    "a leaf's ports to the spines (aggregation at 3 tiers) as built", has_spines),
 	{ .key = "cables_node_leaf", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, cables_node_leaf), .unit = "", .label = "cables node-leaf",
 	  .depth = 1, .doc = "cables from the nodes' NICs to the leaves", .present = has_fabric },

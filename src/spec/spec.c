@@ -348,7 +348,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("cluster.fabric.tiers", tiers, P, 1, 3, "2", "switch tiers of the fat tree"),
 	FENUM("cluster.fabric.transport", S, transport, net_transports, R, NULL, "transport"),
 	SINT("cluster.fabric.rails", rails_given, P, 1, 64, NULL, "NICs per node used (rails); default: all"),
-	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio"),
+	SDBL("cluster.fabric.oversubscription", oversubscription, CAPSIM_DIM_RATIO, P, 1.0, 64.0, "1:1", "leaf downlink to uplink ratio asked: a leaf is built with the fewest uplinks whose ratio is at least this one, or with more (down to 1:1) where that takes fewer switches; result keys leaf_node_ports and leaf_uplinks give the split built"),
 	FFLAG("cluster.fabric.sharp", S, sharp, 0, "off", "SHARP in-network reduction"),
 	FFLAG("cluster.fabric.rail-optimized", S, rail_optimized, 0, "on", "rail-optimised fat tree: each NIC of a node on its rail's leaf, so same-rail traffic of up to a leaf's node ports stays in one switch (NVIDIA's SuperPOD); off: a plain fat tree, all of a node's NICs on one leaf"),
 	FENUM("cluster.fabric.placement", S, placement, placements, 0, "contiguous", "where the job's nodes sit under the leaves: contiguous (node i under leaf i / node ports, so small groups share a leaf), or scattered by the scheduler (a shuffle from the scenario's seed), so groups cross leaves and oversubscription matters"),
