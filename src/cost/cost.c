@@ -63,7 +63,7 @@ static void unpriced(capsim_cost *c, const char *what)
 
 /* The capex of every part class where each has a price (the nodes of every
  * group, the fabric's switches, the cables, the shared file system), and
- * the maximum IT power colocation is priced on; a part without a price is
+ * the IT load at peak colocation is priced on; a part without a price is
  * named in c->unpriced and leaves has_capex 0. */
 static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c,
 			double *max_it_w)

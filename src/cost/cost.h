@@ -40,7 +40,7 @@ typedef struct capsim_cost {
 	double capex_storage_usd;  /* the shared file system's price, where it has one */
 	double residual_usd;       /* what the nodes and switches resell for at the horizon */
 	/* opex_per_year_usd by class, each its rate x its base: energy at
-	 * cost.utilization, colocation of the maximum IT power, support by part
+	 * cost.utilization, colocation of the IT load at peak, support by part
 	 * class (CAPSIM_SUPPORT_*: its share x the class's capex), insurance
 	 * (its share x the capex) and staff */
 	double opex_energy_per_year_usd, opex_colocation_per_year_usd;

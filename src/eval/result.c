@@ -713,8 +713,8 @@ const capsim_result_key capsim_result_keys[] = {
 		"cost.utilization of the year, the GPUs at idle the rest", has_capex, NULL, NULL),
 	REAL_IF("opex_colocation_per_year_usd", offsetof(R, cost.opex_colocation_per_year_usd),
 		CAPSIM_DIM_USD, "USD", "colocation", 2,
-		"the facility's colocation price x the maximum IT power (nodes at power.max, switches, "
-		"storage)", has_capex, NULL, NULL),
+		"the facility's colocation price x the IT load at peak (power_it_peak_w: nodes at their "
+		"peak, switch trays, switches at their maximum, storage)", has_capex, NULL, NULL),
 	REAL_IF("opex_support_servers_per_year_usd",
 		offsetof(R, cost.opex_support_per_year_usd[CAPSIM_SUPPORT_SERVERS]), CAPSIM_DIM_USD,
 		"USD", "support, servers", 2, "cost.support-servers x capex_nodes_usd", has_capex,
