@@ -117,23 +117,23 @@ static leafmix mix_of(const sizing *z, long first, long end)
 }
 
 /* The next count of upper switches after s that a leaf of `up` uplinks may
- * spread over: s times the smallest prime factor of up / s, so that each
- * count divides up and the next (1, 2, 4 ... 32 for 32 uplinks). */
-static long chain_next(int up, long s)
+ * spread over evenly: the next divisor of up (1, 2, 3, 4, 6, 8 ... 72 for 72
+ * uplinks). */
+static long next_divisor(int up, long s)
 {
-	long rest = up / s;
-	for (long p = 2; p * p <= rest; p++)
-		if (rest % p == 0)
-			return s * p;
-	return s * rest;
+	for (long t = s + 1; t < up; t++)
+		if (up % t == 0)
+			return t;
+	return up;
 }
 
 /* The fewest upper switches of `cap` down ports that every leaf of m reaches
  * with as many links each (at least its need, at most its `up` ports), as
- * NVIDIA's SuperPOD spreads a leaf's uplinks over its spines; *cables gets
- * the links built. The count is taken from chain_next's divisors of up, so
- * that more nodes never build fewer links. -1 when none can (more leaves
- * than cap). */
+ * NVIDIA's SuperPODs spread a leaf's uplinks over their spines (72 uplinks
+ * over 18 or 36 Quantum-X800 spines); *cables gets the links built. The
+ * count is a divisor of up, the fewest that holds the links: as nodes grow
+ * it may move to one that spreads a partial leaf with fewer links, so cables
+ * may fall where the switches rise. -1 when none can (more leaves than cap). */
 static int spread(const leafmix *m, int up, int cap, long *cables)
 {
 	long need = m->n[0] * m->u[0] + m->n[1] * m->u[1];
@@ -141,7 +141,7 @@ static int spread(const leafmix *m, int up, int cap, long *cables)
 	if (need <= 0)
 		return 0;
 	long lo = (need + cap - 1) / cap;
-	for (long s = 1; s <= up; s = chain_next(up, s)) {
+	for (long s = 1; s <= up; s = next_divisor(up, s)) {
 		if (s < lo)
 			continue;
 		long per = 0, built = 0;

@@ -1,5 +1,6 @@
 /* test_fabric_size.c - the fabric's sizing (capsim_fabric_size) against
- * NVIDIA's published SuperPOD counts and the fat tree's closed forms, and
+ * published compute fabrics (NVIDIA's DGX SuperPODs, OCP's Open Cluster
+ * Designs) and the fat tree's closed forms, and
  * its properties over sweeps of nodes and oversubscription: switches and
  * cables never fall as nodes grow, never rise as oversubscription grows,
  * small clusters buy one switch where one holds every port, and a design
@@ -105,6 +106,101 @@ static void test_superpod_reference(void **state)
 	testutil_csv_free(&t);
 }
 
+/* Published compute fabrics past the DGX H100 and B200 SuperPOD: each sized
+ * from its nodes, rails (NICs of the link speed a node attaches at) and the
+ * switch's ports at that speed, rail-optimised, 1:1, two tiers, and compared
+ * with the leaves, spines and cables its source lists. Where one published
+ * cable carries two of the model's links (an 800G cable as 2 x 400G), capsim's
+ * links are halved for the comparison (per_cable 2).
+ *
+ * - DGX B300 SuperPOD, Quantum-X800 InfiniBand (Q3400: 144 ports of 800G),
+ *   SUs of 72 nodes, 8 rails of 800G: "NVIDIA SuperPOD with DGX B300 Systems,
+ *   NVIDIA Quantum-X800 InfiniBand switching and AC Power Reference
+ *   Architecture", RA-11339-001 V01 (2025-07-23), "DGX SuperPOD
+ *   Architecture", Table 3 "Example Compute Fabric Components for DGX
+ *   SuperPOD Counts" (docs.nvidia.com/dgx-superpod/reference-architecture/
+ *   scalable-infrastructure-b300-xdr/latest/dgx-superpod-architecture.html).
+ * - DGX B300 SuperPOD, Spectrum-X Ethernet, SUs of 64 nodes, twin-planar:
+ *   every GPU has 2 x 400GbE through two planes ("Network Fabrics"), so 16
+ *   rails of 400G on switches of 64 ports of 800G, each port as 2 x 400G (128
+ *   ports); the table lists one node-leaf cable a GPU and half the 400G
+ *   uplinks as leaf-spine cables, so each cable carries two 400G links:
+ *   "NVIDIA SuperPOD DGX B300 Systems, Spectrum-4 Ethernet and DC Busbar
+ *   Power Reference Architecture", RA-11337-001 V01 (2025-05-29), "DGX
+ *   SuperPOD Architecture", Table 3 "Larger DGX SuperPOD component counts"
+ *   (docs.nvidia.com/dgx-superpod/reference-architecture/
+ *   scalable-infrastructure-b300/latest/dgx-superpod-architecture.html).
+ * - OCP Open Cluster Designs AI training fabric (Hedgehog and Celestica,
+ *   github.com/opencomputeproject/OCP-OCDAI-training-fabric, commit de057e8,
+ *   2026-06-06): Celestica DS5000 (64 ports of 800G) leaves whose 32 node
+ *   ports run as 64 x 400G and whose 32 uplinks run at 800G, so 128 ports of
+ *   400G split 64:64; servers of 8 ConnectX-7 400G (clos-ro) or 8 ConnectX-8
+ *   2 x 400G on two planes (dual-plane, 16 rails). Counts are the backend
+ *   rows of each composition's bom.csv and connectivity-map.csv: OPG-128,
+ *   OPG-256, OPG-512 and XOC-1024 (2 x OPG-512) clos-ro; OPG-256, OPG-512
+ *   and XOC-1024 dual-plane. Leaf-spine cables are 800G (two 400G links). */
+typedef struct {
+	const char *what;
+	int nodes, rails, radix;
+	int leaves, spines;
+	long node_leaf, leaf_spine; /* published cables */
+	int node_per_cable, spine_per_cable; /* model links a published cable carries */
+} published_fabric;
+
+static const published_fabric published[] = {
+	{ "DGX B300 Quantum-X800, 1 SU", 72, 8, 144, 8, 4, 576, 576, 1, 1 },
+	{ "DGX B300 Quantum-X800, 2 SU", 144, 8, 144, 16, 8, 1152, 1152, 1, 1 },
+	{ "DGX B300 Quantum-X800, 4 SU", 288, 8, 144, 32, 18, 2304, 2304, 1, 1 },
+	{ "DGX B300 Quantum-X800, 8 SU", 576, 8, 144, 64, 36, 4608, 4608, 1, 1 },
+	{ "DGX B300 Spectrum-X, 1 SU", 64, 16, 128, 16, 8, 512, 512, 2, 2 },
+	{ "DGX B300 Spectrum-X, 2 SU", 128, 16, 128, 32, 16, 1024, 1024, 2, 2 },
+	{ "DGX B300 Spectrum-X, 4 SU", 256, 16, 128, 64, 32, 2048, 2048, 2, 2 },
+	{ "DGX B300 Spectrum-X, 8 SU", 512, 16, 128, 128, 64, 4096, 4096, 2, 2 },
+	{ "OCP OPG-128 clos-ro", 16, 8, 128, 2, 1, 128, 64, 1, 2 },
+	{ "OCP OPG-256 clos-ro", 32, 8, 128, 4, 2, 256, 128, 1, 2 },
+	{ "OCP OPG-512 clos-ro", 64, 8, 128, 8, 4, 512, 256, 1, 2 },
+	{ "OCP XOC-1024 clos-ro", 128, 8, 128, 16, 8, 1024, 512, 1, 2 },
+	{ "OCP OPG-256 dual-plane", 32, 16, 128, 8, 4, 512, 256, 1, 2 },
+	{ "OCP OPG-512 dual-plane", 64, 16, 128, 16, 8, 1024, 512, 1, 2 },
+	{ "OCP XOC-1024 dual-plane", 128, 16, 128, 32, 16, 2048, 1024, 1, 2 },
+};
+
+static void test_published_fabrics(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof published / sizeof published[0]; i++) {
+		const published_fabric *p = &published[i];
+		capsim_fabric_counts c = size_ok(design(p->nodes, p->rails, p->radix, 1.0, 2, 1));
+		if (c.leaves != p->leaves || c.spines != p->spines || c.cores != 0 ||
+		    c.cables_node_leaf != p->node_leaf * p->node_per_cable ||
+		    c.cables_leaf_spine != p->leaf_spine * p->spine_per_cable)
+			fail_msg("%s: %d leaves, %d spines, %ld/%ld links; published %d, %d, "
+				 "%ld/%ld cables of %d/%d links",
+				 p->what, c.leaves, c.spines, c.cables_node_leaf,
+				 c.cables_leaf_spine, p->leaves, p->spines, p->node_leaf,
+				 p->leaf_spine, p->node_per_cable, p->spine_per_cable);
+	}
+}
+
+/* A published fabric that capsim builds otherwise, for a stated reason
+ * (docs/validation.md, "Fabric construction"): OCP's OPG-64 clos-ro (8
+ * servers) fills one DS5000 leaf with its 64 node ports, and its bill of
+ * materials keeps one spine on the leaf's 32 uplinks (32 cables of 800G)
+ * for the XOC that joins OPGs; capsim builds nothing above a leaf that holds
+ * every port. The DGX B300 Quantum-X800's 4 and 8 SU spread a leaf's 72
+ * uplinks evenly over 18 and 36 spines (4 and 2 links each): the fewest
+ * divisors of 72 that hold the links, where the divisors that each divide
+ * the next (1, 2, 4, 8, 24, 72) would take 24 and 72. */
+static void test_published_differences(void **state)
+{
+	(void)state;
+	capsim_fabric_counts c = size_ok(design(8, 8, 128, 1.0, 2, 1));
+	assert_int_equal(c.leaves, 1);
+	assert_int_equal(c.spines, 0); /* published 1 */
+	assert_int_equal(c.cables_node_leaf, 64);
+	assert_int_equal(c.cables_leaf_spine, 0); /* published 32 of 800G */
+}
+
 /* At full size the fat tree's closed forms (Al-Fares, Loukissas and Vahdat,
  * SIGCOMM 2008): three tiers of k-port switches connect k^3/4 hosts with
  * 5k^2/4 switches (k^2/2 leaves and aggregation switches, k^2/4 cores) and
@@ -196,11 +292,11 @@ static int sweep_nodes(capsim_fabric_size_in in)
 /* Property: switches never fall as nodes grow, from 1 node to the most the
  * tiers connect, for 2 and 3 tiers, rail-optimised and plain, at several
  * radices and ratios, and cables never fall while the switches hold; at
- * 1:1 (one split of the leaf) cables never fall at all. Past the most, the
- * size is refused. (Oversubscribed, the cheapest split may change as nodes
- * grow: 33 plain nodes of 8 rails on 32-port switches at 1.5:1 take 29
- * switches and 204 leaf-spine cables at 20:12, where 32 took 24 and 256 at
- * 16:16.) */
+ * 1:1 these designs' cables never fall at all. Past the most, the size is
+ * refused. Cables may fall where the switches rise: the spines move to a
+ * divisor of the uplinks that spreads a partial leaf with fewer links (16
+ * plain nodes of 16 rails on 48-port switches at 1:1 take 6 spines and 288
+ * leaf-spine cables, 17 take 8 and 272), or the cheapest split changes. */
 static void test_monotonic_in_nodes(void **state)
 {
 	(void)state;
@@ -213,12 +309,12 @@ static void test_monotonic_in_nodes(void **state)
 					sized += sweep_nodes(design(1, 8, sweep_radix[r], over[o],
 								    tiers, ro));
 	assert_true(sized > 90000);
-	capsim_fabric_counts a = size_ok(design(32, 8, 32, 1.5, 2, 0));
-	capsim_fabric_counts b = size_ok(design(33, 8, 32, 1.5, 2, 0));
-	assert_int_equal(a.switches, 24);
-	assert_int_equal(a.cables_leaf_spine, 256);
-	assert_int_equal(b.switches, 29);
-	assert_int_equal(b.cables_leaf_spine, 204);
+	capsim_fabric_counts a = size_ok(design(16, 16, 48, 1.0, 2, 0));
+	capsim_fabric_counts b = size_ok(design(17, 16, 48, 1.0, 2, 0));
+	assert_int_equal(a.spines, 6);
+	assert_int_equal(a.cables_leaf_spine, 288);
+	assert_int_equal(b.spines, 8);
+	assert_int_equal(b.cables_leaf_spine, 272);
 }
 
 /* at n nodes, the ratio from 1:1 to 4:1 never adds switches nor cables */
@@ -254,7 +350,7 @@ static void test_monotonic_in_oversubscription(void **state)
 			}
 	/* 32 DGX on 64 ports, two tiers: 4 spines at 1:1, then 3 (37:27, 9 links
 	 * a leaf to each), 3 (43:21: 16 uplinks a leaf need 2 spines, but 21
-	 * uplinks spread over 1, 3 or 21), 2 (48:16) and 1 (52:12) */
+	 * uplinks spread over 1, 3, 7 or 21), 2 (48:16) and 1 (52:12) */
 	static const double over[] = { 1.0, 1.5, 2.0, 3.0, 4.0 };
 	static const int spines[] = { 4, 3, 3, 2, 1 };
 	for (size_t o = 0; o < sizeof over / sizeof over[0]; o++) {
@@ -342,6 +438,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leaf_split),
 		cmocka_unit_test(test_superpod_reference),
+		cmocka_unit_test(test_published_fabrics),
+		cmocka_unit_test(test_published_differences),
 		cmocka_unit_test(test_closed_forms),
 		cmocka_unit_test(test_monotonic_in_nodes),
 		cmocka_unit_test(test_monotonic_in_oversubscription),
