@@ -23,12 +23,14 @@ slow() {
 
 # ---- the parallelism optimiser --------------------------------------------------------
 
-# 524,288 GPUs (65,536 nodes): each simulation weighs 32 of --max-simulations;
+# 524,288 GPUs (65,536 nodes on 3 tiers of 144-port switches: 64-port ones
+# connect at most 8,192): each simulation weighs 32 of --max-simulations;
 # refused once the screens have kept 1,563 layouts, before the first
 # simulation (it ran 12 minutes)
 case_optimize_524k_gpus() {
 	slow 2 "raise --max-simulations, to at most" optimize --set cluster.nodes=65536 \
-		--set cluster.fabric.tiers=3 --set workload.global-batch=65536
+		--set cluster.fabric.tiers=3 --set cluster.fabric.switch.ref=q3400 \
+		--set workload.global-batch=65536
 	has "--max-simulations: error:" "each weighs 32 on 524288 GPUs" "1563 of the first" \
 		"50016 in all, more than --max-simulations 50000"
 }
