@@ -427,6 +427,35 @@ static void test_memory_mc_within_ci(void **state)
 	capsim_result_free(&m);
 }
 
+/* capsim_eval refuses what validate refuses: a node's host memory below its
+ * shard and a copy (the default's 30.87 GB x 2 over 50 GB), and nothing is
+ * evaluated; at 2 TB it runs */
+static void test_memory_refused_by_eval(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/default.xml");
+	const capsim_set set[] = { { "cluster.storage.checkpoint-mode", "memory" },
+				   { "cluster.node.host-memory.capacity", "50 GB" } };
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(path, cat, set, 2, s, &d), 0);
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "= 61.73 GB in host memory; expected "
+				       "host-memory.capacity of at least 61.73 GB, found 50 GB"));
+	assert_non_null(strstr(d.v[0].where, "default.xml:14"));
+	capsim_diags_free(&d);
+	assert_int_equal(capsim_eval_check(s, &d), -1);
+	capsim_diags_free(&d);
+	free(s);
+	const capsim_set fits[] = { { "cluster.storage.checkpoint-mode", "memory" } };
+	eval_file("default.xml", fits, 1, &r, NULL);
+	assert_true(r.reliab.in_memory);
+	capsim_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_memory_closed_forms),
 		cmocka_unit_test(test_memory_beats_async_large_job),
 		cmocka_unit_test(test_memory_mc_within_ci),
+		cmocka_unit_test(test_memory_refused_by_eval),
 	};
 	return testutil_run_group_name("reliab", tests, setup, teardown);
 }
