@@ -220,6 +220,8 @@ static int validate_scenario(const input_bytes *in, validate_ctx *c, capsim_diag
 	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
 	int rc = capsim_scenario_load_memory(in->buf, in->len, path, c->cat, c->sets, c->n_sets,
 					     s, d);
+	if (rc == 0 && capsim_eval_check(s, d) < 0)
+		rc = -1;
 	if (rc == 0 && c->resolved) {
 		errno = 0;
 		if (capsim_scenario_write_xml(s, c->out) < 0) {

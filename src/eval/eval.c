@@ -251,6 +251,8 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 		     capsim_result *r, capsim_diags *d)
 {
 	memset(r, 0, sizeof *r);
+	if (capsim_reliab_check(s, d) < 0)
+		return -1;
 	capsim_fabric *f = capsim_fabric_build(s, d);
 	if (!f)
 		return -1;
@@ -438,6 +440,11 @@ struct capsim_cluster {
 	const capsim_scenario *s;
 	capsim_fabric *f;
 };
+
+int capsim_eval_check(const capsim_scenario *s, capsim_diags *d)
+{
+	return capsim_reliab_check(s, d);
+}
 
 capsim_cluster *capsim_cluster_open(const capsim_scenario *s, capsim_diags *d)
 {

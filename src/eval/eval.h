@@ -118,6 +118,12 @@ void capsim_result_free(capsim_result *r);
  * (memory.h; what `capsim validate` shows, and the step's own estimate). */
 void capsim_eval_memory(const capsim_scenario *s, int g, capsim_memory *out);
 
+/* What capsim_eval refuses before it runs that the scenario's loader cannot
+ * see: an in-memory checkpoint the nodes' host memory cannot hold, or with
+ * no peer (reliab.h, capsim_reliab_check). Adds each problem to d; returns
+ * 0, or -1 after adding. */
+int capsim_eval_check(const capsim_scenario *s, capsim_diags *d);
+
 /* A lower bound on the step time capsim_eval finds for s, cheaply (no
  * fabric, no schedule; capsim_step_compute_bound in step.h says how), for
  * the optimiser's bounded search; 0 where none applies. knobs NULL: the

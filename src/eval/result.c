@@ -27,6 +27,8 @@ static int has_epochs(const R *r) { return r->step.loader.epochs > 0; }
 static int has_files(const R *r) { return r->step.loader.has_loader && r->step.loader.files_per_step > 0; }
 static int has_racks(const R *r) { return r->power.has_racks; }
 static int has_ckpt_storage(const R *r) { return r->reliab.has_storage; }
+static int has_ckpt_times(const R *r) { return r->reliab.has_storage || r->reliab.in_memory; }
+static int has_ckpt_memory(const R *r) { return r->reliab.in_memory; }
 static int has_energy_cost(const R *r) { return r->cost.has_energy_cost; }
 static int has_fabric(const R *r) { return r->has_fabric; }
 static int has_switch_trays(const R *r) { return r->power.switch_trays_w > 0; }
@@ -172,6 +174,8 @@ static void note_goodput(const R *r, char *b, size_t n)
 static void note_interval(const R *r, char *b, size_t n)
 {
 	snprintf(b, n, "%s", r->reliab.interval_given ? "(given)" :
+		 r->reliab.in_memory ? "(Young: sqrt(2 x save's cost x MTTF), no shorter than "
+				       "the replication)" :
 		 "(Young: sqrt(2 x write x MTTF))");
 }
 
@@ -561,9 +565,13 @@ const capsim_result_key capsim_result_keys[] = {
 		NULL, NULL),
 	REAL_IF("checkpoint_blocking_s", REL(blocking_s), SEC, "s", "training waits", 1,
 		"what a save stops training for: the write (sync), or a GPU's copy to host memory "
-		"(cluster.storage.checkpoint-mode=async)", has_ckpt_storage, NULL, NULL),
+		"(cluster.storage.checkpoint-mode=async or memory)", has_ckpt_times, NULL, NULL),
 	REAL_IF("checkpoint_restore_s", REL(restore_s), SEC, "s", "checkpoint restore", 1,
-		"reading it back after an interruption", has_ckpt_storage, NULL, NULL),
+		"reading it back after an interruption: from the storage tier, or (memory) a "
+		"node's shard from a peer's host memory over its NICs", has_ckpt_times, NULL, NULL),
+	REAL_IF("checkpoint_replicate_s", REL(replicate_s), SEC, "s", "checkpoint replication", 1,
+		"checkpoint-mode=memory: a node's shard x checkpoint-replicas over its NICs to "
+		"its peers' host memory, in the background", has_ckpt_memory, NULL, NULL),
 	REAL_IF("checkpoint_interval_s", REL(interval_s), SEC, "s", "checkpoint interval", 1,
 		"time between checkpoints: given, or Young's optimum", has_goodput, note_interval,
 		NULL),

@@ -13,6 +13,7 @@
 
 #include "fabric.h"
 #include "memory.h"
+#include "units.h"
 #include "xalloc.h"
 
 const char *const capsim_fail_part_names[CAPSIM_PART__COUNT] = {
@@ -33,14 +34,24 @@ const double capsim_part_repair_s[CAPSIM_PART__COUNT] = {
 	11.43 * 86400, 2.04 * 86400, 3.20 * 86400, 0.0,
 };
 
+/* the framework's own save path: Megatron-LM's --async-save (torch_dist
+ * checkpoints) and PyTorch DCP's async_save under FSDP2 run in the
+ * background; torch.save and DeepSpeed's save_checkpoint block */
+static int framework_async(const capsim_scenario *s)
+{
+	return s->framework == CAPSIM_FW_MEGATRON || s->framework == CAPSIM_FW_FSDP2;
+}
+
 int capsim_checkpoint_async(const capsim_scenario *s)
 {
 	if (s->checkpoint_mode != CAPSIM_CKPT_FRAMEWORK)
 		return s->checkpoint_mode == CAPSIM_CKPT_ASYNC;
-	/* Megatron-LM's --async-save (torch_dist checkpoints) and PyTorch DCP's
-	 * async_save under FSDP2; torch.save and DeepSpeed's save_checkpoint
-	 * block */
-	return s->framework == CAPSIM_FW_MEGATRON || s->framework == CAPSIM_FW_FSDP2;
+	return framework_async(s);
+}
+
+int capsim_checkpoint_in_memory(const capsim_scenario *s)
+{
+	return s->checkpoint_mode == CAPSIM_CKPT_MEMORY;
 }
 
 /* the parts a GPU has (its chip and memory), counted GPUs x nodes; the
@@ -287,39 +298,101 @@ static double trained_params(const capsim_scenario *s)
 	return capsim_model_params(&s->model, 0);
 }
 
-double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r)
+/* one checkpoint of the job: the trained weights in their dtype, the
+ * master copy and the optimizer's moments, once for the job (its
+ * data-parallel replicas hold the same weights; a distributed save writes
+ * each shard once) */
+static double checkpoint_bytes(const capsim_scenario *s)
 {
-	if (!capsim_checkpoint_async(s))
-		return r->blocking_s;
-	/* while the write drains, steps run 1 + sigma slower: of its write_s of
-	 * wall time, write_s sigma / (1 + sigma) does no work */
-	double sigma = s->checkpoint_drain_slowdown;
-	return r->blocking_s + r->write_s * sigma / (1.0 + sigma);
+	capsim_mem_recipe rc;
+	capsim_memory_recipe(s, &rc);
+	return trained_params(s) * (rc.param_bytes + rc.master_bytes + rc.state_bytes);
 }
 
-double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r)
+double capsim_drain_time(const capsim_scenario *s, const capsim_reliab *r)
 {
-	return s->restart_s + r->restore_s + (capsim_checkpoint_async(s) ? r->write_s : 0.0);
+	if (r->in_memory)
+		return r->replicate_s;
+	return capsim_checkpoint_async(s) ? r->write_s : 0.0;
+}
+
+double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r)
+{
+	/* while the drain runs, steps run 1 + sigma slower: of its drain_s of
+	 * wall time, drain_s sigma / (1 + sigma) does no work */
+	double sigma = s->checkpoint_drain_slowdown;
+	return r->blocking_s + capsim_drain_time(s, r) * sigma / (1.0 + sigma);
+}
+
+double capsim_save_delta(const capsim_scenario *s, const capsim_reliab *r, double tau)
+{
+	double d = capsim_save_cost(s, r);
+	if (r->in_memory && r->persistent_interval_s > 0 && tau > 0)
+		d += r->persistent_cost_s * tau / r->persistent_interval_s;
+	return d;
+}
+
+/* the share of the job's interruptions that are a node's (a switch's crash
+ * stops its nodes but loses no host memory) */
+static double node_share(const capsim_reliab *r)
+{
+	double job = 0.0;
+	for (int p = 0; p < CAPSIM_PART__COUNT; p++)
+		job += r->part_rate_per_s[p];
+	return job > 0 ? (job - r->part_rate_per_s[CAPSIM_PART_SWITCH]) / job : 0.0;
+}
+
+double capsim_replica_loss_chance(const capsim_scenario *s, const capsim_reliab *r, double tau)
+{
+	if (!r->in_memory || !(r->node_mtbf_s > 0))
+		return 0.0;
+	double w = s->restart_s + r->restore_s + tau + r->replicate_s;
+	double one = -expm1(-2.0 * w / r->node_mtbf_s);
+	return node_share(r) * pow(one, s->checkpoint_replicas);
+}
+
+/* what a loss of a node with its replicas costs beyond a restore from a
+ * peer: the storage's restore and half a persistent interval of work, or
+ * without persistent saves half the run's work */
+static double replica_loss_cost(const capsim_reliab *r)
+{
+	if (r->persistent_interval_s > 0 && r->storage_restore_s > 0)
+		return r->storage_restore_s - r->restore_s + r->persistent_interval_s / 2.0;
+	return r->work_s / 2.0;
+}
+
+double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r, double tau)
+{
+	double c = s->restart_s + r->restore_s + capsim_drain_time(s, r);
+	if (r->in_memory)
+		c += capsim_replica_loss_chance(s, r, tau) * replica_loss_cost(r);
+	return c;
+}
+
+/* s's interval, or Young's on the save's cost, no shorter than the drain */
+static double checkpoint_interval(const capsim_scenario *s, const capsim_reliab *r,
+				  double mttf_s)
+{
+	if (s->checkpoint_interval_s > 0)
+		return s->checkpoint_interval_s;
+	if (!(r->has_storage || r->in_memory) || !(mttf_s > 0))
+		return 0.0;
+	double tau = capsim_young_interval(capsim_save_cost(s, r), mttf_s);
+	/* a background save must drain before the next one starts */
+	double drain = capsim_drain_time(s, r);
+	return tau < drain ? drain : tau;
 }
 
 double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
 				   double mttf_s, double *interval_s)
 {
-	double tau = 0.0;
-	if (s->checkpoint_interval_s > 0) {
-		tau = s->checkpoint_interval_s;
-	} else if (r->has_storage && mttf_s > 0) {
-		tau = capsim_young_interval(capsim_save_cost(s, r), mttf_s);
-		/* a background save must drain before the next one starts */
-		if (capsim_checkpoint_async(s) && tau < r->write_s)
-			tau = r->write_s;
-	}
+	double tau = checkpoint_interval(s, r, mttf_s);
 	*interval_s = tau;
 	if (!(mttf_s > 0) || !(tau > 0))
 		return 0.0;
-	/* the restart counts (async) the draining save a failure loses too, a
-	 * write's time beyond the last durable one (an upper bound) */
-	double delta = capsim_save_cost(s, r), restart = capsim_restart_cost(s, r);
+	/* the restart counts the draining save a failure loses too, a drain's
+	 * time beyond the last complete one (an upper bound) */
+	double delta = capsim_save_delta(s, r, tau), restart = capsim_restart_cost(s, r, tau);
 	double work = r->work_s > 0 ? r->work_s : tau;
 	double wall = r->work_s > 0 ? capsim_expected_wall(work, tau, delta, restart, mttf_s) :
 				      segment_expected(tau + delta, restart, mttf_s);
@@ -345,6 +418,13 @@ static void estimate_failures(const capsim_scenario *s, int leaves, capsim_relia
 	out->nodes_in_repair = repair;
 	if (repair > 0)
 		out->spare_nodes = capsim_poisson_quantile(repair, 0.99);
+}
+
+/* each GPU copies its shard to host memory over its PCIe link: the
+ * slowest group's link holds the job */
+static double host_copy_s(const capsim_scenario *s, const capsim_reliab *r)
+{
+	return r->checkpoint_bytes / (double)capsim_scenario_gpus(s) / slowest_pcie_bw(s);
 }
 
 /* a checkpoint's write, restore and blocking times on s's storage tier */
@@ -373,31 +453,121 @@ static void estimate_checkpoint_times(const capsim_scenario *s, capsim_reliab *o
 	}
 	out->write_s = w / eff;
 	out->restore_s = r; /* torch.load read back at the raw rate (docs/validation.md) */
-	out->blocking_s = out->write_s;
-	if (capsim_checkpoint_async(s)) {
-		/* each GPU copies its shard to host memory over its PCIe link:
-		 * the slowest group's link holds the job */
-		double gpus = (double)capsim_scenario_gpus(s);
-		out->blocking_s = out->checkpoint_bytes / gpus / slowest_pcie_bw(s);
+	out->blocking_s = capsim_checkpoint_async(s) ? host_copy_s(s, out) : out->write_s;
+}
+
+/* a node's NICs together at their port speed */
+static double node_nic_bw(const capsim_group_view *v)
+{
+	return v->node->nics * v->nic->port_speed_bytes_per_s;
+}
+
+/* in memory: the copy to host memory, the replication to peers and the
+ * restore from one over the slowest group's NICs, and the persistent saves
+ * to s's storage tier (their cost the framework's save path's) */
+static void estimate_memory_times(const capsim_scenario *s, capsim_reliab *out)
+{
+	double shard_gpu = out->checkpoint_bytes / (double)capsim_scenario_gpus(s);
+	out->in_memory = 1;
+	out->storage_restore_s = out->has_storage ? out->restore_s : 0.0;
+	out->restore_s = 0.0;
+	int groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		double shard = shard_gpu * v.node->gpus, bw = node_nic_bw(&v);
+		if (shard > out->shard_node_bytes)
+			out->shard_node_bytes = shard;
+		if (bw > 0 && shard / bw > out->restore_s)
+			out->restore_s = shard / bw;
 	}
+	out->replicate_s = out->restore_s * s->checkpoint_replicas;
+	out->blocking_s = host_copy_s(s, out);
+	if (!out->has_storage || !(s->persistent_interval_s > 0))
+		return;
+	out->persistent_interval_s = s->persistent_interval_s;
+	double sigma = s->checkpoint_drain_slowdown;
+	out->persistent_cost_s = framework_async(s) ?
+		out->blocking_s + out->write_s * sigma / (1.0 + sigma) : out->write_s;
+}
+
+/* "2 TB" into buf */
+static const char *bytes_text(double b, char *buf, size_t n)
+{
+	capsim_units_format(b, CAPSIM_DIM_BYTES, buf, n);
+	return buf;
+}
+
+/* the peers a node's shard is copied to: 1 + replicas nodes at least */
+static int check_peers(const capsim_scenario *s, capsim_diags *d)
+{
+	int need = 1 + s->checkpoint_replicas;
+	if (s->nodes >= need)
+		return 0;
+	capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster.storage"),
+			 "cluster.storage.checkpoint-mode=memory: no peer to replicate to: "
+			 "checkpoint-replicas %d needs cluster.nodes of at least %d (a node and "
+			 "its peers); found %d",
+			 s->checkpoint_replicas, need, s->nodes);
+	return -1;
+}
+
+/* each group's node holds its GPUs' shards and replicas' copies of as much */
+static int check_host_memory(const capsim_scenario *s, capsim_diags *d)
+{
+	double shard_gpu = checkpoint_bytes(s) / (double)capsim_scenario_gpus(s);
+	int rc = 0, groups = s->n_groups > 0 ? s->n_groups : 1;
+	for (int g = 0; g < groups; g++) {
+		capsim_group_view v;
+		capsim_scenario_group(s, g, &v);
+		double shard = shard_gpu * v.node->gpus;
+		double need = shard * (1 + s->checkpoint_replicas), cap = v.node->host_mem_bytes;
+		if (cap > 0 && need <= cap)
+			continue;
+		char a[32], b[32], c[32];
+		bytes_text(shard, a, sizeof a);
+		bytes_text(need, b, sizeof b);
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster.storage"),
+				 "cluster.storage.checkpoint-mode=memory: node '%s' holds its %d "
+				 "GPUs' shards of %s x (1 + checkpoint-replicas %d) = %s in host "
+				 "memory; expected host-memory.capacity of at least %s, found %s",
+				 v.node->e.id, v.node->gpus, a, s->checkpoint_replicas, b, b,
+				 cap > 0 ? bytes_text(cap, c, sizeof c) : "none in the catalog");
+		rc = -1;
+	}
+	return rc;
+}
+
+int capsim_reliab_check(const capsim_scenario *s, capsim_diags *d)
+{
+	if (!capsim_checkpoint_in_memory(s))
+		return 0;
+	int rc = check_peers(s, d);
+	if (check_host_memory(s, d) < 0)
+		rc = -1;
+	if (s->persistent_interval_s > 0 && !s->has_shared_storage && !s->has_local_storage) {
+		capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster.storage"),
+				 "cluster.storage.persistent-interval: persistent checkpoints "
+				 "need a storage tier; expected cluster.storage.shared or "
+				 ".local, found none");
+		rc = -1;
+	}
+	return rc;
 }
 
 void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int leaves,
 			    capsim_reliab *out)
 {
 	memset(out, 0, sizeof *out);
-	/* what a checkpoint holds: the trained weights in their dtype, the
-	 * master copy and the optimizer's moments, once for the job (its
-	 * data-parallel replicas hold the same weights; a distributed save
-	 * writes each shard once) */
 	capsim_mem_recipe rc;
 	capsim_memory_recipe(s, &rc);
-	out->checkpoint_bytes = trained_params(s) *
-				(rc.param_bytes + rc.master_bytes + rc.state_bytes);
+	out->checkpoint_bytes = checkpoint_bytes(s);
 	out->weights_bytes = trained_params(s) * rc.param_bytes;
 	out->work_s = st->time_to_train_s;
 	estimate_failures(s, leaves, out);
 	estimate_checkpoint_times(s, out);
+	if (capsim_checkpoint_in_memory(s))
+		estimate_memory_times(s, out);
 	if (out->job_mttf_s > 0) {
 		out->goodput = capsim_reliab_goodput_under(s, out, out->job_mttf_s,
 							   &out->interval_s);
@@ -407,7 +577,7 @@ void capsim_reliab_estimate(const capsim_scenario *s, const capsim_step *st, int
 		return;
 	/* the exact expectation of the run, whose ratio the goodput is */
 	double ttt = out->work_s, m = out->job_mttf_s, tau = out->interval_s;
-	double delta = capsim_save_cost(s, out), r = capsim_restart_cost(s, out);
+	double delta = capsim_save_delta(s, out, tau), r = capsim_restart_cost(s, out, tau);
 	out->wall_to_train_s = capsim_expected_wall(ttt, tau, delta, r, m);
 	out->interruptions = capsim_expected_failures(ttt, tau, delta, m);
 	out->barely_progresses = tau + delta > m;

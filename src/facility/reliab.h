@@ -8,6 +8,7 @@
 #ifndef CAPSIM_RELIAB_H
 #define CAPSIM_RELIAB_H
 
+#include "diag.h"
 #include "spec.h"
 #include "step.h"
 
@@ -33,13 +34,33 @@ extern const double capsim_part_repair_s[CAPSIM_PART__COUNT];
  * DeepSpeed sync). */
 int capsim_checkpoint_async(const capsim_scenario *s);
 
+/* 1 if s checkpoints to host memory (cluster.storage.checkpoint-mode=memory):
+ * each GPU's shard copied to its host, each node's shard replicated to
+ * cluster.storage.checkpoint-replicas peers over the scale-out network. */
+int capsim_checkpoint_in_memory(const capsim_scenario *s);
+
+/* Refuses (adds to d, returns -1) an in-memory checkpoint that s's nodes
+ * cannot hold: no peer to replicate to (fewer nodes than 1 + replicas), a
+ * node type without host-memory.capacity, or a node's GPUs' shards x (1 +
+ * replicas) over it. 0 where s does not checkpoint to memory or fits. */
+int capsim_reliab_check(const capsim_scenario *s, capsim_diags *d);
+
 typedef struct capsim_reliab {
 	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
 	double weights_bytes;     /* the trained weights alone, in their dtype */
 	int has_storage;          /* a tier to write to: the times below are set */
 	double write_s, restore_s; /* one checkpoint, every node writing (reading) its share */
-	double blocking_s;        /* what training waits for each save: write_s, or (async)
-				   * the copy of a GPU's shard to host memory */
+	double blocking_s;        /* what training waits for each save: write_s, or (async,
+				   * memory) the copy of a GPU's shard to host memory */
+	/* in memory (checkpoint-mode=memory): restore_s is a node's shard read
+	 * from a peer over its NICs, and the storage tier's own restore, the
+	 * persistent saves and the loss of a node with its replicas are below */
+	int in_memory;
+	double replicate_s;       /* a node's shard x replicas over its NICs, in the background */
+	double shard_node_bytes;  /* the largest node's GPUs' shards */
+	double storage_restore_s; /* the storage tier's restore (0: no tier) */
+	double persistent_interval_s; /* between saves to storage; 0: none */
+	double persistent_cost_s; /* one save to storage, as the framework's save path costs it */
 	/* the job's interruptions a second from each part: a node's parts x
 	 * nodes (GPUs x GPUs), switches x leaves */
 	double part_rate_per_s[CAPSIM_PART__COUNT];
@@ -117,24 +138,44 @@ double capsim_young_interval(double write_s, double mttf_s);
  * 0.2; capsim's results use the exact one. */
 double capsim_goodput(double tau, double delta, double restart_s, double mttf_s);
 
+/* What runs in the background after a save's blocking copy: the write
+ * (async), the replication to peers (memory), nothing (sync). */
+double capsim_drain_time(const capsim_scenario *s, const capsim_reliab *r);
+
 /* What one save costs the training, in seconds of its time: the blocking
- * part, and with async saves the work the slower steps lose while the write
- * drains (cluster.storage.checkpoint-drain-slowdown). */
+ * part, and with async or in-memory saves the work the slower steps lose
+ * while the drain runs (cluster.storage.checkpoint-drain-slowdown). */
 double capsim_save_cost(const capsim_scenario *s, const capsim_reliab *r);
 
-/* What an interruption costs before the work resumes: s's restart
- * (reliability.restart), r's restore and, with async saves, the write of the
- * save that was draining (lost with it). */
-double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r);
+/* What a save costs the training with the checkpoint interval tau: its
+ * cost above and, in memory, the persistent saves' cost amortised over
+ * the in-memory ones (persistent_cost_s x tau / persistent_interval_s). */
+double capsim_save_delta(const capsim_scenario *s, const capsim_reliab *r, double tau);
+
+/* The chance that an interruption with the checkpoint interval tau loses a
+ * node together with every peer holding its shard (memory mode; 0
+ * otherwise): the interruption is a node's (not a switch's), and each of
+ * its replicas' nodes fails within the window w = restart + restore + tau
+ * + drain before or after it, before the next save copies the shard
+ * again: node share x (1 - e^(-2 w / node MTBF))^replicas. */
+double capsim_replica_loss_chance(const capsim_scenario *s, const capsim_reliab *r, double tau);
+
+/* What an interruption costs before the work resumes, with the checkpoint
+ * interval tau: s's restart (reliability.restart), r's restore and, with
+ * async or in-memory saves, the drain of the save that was running (lost
+ * with it); in memory, also the loss chance above x what such a loss costs
+ * more: the storage's restore in place of the peer's and half a persistent
+ * interval of work (without persistent saves, half the run's work). */
+double capsim_restart_cost(const capsim_scenario *s, const capsim_reliab *r, double tau);
 
 /* The goodput of r's checkpoints (its write, blocking and restore times)
  * under interruptions every mttf_s: exact, r->work_s over its expected wall
  * time (capsim_expected_wall; without work_s, over a run of many intervals,
- * tau / ((e^(L/m) - 1)(m + restart)), L = tau + the save's cost), at s's
- * checkpoint interval, or Young's on the save's cost (async: no shorter
- * than the write), which *interval_s gets; the restart is s's plus the
- * restore (async: plus a write lost). 0 without an interval, and where the
- * expected time of an interval overflows. */
+ * tau / ((e^(L/m) - 1)(m + restart)), L = tau + capsim_save_delta), at s's
+ * checkpoint interval, or Young's on the save's cost (async and memory: no
+ * shorter than the drain), which *interval_s gets; the restart is
+ * capsim_restart_cost. 0 without an interval, and where the expected time
+ * of an interval overflows. */
 double capsim_reliab_goodput_under(const capsim_scenario *s, const capsim_reliab *r,
 				   double mttf_s, double *interval_s);
 

@@ -384,7 +384,9 @@ extern const char *const capsim_framework_names[];
 
 /* How a checkpoint is saved (cluster.storage.checkpoint-mode): the
  * framework's own save path, or synchronous or asynchronous as given. */
-typedef enum { CAPSIM_CKPT_FRAMEWORK, CAPSIM_CKPT_SYNC, CAPSIM_CKPT_ASYNC } capsim_checkpoint_mode;
+typedef enum {
+	CAPSIM_CKPT_FRAMEWORK, CAPSIM_CKPT_SYNC, CAPSIM_CKPT_ASYNC, CAPSIM_CKPT_MEMORY
+} capsim_checkpoint_mode;
 
 extern const char *const capsim_checkpoint_mode_names[];
 
@@ -528,6 +530,8 @@ typedef struct capsim_scenario {
 	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
 	int checkpoint_mode;      /* cluster.storage.checkpoint-mode: CAPSIM_CKPT_* */
 	double checkpoint_drain_slowdown; /* steps slower by this share while an async save drains */
+	int checkpoint_replicas;  /* memory mode: peers holding a copy of each node's shard */
+	double persistent_interval_s; /* memory mode: between saves to storage; 0: none */
 	/* the data loader (loader.h) */
 	double data_bytes_per_token; /* 0: by the vocabulary */
 	double data_shard_bytes;     /* one file's; 0: memory-mapped, opened once */

@@ -3,7 +3,10 @@
  * fault trace), the causes summing to the interruptions with no "other"
  * bucket, the exact expected wall time against a Monte Carlo of bounded
  * cost from a tenth of an MTTF of work to ten thousand, the batched draws
- * against a simulation of every attempt, and more nodes failing sooner. */
+ * against a simulation of every attempt, and more nodes failing sooner;
+ * in-memory checkpoints: their copy, replication and restore against their
+ * closed forms, a large job's goodput above async's, the Monte Carlo against
+ * the exact expectation. */
 #include "catalog.h"
 #include "testutil.h"
 
@@ -19,6 +22,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "eval.h"
+#include "fabric.h"
 #include "reliab.h"
 #include "scenario.h"
 
@@ -311,6 +315,147 @@ static void test_barely_progresses(void **state)
 	capsim_result_free(&r);
 }
 
+/* The default scenario (32 DGX H100, Llama 3.1 70B, Megatron-LM, a 2 h
+ * interval) checkpointing to host memory with 2 replicas and a persistent
+ * save every 6 h: each GPU copies its shard over PCIe Gen5 x16, each node
+ * sends its shard x 2 over its 8 NDR NICs (8 x 50 GB/s) and reads one back
+ * after a failure; the save's delta, the restart and the exact wall time
+ * are those closed forms through the same functions */
+static void test_memory_closed_forms(void **state)
+{
+	(void)state;
+	const capsim_set set[] = { { "cluster.storage.checkpoint-mode", "memory" },
+				   { "cluster.storage.checkpoint-replicas", "2" },
+				   { "cluster.storage.persistent-interval", "6 h" } };
+	capsim_result a, m;
+	capsim_scenario *s;
+	eval_file("default.xml", NULL, 0, &a, NULL);
+	eval_file("default.xml", set, 3, &m, &s);
+	const capsim_reliab *r = &m.reliab;
+	const double ckpt = r->checkpoint_bytes, nic = 8 * 400e9 / 8;
+	assert_rel(ckpt, 987751890900.0, 1e-9); /* 70.6B parameters x 14 bytes */
+	assert_true(r->in_memory && !a.reliab.in_memory);
+	assert_rel(r->blocking_s, ckpt / 256 / capsim_pcie_bw(5, 16), 1e-12);
+	assert_rel(r->blocking_s, 0.06696985817, 1e-9);
+	assert_rel(r->shard_node_bytes, ckpt / 32, 1e-12);
+	assert_rel(r->restore_s, ckpt / 32 / nic, 1e-12);
+	assert_rel(r->restore_s, 0.07716811648, 1e-9);
+	assert_rel(r->replicate_s, 2 * ckpt / 32 / nic, 1e-12);
+	assert_rel(r->replicate_s, 0.15433623297, 1e-9);
+	/* the storage tier's write and restore as async has them */
+	assert_rel(r->write_s, a.reliab.write_s, 1e-12);
+	assert_rel(r->storage_restore_s, a.reliab.restore_s, 1e-12);
+	/* the persistent save as Megatron's async one costs; its share of a 2 h
+	 * interval a third */
+	const double sg = s->checkpoint_drain_slowdown, tau = 7200, p = 6 * 3600.0;
+	assert_rel(r->interval_s, tau, 0);
+	assert_rel(r->persistent_cost_s, r->blocking_s + r->write_s * sg / (1 + sg), 1e-12);
+	double delta = r->blocking_s + r->replicate_s * sg / (1 + sg) + r->persistent_cost_s / 3;
+	assert_rel(capsim_save_delta(s, r, tau), delta, 1e-12);
+	/* a node and both its replicas' nodes lost within the window */
+	double w = s->restart_s + r->restore_s + tau + r->replicate_s;
+	double sw = r->part_rate_per_s[CAPSIM_PART_SWITCH] * r->job_mttf_s;
+	double loss = (1 - sw) * pow(1 - exp(-2 * w / r->node_mtbf_s), 2);
+	assert_rel(capsim_replica_loss_chance(s, r, tau), loss, 1e-9);
+	assert_true(loss > 0 && loss < 1e-5);
+	double restart = s->restart_s + r->restore_s + r->replicate_s +
+			 loss * (r->storage_restore_s - r->restore_s + p / 2);
+	assert_rel(capsim_restart_cost(s, r, tau), restart, 1e-12);
+	assert_rel(r->wall_to_train_s, capsim_expected_wall(r->work_s, tau, delta, restart,
+							    r->job_mttf_s), 1e-12);
+	assert_rel(r->goodput, r->work_s / r->wall_to_train_s, 1e-12);
+	/* the keys the result shows */
+	assert_rel(capsim_result_get(&m, "checkpoint_replicate_s", -1), r->replicate_s, 1e-12);
+	assert_true(capsim_result_get(&a, "checkpoint_replicate_s", -1) == -1);
+	capsim_result_free(&a);
+	capsim_result_free(&m);
+	free(s);
+}
+
+/* ByteRobust's scale: 1,200 DGX H100 (9,600 GPUs) training Llama 3.1 70B
+ * from a Weka file system with the interval left to Young. In memory, the
+ * interval is shorter (a save costs less), the restore and the lost drain
+ * smaller, so the goodput is above the framework's async saves'; without
+ * persistent saves a loss of a node with its replica restarts the run, which
+ * costs more than a persistent copy every 6 h */
+static const capsim_set large[] = {
+	{ "cluster.storage.shared.ref", "weka" }, { "cluster.nodes", "1200" },
+	{ "cluster.fabric.tiers", "3" }, { "workload.global-batch", "1200" },
+	{ "cluster.storage.checkpoint-mode", "memory" },
+	{ "cluster.storage.persistent-interval", "6 h" },
+};
+
+static void test_memory_beats_async_large_job(void **state)
+{
+	(void)state;
+	capsim_result a, m, none;
+	capsim_scenario *s;
+	eval_file("h100-64node-ndr.xml", large, 4, &a, NULL);
+	eval_file("h100-64node-ndr.xml", large, 6, &m, &s);
+	eval_file("h100-64node-ndr.xml", large, 5, &none, NULL);
+	assert_int_equal(capsim_scenario_gpus(s), 9600);
+	assert_false(a.reliab.in_memory);
+	assert_true(capsim_checkpoint_async(s) == 0 && m.reliab.in_memory);
+	assert_true(m.reliab.goodput > a.reliab.goodput);
+	assert_true(m.reliab.interval_s < a.reliab.interval_s);
+	assert_true(m.reliab.restore_s < a.reliab.restore_s);
+	assert_true(m.reliab.wall_to_train_s < a.reliab.wall_to_train_s);
+	/* Young's on the save's cost, no shorter than the replication */
+	double young = capsim_young_interval(capsim_save_cost(s, &m.reliab), m.reliab.job_mttf_s);
+	assert_rel(m.reliab.interval_s, fmax(young, m.reliab.replicate_s), 1e-12);
+	assert_true(none.reliab.goodput < m.reliab.goodput);
+	printf("9,600 GPUs: goodput async %.4f, memory %.4f (no persistent saves %.4f)\n",
+	       a.reliab.goodput, m.reliab.goodput, none.reliab.goodput);
+	capsim_result_free(&a);
+	capsim_result_free(&m);
+	capsim_result_free(&none);
+	free(s);
+}
+
+/* In memory, the Monte Carlo runs the same delta and restart as the exact
+ * expectation: its mean within three 95% half-widths of it */
+static void test_memory_mc_within_ci(void **state)
+{
+	(void)state;
+	capsim_result m;
+	eval_file("h100-64node-ndr.xml", large, 6, &m, NULL);
+	const capsim_reliab *r = &m.reliab;
+	assert_true(r->runs == 1000 && r->interruptions > 5);
+	assert_true(r->mc_wall_ci_s > 0);
+	assert_true(fabs(r->mc_wall_mean_s - r->wall_to_train_s) <= 3 * r->mc_wall_ci_s);
+	assert_true(fabs(r->mc_interruptions - r->interruptions) <= 0.05 * r->interruptions);
+	capsim_result_free(&m);
+}
+
+/* capsim_eval refuses what validate refuses: a node's host memory below its
+ * shard and a copy (the default's 30.87 GB x 2 over 50 GB), and nothing is
+ * evaluated; at 2 TB it runs */
+static void test_memory_refused_by_eval(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/default.xml");
+	const capsim_set set[] = { { "cluster.storage.checkpoint-mode", "memory" },
+				   { "cluster.node.host-memory.capacity", "50 GB" } };
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(path, cat, set, 2, s, &d), 0);
+	capsim_result r;
+	assert_int_equal(capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "= 61.73 GB in host memory; expected "
+				       "host-memory.capacity of at least 61.73 GB, found 50 GB"));
+	assert_non_null(strstr(d.v[0].where, "default.xml:14"));
+	capsim_diags_free(&d);
+	assert_int_equal(capsim_eval_check(s, &d), -1);
+	capsim_diags_free(&d);
+	free(s);
+	const capsim_set fits[] = { { "cluster.storage.checkpoint-mode", "memory" } };
+	eval_file("default.xml", fits, 1, &r, NULL);
+	assert_true(r.reliab.in_memory);
+	capsim_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +466,10 @@ int main(void)
 		cmocka_unit_test(test_batched_matches_per_attempt),
 		cmocka_unit_test(test_more_nodes_fail_sooner),
 		cmocka_unit_test(test_barely_progresses),
+		cmocka_unit_test(test_memory_closed_forms),
+		cmocka_unit_test(test_memory_beats_async_large_job),
+		cmocka_unit_test(test_memory_mc_within_ci),
+		cmocka_unit_test(test_memory_refused_by_eval),
 	};
 	return testutil_run_group_name("reliab", tests, setup, teardown);
 }
