@@ -92,12 +92,13 @@ static void big_cases(capsim_catalog *cat, int repeats)
 	}
 	const capsim_reliab *b = &r.reliab;
 	double delta = capsim_save_cost(s, b);
-	double restart = capsim_restart_cost(s, b);
+	double restart = capsim_restart_cost(s, b, b->interval_s);
 	run_case("524,288 GPUs, 2T tokens, interval 2 h", b->work_s, b->interval_s, delta, restart,
 		 b->job_mttf_s, repeats);
 	double young = capsim_young_interval(delta, b->job_mttf_s);
 	if (young < b->write_s)
 		young = b->write_s;
+	restart = capsim_restart_cost(s, b, young); /* the interval counts in memory mode alone */
 	run_case("524,288 GPUs, 2T tokens, Young's interval", b->work_s, young, delta, restart,
 		 b->job_mttf_s, repeats);
 	printf("(job MTTF %.4g s, work %.4g s, save %.4g s, restart %.4g s, Young %.4g s)\n",
