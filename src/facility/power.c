@@ -2,10 +2,10 @@
  * and energy"). */
 #include "power.h"
 
+#include "check.h"
 #include "ops.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* Where the GPU has no measured curve: sustained draw under back-to-back
@@ -138,47 +138,6 @@ static void group_draw(const capsim_scenario *s, int g, double load, capsim_powe
 		pg->domain_nodes = node->domain_gpus / node->gpus;
 		pg->switch_trays_w = node->switch_trays * node->switch_tray_w;
 	}
-}
-
-/* The path of group g's node count, for messages */
-static const char *group_nodes_path(const capsim_scenario *s, int g, char *buf, size_t n)
-{
-	if (g == 0 && s->groups[0].shorthand)
-		return "cluster.nodes";
-	snprintf(buf, n, "cluster.group.%s.nodes", s->groups[g].id);
-	return buf;
-}
-
-/* A rack-scale group's nodes must fill whole NVLink domains (a rack never
- * holds part of one, and a rack-scale system is bought a rack at a time):
- * 0, or -1 after adding to d what would. */
-static int check_whole_domains(const capsim_scenario *s, int g, const capsim_power_group *pg,
-			       capsim_diags *d)
-{
-	capsim_group_view v;
-	capsim_scenario_group(s, g, &v);
-	const capsim_node *node = v.node;
-	if (node->switch_trays > 0 && node->domain_gpus % node->gpus != 0) {
-		capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster"),
-				 "cluster: node '%s' has %d GPUs, but its NVLink domain "
-				 "(scale-up.domain-gpus) of %d GPUs is not a whole number of such "
-				 "nodes; expected a multiple of %d",
-				 node->e.id, node->gpus, node->domain_gpus, node->gpus);
-		return -1;
-	}
-	int t = pg->domain_nodes;
-	if (t < 1 || pg->nodes % t == 0)
-		return 0;
-	char buf[96];
-	int lo = pg->nodes / t * t;
-	capsim_diags_add(d, s->file, capsim_scenario_line(s, "cluster"),
-			 "%s: %d nodes of '%s' are not whole NVLink domains of %d nodes (%d GPUs, "
-			 "one rack each with its %d switch trays: a rack holds no part of a "
-			 "domain); expected a multiple of %d, such as %d or %d",
-			 group_nodes_path(s, g, buf, sizeof buf), pg->nodes, node->e.id, t,
-			 node->domain_gpus, node->switch_trays, t, lo > 0 ? lo : t,
-			 lo > 0 ? lo + t : 2 * t);
-	return -1;
 }
 
 /* A rack-scale group's racks: one domain each, whole, at its peak. Returns
@@ -328,8 +287,10 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 	out->n_groups = s->n_groups > 0 ? s->n_groups : 1;
 	for (int g = 0; g < out->n_groups; g++) {
 		group_draw(s, g, out->load, &out->group[g]);
-		if (check_whole_domains(s, g, &out->group[g], d) < 0)
-			return -1;
+		/* the loader refuses a rack-scale group that is not whole
+		 * NVLink domains (a rack never holds part of one) */
+		CAPSIM_ASSERT(out->group[g].domain_nodes < 1 ||
+			      out->group[g].nodes % out->group[g].domain_nodes == 0);
 	}
 	/* group 0's, for the result's one-GPU keys */
 	const capsim_power_group *g0 = &out->group[0];

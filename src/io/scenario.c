@@ -943,9 +943,15 @@ static void check_whole_domains(const capsim_scenario *s, int g, const capsim_gr
 				capsim_diags *d)
 {
 	const capsim_node *node = v->node;
-	if (node->switch_trays <= 0 || node->gpus <= 0 || node->domain_gpus <= node->gpus ||
-	    node->domain_gpus % node->gpus != 0)
+	if (node->switch_trays <= 0 || node->gpus <= 0 || node->domain_gpus <= node->gpus)
 		return;
+	if (node->domain_gpus % node->gpus != 0) {
+		blame(d, s, "cluster", "cluster.node.ref cluster.node.gpus.count",
+		      "cluster: node '%s' has %d GPUs, but its NVLink domain (scale-up.domain-gpus) "
+		      "of %d GPUs is not a whole number of such nodes; expected a multiple of %d",
+		      node->e.id, node->gpus, node->domain_gpus, node->gpus);
+		return;
+	}
 	int per = node->domain_gpus / node->gpus;
 	if (v->nodes % per == 0)
 		return;
