@@ -276,14 +276,7 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 		capsim_layout_estimate(s, f, &r->power, &r->layout);
 	capsim_fabric_destroy(f);
 	r->has_fabric = fc.leaves > 0;
-	r->leaves = fc.leaves;
-	r->spines = fc.spines;
-	r->cores = fc.cores;
-	r->leaf_node_ports = fc.leaf_down;
-	r->leaf_uplinks = fc.leaf_uplinks;
-	r->cables_node_leaf = fc.cables_node_leaf;
-	r->cables_leaf_spine = fc.cables_leaf_spine;
-	r->cables_spine_core = fc.cables_spine_core;
+	r->fabric = fc;
 	capsim_reliab_estimate(s, &r->step, fc.leaves, &r->reliab);
 	capsim_cost_inputs ci = {
 		.power = &r->power,
@@ -413,14 +406,7 @@ int capsim_result_bom(const capsim_scenario *s, const capsim_result *r, capsim_b
 		.power = &r->power,
 		.layout = &r->layout,
 		.reliab = &r->reliab,
-		.fabric = {
-			.leaves = r->leaves,
-			.spines = r->spines,
-			.cores = r->cores,
-			.cables_node_leaf = r->cables_node_leaf,
-			.cables_leaf_spine = r->cables_leaf_spine,
-			.cables_spine_core = r->cables_spine_core,
-		},
+		.fabric = r->fabric,
 		.time_to_train_s = r->step.time_to_train_s,
 	};
 	return capsim_bom_lines(s, &in, &r->cost, v);

@@ -64,12 +64,10 @@ typedef struct capsim_result {
 	capsim_power power;        /* the facility's view of the step (power.h) */
 	int cooling_liquid;        /* the facility's cooling.kind: liquid */
 	capsim_reliab reliab;      /* checkpoints, failures and goodput (reliab.h) */
-	/* the fabric's switches and cables, as the topology sizes them (all
-	 * rails); has_fabric 0 without a switched fabric */
+	/* the fabric's switches, cables and leaf split as built (fabsize.h,
+	 * all rails); has_fabric 0 without a switched fabric */
 	int has_fabric;
-	int leaves, spines, cores;
-	int leaf_node_ports, leaf_uplinks; /* a leaf's split as built (2, 3 tiers) */
-	long cables_node_leaf, cables_leaf_spine, cables_spine_core;
+	capsim_fabric_counts fabric;
 	capsim_layout layout;      /* the floor and the cables by reach (layout.h) */
 	/* money: owning, energy, the cloud offer, break-even, the burst plan
 	 * and the design's cost to train (cost.h) */

@@ -67,8 +67,8 @@ static void note_residual(const R *r, char *b, size_t n)
 	snprintf(b, n, "(%.0f%% of the nodes' and switches' price)",
 		 100 * r->cost.residual_usd / resell);
 }
-static int has_spines(const R *r) { return r->has_fabric && r->spines > 0; }
-static int has_cores(const R *r) { return r->has_fabric && r->cores > 0; }
+static int has_spines(const R *r) { return r->has_fabric && r->fabric.spines > 0; }
+static int has_cores(const R *r) { return r->has_fabric && r->fabric.cores > 0; }
 static int has_cloud_cost(const R *r) { return r->cost.has_cloud_cost; }
 static int has_layout(const R *r) { return r->layout.has_layout; }
 static int has_excludes(const R *r) { return r->cost.has_capex && r->cost.capex_excludes[0]; }
@@ -182,7 +182,7 @@ static void note_interval(const R *r, char *b, size_t n)
 static void note_mttf(const R *r, char *b, size_t n)
 {
 	snprintf(b, n, "(%d nodes, each failing every %.0f d; %d leaf switches)", r->nodes,
-		 r->reliab.node_mtbf_s / 86400, r->leaves);
+		 r->reliab.node_mtbf_s / 86400, r->fabric.leaves);
 }
 static int has_circuits(const R *r) { return r->power.has_racks && r->power.circuit_w > 0; }
 static int has_storage_power(const R *r) { return r->power.storage_w > 0; }
@@ -616,26 +616,26 @@ const capsim_result_key capsim_result_keys[] = {
 		"interruptions per simulated run, mean", has_mc, NULL, NULL),
 	REAL_IF("lost_work_mc_s", REL(mc_lost_s), SEC, "s", NULL, 1,
 		"work lost to interruptions per simulated run, mean", has_mc, NULL, NULL),
-	INT("switches_leaf", offsetof(R, leaves), "leaf switches",
+	INT("switches_leaf", offsetof(R, fabric.leaves), "leaf switches",
 	    "the fabric's leaf switches, every rail", has_fabric),
-	INT("switches_spine", offsetof(R, spines), "spine switches",
+	INT("switches_spine", offsetof(R, fabric.spines), "spine switches",
 	    "its spine switches (2 and 3 tiers)", has_spines),
-	INT("switches_core", offsetof(R, cores), "core switches", "its core switches (3 tiers)",
+	INT("switches_core", offsetof(R, fabric.cores), "core switches", "its core switches (3 tiers)",
 	    has_cores),
-	INT("leaf_node_ports", offsetof(R, leaf_node_ports), "leaf split, node ports",
+	INT("leaf_node_ports", offsetof(R, fabric.leaf_down), "leaf split, node ports",
 	    "a leaf's ports to the nodes as built: the fewest uplinks whose ratio is at least "
 	    "cluster.fabric.oversubscription, or more where that builds fewer switches "
 	    "(2 and 3 tiers)", has_spines),
-	INT("leaf_uplinks", offsetof(R, leaf_uplinks), "leaf split, uplinks",
+	INT("leaf_uplinks", offsetof(R, fabric.leaf_uplinks), "leaf split, uplinks",
 	    "a leaf's ports to the spines (aggregation at 3 tiers) as built", has_spines),
 	{ .key = "cables_node_leaf", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
-	  .offset = offsetof(R, cables_node_leaf), .unit = "", .label = "cables node-leaf",
+	  .offset = offsetof(R, fabric.cables_node_leaf), .unit = "", .label = "cables node-leaf",
 	  .depth = 1, .doc = "cables from the nodes' NICs to the leaves", .present = has_fabric },
 	{ .key = "cables_leaf_spine", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
-	  .offset = offsetof(R, cables_leaf_spine), .unit = "", .label = "cables leaf-spine",
+	  .offset = offsetof(R, fabric.cables_leaf_spine), .unit = "", .label = "cables leaf-spine",
 	  .depth = 1, .doc = "cables between leaves and spines", .present = has_spines },
 	{ .key = "cables_spine_core", .kind = CAPSIM_RK_LONG, .dim = CAPSIM_DIM_COUNT,
-	  .offset = offsetof(R, cables_spine_core), .unit = "", .label = "cables spine-core",
+	  .offset = offsetof(R, fabric.cables_spine_core), .unit = "", .label = "cables spine-core",
 	  .depth = 1, .doc = "cables between spines and cores", .present = has_cores },
 	JSON("cables_by_reach", j_cables, "the cables of each tier (node_leaf, leaf_spine, "
 	     "spine_core) by reach class on the facility's floor: dac (to 3 m), acc (5 m), "

@@ -88,8 +88,8 @@ static void test_one_row(void **state)
 	assert_int_equal(r.layout.cables[0][CAPSIM_CABLE_MMF], 256);
 	assert_int_equal(r.layout.cables[1][CAPSIM_CABLE_MMF], 512);
 	assert_rel(r.layout.longest_m[1], 6.4, 1e-12);
-	assert_int_equal(sum(r.layout.cables[0]), r.cables_node_leaf);
-	assert_int_equal(sum(r.layout.cables[1]), r.cables_leaf_spine);
+	assert_int_equal(sum(r.layout.cables[0]), r.fabric.cables_node_leaf);
+	assert_int_equal(sum(r.layout.cables[1]), r.fabric.cables_leaf_spine);
 	assert_int_equal(r.layout.optical_ends, 2 * (256 + 512));
 	capsim_result_free(&r);
 }
@@ -147,7 +147,7 @@ static void test_rack_scale_racks(void **state)
 	assert_int_equal(r.layout.rows, 1);
 	for (int n = 0; n < 54; n++)
 		assert_int_equal(capsim_layout_rack_of(&r.power, n), n / 18);
-	assert_int_equal(sum(r.layout.cables[0]), r.cables_node_leaf);
+	assert_int_equal(sum(r.layout.cables[0]), r.fabric.cables_node_leaf);
 	capsim_result_free(&r);
 	capsim_diags_free(&d);
 	free(s);

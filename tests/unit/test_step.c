@@ -1207,9 +1207,9 @@ static void test_run_costs(void **state)
 	/* the fabric's parts in the result: one 64-port switch holds the 32
 	 * node ports of 4 DGX H100 on 8 rails, no spines */
 	assert_true(r.has_fabric);
-	assert_int_equal(r.leaves, 1);
-	assert_int_equal(r.spines, 0);
-	assert_int_equal(r.cables_node_leaf, 32);
+	assert_int_equal(r.fabric.leaves, 1);
+	assert_int_equal(r.fabric.spines, 0);
+	assert_int_equal(r.fabric.cables_node_leaf, 32);
 	capsim_result_free(&r);
 	const capsim_set h200[] = { { "cost.cloud.ref", "aws-p5e-capacity-block" } };
 	eval_file("onprem-burst.xml", h200, 1, &r);
@@ -1230,7 +1230,7 @@ static void test_owning(void **state)
 	capsim_result r;
 	eval_file("h100-8node-ndr.xml", NULL, 0, &r);
 	assert_true(r.cost.has_capex);
-	int sw = r.leaves + r.spines + r.cores;
+	int sw = r.fabric.leaves + r.fabric.spines + r.fabric.cores;
 	assert_true(sw > 0);
 	double resell = 8 * 329736.0 + sw * 50000.0;
 	double capex = resell + 2560.0 * 64;
