@@ -62,15 +62,11 @@ static void unpriced(capsim_cost *c, const char *what)
 }
 
 /* The capex of every part class where each has a price (the nodes of every
- * group, the fabric's switches, the cables, the shared file system), and
- * the IT load at peak colocation is priced on; a part without a price is
- * named in c->unpriced and leaves has_capex 0. */
-static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c,
-			double *max_it_w)
+ * group, the fabric's switches, the cables, the shared file system); a part
+ * without a price is named in c->unpriced and leaves has_capex 0. */
+static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c)
 {
-	const capsim_power *p = in->power;
 	int groups = s->n_groups > 0 ? s->n_groups : 1;
-	*max_it_w = 0.0;
 	for (int g = 0; g < groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
@@ -94,9 +90,6 @@ static void capex_parts(const capsim_scenario *s, const capsim_cost_inputs *in, 
 		}
 		c->capex_switches_usd = switches * s->fabric_switch.price_usd;
 	}
-	/* the power a colocation contract provisions: every node at its peak by
-	 * what it holds, the switch trays, switches at their maximum, storage */
-	*max_it_w = p->it_peak_w;
 	if (c->unpriced[0]) {
 		size_t len = strlen(c->unpriced);
 		snprintf(c->unpriced + len, sizeof c->unpriced - len, " %s no price",
@@ -133,14 +126,16 @@ static void energy_years(const capsim_scenario *s, const capsim_power *p, double
 }
 
 /* Opex a year by class, each its rate x its base, and their sum. */
-static void opex_classes(const capsim_scenario *s, const capsim_cost_inputs *in, double max_it_w,
-			 capsim_cost *c)
+static void opex_classes(const capsim_scenario *s, const capsim_cost_inputs *in, capsim_cost *c)
 {
 	double busy, idle, u = s->utilization;
 	energy_years(s, in->power, &busy, &idle);
 	c->opex_energy_per_year_usd = u * busy + (1 - u) * idle;
+	/* on the power a colocation contract provisions: every node at its peak
+	 * by what it holds, the switch trays, switches at their maximum, storage */
 	c->opex_colocation_per_year_usd = s->has_facility ? s->facility.colo_usd_per_w_s *
-								    max_it_w * CAPSIM_YEAR_S : 0.0;
+								    in->power->it_peak_w *
+								    CAPSIM_YEAR_S : 0.0;
 	const double base[CAPSIM_SUPPORT__COUNT] = {
 		[CAPSIM_SUPPORT_SERVERS] = c->capex_nodes_usd,
 		[CAPSIM_SUPPORT_SWITCHES] = c->capex_switches_usd,
@@ -237,11 +232,10 @@ static void breakeven(const capsim_scenario *s, const capsim_cost_inputs *in, ca
 static void owning(const capsim_scenario *s, const capsim_cost_inputs *in, double wall,
 		   capsim_cost *c)
 {
-	double max_it_w;
-	capex_parts(s, in, c, &max_it_w);
+	capex_parts(s, in, c);
 	if (!c->has_capex)
 		return;
-	opex_classes(s, in, max_it_w, c);
+	opex_classes(s, in, c);
 	horizon_totals(s, c);
 	double gpus = (double)capsim_scenario_gpus(s);
 	c->onprem_cost_to_train_usd = c->onprem_cost_per_gpu_hour_usd * gpus * wall / 3600.0;
