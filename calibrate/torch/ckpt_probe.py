@@ -8,7 +8,8 @@ A checkpoint here is a state dict as a plain PyTorch training loop saves
 one: bf16 or fp32 tensors of `--gib` GiB in all, in tensors of a layer's
 size, moved from the GPU and written with torch.save (the default zipfile
 serialisation), then fsync'd; the load reads it back with torch.load onto
-the GPU. The raw rate: dd of the same bytes with O_DIRECT and fsync (write),
+the GPU. With --dcp, the same state dict is also saved with
+torch.distributed.checkpoint (DCP) from the GPU. The raw rate: dd of the same bytes with O_DIRECT and fsync (write),
 and a cold read. Page cache is dropped between where the machine lets us
 (writing /proc/sys/vm/drop_caches needs root). Progress on stderr.
 
@@ -38,11 +39,75 @@ def dd(args):
     return time.perf_counter() - t0, r.returncode, r.stderr.strip().splitlines()[-1:]
 
 
+def state_dict(n, dtype):
+    """n bytes of dtype tensors on the GPU, in tensors of a layer's size."""
+    el = n // torch.tensor([], dtype=dtype).element_size()
+    per = 4096 * 4096 * 3  # a layer's worth of elements
+    sd, left, i = {}, el, 0
+    while left > 0:
+        k = min(per, left)
+        sd[f"layer{i}"] = torch.randn(k, device="cuda").to(dtype)
+        left -= k
+        i += 1
+    torch.cuda.synchronize()
+    return sd
+
+
+def torch_save(sd, d, dtype):
+    """torch.save of sd moved to (pageable) host memory, fsync'd; torch.load back."""
+    path = os.path.join(d, "ckpt.pt")
+    t0 = time.perf_counter()
+    cpu = {k: v.cpu() for k, v in sd.items()}
+    t_d2h = time.perf_counter() - t0
+    with open(path, "wb") as f:
+        torch.save(cpu, f)
+        f.flush()
+        os.fsync(f.fileno())
+    t_save = time.perf_counter() - t0
+    size = os.path.getsize(path)
+    del cpu
+    dropped = drop_caches()
+    t0 = time.perf_counter()
+    back = torch.load(path, map_location="cuda")
+    torch.cuda.synchronize()
+    t_load = time.perf_counter() - t0
+    ok = all(torch.equal(back[k], sd[k]) for k in sd)
+    del back
+    os.unlink(path)
+    log(f"{dtype}: save {size / t_save / 1e9:.2f} GB/s (d2h {t_d2h:.1f} s of {t_save:.1f}), "
+        f"load {size / t_load / 1e9:.2f} GB/s")
+    return {"kind": "torch-checkpoint", "dtype": str(dtype).split(".")[-1], "tensors": len(sd),
+            "dir": d, "bytes": size, "d2h_s": t_d2h, "save_s": t_save,
+            "save_bytes_per_s": size / t_save, "load_s": t_load,
+            "load_bytes_per_s": size / t_load, "roundtrip_equal": ok, "caches_dropped": dropped}
+
+
+def dcp_save(sd, d, dtype, threads):
+    """torch.distributed.checkpoint.save of the GPU state dict (one process, no
+    process group), FileSystemWriter with `threads` writer threads and fsync."""
+    import shutil
+    import torch.distributed.checkpoint as dcp
+    path = os.path.join(d, "dcp")
+    shutil.rmtree(path, ignore_errors=True)
+    t0 = time.perf_counter()
+    dcp.save(sd, storage_writer=dcp.FileSystemWriter(path, thread_count=threads,
+                                                     sync_files=True))
+    t_save = time.perf_counter() - t0
+    size = sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
+    shutil.rmtree(path, ignore_errors=True)
+    log(f"{dtype}: dcp save, {threads} threads: {size / t_save / 1e9:.2f} GB/s")
+    return {"kind": "dcp-checkpoint", "dtype": str(dtype).split(".")[-1], "tensors": len(sd),
+            "dir": d, "threads": threads, "bytes": size, "save_s": t_save,
+            "save_bytes_per_s": size / t_save}
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dir", default="/tmp/ckpt_probe")
     p.add_argument("--gib", type=float, default=8.0)
     p.add_argument("--out", default="-")
+    p.add_argument("--dcp", action="store_true",
+                   help="also time torch.distributed.checkpoint.save (1 and 4 writer threads)")
     a = p.parse_args(argv)
     os.makedirs(a.dir, exist_ok=True)
     out = sys.stdout if a.out == "-" else open(a.out, "w")
@@ -64,40 +129,12 @@ def main(argv):
     log(f"raw write {mib * 2**20 / t / 1e9:.2f} GB/s, read {mib * 2**20 / t2 / 1e9:.2f} GB/s")
     os.unlink(raw)
     for dtype in (torch.bfloat16, torch.float32):
-        el = n // torch.tensor([], dtype=dtype).element_size()
-        per = 4096 * 4096 * 3  # a layer's worth of elements
-        sd, left, i = {}, el, 0
-        while left > 0:
-            k = min(per, left)
-            sd[f"layer{i}"] = torch.randn(k, device="cuda").to(dtype)
-            left -= k
-            i += 1
-        torch.cuda.synchronize()
-        path = os.path.join(a.dir, "ckpt.pt")
-        t0 = time.perf_counter()
-        cpu = {k: v.cpu() for k, v in sd.items()}
-        t_d2h = time.perf_counter() - t0
-        with open(path, "wb") as f:
-            torch.save(cpu, f)
-            f.flush()
-            os.fsync(f.fileno())
-        t_save = time.perf_counter() - t0
-        size = os.path.getsize(path)
-        del cpu
-        dropped = drop_caches()
-        t0 = time.perf_counter()
-        back = torch.load(path, map_location="cuda")
-        torch.cuda.synchronize()
-        t_load = time.perf_counter() - t0
-        ok = all(torch.equal(back[k], sd[k]) for k in sd)
-        emit({"kind": "torch-checkpoint", "dtype": str(dtype).split(".")[-1], "tensors": len(sd),
-              "bytes": size, "d2h_s": t_d2h, "save_s": t_save, "save_bytes_per_s": size / t_save,
-              "load_s": t_load, "load_bytes_per_s": size / t_load, "roundtrip_equal": ok,
-              "caches_dropped": dropped})
-        log(f"{dtype}: save {size / t_save / 1e9:.2f} GB/s (d2h {t_d2h:.1f} s of {t_save:.1f}), "
-            f"load {size / t_load / 1e9:.2f} GB/s")
-        del back, sd
-        os.unlink(path)
+        sd = state_dict(n, dtype)
+        emit(torch_save(sd, a.dir, dtype))
+        if a.dcp:
+            for threads in (1, 4):
+                emit(dcp_save(sd, a.dir, dtype, threads))
+        del sd
         torch.cuda.empty_cache()
     if out is not sys.stdout:
         out.close()

@@ -28,6 +28,11 @@ Two kinds of record:
               and (eager, compile) one profiled step's kernel count and summed
               kernel durations.
 
+--node measures only what capsim's node takes as its host's costs (a bare
+launch, GPT-2 blocks eager at 6 and compiled at 2; under a minute) and prints
+them as --set lines for cluster.node.cpu.launch, .dispatch and
+.dispatch-compiled, with a host-costs record.
+
 The models are memory_probe.py's (llama and gpt decoders written from
 capsim's models/). Attention is held to the flash backend. Progress on
 stderr. Nothing is downloaded.
@@ -48,7 +53,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory_probe as mp  # noqa: E402
-from gpt2_step import trace_events  # noqa: E402
+from gpt2_step import launch_record, trace_events  # noqa: E402
 
 SDPA = torch.nn.attention.SDPBackend.FLASH_ATTENTION
 
@@ -309,6 +314,37 @@ def grid(quick):
     return host, steps
 
 
+def per_kernel_s(r):
+    """The host's issue time of a torch-host record's step over its kernels."""
+    k = r["kernels_fwd"] + r["kernels_bwd"] + r["kernels_opt"]
+    return (r["host_fwd_s"] + r["host_bwd_s"] + r["host_opt_s"]) / k
+
+
+def node_costs(steps, emit):
+    """This host's per-kernel costs, as capsim's node takes them (cpu.launch,
+    cpu.dispatch, cpu.dispatch-compiled): a bare launch (torch-launch), and
+    the issue time per kernel of GPT-2 blocks at the tiny size, eager at 6
+    blocks and compiled at 2, less that launch. Emits the records it ran on
+    and a host-costs record; prints the --set lines on stderr."""
+    launch = launch_record()
+    emit(launch)
+    eager = host_point("gpt2", 6, "eager", steps)
+    emit(eager)
+    comp = host_point("gpt2", 2, "compile", steps)
+    emit(comp)
+    lo = launch["host_median_s"]
+    e, c = per_kernel_s(eager), per_kernel_s(comp)
+    rec = {"kind": "host-costs", "launch_s": lo, "eager_per_kernel_s": e,
+           "compiled_per_kernel_s": c, "dispatch_s": max(e - lo, 1e-8),
+           "dispatch_compiled_s": max(c - lo, 1e-8)}
+    emit(rec)
+    log("this host, for capsim (docs/model.md, \"The host stream\"):")
+    for key, name in (("launch_s", "launch"), ("dispatch_s", "dispatch"),
+                      ("dispatch_compiled_s", "dispatch-compiled")):
+        print(f"  --set cluster.node.cpu.{name}={rec[key] * 1e6:.1f}us", file=sys.stderr)
+    return rec
+
+
 def machine_record(argv):
     props = torch.cuda.get_device_properties(0)
     return {
@@ -328,6 +364,9 @@ def main(argv):
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=8)
     p.add_argument("--only", choices=("host", "step", "all"), default="all")
+    p.add_argument("--node", action="store_true",
+                   help="only this host's per-kernel costs as capsim's node takes them "
+                        "(under a minute); prints the --set lines")
     a = p.parse_args(argv)
     if a.steps < 1 or a.warmup < 0:
         log("error: --steps must be at least 1 and --warmup at least 0")
@@ -346,6 +385,10 @@ def main(argv):
             out.write(json.dumps(r, separators=(",", ":")) + "\n")
             out.flush()
         emit(dict(machine_record(argv), cpu_model=cpu))
+        if a.node:
+            node_costs(a.steps, emit)
+            log(f"done in {time.perf_counter() - t0:.0f} s")
+            return 0
         host, steps = grid(a.quick)
         if a.only in ("host", "all"):
             for i, (arch, layers, mode) in enumerate(host):

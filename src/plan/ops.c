@@ -4,6 +4,7 @@
 
 #include "memory.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,25 +156,20 @@ const capsim_gemm_fit capsim_gemm_fitted = {
  * hbm: BabelStream Copy over datasheet bandwidth, Azure AI-benchmarking-guide
  *   (H100 2.90/3.35 TB/s, H200 4.01/4.8 TB/s: 'Azure Results/NDv5 Results.md';
  *   A100 80GB 1.61/2.039 TB/s: 'Azure_Results/ND_A100_v4_results.md').
- * attn: flash-attn 2 benchmark, causal, fwd + bwd, batch 2, seq 8192 (H100,
- *   H200: head dim 128; A100: head dim 64), over the dense bf16 peak, same
- *   Azure pages: H100 327.9, H200 329.3, A100 179.5 TFLOP/s. FlashAttention-2
- *   is not the fastest kernel on Hopper (FA3, cuDNN); a measured number is
- *   kept over a claimed one. */
+ * Attention has its own curves (attention section below). */
 typedef struct perf_row {
 	const char *prefix;
 	double sat;
 	double hbm;  /* 0: take H100's, flagged */
-	double attn; /* 0: take H100's, flagged */
 } perf_row;
 
 static const perf_row perf_rows[] = {
-	{ "h100", 794.5 / 989.0, 2.90 / 3.35, 327.9 / 989.4 },
-	{ "h200", 828.6 / 989.0, 4.01 / 4.8, 329.3 / 989.5 },
-	{ "a100", 271.2 / 312.0, 1.61 / 2.039, 179.5 / 312.0 },
-	{ "b200", 1745.0 / 2250.0, 0.0, 0.0 },
+	{ "h100", 794.5 / 989.0, 2.90 / 3.35 },
+	{ "h200", 828.6 / 989.0, 4.01 / 4.8 },
+	{ "a100", 271.2 / 312.0, 1.61 / 2.039 },
+	{ "b200", 1745.0 / 2250.0, 0.0 },
 	/* the same table's v2 BF16 row, ROCm 6.3, PYTORCH_TUNABLEOP_ENABLED=1 */
-	{ "mi300x", 668.4 / 1300.0, 0.0, 0.0 },
+	{ "mi300x", 668.4 / 1300.0, 0.0 },
 };
 
 /* A bare kernel launch from PyTorch, 5 us: pytorch/pytorch issue #82793
@@ -203,6 +199,433 @@ static const perf_row perf_rows[] = {
 #define DISPATCH_S 36.4e-6
 #define DISPATCH_COMPILED_S 30.0e-6
 
+/* ---- attention ----------------------------------------------------------- */
+
+const char *const capsim_attn_kernel_names[] = { "flash2", "flash3", "cudnn", NULL };
+
+/* Default attention curves, by GPU and kernel: published measurements, in
+ * FLOP/s as FlashAttention's benchmarks count them (docs/model.md,
+ * "Attention", lists each with its source). */
+typedef struct attn_default {
+	const char *prefix; /* GPU ids it serves */
+	int kernel;
+	capsim_attn_curve curve;
+} attn_default;
+
+#define TF 1e12
+/* Each curve's points are in tests/data/reference/attention.csv with the
+ * figure or file they come from; unit/test_ops checks every one of them
+ * against the lookup.
+ * - H100 (flash2, flash3, cudnn 9.1): the FlashAttention-3 paper (Shah et
+ *   al. 2024, arXiv:2407.08608), Fig. 5 (forward, head dim 64/128/256,
+ *   causal and not) and Fig. 6 (backward without the mask, head dim 64 and
+ *   128), batch x seq = 16k tokens, hidden 2048, clocks locked at 1830 MHz.
+ *   The paper has no causal backward: it is the unmasked backward times the
+ *   forward's causal/unmasked ratio at the same length and head dim
+ *   (assumption; cuDNN's H200 rows below have the same ratio within 8%).
+ *   Head dim 256 has no backward: the lookup takes 128's.
+ * - A100 flash2: the FlashAttention-2 paper (Dao 2023, arXiv:2307.08691)
+ *   Fig. 4, forward + backward as one rate for both passes.
+ * - H200 cudnn 9.19: github:NVIDIA/cudnn-frontend@3929da2
+ *   benchmark/sdpa_benchmark_training/results/h200_919_only_cudnn (Llama
+ *   3.1 shapes: batch 1, 64 query heads on 8, head dim 128).
+ * - B200 (cudnn 9.10 and flash2 through PyTorch SDPA, causal, batch 1, 128
+ *   query heads on 8): github:NVIDIA/cudnn-frontend@f937055
+ *   benchmark/sdpa_benchmark_bf16_training/artifacts/
+ *   sdpa_benchmark_results_NVIDIA_B200.csv.
+ * - GB200 (cudnn 9.17 and flash2, causal): github:NVIDIA/cudnn-frontend@b372d39
+ *   benchmark/sdpa_benchmark_training/artifacts/
+ *   sdpa_bf16_benchmark_results_NVIDIA_GB200.csv; unmasked cudnn 9.22:
+ *   @3929da2 .../results/llama3.1/gb200.
+ * A zero rate: that pass not measured at that point. */
+static const attn_default attn_defaults[] = {
+/* h100 flash2: 36 points */
+	{ "h100", CAPSIM_ATTN_FLASH2, { 36, 989.4 * TF, {
+		{ 512, 64, 0, 282.0 * TF, 198.0 * TF },
+		{ 1024, 64, 0, 306.0 * TF, 238.0 * TF },
+		{ 2048, 64, 0, 318.0 * TF, 264.0 * TF },
+		{ 4096, 64, 0, 321.0 * TF, 279.0 * TF },
+		{ 8192, 64, 0, 322.0 * TF, 287.0 * TF },
+		{ 16384, 64, 0, 324.0 * TF, 291.0 * TF },
+		{ 512, 128, 0, 309.0 * TF, 214.0 * TF },
+		{ 1024, 128, 0, 350.0 * TF, 260.0 * TF },
+		{ 2048, 128, 0, 362.0 * TF, 291.0 * TF },
+		{ 4096, 128, 0, 368.0 * TF, 310.0 * TF },
+		{ 8192, 128, 0, 370.0 * TF, 318.0 * TF },
+		{ 16384, 128, 0, 370.0 * TF, 322.0 * TF },
+		{ 512, 256, 0, 275.0 * TF, 0.0 * TF },
+		{ 1024, 256, 0, 313.0 * TF, 0.0 * TF },
+		{ 2048, 256, 0, 321.0 * TF, 0.0 * TF },
+		{ 4096, 256, 0, 323.0 * TF, 0.0 * TF },
+		{ 8192, 256, 0, 324.0 * TF, 0.0 * TF },
+		{ 16384, 256, 0, 326.0 * TF, 0.0 * TF },
+		{ 512, 64, 1, 180.0 * TF, 126.4 * TF },
+		{ 1024, 64, 1, 229.0 * TF, 178.1 * TF },
+		{ 2048, 64, 1, 262.0 * TF, 217.5 * TF },
+		{ 4096, 64, 1, 284.0 * TF, 246.8 * TF },
+		{ 8192, 64, 1, 295.0 * TF, 262.9 * TF },
+		{ 16384, 64, 1, 299.0 * TF, 268.5 * TF },
+		{ 512, 128, 1, 191.0 * TF, 132.3 * TF },
+		{ 1024, 128, 1, 260.0 * TF, 193.1 * TF },
+		{ 2048, 128, 1, 298.0 * TF, 239.6 * TF },
+		{ 4096, 128, 1, 319.0 * TF, 268.7 * TF },
+		{ 8192, 128, 1, 333.0 * TF, 286.2 * TF },
+		{ 16384, 128, 1, 335.0 * TF, 291.5 * TF },
+		{ 512, 256, 1, 208.0 * TF, 0.0 * TF },
+		{ 1024, 256, 1, 251.0 * TF, 0.0 * TF },
+		{ 2048, 256, 1, 278.0 * TF, 0.0 * TF },
+		{ 4096, 256, 1, 293.0 * TF, 0.0 * TF },
+		{ 8192, 256, 1, 297.0 * TF, 0.0 * TF },
+		{ 16384, 256, 1, 298.0 * TF, 0.0 * TF },
+	} } },
+/* h100 flash3: 36 points */
+	{ "h100", CAPSIM_ATTN_FLASH3, { 36, 989.4 * TF, {
+		{ 512, 64, 0, 333.0 * TF, 272.0 * TF },
+		{ 1024, 64, 0, 392.0 * TF, 363.0 * TF },
+		{ 2048, 64, 0, 460.0 * TF, 422.0 * TF },
+		{ 4096, 64, 0, 476.0 * TF, 453.0 * TF },
+		{ 8192, 64, 0, 496.0 * TF, 472.0 * TF },
+		{ 16384, 64, 0, 497.0 * TF, 474.0 * TF },
+		{ 512, 128, 0, 467.0 * TF, 316.0 * TF },
+		{ 1024, 128, 0, 565.0 * TF, 424.0 * TF },
+		{ 2048, 128, 0, 625.0 * TF, 501.0 * TF },
+		{ 4096, 128, 0, 638.0 * TF, 542.0 * TF },
+		{ 8192, 128, 0, 646.0 * TF, 559.0 * TF },
+		{ 16384, 128, 0, 648.0 * TF, 561.0 * TF },
+		{ 512, 256, 0, 482.0 * TF, 0.0 * TF },
+		{ 1024, 256, 0, 627.0 * TF, 0.0 * TF },
+		{ 2048, 256, 0, 707.0 * TF, 0.0 * TF },
+		{ 4096, 256, 0, 736.0 * TF, 0.0 * TF },
+		{ 8192, 256, 0, 746.0 * TF, 0.0 * TF },
+		{ 16384, 256, 0, 756.0 * TF, 0.0 * TF },
+		{ 512, 64, 1, 197.0 * TF, 160.9 * TF },
+		{ 1024, 64, 1, 265.0 * TF, 245.4 * TF },
+		{ 2048, 64, 1, 371.0 * TF, 340.4 * TF },
+		{ 4096, 64, 1, 420.0 * TF, 399.7 * TF },
+		{ 8192, 64, 1, 460.0 * TF, 437.7 * TF },
+		{ 16384, 64, 1, 473.0 * TF, 451.1 * TF },
+		{ 512, 128, 1, 292.0 * TF, 197.6 * TF },
+		{ 1024, 128, 1, 423.0 * TF, 317.4 * TF },
+		{ 2048, 128, 1, 521.0 * TF, 417.6 * TF },
+		{ 4096, 128, 1, 579.0 * TF, 491.9 * TF },
+		{ 8192, 128, 1, 602.0 * TF, 520.9 * TF },
+		{ 16384, 128, 1, 616.0 * TF, 533.3 * TF },
+		{ 512, 256, 1, 286.0 * TF, 0.0 * TF },
+		{ 1024, 256, 1, 427.0 * TF, 0.0 * TF },
+		{ 2048, 256, 1, 537.0 * TF, 0.0 * TF },
+		{ 4096, 256, 1, 612.0 * TF, 0.0 * TF },
+		{ 8192, 256, 1, 628.0 * TF, 0.0 * TF },
+		{ 16384, 256, 1, 642.0 * TF, 0.0 * TF },
+	} } },
+/* h100 cudnn: 36 points */
+	{ "h100", CAPSIM_ATTN_CUDNN, { 36, 989.4 * TF, {
+		{ 512, 64, 0, 335.0 * TF, 266.0 * TF },
+		{ 1024, 64, 0, 373.0 * TF, 348.0 * TF },
+		{ 2048, 64, 0, 395.0 * TF, 395.0 * TF },
+		{ 4096, 64, 0, 408.0 * TF, 417.0 * TF },
+		{ 8192, 64, 0, 412.0 * TF, 432.0 * TF },
+		{ 16384, 64, 0, 413.0 * TF, 433.0 * TF },
+		{ 512, 128, 0, 497.0 * TF, 305.0 * TF },
+		{ 1024, 128, 0, 574.0 * TF, 408.0 * TF },
+		{ 2048, 128, 0, 617.0 * TF, 465.0 * TF },
+		{ 4096, 128, 0, 609.0 * TF, 499.0 * TF },
+		{ 8192, 128, 0, 600.0 * TF, 518.0 * TF },
+		{ 16384, 128, 0, 595.0 * TF, 516.0 * TF },
+		{ 512, 256, 0, 470.0 * TF, 0.0 * TF },
+		{ 1024, 256, 0, 546.0 * TF, 0.0 * TF },
+		{ 2048, 256, 0, 580.0 * TF, 0.0 * TF },
+		{ 4096, 256, 0, 581.0 * TF, 0.0 * TF },
+		{ 8192, 256, 0, 580.0 * TF, 0.0 * TF },
+		{ 16384, 256, 0, 581.0 * TF, 0.0 * TF },
+		{ 512, 64, 1, 225.0 * TF, 178.7 * TF },
+		{ 1024, 64, 1, 288.0 * TF, 268.7 * TF },
+		{ 2048, 64, 1, 334.0 * TF, 334.0 * TF },
+		{ 4096, 64, 1, 363.0 * TF, 371.0 * TF },
+		{ 8192, 64, 1, 379.0 * TF, 397.4 * TF },
+		{ 16384, 64, 1, 388.0 * TF, 406.8 * TF },
+		{ 512, 128, 1, 315.0 * TF, 193.3 * TF },
+		{ 1024, 128, 1, 410.0 * TF, 291.4 * TF },
+		{ 2048, 128, 1, 484.0 * TF, 364.8 * TF },
+		{ 4096, 128, 1, 518.0 * TF, 424.4 * TF },
+		{ 8192, 128, 1, 529.0 * TF, 456.7 * TF },
+		{ 16384, 128, 1, 539.0 * TF, 467.4 * TF },
+		{ 512, 256, 1, 308.0 * TF, 0.0 * TF },
+		{ 1024, 256, 1, 391.0 * TF, 0.0 * TF },
+		{ 2048, 256, 1, 450.0 * TF, 0.0 * TF },
+		{ 4096, 256, 1, 483.0 * TF, 0.0 * TF },
+		{ 8192, 256, 1, 497.0 * TF, 0.0 * TF },
+		{ 16384, 256, 1, 509.0 * TF, 0.0 * TF },
+	} } },
+/* a100 flash2: 23 points */
+	{ "a100", CAPSIM_ATTN_FLASH2, { 23, 312.0 * TF, {
+		{ 512, 64, 0, 132.0 * TF, 132.0 * TF },
+		{ 1024, 64, 0, 153.0 * TF, 153.0 * TF },
+		{ 2048, 64, 0, 162.0 * TF, 162.0 * TF },
+		{ 4096, 64, 0, 171.0 * TF, 171.0 * TF },
+		{ 8192, 64, 0, 175.0 * TF, 175.0 * TF },
+		{ 16384, 64, 0, 176.0 * TF, 176.0 * TF },
+		{ 1024, 128, 0, 173.0 * TF, 173.0 * TF },
+		{ 2048, 128, 0, 187.0 * TF, 187.0 * TF },
+		{ 4096, 128, 0, 196.0 * TF, 196.0 * TF },
+		{ 8192, 128, 0, 201.0 * TF, 201.0 * TF },
+		{ 16384, 128, 0, 203.0 * TF, 203.0 * TF },
+		{ 512, 64, 1, 88.0 * TF, 88.0 * TF },
+		{ 1024, 64, 1, 119.0 * TF, 119.0 * TF },
+		{ 2048, 64, 1, 140.0 * TF, 140.0 * TF },
+		{ 4096, 64, 1, 156.0 * TF, 156.0 * TF },
+		{ 8192, 64, 1, 165.0 * TF, 165.0 * TF },
+		{ 16384, 64, 1, 171.0 * TF, 171.0 * TF },
+		{ 512, 128, 1, 99.0 * TF, 99.0 * TF },
+		{ 1024, 128, 1, 133.0 * TF, 133.0 * TF },
+		{ 2048, 128, 1, 155.0 * TF, 155.0 * TF },
+		{ 4096, 128, 1, 173.0 * TF, 173.0 * TF },
+		{ 8192, 128, 1, 182.0 * TF, 182.0 * TF },
+		{ 16384, 128, 1, 189.0 * TF, 189.0 * TF },
+	} } },
+/* h200 cudnn: 10 points */
+	{ "h200", CAPSIM_ATTN_CUDNN, { 10, 989.5 * TF, {
+		{ 2048, 128, 0, 633.0 * TF, 504.0 * TF },
+		{ 4096, 128, 0, 671.0 * TF, 560.0 * TF },
+		{ 8192, 128, 0, 691.0 * TF, 594.0 * TF },
+		{ 16384, 128, 0, 702.0 * TF, 612.0 * TF },
+		{ 32768, 128, 0, 693.0 * TF, 572.0 * TF },
+		{ 2048, 128, 1, 484.0 * TF, 370.0 * TF },
+		{ 4096, 128, 1, 591.0 * TF, 474.0 * TF },
+		{ 8192, 128, 1, 644.0 * TF, 541.0 * TF },
+		{ 16384, 128, 1, 673.0 * TF, 579.0 * TF },
+		{ 32768, 128, 1, 688.0 * TF, 581.0 * TF },
+	} } },
+/* b200 cudnn: 9 points */
+	{ "b200", CAPSIM_ATTN_CUDNN, { 9, 2250.0 * TF, {
+		{ 512, 128, 1, 66.3 * TF, 43.5 * TF },
+		{ 1024, 128, 1, 216.1 * TF, 178.1 * TF },
+		{ 2048, 128, 1, 525.5 * TF, 383.7 * TF },
+		{ 4096, 128, 1, 897.3 * TF, 709.1 * TF },
+		{ 8192, 128, 1, 1211.1 * TF, 945.4 * TF },
+		{ 16384, 128, 1, 1358.6 * TF, 1074.5 * TF },
+		{ 32768, 128, 1, 1435.1 * TF, 1132.4 * TF },
+		{ 65536, 128, 1, 1429.0 * TF, 1074.5 * TF },
+		{ 131072, 128, 1, 1348.7 * TF, 1037.9 * TF },
+	} } },
+/* b200 flash2: 9 points */
+	{ "b200", CAPSIM_ATTN_FLASH2, { 9, 2250.0 * TF, {
+		{ 512, 128, 1, 60.6 * TF, 41.8 * TF },
+		{ 1024, 128, 1, 147.3 * TF, 111.9 * TF },
+		{ 2048, 128, 1, 251.0 * TF, 194.7 * TF },
+		{ 4096, 128, 1, 327.6 * TF, 266.4 * TF },
+		{ 8192, 128, 1, 376.1 * TF, 309.2 * TF },
+		{ 16384, 128, 1, 397.0 * TF, 331.0 * TF },
+		{ 32768, 128, 1, 406.4 * TF, 342.0 * TF },
+		{ 65536, 128, 1, 410.7 * TF, 346.5 * TF },
+		{ 131072, 128, 1, 412.0 * TF, 347.3 * TF },
+	} } },
+/* gb200 cudnn: 14 points */
+	{ "gb200", CAPSIM_ATTN_CUDNN, { 14, 2500.0 * TF, {
+		{ 2048, 128, 0, 1433.0 * TF, 1124.0 * TF },
+		{ 4096, 128, 0, 1599.0 * TF, 1350.0 * TF },
+		{ 8192, 128, 0, 1771.0 * TF, 1404.0 * TF },
+		{ 16384, 128, 0, 1697.0 * TF, 1374.0 * TF },
+		{ 32768, 128, 0, 1634.0 * TF, 1262.0 * TF },
+		{ 512, 128, 1, 408.0 * TF, 329.0 * TF },
+		{ 1024, 128, 1, 733.0 * TF, 527.0 * TF },
+		{ 2048, 128, 1, 1069.0 * TF, 655.0 * TF },
+		{ 4096, 128, 1, 1386.0 * TF, 1054.0 * TF },
+		{ 8192, 128, 1, 1584.0 * TF, 1211.0 * TF },
+		{ 16384, 128, 1, 1668.0 * TF, 1304.0 * TF },
+		{ 32768, 128, 1, 1681.0 * TF, 1348.0 * TF },
+		{ 65536, 128, 1, 1573.0 * TF, 1229.0 * TF },
+		{ 131072, 128, 1, 1467.0 * TF, 1188.0 * TF },
+	} } },
+/* gb200 flash2: 9 points */
+	{ "gb200", CAPSIM_ATTN_FLASH2, { 9, 2500.0 * TF, {
+		{ 512, 128, 1, 163.0 * TF, 146.0 * TF },
+		{ 1024, 128, 1, 255.0 * TF, 207.0 * TF },
+		{ 2048, 128, 1, 336.0 * TF, 268.0 * TF },
+		{ 4096, 128, 1, 387.0 * TF, 311.0 * TF },
+		{ 8192, 128, 1, 414.0 * TF, 338.0 * TF },
+		{ 16384, 128, 1, 430.0 * TF, 352.0 * TF },
+		{ 32768, 128, 1, 438.0 * TF, 360.0 * TF },
+		{ 65536, 128, 1, 442.0 * TF, 363.0 * TF },
+		{ 131072, 128, 1, 444.0 * TF, 363.0 * TF },
+	} } },
+};
+#undef TF
+
+static const capsim_attn_curve *attn_default_curve(const char *id, int kernel)
+{
+	for (size_t i = 0; i < sizeof attn_defaults / sizeof attn_defaults[0]; i++) {
+		const attn_default *d = &attn_defaults[i];
+		if (d->kernel == kernel && strncmp(id, d->prefix, strlen(d->prefix)) == 0)
+			return &d->curve;
+	}
+	return NULL;
+}
+
+/* The framework's kernel. Transformer Engine (megatron: Megatron-LM and
+ * NeMo) "prefers cuDNN flash attention on Hopper+ architectures, and Tri
+ * Dao flash attention on Ampere" (NeMo docs, memory_optimizations.rst,
+ * github:NVIDIA/NeMo pull 9188). PyTorch's SDPA (torch-amp, fsdp2) picks
+ * cuDNN's "Fused Flash Attention" by default on H100 and newer since 2.5
+ * (pytorch.org/blog/pytorch2-5), FlashAttention-2 before that and on
+ * Ampere. DeepSpeed models come from Hugging Face with flash-attn 2
+ * (attn_implementation="flash_attention_2"): an assumption. */
+#define TORCH_SDPA_KERNEL CAPSIM_ATTN_CUDNN
+static int gpu_is_ampere(const capsim_gpu *g)
+{
+	return strncmp(g->e.id, "a100", 4) == 0 || strncmp(g->e.id, "a10", 3) == 0;
+}
+
+static int gpu_is_hopper(const capsim_gpu *g)
+{
+	return strncmp(g->e.id, "h100", 4) == 0 || strncmp(g->e.id, "h200", 4) == 0 ||
+	       strncmp(g->e.id, "gh200", 5) == 0 || strncmp(g->e.id, "h800", 4) == 0;
+}
+
+static int attn_kernel_of_gpu(const capsim_gpu *g, int framework)
+{
+	if (gpu_is_ampere(g))
+		return CAPSIM_ATTN_FLASH2;
+	switch (framework) {
+	case CAPSIM_FW_DEEPSPEED:
+		return CAPSIM_ATTN_FLASH2;
+	case CAPSIM_FW_TORCH_AMP:
+	case CAPSIM_FW_FSDP2:
+		return TORCH_SDPA_KERNEL;
+	default:
+		return CAPSIM_ATTN_CUDNN;
+	}
+}
+
+int capsim_attention_kernel(const capsim_scenario *s, const capsim_gpu *g)
+{
+	int k;
+	switch (s->attention) {
+	case CAPSIM_ATTENTION_FLASH2:
+		k = CAPSIM_ATTN_FLASH2;
+		break;
+	case CAPSIM_ATTENTION_FLASH3:
+		k = CAPSIM_ATTN_FLASH3;
+		break;
+	case CAPSIM_ATTENTION_CUDNN:
+		k = CAPSIM_ATTN_CUDNN;
+		break;
+	default:
+		k = attn_kernel_of_gpu(g, s->framework);
+		break;
+	}
+	if (k == CAPSIM_ATTN_FLASH3 && !gpu_is_hopper(g))
+		k = CAPSIM_ATTN_CUDNN;
+	return k;
+}
+
+void capsim_gpu_perf_attention(const capsim_gpu *g, int kernel, capsim_gpu_perf *perf)
+{
+	assert(kernel >= 0 && kernel < CAPSIM_ATTN__KERNELS);
+	perf->attn_kernel = kernel;
+	perf->assumed &= ~CAPSIM_PERF_ASSUMED_ATTN;
+	if (g->cal.attn[kernel].n > 0) {
+		perf->attn_curve = &g->cal.attn[kernel];
+		return;
+	}
+	const capsim_attn_curve *c = attn_default_curve(g->e.id, kernel);
+	if (c == NULL) {
+		/* another GPU's curve, as a fraction of its peak, or this
+		 * GPU's FlashAttention-2: an assumption, flagged */
+		perf->assumed |= CAPSIM_PERF_ASSUMED_ATTN;
+		c = attn_default_curve("h100", kernel);
+		if (c == NULL)
+			c = attn_default_curve(g->e.id, CAPSIM_ATTN_FLASH2);
+		if (c == NULL)
+			c = attn_default_curve("h100", CAPSIM_ATTN_FLASH2);
+	}
+	assert(c != NULL && c->n > 0);
+	perf->attn_curve = c;
+	if (perf->attn_frac > 0.0) /* a measured flat rate replaces any curve */
+		perf->assumed &= ~CAPSIM_PERF_ASSUMED_ATTN;
+}
+
+static double attn_rate(const capsim_attn_point *p, int bwd)
+{
+	return bwd ? p->bwd_flop_per_s : p->fwd_flop_per_s;
+}
+
+/* Rate (FLOP/s) of the curve's points pts[0..n) of one head dim and mask at
+ * seq: piecewise linear in log2(seq), held at the ends. */
+static double attn_rate_seq(const capsim_attn_point *const *pts, int n, double seq, int bwd)
+{
+	assert(n > 0);
+	double x = log2(seq > 1.0 ? seq : 1.0);
+#define RATE(i) attn_rate(pts[i], bwd)
+	if (n == 1 || x <= log2(pts[0]->seq))
+		return RATE(0);
+	for (int i = 1; i < n; i++) {
+		double x1 = log2(pts[i]->seq);
+		if (x <= x1) {
+			double x0 = log2(pts[i - 1]->seq);
+			double w = x1 > x0 ? (x - x0) / (x1 - x0) : 1.0;
+			return RATE(i - 1) + w * (RATE(i) - RATE(i - 1));
+		}
+	}
+	return RATE(n - 1);
+#undef RATE
+}
+
+/* The points of curve c with head dim hd and mask causal (any mask where
+ * any_mask) that measured the pass (bwd), ascending in seq, into out (n at
+ * most CAPSIM_ATTN_POINTS). */
+static int attn_points_of(const capsim_attn_curve *c, double hd, int causal, int any_mask,
+			  int bwd, const capsim_attn_point **out)
+{
+	int n = 0;
+	for (int i = 0; i < c->n; i++) {
+		const capsim_attn_point *p = &c->pt[i];
+		if (p->head_dim != hd || (!any_mask && p->causal != causal) ||
+		    !(attn_rate(p, bwd) > 0.0))
+			continue;
+		int j = n++;
+		while (j > 0 && out[j - 1]->seq > p->seq) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = p;
+	}
+	return n;
+}
+
+double capsim_attention_frac(const capsim_attn_curve *c, double seq, double head_dim,
+			     int causal, int bwd)
+{
+	assert(c != NULL && c->n > 0 && c->peak_bf16_flop_per_s > 0.0);
+	int any_mask = 1;
+	for (int i = 0; i < c->n; i++)
+		if (c->pt[i].causal == causal && attn_rate(&c->pt[i], bwd) > 0.0)
+			any_mask = 0;
+	/* the measured head dims that bracket head_dim */
+	double lo = -1.0, hi = -1.0;
+	for (int i = 0; i < c->n; i++) {
+		const capsim_attn_point *p = &c->pt[i];
+		if ((!any_mask && p->causal != causal) || !(attn_rate(p, bwd) > 0.0))
+			continue;
+		if (p->head_dim <= head_dim && p->head_dim > lo)
+			lo = p->head_dim;
+		if (p->head_dim >= head_dim && (hi < 0.0 || p->head_dim < hi))
+			hi = p->head_dim;
+	}
+	if (lo < 0.0)
+		lo = hi;
+	if (hi < 0.0)
+		hi = lo;
+	const capsim_attn_point *pts[CAPSIM_ATTN_POINTS];
+	int n = attn_points_of(c, lo, causal, any_mask, bwd, pts);
+	double r = attn_rate_seq(pts, n, seq, bwd);
+	if (hi > lo) {
+		n = attn_points_of(c, hi, causal, any_mask, bwd, pts);
+		double r_hi = attn_rate_seq(pts, n, seq, bwd);
+		r += (head_dim - lo) / (hi - lo) * (r_hi - r);
+	}
+	return r / c->peak_bf16_flop_per_s;
+}
+
 /* What the GPU's profile measured (calibrate/, or --set) replaces the
  * defaults and clears their flags. */
 static void apply_measured(const capsim_gpu *g, capsim_gpu_perf *out)
@@ -219,10 +642,8 @@ static void apply_measured(const capsim_gpu *g, capsim_gpu_perf *out)
 		out->hbm_eff = g->eff_hbm;
 		out->assumed &= ~CAPSIM_PERF_ASSUMED_HBM;
 	}
-	if (g->eff_attention > 0) {
+	if (g->eff_attention > 0)
 		out->attn_frac = g->eff_attention;
-		out->assumed &= ~CAPSIM_PERF_ASSUMED_ATTN;
-	}
 	if (g->launch_eager_s > 0)
 		out->launch_eager_s = g->launch_eager_s;
 	if (g->launch_graph_s > 0)
@@ -235,6 +656,27 @@ static void apply_measured(const capsim_gpu *g, capsim_gpu_perf *out)
 		out->dispatch_compiled_s = g->dispatch_compiled_s;
 	if (g->launch_eager_s > 0 && g->launch_graph_s > 0 && g->dispatch_s > 0)
 		out->assumed &= ~CAPSIM_PERF_ASSUMED_LAUNCH;
+}
+
+static void host_kernel_cost(capsim_gpu_perf *out)
+{
+	int x = out->execution;
+	out->host_kernel_s = x == CAPSIM_EXEC_GRAPHS ? 0.0 :
+			     out->launch_eager_s + (x == CAPSIM_EXEC_COMPILED ?
+						    out->dispatch_compiled_s : out->dispatch_s);
+}
+
+void capsim_gpu_perf_host(const capsim_node *n, capsim_gpu_perf *perf)
+{
+	if (n == NULL)
+		return;
+	if (n->host_launch_s > 0)
+		perf->launch_eager_s = n->host_launch_s;
+	if (n->host_dispatch_s > 0)
+		perf->dispatch_s = n->host_dispatch_s;
+	if (n->host_dispatch_compiled_s > 0)
+		perf->dispatch_compiled_s = n->host_dispatch_compiled_s;
+	host_kernel_cost(perf);
 }
 
 void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
@@ -266,9 +708,6 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 	out->hbm_eff = row->hbm > 0.0 ? row->hbm : h100->hbm;
 	if (!known || !(row->hbm > 0.0))
 		out->assumed |= CAPSIM_PERF_ASSUMED_HBM;
-	out->attn_frac = row->attn > 0.0 ? row->attn : h100->attn;
-	if (!known || !(row->attn > 0.0))
-		out->assumed |= CAPSIM_PERF_ASSUMED_ATTN;
 	out->launch_eager_s = LAUNCH_EAGER_S;
 	out->launch_graph_s = LAUNCH_GRAPH_S;
 	out->kernel_gap_s = KERNEL_GAP_S;
@@ -278,11 +717,10 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 	out->assumed |= CAPSIM_PERF_ASSUMED_LAUNCH;
 	apply_measured(g, out);
 	out->launch_s = execution == CAPSIM_EXEC_GRAPHS ? out->launch_graph_s : out->kernel_gap_s;
-	out->host_kernel_s = execution == CAPSIM_EXEC_GRAPHS ? 0.0 :
-			     out->launch_eager_s + (execution == CAPSIM_EXEC_COMPILED ?
-						    out->dispatch_compiled_s : out->dispatch_s);
+	host_kernel_cost(out);
 	out->clock_scale = capsim_power_clock_scale(g->tdp_w, g->power_limit_w);
 	memcpy(out->gemm_cal, g->cal.gemm, sizeof out->gemm_cal);
+	capsim_gpu_perf_attention(g, attn_kernel_of_gpu(g, CAPSIM_FW_MEGATRON), out);
 }
 
 double capsim_gemm_shape(const capsim_gpu_perf *perf, double flop)
@@ -709,6 +1147,7 @@ void capsim_layer_backward(const capsim_layer_work *fwd,
 		capsim_op *op = &bwd->op[i];
 		if (op->count <= 0.0)
 			continue;
+		op->backward = 1;
 		switch (op->kind) {
 		case CAPSIM_OPK_GEMM:
 			/* dgrad (m x k output) and wgrad (k x n output), each
@@ -738,6 +1177,37 @@ void capsim_layer_backward(const capsim_layer_work *fwd,
 	}
 }
 
+/* One attention op: count launches of flop / count each. Without CP, one
+ * causal kernel over the whole sequence (op->n keys). With CP (count = cp
+ * ring steps over chunks of op->m = seq/cp queries), the step on a rank's
+ * own chunk is causal and the other cp - 1 see whole chunks unmasked; the
+ * load-balanced split gives every step the same FLOP. The forward or
+ * backward rate of the kernel's curve at that length and head dim (op->k);
+ * a flat efficiency.attention replaces the curve. Attention stays in 16
+ * bits in fp8 recipes. */
+static double attention_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf, int dtype,
+			       const capsim_op *op)
+{
+	int adt = dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : dtype;
+	double c = op->count, f = op->flop / c, by = op->bytes / c;
+	double peak = peak_of(g, adt) * clock_of(perf);
+	double tm = mem_time(g, perf, by);
+	double e_diag, e_off;
+	if (perf->attn_frac > 0.0) {
+		e_diag = e_off = perf->attn_frac * capsim_gemm_shape(perf, f);
+	} else {
+		double len = c > 1.0 ? op->m : op->n;
+		e_diag = capsim_attention_frac(perf->attn_curve, len, op->k, 1, op->backward);
+		e_off = c > 1.0 ? capsim_attention_frac(perf->attn_curve, len, op->k, 0,
+							op->backward) : e_diag;
+	}
+	if (!(f > 0.0 && peak > 0.0))
+		return c * (tm + perf->launch_s);
+	double t_diag = f / (peak * e_diag), t_off = f / (peak * e_off);
+	return (t_diag > tm ? t_diag : tm) + (c - 1.0) * (t_off > tm ? t_off : tm) +
+	       c * perf->launch_s;
+}
+
 double capsim_layer_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 			      int dtype, const capsim_op *op)
 {
@@ -747,16 +1217,8 @@ double capsim_layer_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 	switch (op->kind) {
 	case CAPSIM_OPK_GEMM:
 		return c * capsim_op_time_s(g, perf, dtype, f, by, op->m, op->n, op->k);
-	case CAPSIM_OPK_ATTENTION: {
-		/* attention stays in 16 bits in fp8 recipes */
-		int adt = dtype == CAPSIM_DTYPE_FP8 ? CAPSIM_DTYPE_BF16 : dtype;
-		double eff = perf->attn_frac * capsim_gemm_shape(perf, f);
-		double peak = peak_of(g, adt) * clock_of(perf);
-		double tc = f > 0.0 && peak > 0.0 ? f / (peak * eff) : 0.0;
-		double tm = mem_time(g, perf, by);
-		t = (tc > tm ? tc : tm) + perf->launch_s;
-		return c * t;
-	}
+	case CAPSIM_OPK_ATTENTION:
+		return attention_time_s(g, perf, dtype, op);
 	default: {
 		double peak = g->peak_fp32_flop_per_s > 0.0 ? g->peak_fp32_flop_per_s :
 							     g->peak_bf16_flop_per_s;

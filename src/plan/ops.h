@@ -70,7 +70,7 @@ double capsim_flops_megatron_core(const capsim_model *m, int seq,
 #define CAPSIM_PERF_ASSUMED_GEMM_SAT 0x1u /* bf16 saturation taken from H100 */
 #define CAPSIM_PERF_ASSUMED_FP8_SAT 0x2u  /* fp8 saturation scaled, not measured */
 #define CAPSIM_PERF_ASSUMED_HBM 0x4u      /* HBM efficiency taken from H100 */
-#define CAPSIM_PERF_ASSUMED_ATTN 0x8u     /* attention efficiency taken from H100 */
+#define CAPSIM_PERF_ASSUMED_ATTN 0x8u     /* attention curve taken from another GPU */
 #define CAPSIM_PERF_ASSUMED_LAUNCH 0x10u  /* launch overheads: not measured on this GPU class */
 
 /* How fast one GPU runs kernels. All fractions are of the datasheet dense
@@ -87,7 +87,10 @@ typedef struct capsim_gpu_perf {
 	double gemm_f0_flop;      /* S(f0) = 1/2 */
 	double gemm_p;            /* steepness of S */
 	double gemm_flop_min, gemm_flop_max; /* measured range; S is held outside */
-	double attn_frac;         /* fused causal attention (fwd + bwd), fraction of peak */
+	double attn_frac;         /* a flat attention fraction of peak given by the GPU
+				   * (efficiency.attention); 0: the kernel's curve */
+	int attn_kernel;          /* capsim_attn_kernel whose curve rates attention */
+	const capsim_attn_curve *attn_curve; /* that kernel's measured or default curve */
 	double hbm_eff;           /* streaming copy bandwidth / datasheet bandwidth */
 	double launch_s;          /* GPU-side cost per kernel in this execution, in every op's time */
 	double launch_eager_s;    /* host: a bare kernel launch */
@@ -112,6 +115,36 @@ typedef struct capsim_gpu_perf {
  * Sources and values: ops.c and docs/model.md. */
 void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 			     capsim_gpu_perf *out);
+
+/* The host's per-kernel costs of node n (its cpu.launch, cpu.dispatch,
+ * cpu.dispatch-compiled, where given) replace perf's, and host_kernel_s
+ * follows perf->execution (the GPU's own costs, and the assumed flags, stay
+ * as they were). n may be NULL (nothing changes). */
+void capsim_gpu_perf_host(const capsim_node *n, capsim_gpu_perf *perf);
+
+/* ---- attention ------------------------------------------------------------ */
+
+/* The fused attention kernel a scenario runs on GPU g: workload.attention
+ * when it names one (flash2, flash3, cudnn), else the framework's:
+ * Transformer Engine's fused attention (cuDNN) for megatron on Hopper and
+ * later, FlashAttention-2 on Ampere and for deepspeed, PyTorch SDPA's own
+ * choice for torch-amp and fsdp2 (sources: ops.c). FlashAttention-3 asked of
+ * a GPU that is not Hopper falls back to cuDNN's. */
+int capsim_attention_kernel(const capsim_scenario *s, const capsim_gpu *g);
+
+/* Point perf's attention at kernel's curve on GPU g: g's measured curve for
+ * that kernel where its profile has one, else capsim's default for the GPU
+ * (ops.c, docs/model.md "Attention"), else H100's (flagged assumed). */
+void capsim_gpu_perf_attention(const capsim_gpu *g, int kernel, capsim_gpu_perf *perf);
+
+/* Fraction of the dense bf16 peak the curve c reaches on one attention
+ * kernel over seq keys per query row at head_dim, causal or not, forward
+ * (bwd 0) or backward: piecewise linear in log2(seq) within each measured
+ * head dim, held at the ends, and linear between the two head dims that
+ * bracket head_dim (the nearest outside them); points of the other mask
+ * only where the curve has none of this one. c->n > 0. */
+double capsim_attention_frac(const capsim_attn_curve *c, double seq, double head_dim,
+			     int causal, int bwd);
 
 /* ---- the host stream ------------------------------------------------------ */
 
@@ -243,6 +276,7 @@ typedef struct capsim_op {
 	double bwd_flop, bwd_bytes;
 	/* the share of the copy bandwidth its kernels reach (0: all of it) */
 	double bw_eff;
+	int backward;      /* 1: a backward kernel (capsim_layer_backward) */
 } capsim_op;
 
 /* The kernels of one layer for one micro-batch on one GPU. */

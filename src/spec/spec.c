@@ -164,6 +164,9 @@ static const capsim_field node_fields[] = {
 	FTXT("cpu.model", capsim_node, cpu_model, 0, "CPU"),
 	FINT("cpu.sockets", capsim_node, cpu_sockets, P, 1, 16, "CPU sockets"),
 	FINT("cpu.cores", capsim_node, cpu_cores, P, 1, 4096, "CPU cores in all"),
+	FDBL("cpu.launch", capsim_node, host_launch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-3, "the host's cost of one bare kernel launch from PyTorch (calibrate/torch/host_probe.py measures it on the machine); default: the GPU's calibrated profile's, else 5 us (pytorch/pytorch issue 82793, an assumption for any other host)"),
+	FDBL("cpu.dispatch", capsim_node, host_dispatch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the host's eager work per kernel beyond the launch (Python, the dispatcher, autograd); hosts differ by 2x (docs/validation.md); default: the GPU's calibrated profile's, else 36.4 us, measured on one H200 machine's host"),
+	FDBL("cpu.dispatch-compiled", capsim_node, host_dispatch_compiled_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the same under torch.compile (its generated wrapper code); default: the GPU's calibrated profile's, else 30.0 us, measured on one H200 machine's host"),
 	FDBL("host-memory.capacity", capsim_node, host_mem_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e14, "host memory"),
 	FDBL("local-storage.capacity", capsim_node, local_storage_bytes, CAPSIM_DIM_BYTES, P, 1e9, 1e16, "local data storage"),
 	FDBL("power.max", capsim_node, power_max_w, CAPSIM_DIM_WATTS, R | P, 100.0, 2e5, "maximum system power"),
@@ -307,7 +310,7 @@ const char *const capsim_dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8"
 static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NULL };
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };
-static const char *const attentions[] = { "fused", "unfused", NULL };
+static const char *const attentions[] = { "fused", "unfused", "flash2", "flash3", "cudnn", NULL };
 const char *const capsim_execution_names[] = { "eager", "compiled", "graphs", NULL };
 static const char *const tp_asyncs[] = { "auto", "on", "off", NULL };
 /* cluster.storage.checkpoint-mode: index 0 is "the framework's save path" */
@@ -407,7 +410,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("workload.parallelism.zero", S, zero, zeros, 0, "0", "ZeRO stage"),
 	FENUM("workload.parallelism.recompute", S, recompute, recomputes, 0, "none", "activation recomputation"),
 	FFLAG("workload.parallelism.sequence-parallel", S, sequence_parallel, 0, "off", "Megatron sequence parallelism"),
-	FENUM("workload.attention", S, attention, attentions, 0, "fused", "attention kernel: fused (flash) or unfused (QK^T and AV GEMMs, softmax, dropout, as before FlashAttention)"),
+	FENUM("workload.attention", S, attention, attentions, 0, "fused", "attention kernel: fused (the framework's fused kernel: cuDNN's through Transformer Engine for megatron on Hopper and later, PyTorch SDPA's choice for torch-amp and fsdp2, FlashAttention-2 for deepspeed and on Ampere), flash2, flash3 (Hopper only; cudnn elsewhere) or cudnn (that kernel's measured curve), or unfused (QK^T and AV GEMMs, softmax, dropout, as before FlashAttention)"),
 	FENUM("workload.execution", S, execution, capsim_execution_names, 0, "eager", "how the host issues the kernels: eager (each op through Python, the dispatcher and autograd), compiled (torch.compile), graphs (the step replayed from CUDA graphs: no host work per kernel); the host and the GPU are two streams and the step is the critical path of both"),
 	SDBL("workload.kernels-per-op", kernels_per_op, CAPSIM_DIM_RATIO, P, 1.0, 20.0, NULL, "kernels the framework launches for each of capsim's fused ops; default: 1 for megatron and deepspeed (fused modules), measured for torch-amp and fsdp2 (plain PyTorch modules, forward and backward: GPT-2-style blocks 2.10 and 2.57 eager, Llama-style 4.00 and 5.60; compiled 0.865 of those)"),
 	SDBL("workload.tp-overlap-efficiency", tp_overlap_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "78%", "share of a tensor-parallel collective that an overlap (tp-comm-overlap) hides behind the GEMMs it can hide behind (Flux's H800 measurements, TP 8: 75% for all-gather + GEMM, 81% for GEMM + reduce-scatter; bytedance/flux docs/performance_report.md)"),

@@ -121,6 +121,48 @@ typedef struct capsim_coll_cal {
 	double bytes_min, bytes_max;
 } capsim_coll_cal;
 
+/* workload.attention: the framework's fused kernel, none (unfused), or one named */
+typedef enum {
+	CAPSIM_ATTENTION_FUSED,
+	CAPSIM_ATTENTION_UNFUSED,
+	CAPSIM_ATTENTION_FLASH2,
+	CAPSIM_ATTENTION_FLASH3,
+	CAPSIM_ATTENTION_CUDNN
+} capsim_attention;
+
+/* Fused attention kernels whose rates capsim keeps apart (workload.attention
+ * picks one, or the framework's). */
+typedef enum {
+	CAPSIM_ATTN_FLASH2, /* FlashAttention-2 (flash-attn 2.x, PyTorch SDPA's flash backend) */
+	CAPSIM_ATTN_FLASH3, /* FlashAttention-3 (Hopper) */
+	CAPSIM_ATTN_CUDNN,  /* cuDNN fused attention (Transformer Engine's FusedAttention,
+			     * PyTorch SDPA's cudnn backend) */
+	CAPSIM_ATTN__KERNELS
+} capsim_attn_kernel;
+
+extern const char *const capsim_attn_kernel_names[]; /* "flash2", "flash3", "cudnn" */
+
+#define CAPSIM_ATTN_POINTS 64 /* measured points one kernel's curve holds */
+
+/* One measured attention shape: achieved rates in FLOP/s as FlashAttention's
+ * benchmarks count them (forward 4 b s^2 heads d, halved when causal;
+ * backward 2.5x the forward). */
+typedef struct capsim_attn_point {
+	double seq;      /* keys each query row sees (the sequence, or a CP chunk) */
+	double head_dim;
+	int causal;      /* 1: causal mask */
+	double fwd_flop_per_s, bwd_flop_per_s;
+} capsim_attn_point;
+
+/* A kernel's rate curve on one GPU. Rates are used as fractions of peak_bf16
+ * (the dense bf16 peak of the GPU they were measured on), so a curve carries
+ * over to a GPU of the same design at its own peak. n = 0: not measured. */
+typedef struct capsim_attn_curve {
+	int n;
+	double peak_bf16_flop_per_s;
+	capsim_attn_point pt[CAPSIM_ATTN_POINTS];
+} capsim_attn_curve;
+
 /* What a calibrated profile (src/io/profile.h) gives a GPU beyond its
  * <efficiency> values. Zero: not calibrated. */
 typedef struct capsim_gpu_cal {
@@ -132,6 +174,7 @@ typedef struct capsim_gpu_cal {
 	double power_sustained_w;        /* under back-to-back GEMMs */
 	double clock_sustained_hz;       /* median SM clock under that load */
 	double power_gamma;              /* P = idle + (sustained - idle) u^gamma over GEMM duty u; 0: not fitted */
+	capsim_attn_curve attn[CAPSIM_ATTN__KERNELS]; /* measured attention, by capsim_attn_kernel */
 } capsim_gpu_cal;
 
 typedef struct capsim_gpu {
@@ -234,6 +277,11 @@ typedef struct capsim_node {
 	int nics;
 	char cpu_model[CAPSIM_TEXT_LEN];
 	int cpu_sockets, cpu_cores;
+	/* the host's cost per kernel a framework issues (docs/model.md, "The host
+	 * stream"): a bare launch, and the framework's work beyond it eager and
+	 * under torch.compile; 0: the GPU's calibrated profile's, else capsim's
+	 * measured defaults */
+	double host_launch_s, host_dispatch_s, host_dispatch_compiled_s;
 	double host_mem_bytes, local_storage_bytes;
 	double power_max_w;
 	double power_overhead_w;  /* CPUs, NICs, NVMe, NVSwitches, fans, PSU losses; 0: max less the GPUs' TDP */
@@ -575,7 +623,8 @@ typedef struct capsim_scenario {
 	int tp_async;                /* 0 auto (on for megatron, deepspeed), 1 on, 2 off: the
 				      * backward's TP collective beside the wgrad GEMMs */
 	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
-	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
+	int attention;               /* capsim_attention: fused (the framework's kernel),
+				      * unfused (GEMMs, softmax, dropout) or a named kernel */
 	int execution;               /* capsim_execution: how the host issues the kernels */
 	double kernels_per_op;       /* kernels the framework launches per capsim op; 0: its default */
 	double tp_overlap_eff;       /* share of an overlapped TP collective that hides */

@@ -721,6 +721,8 @@ static int stage_kernels(const capsim_scenario *s, const capsim_knobs *kn, doubl
 {
 	capsim_gpu_perf perf;
 	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
+	capsim_gpu_perf_attention(&s->gpu, capsim_attention_kernel(s, &s->gpu), &perf);
+	capsim_gpu_perf_host(&s->node, &perf);
 	static const double no_tp[2] = { 0.0, 0.0 };
 	fsdp_ctx z = { NULL, NULL, NULL, -1.0, 0.0, 0.0 }; /* no fabric: free collectives */
 	for (int k = 0; k < s->pp; k++) {
@@ -822,6 +824,8 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 	const capsim_scenario *s = w->s;
 	const capsim_model *m = &s->model;
 	capsim_gpu_perf_default(&s->gpu, s->execution, &w->perf);
+	capsim_gpu_perf_attention(&s->gpu, capsim_attention_kernel(s, &s->gpu), &w->perf);
+	capsim_gpu_perf_host(&s->node, &w->perf);
 	capsim_memory_estimate(s, &w->memory);
 	double T = (double)s->micro_batch * s->seq_len / s->cp;
 	double ab = act_bytes(s->dtype);

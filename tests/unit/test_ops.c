@@ -459,11 +459,12 @@ static void test_perf_defaults(void **state)
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT },
 		{ "b200-sxm", 1745.0 / 2250.0, 2.90 / 3.35,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
-			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
+			  CAPSIM_PERF_ASSUMED_HBM },
 		{ "mi300x", 668.4 / 1300.0, 2.90 / 3.35,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
 			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
-		{ "gb200-gpu", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
+		/* GB200 has its own attention curve (cuDNN's published rows) */
+		{ "gb200-gpu", 794.5 / 989.0, 2.90 / 3.35, 0x1fu & ~CAPSIM_PERF_ASSUMED_ATTN },
 		{ "rtx-4090", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -493,8 +494,7 @@ static void test_perf_defaults(void **state)
 	assert_rel(p.hbm_eff, 0.88, 0);
 	assert_rel(p.launch_s, 2e-6, 0);
 	assert_rel(p.launch_eager_s, 5e-6, 0);
-	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
-					    CAPSIM_PERF_ASSUMED_ATTN);
+	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT);
 	g.eff_gemm_fp8 = 0.6;
 	g.eff_attention = 0.4;
 	g.launch_eager_s = 4e-6;
@@ -509,6 +509,182 @@ static void test_perf_defaults(void **state)
 	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
 	assert_rel(p.host_kernel_s, 24e-6, 1e-12);
 	assert_int_equal(p.assumed, 0);
+}
+
+/* The attention curve by hand: rates interpolated linearly in log2(seq)
+ * within a head dim and held at the ends, linearly between the head dims
+ * that bracket the one asked, the other mask's points only where this mask
+ * has none; fractions of the curve's own peak. */
+static void test_attention_curve(void **state)
+{
+	(void)state;
+	capsim_attn_curve c = { 5, 1000e12, {
+		{ 1024, 64, 1, 200e12, 100e12 },
+		{ 4096, 64, 1, 400e12, 300e12 },
+		{ 1024, 128, 1, 300e12, 200e12 },
+		{ 4096, 128, 1, 600e12, 500e12 },
+		{ 4096, 128, 0, 700e12, 650e12 } } };
+	/* on a point; between two in log2(seq) (2048: halfway); held outside */
+	assert_rel(capsim_attention_frac(&c, 4096, 128, 1, 0), 0.6, 1e-15);
+	assert_rel(capsim_attention_frac(&c, 2048, 128, 1, 0), 0.45, 1e-15);
+	assert_rel(capsim_attention_frac(&c, 2048, 128, 1, 1), 0.35, 1e-15);
+	assert_rel(capsim_attention_frac(&c, 512, 64, 1, 0), 0.2, 1e-15);
+	assert_rel(capsim_attention_frac(&c, 65536, 64, 1, 1), 0.3, 1e-15);
+	/* head dim 96 halfway between 64 and 128 at seq 2048: (0.3 + 0.45) / 2 */
+	assert_rel(capsim_attention_frac(&c, 2048, 96, 1, 0), 0.375, 1e-15);
+	/* beyond the measured head dims: the nearest */
+	assert_rel(capsim_attention_frac(&c, 4096, 256, 1, 0), 0.6, 1e-15);
+	assert_rel(capsim_attention_frac(&c, 4096, 32, 1, 0), 0.4, 1e-15);
+	/* unmasked: its one point, at any length and head dim */
+	assert_rel(capsim_attention_frac(&c, 1024, 64, 0, 0), 0.7, 1e-15);
+	/* a curve with no unmasked point serves unmasked asks from the masked */
+	c.n = 4;
+	assert_rel(capsim_attention_frac(&c, 4096, 128, 0, 0), 0.6, 1e-15);
+}
+
+/* Every published point of tests/data/reference/attention.csv is the
+ * default curve's rate there: the lookup returns tflops / peak at that
+ * point's length, head dim, mask and pass for its GPU and kernel. */
+static void test_attention_defaults(void **state)
+{
+	(void)state;
+	FILE *fp = fopen(CAPSIM_SOURCE_DIR "/tests/data/reference/attention.csv", "r");
+	assert_non_null(fp);
+	char line[1024];
+	int header = 1, rows = 0;
+	while (fgets(line, sizeof line, fp)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (header) {
+			header = 0;
+			continue;
+		}
+		char *f[11];
+		assert_true(csv_split(line, f, 11) >= 10);
+		assert_true(strlen(f[8]) > 10); /* every row keeps its source */
+		static const char *const ids[][2] = { { "h100", "h100-sxm5-80gb" },
+						      { "h200", "h200-sxm-141gb" },
+						      { "a100", "a100-sxm4-80gb" },
+						      { "b200", "b200-sxm" },
+						      { "gb200", "gb200-gpu" } };
+		capsim_gpu g;
+		memset(&g, 0, sizeof g);
+		for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+			if (strcmp(f[0], ids[i][0]) == 0)
+				snprintf(g.e.id, sizeof g.e.id, "%s", ids[i][1]);
+		assert_true(g.e.id[0] != '\0');
+		int kernel = strcmp(f[1], "flash2") == 0 ? CAPSIM_ATTN_FLASH2 :
+			     strcmp(f[1], "flash3") == 0 ? CAPSIM_ATTN_FLASH3 : CAPSIM_ATTN_CUDNN;
+		capsim_gpu_perf p;
+		capsim_gpu_perf_default(&g, 0, &p);
+		capsim_gpu_perf_attention(&g, kernel, &p);
+		assert_false(p.assumed & CAPSIM_PERF_ASSUMED_ATTN);
+		double got = capsim_attention_frac(p.attn_curve, atof(f[5]), atof(f[4]),
+						   atoi(f[3]), strcmp(f[2], "bwd") == 0);
+		assert_rel(got, atof(f[6]) / atof(f[7]), 1e-12);
+		rows++;
+	}
+	fclose(fp);
+	assert_int_equal(rows, 328);
+	/* what no source measured is flagged: FlashAttention-3 off Hopper
+	 * falls to H100's, an H200's flash2 to H100's */
+	capsim_gpu g;
+	capsim_gpu_perf p;
+	memset(&g, 0, sizeof g);
+	snprintf(g.e.id, sizeof g.e.id, "h200-sxm-141gb");
+	capsim_gpu_perf_default(&g, 0, &p);
+	capsim_gpu_perf_attention(&g, CAPSIM_ATTN_FLASH2, &p);
+	assert_true(p.assumed & CAPSIM_PERF_ASSUMED_ATTN);
+	assert_rel(capsim_attention_frac(p.attn_curve, 16384, 128, 0, 0), 370.0 / 989.4, 1e-12);
+}
+
+/* The kernel each framework runs: cuDNN's under Transformer Engine and
+ * PyTorch SDPA on Hopper, FlashAttention-2 on Ampere and for DeepSpeed;
+ * workload.attention names one; FlashAttention-3 only on Hopper. */
+static void test_attention_kernel(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, NULL, 0);
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_CUDNN);
+	s->framework = CAPSIM_FW_TORCH_AMP;
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_CUDNN);
+	s->framework = CAPSIM_FW_DEEPSPEED;
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_FLASH2);
+	s->attention = CAPSIM_ATTENTION_FLASH3;
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_FLASH3);
+	free(s);
+	s = load("dgx-a100", 1, "llama-2-7b", 4096, 8, NULL, 0);
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_FLASH2);
+	s->attention = CAPSIM_ATTENTION_FLASH3;
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_CUDNN);
+	s->attention = CAPSIM_ATTENTION_FLASH2;
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_FLASH2);
+	free(s);
+}
+
+/* One layer's attention time from the curve: without CP one causal kernel
+ * over the sequence; with CP 2, one causal and one unmasked kernel over
+ * chunks of s/2, each of half the FLOP; forward and backward at their own
+ * rates. The GPU's curve is replaced by a known one. */
+static void test_attention_time(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 8192, 8, NULL, 0);
+	static const capsim_attn_curve c = { 4, 989e12, {
+		{ 4096, 128, 1, 300e12, 200e12 },
+		{ 8192, 128, 1, 500e12, 400e12 },
+		{ 4096, 128, 0, 600e12, 450e12 },
+		{ 8192, 128, 0, 650e12, 550e12 } } };
+	capsim_gpu_perf p;
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_GRAPHS, &p);
+	p.attn_curve = &c;
+	p.launch_s = 0.0;
+	capsim_layer_work f, b;
+	capsim_layer_forward(s, 0, &f);
+	capsim_layer_backward(&f, &b);
+	const capsim_op *fa = &f.op[CAPSIM_LOP_ATTN], *ba = &b.op[CAPSIM_LOP_ATTN];
+	double peak = s->gpu.peak_bf16_flop_per_s * p.clock_scale;
+	assert_rel(capsim_layer_op_time_s(&s->gpu, &p, s->dtype, fa),
+		   fa->flop / (peak * 500e12 / 989e12), 1e-12);
+	assert_rel(capsim_layer_op_time_s(&s->gpu, &p, s->dtype, ba),
+		   ba->flop / (peak * 400e12 / 989e12), 1e-12);
+	s->cp = 2;
+	capsim_layer_forward(s, 0, &f);
+	assert_rel(fa->count, 2.0, 0);
+	double half = fa->flop / 2.0;
+	assert_rel(capsim_layer_op_time_s(&s->gpu, &p, s->dtype, fa),
+		   half / (peak * 300e12 / 989e12) + half / (peak * 600e12 / 989e12), 1e-12);
+	/* a flat efficiency.attention replaces the curve (times S of a launch) */
+	p.attn_frac = 0.5;
+	double t = capsim_layer_op_time_s(&s->gpu, &p, s->dtype, fa);
+	assert_rel(t, fa->flop / (peak * 0.5 * capsim_gemm_shape(&p, half)), 1e-12);
+	free(s);
+}
+
+/* The host's costs per kernel are the node's: cpu.dispatch set on the node
+ * (--set) replaces the profile's or default eager cost, and a host-bound
+ * eager step slows with it; the compiled and graph costs follow their own. */
+static void test_host_of_node(void **state)
+{
+	(void)state;
+	const capsim_set slow[] = { { "cluster.node.cpu.dispatch", "60 us" },
+				    { "cluster.node.cpu.launch", "4 us" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, slow, 2);
+	assert_rel(s->node.host_dispatch_s, 60e-6, 1e-12);
+	capsim_gpu_perf p;
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_EAGER, &p);
+	assert_rel(p.host_kernel_s, 5e-6 + 36.4e-6, 1e-12);
+	capsim_gpu_perf_host(&s->node, &p);
+	assert_rel(p.host_kernel_s, 64e-6, 1e-12);
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_COMPILED, &p);
+	capsim_gpu_perf_host(&s->node, &p);
+	assert_rel(p.host_kernel_s, 4e-6 + 30.0e-6, 1e-12);
+	capsim_gpu_perf_default(&s->gpu, CAPSIM_EXEC_GRAPHS, &p);
+	capsim_gpu_perf_host(&s->node, &p);
+	assert_rel(p.host_kernel_s, 0.0, 0);
+	capsim_gpu_perf_host(NULL, &p);
+	assert_rel(p.host_kernel_s, 0.0, 0);
+	free(s);
 }
 
 /* --set reaches the GPU's profile: a slower GEMM makes a slower step's
@@ -822,6 +998,11 @@ int main(void)
 		cmocka_unit_test(test_efficiency_curve),
 		cmocka_unit_test(test_perf_defaults),
 		cmocka_unit_test(test_perf_from_scenario),
+		cmocka_unit_test(test_attention_curve),
+		cmocka_unit_test(test_attention_defaults),
+		cmocka_unit_test(test_attention_kernel),
+		cmocka_unit_test(test_attention_time),
+		cmocka_unit_test(test_host_of_node),
 		cmocka_unit_test(test_calibrated_model),
 		cmocka_unit_test(test_measured_h200),
 		cmocka_unit_test(test_gemm_refit),
