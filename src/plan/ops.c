@@ -1177,14 +1177,27 @@ void capsim_layer_backward(const capsim_layer_work *fwd,
 	}
 }
 
+/* What an attention kernel takes beyond its FLOP at the curve's rate: the
+ * published curves are kernels of 16k tokens a batch, where a kernel's
+ * fixed time is a few percent; a small one (GPT-2 at a micro-batch of 1 to
+ * 8) runs well below them. On the measured H200, PyTorch's FlashAttention-2
+ * kernels in the profiled GPT-2 steps at micro-batch 1 took 9.0 and 8.4 us
+ * a kernel more than the curve gives (calibrate/results/
+ * h200-2026-12-02-gpt2-step-c.jsonl, gpt2-124m and gpt2-355m): 8.7 us, the
+ * mean. The backward runs three kernels (flash_bwd_dot_do_o, dq_dk_dv and
+ * convert_dq in that profile), the forward one. Measured for one kernel
+ * family on one GPU: an assumption for the others. */
+#define ATTN_KERNEL_S 8.7e-6
+#define ATTN_BWD_KERNELS 3.0
+
 /* One attention op: count launches of flop / count each. Without CP, one
  * causal kernel over the whole sequence (op->n keys). With CP (count = cp
  * ring steps over chunks of op->m = seq/cp queries), the step on a rank's
  * own chunk is causal and the other cp - 1 see whole chunks unmasked; the
  * load-balanced split gives every step the same FLOP. The forward or
  * backward rate of the kernel's curve at that length and head dim (op->k);
- * a flat efficiency.attention replaces the curve. Attention stays in 16
- * bits in fp8 recipes. */
+ * a flat efficiency.attention replaces the curve (and the kernels' fixed
+ * time). Attention stays in 16 bits in fp8 recipes. */
 static double attention_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf, int dtype,
 			       const capsim_op *op)
 {
@@ -1204,8 +1217,10 @@ static double attention_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
 	if (!(f > 0.0 && peak > 0.0))
 		return c * (tm + perf->launch_s);
 	double t_diag = f / (peak * e_diag), t_off = f / (peak * e_off);
+	double fixed = perf->attn_frac > 0.0 ? 0.0 :
+		       ATTN_KERNEL_S * (op->backward ? ATTN_BWD_KERNELS : 1.0);
 	return (t_diag > tm ? t_diag : tm) + (c - 1.0) * (t_off > tm ? t_off : tm) +
-	       c * perf->launch_s;
+	       c * (perf->launch_s + fixed);
 }
 
 double capsim_layer_op_time_s(const capsim_gpu *g, const capsim_gpu_perf *perf,
