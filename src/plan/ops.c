@@ -464,11 +464,17 @@ static const capsim_attn_curve *attn_default_curve(const char *id, int kernel)
 /* The framework's kernel. Transformer Engine (megatron: Megatron-LM and
  * NeMo) "prefers cuDNN flash attention on Hopper+ architectures, and Tri
  * Dao flash attention on Ampere" (NeMo docs, memory_optimizations.rst,
- * github:NVIDIA/NeMo pull 9188). PyTorch's SDPA (torch-amp, fsdp2) picks
- * cuDNN's "Fused Flash Attention" by default on H100 and newer since 2.5
- * (pytorch.org/blog/pytorch2-5), FlashAttention-2 before that and on
- * Ampere. DeepSpeed models come from Hugging Face with flash-attn 2
- * (attn_implementation="flash_attention_2"): an assumption. */
+ * github:NVIDIA/NeMo pull 9188, 2024); but the Megatron-LM README's H100
+ * table (Megatron-Core 0.8, mid-2024), on which compute_scale is fitted,
+ * fits at an rms log error of 0.056 with FlashAttention-2's curve and 0.077
+ * with cuDNN's (its 1.7B row, the most attention-bound, 13% fast), so
+ * megatron keeps FlashAttention-2's rates on Hopper and takes cuDNN's on
+ * Blackwell, where FlashAttention-2 has no kernels of its own; a recent
+ * stack on Hopper sets workload.attention="cudnn". PyTorch's SDPA
+ * (torch-amp, fsdp2) picks cuDNN's "Fused Flash Attention" by default on
+ * H100 and newer since 2.5 (pytorch.org/blog/pytorch2-5), FlashAttention-2
+ * before that and on Ampere. DeepSpeed models come from Hugging Face with
+ * flash-attn 2 (attn_implementation="flash_attention_2"): an assumption. */
 #define TORCH_SDPA_KERNEL CAPSIM_ATTN_CUDNN
 static int gpu_is_ampere(const capsim_gpu *g)
 {
@@ -492,7 +498,7 @@ static int attn_kernel_of_gpu(const capsim_gpu *g, int framework)
 	case CAPSIM_FW_FSDP2:
 		return TORCH_SDPA_KERNEL;
 	default:
-		return CAPSIM_ATTN_CUDNN;
+		return gpu_is_hopper(g) ? CAPSIM_ATTN_FLASH2 : CAPSIM_ATTN_CUDNN;
 	}
 }
 

@@ -90,12 +90,12 @@ static const capsim_field gpu_fields[] = {
 	FDBL("efficiency.gemm", capsim_gpu, eff_gemm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best bf16/fp16 GEMM rate over the dense peak; default: capsim's published table"),
 	FDBL("efficiency.gemm-fp8", capsim_gpu, eff_gemm_fp8, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best fp8 GEMM rate over the dense fp8 peak; default: capsim's published table"),
 	FDBL("efficiency.hbm", capsim_gpu, eff_hbm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "device-memory copy bandwidth over the datasheet's; default: capsim's published table"),
-	FDBL("efficiency.attention", capsim_gpu, eff_attention, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "fused causal attention, fwd + bwd, over the dense bf16 peak; default: capsim's published table"),
-	FDBL("efficiency.launch", capsim_gpu, launch_eager_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-3, "host cost of one bare kernel launch from PyTorch (calibrate/torch's torch-launch); default 5 us (assumption)"),
+	FDBL("efficiency.attention", capsim_gpu, eff_attention, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "one flat rate for fused attention, forward and backward, over the dense bf16 peak, in place of the kernel's measured curve; default: the curve (docs/model.md, \"Attention\")"),
+	FDBL("efficiency.launch", capsim_gpu, launch_eager_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-3, "host cost of one bare kernel launch from PyTorch on the host this profile was measured on (calibrate/torch's torch-launch); a node's cpu.launch wins; default 5 us (assumption)"),
 	FDBL("efficiency.launch-graph", capsim_gpu, launch_graph_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "GPU-side cost of one kernel replayed from a CUDA graph (the gap to the one before); default 0.62 us, measured on an H200 SXM"),
 	FDBL("efficiency.kernel-gap", capsim_gpu, kernel_gap_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "GPU-side cost of one kernel launched from a stream, eager or compiled (the gap to the one before, the host well ahead); default 3.9 us, measured on an H200 SXM"),
-	FDBL("efficiency.dispatch", capsim_gpu, dispatch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "eager host work per kernel beyond the launch (Python, dispatcher, autograd); default: measured on an H200 SXM machine's host"),
-	FDBL("efficiency.dispatch-compiled", capsim_gpu, dispatch_compiled_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the same under torch.compile (its generated wrapper code); default: measured on an H200 SXM machine's host"),
+	FDBL("efficiency.dispatch", capsim_gpu, dispatch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "eager host work per kernel beyond the launch (Python, dispatcher, autograd) on the host this profile was measured on; a node's cpu.dispatch wins; default: measured on an H200 SXM machine's host"),
+	FDBL("efficiency.dispatch-compiled", capsim_gpu, dispatch_compiled_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the same under torch.compile (its generated wrapper code); a node's cpu.dispatch-compiled wins; default: measured on an H200 SXM machine's host"),
 	PRICE_FIELDS(capsim_gpu),
 };
 

@@ -2,6 +2,7 @@
  * step"). */
 #include "step.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -326,6 +327,41 @@ static void stream_layer(capsim_stream *st, const capsim_gpu_perf *perf,
 		capsim_stream_push(st, 0, 0, total);
 }
 
+/* A pass's stream from two starts, so that a backward can begin with the
+ * host ahead of the GPU by what it led at the end of the forward (an eager
+ * loop issues the backward while the GPU still runs the forward's last
+ * kernels, the LM head's among them). capsim_stream_push is max-plus linear
+ * in the stream's start, so the end from (host -lead, gpu 0) is the larger
+ * of the host-led path's end less lead and the GPU-led path's. */
+typedef struct pass_streams {
+	capsim_stream host_led; /* from (0, none) */
+	capsim_stream gpu_led;  /* from (none, 0) */
+} pass_streams;
+
+#define STREAM_NONE (-1e300) /* a start that no path leaves from */
+
+static void streams_push(pass_streams *p, double n, double host_s, double gpu_s)
+{
+	capsim_stream_push(&p->host_led, n, host_s, gpu_s);
+	capsim_stream_push(&p->gpu_led, n, host_s, gpu_s);
+}
+
+static void streams_layer(pass_streams *p, const capsim_gpu_perf *perf,
+			  const capsim_layer_work *w, const pass_times *t, int reverse, double total)
+{
+	stream_layer(&p->host_led, perf, w, t, reverse, total);
+	stream_layer(&p->gpu_led, perf, w, t, reverse, total);
+}
+
+/* when the GPU ends the pass, from the GPU's start at 0 and the host's at
+ * -lead (lead >= 0) */
+static double streams_end(const pass_streams *p, double lead)
+{
+	assert(lead >= 0.0);
+	double h = p->host_led.gpu - lead, g = p->gpu_led.gpu;
+	return h > g ? h : g;
+}
+
 /* ZeRO-3 (FSDP): each layer's weights are all-gathered before its forward
  * and again before its backward, and its gradients reduce-scattered after
  * it, over the data-parallel group; prefetching hides them behind the layer
@@ -630,7 +666,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	memset(c, 0, sizeof *c);
 	int first;
 	int per = capsim_stage_layers(s, k, &first);
-	capsim_stream sf = { 0 }, sb = { 0 };
+	capsim_stream sf = { 0 };
+	pass_streams sb = { { 0.0, STREAM_NONE, 0.0 }, { STREAM_NONE, 0.0, 0.0 } };
 	/* kernels per op of the stage's first layer, for its head and the rest */
 	capsim_layer_work w0, wb0;
 	capsim_layer_forward(s, first, &w0);
@@ -642,7 +679,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		head_loss(s, perf, kn, &head_f, &head_b);
 		/* the backward starts with the loss's and the head's (dgrad and,
 		 * unless frozen, wgrad) */
-		capsim_stream_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
+		streams_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
 	}
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_work w, wb;
@@ -684,11 +721,11 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		stream_layer(&sf, perf, &w, &pf, 0, tf_kern);
 		capsim_stream_push(&sf, 0, 0, tf_pen);
 		if (s->recompute == CAPSIM_RECOMPUTE_FULL)
-			stream_layer(&sb, perf, &w, &pf, 0, recomputed);
+			streams_layer(&sb, perf, &w, &pf, 0, recomputed);
 		else if (s->recompute == CAPSIM_RECOMPUTE_SELECTIVE)
-			capsim_stream_push(&sb, x, hk, recomputed); /* attention's forward */
-		stream_layer(&sb, perf, &wb, &pb, 1, tb_kern);
-		capsim_stream_push(&sb, 0, 0, tb_pen);
+			streams_push(&sb, x, hk, recomputed); /* attention's forward */
+		streams_layer(&sb, perf, &wb, &pb, 1, tb_kern);
+		streams_push(&sb, 0, 0, tb_pen);
 		if (s->zero >= 3 && fsdp_cost(z, s, l, tf, tb, c, d) < 0)
 			return -1;
 		ring_and_experts(s, k, l, &pf, &pb, cp_step, ep_a2a, tf, tb, c);
@@ -706,7 +743,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 	/* what the host adds beyond the kernels: where it issues them more
 	 * slowly than the GPU runs them */
 	c->host_fwd = sf.gpu - sf.busy;
-	c->host_bwd = sb.gpu - sb.busy;
+	c->host_bwd = streams_end(&sb, sf.gpu - sf.host) - sb.gpu_led.busy;
 	/* the step's other kernels, issued once a step: as many of them on each
 	 * stage (an approximation; they are the embedding's on the first and
 	 * the optimizer's on every stage) */

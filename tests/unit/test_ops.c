@@ -454,7 +454,9 @@ static void test_perf_defaults(void **state)
 		unsigned assumed;
 	} cases[] = {
 		{ "h100-sxm5-80gb", 794.5 / 989.0, 2.90 / 3.35, CAPSIM_PERF_ASSUMED_LAUNCH },
-		{ "h200-sxm-141gb", 828.6 / 989.0, 4.01 / 4.8, CAPSIM_PERF_ASSUMED_LAUNCH },
+		/* megatron's FlashAttention-2 on an H200: H100's curve */
+		{ "h200-sxm-141gb", 828.6 / 989.0, 4.01 / 4.8,
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_ATTN },
 		{ "a100-sxm4-80gb", 271.2 / 312.0, 1.61 / 2.039,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT },
 		{ "b200-sxm", 1745.0 / 2250.0, 2.90 / 3.35,
@@ -656,14 +658,18 @@ static void test_attention_measured(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* The kernel each framework runs: cuDNN's under Transformer Engine and
- * PyTorch SDPA on Hopper, FlashAttention-2 on Ampere and for DeepSpeed;
+/* The kernel each framework runs: FlashAttention-2 for megatron on Hopper
+ * (what its README table fits) and Ampere, cuDNN's on Blackwell and for
+ * PyTorch SDPA on Hopper, FlashAttention-2 for DeepSpeed;
  * workload.attention names one; FlashAttention-3 only on Hopper. */
 static void test_attention_kernel(void **state)
 {
 	(void)state;
 	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, NULL, 0);
-	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_CUDNN);
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_FLASH2);
+	capsim_gpu b200 = s->gpu;
+	snprintf(b200.e.id, sizeof b200.e.id, "b200-sxm");
+	assert_int_equal(capsim_attention_kernel(s, &b200), CAPSIM_ATTN_CUDNN);
 	s->framework = CAPSIM_FW_TORCH_AMP;
 	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_CUDNN);
 	s->framework = CAPSIM_FW_DEEPSPEED;
