@@ -591,34 +591,121 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
  * gemm_profiling.rst: current scaling's casts of one layer, hidden 4096,
  * FFN 16384, 15872 tokens, take 20.285 - 16.785 = 3.50 ms; its two passes
  * move 6 bytes an element of 1241.5 M, 7.45 GB, 2.13 TB/s against the
- * H200's 4.8 TB/s x 0.835 copy rate). torch.compile's (torchao's float8,
- * the plain-PyTorch frameworks): 0.19, measured on an H200 SXM
- * (calibrate/torch/cast_probe.py, calibrate/results/
- * h200-2026-12-04-fp8-cast.jsonl: 0.17 to 0.20 for operands of 32 M to
- * 260 M elements, 0.38 at 8192 x 4096). */
+ * H200's 4.8 TB/s x 0.835 copy rate). */
 #define TE_CAST_EFF 0.53
-#define COMPILED_CAST_EFF 0.19
+/* torchao's float8 (tensorwise) under torch.compile, a cast Inductor
+ * cannot fuse into a kernel before it: 0.63 of the copy rate, counting 4
+ * bytes an element of the input, the weight and the output gradient, from
+ * torchao's published Float8Linear benchmark on an H100 (github:pytorch/ao
+ * torchao/float8/README.md, "Performance", example 2: M, K, N = 4096, 8192,
+ * 16384, forward and backward 1.39x bf16's under torch.compile; the op
+ * model's GEMMs leave 0.51 ms for the casts of 234.9 M elements, 1.84 TB/s
+ * against the H100's 3.35 TB/s x 0.866). A standalone transposing cast that
+ * Inductor generated reached 0.19 on the measured H200
+ * (calibrate/torch/cast_probe.py, calibrate/results/
+ * h200-2026-12-04-fp8-cast.jsonl), which torchao's benchmark of the whole
+ * linear does not bear out; eager PyTorch, separate kernels, 0.06 there
+ * (0.22 to 0.25 TB/s against a copy's 3.6 to 4.1). */
+#define COMPILED_CAST_EFF 0.63
+#define EAGER_CAST_EFF 0.06
+
+/* The elements one fp8 GEMM op casts: its input (in), output gradient
+ * (grad) and weights (w), all its launches */
+typedef struct cast_elems {
+	double in, grad, w, n;
+} cast_elems;
+
+static void cast_elems_of(const capsim_op *g, cast_elems *e)
+{
+	e->in = g->count * g->m * g->k;
+	e->grad = g->count * g->m * g->n;
+	e->w = g->count * g->k * g->n;
+	e->n = g->count;
+}
+
+/* Under torch.compile, whether the kernel before op i's input (in: 1) or
+ * its output gradient (0) is one Inductor generates, which then computes
+ * the amax in its epilogue and writes the fp8 copies itself: the norms
+ * before QKV and FC1, the activation before FC2; backward, the residual
+ * stream's gradient (PROJ, FC2), the activation's backward (FC1) and
+ * RoPE's (QKV, rope models). The attention kernel before PROJ, the
+ * experts' dispatch and combine are not. */
+static int cast_fused(const capsim_op *op, int i, int in)
+{
+	switch (i) {
+	case CAPSIM_LOP_QKV:
+		return in || op[CAPSIM_LOP_ROPE].count > 0.0;
+	case CAPSIM_LOP_FC1:
+	case CAPSIM_LOP_FC2:
+		return 1;
+	case CAPSIM_LOP_PROJ:
+		return !in;
+	case CAPSIM_LOP_EXPERT_FC1:
+		return !in;
+	case CAPSIM_LOP_EXPERT_FC2:
+		return in;
+	default:
+		return 0;
+	}
+}
+
+/* torchao's float8 tensorwise casts of one layer, as bytes at the copy rate
+ * (fwd: inputs and weights; bwd: output gradients). A cast fused into the
+ * kernel before it adds that kernel's writes of the fp8 copy and its
+ * transpose, 2 bytes an element, at the copy rate; any other reads 2 and
+ * writes 2 at `eff` of it. Weights are cast at every micro-batch (torchao
+ * keeps no cache); under FSDP2 with zero 3 each rank casts its shard,
+ * 1/dp, before the float8 all-gather (torchao's
+ * enable_fsdp_float8_all_gather). */
+static void compiled_cast_bytes(const capsim_scenario *s, const capsim_op *op, int fuse,
+				double *fwd, double *bwd, double *n)
+{
+	double eff = fuse ? COMPILED_CAST_EFF : EAGER_CAST_EFF;
+	double shard = s->framework == CAPSIM_FW_FSDP2 && s->zero >= 3 && s->dp > 1 ?
+			       1.0 / s->dp : 1.0;
+	*fwd = *bwd = *n = 0.0;
+	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
+		if (op[i].kind != CAPSIM_OPK_GEMM || op[i].count <= 0.0 || i == CAPSIM_LOP_ROUTER)
+			continue;
+		cast_elems e;
+		cast_elems_of(&op[i], &e);
+		*fwd += e.in * (fuse && cast_fused(op, i, 1) ? 2.0 : 4.0 / eff);
+		*fwd += e.w * shard * 4.0 / eff;
+		*bwd += e.grad * (fuse && cast_fused(op, i, 0) ? 2.0 : 4.0 / eff);
+		*n += e.n;
+	}
+}
+
 static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 {
-	double in = 0.0, grad = 0.0, w = 0.0, n = 0.0;
+	capsim_op *c = &op[CAPSIM_LOP_FP8_CAST];
+	if (s->framework == CAPSIM_FW_TORCH_AMP || s->framework == CAPSIM_FW_FSDP2) {
+		double fwd, bwd, n;
+		compiled_cast_bytes(s, op, s->execution != CAPSIM_EXEC_EAGER, &fwd, &bwd, &n);
+		/* bytes at the copy rate: what the kernels move, each share over
+		 * the rate it reaches */
+		set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, fwd / 2.0, fwd, 0.0, 0.0, 0.0);
+		c->bwd_flop = bwd / 2.0;
+		c->bwd_bytes = bwd;
+		return;
+	}
+	cast_elems sum = { 0.0, 0.0, 0.0, 0.0 };
 	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
-		const capsim_op *g = &op[i];
-		if (g->kind != CAPSIM_OPK_GEMM || g->count <= 0.0 || i == CAPSIM_LOP_ROUTER)
+		if (op[i].kind != CAPSIM_OPK_GEMM || op[i].count <= 0.0 || i == CAPSIM_LOP_ROUTER)
 			continue;
-		in += g->count * g->m * g->k;
-		grad += g->count * g->m * g->n;
-		w += g->count * g->k * g->n;
-		n += g->count;
+		cast_elems e;
+		cast_elems_of(&op[i], &e);
+		sum.in += e.in;
+		sum.grad += e.grad;
+		sum.w += e.w;
+		sum.n += e.n;
 	}
 	double mb = capsim_microbatches(s);
-	double fwd = in + w / (mb > 0 ? mb : 1.0);
-	set_op(&op[CAPSIM_LOP_FP8_CAST], "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, 2.0 * fwd,
-	       4.0 * fwd, 0.0, 0.0, 0.0);
-	op[CAPSIM_LOP_FP8_CAST].bwd_flop = 2.0 * grad;
-	op[CAPSIM_LOP_FP8_CAST].bwd_bytes = 4.0 * grad;
-	op[CAPSIM_LOP_FP8_CAST].bw_eff =
-		s->framework == CAPSIM_FW_TORCH_AMP || s->framework == CAPSIM_FW_FSDP2 ?
-		COMPILED_CAST_EFF : TE_CAST_EFF;
+	double fwd = sum.in + sum.w / (mb > 0 ? mb : 1.0);
+	set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, sum.n, 2.0 * fwd, 4.0 * fwd, 0.0, 0.0, 0.0);
+	c->bwd_flop = 2.0 * sum.grad;
+	c->bwd_bytes = 4.0 * sum.grad;
+	c->bw_eff = TE_CAST_EFF;
 }
 
 void capsim_layer_forward(const capsim_scenario *s, int layer,

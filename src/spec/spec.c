@@ -310,6 +310,9 @@ static const char *const recomputes[] = { "none", "selective", "full", NULL };
 static const char *const attentions[] = { "fused", "unfused", NULL };
 const char *const capsim_execution_names[] = { "eager", "compiled", "graphs", NULL };
 static const char *const tp_asyncs[] = { "auto", "on", "off", NULL };
+/* workload.parallelism.tp-overlap-method, in capsim_tp_overlap's order */
+static const char *const tp_overlap_methods[] = { "framework", "userbuffers", "async-tp", "flat",
+						   NULL };
 /* cluster.storage.checkpoint-mode: index 0 is "the framework's save path" */
 const char *const capsim_checkpoint_mode_names[] = { "framework", "sync", "async", "memory",
 							     NULL };
@@ -413,6 +416,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("workload.tp-overlap-efficiency", tp_overlap_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "78%", "share of a tensor-parallel collective that an overlap (tp-comm-overlap) hides behind the GEMMs it can hide behind (Flux's H800 measurements, TP 8: 75% for all-gather + GEMM, 81% for GEMM + reduce-scatter; bytedance/flux docs/performance_report.md)"),
 	FFLAG("workload.parallelism.ep-overlap", S, ep_overlap, 0, "off", "hide each micro-batch's expert all-to-alls behind the computation of the micro-batch whose pass is paired with it in 1F1B's steady state (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1; Megatron-Core's 1F1B all-to-all overlap); the warm-up forwards and cool-down backwards have no partner"),
 	FFLAG("workload.parallelism.tp-comm-overlap", S, tp_comm_overlap, 0, "off", "overlap tensor-parallel collectives with GEMMs (Megatron-Core --tp-comm-overlap)"),
+	FENUM("workload.parallelism.tp-overlap-method", S, tp_overlap_method, tp_overlap_methods, 0, "framework", "how tp-comm-overlap hides the tensor-parallel collectives: userbuffers (Transformer Engine, Megatron-Core's --tp-comm-overlap: all-gathers by ring exchange in tp chunks on the copy engine, reduce-scatters pipelined in 4 chunks and in bulk on 16 of the GPU's 132 SMs, transformer_engine/pytorch/module/base.py initialize_ub), async-tp (PyTorch's AsyncTP, torch.compile's micro-pipelining over symmetric memory: tp chunks, copy-engine transfers, a reduction kernel after each reduce-scatter), flat (a share tp-overlap-efficiency of what the GEMMs can cover, slowed by comm-slowdown); framework: userbuffers for megatron, async-tp for torch-amp and fsdp2, flat for deepspeed"),
 	FENUM("workload.parallelism.tp-async", S, tp_async, tp_asyncs, 0, "auto", "run each layer's backward tensor-parallel collective (the input gradient's all-reduce; with sequence parallelism the input's all-gather for the wgrad) beside the weight-gradient GEMMs, as Megatron-LM does since 2022 (--async-tensor-model-parallel-allreduce, on by default; Korthikanti et al. 2022, sec. 6.2); auto: on for megatron and deepspeed, off for torch-amp and fsdp2"),
 	SDBL("workload.comm-slowdown", comm_slowdown, CAPSIM_DIM_RATIO, P, 1.0, 3.0, "1.1", "compute slows by this factor while a collective runs beside it (assumption, between Transformer Engine's SM split, 132/116 = 1.14 for its pipelined and bulk overlaps and about 1 for ring exchange, and the 18.9% mean slowdown measured in arXiv 2507.03114)"),
 	SDBL("workload.moe-capacity-factor", moe_capacity_factor, CAPSIM_DIM_RATIO, P, 0.01, 64.0, NULL, "expert capacity over the even share of tokens, buffers padded to it (GShard, Switch); default: dropless, even routing"),

@@ -574,6 +574,8 @@ typedef struct capsim_scenario {
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
 	int tp_async;                /* 0 auto (on for megatron, deepspeed), 1 on, 2 off: the
 				      * backward's TP collective beside the wgrad GEMMs */
+	int tp_overlap_method;       /* capsim_tp_overlap (train/overlap.h): how tp-comm-overlap
+				      * hides them; 0: the framework's */
 	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
 	int attention;               /* 0 fused (flash), 1 unfused (GEMMs, softmax, dropout) */
 	int execution;               /* capsim_execution: how the host issues the kernels */
