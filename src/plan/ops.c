@@ -702,9 +702,11 @@ static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 	}
 	double mb = capsim_microbatches(s);
 	double fwd = sum.in + sum.w / (mb > 0 ? mb : 1.0);
-	set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, sum.n, 2.0 * fwd, 4.0 * fwd, 0.0, 0.0, 0.0);
+	/* current scaling reads each tensor once more for its amax first */
+	double by = s->fp8_recipe == CAPSIM_FP8_CURRENT ? 6.0 : 4.0;
+	set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, sum.n, 2.0 * fwd, by * fwd, 0.0, 0.0, 0.0);
 	c->bwd_flop = 2.0 * sum.grad;
-	c->bwd_bytes = 4.0 * sum.grad;
+	c->bwd_bytes = by * sum.grad;
 	c->bw_eff = TE_CAST_EFF;
 }
 

@@ -320,6 +320,8 @@ static const char *const placements[] = { "contiguous", "scattered", NULL };
 static const char *const finetunes[] = { "full", "lora", NULL };
 static const char *const lora_targets[] = { "all", "attention", NULL };
 const char *const capsim_framework_names[] = { "megatron", "torch-amp", "fsdp2", "deepspeed", NULL };
+/* workload.fp8-recipe, in capsim_fp8_recipe's order */
+static const char *const fp8_recipe_names[] = { "framework", "delayed", "current", NULL };
 /* workload.precision: index 0 is "the framework's choice" */
 static const char *const prec_params_names[] = { "framework", "fp32", "bf16", "fp16", NULL };
 static const char *const prec_grads_names[] = { "framework", "fp32", "bf16", NULL };
@@ -426,6 +428,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("workload.jitter", jitter, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "coefficient of variation of each GPU's kernel time per layer and micro-batch (lognormal, from the scenario's seed); every replica is then simulated (assumption: no default from measurement)"),
 	SDBL("workload.task-limit", task_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e11, "2e6", "most pipeline tasks (a forward and a backward per micro-batch, stage and chunk, for each replica simulated) one step may simulate; a larger step is refused before it runs (measured: about 130 bytes and 1.4 us a task, so the default bounds a step near 0.3 GB and 3 s; raise it for longer schedules)"),
 	SDBL("workload.flow-limit", flow_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e10, "2e6", "most flows one collective may simulate (an all-to-all over n ranks is n(n-1), a ring all-reduce n per distinct ring); a larger one is refused before its flows are built (measured: at most about 0.4 KB and 4.4 us a flow, so the default bounds a collective near 0.8 GB and 9 s; raise it for larger all-to-alls)"),
+	FENUM("workload.fp8-recipe", S, fp8_recipe, fp8_recipe_names, 0, "framework", "scaling of Transformer Engine's fp8 tensors (dtype fp8, megatron and deepspeed): delayed (the scale from the amax history, one pass a cast: Megatron-LM's --fp8-recipe default) or current (the scale from the tensor's own amax, --fp8-recipe tensorwise: an amax pass before each cast, 6 bytes an element against 4, as TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst times it); framework: delayed; torch-amp and fsdp2 run torchao's dynamic tensorwise casts whatever this says"),
 	FENUM("workload.framework", S, framework, capsim_framework_names, 0, "megatron", "training framework, by the copies of the model it keeps: megatron (Megatron-LM/NeMo, 18 bytes a parameter), torch-amp (PyTorch autocast: fp32 weights are the only copy, 16 bytes, plus bf16 casts held to the backward), fsdp2 (16 bytes, sharded as zero says, bf16 all-gathers), deepspeed (ZeRO paper: 16 bytes)"),
 	FENUM("workload.finetune.method", S, finetune, finetunes, 0, "full", "full: every weight trained; lora: the base frozen (16-bit weights, no gradients, no optimizer state, no weight-gradient GEMMs), rank-r adapters trained beside each target matrix"),
 	SINT("workload.finetune.rank", lora_rank, P, 1, 65536, "16", "LoRA rank r: each adapted din x dout matrix trains r(din + dout) parameters"),
