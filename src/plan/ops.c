@@ -581,9 +581,8 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
  * micro-batches, is_first_microbatch: transformer_engine/pytorch/module/
  * linear.py), so a micro-batch carries 1/m of them; in the backward each
  * GEMM's output gradient is cast the same way before its dgrad and wgrad.
- * The router stays in 16 bits. TE fuses some input casts into the norm or
- * the activation before them (LayerNormLinear, LayerNormMLP), which this
- * counts apart: an overcount of at most the norm's 16-bit write.
+ * The router stays in 16 bits. TE fuses the input casts of QKV and FC1
+ * into the norm before them (LayerNormLinear: te_cast_fused).
  *
  * A cast with its transpose runs below the copy bandwidth. Transformer
  * Engine's: 0.53 of it, from TE's GEMM profiling on an H200 NVL
@@ -676,6 +675,24 @@ static void compiled_cast_bytes(const capsim_scenario *s, const capsim_op *op, i
 	}
 }
 
+/* Transformer Engine with delayed scaling: whether op i's input cast is
+ * fused into the norm before it. Megatron-Core builds QKV and FC1 as
+ * LayerNormLinear (TELayerNormColumnParallelLinear), whose norm kernel
+ * writes the fp8 input with the scale of the amax history
+ * (transformer_engine/pytorch/module/layernorm_linear.py): the cast costs
+ * the fp8 copy and its transpose, 2 bytes an element at the copy rate.
+ * PROJ's input (after attention), FC2's (after Megatron's own SwiGLU) and
+ * every output gradient are cast by TE's standalone cast-transpose; so is
+ * every cast under current scaling, whose scale needs the whole tensor's
+ * amax before the norm's output can be cast (an assumption: TE calls the
+ * same quantized norm, which must then make two passes). */
+static int te_cast_fused(const capsim_scenario *s, int i)
+{
+	if (s->fp8_recipe == CAPSIM_FP8_CURRENT)
+		return 0;
+	return i == CAPSIM_LOP_QKV || i == CAPSIM_LOP_FC1;
+}
+
 static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 {
 	capsim_op *c = &op[CAPSIM_LOP_FP8_CAST];
@@ -689,25 +706,24 @@ static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 		c->bwd_bytes = bwd;
 		return;
 	}
-	cast_elems sum = { 0.0, 0.0, 0.0, 0.0 };
+	double mb = capsim_microbatches(s), wshare = 1.0 / (mb > 0 ? mb : 1.0);
+	/* current scaling reads each tensor once more for its amax first */
+	double by = s->fp8_recipe == CAPSIM_FP8_CURRENT ? 6.0 : 4.0;
+	double fwd = 0.0, bwd = 0.0, n = 0.0;
 	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
 		if (op[i].kind != CAPSIM_OPK_GEMM || op[i].count <= 0.0 || i == CAPSIM_LOP_ROUTER)
 			continue;
 		cast_elems e;
 		cast_elems_of(&op[i], &e);
-		sum.in += e.in;
-		sum.grad += e.grad;
-		sum.w += e.w;
-		sum.n += e.n;
+		fwd += e.in * (te_cast_fused(s, i) ? 2.0 : by / TE_CAST_EFF);
+		fwd += e.w * wshare * by / TE_CAST_EFF;
+		bwd += e.grad * by / TE_CAST_EFF;
+		n += e.n;
 	}
-	double mb = capsim_microbatches(s);
-	double fwd = sum.in + sum.w / (mb > 0 ? mb : 1.0);
-	/* current scaling reads each tensor once more for its amax first */
-	double by = s->fp8_recipe == CAPSIM_FP8_CURRENT ? 6.0 : 4.0;
-	set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, sum.n, 2.0 * fwd, by * fwd, 0.0, 0.0, 0.0);
-	c->bwd_flop = 2.0 * sum.grad;
-	c->bwd_bytes = by * sum.grad;
-	c->bw_eff = TE_CAST_EFF;
+	/* bytes at the copy rate, as the plain-PyTorch frameworks' */
+	set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, fwd / 2.0, fwd, 0.0, 0.0, 0.0);
+	c->bwd_flop = bwd / 2.0;
+	c->bwd_bytes = bwd;
 }
 
 void capsim_layer_forward(const capsim_scenario *s, int layer,

@@ -745,7 +745,8 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			capsim_stream_push(&sb, x, hk, recomputed); /* attention's forward */
 		stream_layer(&sb, perf, &wb, &pb, 1, tb_kern);
 		capsim_stream_push(&sb, 0, 0, tb_pen);
-		if (s->zero >= 3 && fsdp_cost(z, s, l, first, first + per - 1, tf_prev, tb, c, d) < 0)
+		if (s->zero >= 3 &&
+		    fsdp_cost(z, s, l, first, first + per - 1, tf_prev, tb, c, d) < 0)
 			return -1;
 		tf_prev = tf;
 		ring_and_experts(s, k, l, &pf, &pb, cp_step, ep_a2a, tf, tb, c);
