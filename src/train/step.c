@@ -626,11 +626,11 @@ static double layer_tensor_flop(const capsim_scenario *s, const capsim_layer_wor
  * c. The forward prefetches the next layer's all-gather during this one
  * (FSDP2's implicit forward prefetch; forward and backward prefetching in
  * the FSDP paper, arXiv 2304.11277): the stage's first layer's is exposed,
- * a later layer's hides behind the layer before (tf_prev). The backward runs the previous
- * layer's all-gather and the next one's reduce-scatter during this one:
- * the first all-gather (the stage's last layer) and the last
- * reduce-scatter (its first layer) are exposed. Layers alike, a layer's
- * own all-gather and reduce-scatter stand for its neighbours'. */
+ * a later layer's hides behind the layer before (tf_prev). The backward
+ * runs the previous layer's all-gather and the next one's reduce-scatter
+ * during this one: the first all-gather (the stage's last layer) and the
+ * last reduce-scatter (its first layer) are exposed. Layers alike, a
+ * layer's own all-gather and reduce-scatter stand for its neighbours'. */
 static int fsdp_cost(fsdp_ctx *z, const capsim_scenario *s, int l, int first, int last,
 		     double tf_prev, double tb, stage_cost *c, capsim_diags *d)
 {
