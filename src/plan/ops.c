@@ -1025,9 +1025,8 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
  * micro-batches, is_first_microbatch: transformer_engine/pytorch/module/
  * linear.py), so a micro-batch carries 1/m of them; in the backward each
  * GEMM's output gradient is cast the same way before its dgrad and wgrad.
- * The router stays in 16 bits. TE fuses some input casts into the norm or
- * the activation before them (LayerNormLinear, LayerNormMLP), which this
- * counts apart: an overcount of at most the norm's 16-bit write.
+ * The router stays in 16 bits. TE fuses the input casts of QKV and FC1
+ * into the norm before them (LayerNormLinear: te_cast_fused).
  *
  * A cast with its transpose runs below the copy bandwidth. Transformer
  * Engine's: 0.53 of it, from TE's GEMM profiling on an H200 NVL
@@ -1035,34 +1034,140 @@ static void mlp(capsim_op *up, capsim_op *act, capsim_op *down,
  * gemm_profiling.rst: current scaling's casts of one layer, hidden 4096,
  * FFN 16384, 15872 tokens, take 20.285 - 16.785 = 3.50 ms; its two passes
  * move 6 bytes an element of 1241.5 M, 7.45 GB, 2.13 TB/s against the
- * H200's 4.8 TB/s x 0.835 copy rate). torch.compile's (torchao's float8,
- * the plain-PyTorch frameworks): 0.19, measured on an H200 SXM
- * (calibrate/torch/cast_probe.py, calibrate/results/
- * h200-2026-12-04-fp8-cast.jsonl: 0.17 to 0.20 for operands of 32 M to
- * 260 M elements, 0.38 at 8192 x 4096). */
+ * H200's 4.8 TB/s x 0.835 copy rate). */
 #define TE_CAST_EFF 0.53
-#define COMPILED_CAST_EFF 0.19
+/* torchao's float8 (tensorwise) under torch.compile, a cast Inductor
+ * cannot fuse into a kernel before it: 0.63 of the copy rate, counting 4
+ * bytes an element of the input, the weight and the output gradient, from
+ * torchao's published Float8Linear benchmark on an H100 (github:pytorch/ao
+ * torchao/float8/README.md, "Performance", example 2: M, K, N = 4096, 8192,
+ * 16384, forward and backward 1.39x bf16's under torch.compile; the op
+ * model's GEMMs leave 0.51 ms for the casts of 234.9 M elements, 1.84 TB/s
+ * against the H100's 3.35 TB/s x 0.866). A standalone transposing cast that
+ * Inductor generated reached 0.19 on the measured H200
+ * (calibrate/torch/cast_probe.py, calibrate/results/
+ * h200-2026-12-04-fp8-cast.jsonl), which torchao's benchmark of the whole
+ * linear does not bear out; eager PyTorch, separate kernels, 0.06 there
+ * (0.22 to 0.25 TB/s against a copy's 3.6 to 4.1). */
+#define COMPILED_CAST_EFF 0.63
+#define EAGER_CAST_EFF 0.06
+
+/* The elements one fp8 GEMM op casts: its input (in), output gradient
+ * (grad) and weights (w), all its launches */
+typedef struct cast_elems {
+	double in, grad, w, n;
+} cast_elems;
+
+static void cast_elems_of(const capsim_op *g, cast_elems *e)
+{
+	e->in = g->count * g->m * g->k;
+	e->grad = g->count * g->m * g->n;
+	e->w = g->count * g->k * g->n;
+	e->n = g->count;
+}
+
+/* Under torch.compile, whether the kernel before op i's input (in: 1) or
+ * its output gradient (0) is one Inductor generates, which then computes
+ * the amax in its epilogue and writes the fp8 copies itself: the norms
+ * before QKV and FC1, the activation before FC2; backward, the residual
+ * stream's gradient (PROJ, FC2), the activation's backward (FC1) and
+ * RoPE's (QKV, rope models). The attention kernel before PROJ, the
+ * experts' dispatch and combine are not. */
+static int cast_fused(const capsim_op *op, int i, int in)
+{
+	switch (i) {
+	case CAPSIM_LOP_QKV:
+		return in || op[CAPSIM_LOP_ROPE].count > 0.0;
+	case CAPSIM_LOP_FC1:
+	case CAPSIM_LOP_FC2:
+		return 1;
+	case CAPSIM_LOP_PROJ:
+		return !in;
+	case CAPSIM_LOP_EXPERT_FC1:
+		return !in;
+	case CAPSIM_LOP_EXPERT_FC2:
+		return in;
+	default:
+		return 0;
+	}
+}
+
+/* torchao's float8 tensorwise casts of one layer, as bytes at the copy rate
+ * (fwd: inputs and weights; bwd: output gradients). A cast fused into the
+ * kernel before it adds that kernel's writes of the fp8 copy and its
+ * transpose, 2 bytes an element, at the copy rate; any other reads 2 and
+ * writes 2 at `eff` of it. Weights are cast at every micro-batch (torchao
+ * keeps no cache); under FSDP2 with zero 3 each rank casts its shard,
+ * 1/dp, before the float8 all-gather (torchao's
+ * enable_fsdp_float8_all_gather). */
+static void compiled_cast_bytes(const capsim_scenario *s, const capsim_op *op, int fuse,
+				double *fwd, double *bwd, double *n)
+{
+	double eff = fuse ? COMPILED_CAST_EFF : EAGER_CAST_EFF;
+	double shard = s->framework == CAPSIM_FW_FSDP2 && s->zero >= 3 && s->dp > 1 ?
+			       1.0 / s->dp : 1.0;
+	*fwd = *bwd = *n = 0.0;
+	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
+		if (op[i].kind != CAPSIM_OPK_GEMM || op[i].count <= 0.0 || i == CAPSIM_LOP_ROUTER)
+			continue;
+		cast_elems e;
+		cast_elems_of(&op[i], &e);
+		*fwd += e.in * (fuse && cast_fused(op, i, 1) ? 2.0 : 4.0 / eff);
+		*fwd += e.w * shard * 4.0 / eff;
+		*bwd += e.grad * (fuse && cast_fused(op, i, 0) ? 2.0 : 4.0 / eff);
+		*n += e.n;
+	}
+}
+
+/* Transformer Engine with delayed scaling: whether op i's input cast is
+ * fused into the norm before it. Megatron-Core builds QKV and FC1 as
+ * LayerNormLinear (TELayerNormColumnParallelLinear), whose norm kernel
+ * writes the fp8 input with the scale of the amax history
+ * (transformer_engine/pytorch/module/layernorm_linear.py): the cast costs
+ * the fp8 copy and its transpose, 2 bytes an element at the copy rate.
+ * PROJ's input (after attention), FC2's (after Megatron's own SwiGLU) and
+ * every output gradient are cast by TE's standalone cast-transpose; so is
+ * every cast under current scaling, whose scale needs the whole tensor's
+ * amax before the norm's output can be cast (an assumption: TE calls the
+ * same quantized norm, which must then make two passes). */
+static int te_cast_fused(const capsim_scenario *s, int i)
+{
+	if (s->fp8_recipe == CAPSIM_FP8_CURRENT)
+		return 0;
+	return i == CAPSIM_LOP_QKV || i == CAPSIM_LOP_FC1;
+}
+
 static void fp8_casts(const capsim_scenario *s, capsim_op *op)
 {
-	double in = 0.0, grad = 0.0, w = 0.0, n = 0.0;
-	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
-		const capsim_op *g = &op[i];
-		if (g->kind != CAPSIM_OPK_GEMM || g->count <= 0.0 || i == CAPSIM_LOP_ROUTER)
-			continue;
-		in += g->count * g->m * g->k;
-		grad += g->count * g->m * g->n;
-		w += g->count * g->k * g->n;
-		n += g->count;
+	capsim_op *c = &op[CAPSIM_LOP_FP8_CAST];
+	if (s->framework == CAPSIM_FW_TORCH_AMP || s->framework == CAPSIM_FW_FSDP2) {
+		double fwd, bwd, n;
+		compiled_cast_bytes(s, op, s->execution != CAPSIM_EXEC_EAGER, &fwd, &bwd, &n);
+		/* bytes at the copy rate: what the kernels move, each share over
+		 * the rate it reaches */
+		set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, fwd / 2.0, fwd, 0.0, 0.0, 0.0);
+		c->bwd_flop = bwd / 2.0;
+		c->bwd_bytes = bwd;
+		return;
 	}
-	double mb = capsim_microbatches(s);
-	double fwd = in + w / (mb > 0 ? mb : 1.0);
-	set_op(&op[CAPSIM_LOP_FP8_CAST], "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, 2.0 * fwd,
-	       4.0 * fwd, 0.0, 0.0, 0.0);
-	op[CAPSIM_LOP_FP8_CAST].bwd_flop = 2.0 * grad;
-	op[CAPSIM_LOP_FP8_CAST].bwd_bytes = 4.0 * grad;
-	op[CAPSIM_LOP_FP8_CAST].bw_eff =
-		s->framework == CAPSIM_FW_TORCH_AMP || s->framework == CAPSIM_FW_FSDP2 ?
-		COMPILED_CAST_EFF : TE_CAST_EFF;
+	double mb = capsim_microbatches(s), wshare = 1.0 / (mb > 0 ? mb : 1.0);
+	/* current scaling reads each tensor once more for its amax first */
+	double by = s->fp8_recipe == CAPSIM_FP8_CURRENT ? 6.0 : 4.0;
+	double fwd = 0.0, bwd = 0.0, n = 0.0;
+	for (int i = 0; i < CAPSIM_LOP_FP8_CAST; i++) {
+		if (op[i].kind != CAPSIM_OPK_GEMM || op[i].count <= 0.0 || i == CAPSIM_LOP_ROUTER)
+			continue;
+		cast_elems e;
+		cast_elems_of(&op[i], &e);
+		fwd += e.in * (te_cast_fused(s, i) ? 2.0 : by / TE_CAST_EFF);
+		fwd += e.w * wshare * by / TE_CAST_EFF;
+		bwd += e.grad * by / TE_CAST_EFF;
+		n += e.n;
+	}
+	/* bytes at the copy rate, as the plain-PyTorch frameworks' */
+	set_op(c, "fp8_cast", CAPSIM_OPK_ELEMENTWISE, n, fwd / 2.0, fwd, 0.0, 0.0, 0.0);
+	c->bwd_flop = bwd / 2.0;
+	c->bwd_bytes = bwd;
 }
 
 void capsim_layer_forward(const capsim_scenario *s, int layer,

@@ -430,6 +430,15 @@ typedef enum {
 
 extern const char *const capsim_framework_names[];
 
+/* workload.fp8-recipe: Transformer Engine's scaling of its fp8 tensors;
+ * framework: delayed for megatron and deepspeed (Megatron-LM's --fp8-recipe
+ * default), torchao's dynamic tensorwise for torch-amp and fsdp2 */
+typedef enum {
+	CAPSIM_FP8_FRAMEWORK,
+	CAPSIM_FP8_DELAYED,  /* the scale from the amax history: one pass a cast */
+	CAPSIM_FP8_CURRENT   /* the scale from this tensor's amax: an amax pass first */
+} capsim_fp8_recipe;
+
 /* How a checkpoint is saved (cluster.storage.checkpoint-mode): the
  * framework's own save path, or synchronous or asynchronous as given. */
 typedef enum {
@@ -615,6 +624,7 @@ typedef struct capsim_scenario {
 	int first_stage_layers, last_stage_layers; /* 0: an even split */
 	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
 	int framework;               /* capsim_framework: whose memory recipe */
+	int fp8_recipe;              /* capsim_fp8_recipe: how fp8 scales its tensors */
 	int finetune;                /* capsim_finetune */
 	int lora_rank, lora_targets; /* LoRA: rank r; capsim_lora_targets */
 	/* workload.precision: 0 = the framework's, else the name's index */
@@ -622,6 +632,8 @@ typedef struct capsim_scenario {
 	int tp_comm_overlap;         /* tensor-parallel collectives hidden behind GEMMs */
 	int tp_async;                /* 0 auto (on for megatron, deepspeed), 1 on, 2 off: the
 				      * backward's TP collective beside the wgrad GEMMs */
+	int tp_overlap_method;       /* capsim_tp_overlap (train/overlap.h): how tp-comm-overlap
+				      * hides them; 0: the framework's */
 	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
 	int attention;               /* capsim_attention: fused (the framework's kernel),
 				      * unfused (GEMMs, softmax, dropout) or a named kernel */

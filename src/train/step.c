@@ -13,6 +13,7 @@
 
 #include "collective.h"
 #include "knobs.h"
+#include "overlap.h"
 #include "ops.h"
 #include "schedule.h"
 #include "xalloc.h"
@@ -546,21 +547,59 @@ static double recomputed_s(const capsim_scenario *s, const capsim_gpu_perf *perf
 	return 0.0;
 }
 
-/* A layer's tensor-parallel collectives (tp_coll: one layer's, each way)
- * into c's exposed TP time, and what overlapping them adds to the layer's
- * forward and backward kernels (*tf_pen, *tb_pen) */
-static void tp_layer(const capsim_scenario *s, double cs, const pass_times *ppf,
-		     const pass_times *ppb, const double *tp_coll, stage_cost *c, double *tf_pen_out,
-		     double *tb_pen_out)
+/* tp_coll: one layer's tensor-parallel collectives, seconds: [0] and [1]
+ * the forward's and the backward's, [2] one all-gather and [3] one
+ * reduce-scatter with sequence parallelism, one all-reduce without */
+#define TP_COLL_N 4
+
+/* Overlapped by a chunked method (userbuffers, AsyncTP): what the mechanism
+ * leaves exposed and adds to the layer's kernels (train/overlap.h) */
+static void tp_layer_chunked(const capsim_scenario *s, const capsim_gpu_perf *perf, double cs,
+			     const capsim_layer_work *w, const capsim_layer_work *wb,
+			     const double *tp_coll, stage_cost *c, double *tf_pen, double *tb_pen)
+{
+	capsim_tp_colls tc = { 0.0, 0.0, 0.0 };
+	if (s->sequence_parallel) {
+		tc.ag = tp_coll[2];
+		tc.rs = tp_coll[3];
+	} else {
+		tc.ar = tp_coll[3];
+	}
+	capsim_tp_hidden h;
+	capsim_tp_overlap_layer(s, perf, capsim_tp_overlap_method(s), cs, w, wb, &tc, &h);
+	c->tp_fwd += h.exposed_fwd;
+	c->tp_bwd += h.exposed_bwd;
+	*tf_pen = h.pen_fwd;
+	*tb_pen = h.pen_bwd;
+	if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
+		/* the recomputed forward's collectives, hidden as the forward's */
+		c->tp_bwd += h.exposed_fwd;
+		*tb_pen += h.pen_fwd;
+	}
+}
+
+/* A layer's tensor-parallel collectives (tp_coll, TP_COLL_N) into c's
+ * exposed TP time, and what overlapping them adds to the layer's forward
+ * and backward kernels (*tf_pen, *tb_pen) */
+static void tp_layer(const capsim_scenario *s, const capsim_gpu_perf *perf, double cs,
+		     const capsim_layer_work *w, const capsim_layer_work *wb,
+		     const pass_times *ppf, const pass_times *ppb, const double *tp_coll,
+		     stage_cost *c, double *tf_pen_out, double *tb_pen_out)
 {
 	const pass_times pf = *ppf, pb = *ppb;
 	/* tensor parallelism: per layer, two all-reduces forward and two
 	 * backward; with sequence parallelism, two all-gathers and two
 	 * reduce-scatters each way (Korthikanti et al. 2022, Fig. 5).
-	 * Overlapped (--tp-comm-overlap), a share tp-overlap-efficiency of
-	 * what the layer's GEMMs can cover hides behind them, and those
-	 * GEMMs run slower by comm-slowdown while it does */
+	 * Overlapped (--tp-comm-overlap) by the framework's method; the flat
+	 * one hides a share tp-overlap-efficiency of what the layer's GEMMs
+	 * can cover, and those GEMMs run slower by comm-slowdown while it
+	 * does */
 	double tf_pen = 0.0, tb_pen = 0.0;
+	if (s->tp_comm_overlap && tp_coll[0] > 0.0 &&
+	    capsim_tp_overlap_method(s) != CAPSIM_TPOV_FLAT) {
+		tp_layer_chunked(s, perf, cs, w, wb, tp_coll, c, tf_pen_out, tb_pen_out);
+		return;
+	}
 	if (s->tp_comm_overlap) {
 		double gf = cs * pf.gemm;
 		double gb = cs * pb.gemm;
@@ -618,10 +657,18 @@ static double layer_tensor_flop(const capsim_scenario *s, const capsim_layer_wor
 	return ff + fb;
 }
 
-/* ZeRO-3: layer l's weight all-gathers and gradient reduce-scatters, what
- * of them the layer's kernels (tf, tb) do not hide, into c */
-static int fsdp_cost(fsdp_ctx *z, const capsim_scenario *s, int l, double tf, double tb,
-		     stage_cost *c, capsim_diags *d)
+/* ZeRO-3 (FSDP2, DeepSpeed): layer l's weight all-gathers and gradient
+ * reduce-scatters, what of them the kernels beside them do not hide, into
+ * c. The forward prefetches the next layer's all-gather during this one
+ * (FSDP2's implicit forward prefetch; forward and backward prefetching in
+ * the FSDP paper, arXiv 2304.11277): the stage's first layer's is exposed,
+ * a later layer's hides behind the layer before (tf_prev). The backward
+ * runs the previous layer's all-gather and the next one's reduce-scatter
+ * during this one: the first all-gather (the stage's last layer) and the
+ * last reduce-scatter (its first layer) are exposed. Layers alike, a
+ * layer's own all-gather and reduce-scatter stand for its neighbours'. */
+static int fsdp_cost(fsdp_ctx *z, const capsim_scenario *s, int l, int first, int last,
+		     double tf_prev, double tb, stage_cost *c, capsim_diags *d)
 {
 	const capsim_model *m = &s->model;
 	capsim_layer_params lp;
@@ -631,8 +678,16 @@ static int fsdp_cost(fsdp_ctx *z, const capsim_scenario *s, int l, double tf, do
 	double ag, rs;
 	if (fsdp_layer(z, s, lparams, &ag, &rs, d) < 0)
 		return -1;
-	c->dp_fwd += ag > tf ? ag - tf : 0.0;
-	c->dp_bwd += ag + rs > tb ? ag + rs - tb : 0.0;
+	if (l == first)
+		c->dp_fwd += ag;
+	else
+		c->dp_fwd += ag > tf_prev ? ag - tf_prev : 0.0;
+	double beside = (l > first ? ag : 0.0) + (l < last ? rs : 0.0);
+	c->dp_bwd += beside > tb ? beside - tb : 0.0;
+	if (l == last)
+		c->dp_bwd += ag;
+	if (l == first)
+		c->dp_bwd += rs;
 	return 0;
 }
 
@@ -681,6 +736,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		 * unless frozen, wgrad) */
 		streams_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
 	}
+	double tf_prev = 0.0; /* the layer before's forward, for ZeRO-3's prefetch */
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
@@ -709,7 +765,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		double tf_kern = tf, tb_kern = tb, recomputed = recomputed_s(s, perf, cs, tf, &pf);
 		tb += recomputed;
 		double tf_pen, tb_pen;
-		tp_layer(s, cs, &pf, &pb, tp_coll, c, &tf_pen, &tb_pen);
+		tp_layer(s, perf, cs, &w, &wb, &pf, &pb, tp_coll, c, &tf_pen, &tb_pen);
 		tf += tf_pen;
 		tb += tb_pen;
 		c->fwd += tf;
@@ -726,8 +782,10 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 			streams_push(&sb, x, hk, recomputed); /* attention's forward */
 		streams_layer(&sb, perf, &wb, &pb, 1, tb_kern);
 		streams_push(&sb, 0, 0, tb_pen);
-		if (s->zero >= 3 && fsdp_cost(z, s, l, tf, tb, c, d) < 0)
+		if (s->zero >= 3 &&
+		    fsdp_cost(z, s, l, first, first + per - 1, tf_prev, tb, c, d) < 0)
 			return -1;
+		tf_prev = tf;
 		ring_and_experts(s, k, l, &pf, &pb, cp_step, ep_a2a, tf, tb, c);
 	}
 	if (k == s->pp - 1) {
@@ -760,7 +818,7 @@ static int stage_kernels(const capsim_scenario *s, const capsim_knobs *kn, doubl
 	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
 	capsim_gpu_perf_attention(&s->gpu, capsim_attention_kernel(s, &s->gpu), &perf);
 	capsim_gpu_perf_host(&s->node, &perf);
-	static const double no_tp[2] = { 0.0, 0.0 };
+	static const double no_tp[TP_COLL_N] = { 0.0, 0.0, 0.0, 0.0 };
 	fsdp_ctx z = { NULL, NULL, NULL, -1.0, 0.0, 0.0 }; /* no fabric: free collectives */
 	for (int k = 0; k < s->pp; k++) {
 		stage_cost c;
@@ -836,7 +894,7 @@ typedef struct gpu_view {
 	capsim_fabric *f;     /* the step's fabric, or an owned one of the copy */
 	int owned;
 	capsim_gpu_perf perf;
-	double tp_coll[2];    /* one layer's tensor-parallel collectives, each way */
+	double tp_coll[TP_COLL_N]; /* one layer's tensor-parallel collectives (tp_layer) */
 	double ep_a2a, cp_step;
 	double dp_t, dp_g;    /* gradient reduction and weight all-gather of a DP group */
 	stage_cost *sc;       /* [pp] */
@@ -877,11 +935,14 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 				      &out->busiest_tp, d) < 0)
 				return -1;
 			w->tp_coll[0] = w->tp_coll[1] = 2 * (a + b);
+			w->tp_coll[2] = a;
+			w->tp_coll[3] = b;
 		} else {
 			if (coll_link(w->f, s, CAPSIM_COLL_ALLREDUCE, full, s->tp, &a,
 				      &out->busiest_tp, d) < 0)
 				return -1;
 			w->tp_coll[0] = w->tp_coll[1] = 2 * a;
+			w->tp_coll[3] = a;
 		}
 	}
 	/* expert-parallel all-to-all of the routed tokens */
