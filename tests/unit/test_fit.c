@@ -86,10 +86,24 @@ static int thin(double m, double n, double k)
 	return (k == 1024 && m != k) || (n == 12288 && k == 1536);
 }
 
+/* How far apart the measurements of one shape lie (largest over least
+ * rate, less 1), or 1.2% where that is less */
+static double shape_spread(const capsim_profile_gemm *g, double m, double n, double k)
+{
+	double lo = HUGE_VAL, hi = 0.0;
+	for (size_t i = 0; i < g->n_points; i++)
+		if (g->points[i].m == m && g->points[i].n == n && g->points[i].k == k) {
+			lo = fmin(lo, g->points[i].frac);
+			hi = fmax(hi, g->points[i].frac);
+		}
+	return hi > 0.0 ? fmax(0.012, hi / lo - 1 + 1e-9) : 0.012;
+}
+
 /* Every GEMM of the run, from the file itself (not the database): the
  * calibrated model with its table reproduces each measured shape (within
- * the 1.2% by which bf16 8192^3 differs between the burst and the sustained
- * run, which the table averages); the smooth model alone, which is what an
+ * 1.2%; bf16 8192^3, measured in the burst and in the sustained run 2.3%
+ * apart, within the range of the two: the op model takes the one nearest
+ * the uncalibrated curve); the smooth model alone, which is what an
  * unmeasured shape gets, stays within 10% (fp8: 18%) and beats the
  * uncalibrated curve on every thin GEMM in bf16, fp16 and fp8. Prints
  * docs/validation.md's before/after table. */
@@ -133,7 +147,7 @@ static void test_h200_gemms(void **state)
 		printf("| %s | %s | %.0f x %.0f x %.0f | %.1f | %+.1f%% | %+.1f%% | %+.1f%% |\n",
 		       dt_names[dt], json_string_value(json_object_get(o, "shape")), m, n, k,
 		       meas / 1e12, 100 * eb, 100 * es, 100 * et);
-		if (fabs(et) > 0.012)
+		if (fabs(et) > shape_spread(&fitted.gemm[dt], m, n, k))
 			fail_msg("%s %.0fx%.0fx%.0f: with the table %+.2f%%", dt_names[dt], m, n, k,
 				 100 * et);
 		double tol = dt == CAPSIM_DTYPE_FP8 ? 0.18 : 0.10;
