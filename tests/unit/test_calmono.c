@@ -69,7 +69,7 @@ static const char *const why_text[N_WHY] = {
 	[COMPILE_FUSE] = "torch.compile: Inductor fuses elementwise kernels (the measured "
 			 "compiled step is 18% below the padded eager one), which capsim's "
 			 "compiled op list does not; the uncalibrated GEMM rate, 20-30% above "
-			 "the measured one at GPT-2's widths, hid it",
+			 "the calibrated model's at GPT-2's widths, hid it",
 	[POWER_LOAD] = "the power model's load counts a busy second below the best GEMM "
 		       "rate at 0.58 of one at it; the profile makes the misaligned LM head "
 		       "slow, as measured, and the step's draw falls with its FLOP share",
