@@ -12,7 +12,9 @@
  *   - steps: every plain PyTorch step time (-gpt2-step-a, -b, -c, -pad50304,
  *     -compile, 2026-12-04's -host-steps and -power-steps), capsim's step on
  *     the one-H200 GPT-2 scenario with the point's model and sizes;
- *   - power: the GPU's mean draw through -power-steps' steps.
+ *   - power: the GPU's mean draw through -power-steps' steps;
+ *   - memory: every peak of 2026-12-03's -memory, -b and -c (the profile
+ *     holds nothing of memory: the same with it as without).
  * The rule, set before the comparison: |after| <= |before| + 1 percentage
  * point at every point, unless the point is listed in `known` below with the
  * mechanism that moves it (one the profile does not hold); a listed point
@@ -29,6 +31,7 @@
 #include <jansson.h>
 
 #include "eval.h"
+#include "memory.h"
 #include "ops.h"
 #include "profile.h"
 #include "scenario.h"
@@ -144,8 +147,8 @@ typedef struct family {
 	double sum_before, sum_after;
 } family;
 
-static family fam[4] = { { .name = "GEMM" }, { .name = "copy" }, { .name = "step" },
-			 { .name = "power" } };
+static family fam[5] = { { .name = "GEMM" }, { .name = "copy" }, { .name = "step" },
+			 { .name = "power" }, { .name = "memory" } };
 static int failures;
 
 static known_point *find_known(const char *key)
@@ -394,6 +397,66 @@ static const char *const step_files[] = {
 	"h200-2026-12-02-gpt2-step-compile.jsonl", "h200-2026-12-04-host-steps.jsonl",
 };
 
+/* A peak of memory_probe.py (bf16 autocast over fp32 weights, fused AdamW):
+ * capsim's peak per GPU under torch-amp's recipe, no reserve (the
+ * allocator's count holds no CUDA context), as unit/test_memory builds it */
+static double memory_peak(json_t *o, int calibrated)
+{
+	const char *model = str_of(o, "model");
+	static char l_s[16], seq_s[16], mb_s[16];
+	snprintf(l_s, sizeof l_s, "%lld", int_of(o, "layers"));
+	snprintf(seq_s, sizeof seq_s, "%lld", int_of(o, "seq"));
+	snprintf(mb_s, sizeof mb_s, "%lld", int_of(o, "micro_batch"));
+	const char *ref = !strcmp(model, "llama-3-8b") ? "llama-3.1-8b" :
+			  !strcmp(model, "gpt3-6.7b") ? "megatron-7.5b" : model;
+	capsim_set sets[12] = {
+		{ "workload.framework", "torch-amp" },
+		{ "workload.model.ref", ref },
+		{ "workload.model.architecture.layers", l_s },
+		{ "workload.seq-len", seq_s },
+		{ "workload.micro-batch", mb_s },
+		{ "workload.global-batch", mb_s },
+		{ "workload.parallelism.recompute", str_of(o, "recompute") },
+		{ "workload.memory-reserve", "0 B" },
+	};
+	size_t n = 8;
+	if (!strcmp(ref, "megatron-7.5b")) {
+		sets[n++] = (capsim_set){ "workload.model.architecture.vocab", "50257" };
+		sets[n++] = (capsim_set){ "workload.model.architecture.ffn", "16384" };
+	}
+	if (calibrated)
+		sets[n++] = (capsim_set){ "cluster.node.profile", PROFILE };
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml", cat, sets, n,
+				 s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s does not load", model);
+	}
+	capsim_diags_free(&d);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	free(s);
+	return m.peak.total_bytes;
+}
+
+static void memory_point(json_t *o, const char *file, void *ctx)
+{
+	(void)ctx;
+	if (json_object_get(o, "error"))
+		return;
+	double meas = json_number_value(json_object_get(o, "peak_allocated_bytes"));
+	char key[160];
+	snprintf(key, sizeof key, "%.*s:%s/%lld/%lld/%lld/%s", (int)(strlen(file) - 6), file,
+		 str_of(o, "model"), int_of(o, "layers"), int_of(o, "seq"),
+		 int_of(o, "micro_batch"), str_of(o, "recompute"));
+	judge(&fam[4], key, memory_peak(o, 0) / meas - 1, memory_peak(o, 1) / meas - 1, NO_WHY);
+}
+
+static const char *const memory_files[] = { "h200-2026-12-03-memory.jsonl",
+					    "h200-2026-12-03-memory-b.jsonl",
+					    "h200-2026-12-03-memory-c.jsonl" };
+
 static void test_monotone(void **state)
 {
 	(void)state;
@@ -406,10 +469,12 @@ static void test_monotone(void **state)
 	for (size_t i = 0; i < sizeof step_files / sizeof step_files[0]; i++)
 		each_record(step_files[i], "torch-step", step_point, NULL);
 	each_record("h200-2026-12-04-power-steps.jsonl", "torch-power", step_point, NULL);
+	for (size_t i = 0; i < sizeof memory_files / sizeof memory_files[0]; i++)
+		each_record(memory_files[i], "torch-memory", memory_point, NULL);
 	int n = 0;
 	double sb = 0, sa = 0;
 	printf("family  points  mean |error| before  after  moved away (listed)\n");
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		family *f = &fam[i];
 		printf("%-6s %7d %12.2f%% %9.2f%% %6d (%d)\n", f->name, f->n,
 		       100 * f->sum_before / f->n, 100 * f->sum_after / f->n, f->away, f->listed);
@@ -427,6 +492,7 @@ static void test_monotone(void **state)
 	assert_int_equal(fam[0].n, 3 * 5 * 13 + 4 * 4 + 2);
 	assert_int_equal(fam[2].n, 4 * 9 + 2 + 31 + 8);
 	assert_int_equal(fam[3].n, 8);
+	assert_int_equal(fam[4].n, 35);
 	if (failures)
 		fail_msg("%d points move away from what was measured with the profile, or are "
 			 "listed and do not", failures);
