@@ -12,13 +12,15 @@
 /* a point moved away when its |error| grew by more than this */
 #define AWAY 0.01
 
-/* what one family is checked with: the GPU before and after, and the rows */
+/* the GPU as the catalog has it, the same with the profile applied, and
+ * the families summed so far */
 typedef struct checker {
 	const capsim_gpu *plain;
 	capsim_gpu cal;
 	capsim_fit_check *out;
 } checker;
 
+/* the family named name, added when absent; NULL when c is full */
 static capsim_fit_family *family(capsim_fit_check *c, const char *name)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -36,8 +38,10 @@ static capsim_fit_family *family(capsim_fit_check *c, const char *name)
 static void add(capsim_fit_check *c, const char *name, double before, double after,
 		double measured)
 {
+	if (!(measured > 0) || !(before > 0) || !(after > 0))
+		return;
 	capsim_fit_family *f = family(c, name);
-	if (!f || !(measured > 0) || !(before > 0) || !(after > 0))
+	if (!f)
 		return;
 	double eb = before / measured - 1, ea = after / measured - 1;
 	f->mae_before += fabs(eb);
