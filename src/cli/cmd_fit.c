@@ -183,6 +183,22 @@ static json_t *power_json(const capsim_profile_power *w)
 			 run_ids_json(&w->runs));
 }
 
+/* the families of capsim_fit_check, each an object */
+static json_t *check_json(const capsim_fit_check *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < c->n; i++) {
+		const capsim_fit_family *f = &c->fam[i];
+		json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:f, s:f, s:I}", "family", f->name,
+				      "points", (json_int_t)f->points, "mae_before_rel",
+				      f->mae_before, "mae_after_rel", f->mae_after,
+				      "max_abs_before_rel", f->worst_before, "max_abs_after_rel",
+				      f->worst_after, "moved_away", (json_int_t)f->away);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* the profile fitted, as one object after the common head */
 static json_t *fit_json(const capsim_catalog *cat, const capsim_profile *p, const char *out,
 			int written)
@@ -250,16 +266,26 @@ int capsim_cmd_fit(int argc, char **argv)
 		if (capsim_fit(a.db, cat, &o, &p, &d) < 0)
 			status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 	}
+	capsim_fit_check check = { 0 };
 	if (status == 0) {
-		if (!a.json)
+		const capsim_gpu *g = capsim_catalog_find(cat, CAPSIM_KIND_GPU, p.gpu);
+		capsim_fit_options o = { .runs = a.runs, .n_runs = a.n_runs };
+		if (!g || capsim_fit_before_after(a.db, &o, &p, g, &check, &d) < 0)
+			status = CAPSIM_EXIT_FAILURE;
+	}
+	if (status == 0) {
+		if (!a.json) {
 			capsim_fit_report(&p, capsim_catalog_find(cat, CAPSIM_KIND_GPU, p.gpu),
 					  a.verbose, stdout);
+			capsim_fit_before_after_report(&check, stdout);
+		}
 		if (capsim_profile_save(&p, a.out, a.force, &d) < 0)
 			status = CAPSIM_EXIT_FAILURE;
 		else if (!a.json)
 			printf("\nwrote %s\n", a.out);
 		if (a.json) {
 			json_t *o = fit_json(cat, &p, a.out, status == 0);
+			json_object_set_new(o, "before_after", check_json(&check));
 			json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 					      JSON_REAL_PRECISION(10));
 			fputc('\n', stdout);

@@ -57,6 +57,44 @@ int capsim_fit(const char *db_path, const capsim_catalog *cat,
 void capsim_fit_report(const capsim_profile *p, const capsim_gpu *g,
 		       int verbose, FILE *out);
 
+/* ---- before and after -------------------------------------------------------- */
+
+#define CAPSIM_FIT_FAMILIES 8
+
+/* One family of measurements (every GEMM rate, every device copy, every
+ * step's host issue time per kernel in one execution), each point predicted
+ * from the catalog GPU's defaults ("before") and with the profile applied
+ * ("after"); errors are predicted / measured - 1. */
+typedef struct capsim_fit_family {
+	const char *name;               /* "GEMM rate", "copy bandwidth", ... (static) */
+	size_t points;
+	double mae_before, mae_after;   /* mean |error| */
+	double worst_before, worst_after; /* largest |error| */
+	size_t away;                    /* points whose |error| grew by more than 1 point */
+} capsim_fit_family;
+
+typedef struct capsim_fit_check {
+	size_t n;
+	capsim_fit_family fam[CAPSIM_FIT_FAMILIES];
+} capsim_fit_check;
+
+/* Predict what the runs of o (NULL runs: every run) at db_path measured,
+ * once on g as the catalog has it and once with p applied to a copy of it
+ * (capsim_profile_apply), and sum the errors by family into out (families
+ * with no points left out). The GEMMs take the op model's rate of their
+ * shape, the copies the datasheet bandwidth at the copy efficiency, the
+ * steps' host issue time per kernel the host's cost per kernel of their
+ * execution. Returns 0, or -1 after adding the reason to d (the database
+ * cannot be read, or p does not apply to g). */
+int capsim_fit_before_after(const char *db_path, const capsim_fit_options *o,
+			    const capsim_profile *p, const capsim_gpu *g,
+			    capsim_fit_check *out, capsim_diags *d);
+
+/* Print c as a table, family by family: points, mean and largest |error|
+ * before and after, and how many points moved away. Nothing without
+ * families. */
+void capsim_fit_before_after_report(const capsim_fit_check *c, FILE *out);
+
 /* The catalog GPU that NVML's name (runs.gpu, "NVIDIA H200") denotes: the
  * entries whose id or name holds the name's model token (the first word
  * with a digit, "h200"), without a PCIe or SXM form factor that disagrees,

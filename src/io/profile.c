@@ -949,8 +949,11 @@ int capsim_profile_gemm_tables(capsim_profile_gemm *g)
 			c->shape_n[j] = pt->n;
 			c->shape_k[j] = pt->k;
 			c->shape_ratio[j] = 0.0;
+			c->shape_lo[j] = c->shape_hi[j] = pt->ratio;
 		}
 		c->shape_ratio[j] += log(pt->ratio);
+		c->shape_lo[j] = fmin(c->shape_lo[j], pt->ratio);
+		c->shape_hi[j] = fmax(c->shape_hi[j], pt->ratio);
 		cnt[j]++;
 	}
 	for (int j = 0; j < c->n_shapes; j++)

@@ -200,7 +200,8 @@ int capsim_profile_save(const capsim_profile *p, const char *path, int force,
 			capsim_diags *d);
 
 /* Fill g->cal's table (square sizes) and shapes from g->points' ratios,
- * the ratios of one shape combined by their geometric mean. Returns the
+ * the ratios of one shape combined by their geometric mean, with their
+ * least and greatest (shape_lo, shape_hi). Returns the
  * number of shapes or square sizes beyond CAPSIM_CAL_SHAPES or
  * CAPSIM_CAL_TABLE, left out of the lookup (0 normally). */
 int capsim_profile_gemm_tables(capsim_profile_gemm *g);

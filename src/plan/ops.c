@@ -711,6 +711,8 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 		out->gemm_sat_fp8 = row->sat * capsim_gemm_fitted.sat / h100->sat;
 		out->assumed |= CAPSIM_PERF_ASSUMED_FP8_SAT;
 	}
+	out->gemm_prior_sat = out->gemm_sat;
+	out->gemm_prior_sat_fp8 = out->gemm_sat_fp8;
 	out->hbm_eff = row->hbm > 0.0 ? row->hbm : h100->hbm;
 	if (!known || !(row->hbm > 0.0))
 		out->assumed |= CAPSIM_PERF_ASSUMED_HBM;
@@ -771,8 +773,14 @@ static double efficiency_mnk(const capsim_gpu_perf *perf, int dtype, double m, d
 			     double k)
 {
 	const capsim_gemm_cal *c = cal_of(perf, dtype);
-	if (c)
-		return capsim_gemm_cal_eff(c, dtype, m, n, k, NULL);
+	if (c) {
+		double flop = 2.0 * m * n * k;
+		double sat = dtype == CAPSIM_DTYPE_FP8 ? perf->gemm_prior_sat_fp8 :
+							 perf->gemm_prior_sat;
+		double e = capsim_gemm_cal_measured(c, dtype, m, n, k,
+						    sat * capsim_gemm_shape(perf, flop));
+		return e >= 0.0 ? e : capsim_gemm_cal_eff(c, dtype, m, n, k, NULL);
+	}
 	return capsim_gemm_efficiency(perf, dtype, 2.0 * m * n * k);
 }
 
@@ -879,6 +887,24 @@ int capsim_gemm_aligned(int dtype, double m, double n, double k)
 {
 	double a = align_elems(dtype);
 	return fmod(m, a) == 0.0 && fmod(n, a) == 0.0 && fmod(k, a) == 0.0;
+}
+
+double capsim_gemm_cal_measured(const capsim_gemm_cal *c, int dtype, double m,
+				double n, double k, double prior)
+{
+	for (int i = 0; i < c->n_shapes; i++) {
+		if (c->shape_m[i] != m || c->shape_n[i] != n || c->shape_k[i] != k)
+			continue;
+		int cl = 0;
+		double F = clampd(2.0 * m * n * k, c->flop_min, c->flop_max, &cl);
+		double I = clampd(capsim_gemm_intensity(dtype, m, n, k), c->ai_min, c->ai_max, &cl);
+		double smooth = capsim_gemm_cal_smooth(c, F, I);
+		double lo = smooth * c->shape_lo[i], hi = smooth * c->shape_hi[i];
+		if (!(lo > 0.0) || !(hi >= lo))
+			return smooth * c->shape_ratio[i];
+		return prior < lo ? lo : prior > hi ? hi : prior;
+	}
+	return -1.0;
 }
 
 double capsim_gemm_cal_correction(const capsim_gemm_cal *c, int dtype, double m,

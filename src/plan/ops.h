@@ -84,6 +84,10 @@ typedef struct capsim_gpu_perf {
 	 * F the FLOP of one GEMM clamped to [flop_min, flop_max] */
 	double gemm_sat;          /* bf16/fp16/tf32/fp32: best fraction of peak */
 	double gemm_sat_fp8;      /* fp8: best fraction of the fp8 peak */
+	/* the same two before any measured value replaced them (the GPU's
+	 * default row): the uncalibrated prediction that a calibrated shape's
+	 * measured range is taken nearest to (capsim_gemm_efficiency_mnk) */
+	double gemm_prior_sat, gemm_prior_sat_fp8;
 	double gemm_f0_flop;      /* S(f0) = 1/2 */
 	double gemm_p;            /* steepness of S */
 	double gemm_flop_min, gemm_flop_max; /* measured range; S is held outside */
@@ -177,7 +181,10 @@ double capsim_gemm_efficiency(const capsim_gpu_perf *perf, int dtype,
 
 /* The same for a GEMM of shape m x n x k (all > 0): the calibrated model at
  * F = 2mnk and its arithmetic intensity where the dtype is calibrated, else
- * capsim_gemm_efficiency at 2mnk. */
+ * capsim_gemm_efficiency at 2mnk. A shape the calibration measured gets
+ * capsim_gemm_cal_measured with the uncalibrated prediction (gemm_prior_sat
+ * x S(F)) as the prior: never further from any of its measurements than
+ * that prediction was. */
 double capsim_gemm_efficiency_mnk(const capsim_gpu_perf *perf, int dtype,
 				  double m, double n, double k);
 
@@ -214,6 +221,14 @@ int capsim_gemm_aligned(int dtype, double m, double n, double k);
  * capsim_gemm_cal_table at 2mnk; else 1. */
 double capsim_gemm_cal_correction(const capsim_gemm_cal *c, int dtype, double m,
 				  double n, double k);
+
+/* A shape that c measured (possibly several times, at rates a few percent
+ * apart): of the efficiencies measured there, smooth x [shape_lo,
+ * shape_hi], the one nearest prior (prior itself where it lies among them).
+ * So no measurement of the shape is further from the result than from
+ * prior. Returns -1 where c did not measure m x n x k. */
+double capsim_gemm_cal_measured(const capsim_gemm_cal *c, int dtype, double m,
+				double n, double k, double prior);
 
 /* Fraction of the dtype's dense peak an m x n x k GEMM of dtype reaches
  * under calibration c (params > 0): smooth x correction at F = 2mnk and its

@@ -84,7 +84,10 @@ typedef enum { CAPSIM_DIR_BIDIRECTIONAL, CAPSIM_DIR_PER_DIRECTION } capsim_direc
  * with F and I clamped to the measured range. The correction c is
  * measured / smooth: at a measured shape its own ratio; for a square GEMM
  * (m = n = k) a Steffen interpolation in log10 F over the measured square
- * sizes (held at its ends); 1 elsewhere. Evaluated by capsim_gemm_cal_eff
+ * sizes (held at its ends); 1 elsewhere. A shape measured more than once
+ * keeps the range of its ratios, so that the op model can take, of the
+ * values measured there, the one nearest its uncalibrated prediction
+ * (capsim_gemm_efficiency_mnk). Evaluated by capsim_gemm_cal_eff
  * (src/plan/ops.h); docs/model.md, "Calibrated GEMM efficiency". */
 typedef struct capsim_gemm_cal {
 	int params;                  /* 0: not calibrated; 1 (sat), 3 (+ f0, p) or 5 (+ i0, q) */
@@ -99,6 +102,9 @@ typedef struct capsim_gemm_cal {
 	int n_shapes;                /* measured shapes (squares included) */
 	double shape_m[CAPSIM_CAL_SHAPES], shape_n[CAPSIM_CAL_SHAPES];
 	double shape_k[CAPSIM_CAL_SHAPES], shape_ratio[CAPSIM_CAL_SHAPES];
+	/* the least and the greatest ratio measured at each shape (equal to
+	 * shape_ratio where it was measured once) */
+	double shape_lo[CAPSIM_CAL_SHAPES], shape_hi[CAPSIM_CAL_SHAPES];
 	/* measured / smooth of the GEMMs with a dimension that is no multiple of
 	 * 16 bytes' elements (capsim_gemm_aligned), their median; applied to
 	 * such shapes that were not measured. 0: none measured */

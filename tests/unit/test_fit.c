@@ -86,10 +86,24 @@ static int thin(double m, double n, double k)
 	return (k == 1024 && m != k) || (n == 12288 && k == 1536);
 }
 
+/* How far apart the measurements of one shape lie (largest over least
+ * rate, less 1), or 1.2% where that is less */
+static double shape_spread(const capsim_profile_gemm *g, double m, double n, double k)
+{
+	double lo = HUGE_VAL, hi = 0.0;
+	for (size_t i = 0; i < g->n_points; i++)
+		if (g->points[i].m == m && g->points[i].n == n && g->points[i].k == k) {
+			lo = fmin(lo, g->points[i].frac);
+			hi = fmax(hi, g->points[i].frac);
+		}
+	return hi > 0.0 ? fmax(0.012, hi / lo - 1 + 1e-9) : 0.012;
+}
+
 /* Every GEMM of the run, from the file itself (not the database): the
  * calibrated model with its table reproduces each measured shape (within
- * the 1.2% by which bf16 8192^3 differs between the burst and the sustained
- * run, which the table averages); the smooth model alone, which is what an
+ * 1.2%; bf16 8192^3, measured in the burst and in the sustained run 2.3%
+ * apart, within the range of the two: the op model takes the one nearest
+ * the uncalibrated curve); the smooth model alone, which is what an
  * unmeasured shape gets, stays within 10% (fp8: 18%) and beats the
  * uncalibrated curve on every thin GEMM in bf16, fp16 and fp8. Prints
  * docs/validation.md's before/after table. */
@@ -133,7 +147,7 @@ static void test_h200_gemms(void **state)
 		printf("| %s | %s | %.0f x %.0f x %.0f | %.1f | %+.1f%% | %+.1f%% | %+.1f%% |\n",
 		       dt_names[dt], json_string_value(json_object_get(o, "shape")), m, n, k,
 		       meas / 1e12, 100 * eb, 100 * es, 100 * et);
-		if (fabs(et) > 0.012)
+		if (fabs(et) > shape_spread(&fitted.gemm[dt], m, n, k))
 			fail_msg("%s %.0fx%.0fx%.0f: with the table %+.2f%%", dt_names[dt], m, n, k,
 				 100 * et);
 		double tol = dt == CAPSIM_DTYPE_FP8 ? 0.18 : 0.10;
@@ -1051,6 +1065,83 @@ static void test_misaligned(void **state)
 
 /* capsim fit --json: one object with the common head, the fitted values as
  * the library fitted them, and the profile written */
+/* ---- before and after ------------------------------------------------------- */
+
+static const capsim_fit_family *family_of(const capsim_fit_check *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->fam[i].name, name) == 0)
+			return &c->fam[i];
+	return NULL;
+}
+
+/* capsim_fit_before_after on runs 1 and 2: every GEMM (65 of the sweep and
+ * the sustained one) and both copies predicted before and after, none
+ * further with the profile; then run c's nine steps, whose host issue time
+ * a profile with a host cost moves by exactly what that cost predicts; a
+ * profile of another GPU refused */
+static void test_before_after(void **state)
+{
+	(void)state;
+	capsim_fit_options all = { 0 };
+	capsim_fit_check c;
+	capsim_diags d = { 0 };
+	const capsim_gpu *h200 = gpu("h200-sxm-141gb");
+	assert_int_equal(capsim_fit_before_after(db, &all, &fitted, h200, &c, &d), 0);
+	capsim_fit_before_after_report(&c, stdout);
+	assert_int_equal(c.n, 2);
+	const capsim_fit_family *g = family_of(&c, "GEMM rate");
+	const capsim_fit_family *cp = family_of(&c, "copy bandwidth");
+	assert_non_null(g);
+	assert_non_null(cp);
+	assert_int_equal(g->points, 66);
+	assert_int_equal(g->away, 0);
+	assert_true(g->mae_before > 0.09 && g->mae_after < 0.01);
+	assert_int_equal(cp->points, 2);
+	assert_true(cp->mae_before > 0.05 && cp->mae_after < 0.005);
+
+	/* a second store with run c's steps, and a profile with a host cost */
+	char db2[160];
+	snprintf(db2, sizeof db2, "%s/steps.sqlite", dir);
+	capsim_import_stats st;
+	assert_int_equal(capsim_measure_import(RESULTS "h200-2026-12-02-gpt2-step-c.jsonl", db2,
+					       &st, &d), 0);
+	capsim_profile host = fitted;
+	host.eff_launch_s = 7.12e-6;
+	host.eff_dispatch_s = 36.4e-6;
+	assert_int_equal(capsim_fit_before_after(db2, &all, &host, h200, &c, &d), 0);
+	const capsim_fit_family *e = family_of(&c, "host per kernel, eager");
+	assert_non_null(e);
+	assert_int_equal(e->points, 9);
+	/* by hand from the file: before launch 5 + dispatch 36.4 us, after
+	 * 7.12 + 36.4 */
+	FILE *fp = fopen(RESULTS "h200-2026-12-02-gpt2-step-c.jsonl", "r");
+	assert_non_null(fp);
+	char line[8192];
+	double sb = 0, sa = 0;
+	while (fgets(line, sizeof line, fp)) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		if (!strcmp(json_string_value(json_object_get(o, "kind")), "torch-step")) {
+			json_t *prof = json_object_get(o, "profile");
+			double k = json_real_value(json_object_get(o, "issue_median_s")) /
+				   (double)json_integer_value(json_object_get(prof, "kernels"));
+			sb += fabs(41.4e-6 / k - 1);
+			sa += fabs(43.52e-6 / k - 1);
+		}
+		json_decref(o);
+	}
+	fclose(fp);
+	assert_rel(e->mae_before, sb / 9, 1e-9);
+	assert_rel(e->mae_after, sa / 9, 1e-9);
+
+	assert_int_equal(capsim_fit_before_after(db, &all, &fitted, gpu("h100-sxm5-80gb"), &c,
+						 &d), -1);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].msg, "not on 'h100-sxm5-80gb'"));
+	capsim_diags_free(&d);
+}
+
 static void test_json(void **state)
 {
 	(void)state;
@@ -1126,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(test_idle_readings),
 		cmocka_unit_test(test_misaligned),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_before_after),
 	};
 	return testutil_run_group_name("fit", tests, setup, teardown);
 }
