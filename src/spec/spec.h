@@ -148,16 +148,18 @@ typedef enum {
 
 extern const char *const capsim_attn_kernel_names[]; /* "flash2", "flash3", "cudnn" */
 
-#define CAPSIM_ATTN_POINTS 64 /* measured points one kernel's curve holds */
+#define CAPSIM_ATTN_POINTS 40 /* measured points one kernel's curve holds */
 
 /* One measured attention shape: achieved rates in FLOP/s as FlashAttention's
  * benchmarks count them (forward 4 b s^2 heads d, halved when causal;
- * backward 2.5x the forward). */
+ * backward 2.5x the forward). Single precision: every GPU of a scenario
+ * (its groups' too) carries three curves, and a measured rate has no seven
+ * significant digits to lose. */
 typedef struct capsim_attn_point {
-	double seq;      /* keys each query row sees (the sequence, or a CP chunk) */
-	double head_dim;
+	float seq;       /* keys each query row sees (the sequence, or a CP chunk) */
+	float head_dim;
 	int causal;      /* 1: causal mask */
-	double fwd_flop_per_s, bwd_flop_per_s;
+	float fwd_flop_per_s, bwd_flop_per_s;
 } capsim_attn_point;
 
 /* A kernel's rate curve on one GPU. Rates are used as fractions of peak_bf16
