@@ -458,12 +458,12 @@ static void test_perf_defaults(void **state)
 		{ "a100-sxm4-80gb", 271.2 / 312.0, 1.61 / 2.039,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT },
 		{ "b200-sxm", 1745.0 / 2250.0, 2.90 / 3.35,
-		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
-			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
 		{ "mi300x", 668.4 / 1300.0, 2.90 / 3.35,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
 			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
-		{ "gb200-gpu", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
+		{ "gb200-gpu", 1822.0 / 2500.0, 2.90 / 3.35,
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
 		{ "rtx-4090", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -477,10 +477,20 @@ static void test_perf_defaults(void **state)
 		assert_rel(p.launch_s, 3.9e-6, 0);
 		assert_rel(p.host_kernel_s, 41.4e-6, 1e-12);
 	}
+	/* fp8 with a measured FP8 MAMF: that fraction against H100's, on the
+	 * fitted asymptote (GB200's as well: its id is no B200's) */
+	snprintf(g.e.id, sizeof g.e.id, "gb200-gpu");
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
+	assert_rel(p.gemm_sat_fp8, 3615.6 / 5000.0 * capsim_gemm_fitted.sat / (1402.6 / 1979.0),
+		   1e-15);
 	/* fp8 elsewhere: the bf16 saturation x H100's fp8/bf16 ratio */
+	snprintf(g.e.id, sizeof g.e.id, "mi300x");
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
+	assert_rel(p.gemm_sat_fp8, 668.4 / 1300.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
 	snprintf(g.e.id, sizeof g.e.id, "b200-sxm");
 	capsim_gpu_perf_default(&g, CAPSIM_EXEC_GRAPHS, &p);
-	assert_rel(p.gemm_sat_fp8, 1745.0 / 2250.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
+	assert_rel(p.gemm_sat_fp8, 3432.5 / 4500.0 * capsim_gemm_fitted.sat / (1402.6 / 1979.0),
+		   1e-15);
 	assert_rel(p.launch_s, 0.62e-6, 0);
 
 	/* a profile's measured efficiencies replace the defaults and clear
@@ -493,8 +503,7 @@ static void test_perf_defaults(void **state)
 	assert_rel(p.hbm_eff, 0.88, 0);
 	assert_rel(p.launch_s, 2e-6, 0);
 	assert_rel(p.launch_eager_s, 5e-6, 0);
-	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
-					    CAPSIM_PERF_ASSUMED_ATTN);
+	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_ATTN);
 	g.eff_gemm_fp8 = 0.6;
 	g.eff_attention = 0.4;
 	g.launch_eager_s = 4e-6;
