@@ -30,8 +30,10 @@ static capsim_scenario *load(const char *text, const capsim_set *sets, size_t n)
 	int rc = capsim_scenario_load_memory(text, strlen(text), "s.xml", cat, sets, n, s, &d);
 	capsim_diags_print(&d, stderr);
 	capsim_diags_free(&d);
-	if (rc)
+	if (rc) {
+		free(s);
 		fail_msg("scenario does not load");
+	}
 	return s;
 }
 
@@ -228,6 +230,7 @@ static capsim_scenario *family_scenario(const family_row *w)
 /* A row's fields both reference files share. */
 static void row_common(const testutil_table *t, size_t i, family_row *w)
 {
+	memset(w, 0, sizeof *w);
 	snprintf(w->id, sizeof w->id, "%s", testutil_csv_get(t, i, "id"));
 	snprintf(w->node, sizeof w->node, "%s", testutil_csv_get(t, i, "node"));
 	snprintf(w->model, sizeof w->model, "%s", testutil_csv_get(t, i, "model"));
