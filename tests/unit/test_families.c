@@ -143,17 +143,52 @@ static void test_nvl72_one_island(void **state)
 	free(dgx);
 }
 
-/* Two racks are two islands: 144 ranks cross the NICs between them. */
+/* Two racks are two islands: an all-to-all over 144 ranks sends half of
+ * each GPU's bytes to the other rack over its NIC, which binds it, at less
+ * than half the bus bandwidth of one rack's. NCCL fuses a rack's trays into
+ * one node (its MNNVL clique), so a ring or tree crosses between the racks
+ * through every tray's NICs, one channel a NIC: a 144-rank all-reduce on two
+ * racks keeps at least half of one rack's bus bandwidth. */
 static void test_nvl72_two_racks(void **state)
 {
 	(void)state;
 	capsim_scenario *racks = cluster("gb200-nvl72-tray", 36);
-	coll_seen one = run_coll(racks, CAPSIM_COLL_ALLREDUCE, 4.0 * (1 << 30), 72);
-	coll_seen two = run_coll(racks, CAPSIM_COLL_ALLREDUCE, 4.0 * (1 << 30), 144);
+	const double S = 4.0 * (1 << 30), A = 1.0 * (1 << 30);
+	coll_seen one = run_coll(racks, CAPSIM_COLL_ALLREDUCE, S, 72);
+	coll_seen two = run_coll(racks, CAPSIM_COLL_ALLREDUCE, S, 144);
+	coll_seen a2a_one = run_coll(racks, CAPSIM_COLL_ALLTOALL, A, 72);
+	coll_seen a2a_two = run_coll(racks, CAPSIM_COLL_ALLTOALL, A, 144);
 	assert_true(on_nvlink(one.kind));
-	assert_true(on_nic(two.kind));
-	assert_true(two.busbw < 0.5 * one.busbw);
+	assert_true(on_nvlink(a2a_one.kind));
+	assert_true(on_nic(a2a_two.kind));
+	assert_true(a2a_two.busbw < 0.5 * a2a_one.busbw);
+	assert_true(two.busbw >= 0.5 * one.busbw);
 	free(racks);
+}
+
+/* NCCL's ring for the data-parallel gradients of 512 GB200 GPUs in 8 racks
+ * of 64 (TP 2, CP 4: 256 ranks, 2 a tray): with a rack's trays fused into
+ * one node, its 32 channels leave each rack through 32 different NICs, so
+ * NVLink binds it, not one tray's 2 NICs (8 channels at NIC speed). */
+static void test_nvl72_dp_plane(void **state)
+{
+	(void)state;
+	const capsim_set sets[] = { { "cluster.node.gpus.count", "2" },
+				    { "cluster.node.scale-up.domain-gpus", "32" },
+				    { "cluster.fabric.rails", "2" } };
+	char text[1024];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"plane\"><cluster nodes=\"128\"><node ref=\"gb200-nvl72-tray\"/>"
+		 "<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"adaptive\">"
+		 "<switch ref=\"qm9700\"/></fabric></cluster>"
+		 "<workload seq-len=\"8192\" global-batch=\"256\" tokens=\"1T\" dtype=\"bf16\">"
+		 "<model ref=\"llama-3.1-8b\"/><parallelism tp=\"1\"/></workload></scenario>");
+	capsim_scenario *s = load(text, sets, 3);
+	coll_seen rs = run_coll(s, CAPSIM_COLL_REDUCESCATTER, 8e9, 256);
+	assert_true(on_nvlink(rs.kind));
+	/* 8 channels at one NIC's 50 GB/s would be at most 400 GB/s */
+	assert_true(rs.busbw > 400e9);
+	free(s);
 }
 
 /* ---- Megatron-Bridge pre-training throughputs ------------------------------- */
@@ -429,6 +464,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nvl72_one_island),
 		cmocka_unit_test(test_nvl72_two_racks),
+		cmocka_unit_test(test_nvl72_dp_plane),
 		cmocka_unit_test(test_megatron_bridge),
 		cmocka_unit_test(test_mlperf_v51),
 	};
