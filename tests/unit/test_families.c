@@ -201,7 +201,7 @@ static void test_nvl72_dp_plane(void **state)
 typedef struct {
 	char id[48], node[48], model[48];
 	char execution[16];    /* eager or graphs, as the recipe runs */
-	char fabric[8];        /* ndr: NDR InfiniBand; roce: 400 GbE RoCE */
+	char fabric[8];        /* ndr, xdr: NDR or XDR InfiniBand; roce: 400 GbE RoCE */
 	int gpus, batch, micro, seq, fsdp, tp, pp, cp, vp;
 	int sp, overlap;       /* sequence parallelism, TP communication overlap */
 	int domain;            /* GPUs of one NVLink domain (rack-scale nodes); 0: the node's */
@@ -212,22 +212,25 @@ typedef struct {
 
 /* The scenario of one published row: its GPUs on the catalog node (a DGX
  * on a rail-optimised fat tree, NDR InfiniBand or 400 GbE RoCE as the row
- * says; GB200 trays on NDR), its model, batches, sequence and degrees, FP8
- * (per-tensor scaling, what the sources' FP8, FP8-CS and tensorwise are),
- * the distributed optimizer (ZeRO-1), or ZeRO-3 where the row shards with
- * Megatron FSDP, sequence parallelism and TP communication overlap as the
- * row says, the interleaved schedule where VP > 1, no recomputation, kernels
- * issued as the recipe does (full-iteration CUDA graphs or eager). Where pp
- * x VP does not divide the layers (Llama 3.1 405B's 126), the embedding and
- * the loss count as a layer each (Megatron-Bridge's 405B recipes set
+ * says; GB200 trays on NDR, GB300 trays on XDR for their 800 Gb/s NICs),
+ * its model, batches, sequence and degrees, FP8 (per-tensor scaling, what
+ * the sources' FP8, FP8-CS and tensorwise are), the distributed optimizer
+ * (ZeRO-1), or ZeRO-3 where the row shards with Megatron FSDP, sequence
+ * parallelism and TP communication overlap as the row says, the
+ * interleaved schedule where VP > 1, no recomputation, kernels issued as
+ * the recipe does (full-iteration CUDA graphs or eager). Where pp x VP does
+ * not divide the layers (Llama 3.1 405B's 126), the embedding and the loss
+ * count as a layer each (Megatron-Bridge's 405B recipes set
  * account_for_embedding_in_pipeline_split and
  * account_for_loss_in_pipeline_split): 128 over the chunks, the end stages
- * one layer short. GB200 NVL72: the job's GPUs of a rack form its NVLink
+ * one layer short. NVL72 racks: the job's GPUs of a rack form its NVLink
  * island (the row's domain), set as scale-up.domain-gpus. */
 static capsim_scenario *family_scenario(const family_row *w)
 {
-	int per_node = strcmp(w->node, "gb200-nvl72-tray") == 0 ? 4 : 8;
-	int roce = strcmp(w->fabric, "roce") == 0;
+	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, w->node);
+	assert_non_null(node);
+	int per_node = node->gpus;
+	int roce = strcmp(w->fabric, "roce") == 0, xdr = strcmp(w->fabric, "xdr") == 0;
 	const capsim_model *m = capsim_catalog_find(cat, CAPSIM_KIND_MODEL, w->model);
 	assert_non_null(m);
 	int chunks = w->pp * (w->vp > 1 ? w->vp : 1), ends = 0;
@@ -250,7 +253,8 @@ static capsim_scenario *family_scenario(const family_row *w)
 		 "tp-comm-overlap=\"%s\" schedule=\"%s\" virtual-stages=\"%d\"%s/></workload>"
 		 "</scenario>",
 		 w->id, w->gpus / per_node, w->node, roce ? "<nic ref=\"cx7-400gbe\"/>" : "",
-		 roce ? "roce" : "infiniband", roce ? "sn5600" : "qm9700", w->seq, w->batch,
+		 roce ? "roce" : "infiniband", roce ? "sn5600" : xdr ? "q3400" : "qm9700", w->seq,
+		 w->batch,
 		 w->micro, w->execution, w->model, w->tp, w->pp, w->cp, w->fsdp ? 3 : 1,
 		 w->sp ? "on" : "off", w->overlap ? "on" : "off",
 		 w->vp > 1 ? "1f1b-interleaved" : "1f1b", w->vp > 1 ? w->vp : 1, split);
@@ -260,6 +264,14 @@ static capsim_scenario *family_scenario(const family_row *w)
 	snprintf(dom, sizeof dom, "%d", w->domain);
 	const capsim_set sets[] = { { "cluster.node.scale-up.domain-gpus", dom } };
 	return load(text, sets, 1);
+}
+
+/* whether the catalog node is a tray of a rack-scale NVLink domain */
+static int rack_scale(const char *id)
+{
+	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, id);
+	assert_non_null(node);
+	return node->domain_gpus > node->gpus;
 }
 
 /* A row's fields both reference files share. */
@@ -304,7 +316,7 @@ static size_t load_nemo(family_row *rows)
 		snprintf(w->fabric, sizeof w->fabric, "ndr");
 		w->fsdp = (int)testutil_csv_num(&t, i, "fsdp");
 		w->sp = w->overlap = w->tp > 1;
-		if (strcmp(w->node, "gb200-nvl72-tray") == 0)
+		if (rack_scale(w->node))
 			w->domain = w->gpus < 64 ? w->gpus : 64;
 		double tokens = testutil_csv_num(&t, i, "tokens_per_s_per_gpu");
 		w->pub_s = (double)w->batch * w->seq / (tokens * w->gpus);
@@ -332,7 +344,7 @@ static size_t load_mlperf(family_row *rows)
 		w->fsdp = 0;
 		w->sp = strcmp(testutil_csv_get(&t, i, "sequence_parallel"), "on") == 0;
 		w->overlap = strcmp(testutil_csv_get(&t, i, "tp_comm_overlap"), "on") == 0;
-		if (strcmp(w->node, "gb200-nvl72-tray") == 0)
+		if (rack_scale(w->node))
 			w->domain = (int)testutil_csv_num(&t, i, "nvlink_domain_gpus");
 		w->pub_s = testutil_csv_num(&t, i, "step_time_s");
 	}
@@ -443,7 +455,7 @@ static void test_megatron_bridge(void **state)
 	(void)state;
 	family_row rows[FAMILY_MAX];
 	size_t n = load_nemo(rows);
-	assert_int_equal(n, 6);
+	assert_int_equal(n, 7);
 	score_family(rows, n);
 }
 
