@@ -1,12 +1,14 @@
 /* test_families.c - Blackwell in the collective and step models, and the
  * public step-time families capsim is scored on beyond the Megatron-LM tables
  * of test_step: a GB200 NVL72 rack is one NVLink island of 72 GPUs (its
- * collectives stay on NVLink where a DGX B200's cross the NICs), and NVIDIA's
- * Megatron-Bridge pre-training throughputs of dense Llama 3 models on H100,
- * B200 and GB200 (tests/data/reference/nemo_llama_pretrain.csv), each row
- * built as a scenario and held to the tolerance set before it was compared
- * (docs/validation.md, "Training step: Megatron-Bridge on H100, B200 and
- * GB200"). */
+ * collectives stay on NVLink where a DGX B200's cross the NICs, and NCCL's
+ * rings leave it through all its NICs), NVIDIA's Megatron-Bridge
+ * pre-training throughputs of dense Llama 3 models on H100, B200, GB200 and
+ * GB300 (tests/data/reference/nemo_llama_pretrain.csv) and MLPerf Training
+ * v5.1's Llama 3.1 8B steps (tests/data/reference/mlperf_training_v51.csv),
+ * each row built as a scenario and held to the tolerance set before it was
+ * compared (docs/validation.md, "Training step: Megatron-Bridge on H100,
+ * B200, GB200 and GB300 NVL72" and "Training step: MLPerf Training v5.1"). */
 #include "catalog.h"
 #include "testutil.h"
 
