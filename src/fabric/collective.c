@@ -102,7 +102,13 @@ void capsim_collective_nccl_hw(const capsim_scenario *s, capsim_nccl_hw *hw)
 	int gen = s->nic.pcie_generation < 7 ? s->nic.pcie_generation : 6;
 	hw->pcie_bw = s->nic.pcie_lanes * code[gen] / 80.0;
 	hw->nic_bw = s->nic.port_speed_bytes_per_s * 8.0 / 1e6 / 8000.0;
-	hw->nics_per_node = s->rails ? s->rails : s->node.nics;
+	/* NCCL fuses the topologies of every node of a multi-node NVLink
+	 * domain (an MNNVL clique) into one (ncclTopoGetSystem,
+	 * src/graph/topo.cc): its channels leave the domain through any of
+	 * the domain's NICs, not one node's */
+	int rails = s->rails ? s->rails : s->node.nics;
+	hw->nics_per_node = s->node.domain_gpus > s->node.gpus ?
+		rails * (s->node.domain_gpus / s->node.gpus) : rails;
 	hw->gdr = s->gpudirect;
 }
 
@@ -210,6 +216,23 @@ static int channel_start(const ctx *c, int ch)
 		if (g * c->rails / c->G == r)
 			return g;
 	return 0;
+}
+
+/* The ranks of a request as NCCL groups them: by node, or by NVLink domain
+ * where nodes share one (NCCL fuses an MNNVL clique's topologies into one
+ * node, ncclTopoGetSystem in src/graph/topo.cc), whose rails are then all
+ * its nodes' NICs, in node order. */
+static ctx ctx_of(capsim_fabric *f, const capsim_coll_req *r)
+{
+	int G = capsim_fabric_gpus_per_node(f), D = capsim_fabric_domain_gpus(f);
+	int rails = capsim_fabric_rails(f);
+	if (D > G && D % G == 0) {
+		rails *= D / G;
+		G = D;
+	}
+	ctx c = { .f = f, .n = r->ranks, .G = G, .nodes = (r->ranks + G - 1) / G,
+		  .rails = rails, .seed = r->seed };
+	return c;
 }
 
 /* rank at position i of channel ch's ring */
@@ -1362,9 +1385,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	if (check_request(f, s, r, d) < 0)
 		return -1;
 	capsim_fabric_reset_routing(f);
-	int G = capsim_fabric_gpus_per_node(f);
-	ctx c = { .f = f, .n = r->ranks, .G = G, .nodes = (r->ranks + G - 1) / G,
-		  .rails = capsim_fabric_rails(f), .seed = r->seed };
+	ctx c = ctx_of(f, r);
 	choice ch;
 	if (choose(s, r, &c, &ch, d) < 0)
 		return -1;

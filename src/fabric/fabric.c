@@ -319,6 +319,11 @@ int capsim_fabric_rails(const capsim_fabric *f)
 	return f->rails;
 }
 
+int capsim_fabric_domain_gpus(const capsim_fabric *f)
+{
+	return f->domain;
+}
+
 int capsim_fabric_lossy(const capsim_fabric *f)
 {
 	return f->lossy;

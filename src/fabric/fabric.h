@@ -51,6 +51,8 @@ int capsim_fabric_gpus(const capsim_fabric *f);
 int capsim_fabric_gpus_per_node(const capsim_fabric *f);
 int capsim_fabric_nodes(const capsim_fabric *f);
 int capsim_fabric_rails(const capsim_fabric *f);
+/* GPUs of one NVLink domain: the node's, or a rack-scale system's (NVL72) */
+int capsim_fabric_domain_gpus(const capsim_fabric *f);
 
 /* 1 if links lose capacity under incast (RoCE with untuned PFC/ECN). */
 int capsim_fabric_lossy(const capsim_fabric *f);

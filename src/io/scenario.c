@@ -812,6 +812,13 @@ static void check_degrees(const capsim_scenario *s, capsim_diags *d)
 		      s->tp, m->kv_heads);
 }
 
+/* An end stage's layers over v virtual chunks: none given, an even split,
+ * or one less than that where the embedding or the loss fills its slot. */
+static int chunks_even(int layers, int v)
+{
+	return layers == 0 || layers % v == 0 || (layers + 1) % v == 0;
+}
+
 /* The layers split over the stages: an even split over pp x virtual
  * stages, or the ends given and the middle stages' share even. */
 static void check_stages(const capsim_scenario *s, capsim_diags *d)
@@ -837,13 +844,18 @@ static void check_stages(const capsim_scenario *s, capsim_diags *d)
 			      m->layers, s->first_stage_layers, s->last_stage_layers, rest,
 			      s->pp - ends);
 		/* Megatron-Core splits each stage's layers evenly over its
-		 * virtual chunks (get_transformer_layer_offset) */
-		else if (v > 1 && (s->first_stage_layers % v || s->last_stage_layers % v ||
-				   middle % v))
+		 * virtual chunks (get_transformer_layer_offset); an end stage
+		 * may hold one layer less, where the embedding or the loss
+		 * counts as a layer of its first or last chunk
+		 * (--account-for-embedding-in-pipeline-split,
+		 * --account-for-loss-in-pipeline-split) */
+		else if (v > 1 && (!chunks_even(s->first_stage_layers, v) ||
+				   !chunks_even(s->last_stage_layers, v) || middle % v))
 			blame(d, s, PAR, stage_fields,
 			      "parallelism: with virtual-stages=%d every stage's layers split into "
 			      "%d chunks, but first-stage-layers=%d, last-stage-layers=%d and %d "
-			      "layers a middle stage do not all divide by %d",
+			      "layers a middle stage do not all divide by %d (an end stage may "
+			      "hold one less, for the embedding or the loss)",
 			      v, v, s->first_stage_layers, s->last_stage_layers, middle, v);
 	} else if (m->layers % chunks) {
 		blame(d, s, PAR, stage_fields,

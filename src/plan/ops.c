@@ -153,6 +153,13 @@ const capsim_gemm_fit capsim_gemm_fitted = {
  *   gemm.csv). H200 uses the GH200 row (same GH100 die and 141 GB HBM3e,
  *   but a 900 W part against the H200's 700 W: an assumption; the H100 row's
  *   0.803 is the other candidate). MI300X: the same table's BF16 row.
+ *   GB200: its own row (1822 of 2500 TFLOP/s, below B200's 77.6%: the
+ *   GB200's GPU is the B200's die run at a higher peak).
+ * fp8: the same README's FP8 (float8_e4m3fn) MAMF table over the dense fp8
+ *   peak, where it has a row (B200 3432.5/4500, GB200 3615.6/5000); 0: none.
+ *   Used relative to that table's H100 row (1402.6/1979), which the fitted
+ *   fp8 curve anchors: Blackwell's FP8 GEMMs reach nearly its bf16 fraction
+ *   (B200 76.3% against 77.6%), Hopper's a smaller one (70.9% against 80.3%).
  * hbm: BabelStream Copy over datasheet bandwidth, Azure AI-benchmarking-guide
  *   (H100 2.90/3.35 TB/s, H200 4.01/4.8 TB/s: 'Azure Results/NDv5 Results.md';
  *   A100 80GB 1.61/2.039 TB/s: 'Azure_Results/ND_A100_v4_results.md').
@@ -161,15 +168,17 @@ typedef struct perf_row {
 	const char *prefix;
 	double sat;
 	double hbm;  /* 0: take H100's, flagged */
+	double fp8;  /* FP8 MAMF over the fp8 peak; 0: none measured */
 } perf_row;
 
 static const perf_row perf_rows[] = {
-	{ "h100", 794.5 / 989.0, 2.90 / 3.35 },
-	{ "h200", 828.6 / 989.0, 4.01 / 4.8 },
-	{ "a100", 271.2 / 312.0, 1.61 / 2.039 },
-	{ "b200", 1745.0 / 2250.0, 0.0 },
+	{ "h100", 794.5 / 989.0, 2.90 / 3.35, 1402.6 / 1979.0 },
+	{ "h200", 828.6 / 989.0, 4.01 / 4.8, 1453.4 / 1979.0 },
+	{ "a100", 271.2 / 312.0, 1.61 / 2.039, 0.0 },
+	{ "b200", 1745.0 / 2250.0, 0.0, 3432.5 / 4500.0 },
+	{ "gb200", 1822.0 / 2500.0, 0.0, 3615.6 / 5000.0 },
 	/* the same table's v2 BF16 row, ROCm 6.3, PYTORCH_TUNABLEOP_ENABLED=1 */
-	{ "mi300x", 668.4 / 1300.0, 0.0 },
+	{ "mi300x", 668.4 / 1300.0, 0.0, 0.0 },
 };
 
 /* A bare kernel launch from PyTorch, 5 us: pytorch/pytorch issue #82793
@@ -466,17 +475,14 @@ static const capsim_attn_curve *attn_default_curve(const char *id, int kernel)
 /* The framework's kernel. Transformer Engine (megatron: Megatron-LM and
  * NeMo) "prefers cuDNN flash attention on Hopper+ architectures, and Tri
  * Dao flash attention on Ampere" (NeMo docs, memory_optimizations.rst,
- * github:NVIDIA/NeMo pull 9188, 2024); but the Megatron-LM README's H100
- * table (Megatron-Core 0.8, mid-2024), on which compute_scale is fitted,
- * fits at an rms log error of 0.056 with FlashAttention-2's curve and 0.077
- * with cuDNN's (its 1.7B row, the most attention-bound, 13% fast), so
- * megatron keeps FlashAttention-2's rates on Hopper and takes cuDNN's on
- * Blackwell, where FlashAttention-2 has no kernels of its own; a recent
- * stack on Hopper sets workload.attention="cudnn". PyTorch's SDPA
- * (torch-amp, fsdp2) picks cuDNN's "Fused Flash Attention" by default on
- * H100 and newer since 2.5 (pytorch.org/blog/pytorch2-5), FlashAttention-2
- * before that and on Ampere. DeepSpeed models come from Hugging Face with
- * flash-attn 2 (attn_implementation="flash_attention_2"): an assumption. */
+ * github:NVIDIA/NeMo pull 9188, 2024). PyTorch's SDPA (torch-amp, fsdp2)
+ * picks cuDNN's "Fused Flash Attention" by default on H100 and newer since
+ * 2.5 (pytorch.org/blog/pytorch2-5), FlashAttention-2 before that and on
+ * Ampere. DeepSpeed models come from Hugging Face with flash-attn 2
+ * (attn_implementation="flash_attention_2"): an assumption. Older stacks
+ * name their kernel (workload.attention="flash2"): the Megatron-LM README's
+ * H100 runs of 2024 fit at an rms log error of 0.056 with FlashAttention-2's
+ * curve and 0.077 with cuDNN's (docs/validation.md). */
 #define TORCH_SDPA_KERNEL CAPSIM_ATTN_CUDNN
 static int gpu_is_ampere(const capsim_gpu *g)
 {
@@ -500,7 +506,7 @@ static int attn_kernel_of_gpu(const capsim_gpu *g, int framework)
 	case CAPSIM_FW_FSDP2:
 		return TORCH_SDPA_KERNEL;
 	default:
-		return gpu_is_hopper(g) ? CAPSIM_ATTN_FLASH2 : CAPSIM_ATTN_CUDNN;
+		return CAPSIM_ATTN_CUDNN;
 	}
 }
 
@@ -705,10 +711,14 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
 	out->gemm_p = capsim_gemm_fitted.p;
 	out->gemm_flop_min = GEMM_FLOP_MIN;
 	out->gemm_flop_max = GEMM_FLOP_MAX;
-	/* fp8: measured on H100/H200 (the fitted asymptote); elsewhere the bf16
-	 * saturation scaled by H100's fp8/bf16 ratio */
+	/* fp8: measured on H100/H200 (the fitted asymptote); where the MAMF
+	 * table has the GPU's FP8 row, that row against H100's, on the fitted
+	 * asymptote; elsewhere the bf16 saturation scaled by H100's fp8/bf16
+	 * ratio */
 	if (known && (row == &perf_rows[0] || row == &perf_rows[1])) {
 		out->gemm_sat_fp8 = capsim_gemm_fitted.sat;
+	} else if (known && row->fp8 > 0.0) {
+		out->gemm_sat_fp8 = row->fp8 * capsim_gemm_fitted.sat / h100->fp8;
 	} else {
 		out->gemm_sat_fp8 = row->sat * capsim_gemm_fitted.sat / h100->sat;
 		out->assumed |= CAPSIM_PERF_ASSUMED_FP8_SAT;

@@ -460,19 +460,17 @@ static void test_perf_defaults(void **state)
 		unsigned assumed;
 	} cases[] = {
 		{ "h100-sxm5-80gb", 794.5 / 989.0, 2.90 / 3.35, CAPSIM_PERF_ASSUMED_LAUNCH },
-		/* megatron's FlashAttention-2 on an H200: H100's curve */
-		{ "h200-sxm-141gb", 828.6 / 989.0, 4.01 / 4.8,
-		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_ATTN },
+		{ "h200-sxm-141gb", 828.6 / 989.0, 4.01 / 4.8, CAPSIM_PERF_ASSUMED_LAUNCH },
 		{ "a100-sxm4-80gb", 271.2 / 312.0, 1.61 / 2.039,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT },
 		{ "b200-sxm", 1745.0 / 2250.0, 2.90 / 3.35,
-		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
-			  CAPSIM_PERF_ASSUMED_HBM },
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_HBM },
 		{ "mi300x", 668.4 / 1300.0, 2.90 / 3.35,
 		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT |
 			  CAPSIM_PERF_ASSUMED_HBM | CAPSIM_PERF_ASSUMED_ATTN },
-		/* GB200 has its own attention curve (cuDNN's published rows) */
-		{ "gb200-gpu", 794.5 / 989.0, 2.90 / 3.35, 0x1fu & ~CAPSIM_PERF_ASSUMED_ATTN },
+		/* B200 and GB200 have their own attention curves (cuDNN's published rows) */
+		{ "gb200-gpu", 1822.0 / 2500.0, 2.90 / 3.35,
+		  CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_HBM },
 		{ "rtx-4090", 794.5 / 989.0, 2.90 / 3.35, 0x1fu },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -486,10 +484,20 @@ static void test_perf_defaults(void **state)
 		assert_rel(p.launch_s, 3.9e-6, 0);
 		assert_rel(p.host_kernel_s, 43.5e-6, 1e-12);
 	}
+	/* fp8 with a measured FP8 MAMF: that fraction against H100's, on the
+	 * fitted asymptote (GB200's as well: its id is no B200's) */
+	snprintf(g.e.id, sizeof g.e.id, "gb200-gpu");
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
+	assert_rel(p.gemm_sat_fp8, 3615.6 / 5000.0 * capsim_gemm_fitted.sat / (1402.6 / 1979.0),
+		   1e-15);
 	/* fp8 elsewhere: the bf16 saturation x H100's fp8/bf16 ratio */
+	snprintf(g.e.id, sizeof g.e.id, "mi300x");
+	capsim_gpu_perf_default(&g, CAPSIM_EXEC_EAGER, &p);
+	assert_rel(p.gemm_sat_fp8, 668.4 / 1300.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
 	snprintf(g.e.id, sizeof g.e.id, "b200-sxm");
 	capsim_gpu_perf_default(&g, CAPSIM_EXEC_GRAPHS, &p);
-	assert_rel(p.gemm_sat_fp8, 1745.0 / 2250.0 * capsim_gemm_fitted.sat / (794.5 / 989.0), 1e-15);
+	assert_rel(p.gemm_sat_fp8, 3432.5 / 4500.0 * capsim_gemm_fitted.sat / (1402.6 / 1979.0),
+		   1e-15);
 	assert_rel(p.launch_s, 0.62e-6, 0);
 
 	/* a profile's measured efficiencies replace the defaults and clear
@@ -502,7 +510,7 @@ static void test_perf_defaults(void **state)
 	assert_rel(p.hbm_eff, 0.88, 0);
 	assert_rel(p.launch_s, 2e-6, 0);
 	assert_rel(p.launch_eager_s, 5e-6, 0);
-	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH | CAPSIM_PERF_ASSUMED_FP8_SAT);
+	assert_int_equal(p.assumed, CAPSIM_PERF_ASSUMED_LAUNCH);
 	g.eff_gemm_fp8 = 0.6;
 	g.eff_attention = 0.4;
 	g.launch_eager_s = 4e-6;
@@ -665,15 +673,14 @@ static void test_attention_measured(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* The kernel each framework runs: FlashAttention-2 for megatron on Hopper
- * (what its README table fits) and Ampere, cuDNN's on Blackwell and for
- * PyTorch SDPA on Hopper, FlashAttention-2 for DeepSpeed;
+/* The kernel each framework runs: cuDNN's under Transformer Engine and
+ * PyTorch SDPA from Hopper on, FlashAttention-2 on Ampere and for DeepSpeed;
  * workload.attention names one; FlashAttention-3 only on Hopper. */
 static void test_attention_kernel(void **state)
 {
 	(void)state;
 	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, NULL, 0);
-	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_FLASH2);
+	assert_int_equal(capsim_attention_kernel(s, &s->gpu), CAPSIM_ATTN_CUDNN);
 	capsim_gpu b200 = s->gpu;
 	snprintf(b200.e.id, sizeof b200.e.id, "b200-sxm");
 	assert_int_equal(capsim_attention_kernel(s, &b200), CAPSIM_ATTN_CUDNN);
