@@ -332,8 +332,8 @@ static void test_rule_and_sensitivity(void **state)
 	capsim_report_free(&rep);
 
 	/* by wall time, the H200s (faster HBM, same step otherwise) win too,
-	 * and a deadline of 49 days leaves the 50.5-day rented run out */
-	capsim_report_rule fast = { .metric = CAPSIM_RULE_TIME_TO_TRAIN, .deadline_s = 49 * 86400.0 };
+	 * and a deadline of 45 days leaves the 46.6-day rented run out */
+	capsim_report_rule fast = { .metric = CAPSIM_RULE_TIME_TO_TRAIN, .deadline_s = 45 * 86400.0 };
 	collect(&rep, &fast);
 	assert_false(rep.d[0].meets);
 	assert_non_null(strstr(rep.d[0].why_not, "past the deadline"));
