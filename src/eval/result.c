@@ -73,6 +73,7 @@ static int has_cloud_cost(const R *r) { return r->cost.has_cloud_cost; }
 static int has_layout(const R *r) { return r->layout.has_layout; }
 static int has_excludes(const R *r) { return r->cost.has_capex && r->cost.capex_excludes[0]; }
 static int has_unpriced(const R *r) { return !r->cost.has_capex && r->cost.unpriced[0]; }
+static int has_attention_kernel(const R *r) { return r->step.attention_kernel[0] != '\0'; }
 
 static void note_unpriced(const R *r, char *b, size_t n)
 {
@@ -474,6 +475,12 @@ const capsim_result_key capsim_result_keys[] = {
 		"pipeline idle time of the critical stage", NULL, NULL, has_pp),
 	REAL("optimizer_s", STEP(optimizer_s), SEC, "s", "optimizer step", 1,
 	     "optimizer step of the first stage", NULL, NULL),
+	{ .key = "attention_kernel", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = STEP(attention_kernel), .unit = "", .label = "attention kernel", .depth = 1,
+	  .doc = "the fused attention kernel whose measured curve rates the step's attention "
+		 "(workload.attention, or the framework's); \"(H100's curve)\" where the GPU has "
+		 "none of its own for it (docs/model.md, \"Attention\")",
+	  .present = has_attention_kernel },
 	REAL("host_s", STEP(host_s), SEC, "s", "host-bound", 1,
 	     "what the host adds to the critical stage's kernels where it issues them more slowly "
 	     "than the GPU runs them (workload.execution)", NULL, NULL),

@@ -921,6 +921,11 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 	capsim_gpu_perf_default(&s->gpu, s->execution, &w->perf);
 	capsim_gpu_perf_attention(&s->gpu, capsim_attention_kernel(s, &s->gpu), &w->perf);
 	capsim_gpu_perf_host(&s->node, &w->perf);
+	if (out->attention_kernel[0] == '\0' && s->attention != CAPSIM_ATTENTION_UNFUSED &&
+	    !(w->perf.attn_frac > 0.0))
+		snprintf(out->attention_kernel, sizeof out->attention_kernel, "%s%s",
+			 capsim_attn_kernel_names[w->perf.attn_kernel],
+			 w->perf.assumed & CAPSIM_PERF_ASSUMED_ATTN ? " (H100's curve)" : "");
 	capsim_memory_estimate(s, &w->memory);
 	double T = (double)s->micro_batch * s->seq_len / s->cp;
 	double ab = act_bytes(s->dtype);

@@ -45,6 +45,10 @@ typedef struct capsim_step {
 	double data_stall_s;           /* what of it the loader's prefetch does not hide */
 	capsim_loader loader;          /* how: bytes, files, the tier's limits (loader.h) */
 	double optimizer_s;
+	char attention_kernel[64];     /* the fused attention kernel whose curve rated the
+					* first GPU's attention, and whose curve ("flash2",
+					* "cudnn (H100's curve)"); "" when unfused or a flat
+					* efficiency.attention */
 	double host_s;                 /* what the host stream adds to the critical stage's
 					* kernels (issuing them more slowly than they run) */
 	double steps, time_to_train_s; /* to the token budget */
