@@ -171,7 +171,7 @@ static void test_run_all(void **state)
 	assert_true(query(db, "SELECT count(*) FROM nccl") == 7);
 	assert_true(query(db, "SELECT count(*) FROM pcie") == 4);
 	assert_true(query(db, "SELECT count(*) FROM power_duty") == 2);
-	assert_non_null(strstr(r.out, "0 power-duty, 7 nccl, 0 pcie, 0 torch-launch, 0 torch-step, 0 torch-host\n"));
+	assert_non_null(strstr(r.out, "0 power-duty, 7 nccl, 0 pcie, 0 torch-launch, 0 torch-step, 0 torch-host, 0 attention (0 refused by their backend)\n"));
 	/* no --quick: each got --out and nothing more */
 	char log[4096];
 	snprintf(args, sizeof args, "%s/args.log", dir);
