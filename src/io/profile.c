@@ -435,8 +435,9 @@ static void attn_point(loader *L, xmlNode *e, const char *what, capsim_attn_curv
 	for (int i = 0; i < c->n; i++)
 		if (c->pt[i].seq == pt->seq && c->pt[i].head_dim == pt->head_dim &&
 		    c->pt[i].causal == pt->causal) {
-			bad(L, e, what, "point seq=%.0f head-dim=%.0f causal=%s appears twice",
-			    pt->seq, pt->head_dim, pt->causal ? "true" : "false");
+			bad(L, e, what, "point: expected each seq, head-dim and causal once, found "
+			    "seq=%.0f head-dim=%.0f causal=%s again", pt->seq, pt->head_dim,
+			    pt->causal ? "true" : "false");
 			return;
 		}
 	c->n++;
