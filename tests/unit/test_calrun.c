@@ -335,7 +335,7 @@ static void test_import_json(void **state)
 		fail_msg("not JSON (%s): %s", err.text, r.out);
 	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
 	assert_true(json_is_string(json_object_get(o, "capsim_version")));
-	assert_int_equal(json_integer_value(json_object_get(o, "store_schema_version")), 5);
+	assert_int_equal(json_integer_value(json_object_get(o, "store_schema_version")), 6);
 	assert_string_equal(json_string_value(json_object_get(o, "database")), db);
 	assert_string_equal(json_string_value(json_object_get(o, "format")), "jsonl");
 	json_t *imp = json_object_get(o, "imports");
