@@ -425,19 +425,22 @@ static void attn_point(loader *L, xmlNode *e, const char *what, capsim_attn_curv
 {
 	capsim_attn_point *pt = &c->pt[c->n];
 	memset(pt, 0, sizeof *pt);
-	pt->seq = (double)integer(e, "seq", 0);
-	pt->head_dim = (double)integer(e, "head-dim", 0);
+	pt->seq = (float)integer(e, "seq", 0);
+	pt->head_dim = (float)integer(e, "head-dim", 0);
 	char *mask = prop(e, "causal");
 	pt->causal = mask ? capsim_flag_parse(mask) == 1 : 0;
 	xmlFree(mask);
-	qty(L, e, what, "fwd", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18, &pt->fwd_flop_per_s);
-	qty(L, e, what, "bwd", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18, &pt->bwd_flop_per_s);
+	double fwd = 0, bwd = 0;
+	qty(L, e, what, "fwd", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18, &fwd);
+	qty(L, e, what, "bwd", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18, &bwd);
+	pt->fwd_flop_per_s = (float)fwd;
+	pt->bwd_flop_per_s = (float)bwd;
 	for (int i = 0; i < c->n; i++)
 		if (c->pt[i].seq == pt->seq && c->pt[i].head_dim == pt->head_dim &&
 		    c->pt[i].causal == pt->causal) {
 			bad(L, e, what, "point: expected each seq, head-dim and causal once, found "
-			    "seq=%.0f head-dim=%.0f causal=%s again", pt->seq, pt->head_dim,
-			    pt->causal ? "true" : "false");
+			    "seq=%.0f head-dim=%.0f causal=%s again", (double)pt->seq,
+			    (double)pt->head_dim, pt->causal ? "true" : "false");
 			return;
 		}
 	c->n++;
@@ -790,11 +793,11 @@ static void write_attention(FILE *f, int kernel, const capsim_profile_attn *a)
 	fputs(">\n", f);
 	for (int i = 0; i < c->n; i++) {
 		const capsim_attn_point *pt = &c->pt[i];
-		fprintf(f, "    <point seq=\"%.0f\" head-dim=\"%.0f\" causal=\"%s\"", pt->seq,
-			pt->head_dim, pt->causal ? "true" : "false");
-		attr_q(f, "fwd", pt->fwd_flop_per_s, 1e12, "TFLOP/s");
-		attr_q(f, "bwd", pt->bwd_flop_per_s, 1e12, "TFLOP/s");
-		fputs("/>\n", f);
+		fprintf(f, "    <point seq=\"%.0f\" head-dim=\"%.0f\" causal=\"%s\"",
+			(double)pt->seq, (double)pt->head_dim, pt->causal ? "true" : "false");
+		/* single precision: 9 digits read back to the same float */
+		fprintf(f, " fwd=\"%.9g TFLOP/s\" bwd=\"%.9g TFLOP/s\"/>\n",
+			(double)pt->fwd_flop_per_s / 1e12, (double)pt->bwd_flop_per_s / 1e12);
 	}
 	fputs("  </attention>\n", f);
 }
