@@ -132,6 +132,11 @@ static void report_points(const capsim_profile_gemm *pg, int dtype,
 static void report_gemm(const capsim_profile *p, const capsim_gpu *g, int verbose,
 			FILE *out)
 {
+	int any = 0;
+	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)
+		any |= p->gemm[i].cal.params > 0;
+	if (!any) /* a run of other kinds alone (attention, PCIe, NCCL) */
+		return;
 	fprintf(out, "GEMM efficiency (fraction of the dtype's dense peak; errors are model / "
 		     "measured - 1):\n"
 		     "  dtype points params   sat   smooth rms  max  left-out rms  max   "
