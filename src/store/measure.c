@@ -1212,8 +1212,9 @@ static int attn_pass(importer *im, json_t *o, const char *pass, double flop, dou
 	if (!json_object_get(o, k_samples))
 		return 0;
 	char *samples = samples_key(im, o, k_samples, k_med, *med);
+	int ok = samples != NULL;
 	free(samples);
-	return samples ? 0 : -1;
+	return ok ? 0 : -1;
 }
 
 /* flop_fwd = 4 b s^2 heads d, halved when causal; flop_bwd = 2.5 x that */
