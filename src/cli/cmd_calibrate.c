@@ -82,10 +82,10 @@ static void print_stats(const char *path, const char *db, const capsim_import_st
 {
 	printf("%s: run %lld in %s: %zu GEMMs (%zu without an algorithm), %zu copy, %zu checks, "
 	       "%zu power, %zu power-duty, %zu nccl, %zu pcie, %zu torch-launch, %zu torch-step, "
-	       "%zu torch-host\n",
+	       "%zu torch-host, %zu attention (%zu refused by their backend)\n",
 	       path, (long long)st->run_id, db, st->gemm, st->gemm_failed, st->copy, st->checks,
 	       st->power, st->power_duty, st->nccl, st->pcie, st->torch_launch, st->torch_step,
-	       st->torch_host);
+	       st->torch_host, st->attention, st->attention_refused);
 }
 
 /* one import as a JSON object: the run and its counts, or the errors */
@@ -96,14 +96,16 @@ static json_t *stats_json(const char *path, const capsim_import_stats *st, const
 	if (ok) {
 		json_object_set_new(o, "run_id", json_integer((json_int_t)st->run_id));
 		json_object_set_new(o, "counts", json_pack(
-			"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			"gemm", (json_int_t)st->gemm, "gemm_failed", (json_int_t)st->gemm_failed,
 			"copy", (json_int_t)st->copy, "checks", (json_int_t)st->checks,
 			"power", (json_int_t)st->power, "power_duty", (json_int_t)st->power_duty,
 			"nccl", (json_int_t)st->nccl, "pcie", (json_int_t)st->pcie,
 			"torch_launch", (json_int_t)st->torch_launch,
 			"torch_step", (json_int_t)st->torch_step,
-			"torch_host", (json_int_t)st->torch_host));
+			"torch_host", (json_int_t)st->torch_host,
+			"attention", (json_int_t)st->attention,
+			"attention_refused", (json_int_t)st->attention_refused));
 	} else {
 		json_t *errs = json_array();
 		for (size_t i = 0; i < d->n; i++)

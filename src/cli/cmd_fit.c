@@ -199,6 +199,30 @@ static json_t *check_json(const capsim_fit_check *c)
 	return a;
 }
 
+/* each measured attention curve, by kernel name: its peak, runs and points */
+static json_t *attn_json(const capsim_profile *p)
+{
+	json_t *o = json_object();
+	for (int k = 0; k < CAPSIM_ATTN__KERNELS; k++) {
+		const capsim_profile_attn *a = &p->attn[k];
+		if (!a->curve.n)
+			continue;
+		json_t *pts = json_array();
+		for (int i = 0; i < a->curve.n; i++) {
+			const capsim_attn_point *pt = &a->curve.pt[i];
+			json_array_append_new(pts, json_pack("{s:f, s:f, s:b, s:f, s:f}", "seq",
+							     pt->seq, "head_dim", pt->head_dim,
+							     "causal", pt->causal, "fwd_flop_per_s",
+							     pt->fwd_flop_per_s, "bwd_flop_per_s",
+							     pt->bwd_flop_per_s));
+		}
+		json_object_set_new(o, capsim_attn_kernel_names[k], json_pack(
+			"{s:f, s:o, s:o}", "peak_bf16_flop_per_s", a->curve.peak_bf16_flop_per_s,
+			"runs", run_ids_json(&a->runs), "points", pts));
+	}
+	return o;
+}
+
 /* the profile fitted, as one object after the common head */
 static json_t *fit_json(const capsim_catalog *cat, const capsim_profile *p, const char *out,
 			int written)
@@ -230,6 +254,7 @@ static json_t *fit_json(const capsim_catalog *cat, const capsim_profile *p, cons
 								   json_null());
 	json_object_set_new(o, "collectives", coll_json(p));
 	json_object_set_new(o, "power", power_json(&p->power));
+	json_object_set_new(o, "attention", attn_json(p));
 	json_object_set_new(o, "launch_eager_s", p->eff_launch_s > 0 ? json_real(p->eff_launch_s) :
 									json_null());
 #define OPT_REAL(key, v) json_object_set_new(o, key, (v) > 0 ? json_real(v) : json_null())

@@ -4,10 +4,15 @@
 #include "fit.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "ops.h"
 #include "query.h"
+#include "xalloc.h"
 
 /* a point moved away when its |error| grew by more than this */
 #define AWAY 0.01
@@ -129,6 +134,68 @@ static int check_host(checker *k, capsim_store *db, const capsim_store_sel *sel,
 	return 0;
 }
 
+/* the rate (FLOP/s) GPU g gives kernel at one point and pass: its flat
+ * attention fraction where it has one, else the kernel's curve (its
+ * profile's or capsim's default), at the dense bf16 peak */
+static double attn_predicted(const capsim_gpu *g, int kernel, const capsim_store_attention *r,
+			     int bwd)
+{
+	capsim_gpu_perf perf;
+	capsim_gpu_perf_default(g, CAPSIM_EXEC_EAGER, &perf);
+	capsim_gpu_perf_attention(g, kernel, &perf);
+	double frac = perf.attn_frac > 0 ? perf.attn_frac :
+		      capsim_attention_frac(perf.attn_curve, (double)r->seq, (double)r->head_dim,
+					    r->causal, bwd);
+	return frac * capsim_gpu_peak(g, CAPSIM_DTYPE_BF16);
+}
+
+static int attn_kernel(const char *backend)
+{
+	return !strcmp(backend, "flash") ? CAPSIM_ATTN_FLASH2 :
+	       !strcmp(backend, "cudnn") ? CAPSIM_ATTN_CUDNN : -1;
+}
+
+static int attn_same_point(const capsim_store_attention *a, const capsim_store_attention *b)
+{
+	return attn_kernel(a->backend) == attn_kernel(b->backend) && a->seq == b->seq &&
+	       a->head_dim == b->head_dim && a->causal == b->causal &&
+	       a->kv_heads == a->heads && b->kv_heads == b->heads;
+}
+
+/* every attention point the fit makes a curve of (flash and cudnn, as many
+ * key/value heads as query heads), forward and backward: the median of its
+ * records' rates against the kernel's rate without and with the profile */
+static int check_attention(checker *k, capsim_store *db, const capsim_store_sel *sel,
+			   capsim_diags *d)
+{
+	capsim_store_attentions rows;
+	if (capsim_store_read_attention(db, sel, &rows, d) < 0)
+		return -1;
+	double *v = capsim_xcalloc(rows.n + 1, sizeof *v);
+	for (size_t i = 0; i < rows.n; i++) {
+		const capsim_store_attention *r = &rows.v[i];
+		int kernel = attn_kernel(r->backend), first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			first = !attn_same_point(&rows.v[j], r);
+		if (kernel < 0 || r->kv_heads != r->heads || !first)
+			continue;
+		for (int bwd = 0; bwd < 2; bwd++) {
+			size_t n = 0;
+			for (size_t j = i; j < rows.n; j++)
+				if (attn_same_point(&rows.v[j], r))
+					v[n++] = bwd ? rows.v[j].bwd_flop_per_s :
+						       rows.v[j].fwd_flop_per_s;
+			gsl_sort(v, 1, n);
+			add(k->out, "attention", attn_predicted(k->plain, kernel, r, bwd),
+			    attn_predicted(&k->cal, kernel, r, bwd),
+			    gsl_stats_median_from_sorted_data(v, 1, n));
+		}
+	}
+	free(v);
+	capsim_store_attentions_free(&rows);
+	return 0;
+}
+
 int capsim_fit_before_after(const char *db_path, const capsim_fit_options *o,
 			    const capsim_profile *p, const capsim_gpu *g,
 			    capsim_fit_check *out, capsim_diags *d)
@@ -146,6 +213,8 @@ int capsim_fit_before_after(const char *db_path, const capsim_fit_options *o,
 		rc = check_copies(&k, db, &sel, d);
 	if (rc == 0)
 		rc = check_host(&k, db, &sel, d);
+	if (rc == 0)
+		rc = check_attention(&k, db, &sel, d);
 	capsim_store_close(db);
 	for (size_t i = 0; i < out->n; i++) {
 		capsim_fit_family *f = &out->fam[i];

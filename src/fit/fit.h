@@ -11,7 +11,9 @@
  * - per NCCL collective, algorithm, protocol and rank count, the same in a
  *   small-message and a large-message regime (never from one rank);
  * - idle and sustained power, the sustained SM clock, and power against
- *   utilisation.
+ *   utilisation;
+ * - per fused attention kernel (flash2, cudnn), a curve of the median
+ *   forward and backward rates per sequence, head dim and mask.
  * The measurements were taken at the clocks they ran at, so throttling under
  * the power cap is inside them once; nothing is derated by power again.
  * Library code: it never prints, except capsim_fit_report to the stream it
@@ -84,7 +86,8 @@ typedef struct capsim_fit_check {
  * with no points left out). The GEMMs take the op model's rate of their
  * shape, the copies the datasheet bandwidth at the copy efficiency, the
  * steps' host issue time per kernel the host's cost per kernel of their
- * execution. Returns 0, or -1 after adding the reason to d (the database
+ * execution, and each attention point the fit keeps (its records' median
+ * rate, forward and backward) the kernel's curve at the bf16 peak. Returns 0, or -1 after adding the reason to d (the database
  * cannot be read, or p does not apply to g). */
 int capsim_fit_before_after(const char *db_path, const capsim_fit_options *o,
 			    const capsim_profile *p, const capsim_gpu *g,

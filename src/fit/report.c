@@ -132,6 +132,11 @@ static void report_points(const capsim_profile_gemm *pg, int dtype,
 static void report_gemm(const capsim_profile *p, const capsim_gpu *g, int verbose,
 			FILE *out)
 {
+	int any = 0;
+	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)
+		any |= p->gemm[i].cal.params > 0;
+	if (!any) /* a run of other kinds alone (attention, PCIe, NCCL) */
+		return;
 	fprintf(out, "GEMM efficiency (fraction of the dtype's dense peak; errors are model / "
 		     "measured - 1):\n"
 		     "  dtype points params   sat   smooth rms  max  left-out rms  max   "
@@ -209,6 +214,29 @@ static void report_power(const capsim_profile_power *w, FILE *out)
 			w->gamma, w->gamma_rms_w, w->gamma_max_w);
 }
 
+static void report_attention(const capsim_profile *p, int verbose, FILE *out)
+{
+	for (int k = 0; k < CAPSIM_ATTN__KERNELS; k++) {
+		const capsim_profile_attn *a = &p->attn[k];
+		if (!a->curve.n)
+			continue;
+		char runs[256];
+		runs_text(&a->runs, runs, sizeof runs);
+		fprintf(out, "Attention %s: %d points (median rates over runs %s; peak bf16 %.1f "
+			     "TFLOP/s)\n", capsim_attn_kernel_names[k], a->curve.n, runs,
+			a->curve.peak_bf16_flop_per_s / 1e12);
+		if (!verbose)
+			continue;
+		fprintf(out, "    seq     head dim  causal  forward  backward (TFLOP/s)\n");
+		for (int i = 0; i < a->curve.n; i++) {
+			const capsim_attn_point *pt = &a->curve.pt[i];
+			fprintf(out, "    %7.0f %8.0f  %-6s %8.1f %9.1f\n", pt->seq, pt->head_dim,
+				pt->causal ? "yes" : "no", pt->fwd_flop_per_s / 1e12,
+				pt->bwd_flop_per_s / 1e12);
+		}
+	}
+}
+
 void capsim_fit_report(const capsim_profile *p, const capsim_gpu *g,
 		       int verbose, FILE *out)
 {
@@ -240,6 +268,7 @@ void capsim_fit_report(const capsim_profile *p, const capsim_gpu *g,
 			p->block_kernels[1][0], p->block_kernels[1][1]);
 	report_links(p, out);
 	report_power(&p->power, out);
+	report_attention(p, verbose, out);
 	if (p->n_notes)
 		fprintf(out, "\nNotes:\n");
 	for (size_t i = 0; i < p->n_notes; i++)

@@ -579,6 +579,179 @@ static int fit_power(fitter *f)
 	return rc;
 }
 
+/* ---- fused attention ----------------------------------------------------------------- */
+
+/* The kernel that a PyTorch SDPA backend of attn_probe.py runs: flash is
+ * PyTorch's build of FlashAttention-2, cudnn cuDNN's fused attention; the
+ * memory-efficient kernel and PyTorch's own choice are no kernel capsim
+ * keeps a curve for (-1). */
+static int attn_kernel_of_backend(const char *backend)
+{
+	if (!strcmp(backend, "flash"))
+		return CAPSIM_ATTN_FLASH2;
+	if (!strcmp(backend, "cudnn"))
+		return CAPSIM_ATTN_CUDNN;
+	return -1;
+}
+
+/* order of points: head dim, then the mask (unmasked first), then seq */
+static int attn_before(const capsim_store_attention *a, const capsim_store_attention *b)
+{
+	if (a->head_dim != b->head_dim)
+		return a->head_dim < b->head_dim;
+	if (a->causal != b->causal)
+		return a->causal < b->causal;
+	return a->seq < b->seq;
+}
+
+static int attn_same(const capsim_store_attention *a, const capsim_store_attention *b)
+{
+	return a->head_dim == b->head_dim && a->causal == b->causal && a->seq == b->seq;
+}
+
+/* one shape of a kernel: its point (the medians of its records), the
+ * records it came from (rows[from..to)) and whether the curve keeps it */
+typedef struct attn_shape {
+	capsim_attn_point pt;
+	size_t from, to;
+	int seen, keep;
+} attn_shape;
+
+/* the end of the group (head dim, mask) that starts at shapes[i] */
+static size_t attn_group_end(const attn_shape *sh, size_t n, size_t i)
+{
+	size_t j = i;
+	while (j < n && sh[j].pt.head_dim == sh[i].pt.head_dim && sh[j].pt.causal == sh[i].pt.causal)
+		j++;
+	return j;
+}
+
+/* which group a curve with too little room takes first: the head dim
+ * nearest 128, the most common one (the smaller of two as near: 64, GPT-2's
+ * and the small models', before 192), causal before unmasked */
+static int attn_group_first(const capsim_attn_point *a, const capsim_attn_point *b)
+{
+	double ra = fabs(a->head_dim - 128.0), rb = fabs(b->head_dim - 128.0);
+	if (ra != rb)
+		return ra < rb;
+	if (a->head_dim != b->head_dim)
+		return a->head_dim < b->head_dim;
+	return a->causal > b->causal;
+}
+
+/* Mark the shapes the curve keeps: the groups (head dim, mask) in the
+ * order of attn_group_first, each whole while it fits; a group that does
+ * not fit is left out whole (a curve cut short in seq would be held at its
+ * last rate beyond it), unless it alone is more than a curve holds: then
+ * its shortest sequences fill the room left. Notes what is left out. */
+static void attn_select(fitter *f, int kernel, attn_shape *sh, size_t n)
+{
+	size_t room = CAPSIM_ATTN_POINTS;
+	for (;;) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i = attn_group_end(sh, n, i))
+			if (!sh[i].seen && (best == n || attn_group_first(&sh[i].pt, &sh[best].pt)))
+				best = i;
+		if (best == n)
+			break;
+		size_t end = attn_group_end(sh, n, best), size = end - best;
+		size_t take = size <= room ? size : size > CAPSIM_ATTN_POINTS ? room : 0;
+		for (size_t i = best; i < end; i++) {
+			sh[i].seen = 1;
+			sh[i].keep = i - best < take;
+		}
+		room -= take;
+		if (take < size)
+			capsim_profile_note(f->p, "attention %s: head dim %.0f, %s: %zu of %zu shapes "
+						  "left out (a curve holds %d points: head dims nearest "
+						  "128 first, the smaller of two as near, causal "
+						  "before unmasked)",
+					    capsim_attn_kernel_names[kernel], sh[best].pt.head_dim,
+					    sh[best].pt.causal ? "causal" : "unmasked", size - take,
+					    size, CAPSIM_ATTN_POINTS);
+	}
+}
+
+/* the records of one kernel (rows[0..n), sorted) as a curve: one point per
+ * shape, the medians of its records' rates, the shapes attn_select keeps in
+ * (head dim, mask, seq) order */
+static void attn_curve(fitter *f, int kernel, const capsim_store_attention *rows, size_t n)
+{
+	capsim_profile_attn *a = &f->p->attn[kernel];
+	double *fwd = capsim_xcalloc(n, sizeof *fwd), *bwd = capsim_xcalloc(n, sizeof *bwd);
+	attn_shape *sh = capsim_xcalloc(n, sizeof *sh);
+	size_t ns = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t m = 0;
+		for (j = i; j < n && attn_same(&rows[i], &rows[j]); j++) {
+			fwd[m] = rows[j].fwd_flop_per_s;
+			bwd[m++] = rows[j].bwd_flop_per_s;
+		}
+		attn_shape *s = &sh[ns++];
+		s->pt.seq = (float)rows[i].seq;
+		s->pt.head_dim = (float)rows[i].head_dim;
+		s->pt.causal = rows[i].causal;
+		s->pt.fwd_flop_per_s = (float)host_median(fwd, m);
+		s->pt.bwd_flop_per_s = (float)host_median(bwd, m);
+		s->from = i;
+		s->to = j;
+	}
+	attn_select(f, kernel, sh, ns);
+	a->curve.peak_bf16_flop_per_s = capsim_gpu_peak(f->g, CAPSIM_DTYPE_BF16);
+	for (size_t i = 0; i < ns; i++) {
+		if (!sh[i].keep)
+			continue;
+		a->curve.pt[a->curve.n++] = sh[i].pt;
+		for (size_t r = sh[i].from; r < sh[i].to; r++)
+			capsim_run_ids_add(&a->runs, rows[r].run_id);
+	}
+	free(sh);
+	free(fwd);
+	free(bwd);
+}
+
+/* attn_probe.py's timed shapes, by kernel: the records with as many key and
+ * value heads as query heads (a GQA record times the same FLOPs over fewer
+ * K/V heads, and is noted and left out), sorted by (head dim, mask, seq),
+ * each kernel's fitted into its curve at this GPU's dense bf16 peak */
+static int fit_attention(fitter *f)
+{
+	capsim_store_attentions rows;
+	if (capsim_store_read_attention(f->db, &f->sel, &rows, f->d) < 0)
+		return -1;
+	size_t gqa = 0, other = 0;
+	capsim_store_attention *by = capsim_xcalloc(rows.n + 1, sizeof *by);
+	for (int k = 0; k < CAPSIM_ATTN__KERNELS; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < rows.n; i++) {
+			const capsim_store_attention *r = &rows.v[i];
+			if (attn_kernel_of_backend(r->backend) != k)
+				continue;
+			if (r->kv_heads != r->heads) {
+				gqa++;
+				continue;
+			}
+			size_t j = n++;
+			for (; j > 0 && attn_before(r, &by[j - 1]); j--)
+				by[j] = by[j - 1];
+			by[j] = *r;
+		}
+		if (n)
+			attn_curve(f, k, by, n);
+	}
+	for (size_t i = 0; i < rows.n; i++)
+		other += attn_kernel_of_backend(rows.v[i].backend) < 0;
+	free(by);
+	capsim_store_attentions_free(&rows);
+	if (gqa)
+		capsim_profile_note(f->p, "attention: %zu records with fewer key/value heads than "
+					  "query heads (GQA): left out of the curves", gqa);
+	if (other)
+		capsim_profile_note(f->p, "attention: %zu records of the efficient or default "
+					  "backend: stored, no curve capsim keeps", other);
+	return 0;
+}
+
 /* ---- the profile ----------------------------------------------------------------- */
 
 /* the catalog GPU: --gpu, checked against what the runs name, or inferred */
@@ -679,6 +852,8 @@ static int fitted_anything(const capsim_profile *p)
 		  p->block_kernels[1][0] > 0;
 	for (int i = 0; i < CAPSIM_CAL_DTYPES; i++)
 		any |= p->gemm[i].cal.params > 0;
+	for (int i = 0; i < CAPSIM_ATTN__KERNELS; i++)
+		any |= p->attn[i].curve.n > 0;
 	return any;
 }
 
@@ -728,6 +903,8 @@ int capsim_fit(const char *db_path, const capsim_catalog *cat,
 		rc = fit_launch(&f);
 	if (rc == 0)
 		rc = fit_host(&f);
+	if (rc == 0)
+		rc = fit_attention(&f);
 	if (rc == 0) {
 		fill_efficiency(out);
 		if (!fitted_anything(out)) {

@@ -410,6 +410,72 @@ static void load_power(loader *L, xmlNode *el)
 		    w->idle_w);
 }
 
+/* <attention kernel=...>: index of the kernel's name, or -1 */
+static int attn_kernel_index(const char *s)
+{
+	for (int i = 0; capsim_attn_kernel_names[i]; i++)
+		if (strcmp(capsim_attn_kernel_names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* one <point>: its shape, mask and two rates; a shape already in the curve
+ * is refused */
+static void attn_point(loader *L, xmlNode *e, const char *what, capsim_attn_curve *c)
+{
+	capsim_attn_point *pt = &c->pt[c->n];
+	memset(pt, 0, sizeof *pt);
+	pt->seq = (float)integer(e, "seq", 0);
+	pt->head_dim = (float)integer(e, "head-dim", 0);
+	char *mask = prop(e, "causal");
+	pt->causal = mask ? capsim_flag_parse(mask) == 1 : 0;
+	xmlFree(mask);
+	double fwd = 0, bwd = 0;
+	qty(L, e, what, "fwd", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18, &fwd);
+	qty(L, e, what, "bwd", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18, &bwd);
+	pt->fwd_flop_per_s = (float)fwd;
+	pt->bwd_flop_per_s = (float)bwd;
+	for (int i = 0; i < c->n; i++)
+		if (c->pt[i].seq == pt->seq && c->pt[i].head_dim == pt->head_dim &&
+		    c->pt[i].causal == pt->causal) {
+			bad(L, e, what, "point: expected each seq, head-dim and causal once, found "
+			    "seq=%.0f head-dim=%.0f causal=%s again", (double)pt->seq,
+			    (double)pt->head_dim, pt->causal ? "true" : "false");
+			return;
+		}
+	c->n++;
+}
+
+static void load_attention(loader *L, xmlNode *el)
+{
+	char *k = prop(el, "kernel");
+	int i = k ? attn_kernel_index(k) : -1;
+	char what[96];
+	snprintf(what, sizeof what, "attention %s", k ? k : "?");
+	xmlFree(k);
+	if (i < 0) {
+		bad(L, el, "attention.kernel", "expected flash2, flash3 or cudnn, found '%s'",
+		    what + strlen("attention "));
+		return;
+	}
+	capsim_profile_attn *a = &L->p->attn[i];
+	if (a->curve.n) {
+		bad(L, el, what, "a second <attention> for this kernel");
+		return;
+	}
+	qty(L, el, what, "peak-bf16", CAPSIM_DIM_FLOP_PER_S, Q_REQ | Q_POS, 1e18,
+	    &a->curve.peak_bf16_flop_per_s);
+	run_list(L, el, what, &a->runs);
+	for (xmlNode *e = next_el(el->children); e; e = next_el(e->next)) {
+		if (a->curve.n == CAPSIM_ATTN_POINTS) {
+			bad(L, e, what, "more than %d <point> elements (a curve holds at most %d)",
+			    CAPSIM_ATTN_POINTS, CAPSIM_ATTN_POINTS);
+			break;
+		}
+		attn_point(L, e, what, &a->curve);
+	}
+}
+
 static void load_note(loader *L, xmlNode *el)
 {
 	xmlChar *t = xmlNodeGetContent(el);
@@ -467,6 +533,8 @@ static int load_doc(xmlDoc *doc, const char *name, capsim_profile *out,
 			load_coll(&L, el);
 		else if (is(el, "power"))
 			load_power(&L, el);
+		else if (is(el, "attention"))
+			load_attention(&L, el);
 		else if (is(el, "note"))
 			load_note(&L, el);
 	}
@@ -558,6 +626,9 @@ int capsim_profile_apply(const capsim_profile *p, capsim_gpu *g,
 		g->cal.clock_sustained_hz = p->power.sustained_clock_hz;
 		g->cal.power_gamma = p->power.gamma;
 	}
+	for (int i = 0; i < CAPSIM_ATTN__KERNELS; i++)
+		if (p->attn[i].curve.n > 0)
+			g->cal.attn[i] = p->attn[i].curve;
 	return 0;
 }
 
@@ -713,6 +784,24 @@ static void write_power(FILE *f, const capsim_profile_power *w)
 	fputs("  </power>\n", f);
 }
 
+static void write_attention(FILE *f, int kernel, const capsim_profile_attn *a)
+{
+	const capsim_attn_curve *c = &a->curve;
+	fprintf(f, "  <attention kernel=\"%s\"", capsim_attn_kernel_names[kernel]);
+	attr_q(f, "peak-bf16", c->peak_bf16_flop_per_s, 1e12, "TFLOP/s");
+	attr_runs(f, &a->runs);
+	fputs(">\n", f);
+	for (int i = 0; i < c->n; i++) {
+		const capsim_attn_point *pt = &c->pt[i];
+		fprintf(f, "    <point seq=\"%.0f\" head-dim=\"%.0f\" causal=\"%s\"",
+			(double)pt->seq, (double)pt->head_dim, pt->causal ? "true" : "false");
+		/* single precision: 9 digits read back to the same float */
+		fprintf(f, " fwd=\"%.9g TFLOP/s\" bwd=\"%.9g TFLOP/s\"/>\n",
+			(double)pt->fwd_flop_per_s / 1e12, (double)pt->bwd_flop_per_s / 1e12);
+	}
+	fputs("  </attention>\n", f);
+}
+
 static void write_body(const capsim_profile *p, FILE *f)
 {
 	for (size_t i = 0; i < p->n_runs; i++)
@@ -789,6 +878,9 @@ static void write_body(const capsim_profile *p, FILE *f)
 	}
 	if (p->power.present)
 		write_power(f, &p->power);
+	for (int i = 0; i < CAPSIM_ATTN__KERNELS; i++)
+		if (p->attn[i].curve.n > 0)
+			write_attention(f, i, &p->attn[i]);
 	for (size_t i = 0; i < p->n_notes; i++) {
 		fputs("  <note>", f);
 		capsim_xml_escape(f, p->notes[i]);

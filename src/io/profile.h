@@ -136,6 +136,15 @@ typedef struct capsim_profile_power {
 	capsim_run_ids runs;
 } capsim_profile_power;
 
+/* One fused attention kernel's measured curve (calibrate/torch/attn_probe.py):
+ * one point per (seq, head dim, mask), its rates the medians over the
+ * records that measured it; curve.peak_bf16_flop_per_s is the datasheet
+ * dense bf16 peak of the GPU measured. curve.n 0: not measured. */
+typedef struct capsim_profile_attn {
+	capsim_attn_curve curve;
+	capsim_run_ids runs;
+} capsim_profile_attn;
+
 typedef struct capsim_profile {
 	char name[CAPSIM_ID_LEN];
 	char gpu[CAPSIM_ID_LEN];         /* catalog id it was measured on */
@@ -167,6 +176,7 @@ typedef struct capsim_profile {
 	size_t n_coll;
 	capsim_profile_coll *coll;
 	capsim_profile_power power;
+	capsim_profile_attn attn[CAPSIM_ATTN__KERNELS]; /* by capsim_attn_kernel */
 	size_t n_notes;
 	char **notes;                    /* what the fit refused, held or assumed */
 } capsim_profile;
@@ -182,8 +192,9 @@ int capsim_profile_load_memory(const char *buf, size_t len, const char *name,
 
 /* Give g (a GPU of the catalog model p->gpu) what p measured: the
  * <efficiency> values it holds (the rest of g's stay), every fitted dtype's
- * GEMM model and the power figures into g->cal. A profile measured on
- * another GPU model is refused, naming both, and g is left as it was.
+ * GEMM model, the power figures and every measured attention curve into
+ * g->cal. A profile measured on another GPU model is refused, naming both,
+ * and g is left as it was.
  * Returns 0, or -1 after adding the reason to d. */
 int capsim_profile_apply(const capsim_profile *p, capsim_gpu *g,
 			 capsim_diags *d);

@@ -212,8 +212,6 @@ static const perf_row perf_rows[] = {
 
 /* ---- attention ----------------------------------------------------------- */
 
-const char *const capsim_attn_kernel_names[] = { "flash2", "flash3", "cudnn", NULL };
-
 /* Default attention curves, by GPU and kernel: published measurements, in
  * FLOP/s as FlashAttention's benchmarks count them (docs/model.md,
  * "Attention", lists each with its source). */

@@ -307,6 +307,8 @@ static const char *const net_transports[] = { "infiniband", "roce", "tcp", NULL 
 static const char *const routings[] = { "ecmp", "adaptive", "deterministic", "auto", NULL };
 static const char *const congestions[] = { "tuned", "untuned", NULL };
 const char *const capsim_dtype_names[] = { "fp32", "tf32", "bf16", "fp16", "fp8", NULL };
+
+const char *const capsim_attn_kernel_names[] = { "flash2", "flash3", "cudnn", NULL };
 static const char *const schedules[] = { "gpipe", "1f1b", "1f1b-interleaved", NULL };
 static const char *const zeros[] = { "0", "1", "2", "3", NULL };
 static const char *const recomputes[] = { "none", "selective", "full", NULL };

@@ -1147,8 +1147,148 @@ static int torch_host(importer *im, json_t *o)
 	return rc;
 }
 
+/* ---- fused attention (calibrate/torch/attn_probe.py) ----------------------------- */
+
+/* PyTorch SDPA's backends, as attn_probe.py names them */
+static const char *const attn_backends[] = { "flash", "cudnn", "efficient", "default", NULL };
+
+/* a JSON boolean, as 0 or 1 */
+static int get_bool(importer *im, json_t *o, const char *key, int *out)
+{
+	json_t *v = json_object_get(o, key);
+	*out = 0;
+	if (!json_is_boolean(v))
+		return bad(im, "field '%s': expected true or false, found %s", key, type_name(v));
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* what names an attention point: backend, shape and mask */
+typedef struct attn_shape {
+	const char *backend, *dtype;
+	int64_t batch, seq, heads, kv_heads, head_dim;
+	int causal;
+} attn_shape;
+
+/* kernels: the names of the GPU kernels one call ran, as JSON text (caller
+ * frees); absent: NULL */
+static int attn_kernels(importer *im, json_t *o, char **text)
+{
+	*text = NULL;
+	json_t *a = json_object_get(o, "kernels");
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > 64)
+		return bad(im, "field 'kernels': expected an array of at most 64 names, found %s",
+			   json_is_array(a) ? "more" : type_name(a));
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		char key[32];
+		snprintf(key, sizeof key, "kernels[%zu]", i);
+		json_t *v = json_array_get(a, i);
+		if (!json_is_string(v))
+			return bad(im, "field '%s': expected a string, found %s", key, type_name(v));
+		if (check_text(im, key, json_string_value(v), 255) < 0)
+			return -1;
+	}
+	*text = json_dumps(a, JSON_COMPACT);
+	return 0;
+}
+
+/* one pass's time and rate: rate = flop / median_s (1e-4), and the median
+ * of its samples where the record has them */
+static int attn_pass(importer *im, json_t *o, const char *pass, double flop, double *med,
+		     double *rate)
+{
+	char k_med[32], k_rate[32], k_samples[32];
+	snprintf(k_med, sizeof k_med, "%s_median_s", pass);
+	snprintf(k_rate, sizeof k_rate, "%s_flop_per_s", pass);
+	snprintf(k_samples, sizeof k_samples, "%s_samples_s", pass);
+	if (get_seconds(im, o, k_med, med) < 0 ||
+	    get_positive(im, o, k_rate, FLOP_PER_S_MAX, rate) < 0)
+		return -1;
+	if (fabs(*rate * *med - flop) > 1e-4 * flop)
+		return bad(im, "field '%s': expected flop_%s / %s = %.6g, found %.6g", k_rate, pass,
+			   k_med, flop / *med, *rate);
+	if (!json_object_get(o, k_samples))
+		return 0;
+	char *samples = samples_key(im, o, k_samples, k_med, *med);
+	int ok = samples != NULL;
+	free(samples);
+	return ok ? 0 : -1;
+}
+
+/* flop_fwd = 4 b s^2 heads d, halved when causal; flop_bwd = 2.5 x that */
+static int attn_flops(importer *im, json_t *o, const attn_shape *a, double *fwd, double *bwd)
+{
+	if (get_positive(im, o, "flop_fwd", FLOP_MAX, fwd) < 0 ||
+	    get_positive(im, o, "flop_bwd", FLOP_MAX, bwd) < 0)
+		return -1;
+	double want = 4.0 * (double)a->batch * (double)a->seq * (double)a->seq *
+		      (double)a->heads * (double)a->head_dim * (a->causal ? 0.5 : 1.0);
+	if (fabs(*fwd - want) > 1e-6 * want)
+		return bad(im, "field 'flop_fwd': expected 4 batch seq^2 heads head_dim%s = %.6g, "
+			   "found %.6g", a->causal ? " / 2 (causal)" : "", want, *fwd);
+	if (fabs(*bwd - 2.5 * *fwd) > 1e-6 * *fwd)
+		return bad(im, "field 'flop_bwd': expected 2.5 x flop_fwd = %.6g, found %.6g",
+			   2.5 * *fwd, *bwd);
+	return 0;
+}
+
+/* A backend that refused a shape: what it was asked and why (kv_heads 0:
+ * as many as the query heads) */
+static int attention_refused(importer *im, json_t *o, const attn_shape *a)
+{
+	const char *err;
+	int64_t kv;
+	if (get_int_opt(im, o, "kv_heads", 0, DIM_MAX, 0, &kv) < 0 ||
+	    get_text(im, o, "error", FIELD_MAX(capsim_store_torch_step, error), &err) < 0)
+		return -1;
+	im->st->attention_refused++;
+	return insert(im, "INSERT INTO attention(run_id, backend, seq, kv_heads, head_dim, causal,"
+			  " error) VALUES(?,?,?,?,?,?,?)", "isiniis", im->run, a->backend, a->seq,
+		      kv, a->head_dim, (int64_t)a->causal, err);
+}
+
+/* One shape of attn_probe.py: forward and backward medians and rates, the
+ * FLOPs as FlashAttention's benchmarks count them; or the backend's error */
+static int attention(importer *im, json_t *o)
+{
+	attn_shape a = { 0 };
+	if (get_name(im, o, "backend", attn_backends, &a.backend) < 0 ||
+	    get_int(im, o, "seq", 1, DIM_MAX, &a.seq) < 0 ||
+	    get_int(im, o, "head_dim", 1, 4096, &a.head_dim) < 0 ||
+	    get_bool(im, o, "causal", &a.causal) < 0)
+		return -1;
+	if (json_object_get(o, "error"))
+		return attention_refused(im, o, &a);
+	double flop_f, flop_b, med_f, med_b, rate_f, rate_b;
+	char *kernels = NULL;
+	if (get_text(im, o, "dtype", DTYPE_MAX, &a.dtype) < 0 ||
+	    get_int(im, o, "batch", 1, DIM_MAX, &a.batch) < 0 ||
+	    get_int(im, o, "heads", 1, DIM_MAX, &a.heads) < 0 ||
+	    get_int(im, o, "kv_heads", 1, a.heads, &a.kv_heads) < 0)
+		return -1;
+	if (a.heads % a.kv_heads != 0)
+		return bad(im, "field 'kv_heads': expected a divisor of heads (%lld), found %lld",
+			   (long long)a.heads, (long long)a.kv_heads);
+	if (attn_flops(im, o, &a, &flop_f, &flop_b) < 0 ||
+	    attn_pass(im, o, "fwd", flop_f, &med_f, &rate_f) < 0 ||
+	    attn_pass(im, o, "bwd", flop_b, &med_b, &rate_b) < 0 ||
+	    attn_kernels(im, o, &kernels) < 0)
+		return -1;
+	int rc = insert(im, "INSERT INTO attention(run_id, backend, dtype, batch, seq, heads,"
+			    " kv_heads, head_dim, causal, flop_fwd, flop_bwd, fwd_median_s,"
+			    " bwd_median_s, fwd_flop_per_s, bwd_flop_per_s, kernels)"
+			    " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "issiiiiiiddddddss",
+			im->run, a.backend, a.dtype, a.batch, a.seq, a.heads, a.kv_heads, a.head_dim,
+			(int64_t)a.causal, flop_f, flop_b, med_f, med_b, rate_f, rate_b, kernels);
+	free(kernels);
+	im->st->attention++;
+	return rc;
+}
+
 #define KINDS "gemm, gemm-check, hbm-copy, power-idle, power-sustained, power-duty, nccl, " \
-	"pcie, torch-launch, torch-step or torch-host"
+	"pcie, torch-launch, torch-step, torch-host or attention"
 
 /* A line that is no JSON object: jansson's reason, with a repeated key
  * (refused by JSON_REJECT_DUPLICATES: else the last would win) named as the
@@ -1181,7 +1321,7 @@ static int one_record(importer *im, json_t *o, const char *kind)
 		{ "power-idle", power_idle }, { "power-sustained", power_sustained },
 		{ "power-duty", power_duty }, { "nccl", nccl }, { "pcie", pcie },
 		{ "torch-launch", torch_launch }, { "torch-step", torch_step },
-		{ "torch-host", torch_host },
+		{ "torch-host", torch_host }, { "attention", attention },
 	};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		if (!strcmp(kind, kinds[i].kind))
@@ -1272,7 +1412,8 @@ static int not_stored(importer *im, const char *sha, const char *db_path)
 static size_t measurements(const capsim_import_stats *s)
 {
 	return s->gemm + s->gemm_failed + s->copy + s->power + s->power_duty + s->nccl + s->pcie +
-	       s->torch_launch + s->torch_step + s->torch_host;
+	       s->torch_launch + s->torch_step + s->torch_host + s->attention +
+	       s->attention_refused;
 }
 
 /* Import text (the JSON lines at jsonl_path; modified) as one run whose

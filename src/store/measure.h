@@ -18,10 +18,14 @@ typedef struct capsim_import_stats {
 	size_t power_duty, nccl, pcie;
 	size_t torch_launch, torch_step; /* calibrate/torch/gpt2_step.py, host_probe.py */
 	size_t torch_host;               /* calibrate/torch/host_probe.py */
+	size_t attention;                /* calibrate/torch/attn_probe.py: shapes timed */
+	size_t attention_refused;        /* ... and shapes a backend refused (stored, with
+					  * the error) */
 } capsim_import_stats;
 
 /* Import one JSON-lines file written by one of calibrate/'s programs
- * (capsim-calibrate-gemm, -pcie or -nccl, or calibrate/torch/gpt2_step.py)
+ * (capsim-calibrate-gemm, -pcie or -nccl, or calibrate/torch/gpt2_step.py,
+ * host_probe.py or attn_probe.py)
  * into the database at db_path, creating it and its tables where absent and
  * upgrading an older database to this version in place; jsonl_path "-" is
  * standard input, named "standard input" in messages and runs.source. The

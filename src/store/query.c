@@ -483,3 +483,32 @@ int capsim_store_read_torch_host(capsim_store *s, const capsim_store_sel *sel,
 }
 
 FREE_ROWS(capsim_store_torch_hosts)
+
+/* ---- fused attention --------------------------------------------------------------- */
+
+static void fill_attention(sqlite3_stmt *st, void *row)
+{
+	capsim_store_attention *a = row;
+	a->run_id = sqlite3_column_int64(st, 0);
+	copy_text(a->backend, sizeof a->backend, st, 1);
+	a->seq = sqlite3_column_int64(st, 2);
+	a->heads = sqlite3_column_int64(st, 3);
+	a->kv_heads = sqlite3_column_int64(st, 4);
+	a->head_dim = sqlite3_column_int64(st, 5);
+	a->causal = sqlite3_column_int(st, 6) != 0;
+	a->fwd_flop_per_s = sqlite3_column_double(st, 7);
+	a->bwd_flop_per_s = sqlite3_column_double(st, 8);
+}
+
+int capsim_store_read_attention(capsim_store *s, const capsim_store_sel *sel,
+				capsim_store_attentions *out, capsim_diags *d)
+{
+	void *v;
+	int rc = read_all(s, "attention", "run_id, backend, seq, heads, kv_heads, head_dim, causal,"
+			  " fwd_flop_per_s, bwd_flop_per_s", " AND error IS NULL ORDER BY rowid", sel,
+			  1, sizeof *out->v, fill_attention, &v, &out->n, d);
+	out->v = v;
+	return rc;
+}
+
+FREE_ROWS(capsim_store_attentions)

@@ -238,4 +238,25 @@ int capsim_store_read_torch_host(capsim_store *s, const capsim_store_sel *sel,
 				 capsim_store_torch_hosts *out, capsim_diags *d);
 void capsim_store_torch_hosts_free(capsim_store_torch_hosts *r);
 
+/* ---- fused attention (calibrate/torch/attn_probe.py) ------------------------------ */
+
+/* one timed shape (the shapes a backend refused are not read) */
+typedef struct capsim_store_attention {
+	int64_t run_id;
+	char backend[16];             /* flash, cudnn, efficient or default */
+	int64_t seq, heads, kv_heads, head_dim;
+	int causal;
+	double fwd_flop_per_s, bwd_flop_per_s; /* the medians' rates */
+} capsim_store_attention;
+
+typedef struct capsim_store_attentions {
+	capsim_store_attention *v;
+	size_t n;
+} capsim_store_attentions;
+
+/* in the order imported; a store older than version 6 has none */
+int capsim_store_read_attention(capsim_store *s, const capsim_store_sel *sel,
+				capsim_store_attentions *out, capsim_diags *d);
+void capsim_store_attentions_free(capsim_store_attentions *r);
+
 #endif

@@ -112,6 +112,15 @@ static const struct {
 	  " host_fwd_s REAL, host_bwd_s REAL, host_opt_s REAL,"
 	  " kernels INTEGER, kernel_s REAL, replay_host_s REAL, replay_gpu_s REAL,"
 	  " error TEXT)" },
+	{ "attention", 6,
+	  "CREATE TABLE IF NOT EXISTS attention("
+	  " run_id INTEGER NOT NULL REFERENCES runs(id),"
+	  " backend TEXT NOT NULL, dtype TEXT, batch INTEGER, seq INTEGER NOT NULL,"
+	  " heads INTEGER, kv_heads INTEGER, head_dim INTEGER NOT NULL,"
+	  " causal INTEGER NOT NULL CHECK(causal IN (0, 1)),"
+	  " flop_fwd REAL, flop_bwd REAL, fwd_median_s REAL, bwd_median_s REAL,"
+	  " fwd_flop_per_s REAL, bwd_flop_per_s REAL, kernels TEXT, error TEXT,"
+	  " CHECK((error IS NULL) = (fwd_flop_per_s IS NOT NULL)))" },
 	/* the results of batch sweeps (results.h) */
 	{ "sweeps", 4,
 	  "CREATE TABLE IF NOT EXISTS sweeps("
@@ -176,6 +185,7 @@ static const struct {
 	{ 4, "torch_step", "ALTER TABLE torch_step ADD COLUMN issue_median_s REAL;"
 	     "ALTER TABLE torch_step ADD COLUMN kernels INTEGER;"
 	     "ALTER TABLE torch_step ADD COLUMN kernel_s REAL;" },
+	/* 5 -> 6: attention (tables only) */
 };
 
 /* ---- failures ------------------------------------------------------------ */

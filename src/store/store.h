@@ -12,8 +12,9 @@
 
 /* the schema's version, kept in PRAGMA user_version: 1 calibrate/'s GEMM,
  * copy and power runs; 2 NCCL and PCIe; 3 PyTorch's launch and step rows;
- * 4 the results of sweeps */
-#define CAPSIM_STORE_SCHEMA 5
+ * 4 the results of sweeps; 5 the host's view of a step; 6 fused attention
+ * (calibrate/torch/attn_probe.py) */
+#define CAPSIM_STORE_SCHEMA 6
 
 /* An open database. Opened for reading it is never modified, whatever its
  * version (an older one is read as it is); opened for writing it is created

@@ -171,7 +171,7 @@ static void test_run_all(void **state)
 	assert_true(query(db, "SELECT count(*) FROM nccl") == 7);
 	assert_true(query(db, "SELECT count(*) FROM pcie") == 4);
 	assert_true(query(db, "SELECT count(*) FROM power_duty") == 2);
-	assert_non_null(strstr(r.out, "0 power-duty, 7 nccl, 0 pcie, 0 torch-launch, 0 torch-step, 0 torch-host\n"));
+	assert_non_null(strstr(r.out, "0 power-duty, 7 nccl, 0 pcie, 0 torch-launch, 0 torch-step, 0 torch-host, 0 attention (0 refused by their backend)\n"));
 	/* no --quick: each got --out and nothing more */
 	char log[4096];
 	snprintf(args, sizeof args, "%s/args.log", dir);
@@ -335,7 +335,7 @@ static void test_import_json(void **state)
 		fail_msg("not JSON (%s): %s", err.text, r.out);
 	assert_int_equal(json_integer_value(json_object_get(o, "schema_version")), 1);
 	assert_true(json_is_string(json_object_get(o, "capsim_version")));
-	assert_int_equal(json_integer_value(json_object_get(o, "store_schema_version")), 5);
+	assert_int_equal(json_integer_value(json_object_get(o, "store_schema_version")), 6);
 	assert_string_equal(json_string_value(json_object_get(o, "database")), db);
 	assert_string_equal(json_string_value(json_object_get(o, "format")), "jsonl");
 	json_t *imp = json_object_get(o, "imports");

@@ -608,10 +608,10 @@ static void test_upgrade_v1(void **state)
 
 	/* a database from a newer capsim is left alone */
 	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 6", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
 	assert_int_equal(capsim_measure_import(FIXTURES "gemm-duty.jsonl", db, &st, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 6 is newer than this capsim (5); use a newer capsim"));
+	assert_true(capsim_diags_contains(&d, "schema version 7 is newer than this capsim (6); use a newer capsim"));
 	capsim_diags_free(&d);
 	assert_true(query(db, "SELECT count(*) FROM runs") == 3);
 }

@@ -417,9 +417,9 @@ static void test_upgrade_v3(void **state)
 	capsim_store_close(s);
 	assert_int_equal(d.n, 0);
 	/* a newer one is refused for writing, and left alone */
-	sql(db, "PRAGMA user_version = 6");
+	sql(db, "PRAGMA user_version = 7");
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_WRITE, &s, &d), -1);
-	assert_true(capsim_diags_contains(&d, "schema version 6 is newer than this capsim (5); use a newer capsim"));
+	assert_true(capsim_diags_contains(&d, "schema version 7 is newer than this capsim (6); use a newer capsim"));
 	capsim_diags_free(&d);
 }
 

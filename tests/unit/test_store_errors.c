@@ -324,7 +324,7 @@ static void test_newer_schema(void **state)
 	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 7", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h);
-	const char *want = "schema version 7 is newer than this capsim (5); use a newer capsim";
+	const char *want = "schema version 7 is newer than this capsim (6); use a newer capsim";
 	open_fails(db, CAPSIM_STORE_READ, want, 0);
 	open_fails(db, CAPSIM_STORE_WRITE, want, 0);
 	fit_fails(db, 2, want);
