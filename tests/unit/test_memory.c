@@ -243,8 +243,10 @@ static void test_recipes(void **state)
  * calibrate/torch/memory_probe.py): Llama 3 8B and Llama 2 7B cut to 2 and
  * 4 layers and whole, a whole 6.7B GPT (32 layers) and GPT-2 355M,
  * micro-batch 1 to 16, sequence 1024 to 8192, with and without full
- * recomputation: 35 points. capsim's reserve is
- * set to 0 (the measurement is the allocator's, without the context).
+ * recomputation: 35 points. The measurement is the allocator's, so it is
+ * held against capsim's allocated_bytes (the model's bytes, without the
+ * context, NCCL buffers and allocator slack beside them); with those, every
+ * point that trained must not be "does not fit".
  * Tolerance: 10% per point (the memory model's target), set before comparing. A
  * point known to be outside stays listed here with its diagnosis, and the
  * test fails if it comes inside (update the list) or if any other leaves. */
@@ -304,13 +306,12 @@ static void test_h200_torch_amp(void **state)
 			{ "workload.micro-batch", mb_s },
 			{ "workload.global-batch", mb_s },
 			{ "workload.parallelism.recompute", rc_s },
-			{ "workload.memory-reserve", "0 B" },
 			{ "workload.model.architecture.vocab", "50257" },
 			{ "workload.model.architecture.ffn", "16384" },
 		};
 		capsim_scenario *s = malloc(sizeof *s);
 		capsim_diags d = { 0 };
-		size_t n = !strcmp(ref, "megatron-7.5b") ? 10 : 8;
+		size_t n = !strcmp(ref, "megatron-7.5b") ? 9 : 7;
 		int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml",
 					       cat, sets, n, s, &d);
 		capsim_diags_print(&d, stderr);
@@ -319,15 +320,18 @@ static void test_h200_torch_amp(void **state)
 		capsim_memory m;
 		capsim_memory_estimate(s, &m);
 		free(s);
-		/* every point ran: with the default 2 GiB reserve it must fit */
-		if (m.peak.total_bytes + 2.0 * 1073741824.0 > m.capacity_bytes)
+		/* every point ran: with what lives beside the model it must not
+		 * be refused */
+		if (m.verdict == CAPSIM_MEM_NO)
 			fail_msg("%s ran on the H200, and capsim says it does not fit", id);
-		double err = m.peak.total_bytes / meas - 1.0;
+		assert_rel(m.peak.context_bytes, 787283968.0, 0);
+		assert_rel(m.peak.nccl_bytes, 0.0, 0); /* one GPU: no communicator */
+		double err = m.peak.allocated_bytes / meas - 1.0;
 		int known = 0;
 		for (size_t i = 0; i < sizeof h200_known_outside / sizeof h200_known_outside[0]; i++)
 			known |= !strcmp(id, h200_known_outside[i]);
 		print_message("h200 %-28s measured %7.2f GiB, capsim %7.2f GiB, %+6.1f%%%s\n", id,
-			      meas / 1073741824.0, m.peak.total_bytes / 1073741824.0, 100 * err,
+			      meas / 1073741824.0, m.peak.allocated_bytes / 1073741824.0, 100 * err,
 			      known ? " (known outside)" : "");
 		if (known) {
 			if (fabs(err) <= 0.10)
@@ -335,7 +339,7 @@ static void test_h200_torch_amp(void **state)
 		} else {
 			if (fabs(err) > 0.10)
 				fail_msg("%s: capsim %.4g B against %.4g B measured (%+.1f%%)", id,
-					 m.peak.total_bytes, meas, 100 * err);
+					 m.peak.allocated_bytes, meas, 100 * err);
 			inside++;
 			if (fabs(err) > worst)
 				worst = fabs(err);
@@ -376,18 +380,17 @@ static void test_h200_gpt2_loop(void **state)
 		json_decref(o);
 		const capsim_set sets[] = { { "workload.framework", "torch-amp" },
 					    { "workload.micro-batch", mb },
-					    { "workload.global-batch", mb },
-					    { "workload.memory-reserve", "0 B" } };
+					    { "workload.global-batch", mb } };
 		capsim_scenario *s = malloc(sizeof *s);
 		capsim_diags d = { 0 };
-		assert_int_equal(capsim_scenario_load(file, cat, sets, 4, s, &d), 0);
+		assert_int_equal(capsim_scenario_load(file, cat, sets, 3, s, &d), 0);
 		capsim_diags_free(&d);
 		capsim_memory m;
 		capsim_memory_estimate(s, &m);
 		free(s);
-		double err = m.peak.total_bytes / meas - 1.0;
+		double err = m.peak.allocated_bytes / meas - 1.0;
 		print_message("h200 gpt2 %s mb %s: measured %.2f GB, capsim %.2f GB, %+.1f%%\n", file,
-			      mb, meas / 1e9, m.peak.total_bytes / 1e9, 100 * err);
+			      mb, meas / 1e9, m.peak.allocated_bytes / 1e9, 100 * err);
 		if (fabs(err) > 0.10)
 			fail_msg("%s at micro-batch %s: %+.1f%%", file, mb, 100 * err);
 		points++;
@@ -462,6 +465,185 @@ static void test_fits(void **state)
 	free(s);
 }
 
+/* What lives beside the model, by hand. Llama 2 70B at TP 8, PP 4 on 256
+ * H100s (dp 8): three communicators (tensor, pipeline, data), each 16
+ * channels x 2 ring peers x 4 MiB = 128 MiB; the CUDA context measured on
+ * the H200 (787,283,968 bytes) and Transformer Engine's 4 x 32 MiB cuBLAS
+ * workspaces; the allocator's slack 1.4% of the allocated peak. A
+ * memory-reserve given replaces all three. */
+static void test_outside_the_model(void **state)
+{
+	(void)state;
+	const capsim_set sets[] = { { "workload.parallelism.tp", "8" },
+				    { "workload.parallelism.pp", "4" },
+				    { "workload.parallelism.zero", "1" } };
+	capsim_scenario *s = load("dgx-h100", 32, "llama-2-70b", 4096, 256, sets, 3);
+	assert_int_equal(s->dp, 8);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	const double MiB = 1048576.0;
+	assert_rel(m.peak.nccl_bytes, 3 * 16 * 2 * 4 * MiB, 1e-12);
+	assert_rel(capsim_memory_nccl_bytes(s), 3 * 16 * 2 * 4 * MiB, 1e-12);
+	assert_rel(m.peak.context_bytes, 787283968.0 + 4 * 32 * MiB, 1e-12);
+	assert_rel(m.peak.slack_bytes, 0.014 * m.peak.allocated_bytes, 1e-12);
+	assert_rel(m.peak.reserve_bytes,
+		   m.peak.context_bytes + m.peak.nccl_bytes + m.peak.slack_bytes, 1e-12);
+	assert_rel(m.peak.total_bytes, m.peak.allocated_bytes + m.peak.reserve_bytes, 1e-12);
+	assert_rel(m.margin_bytes, m.capacity_bytes - m.peak.total_bytes, 1e-12);
+	double allocated = m.peak.allocated_bytes;
+	free(s);
+	/* each part overridable; context parallelism adds its own and the
+	 * data-and-context group; PyTorch's recipes keep no TE workspaces */
+	const capsim_set more[] = { { "workload.parallelism.tp", "8" },
+				    { "workload.parallelism.pp", "4" },
+				    { "workload.parallelism.zero", "1" },
+				    { "workload.nccl-channels", "8" },
+				    { "workload.nccl-buffer", "2 MiB" },
+				    { "workload.allocator-slack", "5%" },
+				    { "workload.memory-context", "1 GiB" } };
+	s = load("dgx-h100", 32, "llama-2-70b", 4096, 256, more, 7);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.nccl_bytes, 3 * 8 * 2 * 2 * MiB, 1e-12);
+	assert_rel(m.peak.context_bytes, 1024 * MiB, 1e-12);
+	assert_rel(m.peak.allocated_bytes, allocated, 1e-12);
+	assert_rel(m.peak.slack_bytes, 0.05 * allocated, 1e-12);
+	s->cp = 2;
+	s->dp = 4;
+	assert_rel(capsim_memory_nccl_bytes(s), 4 * 8 * 2 * 2 * MiB, 1e-12);
+	free(s);
+	const capsim_set torch[] = { { "workload.framework", "torch-amp" } };
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, torch, 1);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.context_bytes, 787283968.0, 1e-12);
+	assert_rel(m.peak.nccl_bytes, 1 * 16 * 2 * 4 * MiB, 1e-12); /* dp 8 */
+	free(s);
+	const capsim_set given[] = { { "workload.memory-reserve", "3 GiB" } };
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, given, 1);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.reserve_bytes, 3 * 1024 * MiB, 1e-12);
+	assert_rel(m.peak.context_bytes + m.peak.nccl_bytes + m.peak.slack_bytes, 0.0, 0);
+	assert_rel(m.peak.total_bytes, m.peak.allocated_bytes + 3 * 1024 * MiB, 1e-12);
+	free(s);
+}
+
+/* The three words at their edges: a band of 10% under and over (Megatron's
+ * recipe, unmeasured: the same either way), 10% under and 0.5% over (PyTorch
+ * AMP, whose measured peaks were never more than 0.5% below capsim's). */
+static void test_verdict(void **state)
+{
+	(void)state;
+	double C = 85045477376.0;
+	assert_int_equal(capsim_memory_verdict(0.909 * C, C, 0.10, 0.10), CAPSIM_MEM_FITS);
+	assert_int_equal(capsim_memory_verdict(0.92 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.0 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.024 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.11 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.12 * C, C, 0.10, 0.10), CAPSIM_MEM_NO);
+	assert_int_equal(capsim_memory_verdict(1.004 * C, C, 0.10, 0.005), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.006 * C, C, 0.10, 0.005), CAPSIM_MEM_NO);
+	assert_string_equal(capsim_mem_verdict_names[CAPSIM_MEM_CLOSE], "close");
+	assert_string_equal(capsim_mem_verdict_names[CAPSIM_MEM_NO], "does not fit");
+	/* the estimate's own: fits means not refused, close included */
+	const capsim_set tp[] = { { "workload.parallelism.tp", "8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, tp, 1);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	assert_int_equal(m.verdict, CAPSIM_MEM_NO);
+	assert_false(m.fits);
+	assert_rel(m.band_under, 0.10, 0);
+	assert_rel(m.band_over, 0.10, 0);
+	s->gpu.mem_usable_bytes = 1.05 * m.peak.total_bytes; /* 95% of it */
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.margin_bytes, m.capacity_bytes - m.capacity_bytes / 1.05, 1e-12);
+	assert_int_equal(m.verdict, CAPSIM_MEM_CLOSE);
+	assert_true(m.fits);
+	free(s);
+}
+
+/* Transformer Engine FP8 (Megatron): each GEMM weight's FP8 copy and its
+ * transpose, 2 bytes a GEMM parameter on the GPU, and the four linears'
+ * inputs saved as FP8. Llama 2 70B at TP 8 with SP: outside 10h - 2h =
+ * 65536, inside 208896 - (o + f) = 208896 - 8192 - 28672 = 172032 bytes a
+ * token at 16 bits, over t. PyTorch's recipes keep 16-bit copies. */
+static void test_fp8_te(void **state)
+{
+	(void)state;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" },
+				  { "workload.dtype", "fp8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, sp, 3);
+	assert_rel(capsim_activation_bytes_per_layer(s), 4096.0 * (65536 + 172032) / 8, 1e-12);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	double gemm = 0.0;
+	for (int l = 0; l < s->model.layers; l++) {
+		capsim_layer_params lp;
+		capsim_model_layer_params(&s->model, l, &lp);
+		gemm += (lp.attention + lp.mlp + lp.shared) / 8;
+	}
+	assert_rel(m.peak.fp8_bytes, 2.0 * gemm, 1e-12);
+	/* 64 layers of (4 x 8192^2 / 8 + 8192 x 1024 x 2 ... ) by hand: Q, O
+	 * 8192 x 8192, K, V 8192 x 1024, three 8192 x 28672 */
+	double per = 2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 28672;
+	assert_rel(gemm, 80 * per / 8, 1e-12);
+	s->framework = CAPSIM_FW_TORCH_AMP;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.fp8_bytes, 0.0, 0);
+	assert_rel(capsim_activation_bytes_per_layer(s), 4096.0 * (81920 + 208896) / 8, 1e-12);
+	free(s);
+}
+
+/* FSDP2 with ZeRO-3: the layer computed and the one prefetched whole in
+ * 16 bits (2 x 2 bytes a layer parameter) and, in the backward, one layer's
+ * gradients whole in 16 bits and in the fp32 reduce dtype (2 + 4). */
+static void test_fsdp2_buffers(void **state)
+{
+	(void)state;
+	const capsim_set z3[] = { { "workload.framework", "fsdp2" },
+				  { "workload.parallelism.zero", "3" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-3.1-8b", 8192, 8, z3, 2);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	capsim_layer_params lp;
+	capsim_model_layer_params(&s->model, 0, &lp);
+	double layer = lp.attention + lp.mlp + lp.norms;
+	assert_rel(m.peak.gathers_bytes, (2 * 2 + 2 + 4) * layer, 1e-12);
+	/* 16 bytes a parameter, all sharded over the 8 GPUs */
+	double P = capsim_model_params(&s->model, 0);
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes, 16 * P / 8,
+		   1e-9);
+	free(s);
+}
+
+/* Megatron's distributed optimizer at 512 data-parallel GPUs: 2 + 4 + 12/d
+ * bytes a parameter (Megatron-LM docs, dist_optimizer.md: 6 + 12/d for bf16
+ * weights with fp32 gradients); the gradient buckets are views of the one
+ * fp32 buffer, so nothing else is kept. */
+static void test_dist_optimizer_512(void **state)
+{
+	(void)state;
+	const capsim_set z1[] = { { "workload.parallelism.zero", "1" },
+				  { "workload.parallelism.recompute", "full" } };
+	capsim_scenario *s = load("dgx-h100", 64, "llama-3.1-8b", 8192, 512, z1, 2);
+	assert_int_equal(s->dp, 512);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	double P = capsim_model_params(&s->model, 0);
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes,
+		   (6 + 12.0 / 512) * P, 1e-12);
+	assert_rel(m.peak.allocated_bytes,
+		   m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes +
+			   m.peak.activations_bytes,
+		   1e-12);
+	assert_int_equal(m.verdict, CAPSIM_MEM_FITS);
+	/* the scaling reference's one replica keeps the job's shard */
+	s->optimizer_shard = 512;
+	s->dp = 1;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.optimizer_bytes, 12.0 / 512 * P, 1e-12);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +659,11 @@ int main(void)
 		cmocka_unit_test(test_h200_torch_amp),
 		cmocka_unit_test(test_h200_gpt2_loop),
 		cmocka_unit_test(test_fits),
+		cmocka_unit_test(test_outside_the_model),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_fp8_te),
+		cmocka_unit_test(test_fsdp2_buffers),
+		cmocka_unit_test(test_dist_optimizer_512),
 	};
 	return testutil_run_group_name("memory", tests, setup, teardown);
 }
