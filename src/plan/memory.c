@@ -196,6 +196,14 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 		r->master_bytes = full32 ? 0.0 : 4.0;
 		r->grads_persistent = 1;
 		r->logit_bytes = half + 4.0;
+		/* ZeRO-3 gathers module by module, prefetching, up to
+		 * stage3_max_live_parameters (1e9) at once, and reduce-scatters
+		 * 16-bit gradients through a bucket of reduce_bucket_size (5e8)
+		 * (DeepSpeed configuration JSON documentation, ZeRO options) */
+		r->gathered_layers = s->zero >= 3 ? 2 : 0;
+		r->live_params_max = 1e9;
+		r->layer_grad_bytes = s->zero >= 3 ? half : 0.0;
+		r->grad_bucket_max = 5e8;
 		break;
 	default:
 		/* Megatron-LM: 16-bit weights, fp32 main gradients (bf16 turns on
@@ -285,10 +293,15 @@ static void stage_states(const capsim_scenario *s, const capsim_mem_recipe *rc,
 	 * with full recomputation only the layer being recomputed has one */
 	out->casts_bytes = rc->cast_bytes * (s->recompute == CAPSIM_RECOMPUTE_FULL ?
 						     layer_params : out->params);
-	/* FSDP2: the layer computed and the one prefetched, whole in 16 bits,
-	 * and in the backward the layer's gradients before their
-	 * reduce-scatter */
-	out->gathers_bytes = (2.0 * rc->gathered_layers + rc->layer_grad_bytes) * layer_params;
+	/* ZeRO-3 (FSDP2, DeepSpeed): the layer computed and the one
+	 * prefetched, whole in 16 bits (DeepSpeed: up to its live cap), and in
+	 * the backward the layer's gradients before their reduce-scatter */
+	double live = rc->gathered_layers * layer_params, bucket = layer_params;
+	if (rc->live_params_max > 0 && live > rc->live_params_max)
+		live = rc->live_params_max;
+	if (rc->grad_bucket_max > 0 && bucket > rc->grad_bucket_max)
+		bucket = rc->grad_bucket_max;
+	out->gathers_bytes = 2.0 * live + rc->layer_grad_bytes * bucket;
 	/* Transformer Engine keeps each GEMM weight's FP8 copy and, for the
 	 * backward's GEMMs, its transpose, cast once and cached across the
 	 * step's micro-batches (TransformerLayer's is_first_microbatch) */

@@ -29,8 +29,11 @@ typedef struct capsim_mem_recipe {
 	double logit_bytes;  /* bytes per vocabulary entry per token for the loss */
 	int gathered_layers; /* FSDP2 with zero 3: layers unsharded at once (current
 			      * and prefetched) */
-	double layer_grad_bytes; /* FSDP2 with zero 3: the layer's unsharded gradients in
-				  * the backward, 16-bit and the fp32 copy reduce-scattered */
+	double layer_grad_bytes; /* zero 3: bytes a parameter of the layer's unsharded
+				  * gradients in the backward (FSDP2: 16-bit and the fp32
+				  * copy reduce-scattered; DeepSpeed: its 16-bit bucket) */
+	double live_params_max;  /* zero 3: most parameters unsharded at once (0: no cap) */
+	double grad_bucket_max;  /* zero 3: most gradients in one reduce bucket (0: no cap) */
 	int fp8_te;          /* fp8 through Transformer Engine: FP8 weight copies and
 			      * their transposes, GEMM inputs saved in FP8 */
 	double context_bytes; /* the CUDA context and library workspaces */
