@@ -330,8 +330,9 @@ static void test_h200_torch_amp(void **state)
 		int known = 0;
 		for (size_t i = 0; i < sizeof h200_known_outside / sizeof h200_known_outside[0]; i++)
 			known |= !strcmp(id, h200_known_outside[i]);
-		print_message("h200 %-28s measured %7.2f GiB, capsim %7.2f GiB, %+6.1f%%%s\n", id,
-			      meas / 1073741824.0, m.peak.allocated_bytes / 1073741824.0, 100 * err,
+		print_message("h200 %-28s measured %7.2f GiB, capsim %7.2f GiB, %+6.1f%%, %s%s\n",
+			      id, meas / 1073741824.0, m.peak.allocated_bytes / 1073741824.0,
+			      100 * err, capsim_mem_verdict_names[m.verdict],
 			      known ? " (known outside)" : "");
 		if (known) {
 			if (fabs(err) <= 0.10)
