@@ -732,6 +732,41 @@ static void test_sc21_table2_trained(void **state)
 	testutil_csv_free(&t);
 }
 
+/* Runs that ran out of memory, from public reports
+ * (tests/data/reference/memory_oom.csv): each must be "does not fit", a
+ * tolerance set before the comparison. */
+static void test_published_oom(void **state)
+{
+	(void)state;
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/memory_oom.csv", &t);
+	assert_true(t.n_rows >= 1);
+	for (size_t i = 0; i < t.n_rows; i++) {
+		const capsim_set sets[] = {
+			{ "workload.framework", testutil_csv_get(&t, i, "framework") },
+			{ "workload.dtype", testutil_csv_get(&t, i, "dtype") },
+			{ "workload.micro-batch", testutil_csv_get(&t, i, "micro_batch") },
+			{ "workload.parallelism.recompute", testutil_csv_get(&t, i, "recompute") },
+			{ "cluster.node.gpus.count", testutil_csv_get(&t, i, "gpus") } };
+		capsim_scenario *s = load(testutil_csv_get(&t, i, "node"), 1,
+					  testutil_csv_get(&t, i, "model"),
+					  (int)testutil_csv_num(&t, i, "seq_len"),
+					  (int)testutil_csv_num(&t, i, "micro_batch"), sets, 5);
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		print_message("oom %s on %s: capsim %.1f GB of %.1f GB, %s\n",
+			      testutil_csv_get(&t, i, "model"), testutil_csv_get(&t, i, "node"),
+			      m.peak.total_bytes / 1e9, m.capacity_bytes / 1e9,
+			      capsim_mem_verdict_names[m.verdict]);
+		if (m.verdict != CAPSIM_MEM_NO)
+			fail_msg("%s ran out of memory (%s), and capsim says %s",
+				 testutil_csv_get(&t, i, "model"), testutil_csv_get(&t, i, "source"),
+				 capsim_mem_verdict_names[m.verdict]);
+		free(s);
+	}
+	testutil_csv_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_fsdp2_buffers),
 		cmocka_unit_test(test_dist_optimizer_512),
 		cmocka_unit_test(test_sc21_table2_trained),
+		cmocka_unit_test(test_published_oom),
 	};
 	return testutil_run_group_name("memory", tests, setup, teardown);
 }
