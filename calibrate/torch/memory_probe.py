@@ -280,10 +280,32 @@ GPT2_355M = {"arch": "gpt", "hidden": 1024, "heads": 16, "kv_heads": 16, "ffn": 
              "vocab": 50257}
 
 
-def grid(quick):
+def grid(quick, edge=False, device_bytes=0):
     g = []
     def add(name, c, layers, seq, mb, rc):
         g.append((dict(c, model=name, layers=layers), seq, mb, rc))
+    if edge and device_bytes < 100 * 2**30:
+        # at and past the edge of an 80 GB H100: Llama 2 7B cut to 16-20
+        # layers holds about 15 GiB of states and 1.2 GiB of activations a
+        # layer at 4096 tokens (the whole model's 75.4 and 37.7 GiB on the
+        # H200), so 16 layers lands near the capacity and 18, 20 or a
+        # second micro-batch past it
+        for layers in (16, 18, 20):
+            add("llama-2-7b", LLAMA2_7B, layers, 4096, 1, "none")
+        add("llama-2-7b", LLAMA2_7B, 16, 4096, 2, "none")
+        add("llama-2-7b", LLAMA2_7B, 32, 4096, 1, "full")
+        return g
+    if edge:
+        # past the edge of a 141 GB H200: the 6.7B GPT's activations grow
+        # about 10 GiB a micro-batch from 107 GiB at 2 to 128 GiB at 4, so 5
+        # lands at the capacity and 6 past it; the whole Llama 2 7B held
+        # 37.7 GiB of activations at 4096 tokens, so twice that cannot fit
+        for mb in (5, 6):
+            add("gpt3-6.7b", GPT3_6B7, 32, 2048, mb, "none")
+        add("llama-2-7b", LLAMA2_7B, 32, 4096, 2, "none")
+        add("llama-2-7b", LLAMA2_7B, 32, 8192, 1, "none")
+        add("llama-3-8b", LLAMA3_8B, 32, 8192, 1, "full")
+        return g
     if quick:
         add("gpt2-355m", GPT2_355M, 24, 1024, 4, "none")
         add("llama-3-8b", LLAMA3_8B, 2, 2048, 1, "none")
@@ -332,6 +354,8 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="-")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--edge", action="store_true",
+                   help="points at and past the device's capacity (out-of-memory expected)")
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--points", default="",
                    help="FIRST:LAST, 1-based and inclusive: a part of the grid (default: all)")
@@ -346,7 +370,7 @@ def main(argv):
             out.write(json.dumps(r, separators=(",", ":")) + "\n")
             out.flush()
         emit(machine_record(argv))
-        points = grid(a.quick)
+        points = grid(a.quick, a.edge, torch.cuda.get_device_properties(0).total_memory)
         lo, hi = 1, len(points)
         if a.points:
             lo, hi = (int(x) for x in a.points.split(":"))

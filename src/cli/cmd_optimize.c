@@ -228,6 +228,21 @@ static void why(const capsim_opt_point *a, const capsim_opt_point *b, FILE *f)
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
+/* the ranks whose memory verdict is close: kept, and said so */
+static void warn_close(const capsim_opt_result *r)
+{
+	int any = 0;
+	for (size_t i = 0; i < r->n_top; i++) {
+		if (!r->top[i].mem_close)
+			continue;
+		printf("%s #%zu", any ? "," : "  warning: memory close (within the memory model's "
+					      "error of the capacity; kept):", i + 1);
+		any = 1;
+	}
+	if (any)
+		printf("\n");
+}
+
 static void print_text(const capsim_scenario *s, const char *path, const capsim_opt_result *r,
 		       int metric)
 {
@@ -251,6 +266,7 @@ static void print_text(const capsim_scenario *s, const char *path, const capsim_
 		       p->tokens_per_s, 100.0 * p->mfu, p->peak_mem_bytes / 1073741824.0,
 		       metric_value(p, metric));
 	}
+	warn_close(r);
 	const capsim_opt_point *b = &r->top[0];
 	printf("\nthe best layout's step, %.4g s:", b->step_time_s);
 	for (size_t i = 0; i < N_PARTS; i++)
@@ -293,6 +309,7 @@ static json_t *point_json(const capsim_opt_point *p)
 		json_object_set_new(o, "cost_per_million_tokens_usd", json_real(p->cost_per_mtok_usd));
 	json_object_set_new(o, "mfu", json_real(p->mfu));
 	json_object_set_new(o, "peak_mem_per_gpu_bytes", json_real(p->peak_mem_bytes));
+	json_object_set_new(o, "memory_close", json_boolean(p->mem_close));
 	for (size_t i = 0; i < N_PARTS; i++)
 		json_object_set_new(o, parts[i].name, json_real(part_of(p, i)));
 	return o;

@@ -188,7 +188,8 @@ static size_t sizes_add(capsim_table *t, const capsim_result *r, double per_gpu,
 	if (r->has_scaling)
 		capsim_table_set_num(t, i, COL_SCALING, r->scaling_efficiency);
 	capsim_table_set_num(t, i, COL_SPEEDUP, per_gpu / first);
-	capsim_table_set_text(t, i, COL_NOTE, r->fits_in_memory ? "" : "(does not fit)");
+	capsim_table_set_text(t, i, COL_NOTE, !r->fits_in_memory ? "(does not fit)" :
+			      strcmp(r->memory_verdict, "close") == 0 ? "(memory close)" : "");
 	return i;
 }
 

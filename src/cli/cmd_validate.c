@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,11 +144,20 @@ static void print_summary(const capsim_scenario *s)
 			snprintf(casts, sizeof casts, ", %s %s", p->casts_bytes > 0 ? "casts" :
 				 "gathered weights", c1);
 		}
-		printf("  memory    %s of %s per GPU%s at the peak (pipeline stage %d): %s\n"
+		char mg[32];
+		capsim_units_format(fabs(m.margin_bytes), CAPSIM_DIM_BYTES, mg, sizeof mg);
+		printf("  memory    %s of %s per GPU%s at the peak (pipeline stage %d): %s, %s "
+		       "(%.1f%%) %s\n"
 		       "            %s recipe: weights %s, gradients %s, optimizer %s, activations "
-		       "%s (%.3g micro-batches)%s, reserve %s\n",
-		       tot, cap, on, p->stage, m.fits ? "fits" : "DOES NOT FIT",
+		       "%s (%.3g micro-batches)%s, outside the model %s\n",
+		       tot, cap, on, p->stage,
+		       m.verdict == CAPSIM_MEM_NO ? "DOES NOT FIT" : capsim_mem_verdict_names[m.verdict],
+		       mg, 100 * fabs(m.margin_bytes) / m.capacity_bytes,
+		       m.margin_bytes >= 0 ? "to spare" : "short",
 		       capsim_framework_names[s->framework], w, g, o, act, p->in_flight, casts, r);
+		if (m.verdict == CAPSIM_MEM_CLOSE)
+			printf("            close: within the memory model's error (+%.1f%% / -%.1f%% "
+			       "of the peak); not refused\n", 100 * m.band_under, 100 * m.band_over);
 	}
 }
 

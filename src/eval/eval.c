@@ -306,7 +306,8 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 	r->n_groups = s->n_groups;
 	r->fits_in_memory = 1;
 	r->framework = s->framework;
-	r->mem_reserve_bytes = s->memory_reserve_bytes;
+	r->mem_reserve_bytes = r->step.memory[0].peak.reserve_bytes;
+	int worst = CAPSIM_MEM_FITS;
 	for (int g = 0; g < s->n_groups; g++) {
 		capsim_group_view v;
 		capsim_scenario_group(s, g, &v);
@@ -318,17 +319,23 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 		gr->peak_flop_per_s = v.gpu->peak_bf16_flop_per_s;
 		gr->peak_mem_bytes = r->step.memory[g].peak.total_bytes;
 		gr->mem_capacity_bytes = r->step.memory[g].capacity_bytes;
+		gr->verdict = r->step.memory[g].verdict;
 		gr->fits = r->step.memory[g].fits;
 		if (gr->peak_mem_bytes > r->peak_mem_per_gpu_bytes)
 			r->peak_mem_per_gpu_bytes = gr->peak_mem_bytes;
 		if (!gr->fits)
 			r->fits_in_memory = 0;
+		if (gr->verdict > worst)
+			worst = gr->verdict;
 		double margin = gr->mem_capacity_bytes - gr->peak_mem_bytes;
-		if (g == 0 || margin < r->mem_margin_bytes)
+		if (g == 0 || margin < r->mem_margin_bytes) {
 			r->mem_margin_bytes = margin;
+			r->mem_margin_ratio = margin / gr->mem_capacity_bytes;
+		}
 		if (!(v.gpu->mem_usable_bytes > 0))
 			r->capacity_from_datasheet = 1;
 	}
+	capsim_strlcpy(r->memory_verdict, capsim_mem_verdict_names[worst], sizeof r->memory_verdict);
 	r->seq_past_positions = capsim_seq_past_positions(s);
 	r->seq_len = s->seq_len;
 	r->max_seq_len = s->model.max_seq_len;

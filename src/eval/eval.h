@@ -56,7 +56,8 @@ typedef struct capsim_group_result {
 	long gpus;
 	double peak_flop_per_s;   /* bf16 dense peak of one GPU (MFU's denominator) */
 	double peak_mem_bytes, mem_capacity_bytes;
-	int fits;
+	int verdict;              /* capsim_mem_verdict */
+	int fits;                 /* not refused: fits or close */
 } capsim_group_result;
 
 typedef struct capsim_result {
@@ -84,11 +85,14 @@ typedef struct capsim_result {
 	/* what follows from the step */
 	double mfu;                /* model FLOPs / (sum of each group's bf16 peak x step) */
 	double peak_mem_per_gpu_bytes; /* the largest of the groups' */
-	int fits_in_memory;        /* every group fits */
+	int fits_in_memory;        /* no group's verdict is "does not fit" */
+	char memory_verdict[16];   /* the worst group's: "fits", "close", "does not fit" */
 	double mem_margin_bytes;   /* the smallest capacity less peak of the groups (< 0: short) */
-	/* what decides a close verdict: the framework's recipe, the reserve
-	 * (an assumption) and whether a capacity is the datasheet's (no
-	 * usable-memory in the catalog) */
+	double mem_margin_ratio;   /* that margin over its group's capacity */
+	/* what decides a close verdict: the framework's recipe, the memory
+	 * outside the model (the first group's peak stage's context, NCCL
+	 * buffers and allocator slack, or memory-reserve given) and whether a
+	 * capacity is the datasheet's (no usable-memory in the catalog) */
 	int framework;
 	double mem_reserve_bytes;
 	int capacity_from_datasheet;
@@ -105,7 +109,8 @@ typedef struct capsim_result {
 
 /* Evaluate s. Returns 0 and fills *r (free it with capsim_result_free), or
  * -1 after adding the reason to d (*r then holds nothing to free). A job
- * that does not fit in memory is a result (fits_in_memory 0), not an error. */
+ * that does not fit in memory is a result (memory_verdict "does not fit",
+ * fits_in_memory 0), not an error. */
 int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
 		capsim_diags *d);
 

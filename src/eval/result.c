@@ -270,6 +270,8 @@ static void note_dp(const R *r, char *b, size_t n)
 	note_link(&r->step.busiest_dp, r->zero >= 3 ? "layer collective" : "gradient sync", b, n);
 }
 
+/* the verdict of each group; then the margin, and for a close one what
+ * decides it */
 static void note_mem(const R *r, char *b, size_t n)
 {
 	size_t l = 0;
@@ -282,27 +284,30 @@ static void note_mem(const R *r, char *b, size_t n)
 		int w = snprintf(b + l, n - l, "%s%s%s%s%sof %.4g GB (%s)", g ? "; " : "",
 				 r->n_groups > 1 ? gr->gpu : "", r->n_groups > 1 ? " " : "", peak,
 				 r->n_groups > 1 ? " " : "", gr->mem_capacity_bytes / 1e9,
-				 gr->fits ? "fits" : "DOES NOT FIT");
+				 gr->verdict == CAPSIM_MEM_NO ? "DOES NOT FIT" :
+								capsim_mem_verdict_names[gr->verdict]);
 		if (w < 0)
 			break;
 		l += (size_t)w;
 	}
-	/* a verdict within 10% of the capacity: say by how much, and what
-	 * decides it */
-	const capsim_group_result *g0 = &r->group[0];
-	double cap = g0->mem_capacity_bytes;
-	if (l + 1 < n && cap > 0 && fabs(r->mem_margin_bytes) < 0.1 * cap) {
-		char m[32], res[32];
-		capsim_units_format(fabs(r->mem_margin_bytes), CAPSIM_DIM_BYTES, m, sizeof m);
-		capsim_units_format(r->mem_reserve_bytes, CAPSIM_DIM_BYTES, res, sizeof res);
-		snprintf(b + l, n - l,
-			 "; close: %s %s, decided by the %s recipe (workload.framework), the %s "
-			 "workload.memory-reserve (an assumption)%s",
-			 m, r->mem_margin_bytes >= 0 ? "to spare" : "short",
-			 capsim_framework_names[r->framework], res,
-			 r->capacity_from_datasheet ?
-				 " and a capacity read from the datasheet (no usable-memory)" : "");
-	}
+	if (l + 1 >= n || r->n_groups < 1)
+		return;
+	char m[32];
+	capsim_units_format(fabs(r->mem_margin_bytes), CAPSIM_DIM_BYTES, m, sizeof m);
+	int w = snprintf(b + l, n - l, ": %s (%.1f%%) %s", m, 100 * fabs(r->mem_margin_ratio),
+			 r->mem_margin_bytes >= 0 ? "to spare" : "short");
+	if (w < 0 || (size_t)w >= n - l || strcmp(r->memory_verdict, "close") != 0)
+		return;
+	l += (size_t)w;
+	char res[32];
+	capsim_units_format(r->mem_reserve_bytes, CAPSIM_DIM_BYTES, res, sizeof res);
+	snprintf(b + l, n - l,
+		 "; close: within the memory model's error, decided by the %s recipe "
+		 "(workload.framework) and %s outside the model (workload.memory-context, "
+		 "nccl-buffer, nccl-channels, allocator-slack, or memory-reserve)%s",
+		 capsim_framework_names[r->framework], res,
+		 r->capacity_from_datasheet ?
+			 " and a capacity read from the datasheet (no usable-memory)" : "");
 }
 
 static void note_ttt(const R *r, char *b, size_t n)
@@ -392,6 +397,8 @@ static json_t *j_groups(const R *r)
 				      gr->peak_flop_per_s, "peak_mem_per_gpu_bytes",
 				      gr->peak_mem_bytes, "mem_capacity_bytes",
 				      gr->mem_capacity_bytes, "fits_in_memory", gr->fits);
+		json_object_set_new(o, "memory_verdict",
+				    json_string(capsim_mem_verdict_names[gr->verdict]));
 		group_racks(r, g, o);
 		json_array_append_new(a, o);
 	}
@@ -809,9 +816,15 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("memory_margin_bytes", offsetof(R, mem_margin_bytes), CAPSIM_DIM_BYTES, "bytes", NULL,
 	     0, "the smallest of the node groups' capacity less peak; negative: short by that",
 	     NULL, NULL),
+	REAL("memory_margin_ratio", offsetof(R, mem_margin_ratio), CAPSIM_DIM_RATIO, "1", NULL, 0,
+	     "memory_margin_bytes over that group's capacity", NULL, NULL),
+	{ .key = "memory_verdict", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
+	  .offset = offsetof(R, memory_verdict), .unit = "",
+	  .doc = "the worst node group's: fits, close (within the memory model's error of the "
+		 "capacity, either side) or does not fit" },
 	{ .key = "fits_in_memory", .kind = CAPSIM_RK_BOOL, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, fits_in_memory), .unit = "",
-	  .doc = "every node group's peak fits in its GPUs' memory" },
+	  .doc = "no node group's memory verdict is \"does not fit\" (fits or close)" },
 	REAL("scaling_efficiency", offsetof(R, scaling_efficiency), CAPSIM_DIM_RATIO, "1",
 	     "scaling efficiency", 0,
 	     "tokens/s per GPU over the reference's (scaling_reference)", has_scaling,

@@ -158,7 +158,8 @@ static int screen(capsim_scenario *scratch, const capsim_opt_config *c, char *wh
 		capsim_diags_free(&d);
 		return 1;
 	}
-	/* every node type's GPUs must hold their share (as the step checks) */
+	/* every node type's GPUs must hold their share (as the step checks); a
+	 * verdict of "close" is within the memory model's error and kept */
 	for (int i = 0; i < scratch->n_groups; i++) {
 		capsim_memory mem;
 		capsim_eval_memory(scratch, i, &mem);
@@ -383,6 +384,7 @@ static void fill_point(capsim_opt_point *p, const capsim_result *r,
 	p->mfu = capsim_result_get(r, "mfu", 0.0);
 	p->peak_mem_bytes = capsim_result_get(r, "peak_mem_per_gpu_bytes", 0.0);
 	p->mem_capacity_bytes = r->group[0].mem_capacity_bytes;
+	p->mem_close = strcmp(r->memory_verdict, "close") == 0;
 	p->compute_s = capsim_result_get(r, "compute_s", 0.0);
 	p->bubble_s = capsim_result_get(r, "bubble_s", 0.0);
 	p->optimizer_s = capsim_result_get(r, "optimizer_s", 0.0);

@@ -58,6 +58,7 @@ typedef struct capsim_opt_point {
 	double bound_s;                 /* its step-time lower bound */
 	double step_time_s, tokens_per_s, time_to_train_s, cost_per_mtok_usd, metric;
 	double mfu, peak_mem_bytes, mem_capacity_bytes;
+	int mem_close;                  /* memory verdict "close": kept, with a warning */
 	/* the step's parts (result keys of the same names) */
 	double compute_s, bubble_s, optimizer_s, host_s, data_stall_s;
 	double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s, exposed_ep_s;

@@ -32,7 +32,8 @@ int capsim_microbatches(const capsim_scenario *s)
  * with a fused attention kernel (no 5as/h term: flash attention keeps no
  * s x s matrix). */
 static void layer_terms(const capsim_model *m, int moe, double capacity,
-			double *outside, double *inside)
+			double *outside, double *inside, double *fp8_saved_out,
+			double *fp8_saved_in)
 {
 	double h = m->hidden, hd = capsim_model_head_dim(m);
 	double q = m->heads * hd, o = q;
@@ -43,22 +44,72 @@ static void layer_terms(const capsim_model *m, int moe, double capacity,
 		v = o = m->heads * m->mla_v_head_dim;
 	}
 	double act = m->activation == CAPSIM_ACT_SWIGLU ? 6.0 : 4.0;
-	double mlp;
+	double width; /* the second linear's input per token: ffn, or the experts' */
 	if (moe) /* each token's top-k experts (padded to capacity), and the shared ones */
-		mlp = act * m->moe_expert_ffn *
-		      (m->moe_top_k * capacity + m->moe_shared_experts);
+		width = m->moe_expert_ffn * (m->moe_top_k * capacity + m->moe_shared_experts);
 	else
-		mlp = act * m->ffn;
+		width = m->ffn;
 	*outside = 10.0 * h;
-	*inside = 2.0 * q + 2.0 * k + 2.0 * v + 2.0 * o + mlp;
+	*inside = 2.0 * q + 2.0 * k + 2.0 * v + 2.0 * o + act * width;
+	/* Transformer Engine's FP8 linears save their inputs for the backward
+	 * as FP8 (1 byte, not 2): the QKV and first MLP linears' (LayerNormLinear's
+	 * ln_out, outside the TP region), the output projection's (the
+	 * attention output) and the second MLP linear's (transformer_engine/
+	 * pytorch/module/linear.py and layernorm_linear.py, the inputs quantized
+	 * before ctx.save_for_backward); Q, K, V and the activation's input stay
+	 * 16-bit */
+	*fp8_saved_out = 2.0 * h;
+	*fp8_saved_in = o + width;
+}
+
+/* The same under PyTorch's autocast over fp32 weights, as autograd saves
+ * tensors for plain PyTorch modules (Hugging Face's Llama and GPT-2 blocks,
+ * calibrate/torch/memory_probe.py), in bytes a token: the embedding's output
+ * is fp32, so the residual stream is, and each norm saves its fp32 input
+ * (4h, twice); autocast casts an activation anew for each linear that reads
+ * it, so separate Q, K, V projections (the SwiGLU models' q_proj, k_proj,
+ * v_proj) save three 16-bit copies of their input (6h; a fused c_attn one,
+ * 2h) and separate gate and up projections two (4h; c_fc one, 2h); the
+ * attention kernel saves Q, K, V and its output (2q + 2k + 2v + 2o) and the
+ * output projection its own contiguous copy of that output (2o); SwiGLU saves
+ * the gate's output, its SiLU, the up projection's output and their product
+ * (8f), GELU its input and output (4f). No dropout. */
+static void autocast_terms(const capsim_model *m, double width, double *outside,
+			   double *inside)
+{
+	double h = m->hidden, hd = capsim_model_head_dim(m);
+	double q = m->heads * hd, o = q;
+	double k = (m->kv_heads ? m->kv_heads : m->heads) * hd, v = k;
+	int swiglu = m->activation == CAPSIM_ACT_SWIGLU;
+	*outside = 4.0 * h + (swiglu ? 6.0 : 2.0) * h + 4.0 * h + (swiglu ? 4.0 : 2.0) * h;
+	*inside = 2.0 * q + 2.0 * k + 2.0 * v + 4.0 * o + (swiglu ? 8.0 : 4.0) * width;
+}
+
+/* bytes a token of the layer's input, which full recomputation keeps: the
+ * fp32 residual stream under autocast, else 16 bits */
+static double input_bytes(const capsim_mem_recipe *rc, const capsim_model *m)
+{
+	return (rc->cast_bytes > 0 ? 4.0 : 2.0) * m->hidden;
 }
 
 static double layer_bytes(const capsim_scenario *s, int moe)
 {
 	const capsim_model *m = &s->model;
 	double sb = (double)s->seq_len / s->cp * s->micro_batch;
-	double outside, inside;
-	layer_terms(m, moe, capsim_moe_capacity(s), &outside, &inside);
+	double outside, inside, saved_out, saved_in;
+	layer_terms(m, moe, capsim_moe_capacity(s), &outside, &inside, &saved_out, &saved_in);
+	capsim_mem_recipe rc;
+	capsim_memory_recipe(s, &rc);
+	if (rc.fp8_te) {
+		outside -= saved_out;
+		inside -= saved_in;
+	}
+	if (rc.cast_bytes > 0) { /* autocast over fp32 weights */
+		double width = moe ? m->moe_expert_ffn * (m->moe_top_k * capsim_moe_capacity(s) +
+							  m->moe_shared_experts) :
+				     m->ffn;
+		autocast_terms(m, width, &outside, &inside);
+	}
 	double scale = act_bytes(s->dtype) / 2.0; /* the terms count 16-bit values */
 	double t = s->tp;
 	double full;
@@ -67,7 +118,7 @@ static double layer_bytes(const capsim_scenario *s, int moe)
 	else
 		full = outside + inside / t;
 	if (s->recompute == CAPSIM_RECOMPUTE_FULL) /* only the layer's input */
-		return sb * scale * 2.0 * m->hidden / (s->sequence_parallel ? t : 1.0);
+		return sb * scale * input_bytes(&rc, m) / (s->sequence_parallel ? t : 1.0);
 	/* an unfused attention core keeps its s x s matrices: softmax output
 	 * (2 bytes), dropout mask (1) and output (2), 5 a s^2 b / t (Korthikanti
 	 * et al. Sec. 4.1); selective recomputation drops exactly these, and a
@@ -109,6 +160,35 @@ static double in_flight(const capsim_scenario *s, int stage, int m)
 	}
 }
 
+const char *const capsim_mem_verdict_names[] = { "fits", "close", "does not fit" };
+
+/* The CUDA context with PyTorch's library workspaces, measured on an H200
+ * SXM (PyTorch 2.11, CUDA 13.0): device memory used less the allocator's
+ * reserve, the same 787,283,968 bytes at all 35 points of
+ * calibrate/results/h200-2026-12-03-memory*.jsonl */
+#define CONTEXT_MEASURED 787283968.0
+/* Transformer Engine's cuBLAS workspaces: 32 MiB on Hopper and later for
+ * each of its 4 streams (transformer_engine/pytorch/cpp_extensions/gemm.py,
+ * get_cublas_workspace_size_bytes; module/base.py, get_workspace) */
+#define TE_WORKSPACES (4.0 * 33554432.0)
+/* The memory model's error band (docs/model.md, "The verdict"). On the
+ * measured H200 the PyTorch recipe's peaks were within 4.8% of the measured
+ * ones either way (35 points, docs/validation.md): 5%. The other recipes
+ * have no measured peaks, so their error is taken as the 10% the model is
+ * held to, either way (an assumption). */
+#define BAND 0.10
+#define BAND_TORCH 0.05
+
+/* what a framework keeps outside the model, its FP8 path, its error band */
+static void recipe_outside(const capsim_scenario *s, capsim_mem_recipe *r)
+{
+	int megatron = s->framework == CAPSIM_FW_MEGATRON;
+	r->fp8_te = s->dtype == CAPSIM_DTYPE_FP8 && megatron;
+	r->context_bytes = s->memory_context_bytes > 0 ? s->memory_context_bytes :
+			   CONTEXT_MEASURED + (megatron ? TE_WORKSPACES : 0.0);
+	r->band_under = r->band_over = s->framework == CAPSIM_FW_TORCH_AMP ? BAND_TORCH : BAND;
+}
+
 void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 {
 	int full32 = s->dtype == CAPSIM_DTYPE_FP32 || s->dtype == CAPSIM_DTYPE_TF32;
@@ -136,6 +216,12 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 		r->grad_bytes = 4.0;
 		r->logit_bytes = full32 ? 8.0 : 10.0;
 		r->gathered_layers = s->zero >= 3 ? 2 : 0;
+		/* the backward makes a layer's gradients whole in 16 bits and
+		 * copies them to the fp32 reduce dtype for the reduce-scatter,
+		 * which leaves the sharded fp32 gradient (PyTorch FSDP2,
+		 * fully_shard and MixedPrecisionPolicy; Zhao et al., "PyTorch
+		 * FSDP", arXiv:2304.11277, sec. 3.3 and 4.1) */
+		r->layer_grad_bytes = s->zero >= 3 ? (full32 ? 4.0 : 2.0 + 4.0) : 0.0;
 		break;
 	case CAPSIM_FW_DEEPSPEED:
 		/* ZeRO's mixed-precision Adam: 2 + 2 + 12 bytes a parameter
@@ -145,6 +231,14 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 		r->master_bytes = full32 ? 0.0 : 4.0;
 		r->grads_persistent = 1;
 		r->logit_bytes = half + 4.0;
+		/* ZeRO-3 gathers module by module, prefetching, up to
+		 * stage3_max_live_parameters (1e9) at once, and reduce-scatters
+		 * 16-bit gradients through a bucket of reduce_bucket_size (5e8)
+		 * (DeepSpeed configuration JSON documentation, ZeRO options) */
+		r->gathered_layers = s->zero >= 3 ? 2 : 0;
+		r->live_params_max = 1e9;
+		r->layer_grad_bytes = s->zero >= 3 ? half : 0.0;
+		r->grad_bucket_max = 5e8;
 		break;
 	default:
 		/* Megatron-LM: 16-bit weights, fp32 main gradients (bf16 turns on
@@ -171,26 +265,28 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 	/* 16-bit weights, or LoRA's 16-bit frozen base: nothing to cast */
 	if (r->param_bytes <= 2.0 || s->finetune == CAPSIM_FT_LORA)
 		r->cast_bytes = 0.0;
+	recipe_outside(s, r);
 }
 
-static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
+/* the parameters stage k's GPU holds (out->params, out->trained_params);
+ * returns one layer's on average, and in *gemm the GEMM weights' */
+static double stage_params(const capsim_scenario *s, int k, capsim_stage_memory *out,
+			   double *gemm)
 {
 	const capsim_model *m = &s->model;
-	memset(out, 0, sizeof *out);
-	out->stage = k;
 	int first;
 	int per = capsim_stage_layers(s, k, &first);
 	out->layers = per;
 	double t = s->tp, e = s->ep;
-	double params = 0.0, act = 0.0, adapters = 0.0;
-	double one_act[2] = { layer_bytes(s, 0), layer_bytes(s, 1) };
+	double params = 0.0, adapters = 0.0, mats = 0.0;
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_params lp;
 		capsim_model_layer_params(m, l, &lp);
-		params += (lp.attention + lp.mlp + lp.shared) / t + lp.norms + lp.router;
+		double local = (lp.attention + lp.mlp + lp.shared) / t;
 		if (lp.moe) /* experts spread over EP ranks, each split by TP */
-			params += m->moe_experts / e * lp.expert / t;
-		act += one_act[lp.moe];
+			local += m->moe_experts / e * lp.expert / t;
+		params += local + lp.norms + lp.router;
+		mats += local;
 		adapters += capsim_lora_layer_params(s, l) / t;
 	}
 	double layer_params = per > 0 ? params / per : 0.0; /* one layer's, on average */
@@ -208,28 +304,59 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 			params += emb;
 	}
 	out->params = params;
-	int lora = s->finetune == CAPSIM_FT_LORA;
-	out->trained_params = lora ? adapters : params;
+	out->trained_params = s->finetune == CAPSIM_FT_LORA ? adapters : params;
+	*gemm = mats;
+	return layer_params;
+}
 
-	/* the framework's copies (capsim_memory_recipe); ZeRO shards over the
-	 * data-parallel ranks, which include context parallelism */
-	capsim_mem_recipe rc;
-	capsim_memory_recipe(s, &rc);
-	double shard = (double)s->dp * s->cp;
+/* the framework's copies of the model (capsim_memory_recipe); ZeRO shards
+ * over the data-parallel ranks, which include context parallelism (or the
+ * scaling reference's kept shard) */
+static void stage_states(const capsim_scenario *s, const capsim_mem_recipe *rc,
+			 double layer_params, double gemm, capsim_stage_memory *out)
+{
+	double shard = s->optimizer_shard ? (double)s->optimizer_shard : (double)s->dp * s->cp;
 	double trained = out->trained_params;
 	/* LoRA: the frozen base has no gradient, master or moments; the
 	 * adapters are trained with the framework's recipe */
-	double frozen = lora ? params * rc.frozen_bytes : 0.0;
-	out->weights_bytes = (frozen + trained * rc.param_bytes) / (s->zero >= 3 ? shard : 1.0);
-	out->grads_bytes = trained * rc.grad_bytes / (s->zero >= 2 ? shard : 1.0);
+	double frozen = s->finetune == CAPSIM_FT_LORA ? out->params * rc->frozen_bytes : 0.0;
+	out->weights_bytes = (frozen + trained * rc->param_bytes) / (s->zero >= 3 ? shard : 1.0);
+	out->grads_bytes = trained * rc->grad_bytes / (s->zero >= 2 ? shard : 1.0);
 	out->optimizer_bytes =
-		trained * (rc.master_bytes + rc.state_bytes) / (s->zero >= 1 ? shard : 1.0);
+		trained * (rc->master_bytes + rc->state_bytes) / (s->zero >= 1 ? shard : 1.0);
 	/* autocast's 16-bit copy of every weight the in-flight forward used;
 	 * with full recomputation only the layer being recomputed has one */
-	out->casts_bytes = rc.cast_bytes * (s->recompute == CAPSIM_RECOMPUTE_FULL ?
-						    layer_params : params);
-	out->gathers_bytes = 2.0 * rc.gathered_layers * layer_params;
+	out->casts_bytes = rc->cast_bytes * (s->recompute == CAPSIM_RECOMPUTE_FULL ?
+						     layer_params : out->params);
+	/* ZeRO-3 (FSDP2, DeepSpeed): the layer computed and the one
+	 * prefetched, whole in 16 bits (DeepSpeed: up to its live cap), and in
+	 * the backward the layer's gradients before their reduce-scatter */
+	double live = rc->gathered_layers * layer_params, bucket = layer_params;
+	if (rc->live_params_max > 0 && live > rc->live_params_max)
+		live = rc->live_params_max;
+	if (rc->grad_bucket_max > 0 && bucket > rc->grad_bucket_max)
+		bucket = rc->grad_bucket_max;
+	out->gathers_bytes = 2.0 * live + rc->layer_grad_bytes * bucket;
+	/* Transformer Engine keeps each GEMM weight's FP8 copy and, for the
+	 * backward's GEMMs, its transpose, cast once and cached across the
+	 * step's micro-batches (TransformerLayer's is_first_microbatch) */
+	out->fp8_bytes = rc->fp8_te ? 2.0 * gemm : 0.0;
+}
 
+/* activations of the micro-batches stage k holds, and the loss's logits */
+static void stage_activations(const capsim_scenario *s, int k, const capsim_mem_recipe *rc,
+			      capsim_stage_memory *out)
+{
+	const capsim_model *m = &s->model;
+	int first;
+	int per = capsim_stage_layers(s, k, &first);
+	double one_act[2] = { layer_bytes(s, 0), layer_bytes(s, 1) };
+	double act = 0.0;
+	for (int l = first; l < first + per; l++) {
+		capsim_layer_params lp;
+		capsim_model_layer_params(m, l, &lp);
+		act += one_act[lp.moe];
+	}
 	int mb = capsim_microbatches(s);
 	out->in_flight = in_flight(s, k, mb);
 	/* at least one micro-batch is held, never more than the step has */
@@ -246,24 +373,67 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 		 * and an fp32 copy for the loss (Megatron's fused cross entropy),
 		 * or also the loss's fp32 log-softmax (PyTorch's) */
 		double sb = (double)s->seq_len / s->cp * s->micro_batch;
-		out->activations_bytes += sb * m->vocab / t * rc.logit_bytes;
+		out->activations_bytes += sb * m->vocab / s->tp * rc->logit_bytes;
 	}
-	out->reserve_bytes = s->memory_reserve_bytes;
+}
+
+double capsim_memory_nccl_bytes(const capsim_scenario *s)
+{
+	int groups = (s->tp > 1) + (s->cp > 1) + (s->ep > 1) + (s->pp > 1) +
+		     ((long)s->dp * s->cp > 1);
+	return groups * (double)s->nccl_channels * 2.0 * s->nccl_buffer_bytes;
+}
+
+/* the peak the model's bytes reach, and what lives beside them */
+static void stage_peak(const capsim_scenario *s, const capsim_mem_recipe *rc,
+		       capsim_stage_memory *out)
+{
 	/* gradients made in the backward replace activations it frees: the
 	 * peak is at the backward's start (everything held, no gradient yet)
 	 * or at the optimizer step (every gradient, no activation) */
 	double held = out->activations_bytes + out->casts_bytes + out->gathers_bytes;
-	double kept = out->weights_bytes + out->optimizer_bytes + out->reserve_bytes;
-	if (rc.grads_persistent)
-		out->total_bytes = kept + out->grads_bytes + held;
+	double kept = out->weights_bytes + out->optimizer_bytes + out->fp8_bytes;
+	if (rc->grads_persistent)
+		out->allocated_bytes = kept + out->grads_bytes + held;
 	else
-		out->total_bytes = kept + (held > out->grads_bytes ? held : out->grads_bytes);
+		out->allocated_bytes = kept + (held > out->grads_bytes ? held : out->grads_bytes);
+	if (s->memory_reserve_bytes > 0) {
+		out->reserve_bytes = s->memory_reserve_bytes; /* given whole */
+	} else {
+		out->context_bytes = rc->context_bytes;
+		out->nccl_bytes = capsim_memory_nccl_bytes(s);
+		out->slack_bytes = s->allocator_slack * out->allocated_bytes;
+		out->reserve_bytes = out->context_bytes + out->nccl_bytes + out->slack_bytes;
+	}
+	out->total_bytes = out->allocated_bytes + out->reserve_bytes;
 	/* every part is a count of bytes, and the peak holds at least what is
 	 * kept between steps */
 	CAPSIM_ASSERT(out->params >= 0 && out->weights_bytes >= 0 && out->grads_bytes >= 0 &&
 		      out->optimizer_bytes >= 0 && out->activations_bytes >= 0 &&
-		      out->casts_bytes >= 0 && out->gathers_bytes >= 0);
-	CAPSIM_ASSERT(out->total_bytes >= kept);
+		      out->casts_bytes >= 0 && out->gathers_bytes >= 0 && out->fp8_bytes >= 0);
+	CAPSIM_ASSERT(out->allocated_bytes >= kept && out->total_bytes >= out->allocated_bytes);
+}
+
+static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
+{
+	memset(out, 0, sizeof *out);
+	out->stage = k;
+	capsim_mem_recipe rc;
+	capsim_memory_recipe(s, &rc);
+	double gemm;
+	double layer_params = stage_params(s, k, out, &gemm);
+	stage_states(s, &rc, layer_params, gemm, out);
+	stage_activations(s, k, &rc, out);
+	stage_peak(s, &rc, out);
+}
+
+int capsim_memory_verdict(double peak, double capacity, double under, double over)
+{
+	if (peak * (1.0 + under) <= capacity)
+		return CAPSIM_MEM_FITS;
+	if (peak * (1.0 - over) > capacity)
+		return CAPSIM_MEM_NO;
+	return CAPSIM_MEM_CLOSE;
 }
 
 void capsim_memory_estimate(const capsim_scenario *s, capsim_memory *mem)
@@ -274,5 +444,12 @@ void capsim_memory_estimate(const capsim_scenario *s, capsim_memory *mem)
 	mem->peak = mem->first.total_bytes >= mem->last.total_bytes ? mem->first : mem->last;
 	mem->activation_per_layer_bytes = capsim_activation_bytes_per_layer(s);
 	mem->capacity_bytes = capsim_gpu_usable_bytes(&s->gpu);
-	mem->fits = mem->peak.total_bytes <= mem->capacity_bytes;
+	capsim_mem_recipe rc;
+	capsim_memory_recipe(s, &rc);
+	mem->band_under = rc.band_under;
+	mem->band_over = rc.band_over;
+	mem->margin_bytes = mem->capacity_bytes - mem->peak.total_bytes;
+	mem->verdict = capsim_memory_verdict(mem->peak.total_bytes, mem->capacity_bytes,
+					     rc.band_under, rc.band_over);
+	mem->fits = mem->verdict != CAPSIM_MEM_NO;
 }

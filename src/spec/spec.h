@@ -630,7 +630,11 @@ typedef struct capsim_scenario {
 				   * one replica of the job doing its own share */
 	int schedule, virtual_stages, zero, recompute, sequence_parallel;
 	int first_stage_layers, last_stage_layers; /* 0: an even split */
-	double memory_reserve_bytes; /* CUDA context, NCCL buffers, allocator slack */
+	double memory_reserve_bytes; /* outside the model, given whole; 0: modelled */
+	double memory_context_bytes; /* CUDA context and workspaces; 0: the framework's */
+	double nccl_buffer_bytes;    /* NCCL_BUFFSIZE: a channel's buffer for one peer */
+	int nccl_channels;           /* channels of a communicator */
+	double allocator_slack;      /* the caching allocator's reserve over its peak, a share */
 	int framework;               /* capsim_framework: whose memory recipe */
 	int fp8_recipe;              /* capsim_fp8_recipe: how fp8 scales its tensors */
 	int finetune;                /* capsim_finetune */

@@ -313,9 +313,10 @@ static int draw_job(const ui *u, const capsim_result *r, int y, int x0, int widt
 	delta(u, tps, u->base_tps, d, sizeof d);
 	line(y++, x0, width, "tokens/s       %.0f%s", tps, d);
 	line(y++, x0, width, "MFU            %.1f%%", 100.0 * val(r, "mfu"));
+	const char *verdict = capsim_result_string(r, "memory_verdict");
 	line(y++, x0, width, "memory/GPU     %.1f of %.1f GiB %s",
 	     val(r, "peak_mem_per_gpu_bytes") / 1073741824.0, capacity_of(r) / 1073741824.0,
-	     val(r, "fits_in_memory") != 0 ? "fits" : "DOES NOT FIT");
+	     val(r, "fits_in_memory") == 0 ? "DOES NOT FIT" : verdict ? verdict : "fits");
 	double wall = wall_of(r);
 	delta(u, wall, u->base_wall, d, sizeof d);
 	line(y++, x0, width, "time to train  %.2f days%s", wall / 86400.0, d);

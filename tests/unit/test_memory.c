@@ -243,17 +243,15 @@ static void test_recipes(void **state)
  * calibrate/torch/memory_probe.py): Llama 3 8B and Llama 2 7B cut to 2 and
  * 4 layers and whole, a whole 6.7B GPT (32 layers) and GPT-2 355M,
  * micro-batch 1 to 16, sequence 1024 to 8192, with and without full
- * recomputation: 35 points. capsim's reserve is
- * set to 0 (the measurement is the allocator's, without the context).
+ * recomputation: 35 points. The measurement is the allocator's, so it is
+ * held against capsim's allocated_bytes (the model's bytes, without the
+ * context, NCCL buffers and allocator slack beside them); with those, every
+ * point that trained must not be "does not fit".
  * Tolerance: 10% per point (the memory model's target), set before comparing. A
  * point known to be outside stays listed here with its diagnosis, and the
  * test fails if it comes inside (update the list) or if any other leaves. */
 static const char *const h200_known_outside[] = {
-	/* -15.5%: autocast's fp32 RMSNorm inputs, the probe's unfused RoPE and
-	 * SwiGLU's saved products make Llama's activations about 53h bytes a
-	 * token and layer against Korthikanti's 36h (the GPT points, at 34h,
-	 * agree); at 16k tokens a micro-batch that gap exceeds 10% */
-	"llama-2-7b/4/4096/4/none",
+	NULL, /* none: Llama's activations under autocast are counted as autograd saves them */
 };
 
 static void test_h200_torch_amp(void **state)
@@ -266,7 +264,7 @@ static void test_h200_torch_amp(void **state)
 	};
 	char line[8192];
 	int points = 0, inside = 0;
-	double worst = 0;
+	double worst = 0, over = 0;
 	for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
 	FILE *f = fopen(files[fi], "r");
 	assert_non_null(f);
@@ -304,13 +302,12 @@ static void test_h200_torch_amp(void **state)
 			{ "workload.micro-batch", mb_s },
 			{ "workload.global-batch", mb_s },
 			{ "workload.parallelism.recompute", rc_s },
-			{ "workload.memory-reserve", "0 B" },
 			{ "workload.model.architecture.vocab", "50257" },
 			{ "workload.model.architecture.ffn", "16384" },
 		};
 		capsim_scenario *s = malloc(sizeof *s);
 		capsim_diags d = { 0 };
-		size_t n = !strcmp(ref, "megatron-7.5b") ? 10 : 8;
+		size_t n = !strcmp(ref, "megatron-7.5b") ? 9 : 7;
 		int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml",
 					       cat, sets, n, s, &d);
 		capsim_diags_print(&d, stderr);
@@ -319,15 +316,19 @@ static void test_h200_torch_amp(void **state)
 		capsim_memory m;
 		capsim_memory_estimate(s, &m);
 		free(s);
-		/* every point ran: with the default 2 GiB reserve it must fit */
-		if (m.peak.total_bytes + 2.0 * 1073741824.0 > m.capacity_bytes)
+		/* every point ran: with what lives beside the model it must not
+		 * be refused */
+		if (m.verdict == CAPSIM_MEM_NO)
 			fail_msg("%s ran on the H200, and capsim says it does not fit", id);
-		double err = m.peak.total_bytes / meas - 1.0;
+		assert_rel(m.peak.context_bytes, 787283968.0, 0);
+		assert_rel(m.peak.nccl_bytes, 0.0, 0); /* one GPU: no communicator */
+		double err = m.peak.allocated_bytes / meas - 1.0;
 		int known = 0;
 		for (size_t i = 0; i < sizeof h200_known_outside / sizeof h200_known_outside[0]; i++)
-			known |= !strcmp(id, h200_known_outside[i]);
-		print_message("h200 %-28s measured %7.2f GiB, capsim %7.2f GiB, %+6.1f%%%s\n", id,
-			      meas / 1073741824.0, m.peak.total_bytes / 1073741824.0, 100 * err,
+			known |= h200_known_outside[i] && !strcmp(id, h200_known_outside[i]);
+		print_message("h200 %-28s measured %7.2f GiB, capsim %7.2f GiB, %+6.1f%%, %s%s\n",
+			      id, meas / 1073741824.0, m.peak.allocated_bytes / 1073741824.0,
+			      100 * err, capsim_mem_verdict_names[m.verdict],
 			      known ? " (known outside)" : "");
 		if (known) {
 			if (fabs(err) <= 0.10)
@@ -335,17 +336,27 @@ static void test_h200_torch_amp(void **state)
 		} else {
 			if (fabs(err) > 0.10)
 				fail_msg("%s: capsim %.4g B against %.4g B measured (%+.1f%%)", id,
-					 m.peak.total_bytes, meas, 100 * err);
+					 m.peak.allocated_bytes, meas, 100 * err);
 			inside++;
 			if (fabs(err) > worst)
 				worst = fabs(err);
+			/* the verdict's band (docs/model.md, "The verdict") holds the
+			 * measured error: the true peak up to u above capsim's
+			 * and o below it */
+			if (meas / m.peak.allocated_bytes - 1 > m.band_under ||
+			    1 - meas / m.peak.allocated_bytes > m.band_over)
+				fail_msg("%s: %+.2f%% leaves the torch-amp band (+%.1f%%, -%.1f%%)", id,
+					 100 * (meas / m.peak.allocated_bytes - 1), 100 * m.band_under,
+					 100 * m.band_over);
+			if (err > over)
+				over = err;
 		}
 		points++;
 	}
 	fclose(f);
 	}
-	print_message("h200: %d of %d points within 10%% (worst %.1f%%)\n", inside, points,
-		      100 * worst);
+	print_message("h200: %d of %d points within 10%% (worst %.1f%%; capsim at most %.2f%% "
+		      "above the measurement)\n", inside, points, 100 * worst, 100 * over);
 	assert_int_equal(points, 35);
 }
 
@@ -376,18 +387,17 @@ static void test_h200_gpt2_loop(void **state)
 		json_decref(o);
 		const capsim_set sets[] = { { "workload.framework", "torch-amp" },
 					    { "workload.micro-batch", mb },
-					    { "workload.global-batch", mb },
-					    { "workload.memory-reserve", "0 B" } };
+					    { "workload.global-batch", mb } };
 		capsim_scenario *s = malloc(sizeof *s);
 		capsim_diags d = { 0 };
-		assert_int_equal(capsim_scenario_load(file, cat, sets, 4, s, &d), 0);
+		assert_int_equal(capsim_scenario_load(file, cat, sets, 3, s, &d), 0);
 		capsim_diags_free(&d);
 		capsim_memory m;
 		capsim_memory_estimate(s, &m);
 		free(s);
-		double err = m.peak.total_bytes / meas - 1.0;
+		double err = m.peak.allocated_bytes / meas - 1.0;
 		print_message("h200 gpt2 %s mb %s: measured %.2f GB, capsim %.2f GB, %+.1f%%\n", file,
-			      mb, meas / 1e9, m.peak.total_bytes / 1e9, 100 * err);
+			      mb, meas / 1e9, m.peak.allocated_bytes / 1e9, 100 * err);
 		if (fabs(err) > 0.10)
 			fail_msg("%s at micro-batch %s: %+.1f%%", file, mb, 100 * err);
 		points++;
@@ -462,6 +472,301 @@ static void test_fits(void **state)
 	free(s);
 }
 
+/* What lives beside the model, by hand. Llama 2 70B at TP 8, PP 4 on 256
+ * H100s (dp 8): three communicators (tensor, pipeline, data), each 16
+ * channels x 2 ring peers x 4 MiB = 128 MiB; the CUDA context measured on
+ * the H200 (787,283,968 bytes) and Transformer Engine's 4 x 32 MiB cuBLAS
+ * workspaces; the allocator's slack 1.4% of the allocated peak. A
+ * memory-reserve given replaces all three. */
+static void test_outside_the_model(void **state)
+{
+	(void)state;
+	const capsim_set sets[] = { { "workload.parallelism.tp", "8" },
+				    { "workload.parallelism.pp", "4" },
+				    { "workload.parallelism.zero", "1" } };
+	capsim_scenario *s = load("dgx-h100", 32, "llama-2-70b", 4096, 256, sets, 3);
+	assert_int_equal(s->dp, 8);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	const double MiB = 1048576.0;
+	assert_rel(m.peak.nccl_bytes, 3 * 16 * 2 * 4 * MiB, 1e-12);
+	assert_rel(capsim_memory_nccl_bytes(s), 3 * 16 * 2 * 4 * MiB, 1e-12);
+	assert_rel(m.peak.context_bytes, 787283968.0 + 4 * 32 * MiB, 1e-12);
+	assert_rel(m.peak.slack_bytes, 0.014 * m.peak.allocated_bytes, 1e-12);
+	assert_rel(m.peak.reserve_bytes,
+		   m.peak.context_bytes + m.peak.nccl_bytes + m.peak.slack_bytes, 1e-12);
+	assert_rel(m.peak.total_bytes, m.peak.allocated_bytes + m.peak.reserve_bytes, 1e-12);
+	assert_rel(m.margin_bytes, m.capacity_bytes - m.peak.total_bytes, 1e-12);
+	double allocated = m.peak.allocated_bytes;
+	free(s);
+	/* each part overridable; context parallelism adds its own and the
+	 * data-and-context group; PyTorch's recipes keep no TE workspaces */
+	const capsim_set more[] = { { "workload.parallelism.tp", "8" },
+				    { "workload.parallelism.pp", "4" },
+				    { "workload.parallelism.zero", "1" },
+				    { "workload.nccl-channels", "8" },
+				    { "workload.nccl-buffer", "2 MiB" },
+				    { "workload.allocator-slack", "5%" },
+				    { "workload.memory-context", "1 GiB" } };
+	s = load("dgx-h100", 32, "llama-2-70b", 4096, 256, more, 7);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.nccl_bytes, 3 * 8 * 2 * 2 * MiB, 1e-12);
+	assert_rel(m.peak.context_bytes, 1024 * MiB, 1e-12);
+	assert_rel(m.peak.allocated_bytes, allocated, 1e-12);
+	assert_rel(m.peak.slack_bytes, 0.05 * allocated, 1e-12);
+	s->cp = 2;
+	s->dp = 4;
+	assert_rel(capsim_memory_nccl_bytes(s), 4 * 8 * 2 * 2 * MiB, 1e-12);
+	free(s);
+	const capsim_set torch[] = { { "workload.framework", "torch-amp" } };
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, torch, 1);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.context_bytes, 787283968.0, 1e-12);
+	assert_rel(m.peak.nccl_bytes, 1 * 16 * 2 * 4 * MiB, 1e-12); /* dp 8 */
+	free(s);
+	const capsim_set given[] = { { "workload.memory-reserve", "3 GiB" } };
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, given, 1);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.reserve_bytes, 3 * 1024 * MiB, 1e-12);
+	assert_rel(m.peak.context_bytes + m.peak.nccl_bytes + m.peak.slack_bytes, 0.0, 0);
+	assert_rel(m.peak.total_bytes, m.peak.allocated_bytes + 3 * 1024 * MiB, 1e-12);
+	free(s);
+}
+
+/* The three words at their edges: a band of 10% under and over (Megatron's
+ * recipe, unmeasured: the same either way), 10% under and 0.5% over (PyTorch
+ * AMP, whose measured peaks were never more than 0.5% below capsim's). */
+static void test_verdict(void **state)
+{
+	(void)state;
+	double C = 85045477376.0;
+	assert_int_equal(capsim_memory_verdict(0.909 * C, C, 0.10, 0.10), CAPSIM_MEM_FITS);
+	assert_int_equal(capsim_memory_verdict(0.92 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.0 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.024 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.11 * C, C, 0.10, 0.10), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.12 * C, C, 0.10, 0.10), CAPSIM_MEM_NO);
+	assert_int_equal(capsim_memory_verdict(1.004 * C, C, 0.10, 0.005), CAPSIM_MEM_CLOSE);
+	assert_int_equal(capsim_memory_verdict(1.006 * C, C, 0.10, 0.005), CAPSIM_MEM_NO);
+	assert_string_equal(capsim_mem_verdict_names[CAPSIM_MEM_CLOSE], "close");
+	assert_string_equal(capsim_mem_verdict_names[CAPSIM_MEM_NO], "does not fit");
+	/* the estimate's own: fits means not refused, close included */
+	const capsim_set tp[] = { { "workload.parallelism.tp", "8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, tp, 1);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	assert_int_equal(m.verdict, CAPSIM_MEM_NO);
+	assert_false(m.fits);
+	assert_rel(m.band_under, 0.10, 0);
+	assert_rel(m.band_over, 0.10, 0);
+	s->gpu.mem_usable_bytes = 1.05 * m.peak.total_bytes; /* 95% of it */
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.margin_bytes, m.capacity_bytes - m.capacity_bytes / 1.05, 1e-12);
+	assert_int_equal(m.verdict, CAPSIM_MEM_CLOSE);
+	assert_true(m.fits);
+	free(s);
+}
+
+/* Transformer Engine FP8 (Megatron): each GEMM weight's FP8 copy and its
+ * transpose, 2 bytes a GEMM parameter on the GPU, and the four linears'
+ * inputs saved as FP8. Llama 2 70B at TP 8 with SP: outside 10h - 2h =
+ * 65536, inside 208896 - (o + f) = 208896 - 8192 - 28672 = 172032 bytes a
+ * token at 16 bits, over t. PyTorch's recipes keep 16-bit copies. */
+static void test_fp8_te(void **state)
+{
+	(void)state;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" },
+				  { "workload.dtype", "fp8" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, sp, 3);
+	assert_rel(capsim_activation_bytes_per_layer(s), 4096.0 * (65536 + 172032) / 8, 1e-12);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	double gemm = 0.0;
+	for (int l = 0; l < s->model.layers; l++) {
+		capsim_layer_params lp;
+		capsim_model_layer_params(&s->model, l, &lp);
+		gemm += (lp.attention + lp.mlp + lp.shared) / 8;
+	}
+	assert_rel(m.peak.fp8_bytes, 2.0 * gemm, 1e-12);
+	/* 64 layers of (4 x 8192^2 / 8 + 8192 x 1024 x 2 ... ) by hand: Q, O
+	 * 8192 x 8192, K, V 8192 x 1024, three 8192 x 28672 */
+	double per = 2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 28672;
+	assert_rel(gemm, 80 * per / 8, 1e-12);
+	s->framework = CAPSIM_FW_TORCH_AMP;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.fp8_bytes, 0.0, 0);
+	free(s);
+}
+
+/* PyTorch autocast over fp32 weights, Llama 3 8B (h 4096, 32 heads of 128,
+ * 8 KV heads, SwiGLU f 14336), as autograd saves it: outside 4h + 6h + 4h +
+ * 4h = 73728, inside 2q + 2k + 2v + 4o + 8f = 8192 + 2048 + 2048 + 16384 +
+ * 114688 = 143360, 53h a token in all (Korthikanti's count is 36h); full
+ * recomputation keeps the fp32 residual, 4h. GPT-2 (fused c_attn and c_fc,
+ * GELU): 4h + 2h + 4h + 2h + 2q + 2k + 2v + 4o + 4f = 38h. */
+static void test_autocast_activations(void **state)
+{
+	(void)state;
+	const capsim_set torch[] = { { "workload.framework", "torch-amp" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-3.1-8b", 4096, 8, torch, 1);
+	double h = 4096;
+	assert_rel(capsim_activation_bytes_per_layer(s), 4096.0 * (73728 + 143360), 1e-12);
+	assert_rel(73728.0 + 143360, 53 * h, 1e-12);
+	s->recompute = CAPSIM_RECOMPUTE_FULL;
+	assert_rel(capsim_activation_bytes_per_layer(s), 4096.0 * 4 * h, 1e-12);
+	free(s);
+	s = load("dgx-h100", 1, "gpt2-124m", 1024, 8, torch, 1);
+	assert_rel(capsim_activation_bytes_per_layer(s), 1024.0 * 38 * 768, 1e-12);
+	free(s);
+}
+
+/* FSDP2 with ZeRO-3: the layer computed and the one prefetched whole in
+ * 16 bits (2 x 2 bytes a layer parameter) and, in the backward, one layer's
+ * gradients whole in 16 bits and in the fp32 reduce dtype (2 + 4); DeepSpeed
+ * caps both. */
+static void test_fsdp2_buffers(void **state)
+{
+	(void)state;
+	const capsim_set z3[] = { { "workload.framework", "fsdp2" },
+				  { "workload.parallelism.zero", "3" } };
+	capsim_scenario *s = load("dgx-h100", 1, "llama-3.1-8b", 8192, 8, z3, 2);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	capsim_layer_params lp;
+	capsim_model_layer_params(&s->model, 0, &lp);
+	double layer = lp.attention + lp.mlp + lp.norms;
+	assert_rel(m.peak.gathers_bytes, (2 * 2 + 2 + 4) * layer, 1e-12);
+	/* 16 bytes a parameter, all sharded over the 8 GPUs */
+	double P = capsim_model_params(&s->model, 0);
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes, 16 * P / 8,
+		   1e-9);
+	free(s);
+	/* DeepSpeed's ZeRO-3 on a 5-billion-parameter layer (529.6B, h 20480):
+	 * 1e9 parameters live at once and a 5e8 bucket of 16-bit gradients */
+	const capsim_set ds[] = { { "workload.framework", "deepspeed" },
+				  { "workload.parallelism.zero", "3" },
+				  { "cluster.fabric.tiers", "3" } };
+	s = load("dgx-a100", 80, "megatron-529.6b", 2048, 640, ds, 3);
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.gathers_bytes, 2 * 1e9 + 2 * 5e8, 1e-12);
+	free(s);
+}
+
+/* Megatron's distributed optimizer at 512 data-parallel GPUs: 2 + 4 + 12/d
+ * bytes a parameter (Megatron-LM docs, dist_optimizer.md: 6 + 12/d for bf16
+ * weights with fp32 gradients); the gradient buckets are views of the one
+ * fp32 buffer, so nothing else is kept. */
+static void test_dist_optimizer_512(void **state)
+{
+	(void)state;
+	const capsim_set z1[] = { { "workload.parallelism.zero", "1" },
+				  { "workload.parallelism.recompute", "full" } };
+	capsim_scenario *s = load("dgx-h100", 64, "llama-3.1-8b", 8192, 512, z1, 2);
+	assert_int_equal(s->dp, 512);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	double P = capsim_model_params(&s->model, 0);
+	assert_rel(m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes,
+		   (6 + 12.0 / 512) * P, 1e-12);
+	assert_rel(m.peak.allocated_bytes,
+		   m.peak.weights_bytes + m.peak.grads_bytes + m.peak.optimizer_bytes +
+			   m.peak.activations_bytes,
+		   1e-12);
+	assert_int_equal(m.verdict, CAPSIM_MEM_FITS);
+	/* the scaling reference's one replica keeps the job's shard */
+	s->optimizer_shard = 512;
+	s->dp = 1;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.optimizer_bytes, 12.0 / 512 * P, 1e-12);
+	free(s);
+}
+
+/* Narayanan et al.'s SC21 Table 2 (tests/data/reference/megatron_sc21_table2.csv):
+ * GPT 174.6B and 529.6B with ZeRO-3 and no model parallelism (DeepSpeed's
+ * recipe, ZeRO-3 over every GPU, micro-batch 1 to 4) and with PTD-P
+ * (Megatron's, TP 8 and PP 12 or 35), on DGX A100 80GB, fp16, full
+ * recomputation as in the paper's Table 1 runs (tests: unit/test_step). Every
+ * row trained, so none may be "does not fit" (set before the comparison);
+ * the table of verdicts is printed for docs/validation.md. */
+static void test_sc21_table2_trained(void **state)
+{
+	(void)state;
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/megatron_sc21_table2.csv", &t);
+	assert_int_equal(t.n_rows, 12);
+	print_message("| scheme | model | GPUs | TP | PP | micro-batch | capsim peak (GB) | margin "
+		      "| verdict |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+	for (size_t i = 0; i < t.n_rows; i++) {
+		int zero3 = testutil_csv_num(&t, i, "model_parallel_size") == 1;
+		const char *model = testutil_csv_num(&t, i, "params_billion") < 200 ?
+					    "megatron-175b" : "megatron-529.6b";
+		int gpus = (int)testutil_csv_num(&t, i, "gpus");
+		char tp[8], pp[8], mb[8];
+		snprintf(tp, sizeof tp, "%d", (int)testutil_csv_num(&t, i, "tp"));
+		snprintf(pp, sizeof pp, "%d", (int)testutil_csv_num(&t, i, "pp"));
+		snprintf(mb, sizeof mb, "%d", (int)testutil_csv_num(&t, i, "micro_batch_size"));
+		const capsim_set sets[] = { { "workload.framework", zero3 ? "deepspeed" : "megatron" },
+					    { "workload.parallelism.zero", zero3 ? "3" : "0" },
+					    { "workload.parallelism.tp", tp },
+					    { "workload.parallelism.pp", pp },
+					    { "workload.micro-batch", mb },
+					    { "workload.dtype", "fp16" },
+					    { "workload.attention", "unfused" },
+					    { "workload.parallelism.recompute", "full" },
+					    { "cluster.fabric.tiers", "3" } };
+		capsim_scenario *s = load("dgx-a100", gpus / 8, model, 2048,
+					  (int)testutil_csv_num(&t, i, "global_batch_size"), sets, 9);
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		print_message("| %s | %s | %d | %s | %s | %s | %.1f | %+.1f%% | %s |\n",
+			      zero3 ? "ZeRO-3" : "PTD-P", model, gpus, tp, pp, mb,
+			      m.peak.total_bytes / 1e9, 100 * m.margin_bytes / m.capacity_bytes,
+			      capsim_mem_verdict_names[m.verdict]);
+		if (m.verdict == CAPSIM_MEM_NO)
+			fail_msg("%s %s on %d GPUs trained, and capsim says it does not fit (%.1f GB "
+				 "of %.1f GB)", zero3 ? "ZeRO-3" : "PTD-P", model, gpus,
+				 m.peak.total_bytes / 1e9, m.capacity_bytes / 1e9);
+		free(s);
+	}
+	testutil_csv_free(&t);
+}
+
+/* Runs that ran out of memory, from public reports
+ * (tests/data/reference/memory_oom.csv): each must be "does not fit", a
+ * tolerance set before the comparison. */
+static void test_published_oom(void **state)
+{
+	(void)state;
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/memory_oom.csv", &t);
+	assert_true(t.n_rows >= 1);
+	for (size_t i = 0; i < t.n_rows; i++) {
+		const capsim_set sets[] = {
+			{ "workload.framework", testutil_csv_get(&t, i, "framework") },
+			{ "workload.dtype", testutil_csv_get(&t, i, "dtype") },
+			{ "workload.micro-batch", testutil_csv_get(&t, i, "micro_batch") },
+			{ "workload.parallelism.recompute", testutil_csv_get(&t, i, "recompute") },
+			{ "cluster.node.gpus.count", testutil_csv_get(&t, i, "gpus") } };
+		capsim_scenario *s = load(testutil_csv_get(&t, i, "node"), 1,
+					  testutil_csv_get(&t, i, "model"),
+					  (int)testutil_csv_num(&t, i, "seq_len"),
+					  (int)testutil_csv_num(&t, i, "micro_batch"), sets, 5);
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		print_message("oom %s on %s: capsim %.1f GB of %.1f GB, %s\n",
+			      testutil_csv_get(&t, i, "model"), testutil_csv_get(&t, i, "node"),
+			      m.peak.total_bytes / 1e9, m.capacity_bytes / 1e9,
+			      capsim_mem_verdict_names[m.verdict]);
+		if (m.verdict != CAPSIM_MEM_NO)
+			fail_msg("%s ran out of memory (%s), and capsim says %s",
+				 testutil_csv_get(&t, i, "model"), testutil_csv_get(&t, i, "source"),
+				 capsim_mem_verdict_names[m.verdict]);
+		free(s);
+	}
+	testutil_csv_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +782,14 @@ int main(void)
 		cmocka_unit_test(test_h200_torch_amp),
 		cmocka_unit_test(test_h200_gpt2_loop),
 		cmocka_unit_test(test_fits),
+		cmocka_unit_test(test_outside_the_model),
+		cmocka_unit_test(test_verdict),
+		cmocka_unit_test(test_fp8_te),
+		cmocka_unit_test(test_autocast_activations),
+		cmocka_unit_test(test_fsdp2_buffers),
+		cmocka_unit_test(test_dist_optimizer_512),
+		cmocka_unit_test(test_sc21_table2_trained),
+		cmocka_unit_test(test_published_oom),
 	};
 	return testutil_run_group_name("memory", tests, setup, teardown);
 }
