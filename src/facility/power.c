@@ -87,9 +87,7 @@ static void step_load(const capsim_scenario *s, const capsim_step *st, capsim_po
 	capsim_group_view v;
 	capsim_scenario_group(s, cg, &v);
 	capsim_gpu_perf perf;
-	capsim_gpu_perf_default(v.gpu, s->execution, &perf);
-	capsim_gpu_perf_attention(v.gpu, capsim_attention_kernel(s, v.gpu), &perf);
-	capsim_gpu_perf_host(v.node, &perf);
+	capsim_gpu_perf_for(s, v.gpu, v.node, &perf);
 	int dt = s->dtype;
 	double sat = dt == CAPSIM_DTYPE_FP8 ? perf.gemm_sat_fp8 : perf.gemm_sat;
 	if (perf.gemm_cal[dt].params > 0 && perf.gemm_cal[dt].sat > 0)

@@ -20,6 +20,15 @@ int capsim_microbatches(const capsim_scenario *s)
 	return m > 0 ? m : 1;
 }
 
+/* the second MLP linear's input per token: ffn, or each token's top-k
+ * experts (padded to capacity) and the shared ones */
+static double second_linear_width(const capsim_model *m, int moe, double capacity)
+{
+	if (moe)
+		return m->moe_expert_ffn * (m->moe_top_k * capacity + m->moe_shared_experts);
+	return m->ffn;
+}
+
 /* Korthikanti et al. (2022), Sec. 4.1, per layer, in units of s*b (tokens x
  * micro-batch) bytes at 16 bits:
  *   outside tensor-parallel regions: 4h (the two norms' inputs) + 2h (QKV
@@ -44,11 +53,7 @@ static void layer_terms(const capsim_model *m, int moe, double capacity,
 		v = o = m->heads * m->mla_v_head_dim;
 	}
 	double act = m->activation == CAPSIM_ACT_SWIGLU ? 6.0 : 4.0;
-	double width; /* the second linear's input per token: ffn, or the experts' */
-	if (moe) /* each token's top-k experts (padded to capacity), and the shared ones */
-		width = m->moe_expert_ffn * (m->moe_top_k * capacity + m->moe_shared_experts);
-	else
-		width = m->ffn;
+	double width = second_linear_width(m, moe, capacity);
 	*outside = 10.0 * h;
 	*inside = 2.0 * q + 2.0 * k + 2.0 * v + 2.0 * o + act * width;
 	/* Transformer Engine's FP8 linears save their inputs for the backward
@@ -105,10 +110,8 @@ static double layer_bytes(const capsim_scenario *s, int moe)
 		inside -= saved_in;
 	}
 	if (rc.cast_bytes > 0) { /* autocast over fp32 weights */
-		double width = moe ? m->moe_expert_ffn * (m->moe_top_k * capsim_moe_capacity(s) +
-							  m->moe_shared_experts) :
-				     m->ffn;
-		autocast_terms(m, width, &outside, &inside);
+		autocast_terms(m, second_linear_width(m, moe, capsim_moe_capacity(s)), &outside,
+			       &inside);
 	}
 	double scale = act_bytes(s->dtype) / 2.0; /* the terms count 16-bit values */
 	double t = s->tp;

@@ -231,7 +231,8 @@ typedef struct attn_default {
  *   128), batch x seq = 16k tokens, hidden 2048, clocks locked at 1830 MHz.
  *   The paper has no causal backward: it is the unmasked backward times the
  *   forward's causal/unmasked ratio at the same length and head dim
- *   (assumption; cuDNN's H200 rows below have the same ratio within 8%).
+ *   (assumption; in cuDNN's H200 rows below, which have both, the backward's
+ *   ratio is the forward's within 5% from 2k to 32k).
  *   Head dim 256 has no backward: the lookup takes 128's.
  * - A100 flash2: the FlashAttention-2 paper (Dao 2023, arXiv:2307.08691)
  *   Fig. 4, forward + backward as one rate for both passes.
@@ -481,10 +482,9 @@ static const capsim_attn_curve *attn_default_curve(const char *id, int kernel)
  * name their kernel (workload.attention="flash2"): the Megatron-LM README's
  * H100 runs of 2024 fit at an rms log error of 0.056 with FlashAttention-2's
  * curve and 0.077 with cuDNN's (docs/validation.md). */
-#define TORCH_SDPA_KERNEL CAPSIM_ATTN_CUDNN
 static int gpu_is_ampere(const capsim_gpu *g)
 {
-	return strncmp(g->e.id, "a100", 4) == 0 || strncmp(g->e.id, "a10", 3) == 0;
+	return strncmp(g->e.id, "a10", 3) == 0; /* a100-*, a10g */
 }
 
 static int gpu_is_hopper(const capsim_gpu *g)
@@ -495,17 +495,17 @@ static int gpu_is_hopper(const capsim_gpu *g)
 
 static int attn_kernel_of_gpu(const capsim_gpu *g, int framework)
 {
-	if (gpu_is_ampere(g))
+	if (gpu_is_ampere(g) || framework == CAPSIM_FW_DEEPSPEED)
 		return CAPSIM_ATTN_FLASH2;
-	switch (framework) {
-	case CAPSIM_FW_DEEPSPEED:
-		return CAPSIM_ATTN_FLASH2;
-	case CAPSIM_FW_TORCH_AMP:
-	case CAPSIM_FW_FSDP2:
-		return TORCH_SDPA_KERNEL;
-	default:
-		return CAPSIM_ATTN_CUDNN;
-	}
+	return CAPSIM_ATTN_CUDNN; /* Transformer Engine's and PyTorch SDPA's */
+}
+
+void capsim_gpu_perf_for(const capsim_scenario *s, const capsim_gpu *g, const capsim_node *n,
+			 capsim_gpu_perf *out)
+{
+	capsim_gpu_perf_default(g, s->execution, out);
+	capsim_gpu_perf_attention(g, capsim_attention_kernel(s, g), out);
+	capsim_gpu_perf_host(n, out);
 }
 
 int capsim_attention_kernel(const capsim_scenario *s, const capsim_gpu *g)
@@ -541,14 +541,10 @@ void capsim_gpu_perf_attention(const capsim_gpu *g, int kernel, capsim_gpu_perf 
 	}
 	const capsim_attn_curve *c = attn_default_curve(g->e.id, kernel);
 	if (c == NULL) {
-		/* another GPU's curve, as a fraction of its peak, or this
-		 * GPU's FlashAttention-2: an assumption, flagged */
+		/* H100's curve of the kernel (it has all three), as a fraction
+		 * of its peak: an assumption, flagged */
 		perf->assumed |= CAPSIM_PERF_ASSUMED_ATTN;
 		c = attn_default_curve("h100", kernel);
-		if (c == NULL)
-			c = attn_default_curve(g->e.id, CAPSIM_ATTN_FLASH2);
-		if (c == NULL)
-			c = attn_default_curve("h100", CAPSIM_ATTN_FLASH2);
 	}
 	assert(c != NULL && c->n > 0);
 	perf->attn_curve = c;

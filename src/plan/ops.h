@@ -126,6 +126,12 @@ void capsim_gpu_perf_default(const capsim_gpu *g, int execution,
  * as they were). n may be NULL (nothing changes). */
 void capsim_gpu_perf_host(const capsim_node *n, capsim_gpu_perf *perf);
 
+/* A scenario's performance model of GPU g on node n (one of its groups'):
+ * capsim_gpu_perf_default at the scenario's execution, the attention
+ * kernel it runs (capsim_attention_kernel) and the node's host costs. */
+void capsim_gpu_perf_for(const capsim_scenario *s, const capsim_gpu *g, const capsim_node *n,
+			 capsim_gpu_perf *out);
+
 /* ---- attention ------------------------------------------------------------ */
 
 /* The fused attention kernel a scenario runs on GPU g: workload.attention

@@ -102,7 +102,8 @@ static double async_reduce_s(const capsim_scenario *s, const capsim_gpu_perf *pe
 	double t = s->tp, e = s->dtype == CAPSIM_DTYPE_FP32 ? 4.0 : 2.0;
 	double elems = w->tokens * s->model.hidden;
 	double bytes = elems * e * (1.0 + 1.0 / t);
-	capsim_op r = { "tp_reduce", CAPSIM_OPK_ELEMENTWISE, 1.0, elems, bytes, 0, 0, 0, 0, 0, 0, 0 };
+	capsim_op r = { .name = "tp_reduce", .kind = CAPSIM_OPK_ELEMENTWISE, .count = 1.0,
+			.flop = elems, .bytes = bytes };
 	return capsim_layer_op_time_s(&s->gpu, perf, CAPSIM_DTYPE_BF16, &r);
 }
 

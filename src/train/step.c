@@ -815,9 +815,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 static int stage_kernels(const capsim_scenario *s, const capsim_knobs *kn, double *cost)
 {
 	capsim_gpu_perf perf;
-	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
-	capsim_gpu_perf_attention(&s->gpu, capsim_attention_kernel(s, &s->gpu), &perf);
-	capsim_gpu_perf_host(&s->node, &perf);
+	capsim_gpu_perf_for(s, &s->gpu, &s->node, &perf);
 	static const double no_tp[TP_COLL_N] = { 0.0, 0.0, 0.0, 0.0 };
 	fsdp_ctx z = { NULL, NULL, NULL, -1.0, 0.0, 0.0 }; /* no fabric: free collectives */
 	for (int k = 0; k < s->pp; k++) {
@@ -918,9 +916,7 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 {
 	const capsim_scenario *s = w->s;
 	const capsim_model *m = &s->model;
-	capsim_gpu_perf_default(&s->gpu, s->execution, &w->perf);
-	capsim_gpu_perf_attention(&s->gpu, capsim_attention_kernel(s, &s->gpu), &w->perf);
-	capsim_gpu_perf_host(&s->node, &w->perf);
+	capsim_gpu_perf_for(s, &s->gpu, &s->node, &w->perf);
 	if (out->attention_kernel[0] == '\0' && s->attention != CAPSIM_ATTENTION_UNFUSED &&
 	    !(w->perf.attn_frac > 0.0))
 		snprintf(out->attention_kernel, sizeof out->attention_kernel, "%s%s",
