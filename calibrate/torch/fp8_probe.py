@@ -123,7 +123,7 @@ def gemm_time(step):
     return gemm, total
 
 
-def point(layers, seq, mb, precision, steps, warmup):
+def point(layers, seq, mb, precision, steps, warmup, mode="compile"):
     c = dict(mp.LLAMA3_8B, layers=layers)
     torch.manual_seed(1234)
     with torch.device("cuda"):
@@ -131,7 +131,7 @@ def point(layers, seq, mb, precision, steps, warmup):
     if precision == "fp8":
         convert(model)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    fwd = torch.compile(model)
+    fwd = torch.compile(model) if mode == "compile" else model
     x = torch.randint(0, c["vocab"], (mb, seq), device="cuda")
     y = torch.randint(0, c["vocab"], (mb, seq), device="cuda")
 
@@ -148,7 +148,7 @@ def point(layers, seq, mb, precision, steps, warmup):
     gemm, total = gemm_time(step)
     loss = float(step().item())
     return {"kind": "torch-fp8-step", "model": "llama-3-8b", "layers": layers, "seq": seq,
-            "micro_batch": mb, "precision": precision, "mode": "compile",
+            "micro_batch": mb, "precision": precision, "mode": mode,
             "recipe": "tensorwise dynamic (e4m3 fwd, e5m2 grads)" if precision == "fp8"
             else "bf16 autocast", "median_s": med, "samples_s": samples,
             "tokens_per_s": mb * seq / med, "profile_kernel_s": total,
@@ -157,12 +157,32 @@ def point(layers, seq, mb, precision, steps, warmup):
             "wall_point_s": time.perf_counter() - t0}
 
 
+def run_point(a, mode, seq, mb, prec, emit):
+    """One point's record emitted; 1 if it failed."""
+    rc = 0
+    try:
+        r = point(a.layers, seq, mb, prec, a.steps, a.warmup, mode)
+        log(f"{mode} seq {seq} mb {mb} {prec}: {r['median_s'] * 1e3:.2f} ms, gemm "
+            f"{r['profile_gemm_s'] * 1e3:.2f} of {r['profile_kernel_s'] * 1e3:.2f} ms")
+    except (RuntimeError, torch.OutOfMemoryError) as e:
+        r = {"kind": "torch-fp8-step", "seq": seq, "micro_batch": mb, "mode": mode,
+             "precision": prec, "error": str(e).splitlines()[0][:400]}
+        log(f"{mode} seq {seq} mb {mb} {prec}: {r['error']}")
+        rc = 1
+    emit(r)
+    torch._dynamo.reset()
+    mp.free_gpu()
+    return rc
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="-")
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--modes", default="compile",
+                   help="compile, eager or both, comma-separated (default compile)")
     p.add_argument("--points", default="4096x2,8192x1",
                    help="SEQxMICROBATCH,... (default 4096x2,8192x1)")
     a = p.parse_args(argv)
@@ -173,6 +193,10 @@ def main(argv):
         pts = [tuple(int(v) for v in s.split("x")) for s in a.points.split(",")]
     except ValueError:
         log(f"error: --points takes SEQxMICROBATCH,..., not {a.points}")
+        return 2
+    modes = a.modes.split(",")
+    if any(m not in ("compile", "eager") for m in modes):
+        log(f"error: --modes takes compile and/or eager, not {a.modes}")
         return 2
     if not torch.cuda.is_available():
         log("error: no CUDA device")
@@ -191,20 +215,10 @@ def main(argv):
           "cuda": torch.version.cuda, "python": platform.python_version(), "argv": argv})
     rc = 0
     try:
-        for seq, mb in pts:
-            for prec in ("bf16", "fp8"):
-                try:
-                    r = point(a.layers, seq, mb, prec, a.steps, a.warmup)
-                    log(f"seq {seq} mb {mb} {prec}: {r['median_s'] * 1e3:.2f} ms, gemm "
-                        f"{r['profile_gemm_s'] * 1e3:.2f} of {r['profile_kernel_s'] * 1e3:.2f} ms")
-                except (RuntimeError, torch.OutOfMemoryError) as e:
-                    r = {"kind": "torch-fp8-step", "seq": seq, "micro_batch": mb,
-                         "precision": prec, "error": str(e).splitlines()[0][:400]}
-                    log(f"seq {seq} mb {mb} {prec}: {r['error']}")
-                    rc = 1
-                emit(r)
-                torch._dynamo.reset()
-                mp.free_gpu()
+        for mode in modes:
+            for seq, mb in pts:
+                for prec in ("bf16", "fp8"):
+                    rc |= run_point(a, mode, seq, mb, prec, emit)
     finally:
         if out is not sys.stdout:
             out.close()
