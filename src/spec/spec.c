@@ -80,6 +80,7 @@ static const capsim_field gpu_fields[] = {
 	FDBL("power.tdp", capsim_gpu, tdp_w, CAPSIM_DIM_WATTS, R | P, 10.0, 5000.0, "board power limit"),
 	FDBL("power.limit", capsim_gpu, power_limit_w, CAPSIM_DIM_WATTS, P, 10.0, 5000.0, "the board power limit the GPU is set to (nvidia-smi -pl), when below power.tdp: compute-bound kernels run at the clock that limit sustains (docs/model.md, \"Power-capped GPUs\"); default: power.tdp"),
 	FDBL("clock.max", capsim_gpu, clock_max_hz, CAPSIM_DIM_HERTZ, P, 100e6, 5e9, "maximum boost clock"),
+	FINT("sms.count", capsim_gpu, sms, P, 1, 100000, "streaming multiprocessors (compute units), of which a collective's channels take one each from the kernels that run beside it (docs/model.md, \"Training step\", 7); default 132, the H100 SXM's (assumption)"),
 	FENUM("scale-up.kind", capsim_gpu, scaleup_kind, scaleup_kinds, 0, NULL, "GPU-to-GPU link"),
 	FINT("scale-up.generation", capsim_gpu, scaleup_generation, P, 1, 10, "link generation"),
 	FDBL("scale-up.bandwidth", capsim_gpu, scaleup_bw_bytes_per_s, CAPSIM_DIM_BYTES_PER_S, P, 1 * GBPS, 100e3 * GBPS, "per-GPU link bandwidth as the datasheet gives it"),
@@ -422,6 +423,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SDBL("workload.kernels-per-op", kernels_per_op, CAPSIM_DIM_RATIO, P, 1.0, 20.0, NULL, "kernels the framework launches for each of capsim's fused ops; default: 1 for megatron and deepspeed (fused modules), measured for torch-amp and fsdp2 (plain PyTorch modules, forward and backward: GPT-2-style blocks 2.10 and 2.57 eager, Llama-style 4.00 and 5.60; compiled 0.865 of those)"),
 	SDBL("workload.tp-overlap-efficiency", tp_overlap_eff, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "78%", "share of a tensor-parallel collective that the flat overlap (tp-overlap-method=flat, and tp-async) hides behind the GEMMs it can hide behind (Flux's H800 measurements, TP 8: 75% for all-gather + GEMM, 81% for GEMM + reduce-scatter; bytedance/flux docs/performance_report.md)"),
 	FFLAG("workload.parallelism.ep-overlap", S, ep_overlap, 0, "off", "hide each micro-batch's expert all-to-alls behind the computation of the micro-batch whose pass is paired with it in 1F1B's steady state (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1; Megatron-Core's 1F1B all-to-all overlap); the warm-up forwards and cool-down backwards have no partner"),
+	SDBL("workload.parallelism.dp-bucket", dp_bucket, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e13, NULL, "parameters a data-parallel gradient bucket holds: each bucket's reduction starts once its gradients are ready, the last one (the embedding's, or one bucket) only after the backward, and the weights' all-gather waits for that one before the next forward (docs/model.md, \"Training step\", 7); default: the framework's: megatron max(40M, 1M x dp x cp) (Megatron-Core DistributedDataParallelConfig.bucket_size), torch-amp 25 MiB of gradients (PyTorch DistributedDataParallel bucket_cap_mb), deepspeed 5e8 (ZeRO reduce_bucket_size)"),
 	FFLAG("workload.parallelism.tp-comm-overlap", S, tp_comm_overlap, 0, "off", "overlap tensor-parallel collectives with GEMMs (Megatron-Core --tp-comm-overlap)"),
 	FENUM("workload.parallelism.tp-overlap-method", S, tp_overlap_method, tp_overlap_methods, 0, "framework", "how tp-comm-overlap hides the tensor-parallel collectives: userbuffers (Transformer Engine, Megatron-Core's --tp-comm-overlap: all-gathers by ring exchange in tp chunks on the copy engine, reduce-scatters pipelined in 4 chunks and in bulk on 16 of the GPU's 132 SMs, transformer_engine/pytorch/module/base.py initialize_ub), async-tp (PyTorch's AsyncTP, torch.compile's micro-pipelining over symmetric memory: tp chunks, copy-engine transfers, a reduction kernel after each reduce-scatter), flat (a share tp-overlap-efficiency of what the GEMMs can cover, slowed by comm-slowdown); framework: userbuffers for megatron, async-tp for torch-amp and fsdp2, flat for deepspeed"),
 	FENUM("workload.parallelism.tp-async", S, tp_async, tp_asyncs, 0, "auto", "run each layer's backward tensor-parallel collective (the input gradient's all-reduce; with sequence parallelism the input's all-gather for the wgrad) beside the weight-gradient GEMMs, as Megatron-LM does since 2022 (--async-tensor-model-parallel-allreduce, on by default; Korthikanti et al. 2022, sec. 6.2); auto: on for megatron and deepspeed, off for torch-amp and fsdp2"),
@@ -776,6 +778,11 @@ double capsim_power_clock_scale(double tdp_w, double limit_w)
 double capsim_gpu_usable_bytes(const capsim_gpu *g)
 {
 	return g->mem_usable_bytes > 0 ? g->mem_usable_bytes : g->mem_bytes;
+}
+
+int capsim_gpu_sms(const capsim_gpu *g)
+{
+	return g->sms > 0 ? g->sms : 132;
 }
 
 double capsim_gpu_peak(const capsim_gpu *g, int dtype)

@@ -196,6 +196,7 @@ typedef struct capsim_gpu {
 	char mem_type[CAPSIM_ID_LEN];
 	double tdp_w;
 	double clock_max_hz;
+	int sms;                   /* streaming multiprocessors; 0: not given (capsim_gpu_sms) */
 	int scaleup_kind;          /* capsim_scaleup_kind */
 	int scaleup_generation, scaleup_links;
 	double scaleup_bw_bytes_per_s; /* as the datasheet gives it */
@@ -647,6 +648,7 @@ typedef struct capsim_scenario {
 	int tp_overlap_method;       /* capsim_tp_overlap (train/overlap.h): how tp-comm-overlap
 				      * hides them; 0: the framework's */
 	int ep_overlap;              /* expert all-to-alls hidden behind another micro-batch */
+	double dp_bucket;            /* parameters a gradient bucket holds; 0: the framework's */
 	int attention;               /* capsim_attention: fused (the framework's kernel),
 				      * unfused (GEMMs, softmax, dropout) or a named kernel */
 	int execution;               /* capsim_execution: how the host issues the kernels */
@@ -860,6 +862,10 @@ double capsim_gpu_peak(const capsim_gpu *g, int dtype);
  * it, else the datasheet's capacity as decimal bytes (a lower bound: HBM
  * stacks hold binary sizes, and 141 GB H200s give 139.8 GiB). */
 double capsim_gpu_usable_bytes(const capsim_gpu *g);
+
+/* Streaming multiprocessors: the catalog's count, else 132 (the H100 SXM's,
+ * an assumption for a GPU that gives none). Promises > 0. */
+int capsim_gpu_sms(const capsim_gpu *g);
 
 /* Sustained clock of a GPU at board limit `limit_w` over that at its TDP,
  * for compute-bound work: dynamic power goes as f V^2 and V with f in the

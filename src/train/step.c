@@ -49,11 +49,16 @@ static int calibrated_coll(const capsim_scenario *s, capsim_coll op, double byte
  * group sits inside a node, so its GPUs are the first of node 0); its time
  * is the calibrated profile's where that measured it (the fabric still
  * names the busiest link) */
-static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
-		     double bytes, int ranks, double *t, capsim_step_link *busiest,
-		     capsim_diags *d)
+/* op of bytes over ranks: *t seconds (a calibrated profile's where it has
+ * one), the busiest link into busiest, and the whole result into res, each
+ * where not NULL (res zeroed when nothing runs) */
+static int coll_run(capsim_fabric *f, const capsim_scenario *s, capsim_coll op, double bytes,
+		    int ranks, double *t, capsim_step_link *busiest, capsim_coll_result *res,
+		    capsim_diags *d)
 {
 	*t = 0.0;
+	if (res)
+		memset(res, 0, sizeof *res);
 	if (ranks <= 1 || bytes <= 0.0)
 		return 0;
 	capsim_coll_req r = { .op = op, .bytes = bytes, .ranks = ranks, .algo = -1,
@@ -61,6 +66,8 @@ static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
 	capsim_coll_result out;
 	if (capsim_collective_run(f, s, &r, &out, d) < 0)
 		return -1;
+	if (res)
+		*res = out;
 	*t = out.time_s;
 	calibrated_coll(s, op, bytes, ranks, t);
 	if (busiest && out.busiest_link >= 0 && out.busiest_bytes > busiest->bytes) {
@@ -71,6 +78,13 @@ static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
 		}
 	}
 	return 0;
+}
+
+static int coll_link(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
+		     double bytes, int ranks, double *t, capsim_step_link *busiest,
+		     capsim_diags *d)
+{
+	return coll_run(f, s, op, bytes, ranks, t, busiest, NULL, d);
 }
 
 static int coll(capsim_fabric *f, const capsim_scenario *s, capsim_coll op,
@@ -130,13 +144,17 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
  * one per rail on a rail-optimised fabric, so one group is simulated on a
  * plane of its own: its GPUs, their NICs and the same switches. */
 /* n collectives op[i] of bytes[i] over one data-parallel (x context) group
- * on its plane of the fabric, one after another: t[i] each */
-static int dp_plane_colls(const capsim_scenario *s, int n, const capsim_coll *op,
-			  const double *bytes, double *t, capsim_step_link *busiest,
-			  capsim_diags *d)
+ * on its plane of the fabric, one after another: t[i] each, and each one's
+ * result in res[i] where res is not NULL */
+static int dp_plane_runs(const capsim_scenario *s, int n, const capsim_coll *op,
+			 const double *bytes, double *t, capsim_step_link *busiest,
+			 capsim_coll_result *res, capsim_diags *d)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		t[i] = 0.0;
+		if (res)
+			memset(&res[i], 0, sizeof res[i]);
+	}
 	int group = s->dp * s->cp;
 	if (group <= 1)
 		return 0;
@@ -148,33 +166,98 @@ static int dp_plane_colls(const capsim_scenario *s, int n, const capsim_coll *op
 		rc = 0;
 		for (int i = 0; i < n && rc == 0; i++)
 			if (bytes[i] > 0.0)
-				rc = coll_link(pf, plane, op[i], bytes[i], group, &t[i], busiest, d);
+				rc = coll_run(pf, plane, op[i], bytes[i], group, &t[i], busiest,
+					      res ? &res[i] : NULL, d);
 		capsim_fabric_destroy(pf);
 	}
 	free(plane);
 	return rc;
 }
 
-static int dp_sync(const capsim_scenario *s, double bytes, double *t,
-		   double *gather, capsim_step_link *busiest, capsim_diags *d)
+static int dp_plane_colls(const capsim_scenario *s, int n, const capsim_coll *op,
+			  const double *bytes, double *t, capsim_step_link *busiest,
+			  capsim_diags *d)
 {
-	*t = 0.0;
-	*gather = 0.0;
+	return dp_plane_runs(s, n, op, bytes, t, busiest, NULL, d);
+}
+
+/* A stage's data-parallel gradient sync (docs/model.md, "Training step", 7) */
+typedef struct dp_cost {
+	double t, g;       /* the gradients' reduction (reduce-scatter, or all-reduce
+			    * without ZeRO) and the weights' all-gather, seconds,
+			    * every bucket's latency counted */
+	double last;       /* share of the gradients in the last bucket, ready only as
+			    * the backward ends: (0, 1] */
+	double sm_t, sm_g; /* share of the GPU's SMs each runs on: its channels (one
+			    * CTA each) over the SMs */
+} dp_cost;
+
+/* Parameters a gradient bucket holds (workload.parallelism.dp-bucket, else
+ * the framework's default), gradients of grad_bytes each */
+static double dp_bucket_params(const capsim_scenario *s, double grad_bytes)
+{
+	if (s->dp_bucket > 0.0)
+		return s->dp_bucket;
+	switch (s->framework) {
+	case CAPSIM_FW_TORCH_AMP: /* DistributedDataParallel's bucket_cap_mb = 25 */
+		return 25.0 * 1048576.0 / grad_bytes;
+	case CAPSIM_FW_DEEPSPEED: /* ZeRO's reduce_bucket_size = 5e8 elements */
+		return 5e8;
+	default: { /* Megatron-Core: max(40M, 1M x the data x context ranks) */
+		double b = 1e6 * s->dp * s->cp;
+		return b > 4e7 ? b : 4e7;
+	}
+	}
+}
+
+/* The input embedding's trained parameters on one GPU of the first stage
+ * (vocabulary-parallel over tp; none under LoRA, which freezes it) */
+static double embedding_trained(const capsim_scenario *s)
+{
+	if (s->finetune == CAPSIM_FT_LORA)
+		return 0.0;
+	return (double)s->model.vocab * s->model.hidden / s->tp;
+}
+
+/* The gradient sync of a stage of `params` trained parameters (`embedding`
+ * of them the input embedding's, whose gradients are ready last): its
+ * collectives over the data x context group, into *out, with the share of
+ * the gradients in the last bucket (the embedding's, or one bucket), ready
+ * only as the backward ends (the all-gather's first bucket is that one),
+ * and the SMs each collective's channels take. The buckets' collectives
+ * are timed as one (each bucket's own latency is not charged:
+ * docs/model.md, "Training step", 7). */
+static int dp_sync(const capsim_scenario *s, double params, double embedding, double grad_bytes,
+		   dp_cost *out, capsim_step_link *busiest, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	double bytes = params * grad_bytes;
 	if (s->dp * s->cp <= 1 || bytes <= 0.0)
 		return 0;
 	double tt[2];
-	int rc;
+	capsim_coll_result res[2];
+	int n = 1, rc;
 	if (s->zero >= 1) {
 		static const capsim_coll ops[2] = { CAPSIM_COLL_REDUCESCATTER, CAPSIM_COLL_ALLGATHER };
 		const double b[2] = { bytes, bytes };
-		rc = dp_plane_colls(s, 2, ops, b, tt, busiest, d);
-		*gather = tt[1];
+		n = 2;
+		rc = dp_plane_runs(s, 2, ops, b, tt, busiest, res, d);
 	} else {
 		static const capsim_coll ar = CAPSIM_COLL_ALLREDUCE;
-		rc = dp_plane_colls(s, 1, &ar, &bytes, tt, busiest, d);
+		rc = dp_plane_runs(s, 1, &ar, &bytes, tt, busiest, res, d);
 	}
-	*t = tt[0];
-	return rc;
+	if (rc < 0)
+		return rc;
+	double bucket = dp_bucket_params(s, grad_bytes);
+	double last = embedding > bucket ? embedding : bucket;
+	out->last = last < params ? last / params : 1.0;
+	double sms = capsim_gpu_sms(&s->gpu);
+	for (int i = 0; i < n; i++) {
+		double sm = res[i].channels / sms;
+		*(i ? &out->g : &out->t) = tt[i];
+		*(i ? &out->sm_g : &out->sm_t) = sm < 1.0 ? sm : 1.0;
+	}
+	return 0;
 }
 
 /* point-to-point transfer between GPUs of different pipeline stages (or
@@ -894,7 +977,7 @@ typedef struct gpu_view {
 	capsim_gpu_perf perf;
 	double tp_coll[TP_COLL_N]; /* one layer's tensor-parallel collectives (tp_layer) */
 	double ep_a2a, cp_step;
-	double dp_t, dp_g;    /* gradient reduction and weight all-gather of a DP group */
+	dp_cost dp;           /* the gradient sync of a DP group */
 	stage_cost *sc;       /* [pp] */
 	capsim_memory memory;
 } gpu_view;
@@ -1006,8 +1089,8 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 	/* data-parallel gradients: 16-bit gradients of the stage's weights (the
 	 * first stage, with the embedding, has the most) */
 	if (s->zero < 3 &&
-	    dp_sync(s, w->memory.first.trained_params * ab, &w->dp_t, &w->dp_g, &out->busiest_dp,
-		    d) < 0)
+	    dp_sync(s, w->memory.first.trained_params, embedding_trained(s), ab, &w->dp,
+		    &out->busiest_dp, d) < 0)
 		goto done;
 	rc = 0;
 done:
@@ -1054,7 +1137,7 @@ typedef struct replica_run {
 	stage_cost *sc;                   /* [p], the straggler applied */
 	capsim_time_ns *fwd, *bwd;        /* [p v] */
 	capsim_time_ns *link, *zero_link, *tail; /* [p] */
-	double exposed_dp0, optimizer0, p2p0, host_tail0;
+	double exposed_dp0, dp_pen0, optimizer0, p2p0, host_tail0;
 	/* jitter */
 	gsl_rng *rng;
 	uint64_t seed;
@@ -1111,11 +1194,29 @@ static capsim_time_ns jitter_task(void *ctx, int k, int c, int i, int b)
 	return capsim_ns_from_s(comp * sum / layers + comm);
 }
 
-/* Stage costs, transfers and tails of one replica class. dp_t and dp_g are
- * per stage: a data-parallel group runs at its slowest kind's pace. */
+/* A gradient-sync collective of c seconds behind a window of w seconds of
+ * compute: all but its last bucket's share (last) runs beside the compute,
+ * which meanwhile runs on the SMs the collective leaves it (a share sm
+ * taken); the last bucket's share runs after it. Returns the seconds the
+ * collective adds to the step that are its own (exposed), and adds to *pen
+ * those that are the compute's, slowed: beside compute of w, a collective
+ * of h = c (1 - last) ends inside it when h (1 - sm) <= w and the two take
+ * w + h sm; past that they take h, of which h - w is exposed. */
+static double dp_behind(double c, double last, double sm, double w, double *pen)
+{
+	if (c <= 0.0)
+		return 0.0;
+	double h = c * (1.0 - last);
+	double exposed = h > w ? h - w : 0.0;
+	double both = h * (1.0 - sm) <= w ? w + h * sm : h;
+	*pen += both - w - exposed;
+	return exposed + c * last;
+}
+
+/* Stage costs, transfers and tails of one replica class. dp is per stage: a
+ * data-parallel group runs at its slowest kind's pace. */
 static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_view *view,
-			    const replica_class *rc, int straggler_stage, const double *dp_t,
-			    const double *dp_g)
+			    const replica_class *rc, int straggler_stage, const dp_cost *dp)
 {
 	int p = s->pp, v = s->schedule == CAPSIM_SCHED_1F1B_INTERLEAVED ? s->virtual_stages : 1;
 	x->s = s;
@@ -1170,10 +1271,11 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 		 * backward of the whole stage: the window is the stage's backward,
 		 * not one chunk's (likewise the gathers before each chunk's first
 		 * forward) */
-		double window = c->bwd + c->tp_bwd;
-		double fwd_window = c->fwd + c->tp_fwd;
-		double exposed = (dp_t[k] > window ? dp_t[k] - window : 0.0) +
-				 (dp_g[k] > fwd_window ? dp_g[k] - fwd_window : 0.0);
+		double pen = 0.0;
+		double exposed = dp_behind(dp[k].t, dp[k].last, dp[k].sm_t, c->bwd + c->tp_bwd,
+					   &pen) +
+				 dp_behind(dp[k].g, dp[k].last, dp[k].sm_g, c->fwd + c->tp_fwd,
+					   &pen);
 		/* Adam: read and write fp32 master weights, both moments and the
 		 * gradient, on this GPU's shard */
 		const gpu_view *w = &view[rc->kind[k]];
@@ -1188,9 +1290,10 @@ static void replica_prepare(replica_run *x, const capsim_scenario *s, const gpu_
 		/* the host issues the optimizer's kernels (and the step's others)
 		 * while the GPU runs them */
 		double host = c->host_tail > opt ? c->host_tail - opt : 0.0;
-		x->tail[k] = capsim_ns_from_s(exposed + opt + host);
+		x->tail[k] = capsim_ns_from_s(exposed + pen + opt + host);
 		if (k == 0) {
 			x->exposed_dp0 = exposed;
+			x->dp_pen0 = pen;
 			x->optimizer0 = opt;
 			x->host_tail0 = host;
 		}
@@ -1293,7 +1396,7 @@ typedef struct step_work {
 	replica_run best;               /* the slowest class's run */
 	capsim_pipeline_result pr;      /* its schedule */
 	capsim_pipeline_result pr0;     /* its schedule without the transfers */
-	double *dp_t, *dp_g;            /* [pp] each stage's gradient sync, slowest kind's pace */
+	dp_cost *dp;                    /* [pp] each stage's gradient sync, slowest kind's pace */
 	unsigned *present;              /* [pp] bit t: a class runs the stage on kind t */
 } step_work;
 
@@ -1303,8 +1406,7 @@ static void step_work_init(step_work *w, const capsim_scenario *s)
 	memset(w, 0, sizeof *w);
 	w->kinds = s->n_groups > 0 ? s->n_groups : 1;
 	w->crit_cls = -1;
-	w->dp_t = capsim_xcalloc((size_t)s->pp, sizeof *w->dp_t);
-	w->dp_g = capsim_xcalloc((size_t)s->pp, sizeof *w->dp_g);
+	w->dp = capsim_xcalloc((size_t)s->pp, sizeof *w->dp);
 	w->present = capsim_xcalloc((size_t)s->pp, sizeof *w->present);
 }
 
@@ -1317,8 +1419,7 @@ static void step_work_free(step_work *w)
 		view_free(&w->view[t]);
 	capsim_pipeline_result_free(&w->pr);
 	capsim_pipeline_result_free(&w->pr0);
-	free(w->dp_t);
-	free(w->dp_g);
+	free(w->dp);
 	free(w->present);
 }
 
@@ -1350,6 +1451,16 @@ static int step_views(step_work *w, const capsim_scenario *s, capsim_fabric *f,
 	return 0;
 }
 
+/* Into *pace, each part of a kind's gradient sync c where it is slower. */
+static void dp_slowest(dp_cost *pace, const dp_cost *c)
+{
+	pace->t = fmax(pace->t, c->t);
+	pace->g = fmax(pace->g, c->g);
+	pace->last = fmax(pace->last, c->last);
+	pace->sm_t = fmax(pace->sm_t, c->sm_t);
+	pace->sm_g = fmax(pace->sm_g, c->sm_g);
+}
+
 /* The replicas' classes, and each stage's gradient sync at the pace of the
  * slowest kind of GPU that runs it in any class; the straggler's stage and
  * the classes' count in out. */
@@ -1362,12 +1473,8 @@ static void step_sync_pace(step_work *w, const capsim_scenario *s, capsim_step *
 			w->present[k] |= 1u << w->cls[j].kind[k];
 	for (int k = 0; k < p; k++)
 		for (int t = 0; t < w->kinds; t++)
-			if (w->present[k] & (1u << t)) {
-				if (w->view[t].dp_t > w->dp_t[k])
-					w->dp_t[k] = w->view[t].dp_t;
-				if (w->view[t].dp_g > w->dp_g[k])
-					w->dp_g[k] = w->view[t].dp_g;
-			}
+			if (w->present[k] & (1u << t))
+				dp_slowest(&w->dp[k], &w->view[t].dp);
 	out->straggler_stage = straggler_stage_of(s, w->view, w->cls, w->ncls);
 	out->replica_classes = w->ncls;
 }
@@ -1399,7 +1506,7 @@ static int step_slowest_class(step_work *w, const capsim_scenario *s, capsim_ste
 		replica_run x;
 		memset(&x, 0, sizeof x);
 		capsim_pipeline_result r;
-		replica_prepare(&x, s, w->view, &w->cls[j], out->straggler_stage, w->dp_t, w->dp_g);
+		replica_prepare(&x, s, w->view, &w->cls[j], out->straggler_stage, w->dp);
 		int prc = replica_simulate(&x, 1, &r);
 		if (prc != CAPSIM_PIPELINE_OK) {
 			schedule_error(s, prc, &r, d);
@@ -1456,7 +1563,7 @@ static void step_breakdown(const step_work *w, const capsim_scenario *s, capsim_
 	out->critical_group = w->cls[w->crit_cls].kind[crit];
 	out->step_time_s = (double)pr->makespan_ns * 1e-9;
 	out->p2p_s = best->p2p0;
-	out->dp_sync_s = w->dp_t[0] + w->dp_g[0];
+	out->dp_sync_s = w->dp[0].t + w->dp[0].g;
 	out->exposed_comm_dp_s = best->exposed_dp0;
 	out->optimizer_s = best->optimizer0;
 	out->exposed_comm_tp_s = mb * (sc[crit].tp_fwd + sc[crit].tp_bwd);
@@ -1472,6 +1579,7 @@ static void step_breakdown(const step_work *w, const capsim_scenario *s, capsim_
 				 mb * (sc[crit].host_fwd + sc[crit].host_bwd);
 	else
 		out->compute_s = mb * (sc[crit].fwd + sc[crit].bwd);
+	out->compute_s += best->dp_pen0; /* slowed beside the gradient sync */
 	out->exposed_comm_pp_s = (double)(pr->makespan_ns - pr0->makespan_ns) * 1e-9;
 	if (out->exposed_comm_pp_s < 0)
 		out->exposed_comm_pp_s = 0;

@@ -115,10 +115,13 @@ static void test_edit_and_evaluate(void **state)
 		if (rc == 0) {
 			assert_non_null(a);
 			ok++;
-			/* the reference is one replica of this job: never beaten */
+			/* the reference is this job on one node: beaten only where
+			 * its gradient sync over NVLink runs on more channels, so
+			 * takes more SMs from the compute, than the job's across
+			 * nodes (24 against 16 on DGX H100s): by at most 0.2% */
 			json_t *eff = json_object_get(a, "scaling_efficiency");
 			assert_non_null(eff);
-			if (json_real_value(eff) > 1.0 + 1e-12)
+			if (json_real_value(eff) > 1.002)
 				fail_msg("point %d: scaling efficiency %.17g above 1", i,
 					 json_real_value(eff));
 		} else {

@@ -186,7 +186,9 @@ static void test_busiest_links(void **state)
 /* A GPU 20% slow holds up every replica: it goes to the stage with the
  * most work, whose kernels then take 1.2 times as long, and the step grows
  * by nearly all of that (1F1B's steady state runs at the slowest stage's
- * pace); no straggler, no stage named. */
+ * pace); no straggler, no stage named. The compute slowed beside the
+ * gradient sync (the SMs its channels take, counted in compute) does not
+ * grow with the straggler: within 0.1%. */
 static void test_straggler(void **state)
 {
 	(void)state;
@@ -197,7 +199,7 @@ static void test_straggler(void **state)
 	capsim_step slow = step_of(s);
 	assert_int_equal(slow.straggler_stage, fast.critical_stage);
 	assert_int_equal(slow.critical_stage, fast.critical_stage);
-	assert_rel(slow.compute_s, 1.2 * fast.compute_s, 1e-6);
+	assert_rel(slow.compute_s, 1.2 * fast.compute_s, 1e-3);
 	double more = slow.compute_s - fast.compute_s;
 	assert_true(slow.step_time_s - fast.step_time_s > 0.9 * more);
 	assert_true(slow.step_time_s - fast.step_time_s < 1.1 * more);
@@ -254,6 +256,45 @@ static void test_interleaved_dp_overlap(void **state)
 	capsim_diags_free(&d);
 	assert_true(u.exposed_comm_dp_s > 0);
 	assert_rel(v.exposed_comm_dp_s, u.exposed_comm_dp_s, 1e-9);
+	free(s);
+}
+
+/* The gradient sync in Megatron's buckets (docs/model.md, "Training step",
+ * 7): with one bucket for all (dp-bucket past the stage's parameters) every
+ * gradient is ready only as the backward ends, so the reduce-scatter and the
+ * all-gather are wholly exposed and take nothing from the compute. With the
+ * default buckets only the last one waits, the input embedding's or, where
+ * that is smaller (here), Megatron's least bucket of 40M parameters: the
+ * rest runs beside the backward (and the gathers beside the forward), so
+ * the exposed time is the collectives' times the embedding's share of the
+ * stage's gradients, and the compute beside them loses the SMs their
+ * channels take, at most 32 of the H100's 132 a collective. */
+static void test_dp_buckets(void **state)
+{
+	(void)state;
+	const capsim_set one[] = { { "workload.parallelism.pp", "1" },
+				   { "workload.micro-batch", "4" },
+				   { "workload.global-batch", "16" },
+				   { "workload.parallelism.dp-bucket", "1e13" } };
+	capsim_scenario *s = load(base, one, 4);
+	assert_int_equal(s->dp, 4);
+	capsim_step a = step_of(s);
+	free(s);
+	s = load(base, one, 3);
+	capsim_step b = step_of(s);
+	printf("one bucket: sync %.4f s, exposed %.4f s, compute %.4f s; buckets: exposed "
+	       "%.4f s, compute %.4f s\n", a.dp_sync_s, a.exposed_comm_dp_s, a.compute_s,
+	       b.exposed_comm_dp_s, b.compute_s);
+	assert_true(a.dp_sync_s > 0.0);
+	assert_rel(a.exposed_comm_dp_s, a.dp_sync_s, 1e-9);
+	assert_rel(b.dp_sync_s, a.dp_sync_s, 1e-12);
+	double emb = (double)s->model.vocab * s->model.hidden / s->tp; /* 20.5M: less */
+	double last = fmax(emb, 4e7) / b.memory[0].first.trained_params;
+	assert_true(last > 0.01 && last < 0.2);
+	assert_rel(b.exposed_comm_dp_s, b.dp_sync_s * last, 1e-6);
+	double pen = b.compute_s - a.compute_s;
+	assert_true(pen > 0.0);
+	assert_true(pen <= b.dp_sync_s * (1.0 - last) * 32.0 / 132.0);
 	free(s);
 }
 
@@ -765,6 +806,8 @@ static void test_fp8_amax(void **state)
 	const capsim_set fp8[] = { { "workload.dtype", "fp8" } };
 	const capsim_set fp8_torch[] = { { "workload.dtype", "fp8" },
 					 { "workload.framework", "torch-amp" } };
+	const capsim_set bf16_torch[] = { { "workload.dtype", "bf16" },
+					  { "workload.framework", "torch-amp" } };
 	capsim_scenario *s = load(base, bf16, 1);
 	capsim_step a = step_of(s);
 	free(s);
@@ -775,13 +818,16 @@ static void test_fp8_amax(void **state)
 	s = load(base, fp8_torch, 2);
 	capsim_step c = step_of(s);
 	free(s);
+	s = load(base, bf16_torch, 2);
+	capsim_step c0 = step_of(s);
+	free(s);
 	assert_true(b.exposed_comm_dp_s > a.exposed_comm_dp_s);
 	/* two all-reduces a micro-batch, each at least NCCL's latency (some us)
 	 * and well under 1 ms at a few KB */
 	double per = (b.exposed_comm_dp_s - a.exposed_comm_dp_s) / (2.0 * mb);
 	assert_true(per > 1e-6 && per < 1e-3);
 	assert_true(b.exposed_comm_dp_s < 0.01 * b.step_time_s);
-	assert_rel(c.exposed_comm_dp_s, a.exposed_comm_dp_s, 1e-9);
+	assert_rel(c.exposed_comm_dp_s, c0.exposed_comm_dp_s, 1e-9);
 }
 
 /* Power in closed form: a step whose critical stage is busy 80% of its 2 s
@@ -1844,6 +1890,7 @@ int main(void)
 		cmocka_unit_test(test_lora_step),
 		cmocka_unit_test(test_selective_recompute_time),
 		cmocka_unit_test(test_interleaved_dp_overlap),
+		cmocka_unit_test(test_dp_buckets),
 		cmocka_unit_test(test_fp8_head_in_bf16),
 		cmocka_unit_test(test_ep_overlap),
 		cmocka_unit_test(test_mixed_gpus),
