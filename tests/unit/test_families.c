@@ -417,9 +417,11 @@ static double score_row(const family_row *w, int *fits)
 	double pub = w->pub_s;
 	double err = r.step_time_s / pub - 1.0;
 	printf("| %s | %d | %d/%d/%d/%d | %.3f | %.3f | %+.1f%% | %.3f | %.3f | %.3f | %.3f | "
-	       "%.3f | %.3f | %.1f |\n", w->id, w->gpus, w->tp, w->pp, w->cp, w->vp, pub,
-	       r.step_time_s, 100 * err, r.compute_s, r.exposed_comm_tp_s, r.exposed_comm_cp_s,
-	       r.exposed_comm_dp_s, r.bubble_s, r.host_s, r.memory[0].peak.total_bytes / 1e9);
+	       "%.3f | %.3f | %.1f of %.1f, %s |\n", w->id, w->gpus, w->tp, w->pp, w->cp, w->vp,
+	       pub, r.step_time_s, 100 * err, r.compute_s, r.exposed_comm_tp_s,
+	       r.exposed_comm_cp_s, r.exposed_comm_dp_s, r.bubble_s, r.host_s,
+	       r.memory[0].peak.total_bytes / 1e9, r.memory[0].capacity_bytes / 1e9,
+	       capsim_mem_verdict_names[r.memory[0].verdict]);
 	layer_shares(s);
 	*fits = r.memory[0].fits;
 	if (!*fits)
@@ -437,7 +439,7 @@ static double score_row(const family_row *w, int *fits)
 static void score_family(const family_row *rows, size_t n)
 {
 	printf("| row | GPUs | TP/PP/CP/VP | published (s) | capsim (s) | error | compute | "
-	       "TP exposed | CP exposed | DP exposed | bubble | host | peak GB |\n"
+	       "TP exposed | CP exposed | DP exposed | bubble | host | memory GB |\n"
 	       "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	double sum = 0.0;
 	for (size_t i = 0; i < n; i++) {
