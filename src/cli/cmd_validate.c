@@ -136,13 +136,19 @@ static void print_summary(const capsim_scenario *s)
 		capsim_units_format(m.capacity_bytes, CAPSIM_DIM_BYTES, cap, sizeof cap);
 		if (s->n_groups > 1)
 			snprintf(on, sizeof on, " on %s", gv.gpu->e.id);
-		char casts[64] = "";
+		char casts[96] = "";
+		size_t cl = 0;
 		if (p->casts_bytes > 0 || p->gathers_bytes > 0) {
 			char c1[32];
 			capsim_units_format(p->casts_bytes + p->gathers_bytes, CAPSIM_DIM_BYTES, c1,
 					    sizeof c1);
-			snprintf(casts, sizeof casts, ", %s %s", p->casts_bytes > 0 ? "casts" :
-				 "gathered weights", c1);
+			cl = (size_t)snprintf(casts, sizeof casts, ", %s %s",
+					      p->casts_bytes > 0 ? "casts" : "gathered weights", c1);
+		}
+		if (p->fp8_bytes > 0 && cl < sizeof casts) { /* Transformer Engine's FP8 weights */
+			char f8[32];
+			capsim_units_format(p->fp8_bytes, CAPSIM_DIM_BYTES, f8, sizeof f8);
+			snprintf(casts + cl, sizeof casts - cl, ", FP8 weights %s", f8);
 		}
 		char mg[32];
 		capsim_units_format(fabs(m.margin_bytes), CAPSIM_DIM_BYTES, mg, sizeof mg);

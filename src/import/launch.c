@@ -41,6 +41,8 @@ typedef enum {
 	F_TPO,         /* --tp-comm-overlap */
 	F_BF16, F_FP16,
 	F_FP8,         /* --fp8-format e4m3|hybrid */
+	F_FP8_PARAMS,  /* --fp8-param-gather */
+	F_GRAD_BF16,   /* --grad-reduce-in-bf16 */
 	F_SWIGLU,
 	F_NORM,        /* --normalization LayerNorm|RMSNorm */
 	F_POS,         /* --position-embedding-type learned_absolute|rope */
@@ -82,6 +84,8 @@ static const struct {
 	{ "--bf16", F_BF16, 0 },
 	{ "--fp16", F_FP16, 0 },
 	{ "--fp8-format", F_FP8, 0 },
+	{ "--fp8-param-gather", F_FP8_PARAMS, 0 },
+	{ "--grad-reduce-in-bf16", F_GRAD_BF16, 0 },
 	{ "--swiglu", F_SWIGLU, 0 },
 	{ "--normalization", F_NORM, 0 },
 	{ "--position-embedding-type", F_POS, 0 },
@@ -104,7 +108,7 @@ static const char *const boolean[] = {
 	"--tp-comm-overlap", "--bf16", "--fp16", "--swiglu", "--untie-embeddings-and-output-weights",
 	"--overlap-grad-reduce", "--overlap-param-gather", "--use-flash-attn", "--no-masked-softmax-fusion",
 	"--disable-bias-linear", "--group-query-attention", "--use-mcore-models", "--standalone",
-	"--exclusive",
+	"--exclusive", "--fp8-param-gather", "--grad-reduce-in-bf16",
 };
 
 /* NeMo's overrides: key=value */
@@ -216,6 +220,8 @@ static int one_flag(capsim_launch *l, int k, const char *name, const char *v, co
 		if (v && strcmp(v, "hybrid") && strcmp(v, "e4m3"))
 			note(l, "--fp8-format %s: costed as capsim's fp8", v);
 		return 0;
+	case F_FP8_PARAMS: l->fp8_param_gather = 1; return 0;
+	case F_GRAD_BF16: l->grad_reduce_bf16 = 1; return 0;
 	case F_SWIGLU: l->swiglu = 1; return 0;
 	case F_NORM:
 		l->rmsnorm = v && strcasecmp(v, "RMSNorm") == 0;
@@ -249,7 +255,7 @@ static int takes_value(fkind k)
 {
 	switch (k) {
 	case F_RECOMP_ACT: case F_ZERO1: case F_SP: case F_TPO: case F_BF16: case F_FP16:
-	case F_SWIGLU: case F_UNTIE:
+	case F_FP8_PARAMS: case F_GRAD_BF16: case F_SWIGLU: case F_UNTIE:
 		return 0;
 	default:
 		return 1;

@@ -44,6 +44,8 @@ typedef struct capsim_launch {
 	int zero;                    /* 1 with the distributed optimizer; -1 not said */
 	int sequence_parallel, tp_comm_overlap; /* -1 not said */
 	const char *dtype;           /* "bf16", "fp16", "fp8", NULL */
+	int fp8_param_gather;        /* --fp8-param-gather: FP8 primary weights (with fp8) */
+	int grad_reduce_bf16;        /* --grad-reduce-in-bf16: a 16-bit gradient buffer */
 	/* the model's architecture where the launch gives it */
 	long layers, hidden, heads, kv_heads, ffn, max_positions, vocab, experts, top_k;
 	int swiglu, rmsnorm, rope, untied; /* -1 not said */

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 #include "launch.h"
@@ -111,6 +112,12 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 	return d->n > before ? -1 : 0;
 }
 
+/* whether the launch trains in fp8 */
+static int fp8(const capsim_launch *l)
+{
+	return l->dtype && strcmp(l->dtype, "fp8") == 0;
+}
+
 /* the scenario's opening comment: where it came from, what was not
  * modelled and what was assumed */
 static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const char *where)
@@ -130,6 +137,12 @@ static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const
 		fprintf(f, "     nodes: not in the launch; 1 assumed\n");
 	if (s->tokens <= 0)
 		fprintf(f, "     tokens: no train-iters or train-samples in the launch; 1T assumed\n");
+	if (l->fp8_param_gather && !fp8(l)) {
+		fputs("     ", f);
+		capsim_xml_comment_escape(f, "--fp8-param-gather without --fp8-format: not "
+					     "modelled (FP8 primary weights need fp8)");
+		fputs("\n", f);
+	}
 	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
 }
 
@@ -158,7 +171,14 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 		tok, l->dtype ? l->dtype : "bf16");
 	fprintf(f, "    <model ref=\"");
 	capsim_xml_escape(f, model);
-	fprintf(f, "\"/>\n    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
+	fprintf(f, "\"/>\n");
+	/* Megatron-LM's memory recipe where the flags change it: FP8 primary
+	 * weights (fp8 only) and a 16-bit gradient buffer */
+	int fp8_params = l->fp8_param_gather && fp8(l);
+	if (fp8_params || l->grad_reduce_bf16)
+		fprintf(f, "    <precision%s%s/>\n", fp8_params ? " params=\"fp8\"" : "",
+			l->grad_reduce_bf16 ? " grads=\"bf16\"" : "");
+	fprintf(f, "    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
 		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", s->tp, s->pp, s->cp, l->ep ? l->ep : 1,
 		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
 	if (s->tp > 1 && l->sequence_parallel != -1)

@@ -1008,6 +1008,25 @@ static void check_group_parts(const capsim_scenario *s, capsim_diags *d)
 	}
 }
 
+/* precision params="fp8" is Transformer Engine's FP8 primary weights under
+ * Megatron-LM (--fp8-param-gather): an FP8 run of the megatron recipe that
+ * trains every weight. */
+static void check_precision(const capsim_scenario *s, capsim_diags *d)
+{
+	if (s->prec_params != CAPSIM_PREC_PARAMS_FP8)
+		return;
+	if (s->dtype != CAPSIM_DTYPE_FP8 || s->framework != CAPSIM_FW_MEGATRON ||
+	    s->finetune == CAPSIM_FT_LORA)
+		blame(d, s, "workload.precision",
+		      "workload.precision.params workload.dtype workload.framework "
+		      "workload.finetune.method",
+		      "workload: precision params=fp8 (Transformer Engine's FP8 primary weights) "
+		      "needs dtype=fp8, framework=megatron and full training; found dtype=%s, "
+		      "framework=%s%s",
+		      capsim_dtype_names[s->dtype], capsim_framework_names[s->framework],
+		      s->finetune == CAPSIM_FT_LORA ? ", finetune lora" : "");
+}
+
 static void check_parallelism(const capsim_scenario *s, capsim_diags *d)
 {
 	check_degrees(s, d);
@@ -1086,6 +1105,7 @@ static int check_consistency(capsim_scenario *s, const capsim_catalog *cat, caps
 	derive(s);
 	check_groups(s, d);
 	check_parallelism(s, d);
+	check_precision(s, d);
 	check_fabric(s, cat, d);
 	s->has_burst = 0;
 	if (s->burst_cloud[0] && cat) {

@@ -187,6 +187,20 @@ static void recipe_outside(const capsim_scenario *s, capsim_mem_recipe *r)
 {
 	int megatron = s->framework == CAPSIM_FW_MEGATRON;
 	r->fp8_te = s->dtype == CAPSIM_DTYPE_FP8 && megatron;
+	/* Float8Tensor keeps a transposed copy beside its data for the
+	 * backward's GEMMs where the GPU's FP8 GEMMs take TN operands only
+	 * (transformer_engine/pytorch/csrc/quantizer.cpp,
+	 * Float8Quantizer::create_tensor: with_transpose = columnwise usage
+	 * and not nvte_is_non_tn_fp8_gemm_supported()) */
+	int transpose = s->gpu.fp8_layouts == CAPSIM_FP8_LAYOUTS_TN;
+	r->fp8_weight_bytes = r->fp8_te ? 1.0 + transpose : 0.0;
+	/* Megatron-LM --fp8-param-gather ("keep the compute param in fp8, do
+	 * not use any other intermediate dtype", megatron/training/
+	 * arguments.py): the modules' GEMM weights are Float8Tensors, the
+	 * gradient buffer's param storage uint8 (megatron/core/distributed/
+	 * param_and_grad_buffer.py); the fp32 master stays in the optimizer */
+	r->fp8_params = r->fp8_te && s->prec_params == CAPSIM_PREC_PARAMS_FP8 &&
+			s->finetune != CAPSIM_FT_LORA;
 	r->context_bytes = s->memory_context_bytes > 0 ? s->memory_context_bytes :
 			   CONTEXT_MEASURED + (megatron ? TE_WORKSPACES : 0.0);
 	r->band_under = r->band_over = s->framework == CAPSIM_FW_TORCH_AMP ? BAND_TORCH : BAND;
@@ -255,7 +269,9 @@ void capsim_memory_recipe(const capsim_scenario *s, capsim_mem_recipe *r)
 		r->logit_bytes = half + 4.0;
 		break;
 	}
-	static const double params_b[] = { 0, 4, 2, 2 }, b16_32[] = { 0, 4, 2 },
+	/* params fp8: the weights outside the GEMMs (embedding, norms, LM head)
+	 * stay 16-bit; the GEMMs' are the FP8 copy (recipe_outside) */
+	static const double params_b[] = { 0, 4, 2, 2, 2 }, b16_32[] = { 0, 4, 2 },
 			    master_b[] = { 0, 0, 4 }, states_b[] = { 0, 8, 4 };
 	if (s->prec_params)
 		r->param_bytes = params_b[s->prec_params];
@@ -323,7 +339,9 @@ static void stage_states(const capsim_scenario *s, const capsim_mem_recipe *rc,
 	/* LoRA: the frozen base has no gradient, master or moments; the
 	 * adapters are trained with the framework's recipe */
 	double frozen = s->finetune == CAPSIM_FT_LORA ? out->params * rc->frozen_bytes : 0.0;
-	out->weights_bytes = (frozen + trained * rc->param_bytes) / (s->zero >= 3 ? shard : 1.0);
+	/* FP8 primary weights: the GEMMs' weights are only in fp8_bytes */
+	double high = rc->fp8_params ? trained - gemm : trained;
+	out->weights_bytes = (frozen + high * rc->param_bytes) / (s->zero >= 3 ? shard : 1.0);
 	out->grads_bytes = trained * rc->grad_bytes / (s->zero >= 2 ? shard : 1.0);
 	out->optimizer_bytes =
 		trained * (rc->master_bytes + rc->state_bytes) / (s->zero >= 1 ? shard : 1.0);
@@ -342,8 +360,10 @@ static void stage_states(const capsim_scenario *s, const capsim_mem_recipe *rc,
 	out->gathers_bytes = 2.0 * live + rc->layer_grad_bytes * bucket;
 	/* Transformer Engine keeps each GEMM weight's FP8 copy and, for the
 	 * backward's GEMMs, its transpose, cast once and cached across the
-	 * step's micro-batches (TransformerLayer's is_first_microbatch) */
-	out->fp8_bytes = rc->fp8_te ? 2.0 * gemm : 0.0;
+	 * step's micro-batches (TransformerLayer's is_first_microbatch); FP8
+	 * primary weights are that copy, sharded as the weights are */
+	out->fp8_bytes = rc->fp8_weight_bytes * gemm /
+			 (rc->fp8_params && s->zero >= 3 ? shard : 1.0);
 }
 
 /* activations of the micro-batches stage k holds, and the loss's logits */

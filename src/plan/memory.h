@@ -16,7 +16,8 @@
 /* What a framework keeps of the model, per parameter before sharding, and
  * how long (docs/model.md, "Memory per framework"). */
 typedef struct capsim_mem_recipe {
-	double param_bytes;  /* the trained weights kept between steps */
+	double param_bytes;  /* the trained weights kept between steps (with fp8_params,
+			      * those outside the GEMMs) */
 	double frozen_bytes; /* LoRA's frozen base: the training dtype's 16 bits (fp32: 4) */
 	double grad_bytes;   /* gradients until the optimizer step */
 	double master_bytes; /* a separate fp32 master copy (0: none) */
@@ -36,6 +37,11 @@ typedef struct capsim_mem_recipe {
 	double grad_bucket_max;  /* zero 3: most gradients in one reduce bucket (0: no cap) */
 	int fp8_te;          /* fp8 through Transformer Engine: FP8 weight copies and
 			      * their transposes, GEMM inputs saved in FP8 */
+	int fp8_params;      /* the GEMM weights kept in FP8 alone (Transformer Engine's
+			      * FP8 primary weights, --fp8-param-gather): no 16-bit copy
+			      * of them, and no FP8 cache beside them */
+	double fp8_weight_bytes; /* bytes a GEMM parameter of its FP8 copy (cached, or the
+				  * weight itself): 1, and 1 for its transpose */
 	double context_bytes; /* the CUDA context and library workspaces */
 	double band_under, band_over; /* the model's error: the true peak may exceed
 				       * the estimate by band_under of it, or fall
@@ -69,7 +75,8 @@ typedef struct capsim_stage_memory {
 	double gathers_bytes;      /* FSDP2: unsharded 16-bit weights of the layers gathered at
 				    * once, and in the backward one layer's unsharded gradients */
 	double fp8_bytes;          /* Transformer Engine FP8: each GEMM weight's FP8 copy and its
-				    * transpose, cached across the step's micro-batches */
+				    * transpose, cached across the step's micro-batches, or
+				    * the FP8 primary weights themselves (precision params fp8) */
 	double in_flight;          /* micro-batches whose activations are held (may be fractional: interleaving) */
 	double allocated_bytes;    /* the model's bytes at the peak: what the allocator hands out */
 	double context_bytes;      /* outside the model: the CUDA context and workspaces, */

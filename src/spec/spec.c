@@ -52,6 +52,7 @@
 
 static const char *const scaleup_kinds[] = { "none", "nvlink", "infinity-fabric", NULL };
 static const char *const directions[] = { "bidirectional", "per-direction", NULL };
+static const char *const fp8_layouts[] = { "tn", "any", NULL };
 static const char *const transports[] = { "infiniband", "ethernet", "vpi", NULL };
 static const char *const storage_kinds[] = { "nvme", "local-raid0", "lustre", "weka", "nfs", "object", NULL };
 static const char *const scopes[] = { "per-device", "aggregate", NULL };
@@ -88,6 +89,7 @@ static const capsim_field gpu_fields[] = {
 	FINT("scale-up.links", capsim_gpu, scaleup_links, P, 1, 100, "links per GPU"),
 	FINT("pcie.generation", capsim_gpu, pcie_generation, P, 1, 8, "PCIe generation; absent: not attached over PCIe"),
 	FINT("pcie.lanes", capsim_gpu, pcie_lanes, P, 1, 32, "PCIe lanes"),
+	FENUM("fp8.layouts", capsim_gpu, fp8_layouts, fp8_layouts, 0, "tn", "operand layouts its per-tensor-scaled FP8 GEMMs take: tn (Ada, Hopper: a backward GEMM reads a transposed FP8 copy, which Transformer Engine keeps beside each FP8 weight) or any (Blackwell: one FP8 copy serves both); Transformer Engine's nvte_is_non_tn_fp8_gemm_supported: compute capability 10.x, 11.x, 13.0 and later; default tn, the larger memory (assumption)"),
 	FDBL("efficiency.gemm", capsim_gpu, eff_gemm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best bf16/fp16 GEMM rate over the dense peak; default: capsim's published table"),
 	FDBL("efficiency.gemm-fp8", capsim_gpu, eff_gemm_fp8, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "best fp8 GEMM rate over the dense fp8 peak; default: capsim's published table"),
 	FDBL("efficiency.hbm", capsim_gpu, eff_hbm, CAPSIM_DIM_RATIO, P, 0.01, 1.0, "device-memory copy bandwidth over the datasheet's; default: capsim's published table"),
@@ -329,7 +331,7 @@ const char *const capsim_framework_names[] = { "megatron", "torch-amp", "fsdp2",
 /* workload.fp8-recipe, in capsim_fp8_recipe's order */
 static const char *const fp8_recipe_names[] = { "framework", "delayed", "current", NULL };
 /* workload.precision: index 0 is "the framework's choice" */
-static const char *const prec_params_names[] = { "framework", "fp32", "bf16", "fp16", NULL };
+static const char *const prec_params_names[] = { "framework", "fp32", "bf16", "fp16", "fp8", NULL };
 static const char *const prec_grads_names[] = { "framework", "fp32", "bf16", NULL };
 static const char *const prec_master_names[] = { "framework", "none", "fp32", NULL };
 static const char *const prec_states_names[] = { "framework", "fp32", "bf16", NULL };
@@ -440,7 +442,7 @@ const capsim_field capsim_scenario_fields[] = {
 	FENUM("workload.finetune.method", S, finetune, finetunes, 0, "full", "full: every weight trained; lora: the base frozen (16-bit weights, no gradients, no optimizer state, no weight-gradient GEMMs), rank-r adapters trained beside each target matrix"),
 	SINT("workload.finetune.rank", lora_rank, P, 1, 65536, "16", "LoRA rank r: each adapted din x dout matrix trains r(din + dout) parameters"),
 	FENUM("workload.finetune.targets", S, lora_targets, lora_targets, 0, "all", "matrices LoRA adapts: all (every linear layer of the blocks) or attention (Q, K, V and the output projection)"),
-	FENUM("workload.precision.params", S, prec_params, prec_params_names, 0, "framework", "dtype of the weights the framework keeps between steps (fp32, bf16, fp16)"),
+	FENUM("workload.precision.params", S, prec_params, prec_params_names, 0, "framework", "dtype of the weights the framework keeps between steps (fp32, bf16, fp16; fp8: Transformer Engine's FP8 primary weights, Megatron-LM's --fp8-param-gather: the GEMM weights kept in FP8 alone, with no 16-bit copy; the rest 16-bit; needs dtype fp8 and framework megatron)"),
 	FENUM("workload.precision.grads", S, prec_grads, prec_grads_names, 0, "framework", "dtype of the gradients accumulated and kept until the optimizer step (fp32, bf16)"),
 	FENUM("workload.precision.master", S, prec_master, prec_master_names, 0, "framework", "a separate fp32 master copy of the weights (none, fp32)"),
 	FENUM("workload.precision.states", S, prec_states, prec_states_names, 0, "framework", "dtype of Adam's two moments (fp32, bf16)"),

@@ -69,6 +69,10 @@ typedef struct capsim_entry {
 
 typedef enum { CAPSIM_SCALEUP_NONE, CAPSIM_SCALEUP_NVLINK, CAPSIM_SCALEUP_INFINITY_FABRIC } capsim_scaleup_kind;
 typedef enum { CAPSIM_DIR_BIDIRECTIONAL, CAPSIM_DIR_PER_DIRECTION } capsim_direction;
+/* The operand layouts a GPU's per-tensor-scaled FP8 GEMMs take: TN only
+ * (Ada, Hopper), so a backward GEMM reads a transposed FP8 copy of its
+ * operand; or any (Blackwell), so one FP8 copy serves both */
+typedef enum { CAPSIM_FP8_LAYOUTS_TN, CAPSIM_FP8_LAYOUTS_ANY } capsim_fp8_layouts;
 
 /* ---- calibration: what `capsim fit` measured on one GPU model ----------- */
 
@@ -202,6 +206,7 @@ typedef struct capsim_gpu {
 	double scaleup_bw_bytes_per_s; /* as the datasheet gives it */
 	int scaleup_direction;     /* capsim_direction of that figure */
 	int pcie_generation, pcie_lanes;
+	int fp8_layouts;           /* capsim_fp8_layouts */
 	/* measured efficiencies (a calibrated profile, or --set); 0: capsim's
 	 * published defaults (capsim_gpu_perf_default) */
 	double eff_gemm, eff_gemm_fp8;  /* best GEMM fraction of the dense peak */
@@ -447,6 +452,16 @@ typedef enum {
 	CAPSIM_FP8_DELAYED,  /* the scale from the amax history: one pass a cast */
 	CAPSIM_FP8_CURRENT   /* the scale from this tensor's amax: an amax pass first */
 } capsim_fp8_recipe;
+
+/* workload.precision.params, in the names' order (spec.c) */
+typedef enum {
+	CAPSIM_PREC_PARAMS_FRAMEWORK,
+	CAPSIM_PREC_PARAMS_FP32,
+	CAPSIM_PREC_PARAMS_BF16,
+	CAPSIM_PREC_PARAMS_FP16,
+	CAPSIM_PREC_PARAMS_FP8 /* Transformer Engine's FP8 primary weights (the GEMMs'):
+				* Megatron-LM's --fp8-param-gather */
+} capsim_prec_params;
 
 /* How a checkpoint is saved (cluster.storage.checkpoint-mode): the
  * framework's own save path, or synchronous or asynchronous as given. */

@@ -210,6 +210,8 @@ typedef struct {
 	double pub_s;          /* the published step */
 	int known_off;         /* +1 slow, -1 fast past the tolerance, as the docs explain; 0 */
 	int memory_off;        /* capsim says it does not fit, though it ran (docs explain) */
+	int bridge_precision;  /* the Megatron-Bridge performance recipes' precision: FP8
+				* primary weights and 16-bit gradients */
 } family_row;
 
 /* The scenario of one published row: its GPUs on the catalog node (a DGX
@@ -220,7 +222,11 @@ typedef struct {
  * (ZeRO-1), or ZeRO-3 where the row shards with Megatron FSDP, sequence
  * parallelism and TP communication overlap as the row says, the
  * interleaved schedule where VP > 1, no recomputation, kernels issued as
- * the recipe does (full-iteration CUDA graphs or eager). Where pp x VP does
+ * the recipe does (full-iteration CUDA graphs or eager), and the precision
+ * the Megatron-Bridge recipes set (bridge_precision): FP8 primary weights
+ * (bf16_with_fp8_current_scaling_mixed's fp8_param_gather) and a 16-bit
+ * gradient buffer (set_llama3_common_configs' and set_llama31_common_configs'
+ * grad_reduce_in_fp32 = False). Where pp x VP does
  * not divide the layers (Llama 3.1 405B's 126), the embedding and the loss
  * count as a layer each (Megatron-Bridge's 405B recipes set
  * account_for_embedding_in_pipeline_split and
@@ -250,14 +256,16 @@ static capsim_scenario *family_scenario(const family_row *w)
 		 "<fabric topology=\"fat-tree\" transport=\"%s\" routing=\"adaptive\">"
 		 "<switch ref=\"%s\"/></fabric></cluster>"
 		 "<workload seq-len=\"%d\" global-batch=\"%d\" micro-batch=\"%d\" tokens=\"1T\" "
-		 "dtype=\"fp8\" execution=\"%s\"><model ref=\"%s\"/><parallelism tp=\"%d\" "
+		 "dtype=\"fp8\" execution=\"%s\"><model ref=\"%s\"/>%s<parallelism tp=\"%d\" "
 		 "pp=\"%d\" cp=\"%d\" zero=\"%d\" sequence-parallel=\"%s\" "
 		 "tp-comm-overlap=\"%s\" schedule=\"%s\" virtual-stages=\"%d\"%s/></workload>"
 		 "</scenario>",
 		 w->id, w->gpus / per_node, w->node, roce ? "<nic ref=\"cx7-400gbe\"/>" : "",
 		 roce ? "roce" : "infiniband", roce ? "sn5600" : xdr ? "q3400" : "qm9700", w->seq,
 		 w->batch,
-		 w->micro, w->execution, w->model, w->tp, w->pp, w->cp, w->fsdp ? 3 : 1,
+		 w->micro, w->execution, w->model,
+		 w->bridge_precision ? "<precision params=\"fp8\" grads=\"bf16\"/>" : "", w->tp,
+		 w->pp, w->cp, w->fsdp ? 3 : 1,
 		 w->sp ? "on" : "off", w->overlap ? "on" : "off",
 		 w->vp > 1 ? "1f1b-interleaved" : "1f1b", w->vp > 1 ? w->vp : 1, split);
 	if (!w->domain)
@@ -301,7 +309,8 @@ static void row_common(const testutil_table *t, size_t i, family_row *w)
 
 /* The scorable rows of the Megatron-Bridge file. What its table does not
  * state is taken from the recipes (docs/validation.md): sequence
- * parallelism and TP overlap from TP 2; on GB200 the job's GPUs of a rack,
+ * parallelism and TP overlap from TP 2, FP8 primary weights and 16-bit
+ * gradients; on GB200 the job's GPUs of a rack,
  * 64 (16 of the 18 trays) or all of a smaller job, as its NVLink island. */
 static size_t load_nemo(family_row *rows)
 {
@@ -318,6 +327,7 @@ static size_t load_nemo(family_row *rows)
 		snprintf(w->fabric, sizeof w->fabric, "ndr");
 		w->fsdp = (int)testutil_csv_num(&t, i, "fsdp");
 		w->sp = w->overlap = w->tp > 1;
+		w->bridge_precision = 1;
 		if (rack_scale(w->node))
 			w->domain = w->gpus < 64 ? w->gpus : 64;
 		double tokens = testutil_csv_num(&t, i, "tokens_per_s_per_gpu");
@@ -407,9 +417,11 @@ static double score_row(const family_row *w, int *fits)
 	double pub = w->pub_s;
 	double err = r.step_time_s / pub - 1.0;
 	printf("| %s | %d | %d/%d/%d/%d | %.3f | %.3f | %+.1f%% | %.3f | %.3f | %.3f | %.3f | "
-	       "%.3f | %.3f | %.1f |\n", w->id, w->gpus, w->tp, w->pp, w->cp, w->vp, pub,
-	       r.step_time_s, 100 * err, r.compute_s, r.exposed_comm_tp_s, r.exposed_comm_cp_s,
-	       r.exposed_comm_dp_s, r.bubble_s, r.host_s, r.memory[0].peak.total_bytes / 1e9);
+	       "%.3f | %.3f | %.1f of %.1f, %s |\n", w->id, w->gpus, w->tp, w->pp, w->cp, w->vp,
+	       pub, r.step_time_s, 100 * err, r.compute_s, r.exposed_comm_tp_s,
+	       r.exposed_comm_cp_s, r.exposed_comm_dp_s, r.bubble_s, r.host_s,
+	       r.memory[0].peak.total_bytes / 1e9, r.memory[0].capacity_bytes / 1e9,
+	       capsim_mem_verdict_names[r.memory[0].verdict]);
 	layer_shares(s);
 	*fits = r.memory[0].fits;
 	if (!*fits)
@@ -427,7 +439,7 @@ static double score_row(const family_row *w, int *fits)
 static void score_family(const family_row *rows, size_t n)
 {
 	printf("| row | GPUs | TP/PP/CP/VP | published (s) | capsim (s) | error | compute | "
-	       "TP exposed | CP exposed | DP exposed | bubble | host | peak GB |\n"
+	       "TP exposed | CP exposed | DP exposed | bubble | host | memory GB |\n"
 	       "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	double sum = 0.0;
 	for (size_t i = 0; i < n; i++) {

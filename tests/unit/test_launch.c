@@ -520,6 +520,7 @@ static void test_writers(void **state)
 	assert_non_null(strstr(sc, "tp=\"4\" pp=\"1\" cp=\"1\" ep=\"1\" zero=\"0\" "
 				   "recompute=\"none\" sequence-parallel=\"on\"/>"));
 	assert_null(strstr(sc, "1T assumed"));
+	assert_null(strstr(sc, "<precision"));
 	free(sc);
 	char *models = NULL;
 	assert_int_equal(capsim_launch_model_text(&l, "n-model", "line", &models, &d), 0);
@@ -529,6 +530,27 @@ static void test_writers(void **state)
 	assert_non_null(strstr(models, "activation=\"swiglu\" vocab=\"50000\" "
 				       "max-seq-len=\"4096\""));
 	free(models);
+	/* Megatron-LM's FP8 primary weights and 16-bit gradients become the
+	 * workload's precision; FP8 primary weights without fp8 are said, not
+	 * written */
+	char *fp8[] = { "torchrun", "train.py", "--seq-length", "4096", "--fp8-format", "hybrid",
+			"--fp8-param-gather", "--grad-reduce-in-bf16", "--bf16" };
+	capsim_launch_init(&l);
+	assert_int_equal(capsim_launch_argv(fp8, 9, "line", &l, &d), 0);
+	sc = capsim_launch_scenario_text(&l, "f", "m", "dgx-h100", 8, "line", &d);
+	assert_non_null(sc);
+	assert_non_null(strstr(sc, "dtype=\"fp8\""));
+	assert_non_null(strstr(sc, "<precision params=\"fp8\" grads=\"bf16\"/>"));
+	free(sc);
+	char *bf16[] = { "torchrun", "train.py", "--seq-length", "4096", "--fp8-param-gather" };
+	capsim_launch_init(&l);
+	assert_int_equal(capsim_launch_argv(bf16, 5, "line", &l, &d), 0);
+	assert_int_equal(l.fp8_param_gather, 1);
+	sc = capsim_launch_scenario_text(&l, "f", "m", "dgx-h100", 8, "line", &d);
+	assert_non_null(sc);
+	assert_null(strstr(sc, "<precision"));
+	assert_non_null(strstr(sc, "-\\x2dfp8-param-gather without -\\x2dfp8-format: not modelled"));
+	free(sc);
 	/* a node of another size, and no sequence length: both said, no text */
 	capsim_launch_init(&l);
 	char *bare[] = { "torchrun", "--nproc-per-node", "4", "train.py" };

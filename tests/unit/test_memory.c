@@ -599,6 +599,85 @@ static void test_fp8_te(void **state)
 	free(s);
 }
 
+/* FP8 primary weights (precision params="fp8", Megatron-LM's
+ * --fp8-param-gather) with a 16-bit gradient buffer (grads="bf16"), as
+ * Megatron-Bridge's FP8 recipes run: the GEMM weights are kept once, in FP8
+ * with their transposes on H100 (2 bytes a GEMM parameter), with no 16-bit
+ * copy; the embedding, norms and LM head stay 16-bit; the gradients are
+ * 2 bytes a parameter, the master and moments unchanged. Llama 2 70B at
+ * TP 8: weights + gradients + FP8 copies go from 2 + 4 + 2 (gemm) bytes a
+ * parameter to 2 (the rest) + 2 + 2 (gemm). */
+static void test_fp8_params(void **state)
+{
+	(void)state;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" },
+				  { "workload.dtype", "fp8" } };
+	capsim_scenario *s = load("dgx-h100", 4, "llama-2-70b", 4096, 8, sp, 3);
+	assert_int_equal(s->dp, 4);
+	capsim_memory before, m;
+	capsim_memory_estimate(s, &before);
+	s->prec_params = CAPSIM_PREC_PARAMS_FP8;
+	s->prec_grads = 2; /* bf16 */
+	capsim_memory_estimate(s, &m);
+	double params = m.peak.params, gemm = 0.0;
+	for (int l = 0; l < s->model.layers; l++) {
+		capsim_layer_params lp;
+		capsim_model_layer_params(&s->model, l, &lp);
+		gemm += (lp.attention + lp.mlp + lp.shared) / 8;
+	}
+	assert_rel(params, before.peak.params, 1e-12);
+	assert_rel(m.peak.weights_bytes, 2.0 * (params - gemm), 1e-12);
+	assert_rel(m.peak.fp8_bytes, 2.0 * gemm, 1e-12);
+	assert_rel(m.peak.grads_bytes, 2.0 * params, 1e-12);
+	assert_rel(m.peak.optimizer_bytes, before.peak.optimizer_bytes, 1e-12);
+	/* activations are the FP8 linears' either way */
+	assert_rel(m.peak.activations_bytes, before.peak.activations_bytes, 1e-12);
+	assert_rel(before.peak.weights_bytes + before.peak.grads_bytes + before.peak.fp8_bytes -
+			   (m.peak.weights_bytes + m.peak.grads_bytes + m.peak.fp8_bytes),
+		   2.0 * gemm + 2.0 * params, 1e-12);
+	/* ZeRO-3 shards the FP8 weights as it shards the weights */
+	s->zero = 3;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.fp8_bytes, 2.0 * gemm / 4, 1e-12);
+	free(s);
+}
+
+/* Blackwell's FP8 GEMMs take any operand layout (the catalog's fp8 layouts
+ * "any"): Transformer Engine keeps one FP8 copy of each GEMM weight, 1 byte
+ * a parameter, where Hopper keeps its transpose too (2); as primary weights
+ * the same. Llama 2 70B at TP 8 on a DGX B200. */
+static void test_fp8_layouts(void **state)
+{
+	(void)state;
+	const capsim_set sp[] = { { "workload.parallelism.tp", "8" },
+				  { "workload.parallelism.sequence-parallel", "on" },
+				  { "workload.dtype", "fp8" } };
+	capsim_scenario *s = load("dgx-b200", 1, "llama-2-70b", 4096, 8, sp, 3);
+	assert_int_equal(s->gpu.fp8_layouts, CAPSIM_FP8_LAYOUTS_ANY);
+	double gemm = 0.0;
+	for (int l = 0; l < s->model.layers; l++) {
+		capsim_layer_params lp;
+		capsim_model_layer_params(&s->model, l, &lp);
+		gemm += (lp.attention + lp.mlp + lp.shared) / 8;
+	}
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.fp8_bytes, gemm, 1e-12);
+	s->prec_params = CAPSIM_PREC_PARAMS_FP8;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.fp8_bytes, gemm, 1e-12);
+	assert_rel(m.peak.weights_bytes, 2.0 * (m.peak.params - gemm), 1e-12);
+	s->gpu.fp8_layouts = CAPSIM_FP8_LAYOUTS_TN;
+	capsim_memory_estimate(s, &m);
+	assert_rel(m.peak.fp8_bytes, 2.0 * gemm, 1e-12);
+	free(s);
+	/* Hopper is TN only, and so is a GPU that does not say */
+	s = load("dgx-h100", 1, "llama-2-70b", 4096, 8, sp, 3);
+	assert_int_equal(s->gpu.fp8_layouts, CAPSIM_FP8_LAYOUTS_TN);
+	free(s);
+}
+
 /* PyTorch autocast over fp32 weights, Llama 3 8B (h 4096, 32 heads of 128,
  * 8 KV heads, SwiGLU f 14336), as autograd saves it: outside 4h + 6h + 4h +
  * 4h = 73728, inside 2q + 2k + 2v + 4o + 8f = 8192 + 2048 + 2048 + 16384 +
@@ -785,6 +864,8 @@ int main(void)
 		cmocka_unit_test(test_outside_the_model),
 		cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_fp8_te),
+		cmocka_unit_test(test_fp8_params),
+		cmocka_unit_test(test_fp8_layouts),
 		cmocka_unit_test(test_autocast_activations),
 		cmocka_unit_test(test_fsdp2_buffers),
 		cmocka_unit_test(test_dist_optimizer_512),
