@@ -212,13 +212,14 @@ typedef struct {
 	int memory_off;        /* capsim says it does not fit, though it ran (docs explain) */
 	int bridge_precision;  /* the Megatron-Bridge performance recipes' precision: FP8
 				* primary weights and 16-bit gradients */
+	int bf16;              /* a BF16 run (every GEMM in 16 bits); else FP8 */
 } family_row;
 
 /* The scenario of one published row: its GPUs on the catalog node (a DGX
  * on a rail-optimised fat tree, NDR InfiniBand or 400 GbE RoCE as the row
  * says; GB200 trays on NDR, GB300 trays on XDR for their 800 Gb/s NICs),
  * its model, batches, sequence and degrees, FP8 (per-tensor scaling, what
- * the sources' FP8, FP8-CS and tensorwise are), the distributed optimizer
+ * the sources' FP8, FP8-CS and tensorwise are) or BF16, the distributed optimizer
  * (ZeRO-1), or ZeRO-3 where the row shards with Megatron FSDP, sequence
  * parallelism and TP communication overlap as the row says, the
  * interleaved schedule where VP > 1, no recomputation, kernels issued as
@@ -226,7 +227,8 @@ typedef struct {
  * the Megatron-Bridge recipes set (bridge_precision): FP8 primary weights
  * (bf16_with_fp8_current_scaling_mixed's fp8_param_gather) and a 16-bit
  * gradient buffer (set_llama3_common_configs' and set_llama31_common_configs'
- * grad_reduce_in_fp32 = False). Where pp x VP does
+ * grad_reduce_in_fp32 = False; in a BF16 row 16-bit weights and the same
+ * gradient buffer, as NeMo's performance-mode recipes set). Where pp x VP does
  * not divide the layers (Llama 3.1 405B's 126), the embedding and the loss
  * count as a layer each (Megatron-Bridge's 405B recipes set
  * account_for_embedding_in_pipeline_split and
@@ -247,6 +249,9 @@ static capsim_scenario *family_scenario(const family_row *w)
 		ends = (m->layers + 2) / chunks * (w->vp > 1 ? w->vp : 1) - 1;
 	}
 	char split[96] = "";
+	const char *precision = !w->bridge_precision ? ""
+				: w->bf16 ? "<precision params=\"bf16\" grads=\"bf16\"/>"
+					  : "<precision params=\"fp8\" grads=\"bf16\"/>";
 	if (ends)
 		snprintf(split, sizeof split, " first-stage-layers=\"%d\" last-stage-layers=\"%d\"",
 			 ends, ends);
@@ -256,15 +261,14 @@ static capsim_scenario *family_scenario(const family_row *w)
 		 "<fabric topology=\"fat-tree\" transport=\"%s\" routing=\"adaptive\">"
 		 "<switch ref=\"%s\"/></fabric></cluster>"
 		 "<workload seq-len=\"%d\" global-batch=\"%d\" micro-batch=\"%d\" tokens=\"1T\" "
-		 "dtype=\"fp8\" execution=\"%s\"><model ref=\"%s\"/>%s<parallelism tp=\"%d\" "
+		 "dtype=\"%s\" execution=\"%s\"><model ref=\"%s\"/>%s<parallelism tp=\"%d\" "
 		 "pp=\"%d\" cp=\"%d\" zero=\"%d\" sequence-parallel=\"%s\" "
 		 "tp-comm-overlap=\"%s\" schedule=\"%s\" virtual-stages=\"%d\"%s/></workload>"
 		 "</scenario>",
 		 w->id, w->gpus / per_node, w->node, roce ? "<nic ref=\"cx7-400gbe\"/>" : "",
 		 roce ? "roce" : "infiniband", roce ? "sn5600" : xdr ? "q3400" : "qm9700", w->seq,
 		 w->batch,
-		 w->micro, w->execution, w->model,
-		 w->bridge_precision ? "<precision params=\"fp8\" grads=\"bf16\"/>" : "", w->tp,
+		 w->micro, w->bf16 ? "bf16" : "fp8", w->execution, w->model, precision, w->tp,
 		 w->pp, w->cp, w->fsdp ? 3 : 1,
 		 w->sp ? "on" : "off", w->overlap ? "on" : "off",
 		 w->vp > 1 ? "1f1b-interleaved" : "1f1b", w->vp > 1 ? w->vp : 1, split);
@@ -364,17 +368,22 @@ static size_t load_mlperf(family_row *rows)
 	return n;
 }
 
-/* Where one layer's time goes on the row's GPU, forward and backward of one
- * micro-batch: GEMMs, attention, FP8 casts and the other elementwise ops, as
- * shares (what a compute-bound miss is made of). */
-static void layer_shares(const capsim_scenario *s)
+/* the parts of a layer's time that layer_parts separates */
+enum { PART_GEMM, PART_ATTN, PART_CAST, PART_ELEM, PART__COUNT };
+
+/* Where one layer's time goes on the scenario's GPU, forward and backward of
+ * one micro-batch, in seconds: GEMMs, attention, FP8 casts and the other
+ * elementwise ops (what a compute-bound miss is made of). Returns the fp8
+ * GEMM saturation the GPU runs at. */
+static double layer_parts(const capsim_scenario *s, double parts[PART__COUNT])
 {
 	capsim_gpu_perf perf;
 	capsim_gpu_perf_default(&s->gpu, s->execution, &perf);
 	capsim_layer_work fw, bw;
 	capsim_layer_forward(s, 0, &fw);
 	capsim_layer_backward(&fw, &bw);
-	double gemm = 0, attn = 0, cast = 0, elem = 0;
+	for (int k = 0; k < PART__COUNT; k++)
+		parts[k] = 0.0;
 	for (int pass = 0; pass < 2; pass++) {
 		const capsim_layer_work *w = pass ? &bw : &fw;
 		for (int i = 0; i < CAPSIM_LOP__COUNT; i++) {
@@ -382,25 +391,35 @@ static void layer_shares(const capsim_scenario *s)
 				continue;
 			double t = capsim_layer_op_time_s(&s->gpu, &perf, s->dtype, &w->op[i]);
 			if (i == CAPSIM_LOP_FP8_CAST)
-				cast += t;
+				parts[PART_CAST] += t;
 			else if (w->op[i].kind == CAPSIM_OPK_GEMM)
-				gemm += t;
+				parts[PART_GEMM] += t;
 			else if (w->op[i].kind == CAPSIM_OPK_ATTENTION)
-				attn += t;
+				parts[PART_ATTN] += t;
 			else
-				elem += t;
+				parts[PART_ELEM] += t;
 		}
 	}
-	double all = gemm + attn + cast + elem;
+	return perf.gemm_sat_fp8;
+}
+
+/* layer_parts as shares of the layer, printed */
+static void layer_shares(const capsim_scenario *s)
+{
+	double p[PART__COUNT];
+	double sat = layer_parts(s, p);
+	double all = p[PART_GEMM] + p[PART_ATTN] + p[PART_CAST] + p[PART_ELEM];
 	printf("  %s layer: GEMM %.0f%%, attention %.0f%%, fp8 casts %.0f%%, other "
-	       "elementwise %.0f%% (fp8 GEMM saturation %.3f)\n", s->gpu.e.id, 100 * gemm / all,
-	       100 * attn / all, 100 * cast / all, 100 * elem / all, perf.gemm_sat_fp8);
+	       "elementwise %.0f%% (fp8 GEMM saturation %.3f)\n", s->gpu.e.id,
+	       100 * p[PART_GEMM] / all, 100 * p[PART_ATTN] / all, 100 * p[PART_CAST] / all,
+	       100 * p[PART_ELEM] / all, sat);
 }
 
 /* One row: capsim's step against the published one, with the step's
  * breakdown printed (what a miss is made of). Returns the relative error;
- * *fits: whether capsim's memory per GPU holds the run. */
-static double score_row(const family_row *w, int *fits)
+ * *fits: whether capsim's memory per GPU holds the run; *step_s: capsim's
+ * step. */
+static double score_row(const family_row *w, int *fits, double *step_s)
 {
 	capsim_scenario *s = family_scenario(w);
 	assert_int_equal(s->seq_len, w->seq);
@@ -416,6 +435,7 @@ static double score_row(const family_row *w, int *fits)
 	capsim_step_free(&r);
 	double pub = w->pub_s;
 	double err = r.step_time_s / pub - 1.0;
+	*step_s = r.step_time_s;
 	printf("| %s | %d | %d/%d/%d/%d | %.3f | %.3f | %+.1f%% | %.3f | %.3f | %.3f | %.3f | "
 	       "%.3f | %.3f | %.1f of %.1f, %s |\n", w->id, w->gpus, w->tp, w->pp, w->cp, w->vp,
 	       pub, r.step_time_s, 100 * err, r.compute_s, r.exposed_comm_tp_s,
@@ -435,8 +455,9 @@ static double score_row(const family_row *w, int *fits)
  * file marks known off (each explained in docs/validation.md: slow or fast,
  * for the reason given there), which must stay off that way past it, so that
  * a fix shows and updates the table. Every run trained, so capsim must fit each in memory
- * but for the rows marked memory_off, which must still not fit. */
-static void score_family(const family_row *rows, size_t n)
+ * but for the rows marked memory_off, which must still not fit. steps: where
+ * not NULL, capsim's step of each row. */
+static void score_family(const family_row *rows, size_t n, double *steps)
 {
 	printf("| row | GPUs | TP/PP/CP/VP | published (s) | capsim (s) | error | compute | "
 	       "TP exposed | CP exposed | DP exposed | bubble | host | memory GB |\n"
@@ -445,7 +466,10 @@ static void score_family(const family_row *rows, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const family_row *w = &rows[i];
 		int fits;
-		double err = score_row(w, &fits);
+		double step_s;
+		double err = score_row(w, &fits, &step_s);
+		if (steps)
+			steps[i] = step_s;
 		sum += fabs(err);
 		if (w->known_off && w->known_off * err <= FAMILY_TOLERANCE)
 			fail_msg("%s: %+.1f%%, no longer %s past %.0f%%: no longer known off",
@@ -470,7 +494,7 @@ static void test_megatron_bridge(void **state)
 	family_row rows[FAMILY_MAX];
 	size_t n = load_nemo(rows);
 	assert_int_equal(n, 7);
-	score_family(rows, n);
+	score_family(rows, n, NULL);
 }
 
 /* MLPerf Training v5.1's Llama 3.1 8B on DGX B200 (1 to 32 nodes) and GB200
@@ -482,7 +506,141 @@ static void test_mlperf_v51(void **state)
 	family_row rows[FAMILY_MAX];
 	size_t n = load_mlperf(rows);
 	assert_true(n >= 8);
-	score_family(rows, n);
+	score_family(rows, n, NULL);
+}
+
+/* ---- FP8 against BF16: the published gain ------------------------------------ */
+
+/* Tolerance, set before the pairs were compared: capsim's FP8 gain (its BF16
+ * step over its FP8 step) within 10% of the published one (tokens/s FP8 over
+ * BF16), and FP8 faster in capsim wherever it is published faster. Each row's
+ * step is held to FAMILY_TOLERANCE as the families are. */
+#define FP8_RATIO_TOLERANCE 0.10
+
+typedef struct {
+	char key[160];  /* system, GPUs, model and container: what a pair shares */
+	int ratio_off;  /* FP8 rows: +1 high, -1 low past the tolerance, as the docs explain; 0 */
+} pair_key;
+
+/* The scorable rows of the BF16 / FP8 pairs file, with what pairs them: every
+ * field as the recipes set it (the file's header), BF16 rows with 16-bit
+ * weights and FP8 rows with FP8 primary weights, both with a 16-bit
+ * gradient buffer (bridge_precision); on GB200 the job's GPUs of a rack, 64
+ * or all of a smaller job, as its NVLink island. */
+static size_t load_pairs(family_row *rows, pair_key *keys)
+{
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/nemo_fp8_bf16_pairs.csv", &t);
+	size_t n = 0;
+	for (size_t i = 0; i < t.n_rows; i++) {
+		if (strcmp(testutil_csv_get(&t, i, "scorable"), "yes") != 0)
+			continue;
+		if (n == FAMILY_MAX)
+			fail_msg("nemo_fp8_bf16_pairs.csv: more than %d scorable rows", FAMILY_MAX);
+		family_row *w = &rows[n];
+		pair_key *k = &keys[n++];
+		row_common(&t, i, w);
+		snprintf(w->fabric, sizeof w->fabric, "ndr");
+		w->fsdp = (int)testutil_csv_num(&t, i, "fsdp");
+		w->sp = w->overlap = w->tp > 1;
+		w->bridge_precision = 1;
+		const char *prec = testutil_csv_get(&t, i, "precision");
+		if (strcmp(prec, "BF16") != 0 && strcmp(prec, "FP8") != 0)
+			fail_msg("%s: precision '%s', expected BF16 or FP8", w->id, prec);
+		w->bf16 = strcmp(prec, "BF16") == 0;
+		if (rack_scale(w->node))
+			w->domain = w->gpus < 64 ? w->gpus : 64;
+		w->pub_s = testutil_csv_num(&t, i, "step_time_s");
+		assert_int_equal((int)testutil_csv_num(&t, i, "ep"), 1);
+		snprintf(k->key, sizeof k->key, "%s/%d/%s/%s", testutil_csv_get(&t, i, "system"),
+			 w->gpus, w->model, testutil_csv_get(&t, i, "container"));
+		const char *off = testutil_csv_get(&t, i, "ratio_off");
+		k->ratio_off = strcmp(off, "high") == 0 ? 1 : strcmp(off, "low") == 0 ? -1 : 0;
+		if (!k->ratio_off && off[0])
+			fail_msg("%s: ratio_off '%s', expected high, low or nothing", w->id, off);
+		if (k->ratio_off && w->bf16)
+			fail_msg("%s: ratio_off belongs on the pair's FP8 row", w->id);
+	}
+	testutil_csv_free(&t);
+	return n;
+}
+
+/* the one BF16 row that shares FP8 row f's key */
+static size_t bf16_twin(const family_row *rows, const pair_key *keys, size_t n, size_t f)
+{
+	size_t found = n;
+	for (size_t j = 0; j < n; j++) {
+		if (!rows[j].bf16 || strcmp(keys[j].key, keys[f].key) != 0)
+			continue;
+		if (found != n)
+			fail_msg("%s: more than one BF16 row pairs with it", rows[f].id);
+		found = j;
+	}
+	if (found == n)
+		fail_msg("%s: no BF16 row pairs with it (%s)", rows[f].id, keys[f].key);
+	return found;
+}
+
+/* Where the pair's layer time goes in each precision (forward and backward
+ * of one micro-batch), and what FP8 saves in each part: the misses' parts. */
+static void pair_parts(const family_row *bf, const family_row *f8)
+{
+	capsim_scenario *sb = family_scenario(bf), *sf = family_scenario(f8);
+	double pb[PART__COUNT], pf[PART__COUNT];
+	layer_parts(sb, pb);
+	layer_parts(sf, pf);
+	static const char *names[PART__COUNT] = { "GEMM", "attention", "fp8 casts", "other" };
+	printf("  %s layer (ms, TP %d / %d, CP %d / %d):", f8->id, bf->tp, f8->tp, bf->cp, f8->cp);
+	for (int k = 0; k < PART__COUNT; k++)
+		printf(" %s %.1f -> %.1f;", names[k], 1e3 * pb[k], 1e3 * pf[k]);
+	printf("\n");
+	free(sb);
+	free(sf);
+}
+
+/* Published FP8 / BF16 pairs of dense Llama 3.1 pre-training on H100 and
+ * GB200 (tests/data/reference/nemo_fp8_bf16_pairs.csv): each row's step held
+ * to FAMILY_TOLERANCE, then each pair's FP8 gain to FP8_RATIO_TOLERANCE, FP8
+ * faster in capsim wherever it is published faster; a pair marked ratio_off
+ * must stay off that way past the tolerance, so that a fix shows. */
+static void test_fp8_speedup(void **state)
+{
+	(void)state;
+	family_row rows[FAMILY_MAX];
+	pair_key keys[FAMILY_MAX];
+	double steps[FAMILY_MAX];
+	size_t n = load_pairs(rows, keys);
+	assert_int_equal(n, 8);
+	score_family(rows, n, steps);
+	printf("| pair | published BF16 / FP8 (s) | published gain | capsim BF16 / FP8 (s) | "
+	       "capsim gain | error |\n|---|---:|---:|---:|---:|---:|\n");
+	size_t pairs = 0;
+	double sum = 0.0;
+	for (size_t f = 0; f < n; f++) {
+		if (rows[f].bf16)
+			continue;
+		size_t b = bf16_twin(rows, keys, n, f);
+		double pub = rows[b].pub_s / rows[f].pub_s, cap = steps[b] / steps[f];
+		double err = cap / pub - 1.0;
+		printf("| %s | %.3f / %.3f | %.3fx | %.3f / %.3f | %.3fx | %+.1f%% |\n", keys[f].key,
+		       rows[b].pub_s, rows[f].pub_s, pub, steps[b], steps[f], cap, 100 * err);
+		pair_parts(&rows[b], &rows[f]);
+		pairs++;
+		sum += fabs(err);
+		if (pub > 1.0 && !(cap > 1.0))
+			fail_msg("%s: published FP8 %.3fx faster, capsim %.3fx", rows[f].id, pub, cap);
+		int off = keys[f].ratio_off;
+		if (off && off * err <= FP8_RATIO_TOLERANCE)
+			fail_msg("%s: gain %+.1f%%, no longer %s past %.0f%%: no longer ratio_off",
+				 rows[f].id, 100 * err, off > 0 ? "high" : "low",
+				 100 * FP8_RATIO_TOLERANCE);
+		if (!off && fabs(err) > FP8_RATIO_TOLERANCE)
+			fail_msg("%s: FP8 gain %.3fx against %.3fx published, %+.1f%% leaves %.0f%%",
+				 rows[f].id, cap, pub, 100 * err, 100 * FP8_RATIO_TOLERANCE);
+	}
+	assert_int_equal(2 * pairs, n);
+	printf("\nmean absolute error of the gain over %zu pairs: %.1f%%\n\n", pairs,
+	       100 * sum / (double)pairs);
 }
 
 int main(void)
@@ -493,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_nvl72_dp_plane),
 		cmocka_unit_test(test_megatron_bridge),
 		cmocka_unit_test(test_mlperf_v51),
+		cmocka_unit_test(test_fp8_speedup),
 	};
 	return testutil_run_group_name("families", tests, setup, teardown);
 }
