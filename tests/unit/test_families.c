@@ -622,21 +622,24 @@ static void test_fp8_speedup(void **state)
 		size_t b = bf16_twin(rows, keys, n, f);
 		double pub = rows[b].pub_s / rows[f].pub_s, cap = steps[b] / steps[f];
 		double err = cap / pub - 1.0;
-		printf("| %s | %.3f / %.3f | %.3fx | %.3f / %.3f | %.3fx | %+.1f%% |\n", keys[f].key,
-		       rows[b].pub_s, rows[f].pub_s, pub, steps[b], steps[f], cap, 100 * err);
+		printf("| %s | %.3f / %.3f | %.3fx | %.3f / %.3f | %.3fx | %+.1f%% |\n",
+		       keys[f].key, rows[b].pub_s, rows[f].pub_s, pub, steps[b], steps[f], cap,
+		       100 * err);
 		pair_parts(&rows[b], &rows[f]);
 		pairs++;
 		sum += fabs(err);
 		if (pub > 1.0 && !(cap > 1.0))
-			fail_msg("%s: published FP8 %.3fx faster, capsim %.3fx", rows[f].id, pub, cap);
+			fail_msg("%s: published FP8 %.3fx faster, capsim %.3fx", rows[f].id, pub,
+				 cap);
 		int off = keys[f].ratio_off;
 		if (off && off * err <= FP8_RATIO_TOLERANCE)
 			fail_msg("%s: gain %+.1f%%, no longer %s past %.0f%%: no longer ratio_off",
 				 rows[f].id, 100 * err, off > 0 ? "high" : "low",
 				 100 * FP8_RATIO_TOLERANCE);
 		if (!off && fabs(err) > FP8_RATIO_TOLERANCE)
-			fail_msg("%s: FP8 gain %.3fx against %.3fx published, %+.1f%% leaves %.0f%%",
-				 rows[f].id, cap, pub, 100 * err, 100 * FP8_RATIO_TOLERANCE);
+			fail_msg("%s: FP8 gain %.3fx against %.3fx published, %+.1f%% leaves "
+				 "%.0f%%", rows[f].id, cap, pub, 100 * err,
+				 100 * FP8_RATIO_TOLERANCE);
 	}
 	assert_int_equal(2 * pairs, n);
 	printf("\nmean absolute error of the gain over %zu pairs: %.1f%%\n\n", pairs,
