@@ -107,7 +107,12 @@ def main(argv):
     p.add_argument("--gib", type=float, default=8.0)
     p.add_argument("--out", default="-")
     p.add_argument("--dcp", action="store_true",
-                   help="also time torch.distributed.checkpoint.save (1 and 4 writer threads)")
+                   help="also time torch.distributed.checkpoint.save (--threads writer threads)")
+    p.add_argument("--threads", default="1,4",
+                   help="with --dcp: the writer thread counts to time, comma-separated (1,4)")
+    p.add_argument("--repeat", type=int, default=1, help="torch.save and load this many times")
+    p.add_argument("--dtypes", default="bfloat16,float32",
+                   help="the state dicts' dtypes, comma-separated (bfloat16,float32)")
     a = p.parse_args(argv)
     os.makedirs(a.dir, exist_ok=True)
     out = sys.stdout if a.out == "-" else open(a.out, "w")
@@ -128,11 +133,12 @@ def main(argv):
           "caches_dropped": dropped})
     log(f"raw write {mib * 2**20 / t / 1e9:.2f} GB/s, read {mib * 2**20 / t2 / 1e9:.2f} GB/s")
     os.unlink(raw)
-    for dtype in (torch.bfloat16, torch.float32):
+    for dtype in (getattr(torch, d) for d in a.dtypes.split(",")):
         sd = state_dict(n, dtype)
-        emit(torch_save(sd, a.dir, dtype))
+        for _ in range(a.repeat):
+            emit(torch_save(sd, a.dir, dtype))
         if a.dcp:
-            for threads in (1, 4):
+            for threads in (int(k) for k in a.threads.split(",")):
                 emit(dcp_save(sd, a.dir, dtype, threads))
         del sd
         torch.cuda.empty_cache()

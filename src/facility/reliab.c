@@ -420,40 +420,85 @@ static void estimate_failures(const capsim_scenario *s, int leaves, capsim_relia
 		out->spare_nodes = capsim_poisson_quantile(repair, 0.99);
 }
 
-/* each GPU copies its shard to host memory over its PCIe link: the
+/* each GPU copies its shard to pinned host memory over its PCIe link: the
  * slowest group's link holds the job */
-static double host_copy_s(const capsim_scenario *s, const capsim_reliab *r)
+static double pinned_copy_s(const capsim_scenario *s, const capsim_reliab *r)
 {
 	return r->checkpoint_bytes / (double)capsim_scenario_gpus(s) / slowest_pcie_bw(s);
 }
 
-/* a checkpoint's write, restore and blocking times on s's storage tier */
-static void estimate_checkpoint_times(const capsim_scenario *s, capsim_reliab *out)
+void capsim_ckpt_path_of(const capsim_scenario *s, capsim_ckpt_path *out)
+{
+	out->host_copy_bytes_per_s = s->checkpoint_host_copy;
+	out->serialise_bytes_per_s = s->checkpoint_serialise;
+	out->writers = s->checkpoint_writers > 0 ? s->checkpoint_writers : 1;
+	out->flat_eff = s->checkpoint_eff;
+}
+
+double capsim_ckpt_copy_s(const capsim_ckpt_path *p, double shard)
+{
+	if (p->flat_eff > 0 || !(p->host_copy_bytes_per_s > 0))
+		return 0.0;
+	return shard / p->host_copy_bytes_per_s;
+}
+
+double capsim_ckpt_write_s(const capsim_ckpt_path *p, double shard, double store_s)
+{
+	if (p->flat_eff > 0)
+		return store_s / p->flat_eff;
+	double ser = p->serialise_bytes_per_s > 0 ? shard / p->serialise_bytes_per_s : 0.0;
+	double threads = (ser + store_s) / (p->writers > 0 ? p->writers : 1);
+	return threads > store_s ? threads : store_s;
+}
+
+double capsim_ckpt_restore_s(const capsim_ckpt_path *p, double shard, double read_s)
+{
+	double copy = p->host_copy_bytes_per_s > 0 ? shard / p->host_copy_bytes_per_s : 0.0;
+	return copy > read_s ? copy : read_s;
+}
+
+/* the storage tier's raw write and read of a checkpoint, every node its
+ * share: to shared storage the longer of the system's aggregate rate and
+ * each node's client rate, to local drives each node's rate; 0 without a
+ * tier */
+static int storage_times(const capsim_scenario *s, double bytes, double *w, double *r)
 {
 	const capsim_storage *t = s->has_shared_storage ? &s->shared_storage :
 				  s->has_local_storage ? &s->local_storage : NULL;
-	double eff = s->checkpoint_eff > 0 ? s->checkpoint_eff : 1.0;
 	if (!t || !(t->write_bytes_per_s > 0) || !(t->read_bytes_per_s > 0))
+		return 0;
+	double per_node = bytes / s->nodes;
+	if (t == &s->shared_storage) {
+		*w = bytes / t->write_bytes_per_s;
+		*r = bytes / t->read_bytes_per_s;
+		if (t->client_write_bytes_per_s > 0 && per_node / t->client_write_bytes_per_s > *w)
+			*w = per_node / t->client_write_bytes_per_s;
+		if (t->client_read_bytes_per_s > 0 && per_node / t->client_read_bytes_per_s > *r)
+			*r = per_node / t->client_read_bytes_per_s;
+	} else {
+		*w = per_node / t->write_bytes_per_s;
+		*r = per_node / t->read_bytes_per_s;
+	}
+	return 1;
+}
+
+/* a checkpoint's copy, write, restore and blocking times on s's storage
+ * tier: each rank's shard through its save path, the storage's raw rates
+ * shared by the ranks that write to it */
+static void estimate_checkpoint_times(const capsim_scenario *s, capsim_reliab *out)
+{
+	double store_s, read_s;
+	if (!storage_times(s, out->checkpoint_bytes, &store_s, &read_s))
 		return;
 	out->has_storage = 1;
-	double per_node = out->checkpoint_bytes / s->nodes;
-	double w, r;
-	if (t == &s->shared_storage) {
-		/* the system's aggregate rate, and each node's client rate */
-		w = out->checkpoint_bytes / t->write_bytes_per_s;
-		r = out->checkpoint_bytes / t->read_bytes_per_s;
-		if (t->client_write_bytes_per_s > 0 && per_node / t->client_write_bytes_per_s > w)
-			w = per_node / t->client_write_bytes_per_s;
-		if (t->client_read_bytes_per_s > 0 && per_node / t->client_read_bytes_per_s > r)
-			r = per_node / t->client_read_bytes_per_s;
-	} else {
-		/* each node to its own drives */
-		w = per_node / t->write_bytes_per_s;
-		r = per_node / t->read_bytes_per_s;
-	}
-	out->write_s = w / eff;
-	out->restore_s = r; /* torch.load read back at the raw rate (docs/validation.md) */
-	out->blocking_s = capsim_checkpoint_async(s) ? host_copy_s(s, out) : out->write_s;
+	capsim_ckpt_path p;
+	capsim_ckpt_path_of(s, &p);
+	double shard = out->checkpoint_bytes / (double)capsim_scenario_gpus(s);
+	out->copy_s = capsim_ckpt_copy_s(&p, shard);
+	out->write_s = capsim_ckpt_write_s(&p, shard, store_s);
+	out->restore_s = capsim_ckpt_restore_s(&p, shard, read_s);
+	out->blocking_s = capsim_checkpoint_async(s) ? pinned_copy_s(s, out) :
+						       out->copy_s + out->write_s;
 }
 
 /* a node's NICs together at their port speed */
@@ -482,13 +527,14 @@ static void estimate_memory_times(const capsim_scenario *s, capsim_reliab *out)
 			out->restore_s = shard / bw;
 	}
 	out->replicate_s = out->restore_s * s->checkpoint_replicas;
-	out->blocking_s = host_copy_s(s, out);
+	out->blocking_s = pinned_copy_s(s, out);
 	if (!out->has_storage || !(s->persistent_interval_s > 0))
 		return;
 	out->persistent_interval_s = s->persistent_interval_s;
 	double sigma = s->checkpoint_drain_slowdown;
 	out->persistent_cost_s = framework_async(s) ?
-		out->blocking_s + out->write_s * sigma / (1.0 + sigma) : out->write_s;
+		out->blocking_s + out->write_s * sigma / (1.0 + sigma) :
+		out->copy_s + out->write_s;
 }
 
 /* "2 TB" into buf */

@@ -1,6 +1,7 @@
 /* reliab.h - checkpoints, failures and goodput: how big a checkpoint is
  * (the framework's recipe), how long it takes to write and to read back
- * (the storage tier, the save path's efficiency), how often the job is
+ * (the copy off the GPU, the writers' serialisation, the storage tier's raw
+ * rates), how often the job is
  * interrupted (nodes x their failure rate), the checkpoint interval (Young's
  * optimum unless given) and the share of wall time that is useful work.
  * Equations and sources: docs/model.md ("Checkpoints, failures and
@@ -45,13 +46,53 @@ int capsim_checkpoint_in_memory(const capsim_scenario *s);
  * replicas) over it. 0 where s does not checkpoint to memory or fits. */
 int capsim_reliab_check(const capsim_scenario *s, capsim_diags *d);
 
+/* A checkpoint's save path, its parts' rates (docs/model.md, "Checkpoints,
+ * failures and goodput"): the machine's copy of a GPU's shard into pageable
+ * host memory (and back onto the GPU) and its serialisation a writer
+ * thread, the writer threads a rank, and the flat efficiency of old where
+ * one is given (0: none, the parts). The storage's raw rates are its own. */
+typedef struct capsim_ckpt_path {
+	double host_copy_bytes_per_s;
+	double serialise_bytes_per_s;
+	int writers;
+	double flat_eff;
+} capsim_ckpt_path;
+
+/* s's save path: cluster.storage.checkpoint-host-copy, -serialise,
+ * -writers and -efficiency. */
+void capsim_ckpt_path_of(const capsim_scenario *s, capsim_ckpt_path *out);
+
+/* A rank's copy of its shard of `shard` bytes into pageable host memory,
+ * which a synchronous save starts with: shard / host copy; 0 under a flat
+ * efficiency (its rate holds the copy). */
+double capsim_ckpt_copy_s(const capsim_ckpt_path *p, double shard);
+
+/* The writers' part of a save of a rank's shard of `shard` bytes from host
+ * memory, the storage taking store_s to write what it is given at its raw
+ * rate: each of N writer threads serialises its part and writes it in turn,
+ * N together no faster than the storage, max((shard / serialise + store_s)
+ * / N, store_s); store_s / the flat efficiency where one is given. What a
+ * synchronous save adds to its copy, and what an asynchronous one drains. */
+double capsim_ckpt_write_s(const capsim_ckpt_path *p, double shard, double store_s);
+
+/* A restore of a rank's shard of `shard` bytes that the storage reads in
+ * read_s at its raw rate: torch.load's read and its copy onto the GPU
+ * overlap (the kernel reads ahead while it copies), so the slower of the
+ * two, max(read_s, shard / host copy). */
+double capsim_ckpt_restore_s(const capsim_ckpt_path *p, double shard, double read_s);
+
 typedef struct capsim_reliab {
 	double checkpoint_bytes;  /* the job's: trained weights, master copy, optimizer state */
 	double weights_bytes;     /* the trained weights alone, in their dtype */
 	int has_storage;          /* a tier to write to: the times below are set */
-	double write_s, restore_s; /* one checkpoint, every node writing (reading) its share */
-	double blocking_s;        /* what training waits for each save: write_s, or (async,
-				   * memory) the copy of a GPU's shard to host memory */
+	double copy_s;            /* a synchronous save's copy of a GPU's shard to pageable
+				   * host memory (0 under a flat efficiency) */
+	double write_s;           /* its serialisation and write, every node writing its
+				   * share (what an async save drains) */
+	double restore_s;         /* one checkpoint read back onto the GPUs */
+	double blocking_s;        /* what training waits for each save: copy_s + write_s, or
+				   * (async, memory) the copy of a GPU's shard to pinned
+				   * host memory over PCIe */
 	/* in memory (checkpoint-mode=memory): restore_s is a node's shard read
 	 * from a peer over its NICs, and the storage tier's own restore, the
 	 * persistent saves and the loss of a node with its replicas are below */

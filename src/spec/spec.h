@@ -261,7 +261,7 @@ typedef struct capsim_nvswitch {
 	int nvls;
 } capsim_nvswitch;
 
-typedef enum { CAPSIM_STORAGE_NVME, CAPSIM_STORAGE_LOCAL_RAID0, CAPSIM_STORAGE_LUSTRE, CAPSIM_STORAGE_WEKA, CAPSIM_STORAGE_NFS, CAPSIM_STORAGE_OBJECT } capsim_storage_kind;
+typedef enum { CAPSIM_STORAGE_NVME, CAPSIM_STORAGE_LOCAL_RAID0, CAPSIM_STORAGE_LUSTRE, CAPSIM_STORAGE_WEKA, CAPSIM_STORAGE_NFS, CAPSIM_STORAGE_OBJECT, CAPSIM_STORAGE_TMPFS } capsim_storage_kind;
 
 typedef struct capsim_storage {
 	capsim_entry e;
@@ -608,7 +608,12 @@ typedef struct capsim_scenario {
 	int has_local_storage, has_shared_storage;
 	capsim_storage local_storage, shared_storage;
 	double dataset_bytes, checkpoint_interval_s;
-	double checkpoint_eff;    /* a checkpoint save's rate over the storage's raw write rate */
+	double checkpoint_eff;    /* given: a save's rate over the storage's raw write rate,
+				   * in place of the parts below; 0: the parts */
+	double checkpoint_host_copy; /* the machine's copy of a GPU's shard to pageable host
+				      * memory (and back onto the GPU), bytes/s a rank */
+	double checkpoint_serialise; /* the machine's serialisation, bytes/s a writer thread */
+	int checkpoint_writers;   /* writer threads a rank (torch.save: 1) */
 	int checkpoint_mode;      /* cluster.storage.checkpoint-mode: CAPSIM_CKPT_* */
 	double checkpoint_drain_slowdown; /* steps slower by this share while an async save drains */
 	int checkpoint_replicas;  /* memory mode: peers holding a copy of each node's shard */

@@ -990,10 +990,21 @@ static void test_reliability_closed_form(void **state)
 	double bytes = capsim_model_params(&s->model, 0) * (2.0 + 4.0 + 8.0);
 	assert_rel(r.checkpoint_bytes, bytes, 1e-12);
 	/* 4 nodes at 2 GB/s each (8 GB/s) bind before the 20 GB/s aggregate;
-	 * the save path at 38.4% of that */
+	 * each of the 32 ranks copies its shard to pageable host memory at
+	 * 1.372 GB/s, its one writer serialises it at 2.35 GB/s, then the
+	 * storage writes; the restore's read binds before the copy back */
 	assert_true(r.has_storage);
-	assert_rel(r.write_s, bytes / 4 / 2e9 / 0.384, 1e-9);
+	assert_rel(r.copy_s, bytes / 32 / 1.372e9, 1e-9);
+	assert_rel(r.write_s, bytes / 32 / 2.35e9 + bytes / 4 / 2e9, 1e-9);
+	assert_rel(r.blocking_s, r.copy_s + r.write_s, 1e-12);
 	assert_rel(r.restore_s, bytes / 4 / 4e9, 1e-9);
+	/* the flat efficiency of old, given, charges the whole save at it */
+	s->checkpoint_eff = 0.384;
+	capsim_reliab flat;
+	capsim_reliab_estimate(s, &st, 8, &flat);
+	assert_rel(flat.blocking_s, bytes / 4 / 2e9 / 0.384, 1e-9);
+	assert_true(flat.copy_s == 0);
+	s->checkpoint_eff = 0;
 	/* the parts: 8 GPUs' chips and memories, and a node's NVLink, NICs,
 	 * links, host and software, x 4 nodes, and 8 leaf switches */
 	const double day = 86400;
@@ -1007,16 +1018,16 @@ static void test_reliability_closed_form(void **state)
 	assert_rel(r.part_rate_per_s[CAPSIM_PART_NVLINK], 4 / 25394.3 / day, 1e-9);
 	assert_rel(r.part_rate_per_s[CAPSIM_PART_SWITCH], 8 / 59700.0 / day, 1e-9);
 	assert_true(r.part_rate_per_s[CAPSIM_PART_OTHER] == 0);
-	assert_rel(r.interval_s, sqrt(2 * r.write_s * r.job_mttf_s), 1e-12);
+	assert_rel(r.interval_s, sqrt(2 * r.blocking_s * r.job_mttf_s), 1e-12);
 	double ttt = st.time_to_train_s, restart = 11 * 60 + r.restore_s;
-	double wall = capsim_expected_wall(ttt, r.interval_s, r.write_s, restart, r.job_mttf_s);
+	double wall = capsim_expected_wall(ttt, r.interval_s, r.blocking_s, restart, r.job_mttf_s);
 	assert_rel(r.wall_to_train_s, wall, 1e-12);
 	assert_rel(r.goodput, ttt / wall, 1e-12);
 	assert_rel(r.interruptions,
-		   capsim_expected_failures(ttt, r.interval_s, r.write_s, r.job_mttf_s), 1e-12);
+		   capsim_expected_failures(ttt, r.interval_s, r.blocking_s, r.job_mttf_s), 1e-12);
 	/* the first-order goodput, at an interval a small share of the MTTF,
 	 * within 0.1% of the exact one */
-	assert_rel(capsim_goodput(r.interval_s, r.write_s, restart, r.job_mttf_s), r.goodput,
+	assert_rel(capsim_goodput(r.interval_s, r.blocking_s, restart, r.job_mttf_s), r.goodput,
 		   1e-3);
 	/* async: training waits for a GPU's shard over PCIe (H100: Gen5 x16),
 	 * the interval is Young's on that but no shorter than the write, and a
