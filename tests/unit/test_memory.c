@@ -360,6 +360,78 @@ static void test_h200_torch_amp(void **state)
 	assert_int_equal(points, 35);
 }
 
+/* At and past the edge of an 80 GB H100 (calibrate/results/
+ * h100-2026-12-05b-memory-edge.jsonl, memory_probe.py --edge): Llama 2 7B
+ * cut to 16, 18 and 20 layers at 4096 tokens, 16 layers at micro-batch 2,
+ * which trained (the last two within 2.1 and 2.8 GB of the device), and the
+ * whole model with full recomputation, which ran out of memory. Set before
+ * comparing: each that trained is not "does not fit" and its allocated peak
+ * is within 10% (the memory model's target); the one that did not is
+ * "does not fit". */
+static void test_h100_edge(void **state)
+{
+	(void)state;
+	FILE *f = fopen(CAPSIM_SOURCE_DIR
+			"/calibrate/results/h100-2026-12-05b-memory-edge.jsonl", "r");
+	assert_non_null(f);
+	char line[8192];
+	int trained = 0, oom = 0;
+	while (fgets(line, sizeof line, f)) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		if (strcmp(json_string_value(json_object_get(o, "kind")), "torch-memory") != 0) {
+			json_decref(o);
+			continue;
+		}
+		int ran = json_object_get(o, "error") == NULL;
+		char l_s[16], seq_s[16], mb_s[16], rc_s[16];
+		snprintf(l_s, sizeof l_s, "%d", (int)json_integer_value(json_object_get(o, "layers")));
+		snprintf(seq_s, sizeof seq_s, "%d", (int)json_integer_value(json_object_get(o, "seq")));
+		snprintf(mb_s, sizeof mb_s, "%d",
+			 (int)json_integer_value(json_object_get(o, "micro_batch")));
+		snprintf(rc_s, sizeof rc_s, "%s",
+			 json_string_value(json_object_get(o, "recompute")));
+		assert_string_equal(json_string_value(json_object_get(o, "model")), "llama-2-7b");
+		double meas = json_number_value(json_object_get(o, "peak_allocated_bytes"));
+		json_decref(o);
+		const capsim_set sets[] = {
+			{ "cluster.node.ref", "dgx-h100" },
+			{ "workload.model.ref", "llama-2-7b" },
+			{ "workload.model.architecture.layers", l_s },
+			{ "workload.seq-len", seq_s },
+			{ "workload.micro-batch", mb_s },
+			{ "workload.global-batch", mb_s },
+			{ "workload.parallelism.recompute", rc_s },
+		};
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml",
+					       cat, sets, 7, s, &d);
+		capsim_diags_print(&d, stderr);
+		capsim_diags_free(&d);
+		assert_int_equal(lrc, 0);
+		assert_string_equal(s->gpu.e.id, "h100-sxm5-80gb");
+		capsim_memory m;
+		capsim_memory_estimate(s, &m);
+		free(s);
+		print_message("h100 llama-2-7b x%s mb %s %s: %s, capsim %.2f GiB allocated, "
+			      "measured %.2f GiB; %s\n", l_s, mb_s, rc_s, ran ? "trained" : "OOM",
+			      m.peak.allocated_bytes / 1073741824.0, meas / 1073741824.0,
+			      capsim_mem_verdict_names[m.verdict]);
+		if (ran) {
+			trained++;
+			assert_int_not_equal(m.verdict, CAPSIM_MEM_NO);
+			assert_rel(m.peak.allocated_bytes, meas, 0.10);
+		} else {
+			oom++;
+			assert_int_equal(m.verdict, CAPSIM_MEM_NO);
+		}
+	}
+	fclose(f);
+	assert_int_equal(trained, 4);
+	assert_int_equal(oom, 1);
+}
+
 /* The same for calibrate/torch/gpt2_step.py's GPT-2 loop on the H200 (run c,
  * calibrate/results/h200-2026-12-02-gpt2-step-c.jsonl): 124M and 355M, 1024
  * tokens, micro-batch 1 to 32, PyTorch AMP; 10% per point. */
@@ -859,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_recipes),
 		cmocka_unit_test(test_lora),
 		cmocka_unit_test(test_h200_torch_amp),
+		cmocka_unit_test(test_h100_edge),
 		cmocka_unit_test(test_h200_gpt2_loop),
 		cmocka_unit_test(test_fits),
 		cmocka_unit_test(test_outside_the_model),
