@@ -819,3 +819,67 @@ int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 	fprintf(out, "  </model>\n</models>\n");
 	return ferror(out) ? -1 : 0;
 }
+
+/* the architecture's fields, as the models file gives them */
+static json_t *architecture_json(const capsim_hf_model *m)
+{
+	return json_pack("{sI sI sI sI sI sI ss sI sI ss ss sb}", "layers", (json_int_t)m->layers,
+			 "hidden", (json_int_t)m->hidden, "heads", (json_int_t)m->heads,
+			 "kv_heads", (json_int_t)m->kv_heads, "head_dim",
+			 (json_int_t)(m->head_dim ? m->head_dim : m->hidden / m->heads), "ffn",
+			 (json_int_t)m->ffn, "activation", m->activation, "vocab",
+			 (json_int_t)m->vocab, "max_seq_len", (json_int_t)m->max_seq_len, "norm",
+			 m->norm, "position", m->position, "tied_embeddings", m->tied_embeddings);
+}
+
+static json_t *moe_json(const capsim_hf_model *m)
+{
+	if (!m->moe_experts)
+		return json_null();
+	return json_pack("{sI sI sI sI sI}", "experts", (json_int_t)m->moe_experts, "top_k",
+			 (json_int_t)m->moe_top_k, "shared_experts",
+			 (json_int_t)m->moe_shared_experts, "expert_ffn",
+			 (json_int_t)m->moe_expert_ffn, "dense_layers",
+			 (json_int_t)m->moe_dense_layers);
+}
+
+static json_t *mla_json(const capsim_hf_model *m)
+{
+	if (!m->mla_kv_lora_rank)
+		return json_null();
+	return json_pack("{sI sI sI sI sI}", "q_lora_rank", (json_int_t)m->mla_q_lora_rank,
+			 "kv_lora_rank", (json_int_t)m->mla_kv_lora_rank, "qk_nope_head_dim",
+			 (json_int_t)m->mla_qk_nope_head_dim, "qk_rope_head_dim",
+			 (json_int_t)m->mla_qk_rope_head_dim, "v_head_dim",
+			 (json_int_t)m->mla_v_head_dim);
+}
+
+/* the attention variants: 0 / false where the model has none */
+static json_t *attention_json(const capsim_hf_model *m)
+{
+	return json_pack("{sI sI sb sb sf sf}", "sliding_window", (json_int_t)m->sliding_window,
+			 "sliding_layers", (json_int_t)m->sliding_layers, "qk_norm", m->qk_norm,
+			 "attention_sinks", m->attn_sinks, "attn_logit_softcapping",
+			 m->attn_softcap, "final_logit_softcapping", m->final_softcap);
+}
+
+json_t *capsim_hf_json(const capsim_hf_model *m, const char *id, double params, double active)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(id));
+	json_object_set_new(o, "family", json_string(m->family));
+	json_object_set_new(o, "model_type", json_string(m->model_type));
+	json_object_set_new(o, "read_as", m->read_as[0] ? json_string(m->read_as) : json_null());
+	json_object_set_new(o, "parameters", json_integer((json_int_t)llround(params)));
+	json_object_set_new(o, "active_parameters", json_integer((json_int_t)llround(active)));
+	json_object_set_new(o, "architecture", architecture_json(m));
+	json_object_set_new(o, "moe", moe_json(m));
+	json_object_set_new(o, "mla", mla_json(m));
+	json_object_set_new(o, "attention", attention_json(m));
+	json_object_set_new(o, "vision_left_out", json_boolean(m->vision_left_out));
+	json_t *w = json_array();
+	for (int i = 0; i < m->n_warnings; i++)
+		json_array_append_new(w, json_string(m->warnings[i]));
+	json_object_set_new(o, "not_modelled", w);
+	return o;
+}

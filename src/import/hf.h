@@ -70,4 +70,14 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 		    const char *sha256, FILE *out);
 
+struct json_t;
+/* m as a JSON object (a new reference; the caller's to free): its id,
+ * family, model_type, the architectures class it was read by (or null),
+ * the parameter count and that active per token (params, active: the
+ * imported entry's, capsim_model_params), the architecture, MoE and MLA
+ * fields (null where it has none), the attention variants and every
+ * warning, in order, under not_modelled. */
+struct json_t *capsim_hf_json(const capsim_hf_model *m, const char *id, double params,
+			      double active);
+
 #endif
