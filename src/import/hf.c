@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -58,6 +59,22 @@ static const struct {
 	{ "granite", "GraniteForCausalLM", ARCH_LLAMA, "granite", 0 },
 };
 #define N_ARCHS (sizeof archs / sizeof archs[0])
+
+/* Architectures known and refused: what in them a capsim model, of one
+ * transformer layer shape repeated, cannot say */
+static const struct {
+	const char *model_type, *why;
+} refused[] = {
+	{ "nemotron_h", "a hybrid of Mamba-2 state-space layers and attention layers" },
+	{ "jamba", "a hybrid of Mamba state-space layers and attention layers" },
+	{ "falcon_h1", "Mamba-2 state-space heads beside attention in each layer" },
+	{ "zamba2", "a hybrid of Mamba-2 state-space layers and shared attention blocks" },
+	{ "mamba", "state-space (Mamba) layers, no attention" },
+	{ "mamba2", "state-space (Mamba-2) layers, no attention" },
+	{ "qwen3_next", "Gated DeltaNet linear-attention layers between its attention layers" },
+	{ "llama4", "layers that differ (chunked attention with RoPE, every fourth layer global "
+		    "without it; Maverick's MoE and dense layers interleaved)" },
+};
 
 /* A field a family's config may leave out, and the default transformers
  * gives it there (configuration_gemma3.py, Gemma3TextConfig: Gemma 3's
@@ -296,8 +313,51 @@ static void read_common(reader *r, capsim_hf_model *m, arch a)
 	int_field(r, "head_dim", &m->head_dim, 0);
 }
 
-/* text parsed as one JSON object, or NULL with the reason in d */
-static json_t *parse_object(const char *text, size_t len, const char *file, capsim_diags *d)
+/* text with Python's JSON extensions (NaN, Infinity, -Infinity: what its
+ * json module writes for such floats, and some configs hold) outside
+ * strings as null: a new string (the caller's to free) and *n the number
+ * replaced; lines stay where they were */
+static char *python_floats_as_null(const char *text, size_t len, size_t *out_len, long *n)
+{
+	static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
+	char *out = capsim_xmalloc(len + 1);
+	size_t k = 0;
+	int in_string = 0;
+	*n = 0;
+	for (size_t i = 0; i < len;) {
+		char ch = text[i];
+		if (in_string) {
+			out[k++] = text[i++];
+			if (ch == '\\' && i < len)
+				out[k++] = text[i++];
+			else if (ch == '"')
+				in_string = 0;
+			continue;
+		}
+		size_t w = 0;
+		for (size_t j = 0; j < 3 && !w; j++)
+			if (len - i >= strlen(words[j]) &&
+			    memcmp(text + i, words[j], strlen(words[j])) == 0)
+				w = strlen(words[j]);
+		if (w) {
+			memcpy(out + k, "null", 4);
+			k += 4;
+			i += w;
+			++*n;
+			continue;
+		}
+		in_string = ch == '"';
+		out[k++] = text[i++];
+	}
+	out[k] = '\0';
+	*out_len = k;
+	return out;
+}
+
+/* text parsed as one JSON object, or NULL with the reason in d; *python
+ * the NaN and Infinity values read as null */
+static json_t *parse_object(const char *text, size_t len, const char *file, capsim_diags *d,
+			    long *python)
 {
 	if (len > CAPSIM_HF_MAX_BYTES) {
 		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on "
@@ -306,6 +366,14 @@ static json_t *parse_object(const char *text, size_t len, const char *file, caps
 	}
 	json_error_t je;
 	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	*python = 0;
+	if (!o) {
+		size_t plen;
+		char *plain = python_floats_as_null(text, len, &plen, python);
+		if (*python)
+			o = json_loadb(plain, plen, JSON_REJECT_DUPLICATES, NULL);
+		free(plain);
+	}
 	if (!o) {
 		capsim_diags_add(d, file, je.line, "not JSON: %s", je.text);
 		return NULL;
@@ -368,6 +436,13 @@ static int find_arch(reader *r, capsim_hf_model *m)
 		     archs[found].model_type);
 		return found;
 	}
+	for (size_t i = 0; mt && i < sizeof refused / sizeof refused[0]; i++)
+		if (strcmp(refused[i].model_type, mt) == 0) {
+			capsim_diags_add(r->d, r->file, 0, "model_type: '%s' is %s: a capsim model "
+					 "repeats one transformer layer, so it cannot be imported",
+					 mt, refused[i].why);
+			return -1;
+		}
 	if (!mt) {
 		capsim_diags_add(r->d, r->file, 0, "model_type: missing, and no class in "
 				 "architectures that capsim reads (a Hugging Face config names its "
@@ -737,9 +812,12 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 		   capsim_diags *d)
 {
 	memset(m, 0, sizeof *m);
-	json_t *o = parse_object(text, len, file, d);
+	long python = 0;
+	json_t *o = parse_object(text, len, file, d, &python);
 	if (!o)
 		return -1;
+	if (python)
+		warn(m, "%ld NaN or Infinity values (Python's JSON extension): read as null", python);
 	reader r = { o, file, d, 0, m };
 	int found = find_arch(&r, m);
 	if (found < 0) {
