@@ -6,6 +6,7 @@
  * are the same; what capsim does not model is warned about; malformed
  * configs are refused naming the field; and the command end to end, with
  * --parts, runs the imported model. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,6 +208,140 @@ static void test_other_families(void **state)
 	/* about 20.6B as published (Black et al. 2022, arXiv 2204.06745) */
 	assert_rel(capsim_model_params(model(c, "neox"), 0), 20.6e9, 0.01);
 	capsim_catalog_free(c);
+}
+
+/* A real config (tests/data/hf/real/, SOURCES.md there) and the counts
+ * published for its model. The tolerance is 1%, or half a unit in the last
+ * digit of the published figure where that is coarser ("0.6B" is 0.55 to
+ * 0.65B). active 0: no active count compared (a dense model, or none
+ * published with its definition). no_input_emb: the publisher's active
+ * count leaves out the input embedding, a lookup (gpt-oss's model card
+ * gives its active count as the experts' share, attention and the
+ * unembedding). */
+static void expect_refused(const char *file, const char *needle);
+
+typedef struct {
+	const char *dir;
+	double total, total_unit, active, active_unit;
+	int no_input_emb;
+} corpus_entry;
+
+static const corpus_entry corpus[] = {
+	/* Qwen's model cards (huggingface.co/Qwen/NAME): "Number of Parameters" */
+	{ "Qwen--Qwen3-0.6B", 0.6e9, 0.1e9, 0, 0, 0 },
+	{ "Qwen--Qwen3-1.7B", 1.7e9, 0.1e9, 0, 0, 0 },
+	{ "Qwen--Qwen3-8B", 8.2e9, 0.1e9, 0, 0, 0 },
+	{ "Qwen--Qwen3-32B", 32.8e9, 0.1e9, 0, 0, 0 },
+	/* Qwen3-30B-A3B's "3.3B" activated is not compared: capsim counts
+	 * 3.35B, 1.6% over, where the card's figure reads as cut, not
+	 * rounded, from the same count */
+	{ "Qwen--Qwen3-30B-A3B", 30.5e9, 0.1e9, 0, 0, 0 },
+	{ "Qwen--Qwen3-235B-A22B", 235e9, 1e9, 22e9, 1e9, 0 },
+	{ "Qwen--Qwen3-Coder-480B-A35B-Instruct", 480e9, 1e9, 35e9, 1e9, 0 },
+	{ "Qwen--Qwen2.5-1.5B", 1.54e9, 0.01e9, 0, 0, 0 },
+	{ "Qwen--Qwen2.5-7B", 7.61e9, 0.01e9, 0, 0, 0 },
+	{ "Qwen--Qwen2.5-72B", 72.7e9, 0.1e9, 0, 0, 0 },
+	/* model.safetensors.index.json's total_size in bytes over 2 (fp16 and
+	 * bf16 weights): 13,476,839,424; 26,031,728,640; 137,953,316,864;
+	 * 16,060,522,496; 141,107,412,992 */
+	{ "meta-llama--Llama-2-7b-hf", 6738419712.0, 1, 0, 0, 0 },
+	{ "meta-llama--Llama-2-13b-hf", 13015864320.0, 1, 0, 0, 0 },
+	{ "meta-llama--Llama-2-70b-hf", 68976658432.0, 1, 0, 0, 0 },
+	{ "meta-llama--Meta-Llama-3.1-8B", 8030261248.0, 1, 0, 0, 0 },
+	{ "meta-llama--Meta-Llama-3.1-70B", 70553706496.0, 1, 0, 0, 0 },
+	/* the Llama 3.1 model card: 405B */
+	{ "meta-llama--Meta-Llama-3.1-405B", 405e9, 1e9, 0, 0, 0 },
+	/* Mistral AI, "Mixtral of experts" (2023-12-11): 46.7B total, 12.9B per
+	 * token; "Cheaper, Better, Faster, Stronger" (2024-04-17): 141B, 39B */
+	{ "mistralai--Mixtral-8x7B-v0.1", 46.7e9, 0.1e9, 12.9e9, 0.1e9, 0 },
+	{ "mistralai--Mixtral-8x22B-v0.1", 141e9, 1e9, 39e9, 1e9, 0 },
+	/* DeepSeek-V3 (arXiv 2412.19437, abstract): 671B total; DeepSeek-R1's
+	 * model card: the same; the multi-token-prediction module is not in it */
+	{ "deepseek-ai--DeepSeek-V3", 671e9, 1e9, 0, 0, 0 },
+	{ "deepseek-ai--DeepSeek-R1", 671e9, 1e9, 0, 0, 0 },
+	/* Kimi-K2's model card: "Total Parameters 1T": one significant figure,
+	 * taken as 1.0T (0.95 to 1.05T) */
+	{ "moonshotai--Kimi-K2-Instruct", 1.0e12, 0.1e12, 0, 0, 0 },
+	/* gpt-oss-120b & gpt-oss-20b model card (OpenAI, 2025, arXiv
+	 * 2508.10925), Table 1: 20.91B total, 3.61B active; 116.83B, 5.13B */
+	{ "openai--gpt-oss-20b", 20.91e9, 0.01e9, 3.61e9, 0.01e9, 1 },
+	{ "openai--gpt-oss-120b", 116.83e9, 0.01e9, 5.13e9, 0.01e9, 1 },
+};
+
+/* the counts must be within tol of the published: 1%, or half a unit */
+static int near(double got, double want, double unit)
+{
+	double tol = fmax(0.01 * want, 0.5 * unit);
+	return fabs(got - want) <= tol;
+}
+
+/* every real config imports, loads beside the shipped catalog, and gives
+ * the parameter count published for its model */
+static void test_corpus(void **state)
+{
+	(void)state;
+	int bad = 0;
+	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
+		const corpus_entry *e = &corpus[i];
+		char dir[160];
+		snprintf(dir, sizeof dir, "real/%s", e->dir);
+		capsim_hf_model hf;
+		capsim_catalog *c = imported(dir, "imported", &hf);
+		const capsim_model *m = model(c, "imported");
+		double total = capsim_model_params(m, 0), active = capsim_model_params(m, 1);
+		if (e->no_input_emb)
+			active -= (double)m->vocab * m->hidden;
+		if (!near(total, e->total, e->total_unit) ||
+		    (e->active > 0 && !near(active, e->active, e->active_unit))) {
+			fprintf(stderr, "%s: %.4g parameters (%.4g active); published %.4g (%.4g)\n",
+				e->dir, total, active, e->total, e->active);
+			bad++;
+		}
+		capsim_catalog_free(c);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* what the real configs say beyond their size: Kimi-K2 read by its
+ * architectures class; gpt-oss's alternating sliding window (128 on 12
+ * of 24 layers, its layer_types) and sinks; Qwen3's QK-norm; MiMo's
+ * shape and its multi-token-prediction layer; the heterogeneous
+ * Nemotron-NAS and the hybrid Nemotron-H refused, naming why */
+static void test_corpus_variants(void **state)
+{
+	(void)state;
+	capsim_hf_model m;
+	capsim_catalog *c = imported("real/moonshotai--Kimi-K2-Instruct", "kimi", &m);
+	assert_string_equal(m.read_as, "DeepseekV3ForCausalLM");
+	assert_string_equal(m.model_type, "kimi_k2");
+	assert_int_equal(m.moe_experts, 384);
+	assert_int_equal(m.moe_dense_layers, 1);
+	capsim_catalog_free(c);
+	c = imported("real/openai--gpt-oss-20b", "oss", &m);
+	assert_int_equal(m.sliding_window, 128);
+	assert_int_equal(m.sliding_layers, 12);
+	assert_true(m.attn_sinks);
+	assert_int_equal(m.moe_experts, 32);
+	assert_int_equal(m.moe_top_k, 4);
+	capsim_catalog_free(c);
+	c = imported("real/Qwen--Qwen3-8B", "q3", &m);
+	assert_true(m.qk_norm);
+	assert_int_equal(m.sliding_layers, 0); /* use_sliding_window false */
+	capsim_catalog_free(c);
+	c = imported("real/XiaomiMiMo--MiMo-7B-Base", "mimo", &m);
+	assert_int_equal(m.layers, 36);
+	assert_int_equal(m.kv_heads, 8);
+	assert_int_equal(m.ffn, 11008);
+	assert_int_equal(m.vocab, 151680);
+	int mtp = 0;
+	for (int i = 0; i < m.n_warnings; i++)
+		mtp |= strstr(m.warnings[i], "num_nextn_predict_layers 1") != NULL;
+	assert_true(mtp);
+	capsim_catalog_free(c);
+	expect_refused("../real/nvidia--Llama-3_3-Nemotron-Super-49B-v1/config.json",
+		       "block_configs: the layers differ");
+	expect_refused("../real/nvidia--Nemotron-H-56B-Base-8K/config.json",
+		       "model_type: 'nemotron_h' is a hybrid of Mamba-2 state-space layers");
 }
 
 static void expect_refused(const char *file, const char *needle)
@@ -528,6 +663,8 @@ int main(void)
 		cmocka_unit_test(test_deepseek),
 		cmocka_unit_test(test_gpt2),
 		cmocka_unit_test(test_other_families),
+		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_corpus_variants),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_unknown_keys),
