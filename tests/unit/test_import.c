@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "catalog.h"
 #include "eval.h"
@@ -43,15 +44,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* config file -> model entry id in a catalog of its own (shipped + it) */
-static capsim_catalog *imported(const char *dir, const char *id, capsim_hf_model *m)
+/* config text -> model entry id in a catalog of its own (shipped + it) */
+static capsim_catalog *imported_text(const char *text, size_t len, const char *path,
+				     const char *id, capsim_hf_model *m)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/tests/data/hf/%s/config.json", CAPSIM_SOURCE_DIR, dir);
 	capsim_diags d = { 0 };
-	size_t len;
-	char *text = capsim_xml_slurp(path, &len, &d);
-	assert_non_null(text);
 	if (capsim_hf_read(text, len, path, m, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		fail_msg("%s does not read", path);
@@ -66,12 +63,34 @@ static capsim_catalog *imported(const char *dir, const char *id, capsim_hf_model
 	assert_int_equal(capsim_catalog_load_root(c, CAPSIM_SOURCE_DIR, NULL, &d), 0);
 	if (capsim_catalog_load_memory(c, xml, xlen, id, &d) < 0 || capsim_catalog_check(c, &d) < 0) {
 		capsim_diags_print(&d, stderr);
-		fail_msg("%s: the imported entry does not load:\n%s", dir, xml);
+		fail_msg("%s: the imported entry does not load:\n%s", path, xml);
 	}
 	free(xml);
+	capsim_diags_free(&d);
+	return c;
+}
+
+/* config file -> model entry id in a catalog of its own (shipped + it) */
+static capsim_catalog *imported(const char *dir, const char *id, capsim_hf_model *m)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/tests/data/hf/%s/config.json", CAPSIM_SOURCE_DIR, dir);
+	capsim_diags d = { 0 };
+	size_t len;
+	char *text = capsim_xml_slurp(path, &len, &d);
+	assert_non_null(text);
+	capsim_catalog *c = imported_text(text, len, path, id, m);
 	free(text);
 	capsim_diags_free(&d);
 	return c;
+}
+
+static int warned(const capsim_hf_model *m, const char *needle)
+{
+	for (int i = 0; i < m->n_warnings; i++)
+		if (strstr(m->warnings[i], needle))
+			return 1;
+	return 0;
 }
 
 static const capsim_model *model(const capsim_catalog *c, const char *id)
@@ -342,6 +361,131 @@ static void test_corpus_variants(void **state)
 		       "block_configs: the layers differ");
 	expect_refused("../real/nvidia--Nemotron-H-56B-Base-8K/config.json",
 		       "model_type: 'nemotron_h' is a hybrid of Mamba-2 state-space layers");
+}
+
+/* The families no real config of the corpus has, each from a config
+ * written with transformers' field names for it (configuration_*.py):
+ * Gemma 3's multimodal config giving only what differs from
+ * Gemma3TextConfig's defaults (the keys of google/gemma-3-4b-pt's
+ * text_config), its language model counted against the Gemma 3 report's
+ * (arXiv 2503.19786, Table 1: 3,209M non-embedding parameters for 4B);
+ * Phi-3; OLMo-2's QK-norm; Nemotron's squared ReLU and LayerNorm; a
+ * Nemotron-NAS whose blocks are all alike; a model_type capsim does not
+ * know with a class it does; Python's Infinity. */
+static void test_written_families(void **state)
+{
+	(void)state;
+	capsim_hf_model m;
+	const char *gemma3 = "{\"architectures\": [\"Gemma3ForConditionalGeneration\"], "
+		"\"model_type\": \"gemma3\", \"mm_tokens_per_image\": 256, \"text_config\": "
+		"{\"hidden_size\": 2560, \"intermediate_size\": 10240, \"model_type\": "
+		"\"gemma3_text\", \"num_hidden_layers\": 34, \"rope_scaling\": {\"factor\": 8.0, "
+		"\"rope_type\": \"linear\"}, \"sliding_window\": 1024}, \"vision_config\": "
+		"{\"hidden_size\": 1152, \"model_type\": \"siglip_vision_model\"}}";
+	capsim_catalog *c = imported_text(gemma3, strlen(gemma3), "g3.json", "g3", &m);
+	assert_int_equal(m.heads, 8);
+	assert_int_equal(m.kv_heads, 4);
+	assert_int_equal(m.head_dim, 256);
+	assert_int_equal(m.vocab, 262208);
+	assert_true(m.tied_embeddings && m.qk_norm && m.vision_left_out);
+	assert_int_equal(m.sliding_window, 1024);
+	assert_int_equal(m.sliding_layers, 34 - 34 / 6); /* 5 local to 1 global */
+	assert_true(warned(&m, "num_attention_heads: absent; the default transformers gives"));
+	assert_true(warned(&m, "vision_config: the vision tower"));
+	const capsim_model *g = model(c, "g3");
+	assert_rel(capsim_model_params(g, 0) - (double)g->vocab * g->hidden, 3209e6, 0.01);
+	capsim_catalog_free(c);
+
+	const char *phi3 = "{\"model_type\": \"phi3\", \"hidden_size\": 3072, "
+		"\"intermediate_size\": 8192, \"num_hidden_layers\": 32, \"num_attention_heads\": 32, "
+		"\"num_key_value_heads\": 32, \"vocab_size\": 32064, \"max_position_embeddings\": "
+		"4096, \"sliding_window\": 2047, \"hidden_act\": \"silu\", "
+		"\"tie_word_embeddings\": false}";
+	c = imported_text(phi3, strlen(phi3), "phi3.json", "phi3", &m);
+	assert_string_equal(m.family, "phi3");
+	assert_int_equal(m.sliding_layers, 32);
+	/* keras-hub's Phi-3 mini preset: 3,821,079,552 parameters */
+	assert_rel(capsim_model_params(model(c, "phi3"), 0), 3821079552.0, 0.01);
+	capsim_catalog_free(c);
+
+	const char *olmo2 = "{\"architectures\": [\"Olmo2ForCausalLM\"], \"model_type\": "
+		"\"olmo2\", \"hidden_size\": 512, \"intermediate_size\": 1024, "
+		"\"num_hidden_layers\": 2, \"num_attention_heads\": 8, \"vocab_size\": 1000, "
+		"\"max_position_embeddings\": 4096}";
+	c = imported_text(olmo2, strlen(olmo2), "olmo2.json", "olmo2", &m);
+	assert_true(m.qk_norm);
+	assert_true(warned(&m, "QK-norm"));
+	capsim_catalog_free(c);
+
+	const char *nemotron = "{\"model_type\": \"nemotron\", \"hidden_size\": 512, "
+		"\"intermediate_size\": 2048, \"num_hidden_layers\": 2, \"num_attention_heads\": 8, "
+		"\"num_key_value_heads\": 2, \"vocab_size\": 1000, \"max_position_embeddings\": "
+		"4096, \"hidden_act\": \"relu2\", \"partial_rotary_factor\": 0.5, "
+		"\"norm_eps\": 1e-05}";
+	c = imported_text(nemotron, strlen(nemotron), "n.json", "nem", &m);
+	assert_string_equal(m.activation, "relu");
+	assert_string_equal(m.norm, "layernorm");
+	assert_true(warned(&m, "relu2 (squared ReLU)"));
+	assert_true(warned(&m, "partial_rotary_factor 0.5"));
+	capsim_catalog_free(c);
+
+	/* every block alike: 8 heads in 2 groups of 4; ffn_mult 2.625 of 512 is
+	 * 896, rounded up to 1024 (a multiple of 256) */
+	const char *nas = "{\"model_type\": \"nemotron-nas\", \"hidden_size\": 512, "
+		"\"num_hidden_layers\": 2, \"num_attention_heads\": 8, \"vocab_size\": 1000, "
+		"\"max_position_embeddings\": 4096, \"block_configs\": ["
+		"{\"attention\": {\"n_heads_in_group\": 4, \"no_op\": false}, \"ffn\": "
+		"{\"ffn_mult\": 2.625, \"no_op\": false}}, "
+		"{\"attention\": {\"n_heads_in_group\": 4, \"no_op\": false}, \"ffn\": "
+		"{\"ffn_mult\": 2.625, \"no_op\": false}}]}";
+	c = imported_text(nas, strlen(nas), "nas.json", "nas", &m);
+	assert_int_equal(m.kv_heads, 2);
+	assert_int_equal(m.ffn, 1024);
+	capsim_catalog_free(c);
+
+	const char *byclass = "{\"model_type\": \"my_llama\", \"architectures\": "
+		"[\"LlamaForCausalLM\"], \"hidden_size\": 256, \"intermediate_size\": 512, "
+		"\"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+		"\"max_position_embeddings\": 1024, \"time_step_limit\": [0.0, Infinity]}";
+	c = imported_text(byclass, strlen(byclass), "c.json", "byclass", &m);
+	assert_string_equal(m.read_as, "LlamaForCausalLM");
+	assert_string_equal(m.family, "llama");
+	assert_true(warned(&m, "model_type my_llama is not one capsim knows by name"));
+	assert_true(warned(&m, "1 NaN or Infinity values"));
+	capsim_catalog_free(c);
+}
+
+/* --json: one object with the parameter count and what is not modelled;
+ * the models file only with --out; the count on stderr either way */
+static void test_json(void **state)
+{
+	(void)state;
+	char dir[64];
+	assert_int_equal(testutil_tmpdir_make(dir, sizeof dir, "test-import"), 0);
+	assert_int_equal(testutil_sh("cd %s && %s import hf %s/tests/data/hf/real/openai--gpt-oss-20b/"
+			    "config.json --name oss --json >o.json 2>err && grep -q 'oss: 20907927360 "
+			    "parameters (20.91B), 4186416960 active per token' err && test ! -e oss.xml",
+			    dir, CAPSIM_BIN, CAPSIM_SOURCE_DIR), 0);
+	char path[128];
+	snprintf(path, sizeof path, "%s/o.json", dir);
+	json_t *o = json_load_file(path, 0, NULL);
+	assert_non_null(o);
+	json_t *mo = json_object_get(o, "model"), *at = json_object_get(mo, "attention");
+	assert_int_equal(json_integer_value(json_object_get(mo, "parameters")), 20907927360LL);
+	assert_int_equal(json_integer_value(json_object_get(at, "sliding_window")), 128);
+	assert_true(json_is_true(json_object_get(at, "attention_sinks")));
+	assert_true(json_is_null(json_object_get(o, "models_file")));
+	json_t *w = json_object_get(mo, "not_modelled");
+	int sinks = 0;
+	for (size_t i = 0; i < json_array_size(w); i++)
+		sinks |= strstr(json_string_value(json_array_get(w, i)), "sinks") != NULL;
+	assert_true(sinks);
+	json_decref(o);
+	assert_int_equal(testutil_sh("cd %s && %s import hf %s/tests/data/hf/real/openai--gpt-oss-20b/"
+			    "config.json --name oss --json --out oss.xml >o.json 2>/dev/null && grep -q "
+			    "'\"models_file\": \"oss.xml\"' o.json && grep -q 'model id=\"oss\"' oss.xml",
+			    dir, CAPSIM_BIN, CAPSIM_SOURCE_DIR), 0);
+	assert_int_equal(testutil_tmpdir_remove(dir), 0);
 }
 
 static void expect_refused(const char *file, const char *needle)
@@ -665,6 +809,8 @@ int main(void)
 		cmocka_unit_test(test_other_families),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_corpus_variants),
+		cmocka_unit_test(test_written_families),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_unknown_keys),
