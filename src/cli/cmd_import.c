@@ -165,6 +165,9 @@ static void hf_report(const capsim_hf_model *m, const capsim_model *cm, const ch
 	fprintf(stderr, ": %s: %.0f parameters (%.2fB)", cm->e.id, params, params / 1e9);
 	if (m->moe_experts)
 		fprintf(stderr, ", %.0f active per token (%.2fB)", active, active / 1e9);
+	if (m->window_modelled)
+		fprintf(stderr, "; a sliding window of %ld on %ld of %ld layers, modelled",
+			m->sliding_window, m->sliding_layers, m->layers);
 	fputc('\n', stderr);
 	if (!json)
 		return;

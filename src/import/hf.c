@@ -683,9 +683,32 @@ static long window_layers_by_rule(reader *r, const capsim_hf_model *m, const cha
 	return m->layers;
 }
 
+/* the N of a layer_types list whose global layers are every Nth (counted
+ * from 1), 0 where every layer is windowed, -1 where it is another pattern */
+static long global_every_of(json_t *types)
+{
+	size_t n = json_array_size(types), i;
+	long every = 0;
+	json_t *t;
+	json_array_foreach(types, i, t)
+		if (!(json_is_string(t) && strcmp(json_string_value(t), "sliding_attention") == 0)) {
+			every = (long)i + 1;
+			break;
+		}
+	for (i = 0; every && i < n; i++) {
+		t = json_array_get(types, i);
+		int sliding = json_is_string(t) &&
+			      strcmp(json_string_value(t), "sliding_attention") == 0;
+		if (sliding == ((long)(i + 1) % every == 0))
+			return -1;
+	}
+	return every;
+}
+
 /* the window and how many layers attend within it (m->sliding_window,
  * m->sliding_layers): layer_types where the config lists each layer's
- * kind, else the family's rule */
+ * kind, else the family's rule; m->global_every where the pattern is one a
+ * capsim model says (every Nth layer global), else said not modelled */
 static void read_window(reader *r, capsim_hf_model *m, const char *mt, int flags)
 {
 	if (!(flags & (F_WINDOW | F_WINDOW_OPT_IN)))
@@ -696,23 +719,38 @@ static void read_window(reader *r, capsim_hf_model *m, const char *mt, int flags
 	if (int_field(r, "sliding_window", &window, 0) != 1)
 		return;
 	json_t *types = json_object_get(r->o, "layer_types");
-	long layers = 0;
+	long layers = 0, every = -1;
 	if (json_is_array(types)) {
 		size_t i;
 		json_t *t;
 		json_array_foreach(types, i, t)
 			layers += json_is_string(t) && strcmp(json_string_value(t),
 							      "sliding_attention") == 0;
+		if ((long)json_array_size(types) == m->layers)
+			every = global_every_of(types);
 	} else {
 		layers = window_layers_by_rule(r, m, mt, flags);
+		/* Gemma 2 alternates from a windowed first layer; Gemma 3 has one
+		 * global layer in sliding_window_pattern; Qwen's windowed layers
+		 * are the last ones (from max_window_layers), another pattern */
+		every = layers == m->layers ? 0 : strcmp(mt, "gemma2") == 0 ? 2 :
+			m->layers - layers > 0 && strcmp(m->family, "gemma3") == 0 ?
+			m->layers / (m->layers - layers) : -1;
+		if (every > 0 && m->layers - m->layers / every != layers)
+			every = -1;
 	}
 	if (!layers)
 		return;
 	m->sliding_window = window;
 	m->sliding_layers = layers;
-	warn(m, "sliding_window %ld on %ld of %ld layers: attention within the window is costed "
-	     "as full causal attention (an upper bound on its FLOPs and memory)", window, layers,
-	     m->layers);
+	if (every >= 0) {
+		m->global_every = every;
+		m->window_modelled = 1;
+		return;
+	}
+	warn(m, "sliding_window %ld on %ld of %ld layers in a pattern capsim's model does not say "
+	     "(it says every Nth layer global): attention costed as full causal attention (an "
+	     "upper bound on its FLOPs)", window, layers, m->layers);
 }
 
 /* the attention variants (sliding window, QK-norm, logit soft-capping) and
@@ -875,8 +913,12 @@ int capsim_hf_write(const capsim_hf_model *m, const char *id, const char *file,
 		fprintf(out, " head-dim=\"%ld\"", m->head_dim);
 	fprintf(out, "\n                  ffn=\"%ld\" activation=\"%s\" vocab=\"%ld\" "
 		     "max-seq-len=\"%ld\"\n                  norm=\"%s\" position=\"%s\" "
-		     "tied-embeddings=\"%s\"/>\n", m->ffn, m->activation, m->vocab, m->max_seq_len,
+		     "tied-embeddings=\"%s\"", m->ffn, m->activation, m->vocab, m->max_seq_len,
 		m->norm, m->position, m->tied_embeddings ? "true" : "false");
+	if (m->window_modelled)
+		fprintf(out, "\n                  sliding-window=\"%ld\" global-every=\"%ld\"",
+			m->sliding_window, m->global_every);
+	fprintf(out, "/>\n");
 	if (m->moe_experts)
 		fprintf(out, "    <moe experts=\"%ld\" top-k=\"%ld\" shared-experts=\"%ld\" "
 			     "expert-ffn=\"%ld\" dense-layers=\"%ld\"/>\n", m->moe_experts,
@@ -935,8 +977,10 @@ static json_t *mla_json(const capsim_hf_model *m)
 /* the attention variants: 0 / false where the model has none */
 static json_t *attention_json(const capsim_hf_model *m)
 {
-	return json_pack("{sI sI sb sb sf sf}", "sliding_window", (json_int_t)m->sliding_window,
-			 "sliding_layers", (json_int_t)m->sliding_layers, "qk_norm", m->qk_norm,
+	return json_pack("{sI sI sI sb sb sb sf sf}", "sliding_window",
+			 (json_int_t)m->sliding_window, "sliding_layers",
+			 (json_int_t)m->sliding_layers, "global_every", (json_int_t)m->global_every,
+			 "window_modelled", m->window_modelled, "qk_norm", m->qk_norm,
 			 "attention_sinks", m->attn_sinks, "attn_logit_softcapping",
 			 m->attn_softcap, "final_logit_softcapping", m->final_softcap);
 }

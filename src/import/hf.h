@@ -46,6 +46,8 @@ typedef struct capsim_hf_model {
 	 * and keys); attention sinks (a learned logit per head, gpt-oss);
 	 * tanh soft-capping of the attention and final logits (0: none) */
 	long sliding_window, sliding_layers;
+	long global_every;           /* every Nth layer global (0: all windowed) */
+	int window_modelled;         /* the layers' pattern one a capsim model says */
 	int qk_norm, attn_sinks;
 	double attn_softcap, final_softcap;
 	int vision_left_out;         /* a multimodal config: its vision tower left out */

@@ -212,12 +212,17 @@ static void test_other_families(void **state)
 	c = imported("gemma-2-9b", "gemma", &m);
 	assert_int_equal(m.head_dim, 256);
 	assert_true(m.tied_embeddings);
-	int geglu = 0, window = 0;
-	for (int i = 0; i < m.n_warnings; i++) {
+	int geglu = 0;
+	for (int i = 0; i < m.n_warnings; i++)
 		geglu |= strstr(m.warnings[i], "GeGLU") != NULL;
-		window |= strstr(m.warnings[i], "sliding_window") != NULL;
-	}
-	assert_true(geglu && window);
+	assert_true(geglu);
+	/* its window on every other layer, from the first: modelled */
+	assert_int_equal(m.sliding_window, 4096);
+	assert_int_equal(m.global_every, 2);
+	assert_true(m.window_modelled);
+	assert_int_equal(model(c, "gemma")->sliding_window, 4096);
+	assert_true(warned(&m, "attn_logit_softcapping 50"));
+	assert_true(warned(&m, "final_logit_softcapping 30"));
 	capsim_catalog_free(c);
 	c = imported("gpt-neox-20b", "neox", &m);
 	assert_string_equal(m.activation, "gelu");
@@ -339,6 +344,8 @@ static void test_corpus_variants(void **state)
 	c = imported("real/openai--gpt-oss-20b", "oss", &m);
 	assert_int_equal(m.sliding_window, 128);
 	assert_int_equal(m.sliding_layers, 12);
+	assert_int_equal(m.global_every, 2); /* sliding, full, sliding, ... */
+	assert_int_equal(model(c, "oss")->global_every, 2);
 	assert_true(m.attn_sinks);
 	assert_int_equal(m.moe_experts, 32);
 	assert_int_equal(m.moe_top_k, 4);
@@ -390,6 +397,7 @@ static void test_written_families(void **state)
 	assert_true(m.tied_embeddings && m.qk_norm && m.vision_left_out);
 	assert_int_equal(m.sliding_window, 1024);
 	assert_int_equal(m.sliding_layers, 34 - 34 / 6); /* 5 local to 1 global */
+	assert_int_equal(m.global_every, 6);
 	assert_true(warned(&m, "num_attention_heads: absent; the default transformers gives"));
 	assert_true(warned(&m, "vision_config: the vision tower"));
 	const capsim_model *g = model(c, "g3");
@@ -404,6 +412,8 @@ static void test_written_families(void **state)
 	c = imported_text(phi3, strlen(phi3), "phi3.json", "phi3", &m);
 	assert_string_equal(m.family, "phi3");
 	assert_int_equal(m.sliding_layers, 32);
+	assert_int_equal(model(c, "phi3")->sliding_window, 2047);
+	assert_int_equal(model(c, "phi3")->global_every, 0);
 	/* keras-hub's Phi-3 mini preset: 3,821,079,552 parameters */
 	assert_rel(capsim_model_params(model(c, "phi3"), 0), 3821079552.0, 0.01);
 	capsim_catalog_free(c);
