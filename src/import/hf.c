@@ -320,7 +320,7 @@ static void read_common(reader *r, capsim_hf_model *m, arch a)
 static char *python_floats_as_null(const char *text, size_t len, size_t *out_len, long *n)
 {
 	static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
-	char *out = capsim_xmalloc(len + 1);
+	char *out = capsim_xmalloc(2 * len + 1); /* "NaN" (3 bytes) becomes "null" (4) */
 	size_t k = 0;
 	int in_string = 0;
 	*n = 0;

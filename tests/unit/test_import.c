@@ -463,6 +463,22 @@ static void test_written_families(void **state)
 	assert_true(warned(&m, "model_type my_llama is not one capsim knows by name"));
 	assert_true(warned(&m, "1 NaN or Infinity values"));
 	capsim_catalog_free(c);
+	/* a config of NaNs: each "NaN" is one byte shorter than the "null" it
+	 * becomes */
+	char *nans = NULL;
+	size_t nlen = 0;
+	FILE *f = open_memstream(&nans, &nlen);
+	fprintf(f, "{\"model_type\": \"llama\", \"hidden_size\": 256, \"intermediate_size\": "
+		"512, \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"vocab_size\": 1000, "
+		"\"max_position_embeddings\": 1024, \"x\": [NaN");
+	for (int i = 0; i < 5000; i++)
+		fputs(",NaN", f);
+	fputs("]}", f);
+	fclose(f);
+	c = imported_text(nans, nlen, "nan.json", "nans", &m);
+	assert_true(warned(&m, "5001 NaN or Infinity values"));
+	capsim_catalog_free(c);
+	free(nans);
 }
 
 /* --json: one object with the parameter count and what is not modelled;
