@@ -273,8 +273,15 @@ static const corpus_entry corpus[] = {
 	{ "meta-llama--Llama-2-70b-hf", 68976658432.0, 1, 0, 0, 0 },
 	{ "meta-llama--Meta-Llama-3.1-8B", 8030261248.0, 1, 0, 0, 0 },
 	{ "meta-llama--Meta-Llama-3.1-70B", 70553706496.0, 1, 0, 0, 0 },
-	/* the Llama 3.1 model card: 405B */
+	/* the Llama 3.1 model card: 405B; the Llama 3.2 model card: 1.23B, 3.21B */
 	{ "meta-llama--Meta-Llama-3.1-405B", 405e9, 1e9, 0, 0, 0 },
+	{ "meta-llama--Llama-3.2-1B-Instruct", 1.23e9, 0.01e9, 0, 0, 0 },
+	{ "meta-llama--Llama-3.2-3B-Instruct", 3.21e9, 0.01e9, 0, 0, 0 },
+	/* the Phi-3 technical report (arXiv 2404.14219, abstract): phi-3-mini
+	 * 3.8B, phi-3-medium 14B; Mistral AI, "Mistral 7B" (2023-09-27): 7.3B */
+	{ "microsoft--Phi-3-mini-4k-instruct", 3.8e9, 0.1e9, 0, 0, 0 },
+	{ "microsoft--Phi-3-medium-4k-instruct", 14e9, 1e9, 0, 0, 0 },
+	{ "mistralai--Mistral-7B-Instruct-v0.3", 7.3e9, 0.1e9, 0, 0, 0 },
 	/* Mistral AI, "Mixtral of experts" (2023-12-11): 46.7B total, 12.9B per
 	 * token; "Cheaper, Better, Faster, Stronger" (2024-04-17): 141B, 39B */
 	{ "mistralai--Mixtral-8x7B-v0.1", 46.7e9, 0.1e9, 12.9e9, 0.1e9, 0 },
@@ -328,7 +335,8 @@ static void test_corpus(void **state)
 
 /* what the real configs say beyond their size: Kimi-K2 read by its
  * architectures class; gpt-oss's alternating sliding window (128 on 12
- * of 24 layers, its layer_types) and sinks; Qwen3's QK-norm; MiMo's
+ * of 24 layers, its layer_types) and sinks; Phi-3's window on every
+ * layer; Qwen3's QK-norm; MiMo's
  * shape and its multi-token-prediction layer; the heterogeneous
  * Nemotron-NAS and the hybrid Nemotron-H refused, naming why */
 static void test_corpus_variants(void **state)
@@ -349,6 +357,12 @@ static void test_corpus_variants(void **state)
 	assert_true(m.attn_sinks);
 	assert_int_equal(m.moe_experts, 32);
 	assert_int_equal(m.moe_top_k, 4);
+	capsim_catalog_free(c);
+	c = imported("real/microsoft--Phi-3-mini-4k-instruct", "phi", &m);
+	assert_int_equal(m.sliding_window, 2047); /* every layer: modelled */
+	assert_int_equal(m.sliding_layers, 32);
+	assert_true(m.window_modelled);
+	assert_int_equal(model(c, "phi")->sliding_window, 2047);
 	capsim_catalog_free(c);
 	c = imported("real/Qwen--Qwen3-8B", "q3", &m);
 	assert_true(m.qk_norm);
