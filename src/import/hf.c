@@ -72,6 +72,8 @@ static const struct {
 	{ "mamba", "state-space (Mamba) layers, no attention" },
 	{ "mamba2", "state-space (Mamba-2) layers, no attention" },
 	{ "qwen3_next", "Gated DeltaNet linear-attention layers between its attention layers" },
+	{ "gemma4", "layers that differ (its global layers' heads of global_head_dim with "
+		    "num_global_key_value_heads, its sliding layers' of head_dim)" },
 	{ "llama4", "layers that differ (chunked attention with RoPE, every fourth layer global "
 		    "without it; Maverick's MoE and dense layers interleaved)" },
 };
@@ -438,7 +440,7 @@ static int find_arch(reader *r, capsim_hf_model *m)
 	}
 	for (size_t i = 0; mt && i < sizeof refused / sizeof refused[0]; i++)
 		if (strcmp(refused[i].model_type, mt) == 0) {
-			capsim_diags_add(r->d, r->file, 0, "model_type: '%s' is %s: a capsim model "
+			capsim_diags_add(r->d, r->file, 0, "model_type '%s': %s: a capsim model "
 					 "repeats one transformer layer, so it cannot be imported",
 					 mt, refused[i].why);
 			return -1;

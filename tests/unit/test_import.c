@@ -338,7 +338,7 @@ static void test_corpus(void **state)
  * of 24 layers, its layer_types) and sinks; Phi-3's window on every
  * layer; Qwen3's QK-norm; MiMo's
  * shape and its multi-token-prediction layer; the heterogeneous
- * Nemotron-NAS and the hybrid Nemotron-H refused, naming why */
+ * Nemotron-NAS and Gemma 4 and the hybrid Nemotron-H refused, naming why */
 static void test_corpus_variants(void **state)
 {
 	(void)state;
@@ -380,8 +380,10 @@ static void test_corpus_variants(void **state)
 	capsim_catalog_free(c);
 	expect_refused("../real/nvidia--Llama-3_3-Nemotron-Super-49B-v1/config.json",
 		       "block_configs: the layers differ");
+	expect_refused("../real/google--gemma-4-26B-A4B/config.json",
+		       "model_type 'gemma4': layers that differ (its global layers' heads");
 	expect_refused("../real/nvidia--Nemotron-H-56B-Base-8K/config.json",
-		       "model_type: 'nemotron_h' is a hybrid of Mamba-2 state-space layers");
+		       "model_type 'nemotron_h': a hybrid of Mamba-2 state-space layers");
 }
 
 /* The families no real config of the corpus has, each from a config
