@@ -283,6 +283,7 @@ static const char *const understood[] = {
 	"vision_config", "mm_tokens_per_image", "boi_token_index", "eoi_token_index",
 	"image_token_index", "attention_multiplier", "embedding_multiplier", "logits_scaling",
 	"residual_multiplier", "router_jitter_noise", "input_jitter_noise", "clip_qkv",
+	"_name_or_path", "use_mrope", "use_qk_norm",
 };
 
 static int is_understood(const char *key)
@@ -772,7 +773,7 @@ static void read_variants(reader *r, capsim_hf_model *m, const char *mt, int fla
 		warn(m, "final_logit_softcapping %g: tanh soft-capping of the output logits is not "
 		     "modelled (elementwise work on the logits)", cap);
 	}
-	if (flags & F_QK_NORM) {
+	if ((flags & F_QK_NORM) || bool_field(r, "use_qk_norm", 0)) {
 		m->qk_norm = 1;
 		warn(m, "QK-norm: a norm on each head's queries and keys; its parameters and "
 		     "elementwise work are not modelled (both under 0.1%% of the layer's)");
