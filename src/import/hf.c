@@ -622,8 +622,8 @@ static void read_nas(reader *r, capsim_hf_model *m)
 {
 	json_t *b = json_object_get(r->o, "block_configs");
 	if (!json_is_array(b) || json_array_size(b) == 0) {
-		capsim_diags_add(r->d, r->file, 0, "block_configs: expected an array of the layers' "
-				 "blocks, found %s", b ? kind_of(b) : "nothing");
+		capsim_diags_add(r->d, r->file, 0, "block_configs: expected an array of the "
+				 "layers' blocks, found %s", b ? kind_of(b) : "nothing");
 		r->bad = 1;
 		return;
 	}
@@ -652,13 +652,13 @@ static void read_nas(reader *r, capsim_hf_model *m)
 	long blocks = (long)json_array_size(b);
 	if (blocks != m->layers || n.attn_skip || n.attn_linear || n.attn_other || n.ffn_skip ||
 	    n.ffn_linear || n.ffn_other || !n.groups || m->heads % n.groups) {
-		capsim_diags_add(r->d, r->file, 0, "block_configs: the layers differ (%ld blocks for "
-				 "%ld layers; attention: %ld skipped, %ld a linear layer, %ld of "
-				 "another KV grouping; FFN: %ld skipped, %ld a linear layer, %ld of "
-				 "another size): a capsim model gives every layer one shape, so this "
-				 "heterogeneous model cannot be imported", blocks, m->layers,
-				 n.attn_skip, n.attn_linear, n.attn_other, n.ffn_skip, n.ffn_linear,
-				 n.ffn_other);
+		capsim_diags_add(r->d, r->file, 0, "block_configs: the layers differ (%ld "
+				 "blocks for %ld layers; attention: %ld skipped, %ld a linear "
+				 "layer, %ld of another KV grouping; FFN: %ld skipped, %ld a "
+				 "linear layer, %ld of another size): a capsim model gives every "
+				 "layer one shape, so this heterogeneous model cannot be imported",
+				 blocks, m->layers, n.attn_skip, n.attn_linear, n.attn_other,
+				 n.ffn_skip, n.ffn_linear, n.ffn_other);
 		r->bad = 1;
 		return;
 	}
@@ -693,11 +693,14 @@ static long global_every_of(json_t *types)
 	size_t n = json_array_size(types), i;
 	long every = 0;
 	json_t *t;
-	json_array_foreach(types, i, t)
-		if (!(json_is_string(t) && strcmp(json_string_value(t), "sliding_attention") == 0)) {
+	json_array_foreach(types, i, t) {
+		int sliding = json_is_string(t) &&
+			      strcmp(json_string_value(t), "sliding_attention") == 0;
+		if (!sliding) {
 			every = (long)i + 1;
 			break;
 		}
+	}
 	for (i = 0; every && i < n; i++) {
 		t = json_array_get(types, i);
 		int sliding = json_is_string(t) &&
@@ -858,7 +861,8 @@ int capsim_hf_read(const char *text, size_t len, const char *file, capsim_hf_mod
 	if (!o)
 		return -1;
 	if (python)
-		warn(m, "%ld NaN or Infinity values (Python's JSON extension): read as null", python);
+		warn(m, "%ld NaN or Infinity values (Python's JSON extension): read as null",
+		     python);
 	reader r = { o, file, d, 0, m };
 	int found = find_arch(&r, m);
 	if (found < 0) {
