@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "catalog.h"
 #include "cli.h"
 #include "escape.h"
@@ -19,14 +21,18 @@
 
 #define HF_ABOUT \
 	"A Hugging Face model config (config.json: Llama, Mistral, Mixtral, Qwen2/3\n" \
-	"and their MoE, DeepSeek V2/V3, GPT-2, GPT-NeoX, Gemma) becomes a models file\n" \
+	"and their MoE, DeepSeek V2/V3 and Kimi-K2, GPT-2, GPT-NeoX, Gemma 1/2/3,\n" \
+	"Phi-3/3.5/4, OLMo/OLMo-2, gpt-oss, Nemotron, MiMo, Granite; by model_type,\n" \
+	"else by the class in architectures) becomes a models file\n" \
 	"of one entry (layers, hidden, heads, KV heads, head dimension, FFN and its\n" \
 	"activation, vocabulary, maximum positions, norm, positions, tied embeddings,\n" \
 	"MoE experts, shared experts and top-k, MLA dimensions), checked by loading\n" \
 	"it beside the shipped catalog, on standard output or --out FILE. Use it with\n" \
 	"capsim --parts FILE run --set workload.model.ref=ID. The id is --name, else\n" \
 	"the config's directory's name (meta-llama/Llama-3.1-8B/config.json gives\n" \
-	"llama-3.1-8b). What capsim does not model is listed on stderr.\n"
+	"llama-3.1-8b). What capsim does not model is listed on stderr, with the\n" \
+	"parameter count imported; --json prints them as one object instead of the\n" \
+	"models file (written then only with --out).\n"
 #define LAUNCH_ABOUT \
 	"A torchrun / srun / Megatron-LM launch (NeMo key=value overrides where\n" \
 	"simple) becomes a scenario (--out, default stdout): nodes and GPUs per node\n" \
@@ -41,15 +47,18 @@
 	"every flag not modelled. The scenario is checked by loading it before it is\n" \
 	"written.\n"
 
-enum { H_NAME, H_OUT, H_HELP };
+enum { H_NAME, H_OUT, H_JSON, H_HELP };
 static const capsim_cli_opt hf_opts[] = {
 	[H_NAME] = { "name", 0, "ID", "the model's id (default: from the config's directory)" },
 	[H_OUT] = { "out", 0, "FILE", "write the models file to FILE (default: standard output)" },
+	[H_JSON] = { "json", 0, NULL,
+		     "print a summary (parameters, architecture, what is not\n"
+		     "modelled) as one JSON object on standard output" },
 	[H_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_import_hf_cmd = {
 	.name = "import hf",
-	.usage = "usage: capsim import hf CONFIG.json [--name ID] [--out FILE]\n",
+	.usage = "usage: capsim import hf CONFIG.json [--name ID] [--out FILE] [--json]\n",
 	.about = HF_ABOUT,
 	.opts = hf_opts,
 	.n_opts = CAPSIM_CLI_N(hf_opts),
@@ -89,7 +98,7 @@ const capsim_cli_cmd capsim_cli_import_slurm_cmd = {
 static void help(FILE *out)
 {
 	fprintf(out,
-		"usage: capsim import hf CONFIG.json [--name ID] [--out FILE]\n"
+		"usage: capsim import hf CONFIG.json [--name ID] [--out FILE] [--json]\n"
 		"       capsim import cmdline [OPTIONS] -- LAUNCH LINE...\n"
 		"       capsim import slurm [OPTIONS] SCRIPT   (a Slurm batch script, a shell\n"
 		"                           script or a Kubernetes Job that runs torchrun)\n"
@@ -145,15 +154,43 @@ static int dir_name(const char *path, char *out, size_t n)
 	return 0;
 }
 
+/* the imported entry's parameter count (and that active per token, where
+ * it has experts) on stderr; with json, the summary on stdout */
+static void hf_report(const capsim_hf_model *m, const capsim_model *cm, const char *file,
+		      const char *sha, const char *models_file, int json)
+{
+	double params = capsim_model_params(cm, 0), active = capsim_model_params(cm, 1);
+	fprintf(stderr, "capsim import hf: ");
+	capsim_term_text(stderr, file);
+	fprintf(stderr, ": %s: %.0f parameters (%.2fB)", cm->e.id, params, params / 1e9);
+	if (m->moe_experts)
+		fprintf(stderr, ", %.0f active per token (%.2fB)", active, active / 1e9);
+	if (m->window_modelled)
+		fprintf(stderr, "; a sliding window of %ld on %ld of %ld layers, modelled",
+			m->sliding_window, m->sliding_layers, m->layers);
+	fputc('\n', stderr);
+	if (!json)
+		return;
+	json_t *o = capsim_cli_json_head(NULL, NULL);
+	json_t *in = json_pack("{ss ss}", "file", file, "sha256", sha);
+	json_array_append_new(json_object_get(o, "inputs"), in ? in : json_null());
+	json_object_set_new(o, "model", capsim_hf_json(m, cm->e.id, params, active));
+	json_object_set_new(o, "models_file", models_file ? json_string(models_file) : json_null());
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(o);
+}
+
 static int import_hf(int argc, char **argv)
 {
 	const char *name = NULL, *out = "-";
-	int c;
+	int c, json = 0, out_given = 0;
 	optind = 1;
 	while ((c = capsim_cli_next(&capsim_cli_import_hf_cmd, argc, argv)) != -1) {
 		switch (c) {
 		case H_NAME: name = optarg; break;
-		case H_OUT: out = optarg; break;
+		case H_OUT: out = optarg; out_given = 1; break;
+		case H_JSON: json = 1; break;
 		case H_HELP:
 			capsim_cli_help(&capsim_cli_import_hf_cmd, stdout);
 			return CAPSIM_EXIT_OK;
@@ -221,11 +258,15 @@ static int import_hf(int argc, char **argv)
 		fputc('\n', stderr);
 	}
 	capsim_outfile of;
-	if (capsim_outfile_open(&of, out, &d) < 0)
-		goto fail;
-	fwrite(xml, 1, xlen, of.f);
-	if (capsim_outfile_close(&of, &d) < 0)
-		goto fail;
+	if (!json || out_given) { /* --json alone: the summary is the output */
+		if (capsim_outfile_open(&of, out, &d) < 0)
+			goto fail;
+		fwrite(xml, 1, xlen, of.f);
+		if (capsim_outfile_close(&of, &d) < 0)
+			goto fail;
+	}
+	hf_report(&m, capsim_catalog_find(cat, CAPSIM_KIND_MODEL, id), file, sha,
+		  out_given ? out : NULL, json);
 	status = CAPSIM_EXIT_OK;
 	goto done;
 fail:

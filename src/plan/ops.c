@@ -49,17 +49,19 @@ double capsim_flops_per_token(const capsim_model *m, int seq_len, int active)
 {
 	double n = 0.0, q, k, v, o;
 	attn_dims(m, &q, &k, &v, &o);
-	double routed = active ? m->moe_top_k : m->moe_experts;
+	double routed = active ? m->moe_top_k : m->moe_experts, keys = 0.0;
 	for (int l = 0; l < m->layers; l++) {
 		capsim_layer_params p;
 		capsim_model_layer_params(m, l, &p);
 		n += p.attention + p.mlp + p.norms + p.shared + p.router +
 		     (p.moe ? routed * p.expert : 0.0);
+		/* s/2, or a sliding window's mean span (capsim_model_attn_keys) */
+		keys += capsim_model_attn_keys(m, l, seq_len);
 	}
 	/* the LM head multiplies by a vocab x hidden matrix (tied or not); the
 	 * input embedding is a lookup and costs no FLOPs */
 	n += (double)m->vocab * m->hidden + m->hidden /* final norm */;
-	return 6.0 * n + 3.0 * seq_len * (q + o) * m->layers;
+	return 6.0 * n + 6.0 * keys * (q + o);
 }
 
 double capsim_flops_megatron(int layers, int hidden, int seq, int vocab,
@@ -1235,12 +1237,13 @@ void capsim_layer_forward(const capsim_scenario *s, int layer,
 		elementwise(&op[CAPSIM_LOP_ROPE], "rope", T * (q + k) / t, 3.0, 2.0, e);
 	/* fused causal attention on this GPU's heads: each of T queries scores
 	 * s/2 keys on average (causal; with CP the load-balanced ring gives
-	 * every rank the same share), 2 (q_dim + o_dim)/t FLOP per query-key
-	 * pair. Reads Q, the whole sequence's K and V, writes O; CP runs it as
-	 * cp steps of a ring, one launch each. */
+	 * every rank the same share), on a layer with a sliding window the
+	 * window's mean span (capsim_model_attn_keys), 2 (q_dim + o_dim)/t FLOP
+	 * per query-key pair. Reads Q, the whole sequence's K and V, writes O;
+	 * CP runs it as cp steps of a ring, one launch each. */
 	double hd = q / m->heads;
 	set_op(&op[CAPSIM_LOP_ATTN], "attention", CAPSIM_OPK_ATTENTION, cp,
-	       2.0 * T * (seq / 2.0) * (q + o) / t,
+	       2.0 * T * capsim_model_attn_keys(m, layer, seq) * (q + o) / t,
 	       e * (T * q / t + b * seq * (k + v) / t + T * o / t),
 	       seq / cp, seq, hd);
 	/* output projection, row-parallel */

@@ -234,6 +234,8 @@ static const capsim_field model_fields[] = {
 	FENUM("architecture.norm", capsim_model, norm, norms, 0, "layernorm", "normalisation"),
 	FENUM("architecture.position", capsim_model, position, positions, 0, "learned", "position encoding"),
 	FFLAG("architecture.tied-embeddings", capsim_model, tied_embeddings, 0, "false", "input and output embeddings shared"),
+	MINT("architecture.sliding-window", sliding_window, NN, 0, 1e9, "sliding-window attention: the tokens each query attends to (0: none)"),
+	MINT("architecture.global-every", global_every, NN, 0, 1e4, "with a sliding window, every Nth layer attends to the whole sequence (0: none does)"),
 	MINT("moe.experts", moe_experts, P, 1, 1e5, "routed experts per MoE layer"),
 	MINT("moe.top-k", moe_top_k, P, 1, 1e4, "experts per token"),
 	MINT("moe.shared-experts", moe_shared_experts, NN, 0, 1e4, "always-active experts"),
@@ -805,6 +807,15 @@ double capsim_gpu_peak(const capsim_gpu *g, int dtype)
 int capsim_model_head_dim(const capsim_model *m)
 {
 	return m->head_dim ? m->head_dim : m->hidden / m->heads;
+}
+
+double capsim_model_attn_keys(const capsim_model *m, int layer, double seq)
+{
+	double w = m->sliding_window;
+	int global = m->global_every > 0 && (layer + 1) % m->global_every == 0;
+	if (!(w > 0.0) || global || w >= seq)
+		return seq / 2.0;
+	return w - w * w / (2.0 * seq);
 }
 
 void capsim_model_layer_params(const capsim_model *m, int layer,

@@ -362,6 +362,10 @@ typedef struct capsim_model {
 	int norm, position, tied_embeddings;
 	int moe_experts, moe_top_k, moe_shared_experts, moe_expert_ffn, moe_dense_layers;
 	int mla_q_lora_rank, mla_kv_lora_rank, mla_qk_nope_head_dim, mla_qk_rope_head_dim, mla_v_head_dim;
+	/* sliding-window attention: the window in tokens (0: none), and every
+	 * global_every-th layer attending to the whole sequence instead (0:
+	 * every layer has the window) */
+	int sliding_window, global_every;
 	double published_params, published_active_params;
 } capsim_model;
 
@@ -920,5 +924,12 @@ void capsim_model_layer_params(const capsim_model *m, int layer,
 
 /* Head dimension: head-dim if given, else hidden / heads. */
 int capsim_model_head_dim(const capsim_model *m);
+
+/* The keys a query of layer (0-based) scores on average in causal attention
+ * over seq tokens: seq/2, or with a sliding window w < seq on that layer
+ * (every layer but each global_every-th, counted from 1) the mean over
+ * positions i = 1..seq of min(i, w), w - w^2/(2 seq) (to within the
+ * convention's (seq+1)/2 ~ seq/2). */
+double capsim_model_attn_keys(const capsim_model *m, int layer, double seq);
 
 #endif

@@ -1,9 +1,12 @@
 /* fuzz_hf.c - libFuzzer target for capsim import hf's reader (src/import/
  * hf.h): any bytes as a config.json, read and, when they read, written as a
- * models file; never a crash, a leak or undefined behaviour. */
+ * models file and summed up as JSON (--json's model object); never a crash,
+ * a leak or undefined behaviour. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <jansson.h>
 
 #include "hf.h"
 
@@ -21,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					f);
 			fclose(f);
 		}
+		json_decref(capsim_hf_json(&m, "fuzzed", 1e9, 1e9));
 	}
 	capsim_diags_free(&d);
 	return 0;

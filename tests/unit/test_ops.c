@@ -59,6 +59,37 @@ static void test_flops_per_token_llama7b(void **state)
 	assert_rel(capsim_flops_per_token(m, 4096, 0), 42865287168.0, 1e-15);
 }
 
+/* Sliding-window attention on Llama 2 7B's shape, s = 4096, a window of
+ * w = 1024 on every layer but each 2nd: a windowed query scores on average
+ * w - w^2/(2s) = 1024 - 128 = 896 keys against s/2 = 2048, so each of the
+ * 16 windowed layers saves 6 x (2048 - 896) x (q + o) = 6 x 1152 x 8192 =
+ * 56,623,104 FLOP a token: 905,969,664 in all. The attention op of a
+ * windowed layer scales by 896/2048, a global one's not at all; a window
+ * no shorter than the sequence changes nothing. */
+static void test_flops_sliding_window(void **state)
+{
+	(void)state;
+	capsim_model m = *model("llama-2-7b");
+	double full = capsim_flops_per_token(&m, 4096, 1);
+	m.sliding_window = 1024;
+	m.global_every = 2;
+	assert_rel(capsim_model_attn_keys(&m, 0, 4096), 896.0, 0);
+	assert_rel(capsim_model_attn_keys(&m, 1, 4096), 2048.0, 0);
+	assert_rel(full - capsim_flops_per_token(&m, 4096, 1), 905969664.0, 1e-12);
+	capsim_scenario *s = load("dgx-h100", 1, "llama-2-7b", 4096, 8, NULL, 0);
+	capsim_layer_work a, b, c;
+	capsim_layer_forward(s, 0, &a);
+	s->model.sliding_window = 1024;
+	s->model.global_every = 2;
+	capsim_layer_forward(s, 0, &b);
+	capsim_layer_forward(s, 1, &c);
+	assert_rel(b.op[CAPSIM_LOP_ATTN].flop, a.op[CAPSIM_LOP_ATTN].flop * 896.0 / 2048.0, 1e-12);
+	assert_rel(c.op[CAPSIM_LOP_ATTN].flop, a.op[CAPSIM_LOP_ATTN].flop, 0);
+	m.sliding_window = 4096;
+	assert_rel(capsim_flops_per_token(&m, 4096, 1), full, 0);
+	free(s);
+}
+
 /* An MoE model touches its top-k experts: the difference between all and
  * active is 6 x (experts - top_k) x expert params x MoE layers. */
 static void test_flops_per_token_moe(void **state)
@@ -1142,6 +1173,7 @@ int main(void)
 		cmocka_unit_test(test_power_limit),
 		cmocka_unit_test(test_flops_per_token_llama7b),
 		cmocka_unit_test(test_flops_per_token_moe),
+		cmocka_unit_test(test_flops_sliding_window),
 		cmocka_unit_test(test_layer_moe_capacity),
 		cmocka_unit_test(test_megatron_sc21),
 		cmocka_unit_test(test_megatron_core_gpt3),
