@@ -14,7 +14,7 @@
 
 #include "diag.h"
 
-#define CAPSIM_LAUNCH_NOTES 64
+#define CAPSIM_LAUNCH_NOTES 256
 
 /* Limits on a script (each passed is refused, naming the limit):
  * - its size: that of every input file (CAPSIM_XML_MAX_BYTES, 8 MiB);
