@@ -446,7 +446,7 @@ static void free_vars(vars *vs)
 
 /* an if or case block being read */
 typedef struct {
-	char kind;        /* 'i' if, 'c' case */
+	char kind;        /* 'i' if, 'c' case, 'w' a loop */
 	int outer;        /* the block it is in runs */
 	int active;       /* the branch being read runs */
 	int taken;        /* a branch ran (or was decided) */
@@ -465,6 +465,7 @@ typedef struct {
 	block b[MAX_BLOCKS];
 	int nb;
 	int inner;        /* scripts read inside this one, open */
+	int in_test;      /* expanding a test's word: what the script does not set is empty */
 	size_t expanded;  /* bytes of every line's words so far */
 	int failed;
 } shstate;
@@ -684,6 +685,133 @@ static int parse_ref(const char *s, size_t n, ref *r)
 	return 1;
 }
 
+/* ---- $(( )) ---------------------------------------------------------------------- */
+
+/* an arithmetic expansion's expression, read over the script's variables */
+typedef struct {
+	const char *s;
+	size_t n, i;
+	const vars *vs;
+	int ok, depth;
+} arith;
+
+static long arith_sum(arith *a);
+
+static void arith_blank(arith *a)
+{
+	while (a->i < a->n && isspace((unsigned char)a->s[a->i]))
+		a->i++;
+}
+
+/* a number, a variable ($V, ${V} or V: its value a whole number) or a
+ * bracketed expression, with unary - + */
+static long arith_atom(arith *a)
+{
+	arith_blank(a);
+	if (a->i >= a->n || ++a->depth > CAPSIM_LAUNCH_MAX_NESTING) {
+		a->ok = 0;
+		return 0;
+	}
+	char ch = a->s[a->i];
+	long v = 0;
+	if (ch == '-' || ch == '+') {
+		a->i++;
+		v = arith_atom(a);
+		v = ch == '-' ? -v : v;
+	} else if (ch == '(') {
+		a->i++;
+		v = arith_sum(a);
+		arith_blank(a);
+		if (a->i < a->n && a->s[a->i] == ')')
+			a->i++;
+		else
+			a->ok = 0;
+	} else if (isdigit((unsigned char)ch)) {
+		char *end;
+		v = strtol(a->s + a->i, &end, 10);
+		a->i = (size_t)(end - a->s);
+	} else {
+		size_t j = a->i + (ch == '$');
+		int brace = j < a->n && a->s[j] == '{';
+		j += (size_t)brace;
+		size_t e = name_end(a->s, a->n, j, 1);
+		const char *val = e > j ? lookup(a->vs, a->s + j, e - j) : NULL;
+		char *end;
+		if (!val || !*val || (v = strtol(val, &end, 10), *end) ||
+		    (brace && (e >= a->n || a->s[e] != '}')))
+			a->ok = 0;
+		a->i = e + (size_t)brace;
+	}
+	a->depth--;
+	return v;
+}
+
+static long arith_product(arith *a)
+{
+	long v = arith_atom(a);
+	for (;;) {
+		arith_blank(a);
+		if (!a->ok || a->i >= a->n || !strchr("*/%", a->s[a->i]))
+			return v;
+		char op = a->s[a->i++];
+		long b = arith_atom(a);
+		if (op != '*' && b == 0) {
+			a->ok = 0;
+			return 0;
+		}
+		double p = (double)v * (double)b;
+		if (op == '*' && (p > (double)LONG_MAX / 2 || p < -(double)LONG_MAX / 2)) {
+			a->ok = 0;
+			return 0;
+		}
+		v = op == '*' ? v * b : op == '/' ? v / b : v % b;
+	}
+}
+
+static long arith_sum(arith *a)
+{
+	long v = arith_product(a);
+	for (;;) {
+		arith_blank(a);
+		if (!a->ok || a->i >= a->n || (a->s[a->i] != '+' && a->s[a->i] != '-'))
+			return v;
+		char op = a->s[a->i++];
+		long b = arith_product(a);
+		if ((b > 0 && v > LONG_MAX / 2) || (b < 0 && v < -(LONG_MAX / 2))) {
+			a->ok = 0;
+			return 0;
+		}
+		v = op == '+' ? v + b : v - b;
+	}
+}
+
+/* $((expr)) at s: its length with the value in *v, or 0 where it is not
+ * one this reads (an operator other than + - * / %, a variable the script
+ * does not set to a whole number): then left as written */
+static size_t arith_expand(const vars *vs, const char *s, size_t n, long *v)
+{
+	if (n < 5 || memcmp(s, "$((", 3) != 0)
+		return 0;
+	int depth = 0;
+	size_t e = 3;
+	for (; e + 1 < n; e++) {
+		if (s[e] == '(')
+			depth++;
+		else if (s[e] == ')' && depth)
+			depth--;
+		else if (s[e] == ')' && s[e + 1] == ')')
+			break;
+		else if (s[e] == ')' || s[e] == '\n')
+			return 0;
+	}
+	if (e + 1 >= n)
+		return 0;
+	arith a = { .s = s + 3, .n = e - 3, .vs = vs, .ok = 1 };
+	*v = arith_sum(&a);
+	arith_blank(&a);
+	return a.ok && a.i == a.n ? e + 2 : 0;
+}
+
 static int walk(shctx *c, const char *s, size_t n, wordlist *w);
 
 /* word expanded as the shell expands a default: its words joined by a
@@ -733,9 +861,10 @@ static const char *resolve(shctx *c, const ref *r, char **owned)
 			return val;
 		*owned = expand_default(c, r->word, r->wl);
 		c->why.defaulted++;
-		note(c->st->l, "${%.*s%s%c...}: %.*s not set in the script; its default, '%.40s', "
-		     "taken", (int)(r->nl > 40 ? 40 : r->nl), r->name, r->colon ? ":" : "", r->op,
-		     (int)(r->nl > 40 ? 40 : r->nl), r->name, *owned);
+		/* r->name follows its "${" */
+		note(c->st->l, "%.*s: %.*s is not set in the script: its default, '%.40s', taken",
+		     (int)(r->len > 70 ? 70 : r->len), r->name - 2, (int)(r->nl > 40 ? 40 : r->nl),
+		     r->name, *owned);
 		if (r->op == '=' && !isdigit((unsigned char)r->name[0]))
 			set_var(vs, r->name, r->nl, capsim_xasprintf("%s", *owned), 1);
 		return *owned;
@@ -805,13 +934,19 @@ static void single_quoted(shctx *c, wordlist *w, char ch)
 static size_t plain_or_variable(shctx *c, const char *s, size_t n, wordlist *w, char top)
 {
 	ref r;
+	if (s[0] == '$' && n > 1 && s[1] == '#' && w && c->st && (!top || top == CX_DQ)) {
+		put(c, w, '0'); /* $#: the script run as it is, without arguments */
+		return 2;
+	}
 	if (s[0] != '$' || !w || !c->st || (top && top != CX_DQ) || !parse_ref(s, n, &r)) {
 		put(c, w, s[0]);
 		return 1;
 	}
 	char *owned;
 	const char *val = resolve(c, &r, &owned);
-	if (!val) {
+	if (!val && c->st->in_test) {
+		w->in_word |= top == CX_DQ; /* a test reads what it does not know as empty */
+	} else if (!val) {
 		for (size_t i = 0; i < r.len; i++)
 			put(c, w, s[i]);
 	} else {
@@ -827,6 +962,8 @@ static size_t plain_or_variable(shctx *c, const char *s, size_t n, wordlist *w, 
 static size_t walk_quote(shctx *c, const char *s, size_t i, size_t n, wordlist *w, char top)
 {
 	char ch = s[i];
+	size_t al;
+	long av;
 	if (ch == '\'' && top != CX_DQ) {
 		if (top)
 			put(c, w, ch);
@@ -855,6 +992,13 @@ static size_t walk_quote(shctx *c, const char *s, size_t i, size_t n, wordlist *
 			w->in_word = 1;
 		push(c, CX_ANSI);
 		return 2;
+	} else if (ch == '$' && w && c->st && (!top || top == CX_DQ) &&
+		   (al = arith_expand(&c->st->vs, s + i, n - i, &av)) > 0) {
+		char num[32];
+		snprintf(num, sizeof num, "%ld", av);
+		for (const char *p = num; *p; p++)
+			put(c, w, *p);
+		return al;
 	} else if (ch == '$' && i + 1 < n && s[i + 1] == '(') {
 		push(c, CX_SUB);
 		put(c, w, ch);
@@ -1232,7 +1376,10 @@ static char *expand_word(void *ctx, const char *raw, capsim_cond_why *why)
 {
 	shstate *st = ctx;
 	wordlist w;
-	if (words_n(st, 0, raw, strlen(raw), &w, why, 1) < 0)
+	st->in_test = 1;
+	int bad = words_n(st, 0, raw, strlen(raw), &w, why, 1);
+	st->in_test = 0;
+	if (bad < 0)
 		return capsim_xasprintf("%s", "");
 	char *v = joined(&w, ' ');
 	free_words(&w);
@@ -1276,6 +1423,13 @@ static int running(const shstate *st)
 	return st->nb == 0 || st->b[st->nb - 1].active;
 }
 
+/* a block's opening (or, with end, closing) keyword */
+static const char *block_name(char kind, int end)
+{
+	return kind == 'i' ? (end ? "fi" : "if") : kind == 'c' ? (end ? "esac" : "case") :
+	       end ? "done" : "loop";
+}
+
 static block *open_block(shstate *st, char kind, long line)
 {
 	if (st->nb == MAX_BLOCKS) {
@@ -1294,7 +1448,7 @@ static void close_block(shstate *st, char kind, const char *kw, long line)
 {
 	if (!st->nb || st->b[st->nb - 1].kind != kind) {
 		refuse(st, line, "%s without its %s (bash stops here with a syntax error)", kw,
-		       kind == 'i' ? "if" : "case");
+		       kind == 'i' ? "if" : kind == 'c' ? "case" : "while, until or for");
 		return;
 	}
 	free(st->b[--st->nb].subject);
@@ -1409,6 +1563,25 @@ static int if_keyword(shstate *st, const char *s, size_t n, long line, size_t *r
 	return 1;
 }
 
+/* while, until or for: a loop whose condition the script's values decide
+ * false is skipped; any other's body is read once, where it stands */
+static void open_loop(shstate *st, const char *s, size_t n, long line)
+{
+	block *b = open_block(st, 'w', line);
+	if (!b || !b->outer)
+		return;
+	int until = keyword(s, n, "until");
+	if (keyword(s, n, "for")) {
+		b->active = 1;
+		note(st->l, "line %ld: %.60s: a loop, its body read once", line, s);
+	} else {
+		size_t k = 5; /* while, until */
+		b->active = decide(st, until ? "until" : "while", s + k, n - k, line) != until;
+		if (b->active)
+			note(st->l, "line %ld: %.60s: a loop, its body read once", line, s);
+	}
+}
+
 /* one command of a line (cut at ; & and newlines at the top): a block's
  * keyword, a case pattern, or a command run where its block runs */
 static void piece(shstate *st, reader *r, const char *s, size_t n, long line)
@@ -1432,9 +1605,10 @@ static void piece(shstate *st, reader *r, const char *s, size_t n, long line)
 		open_case(st, s + 4, n - 4, line);
 	} else if (keyword(s, n, "esac")) {
 		close_block(st, 'c', "esac", line);
-	} else if (keyword(s, n, "done") || keyword(s, n, "for") || keyword(s, n, "while") ||
-		   keyword(s, n, "until")) {
-		/* a loop: its body read once, where it stands */
+	} else if (keyword(s, n, "while") || keyword(s, n, "until") || keyword(s, n, "for")) {
+		open_loop(st, s, n, line);
+	} else if (keyword(s, n, "done")) {
+		close_block(st, 'w', "done", line);
 	} else if (running(st)) {
 		command(st, r, s, n, line);
 	}
@@ -1790,8 +1964,8 @@ static void run_text(shstate *st, const char *text, size_t len, long line, int y
 	if (!st->failed && st->nb > nb)
 		refuse(st, st->b[st->nb - 1].line, "%s without its %s: the %s ends before it is "
 		       "closed (bash stops here with a syntax error)",
-		       st->b[st->nb - 1].kind == 'i' ? "if" : "case",
-		       st->b[st->nb - 1].kind == 'i' ? "fi" : "esac", st->inner > 1 ? "command" :
+		       block_name(st->b[st->nb - 1].kind, 0), block_name(st->b[st->nb - 1].kind, 1),
+		       st->inner > 1 ? "command" :
 		       "file");
 	while (st->nb > nb)
 		free(st->b[--st->nb].subject);
@@ -1828,8 +2002,32 @@ static int is_yaml(const char *text, size_t len, const char *file)
 	return 0;
 }
 
+/* the environment given: NAME=VALUE each into st's variables; -1 after a
+ * refusal */
+static int environment(shstate *st, const char *const *env, int n_env)
+{
+	for (int i = 0; i < n_env; i++) {
+		const char *eq = strchr(env[i], '=');
+		size_t e = eq ? name_end(env[i], (size_t)(eq - env[i]), 0, 1) : 0;
+		if (!eq || e == 0 || env[i] + e != eq) {
+			capsim_diags_add_at(st->d, "--env", "'%.80s': expected NAME=VALUE (NAME a shell "
+					    "variable's name, or a number for $1, $2 ...)", env[i]);
+			return -1;
+		}
+		set_var(&st->vs, env[i], e, capsim_xasprintf("%s", eq + 1), 0);
+		note(st->l, "$%.*s: '%.60s', given (--env)", (int)e, env[i], eq + 1);
+	}
+	return 0;
+}
+
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d)
+{
+	return capsim_launch_script_env(text, len, file, NULL, 0, l, d);
+}
+
+int capsim_launch_script_env(const char *text, size_t len, const char *file,
+			     const char *const *env, int n_env, capsim_launch *l, capsim_diags *d)
 {
 	capsim_launch_init(l);
 	size_t before = d->n;
@@ -1839,6 +2037,10 @@ int capsim_launch_script(const char *text, size_t len, const char *file, capsim_
 		return -1;
 	}
 	shstate st = { .l = l, .d = d, .file = file };
+	if (environment(&st, env, n_env) < 0) {
+		free_vars(&st.vs);
+		return -1;
+	}
 	run_text(&st, text, len, 1, is_yaml(text, len, file));
 	free_vars(&st.vs);
 	if (d->n == before && !l->found_launcher) {

@@ -80,6 +80,13 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d);
 
+/* capsim_launch_script with the script's environment: each of env[0..n_env)
+ * NAME=VALUE (NAME a shell name, or a positional parameter's number: 1 for
+ * $1) set before the script runs, as the shell that runs it would have it.
+ * A malformed one is refused (at "--env"). */
+int capsim_launch_script_env(const char *text, size_t len, const char *file,
+			     const char *const *env, int n_env, capsim_launch *l, capsim_diags *d);
+
 /* The models file of one entry, id, that l's architecture flags define
  * (family megatron; Megatron's defaults where a flag is absent: an FFN of
  * 4 x hidden, or 8 x hidden / 3 rounded up to 64 with SwiGLU; KV heads as
@@ -105,5 +112,13 @@ int capsim_launch_model_text(const capsim_launch *l, const char *id, const char 
 char *capsim_launch_scenario_text(const capsim_launch *l, const char *name, const char *model,
 				  const char *node_id, int node_gpus, const char *where,
 				  capsim_diags *d);
+
+/* What the scenario of l on node node_id (node_gpus GPUs a node) assumes
+ * where the launch does not say (nodes, the global batch as micro-batch x
+ * data-parallel, the token budget, the node and fabric), a line each on f
+ * after prefix: the lines its comment holds. Nothing where l's shape does
+ * not hold (capsim_launch_scenario_text says why). */
+void capsim_launch_assumptions(const capsim_launch *l, const char *node_id, int node_gpus,
+			       FILE *f, const char *prefix);
 
 #endif

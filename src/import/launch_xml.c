@@ -1,10 +1,12 @@
 /* launch_xml.c - a launch read (launch.c) written as capsim's files: the
  * scenario it describes, and the model entry its architecture flags give. */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "escape.h"
 #include "launch.h"
 
@@ -72,6 +74,7 @@ int capsim_launch_model_text(const capsim_launch *l, const char *id, const char 
  * taken where it says nothing, and the batch and tokens it implies. */
 typedef struct shape {
 	long nodes, tp, pp, cp, mb, gb, v;
+	long dp;       /* GPUs / (tp x pp x cp) */
 	double tokens; /* 0: the launch gives no budget */
 } shape;
 
@@ -95,7 +98,7 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 	/* each value is at most CAPSIM_LAUNCH_MAX_WHOLE: products in double */
 	long gpus = s->nodes * node_gpus;
 	double split = (double)s->tp * (double)s->pp * (double)s->cp;
-	long dp = split <= (double)gpus ? gpus / (long)split : 1;
+	long dp = s->dp = split <= (double)gpus ? gpus / (long)split : 1;
 	double gbd = l->global_batch ? (double)l->global_batch : (double)s->mb * (double)dp;
 	if (gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE)
 		capsim_diags_add_at(d, where, "the global batch (micro-batch %ld x data-parallel "
@@ -118,9 +121,62 @@ static int fp8(const capsim_launch *l)
 	return l->dtype && strcmp(l->dtype, "fp8") == 0;
 }
 
+/* one line of what was assumed: prefixed, escaped for a comment where
+ * comment is set */
+static void assumed_line(FILE *f, const char *prefix, int comment, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void assumed_line(FILE *f, const char *prefix, int comment, const char *fmt, ...)
+{
+	char text[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	fputs(prefix, f);
+	if (comment)
+		capsim_xml_comment_escape(f, text);
+	else
+		fputs(text, f);
+	fputc('\n', f);
+}
+
+/* what the scenario assumes where the launch does not say */
+static void assumptions(FILE *f, const capsim_launch *l, const shape *s, const char *node_id,
+			const char *prefix, int comment)
+{
+	if (!l->nodes)
+		assumed_line(f, prefix, comment, "nodes: not in the launch; 1 assumed");
+	if (!l->global_batch)
+		assumed_line(f, prefix, comment, "global batch: not in the launch; micro-batch %ld x "
+			     "data-parallel %ld = %ld assumed", s->mb, s->dp, s->gb);
+	if (s->tokens <= 0)
+		assumed_line(f, prefix, comment, "tokens: no train-iters or train-samples in the "
+			     "launch; 1T assumed");
+	if (l->fp8_param_gather && !fp8(l))
+		assumed_line(f, prefix, comment, "--fp8-param-gather without --fp8-format: not "
+			     "modelled (FP8 primary weights need fp8)");
+	if (s->nodes > 1)
+		assumed_line(f, prefix, comment, "node and fabric: assumptions (not in a launch line): "
+			     "node %s, an NDR InfiniBand fat tree", node_id);
+	else
+		assumed_line(f, prefix, comment, "node and fabric: assumptions (not in a launch line): "
+			     "node %s, one node, no fabric", node_id);
+}
+
+void capsim_launch_assumptions(const capsim_launch *l, const char *node_id, int node_gpus,
+			       FILE *f, const char *prefix)
+{
+	capsim_diags d = { 0 };
+	shape s;
+	if (shape_of(l, node_id, node_gpus, "", &s, &d) == 0)
+		assumptions(f, l, &s, node_id, prefix, 0);
+	capsim_diags_free(&d);
+}
+
 /* the scenario's opening comment: where it came from, what was not
  * modelled and what was assumed */
-static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const char *where)
+static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const char *where,
+			  const char *node_id)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import "
 		   "from ");
@@ -133,17 +189,8 @@ static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const
 	}
 	if (l->n_notes_more)
 		fprintf(f, "     and %ld more not modelled\n", l->n_notes_more);
-	if (!l->nodes)
-		fprintf(f, "     nodes: not in the launch; 1 assumed\n");
-	if (s->tokens <= 0)
-		fprintf(f, "     tokens: no train-iters or train-samples in the launch; 1T assumed\n");
-	if (l->fp8_param_gather && !fp8(l)) {
-		fputs("     ", f);
-		capsim_xml_comment_escape(f, "--fp8-param-gather without --fp8-format: not "
-					     "modelled (FP8 primary weights need fp8)");
-		fputs("\n", f);
-	}
-	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
+	assumptions(f, l, s, node_id, "     ", 1);
+	fprintf(f, "-->\n");
 }
 
 /* the scenario element: the cluster (the node, and an NDR fat tree between
@@ -204,7 +251,7 @@ char *capsim_launch_scenario_text(const capsim_launch *l, const char *name, cons
 		capsim_diags_add_runtime(d, NULL, "out of memory");
 		return NULL;
 	}
-	write_comment(f, l, &s, where);
+	write_comment(f, l, &s, where, node_id);
 	write_scenario(f, l, &s, name, model, node_id);
 	fclose(f);
 	return text;
