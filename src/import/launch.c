@@ -135,6 +135,12 @@ static const struct {
 	{ "model.ffn_hidden_size", M(ffn) },
 	{ "model.max_position_embeddings", M(max_positions) },
 	{ "trainer.max_steps", M(train_iters) },
+	{ "model.seq_length", M(seq_len) },
+	{ "model.data.seq_length", M(seq_len) },
+	{ "model.data.train_ds.max_seq_length", M(seq_len) },
+	{ "model.data.train_ds.micro_batch_size", M(micro_batch) },
+	{ "model.data.train_ds.global_batch_size", M(global_batch) },
+	{ "model.padded_vocab_size", M(vocab) },
 };
 #undef M
 
@@ -169,27 +175,116 @@ static int whole(const char *flag, const char *v, long *out, const char *where, 
 	return 0;
 }
 
+/* a NeMo / Hydra boolean: True, true, 1 (1); False, false, 0 (0); -1 other */
+static int truth(const char *v)
+{
+	if (!strcasecmp(v, "true") || !strcmp(v, "1"))
+		return 1;
+	if (!strcasecmp(v, "false") || !strcmp(v, "0"))
+		return 0;
+	return -1;
+}
+
+/* trainer.precision: bf16, bf16-mixed, 16, 16-mixed (NeMo's and Lightning's
+ * names); 1, or 0 where capsim does not model it (32) */
+static int nemo_precision(capsim_launch *l, const char *v)
+{
+	if (!strncmp(v, "bf16", 4)) {
+		if (!l->dtype || strcmp(l->dtype, "fp8"))
+			l->dtype = "bf16";
+		return 1;
+	}
+	if (!strcmp(v, "16") || !strcmp(v, "16-mixed") || !strcmp(v, "fp16")) {
+		if (!l->dtype || strcmp(l->dtype, "fp8"))
+			l->dtype = "fp16";
+		return 1;
+	}
+	return 0;
+}
+
+/* model.peft.*: the scheme (lora, or none: a full fine-tune), the LoRA rank
+ * and the matrices it adapts; 1 when read, 0 when not modelled */
+static int nemo_peft(capsim_launch *l, const char *key, const char *v, const char *where,
+		     capsim_diags *d)
+{
+	if (!strcmp(key, "model.peft.peft_scheme")) {
+		if (!strcmp(v, "lora") || !strcmp(v, "none") || !strcmp(v, "null")) {
+			l->finetune = v[0] == 'l' ? "lora" : "full";
+			return 1;
+		}
+		return 0; /* ptuning, adapter, ia3: not capsim's */
+	}
+	if (!strcmp(key, "model.peft.lora_tuning.adapter_dim"))
+		return whole(key, v, &l->lora_rank, where, d) == 0;
+	if (!strcmp(key, "model.peft.lora_tuning.target_modules")) {
+		/* attention_qkv, attention_dense (or attention: both) alone are capsim's
+		 * "attention"; any MLP module makes it "all" */
+		l->lora_targets = strstr(v, "mlp") || strstr(v, "fc1") || strstr(v, "all") ?
+				  "all" : "attention";
+		return 1;
+	}
+	return 0;
+}
+
+/* NeMo's override key: Hydra's + ++ ~ dropped, and the NeMo launcher's stage
+ * (training., fine_tuning., peft.) before trainer. and model. */
+static const char *nemo_key(const char *tok)
+{
+	while (*tok == '+' || *tok == '~')
+		tok++;
+	static const char *const stage[] = { "training.", "fine_tuning.", "peft." };
+	for (size_t i = 0; i < sizeof stage / sizeof stage[0]; i++) {
+		size_t n = strlen(stage[i]);
+		if (!strncmp(tok, stage[i], n) &&
+		    (!strncmp(tok + n, "trainer.", 8) || !strncmp(tok + n, "model.", 6)))
+			return tok + n;
+	}
+	return tok;
+}
+
+/* the overrides read other than a whole number: 1 read, 0 not modelled, -1
+ * after a refusal */
+static int nemo_other(capsim_launch *l, const char *key, const char *v, const char *where,
+		      capsim_diags *d)
+{
+	int t = truth(v);
+	if (!strcmp(key, "model.sequence_parallel") && t >= 0)
+		l->sequence_parallel = t;
+	else if (!strcmp(key, "model.virtual_pipeline_model_parallel_size") && !strcmp(v, "null"))
+		l->vp_stages = 0;
+	else if (!strcmp(key, "model.virtual_pipeline_model_parallel_size"))
+		return whole(key, v, &l->vp_stages, where, d) < 0 ? -1 : 1;
+	else if (!strcmp(key, "trainer.precision"))
+		return nemo_precision(l, v);
+	else if (!strcmp(key, "model.fp8") && t >= 0)
+		l->dtype = t ? "fp8" : l->dtype;
+	else if (!strcmp(key, "model.optim.name"))
+		l->zero = !strcmp(v, "distributed_fused_adam") ? 1 : l->zero;
+	else if (!strcmp(key, "model.activations_checkpoint_granularity"))
+		l->recompute = !strcmp(v, "full") ? "full" : !strcmp(v, "selective") ? "selective" :
+			       "none";
+	else if (!strncmp(key, "model.peft.", 11))
+		return nemo_peft(l, key, v, where, d);
+	else
+		return 0;
+	/* distributed_fused_adam is ZeRO 1; another optimizer keeps its state whole */
+	return strcmp(key, "model.optim.name") || !strcmp(v, "distributed_fused_adam") ? 1 : 0;
+}
+
 static int nemo_override(capsim_launch *l, const char *tok, const char *where, capsim_diags *d)
 {
-	const char *eq = strchr(tok, '=');
-	size_t kl = (size_t)(eq - tok);
+	const char *key = nemo_key(tok);
+	const char *eq = strchr(key, '=');
+	size_t kl = (size_t)(eq - key);
 	for (size_t i = 0; i < sizeof nemo / sizeof nemo[0]; i++)
-		if (strlen(nemo[i].key) == kl && strncmp(nemo[i].key, tok, kl) == 0)
+		if (strlen(nemo[i].key) == kl && strncmp(nemo[i].key, key, kl) == 0)
 			return whole(nemo[i].key, eq + 1, (long *)((char *)l + nemo[i].off), where, d);
-	if (strncmp(tok, "model.sequence_parallel=", 24) == 0) {
-		l->sequence_parallel = strcmp(eq + 1, "True") == 0 || strcmp(eq + 1, "true") == 0;
-		return 0;
-	}
-	if (strncmp(tok, "model.virtual_pipeline_model_parallel_size=", 43) == 0 &&
-	    strcmp(eq + 1, "null") != 0) {
-		long v;
-		if (whole("model.virtual_pipeline_model_parallel_size", eq + 1, &v, where, d) < 0)
-			return -1;
-		l->vp_stages = v;
-		return 0;
-	}
-	note(l, "override not modelled: %.140s", tok);
-	return 0;
+	char k[128];
+	snprintf(k, sizeof k, "%.*s", (int)(kl < sizeof k ? kl : sizeof k - 1), key);
+	int r = nemo_other(l, k, eq + 1, where, d);
+	if (r == 0)
+		note(l, "override not modelled: %.140s", tok);
+	return r < 0 ? -1 : 0;
 }
 
 static int one_flag(capsim_launch *l, int k, const char *name, const char *v, const char *where,
@@ -310,8 +405,13 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 	for (int i = 0; i < argc; i++) {
 		const char *tok = argv[i];
 		if (tok[0] != '-') {
-			if (strchr(tok, '=') && strchr(tok, '.') && strchr(tok, '.') < strchr(tok, '=')) {
+			if (strchr(tok, '=') && strchr(tok, '.') && strchr(tok, '.') < strchr(tok, '=') &&
+			    strchr(tok, '=') > tok && !strchr("/$", tok[0])) {
 				nemo_override(l, tok, where, d);
+				continue;
+			}
+			if (tok[0] == '~' && strchr(tok, '.')) {
+				note(l, "override not modelled: %.140s", tok); /* Hydra's delete */
 				continue;
 			}
 			if (strstr(tok, "torchrun") || strcmp(tok, "srun") == 0 ||

@@ -46,6 +46,11 @@ typedef struct capsim_launch {
 	const char *dtype;           /* "bf16", "fp16", "fp8", NULL */
 	int fp8_param_gather;        /* --fp8-param-gather: FP8 primary weights (with fp8) */
 	int grad_reduce_bf16;        /* --grad-reduce-in-bf16: a 16-bit gradient buffer */
+	/* a fine-tune (NeMo's model.peft.*): "lora", "full" or NULL (pre-training);
+	 * LoRA's rank and matrices ("all", "attention") where given */
+	const char *finetune;
+	long lora_rank;
+	const char *lora_targets;
 	/* the model's architecture where the launch gives it */
 	long layers, hidden, heads, kv_heads, ffn, max_positions, vocab, experts, top_k;
 	int swiglu, rmsnorm, rope, untied; /* -1 not said */

@@ -152,6 +152,11 @@ static void assumptions(FILE *f, const capsim_launch *l, const shape *s, const c
 	if (s->tokens <= 0)
 		assumed_line(f, prefix, comment, "tokens: no train-iters or train-samples in the "
 			     "launch; 1T assumed");
+	if (l->finetune && !strcmp(l->finetune, "lora") && (!l->lora_rank || !l->lora_targets))
+		assumed_line(f, prefix, comment, "LoRA: %s%s%s, NeMo's defaults for what the launch "
+			     "does not give", l->lora_rank ? "" : "rank 32",
+			     !l->lora_rank && !l->lora_targets ? " on " : "",
+			     l->lora_targets ? "" : "the attention's QKV (capsim's attention targets)");
 	if (l->fp8_param_gather && !fp8(l))
 		assumed_line(f, prefix, comment, "--fp8-param-gather without --fp8-format: not "
 			     "modelled (FP8 primary weights need fp8)");
@@ -225,6 +230,16 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 	if (fp8_params || l->grad_reduce_bf16)
 		fprintf(f, "    <precision%s%s/>\n", fp8_params ? " params=\"fp8\"" : "",
 			l->grad_reduce_bf16 ? " grads=\"bf16\"" : "");
+	if (l->finetune) {
+		fprintf(f, "    <finetune method=\"%s\"", l->finetune);
+		if (!strcmp(l->finetune, "lora")) {
+			/* NeMo's LoRA where the launch does not say: adapter_dim 32 on
+			 * attention_qkv (NeMo's megatron_gpt_finetuning_config.yaml) */
+			fprintf(f, " rank=\"%ld\" targets=\"%s\"", l->lora_rank ? l->lora_rank : 32,
+				l->lora_targets ? l->lora_targets : "attention");
+		}
+		fprintf(f, "/>\n");
+	}
 	fprintf(f, "    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
 		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", s->tp, s->pp, s->cp, l->ep ? l->ep : 1,
 		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
