@@ -344,11 +344,8 @@ static int import_launch(int argc, char **argv, int script)
 		    capsim_catalog_check(cat, &d) < 0)
 			goto fail;
 	}
-	sc = capsim_launch_scenario_text(&l, o.name, model_id, node->e.id, node->gpus, where, &d);
-	if (!sc)
-		goto fail;
 	/* what was not modelled and what was assumed, said before the scenario
-	 * is checked: a refusal may rest on them */
+	 * is written and checked: a refusal may rest on them */
 	for (int i = 0; i < l.n_notes; i++) {
 		fprintf(stderr, "capsim import: warning: ");
 		capsim_term_text(stderr, l.notes[i]);
@@ -358,6 +355,9 @@ static int import_launch(int argc, char **argv, int script)
 		fprintf(stderr, "capsim import: warning: and %ld more not modelled\n",
 			l.n_notes_more);
 	capsim_launch_assumptions(&l, node->e.id, node->gpus, stderr, "capsim import: assumed: ");
+	sc = capsim_launch_scenario_text(&l, o.name, model_id, node->e.id, node->gpus, where, &d);
+	if (!sc)
+		goto fail;
 	/* it loads, as capsim run would load it */
 	if (capsim_scenario_load_memory(sc, strlen(sc), o.out, cat, NULL, 0, s, &d) < 0)
 		goto fail;

@@ -290,11 +290,19 @@ static int nemo_override(capsim_launch *l, const char *tok, const char *where, c
 static int one_flag(capsim_launch *l, int k, const char *name, const char *v, const char *where,
 		    capsim_diags *d)
 {
-	/* a variable the script does not set (Slurm's $SLURM_NNODES): left to the
-	 * other flags that say the same (#SBATCH --nodes) */
+	/* a variable the script does not set (nor Slurm from its #SBATCH lines),
+	 * or a command's output: not in the file, so not known */
 	if (v && v[0] == '$') {
-		note(l, "%.60s %.60s: a variable set at run time, not read", name, v);
-		return 0;
+		const char *n = v + 1 + (v[1] == '{');
+		size_t nl = strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
+		if (nl && (n[nl] == '\0' || n[nl] == '}'))
+			capsim_diags_add_at(d, where, "%s %s: %.*s is not set in the script (nor by "
+					    "Slurm from #SBATCH lines): give it with --env %.*s=VALUE",
+					    name, v, (int)nl, n, (int)nl, n);
+		else
+			capsim_diags_add_at(d, where, "%s %.60s: known only when the script runs (a "
+					    "command's output), not in the file", name, v);
+		return -1;
 	}
 	switch (flags[k].k) {
 	case F_LONG:
@@ -410,6 +418,13 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 				nemo_override(l, tok, where, d);
 				continue;
 			}
+			if (!strncmp(tok, "training=", 9) || !strncmp(tok, "fine_tuning=", 12) ||
+			    !strncmp(tok, "peft=", 5)) {
+				/* the NeMo launcher's config of the stage, a file of its own */
+				l->config_elsewhere = 1;
+				note(l, "%.60s: a NeMo launcher config, not in the launch: not read", tok);
+				continue;
+			}
 			if (tok[0] == '~' && strchr(tok, '.')) {
 				note(l, "override not modelled: %.140s", tok); /* Hydra's delete */
 				continue;
@@ -441,6 +456,9 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 			one_flag(l, k, name, v, where, d);
 			continue;
 		}
+		if (!strcmp(name, "--config-name") || !strcmp(name, "--config-path") ||
+		    !strcmp(name, "--yaml-cfg") || !strcmp(name, "--config"))
+			l->config_elsewhere = 1; /* a config file holds the rest */
 		/* not modelled: named, with its value (every word of a list) when it
 		 * has one */
 		int vals = eq || is_boolean(name) ? 0 : value_words(argv + i + 1, argc - i - 1);
@@ -1180,7 +1198,8 @@ typedef struct {
 	size_t bl, bcap;
 	long first;         /* its first physical line */
 	shctx c;            /* the quoting at the end of the last logical line */
-	char *body;         /* its here-document's text, or NULL */
+	char *body;         /* its here-document's text, where has_body */
+	int has_body;
 	size_t bodyl, bodycap;
 	long body_first;    /* the here-document's first line */
 	shstate *st;
@@ -1269,6 +1288,7 @@ static void yaml_continue(reader *r)
 static void read_body(reader *r)
 {
 	r->bodyl = 0;
+	r->has_body = 1;
 	grow(&r->body, &r->bodyl, &r->bodycap, "", 0);
 	r->body_first = r->line;
 	while (r->pos < r->len && !r->st->failed) {
@@ -1341,6 +1361,7 @@ static int next_line(reader *r)
 	r->bl = 0;
 	append(r, "", 0);
 	r->first = r->line;
+	r->has_body = 0;
 	r->c.prev = 0;
 	r->c.heredoc[0] = '\0';
 	if (!join_lines(r))
@@ -1399,7 +1420,8 @@ typedef struct {
 } lexer;
 
 /* s[i] stepped over: returns the index after it (and after what it
- * escapes, a comment it starts); *top whether it stood at the top */
+ * escapes, a comment it starts); *top whether it stood at the top (-1: a
+ * comment skipped) */
 static size_t lex_step(lexer *x, const char *s, size_t n, size_t i, int *top)
 {
 	char ch = s[i], k = x->n ? x->k[x->n - 1] : 0;
@@ -1440,6 +1462,7 @@ static size_t lex_step(lexer *x, const char *s, size_t n, size_t i, int *top)
 	}
 	if (ch == '#' && (i == 0 || word_start(s[i - 1]))) {
 		const char *e = memchr(s + i, '\n', n - i);
+		*top = -1; /* a comment, to the end of its line */
 		return e ? (size_t)(e - s) : n;
 	}
 	*top = x->n == 0;
@@ -1456,7 +1479,7 @@ static void raw_words(const char *s, size_t n, wordlist *w, size_t *at, int max)
 	for (size_t i = 0; i < n && w->n < max;) {
 		int top;
 		size_t next = lex_step(&x, s, n, i, &top);
-		if (top && isspace((unsigned char)s[i])) {
+		if (top == -1 || (top && isspace((unsigned char)s[i]))) {
 			end_word(&c, w);
 		} else if (next > i) {
 			if (!w->in_word && at)
@@ -1503,7 +1526,8 @@ static const char *reasons(const capsim_cond_why *why, char *buf, size_t size)
 
 /* the condition s[0..n) (of line) decided; a decision that rests on what the
  * script does not say is noted with the branch taken */
-static int decide(shstate *st, const char *kw, const char *s, size_t n, long line)
+static int decide(shstate *st, const char *kw, const char *s, size_t n, long line,
+		  const char *yes, const char *no)
 {
 	wordlist raw;
 	raw_words(s, n, &raw, NULL, INT_MAX);
@@ -1512,8 +1536,8 @@ static int decide(shstate *st, const char *kw, const char *s, size_t n, long lin
 	free_words(&raw);
 	if (why.unset || why.defaulted || why.files || why.commands || why.other) {
 		char buf[200];
-		note(st->l, "line %ld: %s %.*s: by %s: %s", line, kw, (int)(n > 50 ? 50 : n), s,
-		     reasons(&why, buf, sizeof buf), r ? "taken" : "not taken");
+		note(st->l, "line %ld: %s%s%.*s: decided by %s: %s", line, kw, *kw ? " " : "",
+		     (int)(n > 50 ? 50 : n), s, reasons(&why, buf, sizeof buf), r ? yes : no);
 	}
 	return r;
 }
@@ -1636,14 +1660,16 @@ static int if_keyword(shstate *st, const char *s, size_t n, long line, size_t *r
 	if (keyword(s, n, "if")) {
 		b = open_block(st, 'i', line);
 		if (b && b->outer)
-			b->active = b->taken = decide(st, "if", s + 3, n - 3, line);
+			b->active = b->taken = decide(st, "if", s + 3, n - 3, line, "its branch taken",
+						      "its branch not taken");
 		else if (b)
 			b->taken = 1;
 	} else if (keyword(s, n, "elif")) {
 		if (!b || b->kind != 'i') {
 			refuse(st, line, "elif without its if (bash stops here with a syntax error)");
 		} else if (b->outer && !b->taken) {
-			b->active = b->taken = decide(st, "elif", s + 5, n - 5, line);
+			b->active = b->taken = decide(st, "elif", s + 5, n - 5, line, "its branch taken",
+						      "its branch not taken");
 		} else {
 			b->active = 0;
 		}
@@ -1676,7 +1702,8 @@ static void open_loop(shstate *st, const char *s, size_t n, long line)
 		note(st->l, "line %ld: %.60s: a loop, its body read once", line, s);
 	} else {
 		size_t k = 5; /* while, until */
-		b->active = decide(st, until ? "until" : "while", s + k, n - k, line) != until;
+		b->active = decide(st, until ? "until" : "while", s + k, n - k, line, "true",
+				   "false") != until;
 		if (b->active)
 			note(st->l, "line %ld: %.60s: a loop, its body read once", line, s);
 	}
@@ -1739,6 +1766,16 @@ static void pieces(shstate *st, reader *r, const char *s, size_t n, long line)
 	}
 }
 
+/* w starts NAME= or NAME+= */
+static int assignment_word(const char *w)
+{
+	if (!isalpha((unsigned char)*w) && *w != '_')
+		return 0;
+	while (isalnum((unsigned char)*w) || *w == '_')
+		w++;
+	return *w == '=' || (w[0] == '+' && w[1] == '=');
+}
+
 /* NAME=value, NAME+=value, NAME=(words), NAME+=(words), after export,
  * declare, local, readonly or typeset: 1 with the value kept, 0 when the
  * command is not one, -1 after a refusal */
@@ -1768,7 +1805,19 @@ static int assignment(shstate *st, const char *s, size_t n, long line)
 	size_t nl = (size_t)(p - name);
 	p += 1 + (size_t)add;
 	int array = p < e && *p == '(';
-	const char *v = p + array, *ve = e;
+	const char *v = p + array, *ve = e, *rest = NULL;
+	if (!array) {
+		/* A=1 B=2: each set; A=1 cmd: cmd run with A in its environment */
+		size_t at[2];
+		wordlist raw;
+		raw_words(p, (size_t)(e - p), &raw, at, 2);
+		int more = raw.n == 2, next = more && assignment_word(raw.v[1]);
+		free_words(&raw);
+		if (more && !next)
+			return 0;
+		if (more)
+			ve = rest = p + at[1];
+	}
 	if (array)
 		while (ve > v && ve[-1] != ')')
 			ve--;
@@ -1787,7 +1836,7 @@ static int assignment(shstate *st, const char *s, size_t n, long line)
 		val = both;
 	}
 	set_var(&st->vs, name, nl, val, why.unset || why.defaulted);
-	return 1;
+	return rest ? assignment(st, rest, (size_t)(e - rest), line) : 1;
 }
 
 /* ---- Slurm's environment from #SBATCH ---------------------------------------------- */
@@ -1950,7 +1999,9 @@ static int test_and_run(shstate *st, reader *r, const char *s, size_t n, long li
 	int and = raw.v[op][0] == '&';
 	size_t cond_end = at[op], then = at[op + 1];
 	free_words(&raw);
-	if (decide(st, and ? "&&" : "||", s, cond_end, line) == and)
+	if (decide(st, "", s, cond_end, line, and ? "the command after && run" :
+		   "the command after || not run", and ? "the command after && not run" :
+		   "the command after || run") == and)
 		piece(st, r, s + then, n - then, line);
 	return 1;
 }
@@ -1973,7 +2024,7 @@ static void command(shstate *st, reader *r, const char *s, size_t n, long line)
 {
 	if (assignment(st, s, n, line) != 0 || test_and_run(st, r, s, n, line))
 		return;
-	if (r && r->body && keyword(s, n, "read")) {
+	if (r && r->has_body && keyword(s, n, "read")) {
 		/* read -r -d '' NAME <<EOF: the here-document into NAME */
 		wordlist w;
 		if (words_n(st, line, s, n, &w, NULL, 1) < 0)
@@ -1983,11 +2034,9 @@ static void command(shstate *st, reader *r, const char *s, size_t n, long line)
 		free_words(&w);
 		return;
 	}
-	if (r && r->body && launcher_line(r->body)) {
-		char *body = r->body;
-		r->body = NULL; /* the reader's, kept from the text it reads */
-		run_text(st, body, r->bodyl, r->body_first, 0);
-		r->body = body;
+	if (r && r->has_body && launcher_line(r->body)) {
+		r->has_body = 0; /* read once, though the line holds more commands */
+		run_text(st, r->body, r->bodyl, r->body_first, 0);
 		return;
 	}
 	lexer x = { .n = 0 };

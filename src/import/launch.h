@@ -59,6 +59,7 @@ typedef struct capsim_launch {
 	int n_notes;
 	long n_notes_more;           /* notes past the first CAPSIM_LAUNCH_NOTES: counted */
 	int found_launcher;          /* a torchrun, srun, python or Megatron/NeMo line was seen */
+	int config_elsewhere;        /* a config file holds the rest (--config-name, training=) */
 } capsim_launch;
 
 /* Start *l empty: every "not said" member at its mark. */

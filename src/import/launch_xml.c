@@ -90,7 +90,8 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 				    "give --node of that size", l->gpus_per_node, node_id, node_gpus);
 	if (!l->seq_len)
 		capsim_diags_add_at(d, where, "--seq-length (or model.encoder_seq_length): not in "
-				    "the launch");
+				    "the launch%s", l->config_elsewhere ? " (the config file it names "
+				    "holds it, and capsim does not read that file)" : "");
 	s->tp = l->tp ? l->tp : 1;
 	s->pp = l->pp ? l->pp : 1;
 	s->cp = l->cp ? l->cp : 1;
@@ -105,6 +106,12 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 				    "%ld, no --global-batch-size given) is past %ld", s->mb, dp,
 				    CAPSIM_LAUNCH_MAX_WHOLE);
 	s->gb = gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE ? 1 : (long)gbd;
+	if (split > (double)gpus || gpus % (long)split)
+		capsim_diags_add_at(d, where, "tp x pp x cp = %ld x %ld x %ld = %.0f does not divide "
+				    "the launch's %ld GPUs (%ld node%s x %d)%s", s->tp, s->pp, s->cp,
+				    split, gpus, s->nodes, s->nodes == 1 ? "" : "s", node_gpus,
+				    l->nodes ? "" : ": the nodes are not in the launch (give them with "
+				    "--env where the script reads them from its environment)");
 	s->tokens = l->train_iters ? (double)l->train_iters * s->gb * l->seq_len :
 		    l->train_samples ? (double)l->train_samples * l->seq_len : 0.0;
 	s->v = l->vp_stages ? l->vp_stages :
