@@ -51,7 +51,9 @@ typedef enum {
 	F_POS,         /* --position-embedding-type learned_absolute|rope */
 	F_UNTIE,
 	F_NNODES,      /* torchrun --nnodes N or MIN:MAX */
-	F_GRES         /* --gres gpu:8 (or gpu:h100:8) */
+	F_GRES,        /* --gres gpu:8 (or gpu:h100:8) */
+	F_MFSDP,       /* --use-megatron-fsdp */
+	F_SHARD        /* --data-parallel-sharding-strategy no_shard|optim|optim_grads|... */
 } fkind;
 
 #define M(f) offsetof(capsim_launch, f)
@@ -102,6 +104,9 @@ static const struct {
 	{ "--nodes", F_LONG, M(nodes) },
 	{ "--gpus-per-node", F_LONG, M(gpus_per_node) },
 	{ "--gres", F_GRES, 0 },
+	/* Megatron-FSDP (megatron/training/arguments.py) */
+	{ "--use-megatron-fsdp", F_MFSDP, 0 },
+	{ "--data-parallel-sharding-strategy", F_SHARD, 0 },
 };
 
 /* flags known to take no value (the rest of the unknown ones are taken to
@@ -258,6 +263,10 @@ static int nemo_other(capsim_launch *l, const char *key, const char *v, const ch
 		return nemo_precision(l, v);
 	else if (!strcmp(key, "model.fp8") && t >= 0)
 		l->dtype = t ? "fp8" : l->dtype;
+	else if (!strcmp(key, "model.fp8_params") && t >= 0)
+		l->fp8_param_gather = t;
+	else if (!strcmp(key, "model.ub_tp_comm_overlap") && t >= 0)
+		l->tp_comm_overlap = t;
 	else if (!strcmp(key, "model.optim.name"))
 		l->zero = !strcmp(v, "distributed_fused_adam") ? 1 : l->zero;
 	else if (!strcmp(key, "model.activations_checkpoint_granularity"))
@@ -336,6 +345,19 @@ static int one_flag(capsim_launch *l, int k, const char *name, const char *v, co
 		l->rope = v && strcmp(v, "rope") == 0;
 		return 0;
 	case F_UNTIE: l->untied = 1; return 0;
+	case F_MFSDP: l->megatron_fsdp = 1; return 0;
+	case F_SHARD: {
+		static const char *const strategy[] = { "no_shard", "optim", "optim_grads",
+							"optim_grads_params" };
+		for (int z = 0; z < 4; z++)
+			if (v && !strcmp(v, strategy[z])) {
+				l->fsdp_zero = z; /* ZeRO 0 to 3 */
+				return 0;
+			}
+		capsim_diags_add_at(d, where, "%s: expected no_shard, optim, optim_grads or "
+				    "optim_grads_params, found '%s'", name, v ? v : "nothing");
+		return -1;
+	}
 	case F_NNODES: {
 		const char *colon = v ? strchr(v, ':') : NULL;
 		if (colon) {
@@ -361,7 +383,7 @@ static int takes_value(fkind k)
 {
 	switch (k) {
 	case F_RECOMP_ACT: case F_ZERO1: case F_SP: case F_TPO: case F_BF16: case F_FP16:
-	case F_FP8_PARAMS: case F_GRAD_BF16: case F_SWIGLU: case F_UNTIE:
+	case F_FP8_PARAMS: case F_GRAD_BF16: case F_SWIGLU: case F_UNTIE: case F_MFSDP:
 		return 0;
 	default:
 		return 1;
@@ -2129,6 +2151,7 @@ void capsim_launch_init(capsim_launch *l)
 	memset(l, 0, sizeof *l);
 	l->zero = l->sequence_parallel = l->tp_comm_overlap = -1;
 	l->swiglu = l->rmsnorm = l->rope = l->untied = -1;
+	l->fsdp_zero = -1;
 }
 
 /* a Kubernetes Job or another YAML document, not a shell script */

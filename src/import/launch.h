@@ -42,6 +42,8 @@ typedef struct capsim_launch {
 	double train_tokens;
 	const char *recompute;       /* "none", "selective", "full", NULL */
 	int zero;                    /* 1 with the distributed optimizer; -1 not said */
+	int megatron_fsdp;           /* --use-megatron-fsdp */
+	int fsdp_zero;               /* its --data-parallel-sharding-strategy as ZeRO 0-3; -1 */
 	int sequence_parallel, tp_comm_overlap; /* -1 not said */
 	const char *dtype;           /* "bf16", "fp16", "fp8", NULL */
 	int fp8_param_gather;        /* --fp8-param-gather: FP8 primary weights (with fp8) */

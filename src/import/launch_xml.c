@@ -122,6 +122,22 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 	return d->n > before ? -1 : 0;
 }
 
+/* whether the launch is a LoRA fine-tune */
+static int lora(const capsim_launch *l)
+{
+	return l->finetune && !strcmp(l->finetune, "lora");
+}
+
+/* the ZeRO stage: Megatron-FSDP's sharding strategy (optim_grads_params,
+ * ZeRO 3, where --use-megatron-fsdp gives none: Megatron-LM's default in
+ * megatron/training/arguments.py), else 1 with the distributed optimizer */
+static int zero_of(const capsim_launch *l)
+{
+	if (l->megatron_fsdp)
+		return l->fsdp_zero >= 0 ? l->fsdp_zero : 3;
+	return l->zero == 1 ? 1 : 0;
+}
+
 /* whether the launch trains in fp8 */
 static int fp8(const capsim_launch *l)
 {
@@ -164,6 +180,9 @@ static void assumptions(FILE *f, const capsim_launch *l, const shape *s, const c
 			     "does not give", l->lora_rank ? "" : "rank 32",
 			     !l->lora_rank && !l->lora_targets ? " on " : "",
 			     l->lora_targets ? "" : "the attention's QKV (capsim's attention targets)");
+	if (l->fp8_param_gather && fp8(l) && lora(l))
+		assumed_line(f, prefix, comment, "FP8 primary weights with LoRA: not modelled (capsim's "
+			     "are for full training); the frozen base planned in 16 bits");
 	if (l->fp8_param_gather && !fp8(l))
 		assumed_line(f, prefix, comment, "--fp8-param-gather without --fp8-format: not "
 			     "modelled (FP8 primary weights need fp8)");
@@ -233,7 +252,7 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 	fprintf(f, "\"/>\n");
 	/* Megatron-LM's memory recipe where the flags change it: FP8 primary
 	 * weights (fp8 only) and a 16-bit gradient buffer */
-	int fp8_params = l->fp8_param_gather && fp8(l);
+	int fp8_params = l->fp8_param_gather && fp8(l) && !lora(l);
 	if (fp8_params || l->grad_reduce_bf16)
 		fprintf(f, "    <precision%s%s/>\n", fp8_params ? " params=\"fp8\"" : "",
 			l->grad_reduce_bf16 ? " grads=\"bf16\"" : "");
@@ -249,7 +268,7 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 	}
 	fprintf(f, "    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
 		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", s->tp, s->pp, s->cp, l->ep ? l->ep : 1,
-		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
+		zero_of(l), l->recompute ? l->recompute : "none");
 	if (s->tp > 1 && l->sequence_parallel != -1)
 		fprintf(f, " sequence-parallel=\"%s\"", l->sequence_parallel ? "on" : "off");
 	if (l->tp_comm_overlap == 1)
