@@ -2028,6 +2028,22 @@ static int test_and_run(shstate *st, reader *r, const char *s, size_t n, long li
 	return 1;
 }
 
+/* the variable read's words (read -r -d '' NAME <<EOF) name: the first
+ * word after its options (-d, -p, -n, -N, -t, -u with their values), or
+ * NULL */
+static const char *read_name(const wordlist *w)
+{
+	for (int i = 1; i < w->n; i++) {
+		const char *a = w->v[i];
+		if (a[0] == '-') {
+			i += a[1] && strchr("dpnNtu", a[1]) && !a[2];
+			continue;
+		}
+		return assignment_word(a) || a[0] == '<' || !*a ? NULL : a;
+	}
+	return NULL;
+}
+
 /* the words of s[0..n), one command of a pipeline or an && || list, read
  * where they launch training */
 static void segment(shstate *st, const char *s, size_t n, long line)
@@ -2051,8 +2067,9 @@ static void command(shstate *st, reader *r, const char *s, size_t n, long line)
 		wordlist w;
 		if (words_n(st, line, s, n, &w, NULL, 1) < 0)
 			return;
-		const char *name = w.v[w.n - 1];
-		set_var(&st->vs, name, strlen(name), capsim_xasprintf("%s", r->body), 0);
+		const char *name = read_name(&w);
+		if (name)
+			set_var(&st->vs, name, strlen(name), capsim_xasprintf("%s", r->body), 0);
 		free_words(&w);
 		return;
 	}
