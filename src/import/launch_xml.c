@@ -259,8 +259,11 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 	if (l->finetune) {
 		fprintf(f, "    <finetune method=\"%s\"", l->finetune);
 		if (!strcmp(l->finetune, "lora")) {
-			/* NeMo's LoRA where the launch does not say: adapter_dim 32 on
-			 * attention_qkv (NeMo's megatron_gpt_finetuning_config.yaml) */
+			/* NeMo's LoRA where the launch does not say (an assumption, said
+			 * in the comment): adapter_dim 32 (the NeMo Framework Launcher's
+			 * launcher_scripts/conf/peft/llama/sft.yaml) on the attention's
+			 * QKV (NeMo's nemo/collections/nlp/parts/peft_config.py,
+			 * LoraPEFTConfig: the KQV adapter), capsim's nearest "attention" */
 			fprintf(f, " rank=\"%ld\" targets=\"%s\"", l->lora_rank ? l->lora_rank : 32,
 				l->lora_targets ? l->lora_targets : "attention");
 		}
