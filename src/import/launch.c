@@ -1772,7 +1772,7 @@ static void pieces(shstate *st, reader *r, const char *s, size_t n, long line)
 		int top = 1;
 		size_t next = i < n ? lex_step(&x, s, n, i, &top) : n + 1;
 		int cut = i == n || (top && (s[i] == ';' || s[i] == '\n' ||
-					     (s[i] == '&' && (i + 1 == n || s[i + 1] != '&') &&
+					     (s[i] == '&' && (i + 1 == n || !strchr("&>", s[i + 1])) &&
 					      (i == 0 || (s[i - 1] != '&' && s[i - 1] != '>')))));
 		if (cut) {
 			piece(st, r, s + from, i - from, line);

@@ -75,16 +75,28 @@ void capsim_launch_init(capsim_launch *l);
 int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *l,
 		       capsim_diags *d);
 
-/* Read a script's text: shell variables assigned in it are expanded, lines
+/* Read a script's text as bash would run it, running nothing: lines
  * continued with a backslash joined (and so lines inside an open quote, $(,
- * backtick or bash array), #SBATCH lines read, and the command lines of
- * torchrun, srun, python (and a Kubernetes container's command and args)
- * read as argument vectors, words split as the shell splits them. A file
- * named *.yaml or *.yml, or whose first line that is not a comment is a
- * YAML document's (apiVersion:, kind:, ---), is read as YAML: a launch
- * line goes on over the lines indented further. Returns 0, or -1 with the
- * reason in d (file:line): a quote, $( or backtick left open (bash's
- * syntax error), a NUL byte, a limit above passed. */
+ * backtick or bash array); variables with their defaults (${V:-d} ${V-d}
+ * ${V:=d} ${V:+w}, $1 unset, $# 0) and $(( )) expanded; Slurm's variables
+ * (SLURM_NNODES, SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE ...) set from
+ * the #SBATCH lines, which are read as options too; arrays, += and
+ * "${A[@]}"; if/elif/else, case, while and [ ] && decided from the script's
+ * values, and where a test rests on what the file cannot say (a variable it
+ * never sets, a file test, a command's status) by its own defaults (empty,
+ * the file there, success), each such decision and each default taken noted
+ * in l; here-documents read into variables (read -r -d '' NAME <<EOF) or,
+ * holding a launch, read as scripts; a command held in a variable read where
+ * it runs (bash -c "$CMD", eval); and the command lines of torchrun, srun,
+ * python (and a Kubernetes container's command and args) read as argument
+ * vectors, words split as the shell splits them. A file named *.yaml or
+ * *.yml, or whose first line that is not a comment is a YAML document's
+ * (apiVersion:, kind:, ---), is read as YAML: a launch line goes on over the
+ * lines indented further. Returns 0, or -1 with the reason in d
+ * (file:line): a quote, $( or backtick left open, an if without fi, a fi
+ * without if (bash's syntax errors), a flag capsim reads whose value is a
+ * variable the script never sets, a NUL byte, a limit above passed (and
+ * blocks nested past 64, held commands past 8). */
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d);
 
@@ -109,14 +121,18 @@ int capsim_launch_model_text(const capsim_launch *l, const char *id, const char 
 /* The scenario l describes, as XML text: named name, on l's nodes (1 when
  * it does not say) of node node_id (node_gpus GPUs a node) joined by an NDR
  * InfiniBand fat tree (none for one node), training model with l's
- * sequence length, batches, token budget (1T when it gives none), precision
- * and parallelism. Its opening comment names where it came from (where:
- * a script's path or "the command line"), each of l's notes and what was
- * assumed, escaped for a comment; the names are XML-escaped. Returns the
- * text (the caller's, freed with free), or NULL with each reason in d, at
- * where: GPUs a node other than node_gpus, no sequence length, a global
- * batch past CAPSIM_LAUNCH_MAX_WHOLE, layers a virtual stage without
- * layers. */
+ * sequence length, batches (the global one micro-batch x data-parallel when
+ * it gives none), token budget (1T when it gives none), precision,
+ * parallelism (ZeRO from the distributed optimizer, or Megatron-FSDP's
+ * sharding) and fine-tune (LoRA of rank 32 on the attention where NeMo's
+ * overrides give no rank or matrices). Its opening comment names where it
+ * came from (where: a script's path or "the command line"), each of l's
+ * notes and what was assumed (capsim_launch_assumptions' lines), escaped
+ * for a comment; the names are XML-escaped. Returns the text (the caller's,
+ * freed with free), or NULL with each reason in d, at where: GPUs a node
+ * other than node_gpus, no sequence length, tp x pp x cp not dividing the
+ * launch's GPUs, a global batch past CAPSIM_LAUNCH_MAX_WHOLE, layers a
+ * virtual stage without layers. */
 char *capsim_launch_scenario_text(const capsim_launch *l, const char *name, const char *model,
 				  const char *node_id, int node_gpus, const char *where,
 				  capsim_diags *d);
