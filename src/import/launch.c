@@ -1531,6 +1531,13 @@ static char *expand_word(void *ctx, const char *raw, capsim_cond_why *why)
 	return v;
 }
 
+static size_t skip_blanks(const char *s, size_t n, size_t i)
+{
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
+	return i;
+}
+
 /* why, in words (into buf) */
 static const char *reasons(const capsim_cond_why *why, char *buf, size_t size)
 {
@@ -1551,6 +1558,11 @@ static const char *reasons(const capsim_cond_why *why, char *buf, size_t size)
 static int decide(shstate *st, const char *kw, const char *s, size_t n, long line,
 		  const char *yes, const char *no)
 {
+	size_t b = skip_blanks(s, n, 0);
+	s += b;
+	n -= b;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
 	wordlist raw;
 	raw_words(s, n, &raw, NULL, INT_MAX);
 	capsim_cond_why why = { 0 };
@@ -1657,13 +1669,6 @@ static void open_case(shstate *st, const char *s, size_t n, long line)
 	b->want_pattern = 1;
 }
 
-static size_t skip_blanks(const char *s, size_t n, size_t i)
-{
-	while (i < n && isspace((unsigned char)s[i]))
-		i++;
-	return i;
-}
-
 /* s[0..n) starts with the keyword kw (a word of its own) */
 static int keyword(const char *s, size_t n, const char *kw)
 {
@@ -1682,7 +1687,7 @@ static int if_keyword(shstate *st, const char *s, size_t n, long line, size_t *r
 	if (keyword(s, n, "if")) {
 		b = open_block(st, 'i', line);
 		if (b && b->outer)
-			b->active = b->taken = decide(st, "if", s + 3, n - 3, line, "its branch taken",
+			b->active = b->taken = decide(st, "if", s + 2, n - 2, line, "its branch taken",
 						      "its branch not taken");
 		else if (b)
 			b->taken = 1;
@@ -1690,7 +1695,7 @@ static int if_keyword(shstate *st, const char *s, size_t n, long line, size_t *r
 		if (!b || b->kind != 'i') {
 			refuse(st, line, "elif without its if (bash stops here with a syntax error)");
 		} else if (b->outer && !b->taken) {
-			b->active = b->taken = decide(st, "elif", s + 5, n - 5, line, "its branch taken",
+			b->active = b->taken = decide(st, "elif", s + 4, n - 4, line, "its branch taken",
 						      "its branch not taken");
 		} else {
 			b->active = 0;

@@ -383,6 +383,9 @@ static void test_blocks(void **state)
 	assert_true(noted(&l, "line 21: if [ -n \"$WANDB_API_KEY\" ]: decided by a variable the "
 			  "script does not set, taken as empty: its branch not taken"));
 	assert_false(noted(&l, "line 4:")); /* DTYPE is the script's own: nothing assumed */
+	/* a bare "if" (found by fuzzing: its condition was read past the line) */
+	script_text("if\nfi\ntorchrun train.py --seq-length 2\n", &l);
+	assert_int_equal(l.seq_len, 2);
 	/* blocks left open, or closed without opening: bash's syntax errors */
 	refused_text("if [ 1 = 1 ]; then\ntorchrun train.py --seq-length 2\n",
 		     "s.sh:1: error: if without its fi");

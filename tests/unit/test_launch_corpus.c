@@ -247,8 +247,8 @@ static void test_assumptions_said(void **state)
 	assert_int_equal(testutil_sh("%s import slurm --model llama-3.1-8b --out %s/l.xml '%s' "
 				     "2>%s/err", CAPSIM_BIN, dir, path, dir), 0);
 	static const char *const said[] = {
-		"line 180: if [ ! -f \"$PRETRAIN_SCRIPT_PATH\" ]: decided by a file test, taken as "
-		"the file being there: its branch not taken",
+		("line 180: if [ ! -f \"$PRETRAIN_SCRIPT_PATH\" ]: decided by a file test, taken as "
+		 "the file being there: its branch not taken"),
 		"${3:-\"MOCK\"}: 3 is not set in the script: its default, ",
 		"--recompute-activations", /* never: it is not in this file */
 	};
