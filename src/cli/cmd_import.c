@@ -38,8 +38,12 @@
 	"to --models FILE (the vocabulary needs --vocab-size: Megatron takes it from\n" \
 	"the tokenizer). The node is --node (default dgx-h100) and the fabric an NDR\n" \
 	"InfiniBand fat tree: both assumptions, said in the file and on stderr with\n" \
-	"every flag not modelled. The scenario is checked by loading it before it is\n" \
-	"written.\n"
+	"every flag not modelled. A script is evaluated as bash would run it (its\n" \
+	"variables and defaults, Slurm's variables from #SBATCH, arrays, if and case,\n" \
+	"here-documents, commands held in variables); a test resting on what the file\n" \
+	"cannot say is decided by the script's defaults and said; what it reads from\n" \
+	"its environment is given with --env. The scenario is checked by loading it\n" \
+	"before it is written.\n"
 
 enum { H_NAME, H_OUT, H_HELP };
 static const capsim_cli_opt hf_opts[] = {
