@@ -44,8 +44,12 @@
 	"to --models FILE (the vocabulary needs --vocab-size: Megatron takes it from\n" \
 	"the tokenizer). The node is --node (default dgx-h100) and the fabric an NDR\n" \
 	"InfiniBand fat tree: both assumptions, said in the file and on stderr with\n" \
-	"every flag not modelled. The scenario is checked by loading it before it is\n" \
-	"written.\n"
+	"every flag not modelled. A script is evaluated as bash would run it (its\n" \
+	"variables and defaults, Slurm's variables from #SBATCH, arrays, if and case,\n" \
+	"here-documents, commands held in variables); a test resting on what the file\n" \
+	"cannot say is decided by the script's defaults and said; what it reads from\n" \
+	"its environment is given with --env. The scenario is checked by loading it\n" \
+	"before it is written.\n"
 
 enum { H_NAME, H_OUT, H_JSON, H_HELP };
 static const capsim_cli_opt hf_opts[] = {
@@ -65,7 +69,7 @@ const capsim_cli_cmd capsim_cli_import_hf_cmd = {
 	.in_order = 1,
 };
 
-enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_OUT, L_HELP };
+enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_ENV, L_OUT, L_HELP };
 static const capsim_cli_opt launch_opts_table[] = {
 	[L_NAME] = { "name", 0, "NAME", "the scenario's name (default: imported)" },
 	[L_MODEL] = { "model", 0, "ID", "the model: a catalog or --parts id" },
@@ -73,6 +77,10 @@ static const capsim_cli_opt launch_opts_table[] = {
 		       "write the model the launch's flags define to FILE, as a\n"
 		       "models file" },
 	[L_NODE] = { "node", 0, "ID", "the node type (default dgx-h100)" },
+	[L_ENV] = { "env", 0, "NAME=VALUE",
+		    "a variable of the script's environment (SLURM_NNODES=16,\n"
+		    "1=/data/tokenizer for $1): what the script reads but does\n"
+		    "not set; repeat it for each" },
 	[L_OUT] = { "out", 0, "FILE", "write the scenario to FILE (default: standard output)" },
 	[L_HELP] = { "help", 0, NULL, "this text" },
 };
@@ -102,7 +110,8 @@ static void help(FILE *out)
 		"       capsim import cmdline [OPTIONS] -- LAUNCH LINE...\n"
 		"       capsim import slurm [OPTIONS] SCRIPT   (a Slurm batch script, a shell\n"
 		"                           script or a Kubernetes Job that runs torchrun)\n"
-		"  OPTIONS: [--name NAME] [--model ID | --models FILE] [--node ID] [--out FILE]\n"
+		"  OPTIONS: [--name NAME] [--model ID | --models FILE] [--node ID]\n"
+		"           [--env NAME=VALUE]... [--out FILE]\n"
 		"\n"
 		"hf: " HF_ABOUT "\n"
 		"cmdline, slurm: " LAUNCH_ABOUT "\n"
@@ -283,8 +292,12 @@ done:
 
 /* ---- launch lines and scripts ------------------------------------------------------- */
 
+#define MAX_ENV 64
+
 typedef struct {
 	const char *name, *model, *models, *node, *out;
+	const char *env[MAX_ENV];
+	int n_env;
 } launch_opts;
 
 static int import_launch(int argc, char **argv, int script)
@@ -300,6 +313,13 @@ static int import_launch(int argc, char **argv, int script)
 		case L_MODEL: o.model = optarg; break;
 		case L_MODELS: o.models = optarg; break;
 		case L_NODE: o.node = optarg; break;
+		case L_ENV:
+			if (o.n_env == MAX_ENV) {
+				fprintf(stderr, "capsim import: --env: at most %d\n", MAX_ENV);
+				return CAPSIM_EXIT_USAGE;
+			}
+			o.env[o.n_env++] = optarg;
+			break;
 		case L_OUT: o.out = optarg; break;
 		case L_HELP: capsim_cli_help(cmd, stdout); return CAPSIM_EXIT_OK;
 		default: return CAPSIM_EXIT_USAGE;
@@ -335,7 +355,8 @@ static int import_launch(int argc, char **argv, int script)
 		}
 		size_t len;
 		text = capsim_xml_slurp(argv[optind], &len, &d);
-		if (!text || capsim_launch_script(text, len, argv[optind], &l, &d) < 0)
+		if (!text || capsim_launch_script_env(text, len, argv[optind], o.env, o.n_env, &l,
+						      &d) < 0)
 			goto fail;
 	} else {
 		if (optind >= argc) {
@@ -368,12 +389,8 @@ static int import_launch(int argc, char **argv, int script)
 		    capsim_catalog_check(cat, &d) < 0)
 			goto fail;
 	}
-	sc = capsim_launch_scenario_text(&l, o.name, model_id, node->e.id, node->gpus, where, &d);
-	if (!sc)
-		goto fail;
-	/* it loads, as capsim run would load it */
-	if (capsim_scenario_load_memory(sc, strlen(sc), o.out, cat, NULL, 0, s, &d) < 0)
-		goto fail;
+	/* what was not modelled and what was assumed, said before the scenario
+	 * is written and checked: a refusal may rest on them */
 	for (int i = 0; i < l.n_notes; i++) {
 		fprintf(stderr, "capsim import: warning: ");
 		capsim_term_text(stderr, l.notes[i]);
@@ -382,6 +399,13 @@ static int import_launch(int argc, char **argv, int script)
 	if (l.n_notes_more)
 		fprintf(stderr, "capsim import: warning: and %ld more not modelled\n",
 			l.n_notes_more);
+	capsim_launch_assumptions(&l, node->e.id, node->gpus, stderr, "capsim import: assumed: ");
+	sc = capsim_launch_scenario_text(&l, o.name, model_id, node->e.id, node->gpus, where, &d);
+	if (!sc)
+		goto fail;
+	/* it loads, as capsim run would load it */
+	if (capsim_scenario_load_memory(sc, strlen(sc), o.out, cat, NULL, 0, s, &d) < 0)
+		goto fail;
 	capsim_outfile of;
 	if (models_xml) {
 		if (capsim_outfile_open(&of, o.models, &d) < 0)

@@ -14,7 +14,7 @@
 
 #include "diag.h"
 
-#define CAPSIM_LAUNCH_NOTES 64
+#define CAPSIM_LAUNCH_NOTES 256
 
 /* Limits on a script (each passed is refused, naming the limit):
  * - its size: that of every input file (CAPSIM_XML_MAX_BYTES, 8 MiB);
@@ -42,10 +42,17 @@ typedef struct capsim_launch {
 	double train_tokens;
 	const char *recompute;       /* "none", "selective", "full", NULL */
 	int zero;                    /* 1 with the distributed optimizer; -1 not said */
+	int megatron_fsdp;           /* --use-megatron-fsdp */
+	int fsdp_zero;               /* its --data-parallel-sharding-strategy as ZeRO 0-3; -1 */
 	int sequence_parallel, tp_comm_overlap; /* -1 not said */
 	const char *dtype;           /* "bf16", "fp16", "fp8", NULL */
 	int fp8_param_gather;        /* --fp8-param-gather: FP8 primary weights (with fp8) */
 	int grad_reduce_bf16;        /* --grad-reduce-in-bf16: a 16-bit gradient buffer */
+	/* a fine-tune (NeMo's model.peft.*): "lora", "full" or NULL (pre-training);
+	 * LoRA's rank and matrices ("all", "attention") where given */
+	const char *finetune;
+	long lora_rank;
+	const char *lora_targets;
 	/* the model's architecture where the launch gives it */
 	long layers, hidden, heads, kv_heads, ffn, max_positions, vocab, experts, top_k;
 	int swiglu, rmsnorm, rope, untied; /* -1 not said */
@@ -54,6 +61,7 @@ typedef struct capsim_launch {
 	int n_notes;
 	long n_notes_more;           /* notes past the first CAPSIM_LAUNCH_NOTES: counted */
 	int found_launcher;          /* a torchrun, srun, python or Megatron/NeMo line was seen */
+	int config_elsewhere;        /* a config file holds the rest (--config-name, training=) */
 } capsim_launch;
 
 /* Start *l empty: every "not said" member at its mark. */
@@ -67,18 +75,37 @@ void capsim_launch_init(capsim_launch *l);
 int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *l,
 		       capsim_diags *d);
 
-/* Read a script's text: shell variables assigned in it are expanded, lines
+/* Read a script's text as bash would run it, running nothing: lines
  * continued with a backslash joined (and so lines inside an open quote, $(,
- * backtick or bash array), #SBATCH lines read, and the command lines of
- * torchrun, srun, python (and a Kubernetes container's command and args)
- * read as argument vectors, words split as the shell splits them. A file
- * named *.yaml or *.yml, or whose first line that is not a comment is a
- * YAML document's (apiVersion:, kind:, ---), is read as YAML: a launch
- * line goes on over the lines indented further. Returns 0, or -1 with the
- * reason in d (file:line): a quote, $( or backtick left open (bash's
- * syntax error), a NUL byte, a limit above passed. */
+ * backtick or bash array); variables with their defaults (${V:-d} ${V-d}
+ * ${V:=d} ${V:+w}, $1 unset, $# 0) and $(( )) expanded; Slurm's variables
+ * (SLURM_NNODES, SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE ...) set from
+ * the #SBATCH lines, which are read as options too; arrays, += and
+ * "${A[@]}"; if/elif/else, case, while and [ ] && decided from the script's
+ * values, and where a test rests on what the file cannot say (a variable it
+ * never sets, a file test, a command's status) by its own defaults (empty,
+ * the file there, success), each such decision and each default taken noted
+ * in l; here-documents read into variables (read -r -d '' NAME <<EOF) or,
+ * holding a launch, read as scripts; a command held in a variable read where
+ * it runs (bash -c "$CMD", eval); and the command lines of torchrun, srun,
+ * python (and a Kubernetes container's command and args) read as argument
+ * vectors, words split as the shell splits them. A file named *.yaml or
+ * *.yml, or whose first line that is not a comment is a YAML document's
+ * (apiVersion:, kind:, ---), is read as YAML: a launch line goes on over the
+ * lines indented further. Returns 0, or -1 with the reason in d
+ * (file:line): a quote, $( or backtick left open, an if without fi, a fi
+ * without if (bash's syntax errors), a flag capsim reads whose value is a
+ * variable the script never sets, a NUL byte, a limit above passed (and
+ * blocks nested past 64, held commands past 8). */
 int capsim_launch_script(const char *text, size_t len, const char *file, capsim_launch *l,
 			 capsim_diags *d);
+
+/* capsim_launch_script with the script's environment: each of env[0..n_env)
+ * NAME=VALUE (NAME a shell name, or a positional parameter's number: 1 for
+ * $1) set before the script runs, as the shell that runs it would have it.
+ * A malformed one is refused (at "--env"). */
+int capsim_launch_script_env(const char *text, size_t len, const char *file,
+			     const char *const *env, int n_env, capsim_launch *l, capsim_diags *d);
 
 /* The models file of one entry, id, that l's architecture flags define
  * (family megatron; Megatron's defaults where a flag is absent: an FFN of
@@ -94,16 +121,28 @@ int capsim_launch_model_text(const capsim_launch *l, const char *id, const char 
 /* The scenario l describes, as XML text: named name, on l's nodes (1 when
  * it does not say) of node node_id (node_gpus GPUs a node) joined by an NDR
  * InfiniBand fat tree (none for one node), training model with l's
- * sequence length, batches, token budget (1T when it gives none), precision
- * and parallelism. Its opening comment names where it came from (where:
- * a script's path or "the command line"), each of l's notes and what was
- * assumed, escaped for a comment; the names are XML-escaped. Returns the
- * text (the caller's, freed with free), or NULL with each reason in d, at
- * where: GPUs a node other than node_gpus, no sequence length, a global
- * batch past CAPSIM_LAUNCH_MAX_WHOLE, layers a virtual stage without
- * layers. */
+ * sequence length, batches (the global one micro-batch x data-parallel when
+ * it gives none), token budget (1T when it gives none), precision,
+ * parallelism (ZeRO from the distributed optimizer, or Megatron-FSDP's
+ * sharding) and fine-tune (LoRA of rank 32 on the attention where NeMo's
+ * overrides give no rank or matrices). Its opening comment names where it
+ * came from (where: a script's path or "the command line"), each of l's
+ * notes and what was assumed (capsim_launch_assumptions' lines), escaped
+ * for a comment; the names are XML-escaped. Returns the text (the caller's,
+ * freed with free), or NULL with each reason in d, at where: GPUs a node
+ * other than node_gpus, no sequence length, tp x pp x cp not dividing the
+ * launch's GPUs, a global batch past CAPSIM_LAUNCH_MAX_WHOLE, layers a
+ * virtual stage without layers. */
 char *capsim_launch_scenario_text(const capsim_launch *l, const char *name, const char *model,
 				  const char *node_id, int node_gpus, const char *where,
 				  capsim_diags *d);
+
+/* What the scenario of l on node node_id (node_gpus GPUs a node) assumes
+ * where the launch does not say (nodes, the global batch as micro-batch x
+ * data-parallel, the token budget, the node and fabric), a line each on f
+ * after prefix: the lines its comment holds. Nothing where l's shape does
+ * not hold (capsim_launch_scenario_text says why). */
+void capsim_launch_assumptions(const capsim_launch *l, const char *node_id, int node_gpus,
+			       FILE *f, const char *prefix);
 
 #endif

@@ -1,10 +1,12 @@
 /* launch_xml.c - a launch read (launch.c) written as capsim's files: the
  * scenario it describes, and the model entry its architecture flags give. */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "escape.h"
 #include "launch.h"
 
@@ -72,6 +74,7 @@ int capsim_launch_model_text(const capsim_launch *l, const char *id, const char 
  * taken where it says nothing, and the batch and tokens it implies. */
 typedef struct shape {
 	long nodes, tp, pp, cp, mb, gb, v;
+	long dp;       /* GPUs / (tp x pp x cp) */
 	double tokens; /* 0: the launch gives no budget */
 } shape;
 
@@ -87,7 +90,8 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 				    "give --node of that size", l->gpus_per_node, node_id, node_gpus);
 	if (!l->seq_len)
 		capsim_diags_add_at(d, where, "--seq-length (or model.encoder_seq_length): not in "
-				    "the launch");
+				    "the launch%s", l->config_elsewhere ? " (the config file it names "
+				    "holds it, and capsim does not read that file)" : "");
 	s->tp = l->tp ? l->tp : 1;
 	s->pp = l->pp ? l->pp : 1;
 	s->cp = l->cp ? l->cp : 1;
@@ -95,13 +99,19 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 	/* each value is at most CAPSIM_LAUNCH_MAX_WHOLE: products in double */
 	long gpus = s->nodes * node_gpus;
 	double split = (double)s->tp * (double)s->pp * (double)s->cp;
-	long dp = split <= (double)gpus ? gpus / (long)split : 1;
+	long dp = s->dp = split <= (double)gpus ? gpus / (long)split : 1;
 	double gbd = l->global_batch ? (double)l->global_batch : (double)s->mb * (double)dp;
 	if (gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE)
 		capsim_diags_add_at(d, where, "the global batch (micro-batch %ld x data-parallel "
 				    "%ld, no --global-batch-size given) is past %ld", s->mb, dp,
 				    CAPSIM_LAUNCH_MAX_WHOLE);
 	s->gb = gbd > (double)CAPSIM_LAUNCH_MAX_WHOLE ? 1 : (long)gbd;
+	if (split > (double)gpus || gpus % (long)split)
+		capsim_diags_add_at(d, where, "tp x pp x cp = %ld x %ld x %ld = %.0f does not divide "
+				    "the launch's %ld GPUs (%ld node%s x %d)%s", s->tp, s->pp, s->cp,
+				    split, gpus, s->nodes, s->nodes == 1 ? "" : "s", node_gpus,
+				    l->nodes ? "" : ": the nodes are not in the launch (give them with "
+				    "--env where the script reads them from its environment)");
 	s->tokens = l->train_iters ? (double)l->train_iters * s->gb * l->seq_len :
 		    l->train_samples ? (double)l->train_samples * l->seq_len : 0.0;
 	s->v = l->vp_stages ? l->vp_stages :
@@ -112,15 +122,92 @@ static int shape_of(const capsim_launch *l, const char *node_id, int node_gpus,
 	return d->n > before ? -1 : 0;
 }
 
+/* whether the launch is a LoRA fine-tune */
+static int lora(const capsim_launch *l)
+{
+	return l->finetune && !strcmp(l->finetune, "lora");
+}
+
+/* the ZeRO stage: Megatron-FSDP's sharding strategy (optim_grads_params,
+ * ZeRO 3, where --use-megatron-fsdp gives none: Megatron-LM's default in
+ * megatron/training/arguments.py), else 1 with the distributed optimizer */
+static int zero_of(const capsim_launch *l)
+{
+	if (l->megatron_fsdp)
+		return l->fsdp_zero >= 0 ? l->fsdp_zero : 3;
+	return l->zero == 1 ? 1 : 0;
+}
+
 /* whether the launch trains in fp8 */
 static int fp8(const capsim_launch *l)
 {
 	return l->dtype && strcmp(l->dtype, "fp8") == 0;
 }
 
+/* one line of what was assumed: prefixed, escaped for a comment where
+ * comment is set */
+static void assumed_line(FILE *f, const char *prefix, int comment, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void assumed_line(FILE *f, const char *prefix, int comment, const char *fmt, ...)
+{
+	char text[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	fputs(prefix, f);
+	if (comment)
+		capsim_xml_comment_escape(f, text);
+	else
+		fputs(text, f);
+	fputc('\n', f);
+}
+
+/* what the scenario assumes where the launch does not say */
+static void assumptions(FILE *f, const capsim_launch *l, const shape *s, const char *node_id,
+			const char *prefix, int comment)
+{
+	if (!l->nodes)
+		assumed_line(f, prefix, comment, "nodes: not in the launch; 1 assumed");
+	if (!l->global_batch)
+		assumed_line(f, prefix, comment, "global batch: not in the launch; micro-batch %ld x "
+			     "data-parallel %ld = %ld assumed", s->mb, s->dp, s->gb);
+	if (s->tokens <= 0)
+		assumed_line(f, prefix, comment, "tokens: no train-iters or train-samples in the "
+			     "launch; 1T assumed");
+	if (l->finetune && !strcmp(l->finetune, "lora") && (!l->lora_rank || !l->lora_targets))
+		assumed_line(f, prefix, comment, "LoRA: %s%s%s, NeMo's defaults for what the launch "
+			     "does not give", l->lora_rank ? "" : "rank 32",
+			     !l->lora_rank && !l->lora_targets ? " on " : "",
+			     l->lora_targets ? "" : "the attention's QKV (capsim's attention targets)");
+	if (l->fp8_param_gather && fp8(l) && lora(l))
+		assumed_line(f, prefix, comment, "FP8 primary weights with LoRA: not modelled (capsim's "
+			     "are for full training); the frozen base planned in 16 bits");
+	if (l->fp8_param_gather && !fp8(l))
+		assumed_line(f, prefix, comment, "--fp8-param-gather without --fp8-format: not "
+			     "modelled (FP8 primary weights need fp8)");
+	if (s->nodes > 1)
+		assumed_line(f, prefix, comment, "node and fabric: assumptions (not in a launch line): "
+			     "node %s, an NDR InfiniBand fat tree", node_id);
+	else
+		assumed_line(f, prefix, comment, "node and fabric: assumptions (not in a launch line): "
+			     "node %s, one node, no fabric", node_id);
+}
+
+void capsim_launch_assumptions(const capsim_launch *l, const char *node_id, int node_gpus,
+			       FILE *f, const char *prefix)
+{
+	capsim_diags d = { 0 };
+	shape s;
+	if (shape_of(l, node_id, node_gpus, "", &s, &d) == 0)
+		assumptions(f, l, &s, node_id, prefix, 0);
+	capsim_diags_free(&d);
+}
+
 /* the scenario's opening comment: where it came from, what was not
  * modelled and what was assumed */
-static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const char *where)
+static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const char *where,
+			  const char *node_id)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- written by capsim import "
 		   "from ");
@@ -133,17 +220,8 @@ static void write_comment(FILE *f, const capsim_launch *l, const shape *s, const
 	}
 	if (l->n_notes_more)
 		fprintf(f, "     and %ld more not modelled\n", l->n_notes_more);
-	if (!l->nodes)
-		fprintf(f, "     nodes: not in the launch; 1 assumed\n");
-	if (s->tokens <= 0)
-		fprintf(f, "     tokens: no train-iters or train-samples in the launch; 1T assumed\n");
-	if (l->fp8_param_gather && !fp8(l)) {
-		fputs("     ", f);
-		capsim_xml_comment_escape(f, "--fp8-param-gather without --fp8-format: not "
-					     "modelled (FP8 primary weights need fp8)");
-		fputs("\n", f);
-	}
-	fprintf(f, "     node and fabric: assumptions (not in a launch line) -->\n");
+	assumptions(f, l, s, node_id, "     ", 1);
+	fprintf(f, "-->\n");
 }
 
 /* the scenario element: the cluster (the node, and an NDR fat tree between
@@ -174,13 +252,26 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 	fprintf(f, "\"/>\n");
 	/* Megatron-LM's memory recipe where the flags change it: FP8 primary
 	 * weights (fp8 only) and a 16-bit gradient buffer */
-	int fp8_params = l->fp8_param_gather && fp8(l);
+	int fp8_params = l->fp8_param_gather && fp8(l) && !lora(l);
 	if (fp8_params || l->grad_reduce_bf16)
 		fprintf(f, "    <precision%s%s/>\n", fp8_params ? " params=\"fp8\"" : "",
 			l->grad_reduce_bf16 ? " grads=\"bf16\"" : "");
+	if (l->finetune) {
+		fprintf(f, "    <finetune method=\"%s\"", l->finetune);
+		if (!strcmp(l->finetune, "lora")) {
+			/* NeMo's LoRA where the launch does not say (an assumption, said
+			 * in the comment): adapter_dim 32 (the NeMo Framework Launcher's
+			 * launcher_scripts/conf/peft/llama/sft.yaml) on the attention's
+			 * QKV (NeMo's nemo/collections/nlp/parts/peft_config.py,
+			 * LoraPEFTConfig: the KQV adapter), capsim's nearest "attention" */
+			fprintf(f, " rank=\"%ld\" targets=\"%s\"", l->lora_rank ? l->lora_rank : 32,
+				l->lora_targets ? l->lora_targets : "attention");
+		}
+		fprintf(f, "/>\n");
+	}
 	fprintf(f, "    <parallelism tp=\"%ld\" pp=\"%ld\" cp=\"%ld\" "
 		   "ep=\"%ld\" zero=\"%d\" recompute=\"%s\"", s->tp, s->pp, s->cp, l->ep ? l->ep : 1,
-		l->zero == 1 ? 1 : 0, l->recompute ? l->recompute : "none");
+		zero_of(l), l->recompute ? l->recompute : "none");
 	if (s->tp > 1 && l->sequence_parallel != -1)
 		fprintf(f, " sequence-parallel=\"%s\"", l->sequence_parallel ? "on" : "off");
 	if (l->tp_comm_overlap == 1)
@@ -204,7 +295,7 @@ char *capsim_launch_scenario_text(const capsim_launch *l, const char *name, cons
 		capsim_diags_add_runtime(d, NULL, "out of memory");
 		return NULL;
 	}
-	write_comment(f, l, &s, where);
+	write_comment(f, l, &s, where, node_id);
 	write_scenario(f, l, &s, name, model, node_id);
 	fclose(f);
 	return text;

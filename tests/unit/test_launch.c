@@ -76,7 +76,8 @@ static void test_slurm(void **state)
 	assert_true(noted(&l, "--lr 3.0e-4: not modelled"));
 	assert_true(noted(&l, "--overlap-grad-reduce: not modelled"));
 	assert_true(noted(&l, "--tokenizer-type HuggingFaceTokenizer: not modelled"));
-	assert_true(noted(&l, "--nnodes $SLURM_NNODES: a variable set at run time"));
+	/* torchrun's --nnodes $SLURM_NNODES: Slurm's variable, from #SBATCH --nodes */
+	assert_true(noted(&l, "$SLURM_NNODES: 8, from the script's #SBATCH lines"));
 	assert_true(noted(&l, "--cpus-per-task=96: not modelled"));
 }
 
@@ -129,7 +130,7 @@ static void test_nemo(void **state)
 	assert_int_equal(l.train_iters, 10000);
 	assert_int_equal(l.ffn, 11008);
 	assert_int_equal(l.sequence_parallel, 1);
-	assert_true(noted(&l, "model.optim.name=distributed_fused_adam"));
+	assert_int_equal(l.zero, 1); /* model.optim.name=distributed_fused_adam: ZeRO 1 */
 }
 
 static void test_torchrun_line(void **state)
@@ -274,6 +275,200 @@ static void test_shell_syntax(void **state)
 	assert_int_equal(l.seq_len, 1024);
 }
 
+/* text read as a script: l, with the run's diagnostics freed */
+static void script_text(const char *text, capsim_launch *l)
+{
+	read_ok(text, strlen(text), "s.sh", l);
+}
+
+/* ${V:-d} ${V-d} ${V:=d} ${V+w}, positional defaults, $(( )), and what the
+ * script does not set left for the flag to refuse by name */
+static void test_defaults(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("E=\nN=${SLURM_NNODES:-\"2\"}\nT=${E-3}\nU=${E:-4}\n: \"${P:=2}\"\n"
+		    "S=${1:-8192}\nG=$(( (N * 4 + 0) / 2 ))\nW=${T+set}\n"
+		    "torchrun --nnodes $N --nproc-per-node=8 pretrain_gpt.py --seq-length $S "
+		    "--micro-batch-size ${U} --tensor-model-parallel-size $P --global-batch-size $G "
+		    "--pipeline-model-parallel-size ${T:-1} --lr $W\n", &l);
+	assert_int_equal(l.nodes, 2);            /* :- of an unset variable */
+	assert_int_equal(l.seq_len, 8192);       /* $1's default: run without arguments */
+	assert_int_equal(l.micro_batch, 4);      /* :- of an empty one */
+	assert_int_equal(l.tp, 2);               /* := sets P */
+	assert_int_equal(l.global_batch, 4);     /* (2 * 4 + 0) / 2 */
+	assert_int_equal(l.pp, 1);               /* ${E-3} is E's empty value; then :- */
+	assert_true(noted(&l, "--lr set: not modelled")); /* ${T+set}: T is set */
+	assert_true(noted(&l, "${SLURM_NNODES:-\"2\"}: SLURM_NNODES is not set in the script: "
+			  "its default, '2', taken"));
+	/* --env gives what the script reads from its environment */
+	const char *env[] = { "SLURM_NNODES=16", "1=4096" };
+	capsim_diags d = { 0 };
+	const char *t = "torchrun --nnodes ${SLURM_NNODES:-1} pretrain_gpt.py --seq-length $1\n";
+	assert_int_equal(capsim_launch_script_env(t, strlen(t), "e.sh", env, 2, &l, &d), 0);
+	assert_int_equal(l.nodes, 16);
+	assert_int_equal(l.seq_len, 4096);
+	const char *bad[] = { "1x=2" };
+	assert_int_equal(capsim_launch_script_env(t, strlen(t), "e.sh", bad, 1, &l, &d), -1);
+	assert_true(printed(&d, "--env: error: '1x=2': expected NAME=VALUE"));
+	capsim_diags_free(&d);
+	/* a known flag whose value the script never sets: refused by name */
+	refused_text("torchrun pretrain_gpt.py --seq-length 2048 --tensor-model-parallel-size $TP\n",
+		     "s.sh:1: error: --tensor-model-parallel-size $TP: TP is not set in the script (nor "
+		     "by Slurm from #SBATCH lines): give it with --env TP=VALUE");
+}
+
+/* #SBATCH lines give Slurm's variables, several options a line */
+static void test_slurm_env(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("#!/bin/bash\n#SBATCH --nodes=8 --ntasks-per-node=4 --gpus-per-node=4\n"
+		    "#SBATCH -J run --gres=gpu:4\n"
+		    "srun python pretrain_gpt.py --seq-length 2048 --global-batch-size "
+		    "$((SLURM_NTASKS * 2)) --micro-batch-size $SLURM_GPUS_PER_NODE "
+		    "--tensor-model-parallel-size $SLURM_NTASKS_PER_NODE --pipeline-model-parallel-size "
+		    "$SLURM_JOB_NUM_NODES\n", &l);
+	assert_int_equal(l.nodes, 8);
+	assert_int_equal(l.gpus_per_node, 4);
+	assert_int_equal(l.global_batch, 64);    /* SLURM_NTASKS = 8 x 4 */
+	assert_int_equal(l.micro_batch, 4);
+	assert_int_equal(l.tp, 4);
+	assert_int_equal(l.pp, 8);
+	assert_true(noted(&l, "$SLURM_NNODES: 8, from the script's #SBATCH lines"));
+}
+
+/* arrays, +=, "${A[@]}" (an element of two words stays one word) */
+static void test_arrays(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("A=(--seq-length 4096)\nA+=(\"--lr 1e-4\")\nB=(\"${A[@]}\" --bf16)\n"
+		    "C=(--micro-batch-size 2)\nC+=(--global-batch-size 64)\n"
+		    "torchrun pretrain_gpt.py ${B[@]} \"${C[@]}\" --tag \"run ${A[*]}\"\n", &l);
+	assert_int_equal(l.seq_len, 4096);
+	assert_string_equal(l.dtype, "bf16");
+	assert_int_equal(l.micro_batch, 2);
+	assert_int_equal(l.global_batch, 64);
+	assert_true(noted(&l, "--lr 1e-4: not modelled"));
+	assert_true(noted(&l, "--tag run --seq-length 4096 --lr 1e-4: not modelled"));
+}
+
+/* if / elif / else and case: decided from the script's values; where they
+ * rest on what it cannot know, by its defaults, and said */
+static void test_blocks(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("DTYPE=fp8\nMODE=${MODE:-big}\nARGS=()\n"
+		    "if [[ \"$DTYPE\" == \"fp8\" ]]; then\n  ARGS+=(--fp8-format hybrid)\n"
+		    "elif [ \"$DTYPE\" = bf16 ]; then\n  ARGS+=(--bf16)\nelse\n  ARGS+=(--fp16)\nfi\n"
+		    "case \"$MODE\" in\n  small|tiny) TP=1 ;;\n  big)\n    TP=8\n    ;;\n"
+		    "  *) TP=2 ;;\nesac\n"
+		    "if [ ! -f \"$SCRIPT\" ]; then\n  echo \"pretrain_gpt.py -f not found\"; exit 1\nfi\n"
+		    "if [ -n \"$WANDB_API_KEY\" ]; then ARGS+=(--wandb-project x); fi\n"
+		    "[ -z \"$SEQ\" ] && SEQ=2048\n[ \"$TP\" -gt 4 ] || TP=1\n"
+		    "while [[ $# -gt 0 ]]; do\n  case $1 in\n    *) ARGS+=(--bogus) ;;\n  esac\ndone\n"
+		    "torchrun pretrain_gpt.py ${ARGS[@]} --tensor-model-parallel-size $TP "
+		    "--seq-length $SEQ\n", &l);
+	assert_string_equal(l.dtype, "fp8");     /* the then branch only */
+	assert_int_equal(l.tp, 8);               /* big), by MODE's default */
+	assert_int_equal(l.seq_len, 2048);       /* [ -z "$SEQ" ] && SEQ=2048 */
+	assert_false(noted(&l, "--wandb-project"));
+	assert_false(noted(&l, "--bogus"));      /* no arguments: the loop does not run */
+	assert_false(noted(&l, "-f: not modelled")); /* a test's operand is no flag */
+	assert_false(noted(&l, "-f not found"));
+	assert_true(noted(&l, "line 18: if [ ! -f \"$SCRIPT\" ]: decided by a file test, taken as "
+			  "the file being there: its branch not taken"));
+	assert_true(noted(&l, "line 21: if [ -n \"$WANDB_API_KEY\" ]: decided by a variable the "
+			  "script does not set, taken as empty: its branch not taken"));
+	assert_false(noted(&l, "line 4:")); /* DTYPE is the script's own: nothing assumed */
+	/* a bare "if" (found by fuzzing: its condition was read past the line) */
+	script_text("if\nfi\ntorchrun train.py --seq-length 2\n", &l);
+	assert_int_equal(l.seq_len, 2);
+	/* blocks left open, or closed without opening: bash's syntax errors */
+	refused_text("if [ 1 = 1 ]; then\ntorchrun train.py --seq-length 2\n",
+		     "s.sh:1: error: if without its fi");
+	refused_text("fi\ntorchrun train.py --seq-length 2\n", "s.sh:1: error: fi without its if");
+	refused_text("case x in\n x) A=1 ;;\ntorchrun train.py --seq-length 2\n",
+		     "s.sh:1: error: case without its esac");
+}
+
+/* commands held in variables and here-documents, run where the script runs
+ * them */
+static void test_held_commands(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("export CMD=\"python pretrain_gpt.py --seq-length 1024 \\\n"
+		    "  --tensor-model-parallel-size 2\"\nsrun -N 4 bash -c \"$CMD\"\n", &l);
+	assert_int_equal(l.nodes, 4);
+	assert_int_equal(l.seq_len, 1024);
+	assert_int_equal(l.tp, 2);
+	script_text("TP=4\nread -r -d '' cmd <<EOF\ntorchrun --nnodes 2 pretrain_gpt.py \\\n"
+		    "  --tensor-model-parallel-size $TP --seq-length 512\nEOF\n"
+		    "srun bash -c \"${cmd}\"\n", &l);
+	assert_int_equal(l.nodes, 2);
+	assert_int_equal(l.tp, 4);
+	assert_int_equal(l.seq_len, 512);
+	/* a batch script written and submitted in a here-document */
+	script_text("sbatch <<EOF\n#!/bin/bash\n#SBATCH --nodes=3\nsrun python pretrain_gpt.py "
+		    "--seq-length 256\nEOF\n", &l);
+	assert_int_equal(l.nodes, 3);
+	assert_int_equal(l.seq_len, 256);
+	/* A=1 cmd runs cmd; echo naming a launch runs none */
+	script_text("echo torchrun --seq-length 9\nHYDRA_FULL_ERROR=1 python3 main.py "
+		    "trainer.num_nodes=2 model.encoder_seq_length=128\n", &l);
+	assert_int_equal(l.nodes, 2);
+	assert_int_equal(l.seq_len, 128);
+}
+
+/* every flag read, listed or refused: a list-valued flag whole */
+static void test_list_flags(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("torchrun pretrain_gpt.py --seq-length 4096 --moe-layer-freq "
+		    "\"[0]*3+[1]*58\" --recompute-modules mlp moe core_attn --data-path 0.3 /a 0.7 "
+		    "/b --bf16\n", &l);
+	assert_true(noted(&l, "--moe-layer-freq [0]*3+[1]*58: not modelled"));
+	assert_true(noted(&l, "--recompute-modules mlp moe core_attn: not modelled"));
+	assert_true(noted(&l, "--data-path 0.3 /a 0.7 /b: not modelled"));
+	assert_string_equal(l.dtype, "bf16");
+}
+
+/* NeMo's overrides: LoRA, precision, the distributed optimizer */
+static void test_nemo_peft(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	script_text("python megatron_gpt_finetuning.py trainer.num_nodes=2 trainer.devices=8 "
+		    "trainer.precision=bf16-mixed model.peft.peft_scheme=lora "
+		    "model.peft.lora_tuning.adapter_dim=16 "
+		    "model.peft.lora_tuning.target_modules=[attention_qkv,mlp_fc1] "
+		    "++model.data.train_ds.max_seq_length=2048 model.optim.name=fused_adam "
+		    "model.activations_checkpoint_granularity=full ~model.optim.bucket_cap_mb\n", &l);
+	assert_string_equal(l.finetune, "lora");
+	assert_int_equal(l.lora_rank, 16);
+	assert_string_equal(l.lora_targets, "all");
+	assert_string_equal(l.dtype, "bf16");
+	assert_int_equal(l.seq_len, 2048);
+	assert_string_equal(l.recompute, "full");
+	assert_int_equal(l.zero, -1);
+	assert_true(noted(&l, "override not modelled: model.optim.name=fused_adam"));
+	assert_true(noted(&l, "override not modelled: ~model.optim.bucket_cap_mb"));
+	capsim_diags d = { 0 };
+	char *sc = capsim_launch_scenario_text(&l, "n", "llama-2-7b", "dgx-h100", 8, "x", &d);
+	assert_non_null(sc);
+	assert_non_null(strstr(sc, "<finetune method=\"lora\" rank=\"16\" targets=\"all\"/>"));
+	free(sc);
+	script_text("python x.py model.peft.peft_scheme=none trainer.precision=16 "
+		    "model.encoder_seq_length=8\n", &l);
+	assert_string_equal(l.finetune, "full");
+	assert_string_equal(l.dtype, "fp16");
+	capsim_diags_free(&d);
+}
+
 /* every size, count and batch is a positive whole number that fits:
  * --global-batch-size 0 was taken as "not said" (and became micro-batch x dp) */
 static void test_positive(void **state)
@@ -409,19 +604,19 @@ static void test_line_limits(void **state)
 static void test_notes_counted(void **state)
 {
 	(void)state;
-	char *argv[1 + 100];
-	char names[100][16];
+	char *argv[1 + 300];
+	char names[300][16];
 	argv[0] = "torchrun";
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < 300; i++) {
 		snprintf(names[i], sizeof names[i], "--flag-%d", i);
 		argv[1 + i] = names[i];
 	}
 	capsim_launch l;
 	capsim_launch_init(&l);
 	capsim_diags d = { 0 };
-	assert_int_equal(capsim_launch_argv(argv, 101, "line", &l, &d), 0);
+	assert_int_equal(capsim_launch_argv(argv, 301, "line", &l, &d), 0);
 	assert_int_equal(l.n_notes, CAPSIM_LAUNCH_NOTES);
-	assert_int_equal(l.n_notes_more, 100 - CAPSIM_LAUNCH_NOTES);
+	assert_int_equal(l.n_notes_more, 300 - CAPSIM_LAUNCH_NOTES);
 	capsim_diags_free(&d);
 }
 
@@ -587,6 +782,13 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_slurm_env),
+		cmocka_unit_test(test_arrays),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_held_commands),
+		cmocka_unit_test(test_list_flags),
+		cmocka_unit_test(test_nemo_peft),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);

@@ -1,0 +1,286 @@
+/* test_launch_corpus.c - real public launch files, unedited
+ * (tests/data/launch/real/, each one's repository, path, commit and license in
+ * SOURCES.md): Megatron-LM's own example scripts, Slurm batch scripts of
+ * Megatron-LM and NeMo from AWS's distributed-training samples, and the NeMo
+ * Framework Launcher's PEFT examples. Each is read as bash would run it and
+ * every value its authors set is checked, as read from the file's own text
+ * (the comments give the lines); nothing else may appear. Each then goes
+ * through capsim import: a file whose values hold gives a scenario that
+ * capsim validate loads; one whose value truly cannot be known (a
+ * placeholder, a variable set only in the environment, a config file the
+ * launch names) is refused naming it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "eval.h"
+#include "launch.h"
+#include "testutil.h"
+#include "xml.h"
+
+CAPSIM_TEST_TMPDIR("test-launch-corpus")
+
+/* what a file must yield: 0 where the launch does not say */
+typedef struct {
+	const char *file;
+	const char *env[2];     /* --env NAME=VALUE given, or NULL */
+	const char *read_error; /* the script itself refused with this, or NULL */
+	long nodes, gpn, tp, pp, cp, ep, vp, mb, gb, seq, iters, samples;
+	const char *dtype;      /* NULL: not said */
+	int zero;               /* the distributed optimizer: 1; -1 not said */
+	int fsdp_zero;          /* Megatron-FSDP's sharding as ZeRO; -1 none */
+	int fp8_params, sp;     /* sp: -1 not said */
+	const char *recompute, *finetune;
+	const char *model;      /* the catalog model the scenario is imported with */
+	const char *refused;    /* capsim import's refusal, or NULL: it imports */
+} expect;
+
+static const expect corpus[] = {
+	/* GPUS_PER_NODE=8 NUM_NODES=1 (l.22-23); TP_SIZE=1 CP_SIZE=1, PP only in a
+	 * comment, MICRO_BATCH_SIZE=1 GLOBAL_BATCH_SIZE=128 SEQ_LENGTH=8192
+	 * (l.32-42); --train-samples 1953125000; DTYPE="fp8" selects --fp8-format
+	 * hybrid and --fp8-param-gather (l.108-115); --bf16 and
+	 * --grad-reduce-in-bf16; --sequence-parallel; --use-distributed-optimizer */
+	{ "megatron-llama3-8b-h100-fp8.sh", { NULL }, NULL, 1, 8, 1, 0, 1, 0, 0, 1, 128, 8192, 0,
+	  1953125000, "fp8", 1, -1, 1, 1, NULL, NULL, "llama-3.1-8b", NULL },
+	/* NNODES=${SLURM_NNODES:-"1"}: the default, one node; PP 4, EP 8 of 8
+	 * experts: the authors' "Change for multinode config" */
+	{ "megatron-mixtral-8x7b.sh", { NULL }, NULL, 1, 8, 1, 4, 0, 8, 0, 1, 256, 4096, 500000, 0,
+	  "bf16", 1, -1, 0, 1, NULL, NULL, "mixtral-8x7b", "ep=8 does not divide dp x cp = 2" },
+	/* the same on the four nodes Slurm would give it */
+	{ "megatron-mixtral-8x7b.sh", { "SLURM_NNODES=4" }, NULL, 4, 8, 1, 4, 0, 8, 0, 1, 256, 4096,
+	  500000, 0, "bf16", 1, -1, 0, 1, NULL, NULL, "mixtral-8x7b", NULL },
+	/* NUM_NODES=1 with TP 8 x PP 16: the example as published needs 128 GPUs */
+	{ "megatron-gpt3-175b.sh", { NULL }, NULL, 1, 8, 8, 16, 0, 0, 0, 1, 1536, 2048, 500000, 0,
+	  "fp16", -1, -1, 0, -1, NULL, NULL, "gpt3-175b",
+	  "tp x pp x cp = 8 x 16 x 1 = 128 does not divide the launch" },
+	{ "megatron-bert-340m.sh", { NULL }, NULL, 1, 8, 8, 16, 0, 0, 0, 4, 32, 512, 1000000, 0,
+	  "fp16", -1, -1, 0, -1, NULL, NULL, "llama-2-7b",
+	  "tp x pp x cp = 8 x 16 x 1 = 128 does not divide the launch" },
+	/* as the Llama 3 FP8 script, with --use-megatron-fsdp and
+	 * --data-parallel-sharding-strategy ${SHARDING_STRATEGY} whose default is
+	 * optim_grads_params (USE_MEGATRON_FSDP defaults to 1); --sequence-parallel
+	 * (l.159) */
+	{ "megatron-fsdp-llama3-8b-fp8.sh", { NULL }, NULL, 1, 8, 1, 0, 1, 0, 0, 1, 128, 8192, 0,
+	  1953125000, "fp8", 1, 3, 1, 1, NULL, NULL, "llama-3.1-8b", NULL },
+	/* sbatch <<EOF with #SBATCH --nodes=your_own_num_nodes: a placeholder */
+	{ "megatron-fsdp-deepseek-v3.sbatch", { NULL },
+	  "megatron-fsdp-deepseek-v3.sbatch:208: error: --nodes: expected a positive whole number, "
+	  "found 'your_own_num_nodes'", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, -1, -1, 0, -1, NULL,
+	  NULL, NULL, NULL },
+	/* MODEL_SCALE="800M" selects TP 1 and GLOBAL_BATCH_SIZE=32 in its case;
+	 * SEQ_LEN=4096, TRAIN_SAMPLES=73242188; torchrun --nproc_per_node 8 */
+	{ "megatron-mamba.sh", { NULL }, NULL, 0, 8, 1, 1, 0, 0, 0, 4, 32, 4096, 0, 73242188, "bf16",
+	  1, -1, 0, 1, NULL, NULL, "llama-2-7b", NULL },
+	/* PP_SIZE=${WORLD_SIZE}, WORLD_SIZE=$(($GPUS_PER_NODE*$NUM_NODES)) = 8;
+	 * --recompute-activations; FP8 with --fp8-param-gather */
+	{ "megatron-gptoss.sh", { NULL }, NULL, 1, 8, 1, 8, 1, 1, 0, 1, 128, 8192, 0, 1953125000,
+	  "fp8", 1, -1, 1, 1, "selective", NULL, "llama-3.1-8b", NULL },
+	/* TP, PP and the batch are chosen on $NODES, which the script never sets */
+	{ "aws-megatron-gpt3.sbatch", { NULL },
+	  "--tensor-model-parallel-size $TENSOR_PARALLEL: TENSOR_PARALLEL is not set in the script",
+	  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, -1, -1, 0, -1, NULL, NULL, NULL, NULL },
+	/* with NODES=2 (its #SBATCH --nodes=2): TP 4, PP 2, batch 288 */
+	{ "aws-megatron-gpt3.sbatch", { "NODES=2" }, NULL, 2, 8, 4, 2, 0, 0, 0, 1, 288, 2048, 0,
+	  146484375, "fp16", -1, -1, 0, -1, "selective", NULL, "llama-2-7b", NULL },
+	/* #SBATCH --nodes=2; TP 4 PP 4 with --sequence-parallel and the
+	 * distributed optimizer; GLOBAL_BATCH_SIZE:=2048, --train-iters 5 */
+	{ "aws-megatron-llama2.sbatch", { NULL }, NULL, 2, 8, 4, 4, 0, 0, 0, 1, 2048, 4096, 5, 0,
+	  "fp16", 1, -1, 0, 1, NULL, NULL, "llama-2-7b", NULL },
+	/* the NeMo launcher with training=gpt3/5b: its sequence is that config's */
+	{ "aws-nemo-launcher-gpt3-5b.sh", { NULL }, NULL, 2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 30, 0, NULL,
+	  -1, -1, 0, -1, NULL, NULL, "llama-2-7b",
+	  "--seq-length (or model.encoder_seq_length): not in the launch (the config file it names" },
+	/* bash -c "... megatron_gpt_pretraining.py --config-name=...": 2 nodes of 8 */
+	{ "aws-nemo-nemotron4-15b.sbatch", { NULL }, NULL, 2, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL,
+	  -1, -1, 0, -1, NULL, NULL, "llama-2-7b", "the config file it names holds it" },
+	/* peft.model.peft.peft_scheme=lora, fp8 with fp8_params, fused_adam */
+	{ "nemo-launcher-llama-h100-13b_1node_lora.sh", { NULL }, NULL, 1, 8, 1, 1, 0, 0, 0, 1, 32,
+	  4096, 0, 0, "fp8", -1, -1, 1, -1, NULL, "lora", "llama-2-13b", NULL },
+	/* TP 4 PP 4 with 20 virtual stages, sequence parallel; the scheme is
+	 * peft=llama/sft's, not in the file */
+	{ "nemo-launcher-llama-h100-70b_2node.sh", { NULL }, NULL, 2, 8, 4, 4, 0, 0, 20, 1, 32, 4096,
+	  0, 0, "fp8", -1, -1, 1, 1, NULL, NULL, "llama-2-70b", NULL },
+	{ "nemo-launcher-nemotron-h100-22b_1node_lora.sh", { NULL }, NULL, 1, 8, 1, 1, 0, 0, 0, 1,
+	  32, 4096, 0, 0, "fp8", -1, -1, 1, -1, NULL, "lora", "llama-2-13b", NULL },
+	/* 4 GPUs a node (A100 pods), max_steps 2000 */
+	{ "nemo-launcher-llama-a100-lora_4gpu_k8s.sh", { NULL }, NULL, 1, 4, 0, 0, 0, 0, 0, 1, 128, 0,
+	  2000, 0, NULL, -1, -1, 0, -1, NULL, NULL, "llama-2-7b", "the launch runs 4 GPUs a node" },
+};
+
+static void path_of(const char *file, char *path, size_t size)
+{
+	snprintf(path, size, "%s/tests/data/launch/real/%s", CAPSIM_SOURCE_DIR, file);
+}
+
+static void strings_equal(const char *what, const char *file, const char *got, const char *want)
+{
+	if ((got == NULL) != (want == NULL) || (got && strcmp(got, want)))
+		fail_msg("%s: %s: found %s, expected %s", file, what, got ? got : "(not said)",
+			 want ? want : "(not said)");
+}
+
+static void longs_equal(const char *what, const char *file, long got, long want)
+{
+	if (got != want)
+		fail_msg("%s: %s: found %ld, expected %ld", file, what, got, want);
+}
+
+/* every value of e read from its file */
+static void check_values(const expect *e, const capsim_launch *l)
+{
+	const long got[] = { l->nodes, l->gpus_per_node, l->tp, l->pp, l->cp, l->ep, l->vp_stages,
+			     l->micro_batch, l->global_batch, l->seq_len, l->train_iters,
+			     l->train_samples, l->zero, l->megatron_fsdp ? l->fsdp_zero : -1,
+			     l->fp8_param_gather, l->sequence_parallel };
+	const long want[] = { e->nodes, e->gpn, e->tp, e->pp, e->cp, e->ep, e->vp, e->mb, e->gb,
+			      e->seq, e->iters, e->samples, e->zero, e->fsdp_zero, e->fp8_params,
+			      e->sp };
+	static const char *const name[] = { "nodes", "GPUs a node", "tp", "pp", "cp", "ep",
+					    "virtual stages", "micro-batch", "global batch", "seq",
+					    "train iters", "train samples", "distributed optimizer",
+					    "FSDP sharding", "fp8 params", "sequence parallel" };
+	for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+		longs_equal(name[i], e->file, got[i], want[i]);
+	strings_equal("dtype", e->file, l->dtype, e->dtype);
+	strings_equal("recompute", e->file, l->recompute, e->recompute);
+	strings_equal("finetune", e->file, l->finetune, e->finetune);
+}
+
+/* d holds "WHERE: error: MSG" with needle in it, as printed */
+static int printed(const capsim_diags *d, const char *needle)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char line[800];
+		snprintf(line, sizeof line, "%s: error: %s", d->v[i].where, d->v[i].msg);
+		if (strstr(line, needle))
+			return 1;
+	}
+	return 0;
+}
+
+/* the script read (with its environment): its values, or its refusal */
+static void read_one(const expect *e)
+{
+	char path[512];
+	path_of(e->file, path, sizeof path);
+	capsim_diags d = { 0 };
+	size_t len;
+	char *text = capsim_xml_slurp(path, &len, &d);
+	assert_non_null(text);
+	const char *env[2];
+	int n_env = 0;
+	for (int i = 0; i < 2; i++)
+		if (e->env[i])
+			env[n_env++] = e->env[i];
+	capsim_launch l;
+	int r = capsim_launch_script_env(text, len, path, env, n_env, &l, &d);
+	if (e->read_error) {
+		if (r == 0 || !printed(&d, e->read_error)) {
+			capsim_diags_print(&d, stderr);
+			fail_msg("%s: expected the refusal '%s'", e->file, e->read_error);
+		}
+	} else {
+		if (r < 0) {
+			capsim_diags_print(&d, stderr);
+			fail_msg("%s does not read", e->file);
+		}
+		check_values(e, &l);
+	}
+	free(text);
+	capsim_diags_free(&d);
+}
+
+static void test_values(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++)
+		read_one(&corpus[i]);
+}
+
+/* capsim import: a scenario capsim validate loads, or the refusal naming
+ * what cannot be known, with nothing written */
+static void test_import(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof corpus / sizeof corpus[0]; i++) {
+		const expect *e = &corpus[i];
+		if (e->read_error)
+			continue;
+		char path[512], env[128] = "";
+		path_of(e->file, path, sizeof path);
+		for (int k = 0; k < 2; k++)
+			if (e->env[k])
+				snprintf(env + strlen(env), sizeof env - strlen(env), " --env %s", e->env[k]);
+		int rc = testutil_sh("rm -f %s/s.xml; %s import slurm%s --model %s --out %s/s.xml '%s' "
+				     "2>%s/err", dir, CAPSIM_BIN, env, e->model, dir, path, dir);
+		if (e->refused) {
+			if (rc != 2 || testutil_sh("grep -qF -- '%s' %s/err", e->refused, dir) != 0 ||
+			    testutil_sh("test ! -e %s/s.xml", dir) != 0)
+				fail_msg("%s: expected the refusal '%s' (exit 2, nothing written)", e->file,
+					 e->refused);
+			continue;
+		}
+		if (rc != 0) {
+			(void)testutil_sh("cat %s/err >&2", dir);
+			fail_msg("%s: capsim import refused it", e->file);
+		}
+		if (testutil_sh("%s validate %s/s.xml >/dev/null", CAPSIM_BIN, dir) != 0)
+			fail_msg("%s: the imported scenario does not load", e->file);
+	}
+}
+
+/* what was assumed is said, on stderr and in the file: the branch a file
+ * test decided, the defaults taken, the global batch written */
+static void test_assumptions_said(void **state)
+{
+	(void)state;
+	char path[512];
+	path_of("megatron-llama3-8b-h100-fp8.sh", path, sizeof path);
+	assert_int_equal(testutil_sh("%s import slurm --model llama-3.1-8b --out %s/l.xml '%s' "
+				     "2>%s/err", CAPSIM_BIN, dir, path, dir), 0);
+	static const char *const said[] = {
+		("line 180: if [ ! -f \"$PRETRAIN_SCRIPT_PATH\" ]: decided by a file test, taken as "
+		 "the file being there: its branch not taken"),
+		"${3:-\"MOCK\"}: 3 is not set in the script: its default, ",
+		"--recompute-activations", /* never: it is not in this file */
+	};
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(testutil_sh("grep -qF -- '%s' %s/err", said[i], dir), 0);
+		assert_int_equal(testutil_sh("grep -qF -- '%s' %s/l.xml", said[i], dir), 0);
+	}
+	assert_int_not_equal(testutil_sh("grep -qF -- '%s' %s/err", said[2], dir), 0);
+	/* a test operand is never a flag: no -f among what was not modelled */
+	assert_int_not_equal(testutil_sh("grep -q 'warning: -f' %s/err", dir), 0);
+	/* a launch that gives its global batch has none assumed (AWS GPT-3 with
+	 * NODES=2: 288); one that does not has micro-batch x DP written */
+	path_of("aws-megatron-gpt3.sbatch", path, sizeof path);
+	assert_int_equal(testutil_sh("%s import slurm --env NODES=2 --model llama-2-7b '%s' 2>&1 "
+				     ">/dev/null | grep -q 'global batch'", CAPSIM_BIN, path), 1);
+	assert_int_equal(testutil_sh("printf 'torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py "
+				     "--seq-length 4096 --micro-batch-size 2 --tensor-model-parallel-size "
+				     "2\\n' > %s/g.sh && %s import slurm --model llama-2-7b --out %s/g.xml "
+				     "%s/g.sh 2>%s/gerr && grep -qF 'global batch: not in the launch; "
+				     "micro-batch 2 x data-parallel 8 = 16 assumed' %s/gerr && grep -qF "
+				     "'global batch: not in the launch' %s/g.xml && grep -q "
+				     "'global-batch=\"16\"' %s/g.xml", dir, CAPSIM_BIN, dir, dir, dir, dir,
+				     dir, dir), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_import),
+		cmocka_unit_test(test_assumptions_said),
+	};
+	capsim_init();
+	return testutil_run_group(tests, setup, teardown);
+}
