@@ -31,6 +31,7 @@ size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim
 	SET_INT("workload.parallelism.pp", c->pp);
 	SET_INT("workload.parallelism.cp", c->cp);
 	SET_INT("workload.parallelism.ep", c->ep);
+	SET_INT("workload.parallelism.dp", c->dp);
 	SET_INT("workload.parallelism.virtual-stages", c->virtual_stages);
 	SET_TEXT("workload.parallelism.schedule", c->virtual_stages > 1 ? "1f1b-interleaved" : "1f1b");
 	if (c->first_stage_layers)
@@ -46,6 +47,27 @@ size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim
 #undef SET_INT
 #undef SET_TEXT
 	return n;
+}
+
+size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *c,
+			     char buf[][32], capsim_set *out)
+{
+	size_t n = capsim_opt_config_sets(c, buf, out);
+	int given = s->first_stage_layers || s->last_stage_layers;
+	if (!given || c->first_stage_layers || c->pp < 2)
+		return n;
+	/* the scenario's own end stages, replaced by the even split */
+	int even = s->model.layers / c->pp;
+	snprintf(buf[n], 32, "%d", even);
+	out[n] = (capsim_set){ "workload.parallelism.first-stage-layers", buf[n] };
+	n++;
+	out[n] = (capsim_set){ "workload.parallelism.last-stage-layers", buf[n - 1] };
+	return n + 1;
+}
+
+int capsim_opt_pastable(const capsim_scenario *s, const capsim_opt_config *c)
+{
+	return !(s->first_stage_layers || s->last_stage_layers) || c->pp >= 2;
 }
 
 /* ---- the reasons counted ----------------------------------------------------------- */

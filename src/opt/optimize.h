@@ -52,6 +52,19 @@ typedef struct capsim_opt_config {
  * layout whatever the scenario had. */
 size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim_set *out);
 
+/* c as the --set edits that give it to scenario s as loaded from its file
+ * (capsim run SCENARIO --set ...): capsim_opt_config_sets, and where s gives
+ * its own first- and last-stage-layers and c splits the layers evenly, the
+ * even split written out (no edit can say "not given"). buf and out hold
+ * CAPSIM_OPT_MAX_SETS. Returns how many. */
+size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *c,
+			     char buf[][32], capsim_set *out);
+
+/* 1 when capsim_opt_paste_sets gives c to s exactly, else 0: a layout
+ * without pipeline stages on a scenario that gives end stages cannot be
+ * said by edits (the file's end stages must go). */
+int capsim_opt_pastable(const capsim_scenario *s, const capsim_opt_config *c);
+
 /* what one simulated layout gave */
 typedef struct capsim_opt_point {
 	capsim_opt_config c;
