@@ -137,18 +137,6 @@ static long limit_arg(const char *opt, const char *s)
 
 static const char *const recompute_names[] = { "none", "selective", "full" };
 
-static void layout_text(const capsim_opt_config *c, char *buf, size_t n)
-{
-	char v[16] = "", ends[32] = "";
-	if (c->virtual_stages > 1)
-		snprintf(v, sizeof v, " x%d", c->virtual_stages);
-	if (c->first_stage_layers)
-		snprintf(ends, sizeof ends, " ends %d/%d", c->first_stage_layers, c->last_stage_layers);
-	snprintf(buf, n, "tp %d pp %d%s%s cp %d ep %d dp %d zero %d mb %d %s%s%s", c->tp, c->pp, v,
-		 ends, c->cp, c->ep, c->dp, c->zero, c->micro_batch, recompute_names[c->recompute],
-		 c->tp_comm_overlap ? " tp-ovl" : "", c->ep_overlap ? " ep-ovl" : "");
-}
-
 /* the step's parts, named as the result keys */
 typedef struct {
 	const char *name;
@@ -320,7 +308,7 @@ static void print_text(const capsim_scenario *s, const user_args *u, const capsi
 	for (size_t i = 0; i < r->n_top; i++) {
 		const capsim_opt_point *p = &r->top[i];
 		char lay[160];
-		layout_text(&p->c, lay, sizeof lay);
+		capsim_opt_config_text(&p->c, lay, sizeof lay);
 		printf("  %zu  %-52s %10.4g %12.6g %5.1f%% %9.1f %14.6g\n", i + 1, lay, p->step_time_s,
 		       p->tokens_per_s, 100.0 * p->mfu, p->peak_mem_bytes / 1073741824.0,
 		       metric_value(p, metric));

@@ -49,6 +49,19 @@ size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim
 	return n;
 }
 
+void capsim_opt_config_text(const capsim_opt_config *c, char *buf, size_t n)
+{
+	static const char *const recomputes[] = { "none", "selective", "full" };
+	char v[16] = "", ends[32] = "";
+	if (c->virtual_stages > 1)
+		snprintf(v, sizeof v, " x%d", c->virtual_stages);
+	if (c->first_stage_layers)
+		snprintf(ends, sizeof ends, " ends %d/%d", c->first_stage_layers, c->last_stage_layers);
+	snprintf(buf, n, "tp %d pp %d%s%s cp %d ep %d dp %d zero %d mb %d %s%s%s", c->tp, c->pp, v,
+		 ends, c->cp, c->ep, c->dp, c->zero, c->micro_batch, recomputes[c->recompute],
+		 c->tp_comm_overlap ? " tp-ovl" : "", c->ep_overlap ? " ep-ovl" : "");
+}
+
 size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *c,
 			     char buf[][32], capsim_set *out)
 {
@@ -207,6 +220,7 @@ int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char
 {
 	capsim_scenario *t = capsim_xmalloc(sizeof *t);
 	*t = *s;
+	capsim_scenario_free_layout(t); /* as the search screens */
 	int rc = screen(t, c, why, n);
 	free(t);
 	return rc ? -1 : 0;
