@@ -57,8 +57,10 @@ const capsim_cli_cmd capsim_cli_optimize_cmd = {
 		 "rules refuse or the memory estimate rules out are counted by reason; the rest\n"
 		 "are simulated in the order of a step-time lower bound until no bound can beat\n"
 		 "the list (--exhaustive: simulate them all). Prints the top N by the metric,\n"
-		 "the best one's step broken down, why it beats the runner-up, and the --set\n"
-		 "edits that give it to capsim run. cost_per_million_tokens_usd is the result\n"
+		 "the best one's step broken down, why it beats the runner-up, and the capsim\n"
+		 "run command that gives it (the --parts and --set given here, then the\n"
+		 "layout's). The scenario's own layout need not suit the model: the search\n"
+		 "starts there. cost_per_million_tokens_usd is the result\n"
 		 "key: the cost to train per million tokens of the owned cluster or, with\n"
 		 "cost.acquire=rent, of the cloud offer's GPUs.\n",
 	.opts = optimize_opts,
@@ -326,8 +328,9 @@ static void print_text(const capsim_scenario *s, const user_args *u, const capsi
 	paste_command(stdout, u, s, &b->c);
 	fputc('\n', stdout);
 	if (!capsim_opt_pastable(s, &b->c))
-		printf("  note: the scenario gives first- and last-stage-layers, which no edit can "
-		       "remove and pp 1 refuses: take them out of the file to run this layout\n");
+		printf("  note: the scenario (its file or a --set) gives first- and last-stage-layers, "
+		       "which no edit can remove and pp 1 refuses: take them out to run this "
+		       "layout\n");
 }
 
 static json_t *point_json(const capsim_opt_point *p, const user_args *u, const capsim_scenario *s)

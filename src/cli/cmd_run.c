@@ -23,8 +23,8 @@ static const capsim_cli_opt run_opts[] = {
 	[O_SET] = { "set", 's', "PATH=VALUE",
 		    "override a scenario field (see capsim validate --paths)" },
 	[O_LAYOUT] = { "layout", 0, "auto",
-		       "run the layout capsim optimize ranks first (by tokens/s)\n"
-		       "in place of the scenario's own, said on stderr" },
+		       "run the layout that capsim optimize ranks first\n"
+		       "(by tokens/s), not the scenario's own; stderr says which" },
 	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
 	[O_TRACE] = { "trace", 't', "FILE",
 		      "write the step's timeline as Chrome trace-event JSON\n"

@@ -31,7 +31,6 @@ size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim
 	SET_INT("workload.parallelism.pp", c->pp);
 	SET_INT("workload.parallelism.cp", c->cp);
 	SET_INT("workload.parallelism.ep", c->ep);
-	SET_INT("workload.parallelism.dp", c->dp);
 	SET_INT("workload.parallelism.virtual-stages", c->virtual_stages);
 	SET_TEXT("workload.parallelism.schedule", c->virtual_stages > 1 ? "1f1b-interleaved" : "1f1b");
 	if (c->first_stage_layers)
@@ -66,6 +65,11 @@ size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *
 			     char buf[][32], capsim_set *out)
 {
 	size_t n = capsim_opt_config_sets(c, buf, out);
+	if (s->dp_given) { /* the scenario's own dp, replaced by the layout's */
+		snprintf(buf[n], 32, "%d", c->dp);
+		out[n] = (capsim_set){ "workload.parallelism.dp", buf[n] };
+		n++;
+	}
 	int given = s->first_stage_layers || s->last_stage_layers;
 	if (!given || c->first_stage_layers || c->pp < 2)
 		return n;

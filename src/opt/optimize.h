@@ -58,10 +58,11 @@ size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim
 void capsim_opt_config_text(const capsim_opt_config *c, char *buf, size_t n);
 
 /* c as the --set edits that give it to scenario s as loaded from its file
- * (capsim run SCENARIO --set ...): capsim_opt_config_sets, and where s gives
- * its own first- and last-stage-layers and c splits the layers evenly, the
- * even split written out (no edit can say "not given"). buf and out hold
- * CAPSIM_OPT_MAX_SETS. Returns how many. */
+ * (capsim run SCENARIO --set ...): capsim_opt_config_sets; where s gives
+ * its own dp, c's dp; and where s gives its own first- and
+ * last-stage-layers and c splits the layers evenly, the even split written
+ * out (no edit can say "not given"). buf and out hold CAPSIM_OPT_MAX_SETS.
+ * Returns how many. */
 size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *c,
 			     char buf[][32], capsim_set *out);
 
