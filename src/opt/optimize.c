@@ -728,7 +728,8 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		return -2;
 	}
 	/* simulate the kept ones, best bound first */
-	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
+	if (x.out.n) /* none kept: no array to sort */
+		qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
 	pool pl = { .base = s, .cat = cat, .o = o, .cands = &x.out };
 	pthread_mutex_init(&pl.mu, NULL);
 	pl.top = capsim_xcalloc((size_t)o->top, sizeof *pl.top);
