@@ -60,9 +60,9 @@ const capsim_cli_cmd capsim_cli_optimize_cmd = {
 		 "the best one's step broken down, why it beats the runner-up, and the capsim\n"
 		 "run command that gives it (the --parts and --set given here, then the\n"
 		 "layout's). The scenario's own layout need not suit the model: the search\n"
-		 "starts there. cost_per_million_tokens_usd is the result\n"
-		 "key: the cost to train per million tokens of the owned cluster or, with\n"
-		 "cost.acquire=rent, of the cloud offer's GPUs.\n",
+		 "starts there. cost_per_million_tokens_usd is the result key: the cost to\n"
+		 "train per million tokens of the owned cluster or, with cost.acquire=rent,\n"
+		 "of the cloud offer's GPUs.\n",
 	.opts = optimize_opts,
 	.n_opts = CAPSIM_CLI_N(optimize_opts),
 	.in_order = 1,

@@ -203,7 +203,8 @@ static int choose_layout(const char *path, const capsim_cli_sets *search_sets,
 		return -1;
 	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 1, .threads = 1 };
 	capsim_opt_result r;
-	int found = capsim_optimize(t, tcat, &o, &r, d), rc = found == -1 ? -2 : found;
+	int found = capsim_optimize(t, tcat, &o, &r, d);
+	int rc = found == 0 ? 0 : found == -1 ? -2 : -1;
 	if (found == -1)
 		for (size_t i = 0; i < r.n_reasons; i++)
 			capsim_diags_add_at(d, "--layout auto", "%ld layouts: %s", r.reasons[i].count,
@@ -223,7 +224,7 @@ static int choose_layout(const char *path, const capsim_cli_sets *search_sets,
 	capsim_opt_result_free(&r);
 	capsim_catalog_free(tcat);
 	free(t);
-	return rc < -2 ? -1 : rc;
+	return rc;
 }
 
 int capsim_cmd_run(int argc, char **argv)
@@ -288,6 +289,9 @@ int capsim_cmd_run(int argc, char **argv)
 		int rc = choose_layout(path, &search_sets, cat, s, &d);
 		if (rc < 0) {
 			capsim_diags_print(&d, stderr);
+			if (d.n && strncmp(d.v[0].where, "--max-", 6) == 0)
+				fprintf(stderr, "capsim run: --layout auto searches within the default "
+					"limits on work; capsim optimize takes %s\n", d.v[0].where);
 			status = rc == -2 ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 			goto out;
 		}

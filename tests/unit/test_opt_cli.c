@@ -264,6 +264,22 @@ static void test_no_layout_fits(void **state)
 	}
 }
 
+/* a search past a limit on work is refused before its first simulation
+ * (exit 2), pointing run to optimize's options: 524,288 GPUs, each
+ * simulation weighing 32 (test_optimize's test_huge_cluster_refused) */
+static void test_run_past_a_limit(void **state)
+{
+	(void)state;
+	run_result r = capsim("run --set cluster.nodes=65536 --set cluster.fabric.tiers=3 "
+			      "--set cluster.fabric.switch.ref=q3400 "
+			      "--set workload.global-batch=65536 --layout auto");
+	assert_int_equal(r.status, 2);
+	assert_non_null(strstr(r.err, "more than --max-simulations 50000"));
+	assert_non_null(strstr(r.err, "capsim optimize"));
+	assert_string_equal(r.out, "");
+	done(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_optimize_and_paste),
 		cmocka_unit_test(test_run_layout_auto),
 		cmocka_unit_test(test_no_layout_fits),
+		cmocka_unit_test(test_run_past_a_limit),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
