@@ -194,6 +194,15 @@ static void test_optimize_and_paste(void **state)
 	assert_non_null(tp);
 	assert_true(user < tp && tokens < tp);
 	assert_null(strstr(cmd, "reliability.runs"));
+	/* the line the text output prints is the same command */
+	run_result text = capsim("optimize '" SCENARIO "' --set workload.model.ref=" MODEL
+				 " --top 1 --set 'workload.tokens=400 G'");
+	assert_int_equal(text.status, 0);
+	const char *line_at = strstr(text.out, "\nto run it: ");
+	assert_non_null(line_at);
+	line_at += strlen("\nto run it: ");
+	assert_true(strncmp(line_at, cmd, strlen(cmd)) == 0 && line_at[strlen(cmd)] == '\n');
+	done(&text);
 	/* pasted into a shell, the capsim word being this build */
 	char line[8192];
 	snprintf(line, sizeof line, "'%s'%s --json", CAPSIM_BIN, cmd + strlen("capsim"));
