@@ -64,6 +64,13 @@ void capsim_cli_sets_free(capsim_cli_sets *s);
 int capsim_cli_load(const char *path, const capsim_cli_sets *sets,
 		    struct capsim_catalog **cat, struct capsim_scenario **s, capsim_diags *d);
 
+/* capsim_cli_load through capsim_scenario_load_any_layout: the layout is
+ * left to a search (optimize, run --layout auto), which checks each one it
+ * tries. */
+int capsim_cli_load_any_layout(const char *path, const capsim_cli_sets *sets,
+			       struct capsim_catalog **cat, struct capsim_scenario **s,
+			       capsim_diags *d);
+
 /* The user's own catalog files, beside the shipped catalog: each --parts
  * FILE|DIR given before the command (capsim --parts my.xml run ...), then
  * each path of $CAPSIM_PARTS (colon-separated); a directory gives its *.xml
@@ -71,6 +78,10 @@ int capsim_cli_load(const char *path, const capsim_cli_sets *sets,
  * string is borrowed); capsim_cli_parts_reset forgets them. */
 int capsim_cli_parts_add(const char *path);
 void capsim_cli_parts_reset(void);
+
+/* The --parts paths given on the command line (not $CAPSIM_PARTS), in order,
+ * into *paths (borrowed); returns how many. */
+size_t capsim_cli_parts_given(const char *const **paths);
 
 /* The shipped catalog (capsim_catalog_default_root) and then the user's
  * files, references checked across all of them: a user part may name

@@ -63,8 +63,9 @@ int capsim_cli_quantity(const char *cmd, const char *opt, const char *s, capsim_
 	return 0;
 }
 
-int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalog **cat,
-		    capsim_scenario **s, capsim_diags *d)
+/* capsim_cli_load; with any_layout, through capsim_scenario_load_any_layout */
+static int load(const char *path, const capsim_cli_sets *sets, int any_layout,
+		capsim_catalog **cat, capsim_scenario **s, capsim_diags *d)
 {
 	char def[4096];
 	if (!path) {
@@ -73,14 +74,29 @@ int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalo
 	}
 	*cat = capsim_catalog_create();
 	*s = capsim_xcalloc(1, sizeof **s);
+	const capsim_set *v = sets ? sets->v : NULL;
+	size_t n = sets ? sets->n : 0;
 	if (capsim_cli_catalog(*cat, d) == 0 &&
-	    capsim_scenario_load(path, *cat, sets ? sets->v : NULL, sets ? sets->n : 0, *s, d) == 0)
+	    (any_layout ? capsim_scenario_load_any_layout(path, *cat, v, n, *s, d) :
+			  capsim_scenario_load(path, *cat, v, n, *s, d)) == 0)
 		return 0;
 	capsim_catalog_free(*cat);
 	free(*s);
 	*cat = NULL;
 	*s = NULL;
 	return -1;
+}
+
+int capsim_cli_load(const char *path, const capsim_cli_sets *sets, capsim_catalog **cat,
+		    capsim_scenario **s, capsim_diags *d)
+{
+	return load(path, sets, 0, cat, s, d);
+}
+
+int capsim_cli_load_any_layout(const char *path, const capsim_cli_sets *sets,
+			       capsim_catalog **cat, capsim_scenario **s, capsim_diags *d)
+{
+	return load(path, sets, 1, cat, s, d);
 }
 
 /* ---- the user's catalog files ------------------------------------------------------ */
@@ -100,6 +116,12 @@ int capsim_cli_parts_add(const char *path)
 void capsim_cli_parts_reset(void)
 {
 	n_parts = 0;
+}
+
+size_t capsim_cli_parts_given(const char *const **paths)
+{
+	*paths = parts;
+	return n_parts;
 }
 
 static int cmp_name(const void *a, const void *b)

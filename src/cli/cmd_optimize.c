@@ -57,10 +57,12 @@ const capsim_cli_cmd capsim_cli_optimize_cmd = {
 		 "rules refuse or the memory estimate rules out are counted by reason; the rest\n"
 		 "are simulated in the order of a step-time lower bound until no bound can beat\n"
 		 "the list (--exhaustive: simulate them all). Prints the top N by the metric,\n"
-		 "the best one's step broken down, why it beats the runner-up, and the --set\n"
-		 "edits that give it to capsim run. cost_per_million_tokens_usd is the result\n"
-		 "key: the cost to train per million tokens of the owned cluster or, with\n"
-		 "cost.acquire=rent, of the cloud offer's GPUs.\n",
+		 "the best one's step broken down, why it beats the runner-up, and the capsim\n"
+		 "run command that gives it (the --parts and --set given here, then the\n"
+		 "layout's). The scenario's own layout need not suit the model: the search\n"
+		 "starts there. cost_per_million_tokens_usd is the result key: the cost to\n"
+		 "train per million tokens of the owned cluster or, with cost.acquire=rent,\n"
+		 "of the cloud offer's GPUs.\n",
 	.opts = optimize_opts,
 	.n_opts = CAPSIM_CLI_N(optimize_opts),
 	.in_order = 1,
@@ -136,18 +138,6 @@ static long limit_arg(const char *opt, const char *s)
 }
 
 static const char *const recompute_names[] = { "none", "selective", "full" };
-
-static void layout_text(const capsim_opt_config *c, char *buf, size_t n)
-{
-	char v[16] = "", ends[32] = "";
-	if (c->virtual_stages > 1)
-		snprintf(v, sizeof v, " x%d", c->virtual_stages);
-	if (c->first_stage_layers)
-		snprintf(ends, sizeof ends, " ends %d/%d", c->first_stage_layers, c->last_stage_layers);
-	snprintf(buf, n, "tp %d pp %d%s%s cp %d ep %d dp %d zero %d mb %d %s%s%s", c->tp, c->pp, v,
-		 ends, c->cp, c->ep, c->dp, c->zero, c->micro_batch, recompute_names[c->recompute],
-		 c->tp_comm_overlap ? " tp-ovl" : "", c->ep_overlap ? " ep-ovl" : "");
-}
 
 /* the step's parts, named as the result keys */
 typedef struct {
@@ -243,9 +233,68 @@ static void warn_close(const capsim_opt_result *r)
 		printf("\n");
 }
 
-static void print_text(const capsim_scenario *s, const char *path, const capsim_opt_result *r,
+/* What the user gave that the pasted command must give again: the scenario
+ * (NULL: the default), and the --set edits, in order. */
+typedef struct {
+	const char *path;
+	const capsim_cli_sets *sets;    /* its first n_sets are the user's */
+	size_t n_sets;
+} user_args;
+
+/* one word of a command line, quoted as the shell reads it */
+static void sh_arg(FILE *f, const char *opt, const char *word)
+{
+	fputc(' ', f);
+	if (opt)
+		fprintf(f, "%s ", opt);
+	capsim_sh_word(f, word);
+}
+
+/* The command that runs layout c of s as the user's own invocation gave s:
+ * capsim, each --parts given, run, the scenario, each of the user's --set,
+ * then the layout's own --set (the last of a path wins) */
+static void paste_command(FILE *f, const user_args *u, const capsim_scenario *s,
+			  const capsim_opt_config *c)
+{
+	const char *const *given;
+	size_t n_parts = capsim_cli_parts_given(&given);
+	fputs("capsim", f);
+	for (size_t i = 0; i < n_parts; i++)
+		sh_arg(f, "--parts", given[i]);
+	fputs(" run", f);
+	if (u->path)
+		sh_arg(f, NULL, u->path);
+	char word[1024];
+	for (size_t i = 0; i < u->n_sets; i++) {
+		snprintf(word, sizeof word, "%s=%s", u->sets->v[i].path, u->sets->v[i].value);
+		sh_arg(f, "--set", word);
+	}
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	size_t n = capsim_opt_paste_sets(s, c, buf, sets);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(word, sizeof word, "%s=%s", sets[i].path, sets[i].value);
+		sh_arg(f, "--set", word);
+	}
+}
+
+/* paste_command as a string the caller frees */
+static char *paste_string(const user_args *u, const capsim_scenario *s, const capsim_opt_config *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return capsim_xstrdup("");
+	paste_command(f, u, s, c);
+	fclose(f);
+	return text;
+}
+
+static void print_text(const capsim_scenario *s, const user_args *u, const capsim_opt_result *r,
 		       int metric)
 {
+	const char *path = u->path ? u->path : "scenarios/default.xml";
 	printf("optimize %s: %s on %ld GPUs (%d nodes), global batch %.0f x %d tokens\n",
 	       path, s->model.e.id, capsim_scenario_gpus(s), s->nodes, s->global_batch, s->seq_len);
 	printf("  layouts: %ld enumerated, %ld refused by the rules, %ld out of memory (estimate), "
@@ -261,7 +310,7 @@ static void print_text(const capsim_scenario *s, const char *path, const capsim_
 	for (size_t i = 0; i < r->n_top; i++) {
 		const capsim_opt_point *p = &r->top[i];
 		char lay[160];
-		layout_text(&p->c, lay, sizeof lay);
+		capsim_opt_config_text(&p->c, lay, sizeof lay);
 		printf("  %zu  %-52s %10.4g %12.6g %5.1f%% %9.1f %14.6g\n", i + 1, lay, p->step_time_s,
 		       p->tokens_per_s, 100.0 * p->mfu, p->peak_mem_bytes / 1073741824.0,
 		       metric_value(p, metric));
@@ -275,24 +324,21 @@ static void print_text(const capsim_scenario *s, const char *path, const capsim_
 	printf("\n");
 	if (r->n_top > 1)
 		why(&r->top[0], &r->top[1], stdout);
-	capsim_set sets[CAPSIM_OPT_MAX_SETS];
-	char buf[CAPSIM_OPT_MAX_SETS][32];
-	size_t n = capsim_opt_config_sets(&b->c, buf, sets);
-	/* a line to paste into a shell: each word quoted as the shell reads it */
-	fputs("to run it: capsim run ", stdout);
-	capsim_sh_word(stdout, path);
-	for (size_t i = 0; i < n; i++) {
-		char word[256];
-		snprintf(word, sizeof word, "%s=%s", sets[i].path, sets[i].value);
-		fputs(" --set ", stdout);
-		capsim_sh_word(stdout, word);
-	}
+	fputs("to run it: ", stdout);
+	paste_command(stdout, u, s, &b->c);
 	fputc('\n', stdout);
+	if (!capsim_opt_pastable(s, &b->c))
+		printf("  note: the scenario (its file or a --set) gives first- and last-stage-layers, "
+		       "which no edit can remove and pp 1 refuses: take them out to run this "
+		       "layout\n");
 }
 
-static json_t *point_json(const capsim_opt_point *p)
+static json_t *point_json(const capsim_opt_point *p, const user_args *u, const capsim_scenario *s)
 {
 	json_t *o = json_object();
+	char *cmd = paste_string(u, s, &p->c);
+	json_object_set_new(o, "run", json_string(cmd));
+	free(cmd);
 	json_t *c = json_object();
 	capsim_set sets[CAPSIM_OPT_MAX_SETS];
 	char buf[CAPSIM_OPT_MAX_SETS][32];
@@ -315,7 +361,8 @@ static json_t *point_json(const capsim_opt_point *p)
 	return o;
 }
 
-static void print_json(const capsim_opt_result *r, int metric, json_t *o)
+static void print_json(const capsim_scenario *s, const user_args *u, const capsim_opt_result *r,
+		       int metric, json_t *o)
 {
 	json_object_set_new(o, "metric", json_string(capsim_opt_metric_names[metric]));
 	json_object_set_new(o, "layouts", json_integer(r->candidates));
@@ -336,7 +383,7 @@ static void print_json(const capsim_opt_result *r, int metric, json_t *o)
 	json_object_set_new(o, "dropped_by", why);
 	json_t *top = json_array();
 	for (size_t i = 0; i < r->n_top; i++)
-		json_array_append_new(top, point_json(&r->top[i]));
+		json_array_append_new(top, point_json(&r->top[i], u, s));
 	json_object_set_new(o, "top", top);
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
@@ -418,8 +465,9 @@ int capsim_cmd_optimize(int argc, char **argv)
 	capsim_scenario *s;
 	/* what a layout is ranked by needs neither the Monte Carlo of
 	 * interruptions nor anything else that does not move with the layout */
+	user_args u = { path, &sets, sets.n };
 	if (capsim_cli_sets_add(&sets, "reliability.runs=0", &d) < 0 ||
-	    capsim_cli_load(path, &sets, &cat, &s, &d) < 0) {
+	    capsim_cli_load_any_layout(path, &sets, &cat, &s, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 		goto out;
@@ -450,10 +498,10 @@ int capsim_cmd_optimize(int argc, char **argv)
 				CAPSIM_BATCH_TOKENS_WARN);
 		if (as_json) {
 			json_t *head = capsim_cli_json_head(cat, s);
-			print_json(&r, o.metric, head);
+			print_json(s, &u, &r, o.metric, head);
 			json_decref(head);
 		} else {
-			print_text(s, path ? path : "scenarios/default.xml", &r, o.metric);
+			print_text(s, &u, &r, o.metric);
 		}
 		status = CAPSIM_EXIT_OK;
 	}

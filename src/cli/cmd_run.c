@@ -18,10 +18,13 @@
 #include "units.h"
 #include "xalloc.h"
 
-enum { O_SET, O_JSON, O_TRACE, O_TRACE_LIMIT, O_VERBOSE, O_HELP };
+enum { O_SET, O_LAYOUT, O_JSON, O_TRACE, O_TRACE_LIMIT, O_VERBOSE, O_HELP };
 static const capsim_cli_opt run_opts[] = {
 	[O_SET] = { "set", 's', "PATH=VALUE",
 		    "override a scenario field (see capsim validate --paths)" },
+	[O_LAYOUT] = { "layout", 0, "auto",
+		       "run the layout that capsim optimize ranks first\n"
+		       "(by tokens/s), not the scenario's own; stderr says which" },
 	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
 	[O_TRACE] = { "trace", 't', "FILE",
 		      "write the step's timeline as Chrome trace-event JSON\n"
@@ -34,11 +37,14 @@ static const capsim_cli_opt run_opts[] = {
 };
 const capsim_cli_cmd capsim_cli_run_cmd = {
 	.name = "run",
-	.usage = "usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--json] [--verbose]\n"
-		 "                  [--trace FILE [--trace-limit SIZE]]\n",
+	.usage = "usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--layout auto] [--json]\n"
+		 "                  [--verbose] [--trace FILE [--trace-limit SIZE]]\n",
 	.about = "Predict one training step of the scenario's workload on its cluster: step\n"
 		 "time and its breakdown, tokens/s, MFU, memory per GPU, time to train the\n"
-		 "token budget. SCENARIO defaults to scenarios/default.xml of the catalog.\n",
+		 "token budget. SCENARIO defaults to scenarios/default.xml of the catalog.\n"
+		 "--layout auto searches the model's layouts on the cluster first (as capsim\n"
+		 "optimize does, the scenario's own layout need not suit the model) and runs\n"
+		 "the best.\n",
 	.opts = run_opts,
 	.n_opts = CAPSIM_CLI_N(run_opts),
 };
@@ -183,10 +189,48 @@ static int write_trace(const char *path, const capsim_result *r, double limit,
 	return rc;
 }
 
+/* The best layout by tokens/s of path with sets (capsim optimize's first),
+ * searched on a copy loaded with search_sets (sets, the Monte Carlo off)
+ * and put on *s, loaded with its layout left free: 0; -1 after d (bad
+ * input, or past a limit on work); -2 after d when no layout fits and
+ * runs. The layout chosen is said on stderr. */
+static int choose_layout(const char *path, const capsim_cli_sets *search_sets,
+			 capsim_catalog *cat, capsim_scenario *s, capsim_diags *d)
+{
+	capsim_catalog *tcat;
+	capsim_scenario *t;
+	if (capsim_cli_load_any_layout(path, search_sets, &tcat, &t, d) < 0)
+		return -1;
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 1, .threads = 1 };
+	capsim_opt_result r;
+	int found = capsim_optimize(t, tcat, &o, &r, d);
+	int rc = found == 0 ? 0 : found == -1 ? -2 : -1;
+	if (found == -1)
+		for (size_t i = 0; i < r.n_reasons; i++)
+			capsim_diags_add_at(d, "--layout auto", "%ld layouts: %s", r.reasons[i].count,
+					    r.reasons[i].text);
+	if (found == 0) {
+		capsim_set sets[CAPSIM_OPT_MAX_SETS];
+		char buf[CAPSIM_OPT_MAX_SETS][32], text[160];
+		size_t n = capsim_opt_config_sets(&r.top[0].c, buf, sets);
+		capsim_scenario_free_layout(s);
+		rc = capsim_scenario_set_many(s, cat, sets, n, d) < 0 ? -1 : 0;
+		capsim_opt_config_text(&r.top[0].c, text, sizeof text);
+		if (rc == 0)
+			fprintf(stderr, "capsim run: --layout auto: %s (the best by tokens/s of %ld "
+				"layouts, %ld simulated; capsim optimize lists the runners-up)\n",
+				text, r.candidates, r.simulated);
+	}
+	capsim_opt_result_free(&r);
+	capsim_catalog_free(tcat);
+	free(t);
+	return rc;
+}
+
 int capsim_cmd_run(int argc, char **argv)
 {
-	capsim_cli_sets sets = { 0 };
-	int json = 0, verbose = 0, ch, status = CAPSIM_EXIT_USAGE;
+	capsim_cli_sets sets = { 0 }, search_sets = { 0 };
+	int json = 0, verbose = 0, layout_auto = 0, ch, status = CAPSIM_EXIT_USAGE;
 	const char *trace = NULL, *trace_limit_text = "256 MiB";
 	double trace_limit = 268435456.0;
 	capsim_diags d = { 0 };
@@ -197,8 +241,17 @@ int capsim_cmd_run(int argc, char **argv)
 	while ((ch = capsim_cli_next(&capsim_cli_run_cmd, argc, argv)) != -1) {
 		switch (ch) {
 		case O_SET:
-			if (capsim_cli_sets_add(&sets, optarg, &d) < 0)
+			if (capsim_cli_sets_add(&sets, optarg, &d) < 0 ||
+			    capsim_cli_sets_add(&search_sets, optarg, &d) < 0)
 				goto fail;
+			break;
+		case O_LAYOUT:
+			if (strcmp(optarg, "auto") != 0) {
+				fprintf(stderr, "capsim run: --layout: expected auto, found '%s'\n",
+					optarg);
+				goto out;
+			}
+			layout_auto = 1;
 			break;
 		case O_JSON: json = 1; break;
 		case O_VERBOSE: verbose = 1; break;
@@ -225,8 +278,24 @@ int capsim_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	capsim_init();
-	if (capsim_cli_load(optind < argc ? argv[optind] : NULL, &sets, &cat, &s, &d) < 0)
+	const char *path = optind < argc ? argv[optind] : NULL;
+	if (!layout_auto && capsim_cli_load(path, &sets, &cat, &s, &d) < 0)
 		goto fail;
+	if (layout_auto) {
+		/* the search ranks by the step alone: no Monte Carlo of interruptions */
+		if (capsim_cli_sets_add(&search_sets, "reliability.runs=0", &d) < 0 ||
+		    capsim_cli_load_any_layout(path, &sets, &cat, &s, &d) < 0)
+			goto fail;
+		int rc = choose_layout(path, &search_sets, cat, s, &d);
+		if (rc < 0) {
+			capsim_diags_print(&d, stderr);
+			if (d.n && strncmp(d.v[0].where, "--max-", 6) == 0)
+				fprintf(stderr, "capsim run: --layout auto searches within the default "
+					"limits on work; capsim optimize takes %s\n", d.v[0].where);
+			status = rc == -2 ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+			goto out;
+		}
+	}
 	capsim_result r;
 	capsim_eval_opts opts = { .keep_schedule = trace != NULL };
 	if (capsim_eval(s, &opts, &r, &d) < 0) { /* no I/O: the input is refused */
@@ -272,5 +341,6 @@ out:
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
 	capsim_cli_sets_free(&sets);
+	capsim_cli_sets_free(&search_sets);
 	return status;
 }

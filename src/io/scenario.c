@@ -1097,14 +1097,20 @@ static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
 		      "cost.burst: max-gpus is missing (most GPUs rented at once)");
 }
 
-/* Derive dp and rails, then check what the schema cannot say. Returns the
- * number of problems added. */
-static int check_consistency(capsim_scenario *s, const capsim_catalog *cat, capsim_diags *d)
+/* Derive dp and rails, then check what the schema cannot say; with
+ * any_layout, of the parallelism rules only the node groups' parts against
+ * the job (the layout is a search's to choose). Returns the number of
+ * problems added. */
+static int check_consistency(capsim_scenario *s, const capsim_catalog *cat, int any_layout,
+			     capsim_diags *d)
 {
 	size_t before = d->n;
 	derive(s);
 	check_groups(s, d);
-	check_parallelism(s, d);
+	if (any_layout)
+		check_group_parts(s, d);
+	else
+		check_parallelism(s, d);
 	check_precision(s, d);
 	check_fabric(s, cat, d);
 	s->has_burst = 0;
@@ -1568,7 +1574,7 @@ int capsim_scenario_set_many(capsim_scenario *s, const capsim_catalog *cat,
 		t->catalog = cat;
 	}
 	if (d->n == before)
-		check_consistency(t, cat, d);
+		check_consistency(t, cat, 0, d);
 	int ok = d->n == before;
 	if (ok)
 		*s = *t;
@@ -1941,7 +1947,7 @@ static int read_groups(capsim_scenario *s, xmlNode *root, const capsim_catalog *
 }
 
 static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
-		    const capsim_set *sets, size_t n_sets, capsim_scenario *out,
+		    const capsim_set *sets, size_t n_sets, int any_layout, capsim_scenario *out,
 		    capsim_diags *d)
 {
 	size_t before = d->n;
@@ -1985,24 +1991,37 @@ static int load_doc(xmlDoc *doc, const char *path, const capsim_catalog *cat,
 		return -1;
 	if (resolve_parts(out, cat, d))
 		return -1;
-	check_consistency(out, cat, d);
+	check_consistency(out, cat, any_layout, d);
 	out->catalog = cat;
 	return d->n == before ? 0 : -1;
 }
 
-int capsim_scenario_load(const char *path, const capsim_catalog *cat,
-			 const capsim_set *sets, size_t n_sets,
-			 capsim_scenario *out, capsim_diags *d)
+static int load_file(const char *path, const capsim_catalog *cat, const capsim_set *sets,
+		     size_t n_sets, int any_layout, capsim_scenario *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
 	char sha[65];
 	xmlDoc *doc = capsim_xml_read(path, sha, d);
 	if (!doc)
 		return -1;
-	int rc = load_doc(doc, path, cat, sets, n_sets, out, d);
+	int rc = load_doc(doc, path, cat, sets, n_sets, any_layout, out, d);
 	xmlFreeDoc(doc);
 	memcpy(out->sha256, sha, sizeof out->sha256);
 	return rc;
+}
+
+int capsim_scenario_load(const char *path, const capsim_catalog *cat,
+			 const capsim_set *sets, size_t n_sets,
+			 capsim_scenario *out, capsim_diags *d)
+{
+	return load_file(path, cat, sets, n_sets, 0, out, d);
+}
+
+int capsim_scenario_load_any_layout(const char *path, const capsim_catalog *cat,
+				    const capsim_set *sets, size_t n_sets, capsim_scenario *out,
+				    capsim_diags *d)
+{
+	return load_file(path, cat, sets, n_sets, 1, out, d);
 }
 
 int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
@@ -2014,7 +2033,7 @@ int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
 	xmlDoc *doc = capsim_xml_read_memory(buf, len, name, d);
 	if (!doc)
 		return -1;
-	int rc = load_doc(doc, name, cat, sets, n_sets, out, d);
+	int rc = load_doc(doc, name, cat, sets, n_sets, 0, out, d);
 	xmlFreeDoc(doc);
 	capsim_sha256_hex(buf, len, out->sha256);
 	return rc;

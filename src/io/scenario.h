@@ -40,6 +40,16 @@ int capsim_scenario_load_memory(const char *buf, size_t len, const char *name,
 				const capsim_set *sets, size_t n_sets,
 				capsim_scenario *out, capsim_diags *d);
 
+/* capsim_scenario_load, but the layout (tp, pp, cp, ep, dp, virtual and end stages,
+ * schedule, micro-batch) is not held to the parallelism rules: what a search
+ * over layouts starts from, which checks each layout it tries (capsim
+ * optimize, capsim run --layout auto). Everything else is checked as a load
+ * does. The scenario must not be run as it is: dp is 0 where tp x pp x cp
+ * does not divide the GPUs. */
+int capsim_scenario_load_any_layout(const char *path, const capsim_catalog *cat,
+				    const capsim_set *sets, size_t n_sets, capsim_scenario *out,
+				    capsim_diags *d);
+
 /* Edit a loaded scenario: apply PATH=VALUE through the field table (a
  * scenario field, a part's ref, or a part's field as an override), resolve
  * catalog references again where the edit touches a part, derive dp and

@@ -48,6 +48,45 @@ size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim
 	return n;
 }
 
+void capsim_opt_config_text(const capsim_opt_config *c, char *buf, size_t n)
+{
+	static const char *const recomputes[] = { "none", "selective", "full" };
+	char v[16] = "", ends[32] = "";
+	if (c->virtual_stages > 1)
+		snprintf(v, sizeof v, " x%d", c->virtual_stages);
+	if (c->first_stage_layers)
+		snprintf(ends, sizeof ends, " ends %d/%d", c->first_stage_layers, c->last_stage_layers);
+	snprintf(buf, n, "tp %d pp %d%s%s cp %d ep %d dp %d zero %d mb %d %s%s%s", c->tp, c->pp, v,
+		 ends, c->cp, c->ep, c->dp, c->zero, c->micro_batch, recomputes[c->recompute],
+		 c->tp_comm_overlap ? " tp-ovl" : "", c->ep_overlap ? " ep-ovl" : "");
+}
+
+size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *c,
+			     char buf[][32], capsim_set *out)
+{
+	size_t n = capsim_opt_config_sets(c, buf, out);
+	if (s->dp_given) { /* the scenario's own dp, replaced by the layout's */
+		snprintf(buf[n], 32, "%d", c->dp);
+		out[n] = (capsim_set){ "workload.parallelism.dp", buf[n] };
+		n++;
+	}
+	int given = s->first_stage_layers || s->last_stage_layers;
+	if (!given || c->first_stage_layers || c->pp < 2)
+		return n;
+	/* the scenario's own end stages, replaced by the even split */
+	int even = s->model.layers / c->pp;
+	snprintf(buf[n], 32, "%d", even);
+	out[n] = (capsim_set){ "workload.parallelism.first-stage-layers", buf[n] };
+	n++;
+	out[n] = (capsim_set){ "workload.parallelism.last-stage-layers", buf[n - 1] };
+	return n + 1;
+}
+
+int capsim_opt_pastable(const capsim_scenario *s, const capsim_opt_config *c)
+{
+	return !(s->first_stage_layers || s->last_stage_layers) || c->pp >= 2;
+}
+
 /* ---- the reasons counted ----------------------------------------------------------- */
 
 typedef struct {
@@ -185,6 +224,7 @@ int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char
 {
 	capsim_scenario *t = capsim_xmalloc(sizeof *t);
 	*t = *s;
+	capsim_scenario_free_layout(t); /* as the search screens */
 	int rc = screen(t, c, why, n);
 	free(t);
 	return rc ? -1 : 0;
@@ -688,7 +728,8 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		return -2;
 	}
 	/* simulate the kept ones, best bound first */
-	qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
+	if (x.out.n) /* none kept: no array to sort */
+		qsort(x.out.v, x.out.n, sizeof *x.out.v, by_bound);
 	pool pl = { .base = s, .cat = cat, .o = o, .cands = &x.out };
 	pthread_mutex_init(&pl.mu, NULL);
 	pl.top = capsim_xcalloc((size_t)o->top, sizeof *pl.top);

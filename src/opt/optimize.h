@@ -52,6 +52,25 @@ typedef struct capsim_opt_config {
  * layout whatever the scenario had. */
 size_t capsim_opt_config_sets(const capsim_opt_config *c, char buf[][32], capsim_set *out);
 
+/* c in a line of words, as optimize lists it: "tp 8 pp 4 x5 cp 1 ep 1 dp 8
+ * zero 1 mb 1 selective tp-ovl" (x5: virtual stages; "ends F/L": the first
+ * and last stages' layers), into buf of n bytes. */
+void capsim_opt_config_text(const capsim_opt_config *c, char *buf, size_t n);
+
+/* c as the --set edits that give it to scenario s as loaded from its file
+ * (capsim run SCENARIO --set ...): capsim_opt_config_sets; where s gives
+ * its own dp, c's dp; and where s gives its own first- and
+ * last-stage-layers and c splits the layers evenly, the even split written
+ * out (no edit can say "not given"). buf and out hold CAPSIM_OPT_MAX_SETS.
+ * Returns how many. */
+size_t capsim_opt_paste_sets(const capsim_scenario *s, const capsim_opt_config *c,
+			     char buf[][32], capsim_set *out);
+
+/* 1 when capsim_opt_paste_sets gives c to s exactly, else 0: a layout
+ * without pipeline stages on a scenario that gives end stages cannot be
+ * said by edits (the file's end stages must go). */
+int capsim_opt_pastable(const capsim_scenario *s, const capsim_opt_config *c);
+
 /* what one simulated layout gave */
 typedef struct capsim_opt_point {
 	capsim_opt_config c;
@@ -127,7 +146,8 @@ int capsim_opt_in_space(const capsim_scenario *s, const capsim_opt_config *c);
 
 /* Whether the search keeps layout c of s for simulation: 0 when the
  * parallelism rules and the memory estimate let it through, else -1 with
- * the reason in why. c->dp must be the GPUs left by tp x pp x cp. */
+ * the reason in why. c->dp must be the GPUs left by tp x pp x cp. s's own
+ * dp and end stages are forgotten first, as the search does. */
 int capsim_opt_screen(const capsim_scenario *s, const capsim_opt_config *c, char *why,
 		      size_t n);
 

@@ -2,7 +2,9 @@
  * gives the exhaustive search's top list exactly; its best is what
  * capsim_eval gives the same --set edits; every published layout of
  * Megatron-LM's SC21 Table 1 and README H100 table is searched, kept and
- * fits; the compute bound is below every simulated step. */
+ * fits; the compute bound is below every simulated step; a scenario whose
+ * own layout does not suit its model is searched from, and the edits that
+ * paste a layout onto it replace its own dp and end stages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -394,6 +396,124 @@ static void test_huge_cluster_refused(void **state)
 	}
 }
 
+/* GPT-2 1.5B (25 heads, 48 layers) on 16 A100s whose scenario says tp 4,
+ * pp 4 with end stages of 11 layers and dp 3: loaded with its layout left
+ * free */
+static const capsim_set unsuited[] = { { "cluster.nodes", "2" },
+				       { "workload.global-batch", "32" },
+				       { "workload.model.ref", "gpt2-1.5b" },
+				       { "workload.parallelism.pp", "4" },
+				       { "workload.parallelism.first-stage-layers", "11" },
+				       { "workload.parallelism.last-stage-layers", "11" },
+				       { "workload.parallelism.dp", "3" },
+				       { "reliability.runs", "0" } };
+#define UNSUITED CAPSIM_SOURCE_DIR "/scenarios/a100-4node-fattree.xml"
+
+static capsim_scenario *load_unsuited(void)
+{
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	/* a load holds the layout to the rules: tp 4 does not divide 25 heads */
+	assert_int_equal(capsim_scenario_load(UNSUITED, cat, unsuited, 8, s, &d), -1);
+	int heads = 0;
+	for (size_t i = 0; i < d.n; i++)
+		heads |= strstr(d.v[i].msg, "tp=4 does not divide 25 attention heads") != NULL;
+	assert_true(heads);
+	capsim_diags_free(&d);
+	if (capsim_scenario_load_any_layout(UNSUITED, cat, unsuited, 8, s, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("does not load with its layout left free");
+	}
+	capsim_diags_free(&d);
+	return s;
+}
+
+/* the search starts from a scenario whose layout does not suit the model:
+ * of 25 heads only tp 1 and 5 divide within a node of 8, and 5 does not
+ * divide 16 GPUs, so the best has tp 1; it passes the screens, and the
+ * same edits on the scenario give its step */
+static void test_search_from_unsuited_layout(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load_unsuited();
+	capsim_diags d = { 0 };
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 2, .threads = 1 };
+	capsim_opt_result r;
+	assert_int_equal(capsim_optimize(s, cat, &o, &r, &d), 0);
+	assert_int_equal(r.n_top, 2);
+	const capsim_opt_config *c = &r.top[0].c;
+	assert_int_equal(c->tp, 1);
+	char why[200];
+	assert_int_equal(capsim_opt_screen(s, c, why, sizeof why), 0);
+	/* the layout as pasted onto the scenario as loaded, its dp and end
+	 * stages replaced where the layout says otherwise */
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	capsim_scenario *t = malloc(sizeof *t);
+	*t = *s;
+	if (capsim_opt_pastable(s, c)) {
+		size_t n = capsim_opt_paste_sets(s, c, buf, sets);
+		assert_int_equal(capsim_scenario_set_many(t, cat, sets, n, &d), 0);
+		assert_int_equal(t->dp, c->dp);
+		capsim_result res;
+		capsim_eval_opts eo = { .no_reference = 1 };
+		assert_int_equal(capsim_eval(t, &eo, &res, &d), 0);
+		assert_memory_equal(&res.step.step_time_s, &r.top[0].step_time_s, sizeof(double));
+		capsim_result_free(&res);
+	}
+	free(t);
+	capsim_opt_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
+/* the edits that paste a layout onto the scenario as its file has it: dp
+ * always, and the even split written out over the file's end stages; a
+ * layout of one stage cannot be said over them */
+static void test_paste_over_file_layout(void **state)
+{
+	(void)state;
+	capsim_scenario *s = load_unsuited();
+	capsim_diags d = { 0 };
+	capsim_opt_config even = { .tp = 1, .pp = 2, .virtual_stages = 1, .cp = 1, .ep = 1,
+				   .dp = 8, .zero = 1, .micro_batch = 1 };
+	capsim_set sets[CAPSIM_OPT_MAX_SETS];
+	char buf[CAPSIM_OPT_MAX_SETS][32];
+	assert_true(capsim_opt_pastable(s, &even));
+	size_t n = capsim_opt_paste_sets(s, &even, buf, sets);
+	capsim_scenario *t = malloc(sizeof *t), *u = malloc(sizeof *u);
+	*t = *s;
+	assert_int_equal(capsim_scenario_set_many(t, cat, sets, n, &d), 0);
+	assert_int_equal(t->dp, 8);
+	assert_int_equal(t->first_stage_layers, 24);
+	assert_int_equal(t->last_stage_layers, 24);
+	/* the same step as the layout on the scenario with its own end stages
+	 * and dp forgotten (what the search simulates) */
+	*u = *s;
+	capsim_scenario_free_layout(u);
+	n = capsim_opt_config_sets(&even, buf, sets);
+	assert_int_equal(capsim_scenario_set_many(u, cat, sets, n, &d), 0);
+	assert_int_equal(u->first_stage_layers, 0);
+	capsim_result a, b;
+	capsim_eval_opts eo = { .no_reference = 1 };
+	assert_int_equal(capsim_eval(t, &eo, &a, &d), 0);
+	assert_int_equal(capsim_eval(u, &eo, &b, &d), 0);
+	assert_memory_equal(&a.step.step_time_s, &b.step.step_time_s, sizeof(double));
+	assert_memory_equal(&a.group[0].peak_mem_bytes, &b.group[0].peak_mem_bytes,
+			    sizeof(double));
+	capsim_result_free(&a);
+	capsim_result_free(&b);
+	/* one stage: the file's end stages cannot be edited away */
+	capsim_opt_config one = even;
+	one.pp = 1;
+	one.dp = 16;
+	assert_false(capsim_opt_pastable(s, &one));
+	free(t);
+	free(u);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +523,8 @@ int main(void)
 		cmocka_unit_test(test_bound_below_every_step),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_huge_cluster_refused),
+		cmocka_unit_test(test_search_from_unsuited_layout),
+		cmocka_unit_test(test_paste_over_file_layout),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);
