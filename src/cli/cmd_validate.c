@@ -162,8 +162,8 @@ static void print_summary(const capsim_scenario *s)
 		       m.margin_bytes >= 0 ? "to spare" : "short",
 		       capsim_framework_names[s->framework], w, g, o, act, p->in_flight, casts, r);
 		if (m.verdict == CAPSIM_MEM_CLOSE)
-			printf("            close: within the memory model's error (+%.1f%% / -%.1f%% "
-			       "of the peak); not refused\n", 100 * m.band_under, 100 * m.band_over);
+			printf("            close: it fits, but not if the peak is the memory model's "
+			       "error (+%.1f%%) larger; not refused\n", 100 * m.band_under);
 	}
 }
 

@@ -302,7 +302,8 @@ static void note_mem(const R *r, char *b, size_t n)
 	char res[32];
 	capsim_units_format(r->mem_reserve_bytes, CAPSIM_DIM_BYTES, res, sizeof res);
 	snprintf(b + l, n - l,
-		 "; close: within the memory model's error, decided by the %s recipe "
+		 "; close: it fits, but not if the peak is the memory model's error larger, "
+		 "decided by the %s recipe "
 		 "(workload.framework) and %s outside the model (workload.memory-context, "
 		 "nccl-buffer, nccl-channels, allocator-slack, or memory-reserve)%s",
 		 capsim_framework_names[r->framework], res,
@@ -820,8 +821,9 @@ const capsim_result_key capsim_result_keys[] = {
 	     "memory_margin_bytes over that group's capacity", NULL, NULL),
 	{ .key = "memory_verdict", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, memory_verdict), .unit = "",
-	  .doc = "the worst node group's: fits, close (within the memory model's error of the "
-		 "capacity, either side) or does not fit" },
+	  .doc = "the worst node group's: fits, close (it fits, but not if the peak is the "
+		 "memory model's error larger) or does not fit (the estimated peak over the "
+		 "capacity)" },
 	{ .key = "fits_in_memory", .kind = CAPSIM_RK_BOOL, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, fits_in_memory), .unit = "",
 	  .doc = "no node group's memory verdict is \"does not fit\" (fits or close)" },

@@ -198,7 +198,8 @@ static int screen(capsim_scenario *scratch, const capsim_opt_config *c, char *wh
 		return 1;
 	}
 	/* every node type's GPUs must hold their share (as the step checks); a
-	 * verdict of "close" is within the memory model's error and kept */
+	 * verdict of "close" fits at the estimate, within the memory model's error,
+	 * and is kept */
 	for (int i = 0; i < scratch->n_groups; i++) {
 		capsim_memory mem;
 		capsim_eval_memory(scratch, i, &mem);

@@ -450,11 +450,11 @@ static void stage(const capsim_scenario *s, int k, capsim_stage_memory *out)
 	stage_peak(s, &rc, out);
 }
 
-int capsim_memory_verdict(double peak, double capacity, double under, double over)
+int capsim_memory_verdict(double peak, double capacity, double under)
 {
 	if (peak * (1.0 + under) <= capacity)
 		return CAPSIM_MEM_FITS;
-	if (peak * (1.0 - over) > capacity)
+	if (peak > capacity)
 		return CAPSIM_MEM_NO;
 	return CAPSIM_MEM_CLOSE;
 }
@@ -473,6 +473,6 @@ void capsim_memory_estimate(const capsim_scenario *s, capsim_memory *mem)
 	mem->band_over = rc.band_over;
 	mem->margin_bytes = mem->capacity_bytes - mem->peak.total_bytes;
 	mem->verdict = capsim_memory_verdict(mem->peak.total_bytes, mem->capacity_bytes,
-					     rc.band_under, rc.band_over);
+					     rc.band_under);
 	mem->fits = mem->verdict != CAPSIM_MEM_NO;
 }

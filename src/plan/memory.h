@@ -51,8 +51,8 @@ typedef struct capsim_mem_recipe {
 /* The three words a memory estimate ends in. */
 typedef enum {
 	CAPSIM_MEM_FITS,  /* fits even if the peak is the model's error larger */
-	CAPSIM_MEM_CLOSE, /* within the model's error of the capacity, either side */
-	CAPSIM_MEM_NO     /* does not fit even if the peak is the model's error smaller */
+	CAPSIM_MEM_CLOSE, /* fits, but the model's error larger would not */
+	CAPSIM_MEM_NO     /* the estimated peak is over the capacity */
 } capsim_mem_verdict;
 
 extern const char *const capsim_mem_verdict_names[]; /* "fits", "close", "does not fit" */
@@ -106,9 +106,10 @@ double capsim_activation_bytes_per_layer(const capsim_scenario *s);
 int capsim_microbatches(const capsim_scenario *s);
 
 /* The verdict of a peak of `peak` bytes on `capacity` bytes with the error
- * band of a recipe: fits where peak x (1 + under) <= capacity, does not fit
- * where peak x (1 - over) > capacity, close between. */
-int capsim_memory_verdict(double peak, double capacity, double under, double over);
+ * of a recipe's estimates on the under side: fits where peak x (1 + under)
+ * <= capacity, does not fit where peak > capacity, close between
+ * (docs/model.md, "The verdict"). */
+int capsim_memory_verdict(double peak, double capacity, double under);
 
 /* Bytes of NCCL buffers one GPU of s holds: for each parallel group of more
  * than one GPU (tensor, context, expert, pipeline, data), nccl-channels x 2

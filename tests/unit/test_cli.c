@@ -565,9 +565,10 @@ static void test_run(void **state)
 /* A memory verdict says its margin; a close one says what decides it. The
  * 6.7B GPT at micro-batch 4 (trained on the measured H200 at 127.7 GiB,
  * calibrate/results/h200-2026-12-03-memory.jsonl) fits with the torch-amp
- * recipe and is close with Megatron's (short, within its unmeasured 10%):
- * not refused either way; at micro-batch 5 the torch-amp recipe is close
- * (short), and at 6 Megatron's does not fit. */
+ * recipe; at micro-batch 5, which ran out of memory there
+ * (h200-2026-12-05-memory-edge.jsonl), it is estimated 1.4% short: does not
+ * fit. With Megatron's 18 bytes a parameter micro-batch 2 is close (to spare,
+ * within its unmeasured 10%) and not refused, 4 and 6 do not fit. */
 static void test_memory_margin(void **state)
 {
 	(void)state;
@@ -587,9 +588,16 @@ static void test_memory_margin(void **state)
 		 "--set workload.framework=torch-amp", gpt);
 	r = run(args, 1);
 	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "of 150.1 GB (DOES NOT FIT): "));
+	assert_non_null(strstr(r.out, "short"));
+	free(r.out);
+	snprintf(args, sizeof args, "%s --set workload.micro-batch=2 --set workload.global-batch=2 "
+		 "--set workload.framework=megatron", gpt);
+	r = run(args, 1);
+	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "of 150.1 GB (close): "));
-	assert_non_null(strstr(r.out, "short; close: within the memory model's error, decided "
-				      "by the torch-amp recipe"));
+	assert_non_null(strstr(r.out, "to spare; close: it fits, but not if the peak is the memory "
+				      "model's error larger, decided by the megatron recipe"));
 	free(r.out);
 	for (int mb = 4; mb <= 6; mb += 2) {
 		snprintf(args, sizeof args, "%s --set workload.micro-batch=%d "
@@ -601,8 +609,8 @@ static void test_memory_margin(void **state)
 		json_t *o = json_loads(r.out, 0, &err);
 		assert_non_null(o);
 		assert_string_equal(json_string_value(json_object_get(o, "memory_verdict")),
-				    mb == 4 ? "close" : "does not fit");
-		assert_int_equal(json_is_true(json_object_get(o, "fits_in_memory")), mb == 4);
+				    "does not fit");
+		assert_false(json_is_true(json_object_get(o, "fits_in_memory")));
 		double margin = json_real_value(json_object_get(o, "memory_margin_bytes"));
 		assert_true(margin < 0);
 		assert_rel(json_real_value(json_object_get(o, "memory_margin_ratio")),

@@ -795,13 +795,14 @@ static void test_h200_host_steps(void **state)
 	assert_true(gpu_bound >= 18 && host_bound >= 7);
 }
 
-/* capsim's step of one H100 running fp8_probe.py's model: Llama 3 8B cut to
- * 4 layers, plain PyTorch AMP, fused AdamW, in `dtype` and `execution` */
-static double h100_probe_step(const char *dtype, const char *execution, const char *seq,
-			      const char *mb)
+/* capsim's step of one GPU of `ref` running fp8_probe.py's model: Llama 3
+ * 8B cut to 4 layers, plain PyTorch AMP, fused AdamW, in `dtype` and
+ * `execution` */
+static double fp8_probe_step(const char *ref, const char *dtype, const char *execution,
+			     const char *seq, const char *mb)
 {
 	const capsim_set sets[] = {
-		{ "cluster.node.ref", "dgx-h100" },
+		{ "cluster.node.ref", ref },
 		{ "workload.model.ref", "llama-3.1-8b" },
 		{ "workload.model.architecture.layers", "4" },
 		{ "workload.attention", "fused" },
@@ -816,29 +817,21 @@ static double h100_probe_step(const char *dtype, const char *execution, const ch
 	assert_int_equal(capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml",
 					      cat, sets, 9, s, &d), 0);
 	capsim_diags_free(&d);
-	assert_string_equal(s->gpu.e.id, "h100-sxm5-80gb");
 	capsim_step r = step_of(s);
 	free(s);
 	return r.step_time_s;
 }
 
-/* float8 against bf16 measured on an H100 (calibrate/torch/fp8_probe.py,
- * calibrate/results/h100-2026-12-05b-fp8-step.jsonl: Llama 3 8B cut to 4
- * layers, torchao's tensorwise recipe written out, 4096 x 2 and 8192 x 1
- * tokens). Set before comparing: compiled, fp8 is faster in capsim too and
- * the speed-up (bf16's step over fp8's) within 10% of the measured; eager,
- * where the casts run as separate kernels, fp8 is slower in capsim too (its
- * ratio is printed: 0.72 against 0.81, outside 10%, the eager cast rate
- * being the H200 probe's). */
-static void test_h100_fp8_steps(void **state)
+/* The float8 and bf16 steps of an fp8_probe.py file measured on one GPU of
+ * `ref`, against capsim's, as set before comparing: compiled, fp8 faster in
+ * capsim too and the speed-up (bf16's step over fp8's) within 10% of the
+ * measured; eager, fp8 slower in both. Returns the points compared. */
+static int fp8_file(const char *file, const char *ref)
 {
-	(void)state;
-	FILE *f = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h100-2026-12-05b-fp8-step.jsonl",
-			"r");
+	FILE *f = fopen(file, "r");
 	assert_non_null(f);
 	char line[8192];
 	double meas[2][2][2] = { { { 0 } } }; /* [compiled][point][fp8] */
-	int n = 0;
 	while (fgets(line, sizeof line, f)) {
 		json_t *o = json_loads(line, 0, NULL);
 		assert_non_null(o);
@@ -847,22 +840,21 @@ static void test_h100_fp8_steps(void **state)
 			int p = json_integer_value(json_object_get(o, "seq")) == 8192;
 			int q = !strcmp(json_string_value(json_object_get(o, "precision")), "fp8");
 			meas[c][p][q] = json_number_value(json_object_get(o, "median_s"));
-			n++;
 		}
 		json_decref(o);
 	}
 	fclose(f);
-	assert_int_equal(n, 6); /* eager at 8192 x 1 was not run */
 	static const char *const seq[2] = { "4096", "8192" }, *const mb[2] = { "2", "1" };
+	int n = 0;
 	for (int c = 1; c >= 0; c--)
 		for (int p = 0; p < 2; p++) {
-			if (!(meas[c][p][0] > 0))
+			if (!(meas[c][p][0] > 0 && meas[c][p][1] > 0))
 				continue;
 			const char *ex = c ? "compiled" : "eager";
 			double want = meas[c][p][0] / meas[c][p][1];
-			double got = h100_probe_step("bf16", ex, seq[p], mb[p]) /
-				     h100_probe_step("fp8", ex, seq[p], mb[p]);
-			printf("h100 %s %sx%s: fp8 speed-up measured %.3f, capsim %.3f (%+.1f%%)\n",
+			double got = fp8_probe_step(ref, "bf16", ex, seq[p], mb[p]) /
+				     fp8_probe_step(ref, "fp8", ex, seq[p], mb[p]);
+			printf("%s %s %sx%s: fp8 speed-up measured %.3f, capsim %.3f (%+.1f%%)\n", ref,
 			       ex, seq[p], mb[p], want, got, 100 * (got / want - 1));
 			if (c) {
 				assert_true(got > 1.0);
@@ -870,19 +862,37 @@ static void test_h100_fp8_steps(void **state)
 			} else {
 				assert_true(want < 1.0 && got < 1.0);
 			}
+			n++;
 		}
+	return n;
 }
 
-/* The H100 host of calibrate/results/h100-2026-12-05b-*.jsonl, GPT-2 124M
- * eager at micro-batch mb (gpt2-124m-1xh200.xml on a DGX H100 cut to one
- * GPU), with the host costs host_probe.py --node measured there (launch,
- * dispatch, dispatch-compiled, seconds), or capsim's defaults (NULL). */
-static double h100_gpt2_step(int mb, const double *node)
+/* float8 against bf16 measured (calibrate/torch/fp8_probe.py: Llama 3 8B cut
+ * to 4 layers, torchao's tensorwise recipe written out) on an H100
+ * (h100-2026-12-05b-fp8-step.jsonl: compiled at 4096 x 2 and 8192 x 1,
+ * eager at 4096 x 2) and an H200 (h200-2026-12-05-fp8-step.jsonl: compiled
+ * at 4096 x 2). The eager ratio is printed beside the test's direction:
+ * 0.72 against 0.81, outside 10%, the eager cast rate being the first H200
+ * probe's. */
+static void test_fp8_steps_measured(void **state)
+{
+	(void)state;
+	assert_int_equal(fp8_file(CAPSIM_SOURCE_DIR
+				  "/calibrate/results/h100-2026-12-05b-fp8-step.jsonl", "dgx-h100"), 3);
+	assert_int_equal(fp8_file(CAPSIM_SOURCE_DIR
+				  "/calibrate/results/h200-2026-12-05-fp8-step.jsonl", "dgx-h200"), 1);
+}
+
+/* GPT-2 124M eager at micro-batch mb on one GPU of `ref` (gpt2-124m-1xh200.xml
+ * cut to it), with the host costs host_probe.py --node measured on the
+ * machine (launch, dispatch, dispatch-compiled, seconds), or capsim's
+ * defaults (NULL). */
+static double gpt2_host_step(const char *ref, int mb, const double *node)
 {
 	char mb_s[8], c[3][32];
 	snprintf(mb_s, sizeof mb_s, "%d", mb);
 	capsim_set sets[6] = {
-		{ "cluster.node.ref", "dgx-h100" },
+		{ "cluster.node.ref", ref },
 		{ "workload.micro-batch", mb_s },
 		{ "workload.global-batch", mb_s },
 	};
@@ -903,20 +913,16 @@ static double h100_gpt2_step(int mb, const double *node)
 	return r.step_time_s;
 }
 
-/* A host measured is a host known: on the H100 machine of 2026-12-05,
- * host_probe.py --node's costs (launch 6.6 us, dispatch 30.1 us) bring every
- * host-bound GPT-2 124M step of gpt2_step.py (the host's issue time 90% of
- * the step or more: micro-batch 1, 2 and 4) closer to the measured than
- * capsim's defaults (5 + 38.5 us), set before comparing. They do not bring
- * micro-batch 1 within the 30% of the H200's host spread: gpt2_step.py's
- * GPT-2 issues its kernels at 26 us each on this host, the probe's blocks
- * (memory_probe.py's decoder) at 37 (docs/validation.md). */
-static void test_h100_host_node(void **state)
+/* The host costs of a host_probe.py --node file and the GPT-2 124M steps of
+ * a gpt2_step.py file from the same machine (a DGX `ref` cut to one GPU):
+ * every host-bound step (the host's issue time 90% of the step or more) is
+ * closer to the measured with the machine's own costs than with capsim's
+ * defaults; returns how many were host-bound, *worst their largest error
+ * with the machine's costs. */
+static int host_node_check(const char *costs, const char *steps, const char *ref, double *worst)
 {
-	(void)state;
 	double node[3] = { 0 };
-	FILE *f = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h100-2026-12-05b-host-costs.jsonl",
-			"r");
+	FILE *f = fopen(costs, "r");
 	assert_non_null(f);
 	char line[1 << 14];
 	while (fgets(line, sizeof line, f)) {
@@ -931,9 +937,10 @@ static void test_h100_host_node(void **state)
 	}
 	fclose(f);
 	assert_true(node[0] > 0 && node[1] > 0 && node[2] > 0);
-	f = fopen(CAPSIM_SOURCE_DIR "/calibrate/results/h100-2026-12-05b-gpt2-step.jsonl", "r");
+	f = fopen(steps, "r");
 	assert_non_null(f);
 	int bound = 0;
+	*worst = 0.0;
 	while (fgets(line, sizeof line, f)) {
 		json_t *o = json_loads(line, 0, NULL);
 		assert_non_null(o);
@@ -945,18 +952,45 @@ static void test_h100_host_node(void **state)
 		double meas = json_number_value(json_object_get(o, "median_s"));
 		double issue = json_number_value(json_object_get(o, "issue_median_s"));
 		json_decref(o);
-		double a = h100_gpt2_step(mb, NULL) / meas - 1, b = h100_gpt2_step(mb, node) / meas - 1;
+		double a = gpt2_host_step(ref, mb, NULL) / meas - 1;
+		double b = gpt2_host_step(ref, mb, node) / meas - 1;
 		int host = issue >= 0.9 * meas;
-		printf("h100 gpt2-124m mb %d (%s): %.2f ms measured, defaults %+.1f%%, this host's "
-		       "costs %+.1f%%\n", mb, host ? "host-bound" : "GPU-bound", 1e3 * meas, 100 * a,
-		       100 * b);
+		printf("%s gpt2-124m mb %d (%s): %.2f ms measured, defaults %+.1f%%, this host's "
+		       "costs (%.1f + %.1f us) %+.1f%%\n", ref, mb, host ? "host-bound" : "GPU-bound",
+		       1e3 * meas, 100 * a, 1e6 * node[0], 1e6 * node[1], 100 * b);
 		if (host) {
 			bound++;
 			assert_true(fabs(b) < fabs(a));
+			*worst = fmax(*worst, fabs(b));
 		}
 	}
 	fclose(f);
-	assert_int_equal(bound, 3);
+	return bound;
+}
+
+/* A host measured is a host known. Two machines measured on 2026-12-05,
+ * each with host_probe.py --node and then gpt2_step.py's GPT-2 124M eager:
+ * an H100's host (launch 6.6 us, dispatch 30.1 us) and an H200's (6.7 and
+ * 15.5 us: half the H100 host's, and under half of capsim's default 38.5).
+ * Set before comparing: on each, every host-bound step is closer with the
+ * host's own costs than with the defaults. On the H200 both host-bound
+ * steps come within the 30% the first H200's host spread set; on the H100
+ * micro-batch 1 does not (+42%): gpt2_step.py's GPT-2 issues its kernels at
+ * 26 us each on that host, the probe's blocks (memory_probe.py's decoder)
+ * at 37 (docs/validation.md). */
+static void test_host_node(void **state)
+{
+	(void)state;
+	double worst;
+	assert_int_equal(host_node_check(
+		CAPSIM_SOURCE_DIR "/calibrate/results/h100-2026-12-05b-host-costs.jsonl",
+		CAPSIM_SOURCE_DIR "/calibrate/results/h100-2026-12-05b-gpt2-step.jsonl",
+		"dgx-h100", &worst), 3);
+	assert_int_equal(host_node_check(
+		CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-05-host-costs.jsonl",
+		CAPSIM_SOURCE_DIR "/calibrate/results/h200-2026-12-05-gpt2-step.jsonl",
+		"dgx-h200", &worst), 2);
+	assert_true(worst <= 0.30);
 }
 
 /* fp8 under Transformer Engine: each micro-batch's forward and backward end
@@ -2075,8 +2109,8 @@ int main(void)
 		cmocka_unit_test(test_gpt2_h200),
 		cmocka_unit_test(test_h200_host_steps),
 		cmocka_unit_test(test_fp8_amax),
-		cmocka_unit_test(test_h100_fp8_steps),
-		cmocka_unit_test(test_h100_host_node),
+		cmocka_unit_test(test_fp8_steps_measured),
+		cmocka_unit_test(test_host_node),
 		cmocka_unit_test(test_power_closed_form),
 		cmocka_unit_test(test_h200_power),
 		cmocka_unit_test(test_reliability_closed_form),
