@@ -238,6 +238,50 @@ static void test_recipes(void **state)
 	}
 }
 
+/* capsim's memory estimate of one memory_probe.py record (a torch-memory
+ * line) on one GPU of `node` (gpt2-124m-1xh200.xml cut to it, PyTorch AMP;
+ * NULL: the scenario's H200). The probe's GPT is megatron-7.5b at GPT-3
+ * 6.7B's 32 layers, FFN 4h and GPT-2's vocabulary, as the probe builds it;
+ * its Llama 3 8B is the catalog's Llama 3.1 8B. */
+static capsim_memory probe_memory(json_t *o, const char *node)
+{
+	const char *model = json_string_value(json_object_get(o, "model"));
+	char ref[32], l_s[16], seq_s[16], mb_s[16], rc_s[16];
+	snprintf(ref, sizeof ref, "%s", !strcmp(model, "llama-3-8b") ? "llama-3.1-8b" :
+					 !strcmp(model, "gpt3-6.7b") ? "megatron-7.5b" : model);
+	snprintf(l_s, sizeof l_s, "%d", (int)json_integer_value(json_object_get(o, "layers")));
+	snprintf(seq_s, sizeof seq_s, "%d", (int)json_integer_value(json_object_get(o, "seq")));
+	snprintf(mb_s, sizeof mb_s, "%d", (int)json_integer_value(json_object_get(o, "micro_batch")));
+	snprintf(rc_s, sizeof rc_s, "%s", json_string_value(json_object_get(o, "recompute")));
+	capsim_set sets[10] = {
+		{ "workload.framework", "torch-amp" },
+		{ "workload.model.ref", ref },
+		{ "workload.model.architecture.layers", l_s },
+		{ "workload.seq-len", seq_s },
+		{ "workload.micro-batch", mb_s },
+		{ "workload.global-batch", mb_s },
+		{ "workload.parallelism.recompute", rc_s },
+	};
+	size_t n = 7;
+	if (!strcmp(ref, "megatron-7.5b")) {
+		sets[n++] = (capsim_set){ "workload.model.architecture.vocab", "50257" };
+		sets[n++] = (capsim_set){ "workload.model.architecture.ffn", "16384" };
+	}
+	if (node)
+		sets[n++] = (capsim_set){ "cluster.node.ref", node };
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml", cat,
+				       sets, n, s, &d);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	assert_int_equal(lrc, 0);
+	capsim_memory m;
+	capsim_memory_estimate(s, &m);
+	free(s);
+	return m;
+}
+
 /* Peak memory under PyTorch AMP against torch.cuda.max_memory_allocated on
  * the measured H200 (calibrate/results/h200-2026-12-03-memory*.jsonl, made by
  * calibrate/torch/memory_probe.py): Llama 3 8B and Llama 2 7B cut to 2 and
@@ -282,40 +326,10 @@ static void test_h200_torch_amp(void **state)
 		int seq = (int)json_integer_value(json_object_get(o, "seq"));
 		int mb = (int)json_integer_value(json_object_get(o, "micro_batch"));
 		double meas = json_number_value(json_object_get(o, "peak_allocated_bytes"));
-		char ref[32] = "", l_s[16], seq_s[16], mb_s[16], rc_s[16], id[96];
-		snprintf(ref, sizeof ref, "%s",
-			 !strcmp(model, "llama-3-8b") ? "llama-3.1-8b" :
-			 !strcmp(model, "gpt3-6.7b") ? "megatron-7.5b" : model);
-		snprintf(l_s, sizeof l_s, "%d", layers);
-		snprintf(seq_s, sizeof seq_s, "%d", seq);
-		snprintf(mb_s, sizeof mb_s, "%d", mb);
-		snprintf(rc_s, sizeof rc_s, "%s", rc);
+		char id[96];
 		snprintf(id, sizeof id, "%s/%d/%d/%d/%s", model, layers, seq, mb, rc);
+		capsim_memory m = probe_memory(o, NULL);
 		json_decref(o);
-		/* the GPT is megatron-7.5b at GPT-3 6.7B's 32 layers, FFN 4h and
-		 * GPT-2's vocabulary, as the probe builds it */
-		const capsim_set sets[] = {
-			{ "workload.framework", "torch-amp" },
-			{ "workload.model.ref", ref },
-			{ "workload.model.architecture.layers", l_s },
-			{ "workload.seq-len", seq_s },
-			{ "workload.micro-batch", mb_s },
-			{ "workload.global-batch", mb_s },
-			{ "workload.parallelism.recompute", rc_s },
-			{ "workload.model.architecture.vocab", "50257" },
-			{ "workload.model.architecture.ffn", "16384" },
-		};
-		capsim_scenario *s = malloc(sizeof *s);
-		capsim_diags d = { 0 };
-		size_t n = !strcmp(ref, "megatron-7.5b") ? 9 : 7;
-		int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml",
-					       cat, sets, n, s, &d);
-		capsim_diags_print(&d, stderr);
-		capsim_diags_free(&d);
-		assert_int_equal(lrc, 0);
-		capsim_memory m;
-		capsim_memory_estimate(s, &m);
-		free(s);
 		/* every point ran: with what lives beside the model it must not
 		 * be refused */
 		if (m.verdict == CAPSIM_MEM_NO)
@@ -366,44 +380,19 @@ static void test_h200_torch_amp(void **state)
  * allocated bytes (at the failure, for one that did not train). */
 static capsim_memory edge_point(json_t *o, const char *node, int *ran, double *meas)
 {
-	const char *model = json_string_value(json_object_get(o, "model"));
-	char ref[32], l_s[16], seq_s[16], mb_s[16], rc_s[16];
-	snprintf(ref, sizeof ref, "%s", !strcmp(model, "llama-3-8b") ? "llama-3.1-8b" :
-					 !strcmp(model, "gpt3-6.7b") ? "megatron-7.5b" : model);
-	snprintf(l_s, sizeof l_s, "%d", (int)json_integer_value(json_object_get(o, "layers")));
-	snprintf(seq_s, sizeof seq_s, "%d", (int)json_integer_value(json_object_get(o, "seq")));
-	snprintf(mb_s, sizeof mb_s, "%d", (int)json_integer_value(json_object_get(o, "micro_batch")));
-	snprintf(rc_s, sizeof rc_s, "%s", json_string_value(json_object_get(o, "recompute")));
 	*ran = json_object_get(o, "error") == NULL;
 	*meas = json_number_value(json_object_get(o, "peak_allocated_bytes"));
-	/* the GPT is megatron-7.5b at GPT-3 6.7B's widths with GPT-2's
-	 * vocabulary, as the probe builds it */
-	const capsim_set sets[] = {
-		{ "cluster.node.ref", node },
-		{ "workload.model.ref", ref },
-		{ "workload.model.architecture.layers", l_s },
-		{ "workload.seq-len", seq_s },
-		{ "workload.micro-batch", mb_s },
-		{ "workload.global-batch", mb_s },
-		{ "workload.parallelism.recompute", rc_s },
-		{ "workload.model.architecture.vocab", "50257" },
-		{ "workload.model.architecture.ffn", "16384" },
-	};
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	int lrc = capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml", cat,
-				       sets, !strcmp(ref, "megatron-7.5b") ? 9 : 7, s, &d);
-	capsim_diags_print(&d, stderr);
-	capsim_diags_free(&d);
-	assert_int_equal(lrc, 0);
-	capsim_memory m;
-	capsim_memory_estimate(s, &m);
-	print_message("%s %s x%s seq %s mb %s %s: %s, capsim %.2f GiB allocated (%.1f GB of %.1f "
-		      "in all), measured %.2f GiB; %s\n", s->gpu.e.id, model, l_s, seq_s, mb_s, rc_s,
+	capsim_memory m = probe_memory(o, node);
+	print_message("%s x%d seq %d mb %d %s on %s: %s, capsim %.2f GiB allocated (%.1f GB of "
+		      "%.1f in all), measured %.2f GiB; %s\n",
+		      json_string_value(json_object_get(o, "model")),
+		      (int)json_integer_value(json_object_get(o, "layers")),
+		      (int)json_integer_value(json_object_get(o, "seq")),
+		      (int)json_integer_value(json_object_get(o, "micro_batch")),
+		      json_string_value(json_object_get(o, "recompute")), node,
 		      *ran ? "trained" : "out of memory", m.peak.allocated_bytes / 1073741824.0,
 		      m.peak.total_bytes / 1e9, m.capacity_bytes / 1e9, *meas / 1073741824.0,
 		      capsim_mem_verdict_names[m.verdict]);
-	free(s);
 	return m;
 }
 
