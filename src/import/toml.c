@@ -86,6 +86,53 @@ static int skip_comment(reader *r)
 	return 0;
 }
 
+/* byte c as a diagnostic shows it: itself where printable, else 0xNN */
+static const char *shown(int c, char out[8])
+{
+	if (c > 0x20 && c < 0x7f)
+		snprintf(out, 8, "'%c'", c);
+	else
+		snprintf(out, 8, "0x%02x", (unsigned)c & 0xffu);
+	return out;
+}
+
+/* the length of the UTF-8 sequence at s (n bytes left), 0 where it is not
+ * one (overlong forms, surrogates and past U+10FFFF included) */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x80)
+		return 1;
+	size_t k = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 :
+		   s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	if (!k || k > n)
+		return 0;
+	for (size_t j = 1; j < k; j++)
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return k;
+}
+
+/* the text is UTF-8, as TOML says; -1 after a diagnostic at the first
+ * byte that is not */
+static int check_utf8(reader *r)
+{
+	long line = 1;
+	for (size_t i = 0; i < r->n;) {
+		size_t k = utf8_len((const unsigned char *)r->s + i, r->n - i);
+		if (!k) {
+			r->line = line;
+			return err(r, "byte 0x%02x: the text is not UTF-8, as TOML is",
+				   (unsigned char)r->s[i]);
+		}
+		line += r->s[i] == '\n';
+		i += k;
+	}
+	return 0;
+}
+
 /* the end of a line: spaces, a comment, then a newline or the text's end */
 static int end_of_line(reader *r, const char *after)
 {
@@ -96,8 +143,10 @@ static int end_of_line(reader *r, const char *after)
 		r->i++;
 	if (peek(r, 0) == -1)
 		return 0;
+	char c[8];
 	if (peek(r, 0) != '\n')
-		return err(r, "expected the line's end after %s, found '%c'", after, r->s[r->i]);
+		return err(r, "expected the line's end after %s, found %s", after,
+			   shown(peek(r, 0), c));
 	r->i++;
 	r->line++;
 	return 0;
@@ -603,6 +652,9 @@ int capsim_toml_parse(const char *text, size_t len, const char *file, capsim_tom
 		rc = err(&r, "%zu bytes: larger than the 8 MiB cap on input files", len);
 	if (!rc && memchr(text, '\0', len))
 		rc = err(&r, "a NUL byte: not a TOML text");
+	if (!rc)
+		rc = check_utf8(&r);
+	r.line = 1;
 	while (!rc && r.i < r.n) {
 		skip_ws(&r);
 		int c = peek(&r, 0);

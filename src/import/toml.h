@@ -6,7 +6,7 @@
  * What it does not read (inline tables, dates and times, arrays of tables,
  * multi-line strings, arrays of arrays) is refused at file:line, never
  * misread; so is what TOML itself forbids (a key defined twice, a table
- * defined twice, a value where a table is). */
+ * defined twice, a value where a table is, a text that is not UTF-8). */
 #ifndef CAPSIM_TOML_H
 #define CAPSIM_TOML_H
 

@@ -1,7 +1,8 @@
 /* test_toml.c - the TOML reader (src/import/toml.h), on the TOML v1.0.0
  * specification's own examples (toml.io/en/v1.0.0): each form it reads,
  * read to the value the specification gives, and each form it does not
- * read, or that the specification calls invalid, refused at its line. */
+ * read, or that the specification calls invalid, refused at its line; a
+ * text that is not UTF-8 refused at the line of its first stray byte. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -294,6 +295,11 @@ static void test_limits(void **state)
 	assert_non_null(strstr(d.v[0].msg, "a NUL byte"));
 	capsim_diags_free(&d);
 	parse_refused("a = 1\nb = 2\n# \x01\n", 3, "a control character");
+	/* UTF-8 as TOML says: a stray byte, an overlong form, a surrogate */
+	parse_refused("a = 1\nb = \"\xff\"\n", 2, "byte 0xff: the text is not UTF-8");
+	parse_refused("a = \"\xc0\xaf\"\n", 1, "byte 0xc0");
+	parse_refused("# ok\n\n# \xed\xa0\x80\n", 3, "byte 0xed");
+	parse_refused("a = 1 \x02\n", 1, "expected the line's end after a value, found 0x02");
 	/* an empty text and one of comments only are empty documents */
 	parse_ok("", &t);
 	assert_int_equal(t.n, 0);
