@@ -22,7 +22,8 @@
  * - [parallelism] the data-parallel replicate and shard degrees (shard -1:
  *   the GPUs the other degrees leave), TP, PP, CP, EP, the pipeline schedule,
  *   async TP (the TP overlap), fsdp_reshard_after_forward (never: ZeRO 2);
- * - [activation_checkpoint] mode; [compile] enable (execution compiled);
+ * - [activation_checkpoint] mode; [compile] enable (execution compiled; the
+ *   older training.compile too);
  * - [optimizer] name (AdamW, or Adam: another is noted, planned as AdamW).
  * torchtitan's defaults (its config/job_config.py) where a key is absent,
  * each noted. The framework is fsdp2, ZeRO 3 where the shard degree passes
@@ -32,7 +33,8 @@
  * and others: no catalog model), a converter other than float8, degrees
  * whose product is not the GPUs, a global batch not a multiple of local x
  * data-parallel, a pipeline schedule other than 1F1B or
- * Interleaved1F1B. */
+ * Interleaved1F1B, a key torchtitan has since moved (training.batch_size,
+ * the degrees under [training], enable_float8_linear). */
 int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
 			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d);
 

@@ -68,7 +68,7 @@ static const char *const mapped[] = {
 	"parallelism.pipeline_parallel_degree", "parallelism.context_parallel_degree",
 	"parallelism.expert_parallel_degree", "parallelism.pipeline_parallel_schedule",
 	"parallelism.enable_async_tensor_parallel", "parallelism.fsdp_reshard_after_forward",
-	"activation_checkpoint.mode", "compile.enable", "optimizer.name",
+	"activation_checkpoint.mode", "compile.enable", "training.compile", "optimizer.name",
 };
 
 static void path_of(const char *file, char *path, size_t size)
@@ -251,13 +251,23 @@ static void test_refused(void **state)
 		"pipeline_parallel_schedule = \"ZBVZeroBubble\"\n", "",
 		"c.toml:5: error: parallelism.pipeline_parallel_schedule \"ZBVZeroBubble\"");
 	refused("[model]\nflavor = \"8B\"\n[[x]]\n", "", "c.toml:3: error: arrays of tables");
+	/* torchtitan's older layout: never the new keys' defaults in silence */
+	refused("[training]\nbatch_size = 2\ntensor_parallel_degree = 8\n", "",
+		"c.toml:2: error: training.batch_size: torchtitan's older key; expected "
+		"training.local_batch_size");
+	refused("[training]\nbatch_size = 2\ntensor_parallel_degree = 8\n", "",
+		"c.toml:3: error: training.tensor_parallel_degree: torchtitan's older key; "
+		"expected [parallelism]");
+	refused("[float8]\nenable_float8_linear = true\n", "", "c.toml:2: error: "
+		"float8.enable_float8_linear: torchtitan's older key; expected model.converters");
 	/* the debugmodel's architecture is written only where asked */
 	refused("[model]\nflavor = \"debugmodel\"\n", "", "needs --models FILE");
 	refused("[model]\nflavor = \"8B\"\n", "--nodes 0", "--nodes: expected a whole number");
 }
 
 /* what a config leaves out is torchtitan's default, said; a global batch
- * it sets is kept (gradient accumulation); HSDP is said */
+ * it sets is kept (gradient accumulation); HSDP is said; the older
+ * training.compile compiles */
 static void test_defaults_said(void **state)
 {
 	(void)state;
@@ -265,7 +275,7 @@ static void test_defaults_said(void **state)
 	snprintf(file, sizeof file, "%s/c.toml", dir);
 	FILE *f = fopen(file, "w");
 	assert_non_null(f);
-	fputs("[model]\nflavor = \"8B\"\n[training]\nglobal_batch_size = 32\n"
+	fputs("[model]\nflavor = \"8B\"\n[training]\nglobal_batch_size = 32\ncompile = true\n"
 	      "local_batch_size = 2\n[parallelism]\ndata_parallel_replicate_degree = 2\n"
 	      "fsdp_reshard_after_forward = \"never\"\n", f);
 	fclose(f);
@@ -283,7 +293,8 @@ static void test_defaults_said(void **state)
 	/* 32 = local 2 x dp 8 x 2 accumulated; 10000 x 32 x 2048 tokens */
 	assert_int_equal(testutil_sh("grep -q 'global-batch=\"32\" micro-batch=\"2\" "
 				     "tokens=\"655360000\"' %s/s.xml && grep -q 'zero=\"2\"' "
-				     "%s/s.xml", dir, dir), 0);
+				     "%s/s.xml && grep -q 'execution=\"compiled\"' %s/s.xml", dir, dir,
+				     dir), 0);
 }
 
 int main(void)
