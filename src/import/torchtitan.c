@@ -376,7 +376,8 @@ int capsim_torchtitan_read(const char *text, size_t len, const char *file, long 
 	l->nodes = nodes;
 	l->found_launcher = 1;
 	long local, global, dp;
-	int rc = older_keys(&r) < 0 || read_model(&r, model) < 0 || read_training(&r, &local, &global) < 0 ||
+	int rc = older_keys(&r) < 0 || read_model(&r, model) < 0 ||
+		 read_training(&r, &local, &global) < 0 ||
 		 read_parallelism(&r, (nodes ? nodes : 1) * (long)node_gpus, &dp) < 0 ||
 		 global_batch(&r, local, global, dp) < 0 || read_execution(&r) < 0 ||
 		 read_optimizer(&r) < 0 ? -1 : 0;
