@@ -542,7 +542,7 @@ static int import_torchtitan(int argc, char **argv)
 	capsim_diags d = { 0 };
 	capsim_launch l;
 	char *text = NULL, *models_xml = NULL, *sc = NULL;
-	const char *flavor_model = NULL;
+	const char *flavor_model = o.model;
 	int status = CAPSIM_EXIT_USAGE;
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);

@@ -95,7 +95,9 @@ static void debugmodel(capsim_launch *l)
 	l->ffn = 768, l->swiglu = 1, l->rmsnorm = 1, l->rope = 1, l->untied = 1;
 }
 
-/* [model]: name, flavor, converters */
+static int read_converters(tt *r);
+
+/* [model]: name, flavor (where *model, the caller's, is NULL), converters */
 static int read_model(tt *r, const char **model)
 {
 	long ln, lf;
@@ -103,7 +105,11 @@ static int read_model(tt *r, const char **model)
 	const char *flavor = text_of(r, "model.flavor", "debugmodel", &lf);
 	if (!name || !flavor)
 		return -1;
-	*model = NULL;
+	if (*model) { /* the caller's: the config's model is said, not read */
+		note(r->l, "model.name \"%s\", flavor \"%s\": planned as the model given, %s",
+		     name, flavor, *model);
+		return read_converters(r);
+	}
 	if (strcmp(name, "llama3")) {
 		capsim_diags_add(r->d, r->file, ln, "model.name \"%s\": capsim reads torchtitan's "
 				 "llama3 (no catalog model for this one); give --model ID", name);
@@ -119,6 +125,13 @@ static int read_model(tt *r, const char **model)
 	}
 	if (!*model)
 		debugmodel(r->l);
+	return read_converters(r);
+}
+
+/* model.converters: ["float8"] trains in fp8 with current (tensorwise)
+ * scaling, torchao's default recipe */
+static int read_converters(tt *r)
+{
 	capsim_toml_entry *c = capsim_toml_get(&r->t, "model.converters");
 	if (!c)
 		return 0;
@@ -369,7 +382,6 @@ int capsim_torchtitan_read(const char *text, size_t len, const char *file, long 
 			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d)
 {
 	capsim_launch_init(l);
-	*model = NULL;
 	tt r = { .file = file, .d = d, .l = l };
 	if (capsim_toml_parse(text, len, file, &r.t, d) < 0)
 		return -1;

@@ -11,7 +11,9 @@
 
 /* Read config text (len bytes) of file, run on nodes nodes (0: the config
  * does not say, one assumed) of node_gpus GPUs, into *l (started empty):
- * - [model] name "llama3" with flavor 8B, 70B or 405B gives *model, the
+ * - [model] (where *model, the caller's model id, is NULL on entry: else
+ *   its name and flavor are noted as planned as that model) name "llama3"
+ *   with flavor 8B, 70B or 405B gives *model, the
  *   catalog's llama-3.1-* id; flavor debugmodel gives *model NULL and l's
  *   architecture (torchtitan's own: 6 layers, 256 wide, 16 heads, vocabulary
  *   2048, SwiGLU FFN 768, RMSNorm, RoPE, untied); converters ["float8"] fp8

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	capsim_diags d = { 0 };
 	capsim_launch l;
-	const char *model;
+	const char *model = NULL;
 	if (capsim_torchtitan_read((const char *)data, size, "fuzz.toml", 2, 8, &l, &model,
 				   &d) == 0)
 		free(capsim_launch_scenario_text(&l, "fuzzed", model ? model : "m", "dgx-h100", 8,

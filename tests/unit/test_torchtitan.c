@@ -132,7 +132,7 @@ static void test_values(void **state)
 		size_t len;
 		char *text = slurp(e->file, &len);
 		capsim_launch l;
-		const char *model;
+		const char *model = NULL;
 		capsim_diags d = { 0 };
 		if (capsim_torchtitan_read(text, len, e->file, e->nodes, 8, &l, &model, &d) < 0) {
 			capsim_diags_print(&d, stderr);
@@ -267,7 +267,7 @@ static void test_refused(void **state)
 
 /* what a config leaves out is torchtitan's default, said; a global batch
  * it sets is kept (gradient accumulation); HSDP is said; the older
- * training.compile compiles */
+ * training.compile compiles; --model plans another model, the config's said */
 static void test_defaults_said(void **state)
 {
 	(void)state;
@@ -295,6 +295,16 @@ static void test_defaults_said(void **state)
 				     "tokens=\"655360000\"' %s/s.xml && grep -q 'zero=\"2\"' "
 				     "%s/s.xml && grep -q 'execution=\"compiled\"' %s/s.xml", dir, dir,
 				     dir), 0);
+	/* --model plans another model: the config's is said */
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("[model]\nname = \"llama4\"\nflavor = \"17bx16e\"\n", f);
+	fclose(f);
+	assert_int_equal(testutil_sh("%s import torchtitan --model llama-3.1-8b --out %s/s.xml %s "
+				     "2>%s/err && grep -q 'model ref=\"llama-3.1-8b\"' %s/s.xml", CAPSIM_BIN,
+				     dir, file, dir, dir), 0);
+	assert_true(holds("err", "model.name \"llama4\", flavor \"17bx16e\": planned as the model "
+			  "given, llama-3.1-8b"));
 }
 
 int main(void)
