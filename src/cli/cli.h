@@ -164,7 +164,7 @@ extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
 	capsim_cli_collective_cmd, capsim_cli_run_cmd, capsim_cli_scale_cmd, capsim_cli_sweep_cmd,
 	capsim_cli_optimize_cmd, capsim_cli_query_cmd, capsim_cli_report_cmd,
 	capsim_cli_explore_cmd, capsim_cli_import_hf_cmd, capsim_cli_import_cmdline_cmd,
-	capsim_cli_import_slurm_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
+	capsim_cli_import_slurm_cmd, capsim_cli_import_torchtitan_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
 	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd;
 
 /* Every command's table, once each (dispatch.c): what the tests walk. */

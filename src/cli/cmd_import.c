@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "hf.h"
 #include "launch.h"
+#include "torchtitan.h"
 #include "outfile.h"
 #include "scenario.h"
 #include "sha256.h"
@@ -102,6 +103,40 @@ const capsim_cli_cmd capsim_cli_import_slurm_cmd = {
 	.in_order = 1,
 };
 
+#define TITAN_ABOUT \
+	"A torchtitan job config (its TOML) becomes a scenario (--out, default\n" \
+	"stdout): [model] llama3's 8B, 70B or 405B (the catalog's llama-3.1-*; the\n" \
+	"debugmodel written to --models FILE), converters [\"float8\"] (fp8, current\n" \
+	"scaling); [training] local and global batch, seq_len, steps (the token\n" \
+	"budget: steps x global batch x seq_len); [parallelism] the data-parallel\n" \
+	"replicate and shard degrees (shard -1: the GPUs left), TP, PP, CP, EP, the\n" \
+	"schedule and async TP; [activation_checkpoint] mode; [compile] enable. The\n" \
+	"framework is fsdp2 (ZeRO 3 when sharded). torchtitan's defaults where a key\n" \
+	"is absent; every other key listed as not modelled, in the file and on stderr.\n" \
+	"The GPUs are --nodes (default 1, an assumption) of --node (default\n" \
+	"dgx-h100); the fabric an NDR InfiniBand fat tree (an assumption). --model ID\n" \
+	"plans another catalog or --parts model.\n"
+
+enum { T_NAME, T_MODEL, T_MODELS, T_NODE, T_NODES, T_OUT, T_HELP };
+static const capsim_cli_opt titan_opts[] = {
+	[T_NAME] = { "name", 0, "NAME", "the scenario's name (default: imported)" },
+	[T_MODEL] = { "model", 0, "ID", "the model: a catalog or --parts id (default: the\n"
+					 "config's flavor)" },
+	[T_MODELS] = { "models", 0, "FILE", "write the debugmodel's entry to FILE, as a models file" },
+	[T_NODE] = { "node", 0, "ID", "the node type (default dgx-h100)" },
+	[T_NODES] = { "nodes", 0, "N", "the nodes the job runs on (default 1)" },
+	[T_OUT] = { "out", 0, "FILE", "write the scenario to FILE (default: standard output)" },
+	[T_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_import_torchtitan_cmd = {
+	.name = "import torchtitan",
+	.usage = "usage: capsim import torchtitan [OPTIONS] CONFIG.toml\n",
+	.about = TITAN_ABOUT,
+	.opts = titan_opts,
+	.n_opts = CAPSIM_CLI_N(titan_opts),
+	.in_order = 1,
+};
+
 /* what capsim import imports, and how; each kind's --help has its options */
 static void help(FILE *out)
 {
@@ -112,9 +147,12 @@ static void help(FILE *out)
 		"                           script or a Kubernetes Job that runs torchrun)\n"
 		"  OPTIONS: [--name NAME] [--model ID | --models FILE] [--node ID]\n"
 		"           [--env NAME=VALUE]... [--out FILE]\n"
+		"       capsim import torchtitan [--name NAME] [--model ID | --models FILE]\n"
+		"           [--node ID] [--nodes N] [--out FILE] CONFIG.toml\n"
 		"\n"
 		"hf: " HF_ABOUT "\n"
 		"cmdline, slurm: " LAUNCH_ABOUT "\n"
+		"torchtitan: " TITAN_ABOUT "\n"
 		"'capsim import KIND --help' lists each kind's options.\n");
 }
 
@@ -300,6 +338,41 @@ typedef struct {
 	int n_env;
 } launch_opts;
 
+/* what was not modelled and what was assumed, on stderr before the
+ * scenario is written and checked (a refusal may rest on them); then the
+ * scenario of l (into *sc, the caller's), loaded as capsim run would load
+ * it, and written to out, with models_xml (where set) to models */
+static int write_launch(const capsim_launch *l, const capsim_node *node, const char *name,
+			const char *model_id, const char *where, const char *models,
+			const char *models_xml, const char *out, capsim_catalog *cat,
+			capsim_scenario *s, char **sc, capsim_diags *d)
+{
+	for (int i = 0; i < l->n_notes; i++) {
+		fprintf(stderr, "capsim import: warning: ");
+		capsim_term_text(stderr, l->notes[i]);
+		fputc('\n', stderr);
+	}
+	if (l->n_notes_more)
+		fprintf(stderr, "capsim import: warning: and %ld more not modelled\n",
+			l->n_notes_more);
+	capsim_launch_assumptions(l, node->e.id, node->gpus, stderr, "capsim import: assumed: ");
+	*sc = capsim_launch_scenario_text(l, name, model_id, node->e.id, node->gpus, where, d);
+	if (!*sc || capsim_scenario_load_memory(*sc, strlen(*sc), out, cat, NULL, 0, s, d) < 0)
+		return -1;
+	capsim_outfile of;
+	if (models_xml) {
+		if (capsim_outfile_open(&of, models, d) < 0)
+			return -1;
+		fputs(models_xml, of.f);
+		if (capsim_outfile_close(&of, d) < 0)
+			return -1;
+	}
+	if (capsim_outfile_open(&of, out, d) < 0)
+		return -1;
+	fputs(*sc, of.f);
+	return capsim_outfile_close(&of, d);
+}
+
 static int import_launch(int argc, char **argv, int script)
 {
 	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
@@ -389,35 +462,119 @@ static int import_launch(int argc, char **argv, int script)
 		    capsim_catalog_check(cat, &d) < 0)
 			goto fail;
 	}
-	/* what was not modelled and what was assumed, said before the scenario
-	 * is written and checked: a refusal may rest on them */
-	for (int i = 0; i < l.n_notes; i++) {
-		fprintf(stderr, "capsim import: warning: ");
-		capsim_term_text(stderr, l.notes[i]);
-		fputc('\n', stderr);
+	if (write_launch(&l, node, o.name, model_id, where, o.models, models_xml, o.out, cat, s,
+			 &sc, &d) < 0)
+		goto fail;
+	status = CAPSIM_EXIT_OK;
+	goto out;
+fail:
+	capsim_diags_print(&d, stderr);
+	status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+out:
+	free(sc);
+	free(models_xml);
+	free(text);
+	free(s);
+	capsim_catalog_free(cat);
+	capsim_diags_free(&d);
+	return status;
+}
+
+/* ---- torchtitan job configs ------------------------------------------------------- */
+
+/* capsim import torchtitan's options, checked */
+typedef struct {
+	const char *name, *model, *models, *node, *out, *file;
+	long nodes;
+} titan_opts_t;
+
+/* the options into *o; -1 after saying why on stderr, 1 after --help */
+static int titan_args(int argc, char **argv, titan_opts_t *o)
+{
+	const capsim_cli_cmd *cmd = &capsim_cli_import_torchtitan_cmd;
+	int c;
+	optind = 1;
+	while ((c = capsim_cli_next(cmd, argc, argv)) != -1) {
+		switch (c) {
+		case T_NAME: o->name = optarg; break;
+		case T_MODEL: o->model = optarg; break;
+		case T_MODELS: o->models = optarg; break;
+		case T_NODE: o->node = optarg; break;
+		case T_NODES:
+			if ((o->nodes = capsim_cli_count(optarg, 1 << 20)) < 0) {
+				fprintf(stderr, "capsim import torchtitan: --nodes: expected a whole "
+					"number from 1 to %d, found '", 1 << 20);
+				capsim_term_text(stderr, optarg);
+				fprintf(stderr, "'\n");
+				return -1;
+			}
+			break;
+		case T_OUT: o->out = optarg; break;
+		case T_HELP: capsim_cli_help(cmd, stdout); return 1;
+		default: return -1;
+		}
 	}
-	if (l.n_notes_more)
-		fprintf(stderr, "capsim import: warning: and %ld more not modelled\n",
-			l.n_notes_more);
-	capsim_launch_assumptions(&l, node->e.id, node->gpus, stderr, "capsim import: assumed: ");
-	sc = capsim_launch_scenario_text(&l, o.name, model_id, node->e.id, node->gpus, where, &d);
-	if (!sc)
+	if (optind != argc - 1) {
+		fprintf(stderr, "capsim import torchtitan: expected one config, found %d\n",
+			argc - optind);
+		return -1;
+	}
+	o->file = argv[optind];
+	const char *const ids[][2] = { { "--name", o->name }, { "--model", o->model },
+					{ "--node", o->node } };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (ids[i][1] && (!is_id(ids[i][1]) || (i == 0 && strlen(ids[i][1]) > 57))) {
+			fprintf(stderr, "capsim import torchtitan: %s '", ids[i][0]);
+			capsim_term_text(stderr, ids[i][1]);
+			fprintf(stderr, "': expected an id (%s)%s\n", ID_RULE, i == 0 ?
+				", of at most 57 where the model written is NAME-model" : "");
+			return -1;
+		}
+	return 0;
+}
+
+static int import_torchtitan(int argc, char **argv)
+{
+	titan_opts_t o = { .name = "imported", .node = "dgx-h100", .out = "-" };
+	int a = titan_args(argc, argv, &o);
+	if (a)
+		return a > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
+	capsim_diags d = { 0 };
+	capsim_launch l;
+	char *text = NULL, *models_xml = NULL, *sc = NULL;
+	const char *flavor_model = o.model;
+	int status = CAPSIM_EXIT_USAGE;
+	capsim_catalog *cat = capsim_catalog_create();
+	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
+	size_t len;
+	if (capsim_cli_catalog(cat, &d) < 0)
 		goto fail;
-	/* it loads, as capsim run would load it */
-	if (capsim_scenario_load_memory(sc, strlen(sc), o.out, cat, NULL, 0, s, &d) < 0)
+	const capsim_node *node = capsim_catalog_find(cat, CAPSIM_KIND_NODE, o.node);
+	if (!node) {
+		capsim_diags_add_at(&d, "--node", "no node '%s' in the catalog", o.node);
 		goto fail;
-	capsim_outfile of;
-	if (models_xml) {
-		if (capsim_outfile_open(&of, o.models, &d) < 0)
+	}
+	text = capsim_xml_slurp(o.file, &len, &d);
+	if (!text || capsim_torchtitan_read(text, len, o.file, o.nodes, node->gpus, &l,
+					    &flavor_model, &d) < 0)
+		goto fail;
+	char model_id[CAPSIM_ID_LEN];
+	if (o.model || flavor_model) {
+		capsim_strlcpy(model_id, o.model ? o.model : flavor_model, sizeof model_id);
+	} else {
+		if (!o.models) {
+			capsim_diags_add_at(&d, o.file, "the model: the debugmodel's entry needs "
+					    "--models FILE (or give --model ID)");
 			goto fail;
-		fputs(models_xml, of.f);
-		if (capsim_outfile_close(&of, &d) < 0)
+		}
+		snprintf(model_id, sizeof model_id, "%s-model", o.name);
+		if (capsim_launch_model_text(&l, model_id, o.file, &models_xml, &d) < 0 ||
+		    capsim_catalog_load_memory(cat, models_xml, strlen(models_xml), o.models, &d) < 0 ||
+		    capsim_catalog_check(cat, &d) < 0)
 			goto fail;
 	}
-	if (capsim_outfile_open(&of, o.out, &d) < 0)
-		goto fail;
-	fputs(sc, of.f);
-	if (capsim_outfile_close(&of, &d) < 0)
+	if (write_launch(&l, node, o.name, model_id, o.file, o.models, models_xml, o.out, cat, s,
+			 &sc, &d) < 0)
 		goto fail;
 	status = CAPSIM_EXIT_OK;
 	goto out;
@@ -442,12 +599,14 @@ int capsim_cmd_import(int argc, char **argv)
 		return import_launch(argc - 1, argv + 1, 1);
 	if (argc >= 2 && strcmp(argv[1], "hf") == 0)
 		return import_hf(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "torchtitan") == 0)
+		return import_torchtitan(argc - 1, argv + 1);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		help(stdout);
 		return CAPSIM_EXIT_OK;
 	}
 	fprintf(stderr, "capsim import: expected what to import: hf (a Hugging Face config.json), "
-		"cmdline (a launch line) or slurm (a batch script)%s%s\n",
+		"cmdline (a launch line), slurm (a batch script) or torchtitan (a job config)%s%s\n",
 		argc >= 2 ? ", found " : "", argc >= 2 ? argv[1] : "");
 	return CAPSIM_EXIT_USAGE;
 }

@@ -65,7 +65,7 @@ const capsim_cli_cmd *const capsim_cli_cmds[] = {
 	&capsim_cli_run_cmd, &capsim_cli_scale_cmd, &capsim_cli_sweep_cmd,
 	&capsim_cli_optimize_cmd, &capsim_cli_query_cmd, &capsim_cli_report_cmd,
 	&capsim_cli_explore_cmd, &capsim_cli_import_hf_cmd, &capsim_cli_import_cmdline_cmd,
-	&capsim_cli_import_slurm_cmd, &capsim_cli_bom_cmd, &capsim_cli_calibrate_import_cmd,
+	&capsim_cli_import_slurm_cmd, &capsim_cli_import_torchtitan_cmd, &capsim_cli_bom_cmd, &capsim_cli_calibrate_import_cmd,
 	&capsim_cli_calibrate_run_cmd, &capsim_cli_fit_cmd, &capsim_cli_verify_cmd,
 };
 const size_t capsim_cli_n_cmds = sizeof capsim_cli_cmds / sizeof capsim_cli_cmds[0];

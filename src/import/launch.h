@@ -46,6 +46,9 @@ typedef struct capsim_launch {
 	int fsdp_zero;               /* its --data-parallel-sharding-strategy as ZeRO 0-3; -1 */
 	int sequence_parallel, tp_comm_overlap; /* -1 not said */
 	const char *dtype;           /* "bf16", "fp16", "fp8", NULL */
+	/* the workload's framework ("fsdp2"), FP8 recipe ("current") and
+	 * execution ("eager", "compiled") where the reader knows them; NULL */
+	const char *framework, *fp8_recipe, *execution;
 	int fp8_param_gather;        /* --fp8-param-gather: FP8 primary weights (with fp8) */
 	int grad_reduce_bf16;        /* --grad-reduce-in-bf16: a 16-bit gradient buffer */
 	/* a fine-tune (NeMo's model.peft.*): "lora", "full" or NULL (pre-training);

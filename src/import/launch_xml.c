@@ -128,12 +128,13 @@ static int lora(const capsim_launch *l)
 	return l->finetune && !strcmp(l->finetune, "lora");
 }
 
-/* the ZeRO stage: Megatron-FSDP's sharding strategy (optim_grads_params,
- * ZeRO 3, where --use-megatron-fsdp gives none: Megatron-LM's default in
- * megatron/training/arguments.py), else 1 with the distributed optimizer */
+/* the ZeRO stage: FSDP's sharding (Megatron-FSDP's strategy, ZeRO 3 where
+ * --use-megatron-fsdp gives none: Megatron-LM's default in
+ * megatron/training/arguments.py; PyTorch FSDP2's as its reader sets it,
+ * ZeRO 3 where it sets none), else 1 with the distributed optimizer */
 static int zero_of(const capsim_launch *l)
 {
-	if (l->megatron_fsdp)
+	if (l->megatron_fsdp || (l->framework && !strcmp(l->framework, "fsdp2")))
 		return l->fsdp_zero >= 0 ? l->fsdp_zero : 3;
 	return l->zero == 1 ? 1 : 0;
 }
@@ -244,7 +245,14 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 		snprintf(tok, sizeof tok, "%.0f", s->tokens);
 	else
 		snprintf(tok, sizeof tok, "1T");
-	fprintf(f, "  </cluster>\n  <workload seq-len=\"%ld\" global-batch=\"%ld\" "
+	fprintf(f, "  </cluster>\n  <workload");
+	const char *const attr[][2] = { { "framework", l->framework },
+					{ "fp8-recipe", l->fp8_recipe },
+					{ "execution", l->execution } };
+	for (size_t i = 0; i < sizeof attr / sizeof attr[0]; i++)
+		if (attr[i][1])
+			fprintf(f, " %s=\"%s\"", attr[i][0], attr[i][1]);
+	fprintf(f, " seq-len=\"%ld\" global-batch=\"%ld\" "
 		   "micro-batch=\"%ld\" tokens=\"%s\" dtype=\"%s\">\n", l->seq_len, s->gb, s->mb,
 		tok, l->dtype ? l->dtype : "bf16");
 	fprintf(f, "    <model ref=\"");
