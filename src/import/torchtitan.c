@@ -275,6 +275,11 @@ static int read_parallelism(tt *r, long gpus, long *dp)
 	if (reshard && strcmp(reshard, "never") && strcmp(reshard, "default") &&
 	    strcmp(reshard, "always"))
 		note(l, "parallelism.fsdp_reshard_after_forward \"%s\": not modelled", reshard);
+	/* torchtitan's tensor parallelism shards the norms and the residual
+	 * stream over the sequence: its TP plan's SequenceParallel layers
+	 * (torchtitan/models/llama3/infra/parallelize.py, apply_tp) */
+	if (l->tp > 1)
+		l->sequence_parallel = 1;
 	int async_tp = flag(r, "parallelism.enable_async_tensor_parallel", 0);
 	if (async_tp < 0)
 		return -1;

@@ -156,6 +156,8 @@ static void test_values(void **state)
 		assert_string_equal(l.recompute, e->recompute);
 		assert_string_equal(l.execution, e->execution);
 		assert_string_equal(l.framework, "fsdp2");
+		/* torchtitan's TP plan shards the norms over the sequence */
+		assert_int_equal(l.sequence_parallel, e->tp > 1 ? 1 : -1);
 		if (!strcmp(e->dtype, "fp8"))
 			assert_string_equal(l.fp8_recipe, "current");
 		none_dropped(e, text, len, &l);
