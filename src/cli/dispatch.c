@@ -27,7 +27,7 @@ static const command commands[] = {
 	{ "bom", capsim_cmd_bom, "the cluster's bill of materials: nodes, switches, cables, racks, priced where the catalog can, and the capex" },
 	{ "sweep", capsim_cmd_sweep, "evaluate every point of a sweep file (axes over --set paths) into an SQLite results store; threads, MPI ranks, resume" },
 	{ "query", capsim_cmd_query, "read a sweep's results back: list sweeps, filter points, the best by a metric, a Pareto front; table, CSV or JSON" },
-	{ "import", capsim_cmd_import, "bring a workload in: a Hugging Face config.json becomes a models file for --parts" },
+	{ "import", capsim_cmd_import, "bring a workload in: a Hugging Face config.json becomes a models file for --parts, a launch line, Slurm script or torchtitan config a scenario" },
 	{ "explore", capsim_cmd_explore, "the what-if explorer: a full-screen view of the knobs and the results, recomputed as a knob changes" },
 	{ "report", capsim_cmd_report, "compare candidate designs for one workload: an HTML and Markdown report with figures, the summary as CSV" },
 	{ "optimize", capsim_cmd_optimize, "search TP, PP, CP, EP, ZeRO, micro-batch, recomputation and overlap for the best layout of the scenario's model on its cluster" },
