@@ -338,6 +338,31 @@ typedef struct {
 	int n_env;
 } launch_opts;
 
+/* The model a launch's scenario names, into model_id: `given` (a catalog or
+ * --parts id) where there is one, else "NAME-model", the launch's own
+ * architecture written to *models_xml (owned by the caller) and loaded into
+ * cat as `models` would hold it. Returns 0, or -1 after a diagnostic at
+ * `where`: `missing` when neither a model nor --models is given. */
+static int launch_model(capsim_catalog *cat, const capsim_launch *l, const char *given,
+			const char *name, const char *models, const char *where,
+			const char *missing, char *model_id, char **models_xml, capsim_diags *d)
+{
+	if (given) {
+		capsim_strlcpy(model_id, given, CAPSIM_ID_LEN);
+		return 0;
+	}
+	if (!models) {
+		capsim_diags_add_at(d, where, "the model: %s", missing);
+		return -1;
+	}
+	snprintf(model_id, CAPSIM_ID_LEN, "%s-model", name);
+	if (capsim_launch_model_text(l, model_id, where, models_xml, d) < 0 ||
+	    capsim_catalog_load_memory(cat, *models_xml, strlen(*models_xml), models, d) < 0 ||
+	    capsim_catalog_check(cat, d) < 0)
+		return -1;
+	return 0;
+}
+
 /* what was not modelled and what was assumed, on stderr before the
  * scenario is written and checked (a refusal may rest on them); then the
  * scenario of l (into *sc, the caller's), loaded as capsim run would load
@@ -448,20 +473,10 @@ static int import_launch(int argc, char **argv, int script)
 		goto fail;
 	}
 	char model_id[CAPSIM_ID_LEN];
-	if (o.model) {
-		capsim_strlcpy(model_id, o.model, sizeof model_id);
-	} else {
-		if (!o.models) {
-			capsim_diags_add_at(&d, where, "the model: give --model ID (a catalog or --parts "
-					    "model), or --models FILE to write the one the launch defines");
-			goto fail;
-		}
-		snprintf(model_id, sizeof model_id, "%s-model", o.name);
-		if (capsim_launch_model_text(&l, model_id, where, &models_xml, &d) < 0 ||
-		    capsim_catalog_load_memory(cat, models_xml, strlen(models_xml), o.models, &d) < 0 ||
-		    capsim_catalog_check(cat, &d) < 0)
-			goto fail;
-	}
+	if (launch_model(cat, &l, o.model, o.name, o.models, where,
+			 "give --model ID (a catalog or --parts model), or --models FILE to write "
+			 "the one the launch defines", model_id, &models_xml, &d) < 0)
+		goto fail;
 	if (write_launch(&l, node, o.name, model_id, where, o.models, models_xml, o.out, cat, s,
 			 &sc, &d) < 0)
 		goto fail;
@@ -559,20 +574,10 @@ static int import_torchtitan(int argc, char **argv)
 					    &flavor_model, &d) < 0)
 		goto fail;
 	char model_id[CAPSIM_ID_LEN];
-	if (o.model || flavor_model) {
-		capsim_strlcpy(model_id, o.model ? o.model : flavor_model, sizeof model_id);
-	} else {
-		if (!o.models) {
-			capsim_diags_add_at(&d, o.file, "the model: the debugmodel's entry needs "
-					    "--models FILE (or give --model ID)");
-			goto fail;
-		}
-		snprintf(model_id, sizeof model_id, "%s-model", o.name);
-		if (capsim_launch_model_text(&l, model_id, o.file, &models_xml, &d) < 0 ||
-		    capsim_catalog_load_memory(cat, models_xml, strlen(models_xml), o.models, &d) < 0 ||
-		    capsim_catalog_check(cat, &d) < 0)
-			goto fail;
-	}
+	if (launch_model(cat, &l, o.model ? o.model : flavor_model, o.name, o.models, o.file,
+			 "the debugmodel's entry needs --models FILE (or give --model ID)", model_id,
+			 &models_xml, &d) < 0)
+		goto fail;
 	if (write_launch(&l, node, o.name, model_id, o.file, o.models, models_xml, o.out, cat, s,
 			 &sc, &d) < 0)
 		goto fail;

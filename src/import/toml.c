@@ -173,7 +173,7 @@ static void put_utf8(buf *b, uint32_t cp)
 	buf_put(b, u, k);
 }
 
-/* a \uXXXX or \UXXXXXXXX escape's digits (digits of them) */
+/* the `digits` hex digits of a \uXXXX or \UXXXXXXXX escape, its code point put into b as UTF-8 */
 static int unicode_escape(reader *r, int digits, buf *b)
 {
 	uint32_t cp = 0;
