@@ -55,9 +55,18 @@ def to_fp8(t, dtype):
         .to(dtype), scale.reciprocal()
 
 
-def mm(a, ia, b, ib):
+# Fast accumulation (no periodic promotion to fp32) in the forward GEMM only,
+# as torchao's Float8LinearConfig sets it (gemm_config_output use_fast_accum
+# True, the gradients' GEMMs False: github:pytorch/ao torchao/float8/config.py)
+# and Transformer Engine does (_2X_ACC_FPROP = False); --fast-accum none
+# splits every GEMM's accumulator.
+FAST_FPROP = True
+
+
+def mm(a, ia, b, ib, fast=False):
     """a (row-major) @ b (column-major), fp8 in, bf16 out."""
-    return torch._scaled_mm(a, b, scale_a=ia, scale_b=ib, out_dtype=torch.bfloat16)
+    return torch._scaled_mm(a, b, scale_a=ia, scale_b=ib, out_dtype=torch.bfloat16,
+                            use_fast_accum=fast)
 
 
 class Float8MM(torch.autograd.Function):
@@ -66,7 +75,7 @@ class Float8MM(torch.autograd.Function):
         xq, ix = to_fp8(x, E4M3)
         wq, iw = to_fp8(w, E4M3)
         ctx.save_for_backward(xq, ix, wq, iw)
-        return mm(xq, ix, wq.t(), iw)
+        return mm(xq, ix, wq.t(), iw, FAST_FPROP)
 
     @staticmethod
     def backward(ctx, g):
@@ -149,8 +158,9 @@ def point(layers, seq, mb, precision, steps, warmup, mode="compile"):
     loss = float(step().item())
     return {"kind": "torch-fp8-step", "model": "llama-3-8b", "layers": layers, "seq": seq,
             "micro_batch": mb, "precision": precision, "mode": mode,
-            "recipe": "tensorwise dynamic (e4m3 fwd, e5m2 grads)" if precision == "fp8"
-            else "bf16 autocast", "median_s": med, "samples_s": samples,
+            "recipe": ("tensorwise dynamic (e4m3 fwd, e5m2 grads)"
+                       + (", fast accumulation in fprop" if FAST_FPROP else ", split accumulation"))
+            if precision == "fp8" else "bf16 autocast", "median_s": med, "samples_s": samples,
             "tokens_per_s": mb * seq / med, "profile_kernel_s": total,
             "profile_gemm_s": gemm, "loss_last": loss,
             "peak_allocated_bytes": torch.cuda.max_memory_allocated(),
@@ -185,7 +195,11 @@ def main(argv):
                    help="compile, eager or both, comma-separated (default compile)")
     p.add_argument("--points", default="4096x2,8192x1",
                    help="SEQxMICROBATCH,... (default 4096x2,8192x1)")
+    p.add_argument("--fast-accum", default="fprop", choices=("fprop", "none"),
+                   help="fast accumulation in the forward GEMM (torchao's default) or none")
     a = p.parse_args(argv)
+    global FAST_FPROP
+    FAST_FPROP = a.fast_accum == "fprop"
     if a.steps < 1 or a.warmup < 1 or a.layers < 1:
         log("error: --steps, --warmup and --layers must be at least 1")
         return 2
