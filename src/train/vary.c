@@ -60,10 +60,11 @@ void capsim_maxnorm(long n, double *mean, double *sd)
 		capsim_maxnorm_exact(n, mean, sd);
 		return;
 	}
-	/* past a thousand draws the maximum's standard deviation is under 0.36
-	 * and its density negligible 3 units either side of its mean */
+	/* past a thousand draws the maximum's standard deviation is under 0.36;
+	 * its density is negligible 3 units below its mean and, its upper tail
+	 * falling as exp(-x / 0.29) or faster, 4.5 above */
 	double blom = capsim_maxnorm_blom(n), m[3], mu;
-	moments(n, blom - 3.0, blom + 3.0, 800, m);
+	moments(n, blom - 3.0, blom + 4.5, 1000, m);
 	mean_sd(m, &mu, sd);
 	*mean = blom;
 }
@@ -74,8 +75,9 @@ void capsim_slowest_rank(double kernel_s, double cv, long n, double *add_s, doub
 	*sd_s = 0.0;
 	if (!(cv > 0) || !(kernel_s > 0))
 		return;
-	double mean, sd;
-	capsim_maxnorm(n, &mean, &sd);
+	double mean = 0.0, sd = 1.0;
+	if (n > 1)
+		capsim_maxnorm(n, &mean, &sd);
 	*add_s = kernel_s * cv * mean;
 	*sd_s = kernel_s * cv * sd;
 }
