@@ -2112,14 +2112,16 @@ static void test_korthikanti_2022(void **state)
 #define K22_MAE_OFF 0.04414
 #define K22_MAE_ON 0.06687
 
-/* One family's mean absolute error, errors[i] of n rows, and the rows within
- * 10%, printed as a line of docs/validation.md's table from off and on. */
-static void variability_line(const char *name, const double *off, const double *on, size_t n,
-			     double mae[2])
+/* One family's mean absolute error and its rows within 10%, from each row's
+ * error off and on (each row printed by its name), as a line of
+ * docs/validation.md's table. */
+static void variability_line(const char *name, const char *const *rows, const double *off,
+			     const double *on, size_t n, double mae[2])
 {
 	int within[2] = { 0, 0 };
 	mae[0] = mae[1] = 0.0;
 	for (size_t i = 0; i < n; i++) {
+		printf("  %s: %+.1f%% -> %+.1f%%\n", rows[i], 100 * off[i], 100 * on[i]);
 		mae[0] += fabs(off[i]) / (double)n;
 		mae[1] += fabs(on[i]) / (double)n;
 		within[0] += fabs(off[i]) <= 0.10;
@@ -2158,27 +2160,34 @@ static void test_variability_published(void **state)
 	(void)state;
 	load_published();
 	double off[PUB_MAX], on[PUB_MAX], pub[PUB_MAX], got[PUB_MAX], mae[2];
+	const char *names[PUB_MAX];
+	for (size_t i = 0; i < n_h100; i++)
+		names[i] = h100[i].model;
 	printf("| family | rows | MAE off | MAE on | within 10%% off | on |\n"
 	       "|---|---:|---:|---:|---:|---:|\n");
 	errors(h100, n_h100, 0, &capsim_knobs_fitted, off, pub, got, NULL);
 	step_variability = 1;
 	errors(h100, n_h100, 0, &capsim_knobs_fitted, on, pub, got, NULL);
 	step_variability = 0;
-	variability_line("Megatron-LM README, H100", off, on, n_h100, mae);
+	variability_line("Megatron-LM README, H100", names, off, on, n_h100, mae);
 	assert_rel(mae[0], README_MAE_OFF, 0.01);
 	assert_rel(mae[1], README_MAE_ON, 0.01);
 	errors(sc21, n_sc21, 1, &capsim_knobs_fitted, off, pub, got, NULL);
 	step_variability = 1;
 	errors(sc21, n_sc21, 1, &capsim_knobs_fitted, on, pub, got, NULL);
 	step_variability = 0;
-	variability_line("SC21 Table 1, A100", off, on, n_sc21, mae);
+	for (size_t i = 0; i < n_sc21; i++)
+		names[i] = sc21[i].model;
+	variability_line("SC21 Table 1, A100", names, off, on, n_sc21, mae);
 	assert_rel(mae[0], SC21_MAE_OFF, 0.01);
 	assert_rel(mae[1], SC21_MAE_ON, 0.01);
 	size_t n = k22_errors(off);
 	step_variability = 1;
 	assert_int_equal(k22_errors(on), n);
 	step_variability = 0;
-	variability_line("Korthikanti et al. 2022, A100", off, on, n, mae);
+	for (size_t i = 0; i < n; i++)
+		names[i] = i % 2 ? "selective + SP" : k22_ids[i / 2];
+	variability_line("Korthikanti et al. 2022, A100", names, off, on, n, mae);
 	assert_rel(mae[0], K22_MAE_OFF, 0.01);
 	assert_rel(mae[1], K22_MAE_ON, 0.01);
 }

@@ -24,7 +24,7 @@ TESTUTIL_CATALOG_FIXTURE
 /* ---- order statistics --------------------------------------------------------- */
 
 /* E[max] and SD[max] of 2 to 5 draws in closed form (David and Nagaraja,
- * Order Statistics, 3rd ed., sec. 3.2: E[X(2:2)] = 1/sqrt(pi), E[X(3:3)] =
+ * Order Statistics, 3rd ed., 2003: E[X(2:2)] = 1/sqrt(pi), E[X(3:3)] =
  * 3/(2 sqrt(pi)), E[X(4:4)] = (3/sqrt(pi)) (1/2 + asin(1/3)/pi), E[X(5:5)] =
  * (5/(4 sqrt(pi))) (1 + 6 asin(1/3)/pi); Var[X(2:2)] = 1 - 1/pi, Var[X(3:3)] =
  * 1 - 9/(4 pi) + sqrt(3)/(2 pi)), and the one draw's 0 and 1. */
