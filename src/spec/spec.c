@@ -18,6 +18,9 @@
 #define FDBL(p, st, m, d, fl, lo, hi, doc_) \
 	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(st, m), \
 	  .flags = fl, .min = lo, .max = hi, .doc = doc_ }
+#define FDBLD(p, st, m, d, fl, lo, hi, dflt, doc_) \
+	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(st, m), \
+	  .flags = fl, .min = lo, .max = hi, .def = dflt, .doc = doc_ }
 #define FINT(p, st, m, fl, lo, hi, doc_) \
 	{ .path = p, .type = CAPSIM_FT_INT, .dim = CAPSIM_DIM_COUNT, \
 	  .offset = offsetof(st, m), .flags = fl, .min = lo, .max = hi, .doc = doc_ }
@@ -99,12 +102,8 @@ static const capsim_field gpu_fields[] = {
 	FDBL("efficiency.kernel-gap", capsim_gpu, kernel_gap_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "GPU-side cost of one kernel launched from a stream, eager or compiled (the gap to the one before, the host well ahead); default 3.9 us, measured on an H200 SXM"),
 	FDBL("efficiency.dispatch", capsim_gpu, dispatch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "eager host work per kernel beyond the launch (Python, dispatcher, autograd) on the host this profile was measured on; a node's cpu.dispatch wins; default: measured on an H200 SXM machine's host"),
 	FDBL("efficiency.dispatch-compiled", capsim_gpu, dispatch_compiled_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the same under torch.compile (its generated wrapper code); a node's cpu.dispatch-compiled wins; default: measured on an H200 SXM machine's host"),
-	{ .path = "variability.rate-cv", .type = CAPSIM_FT_DOUBLE, .dim = CAPSIM_DIM_RATIO,
-	  .offset = offsetof(capsim_gpu, rate_cv), .flags = NN, .min = 0.0, .max = 0.5,
-	  .def = "0.015", .doc = "coefficient of variation of the sustained kernel rate between GPUs of this model, a property of each GPU that lasts (silicon, power management, cooling): the step waits for the slowest of the ranks that synchronise (docs/model.md, \"Runtime variability\"); 0: none; default 1.5% (assumption: Sinha et al., SC22, arXiv 2208.11035, measured 8% average spread between the fastest and slowest GPUs of one V100 or MI60 model outside the outliers, a box plot's whiskers, about 5.4 standard deviations of a normal)" },
-	{ .path = "variability.step-cv", .type = CAPSIM_FT_DOUBLE, .dim = CAPSIM_DIM_RATIO,
-	  .offset = offsetof(capsim_gpu, step_cv), .flags = NN, .min = 0.0, .max = 0.5,
-	  .def = "0", .doc = "coefficient of variation of one GPU's kernel rate from step to step, added in quadrature to variability.rate-cv; default 0 (no published per-GPU figure)" },
+	FDBLD("variability.rate-cv", capsim_gpu, rate_cv, CAPSIM_DIM_RATIO, NN, 0.0, 0.5, "0.015", "coefficient of variation of the sustained kernel rate between GPUs of this model, a property of each GPU that lasts (silicon, power management, cooling): the step waits for the slowest of the ranks that synchronise (docs/model.md, \"Runtime variability\"); 0: none; default 1.5% (assumption: Sinha et al., SC22, arXiv 2208.11035, measured 8% average spread between the fastest and slowest GPUs of one V100 or MI60 model outside the outliers, a box plot's whiskers, about 5.4 standard deviations of a normal)"),
+	FDBLD("variability.step-cv", capsim_gpu, step_cv, CAPSIM_DIM_RATIO, NN, 0.0, 0.5, "0", "coefficient of variation of one GPU's kernel rate from step to step, added in quadrature to variability.rate-cv; default 0 (no published per-GPU figure)"),
 	PRICE_FIELDS(capsim_gpu),
 };
 

@@ -687,8 +687,8 @@ static void variability_family(const char *name, const family_row *rows, size_t 
 			if (on) {
 				off_s = rows[i].pub_s * (1.0 + err_on[i]);
 				if (step_s < off_s * (1.0 - 1e-12))
-					fail_msg("%s: %.4f s with the spread, %.4f s without", rows[i].id,
-						 step_s, off_s);
+					fail_msg("%s: %.4f s with the spread, %.4f s without",
+						 rows[i].id, step_s, off_s);
 			}
 			if (on)
 				printf("  %s, %d GPUs: %+.1f%% -> %+.1f%%\n", rows[i].id,

@@ -2143,7 +2143,8 @@ static size_t k22_errors(double *err)
 		for (int sel = 0; sel < 2; sel++) {
 			capsim_scenario *s = k22_scenario(&t, i, k22_ids[i], sel);
 			capsim_step r = step_of(s);
-			double pub = testutil_csv_num(&t, i, sel ? "present_work_s" : "full_recompute_s");
+			double pub = testutil_csv_num(&t, i,
+						      sel ? "present_work_s" : "full_recompute_s");
 			err[n++] = r.step_time_s / pub - 1;
 			capsim_step_free(&r);
 			free(s);

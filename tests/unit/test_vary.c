@@ -127,7 +127,7 @@ static capsim_step step_of(const char *name, const capsim_set *sets, size_t n)
 	capsim_scenario *s = load_file(name, sets, n);
 	capsim_diags d = { 0 };
 	capsim_fabric *f = capsim_fabric_build(s, &d);
-	capsim_step r;
+	capsim_step r = { 0 };
 	if (!f || capsim_step_simulate(s, f, &r, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		fail_msg("%s: step fails", name);
