@@ -251,15 +251,20 @@ static void note_compute(const R *r, char *b, size_t n)
 
 static void note_variability(const R *r, char *b, size_t n)
 {
-	snprintf(b, n, "(the expected slowest of %ld GPUs, rate spread %.3g%% a GPU, on %.4g s of "
-		 "kernels)", r->step.variability_ranks, 100 * r->step.variability_cv,
-		 r->step.variability_kernel_s);
+	char k[32];
+	capsim_units_format(r->step.variability_kernel_s, CAPSIM_DIM_SECONDS, k, sizeof k);
+	if (r->step.variability_ranks > 1)
+		snprintf(b, n, "(the expected slowest of %ld GPUs, rate spread %.3g%% a GPU, on %s "
+			 "of kernels)", r->step.variability_ranks, 100 * r->step.variability_cv, k);
+	else
+		snprintf(b, n, "(one GPU waits for no other; rate spread %.3g%%, on %s of kernels)",
+			 100 * r->step.variability_cv, k);
 }
 
 static void note_step_sd(const R *r, char *b, size_t n)
 {
-	snprintf(b, n, "(the slowest rank's spread; not the model's error)");
 	(void)r;
+	snprintf(b, n, "(the GPUs' rate spread; not the model's error)");
 }
 
 static void note_link(const capsim_step_link *l, const char *what, char *b, size_t n)
