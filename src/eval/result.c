@@ -20,6 +20,7 @@
 static int has_cp(const R *r) { return r->cp > 1; }
 static int has_pp(const R *r) { return r->pp > 1; }
 static int has_ep(const R *r) { return r->ep > 1; }
+static int has_variability(const R *r) { return r->step.step_time_sd_s > 0; }
 static int has_scaling(const R *r) { return r->has_scaling; }
 static int has_storage(const R *r) { return r->has_storage; }
 static int has_loader(const R *r) { return r->step.loader.has_loader; }
@@ -246,6 +247,24 @@ static void note_compute(const R *r, char *b, size_t n)
 			 r->step.replica_classes, r->step.critical_replica,
 			 r->group[r->step.critical_group].gpu);
 	}
+}
+
+static void note_variability(const R *r, char *b, size_t n)
+{
+	char k[32];
+	capsim_units_format(r->step.variability_kernel_s, CAPSIM_DIM_SECONDS, k, sizeof k);
+	if (r->step.variability_ranks > 1)
+		snprintf(b, n, "(the expected slowest of %ld GPUs, rate spread %.3g%% a GPU, on %s "
+			 "of kernels)", r->step.variability_ranks, 100 * r->step.variability_cv, k);
+	else
+		snprintf(b, n, "(one GPU waits for no other; rate spread %.3g%%, on %s of kernels)",
+			 100 * r->step.variability_cv, k);
+}
+
+static void note_step_sd(const R *r, char *b, size_t n)
+{
+	(void)r;
+	snprintf(b, n, "(the GPUs' rate spread; not the model's error)");
 }
 
 static void note_link(const capsim_step_link *l, const char *what, char *b, size_t n)
@@ -492,6 +511,13 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("host_s", STEP(host_s), SEC, "s", "host-bound", 1,
 	     "what the host adds to the critical stage's kernels where it issues them more slowly "
 	     "than the GPU runs them (workload.execution)", NULL, NULL),
+	REAL("variability_s", STEP(variability_s), SEC, "s", "slowest rank", 1,
+	     "what the expected slowest of the ranks that synchronise adds to the step, under "
+	     "the spread of their GPUs' kernel rate (workload.variability; in step_time_s)",
+	     has_variability, note_variability),
+	REAL("step_time_sd_s", STEP(step_time_sd_s), SEC, "s", "step spread (1 sd)", 1,
+	     "standard deviation of the step from that physical variation (the slowest "
+	     "rank's), apart from the model's own error", has_variability, note_step_sd),
 	REAL_IF("data_stall_s", STEP(data_stall_s), SEC, "s", "data stall", 1,
 		"reading the next step's data that the loader's workers and prefetch do not hide",
 		NULL, note_data, has_storage),

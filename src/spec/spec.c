@@ -18,6 +18,9 @@
 #define FDBL(p, st, m, d, fl, lo, hi, doc_) \
 	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(st, m), \
 	  .flags = fl, .min = lo, .max = hi, .doc = doc_ }
+#define FDBLD(p, st, m, d, fl, lo, hi, dflt, doc_) \
+	{ .path = p, .type = CAPSIM_FT_DOUBLE, .dim = d, .offset = offsetof(st, m), \
+	  .flags = fl, .min = lo, .max = hi, .def = dflt, .doc = doc_ }
 #define FINT(p, st, m, fl, lo, hi, doc_) \
 	{ .path = p, .type = CAPSIM_FT_INT, .dim = CAPSIM_DIM_COUNT, \
 	  .offset = offsetof(st, m), .flags = fl, .min = lo, .max = hi, .doc = doc_ }
@@ -99,6 +102,8 @@ static const capsim_field gpu_fields[] = {
 	FDBL("efficiency.kernel-gap", capsim_gpu, kernel_gap_s, CAPSIM_DIM_SECONDS, P, 1e-9, 1e-3, "GPU-side cost of one kernel launched from a stream, eager or compiled (the gap to the one before, the host well ahead); default 3.9 us, measured on an H200 SXM"),
 	FDBL("efficiency.dispatch", capsim_gpu, dispatch_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "eager host work per kernel beyond the launch (Python, dispatcher, autograd) on the host this profile was measured on; a node's cpu.dispatch wins; default: measured on an H200 SXM machine's host"),
 	FDBL("efficiency.dispatch-compiled", capsim_gpu, dispatch_compiled_s, CAPSIM_DIM_SECONDS, P, 1e-8, 1e-2, "the same under torch.compile (its generated wrapper code); a node's cpu.dispatch-compiled wins; default: measured on an H200 SXM machine's host"),
+	FDBLD("variability.rate-cv", capsim_gpu, rate_cv, CAPSIM_DIM_RATIO, NN, 0.0, 0.5, "0.015", "coefficient of variation of the sustained kernel rate between GPUs of this model, a property of each GPU that lasts (silicon, power management, cooling): the step waits for the slowest of the ranks that synchronise (docs/model.md, \"Runtime variability\"); 0: none; default 1.5% (assumption: Sinha et al., SC22, arXiv 2208.11035, measured 8% average spread between the fastest and slowest GPUs of one V100 or MI60 model outside the outliers, a box plot's whiskers, about 5.4 standard deviations of a normal)"),
+	FDBLD("variability.step-cv", capsim_gpu, step_cv, CAPSIM_DIM_RATIO, NN, 0.0, 0.5, "0", "coefficient of variation of one GPU's kernel rate from step to step, added in quadrature to variability.rate-cv; default 0 (no published per-GPU figure)"),
 	PRICE_FIELDS(capsim_gpu),
 };
 
@@ -440,6 +445,7 @@ const capsim_field capsim_scenario_fields[] = {
 	SINT("workload.straggler-stage", straggler_stage, 0, -1, 1e5, "-1", "pipeline stage of the straggler, from 0; -1: the stage with the most compute (the worst case)"),
 	SINT("workload.straggler-replica", straggler_replica, 0, 0, 1e6, "0", "data-parallel replica of the straggler, from 0"),
 	SDBL("workload.jitter", jitter, CAPSIM_DIM_RATIO, NN, 0.0, 1.0, "0", "coefficient of variation of each GPU's kernel time per layer and micro-batch (lognormal, from the scenario's seed); every replica is then simulated (assumption: no default from measurement)"),
+	FFLAG("workload.variability", S, variability, 0, "off", "the step waits for the expected slowest of the ranks that synchronise (the job's GPUs), each GPU's kernel rate drawn from its model's spread (cluster.gpu.variability.rate-cv, step-cv): the mean step grows by variability_s and spreads by step_time_sd_s (docs/model.md, \"Runtime variability\")"),
 	SDBL("workload.task-limit", task_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e11, "2e6", "most pipeline tasks (a forward and a backward per micro-batch, stage and chunk, for each replica simulated) one step may simulate; a larger step is refused before it runs (measured: about 130 bytes and 1.4 us a task, so the default bounds a step near 0.3 GB and 3 s; raise it for longer schedules)"),
 	SDBL("workload.flow-limit", flow_limit, CAPSIM_DIM_COUNT, P | WHOLE, 1e3, 1e10, "2e6", "most flows one collective may simulate (an all-to-all over n ranks is n(n-1), a ring all-reduce n per distinct ring); a larger one is refused before its flows are built (measured: at most about 0.4 KB and 4.4 us a flow, so the default bounds a collective near 0.8 GB and 9 s; raise it for larger all-to-alls)"),
 	FENUM("workload.fp8-recipe", S, fp8_recipe, fp8_recipe_names, 0, "framework", "scaling of Transformer Engine's fp8 tensors (dtype fp8, megatron and deepspeed): delayed (the scale from the amax history, one pass a cast: Megatron-LM's --fp8-recipe default) or current (the scale from the tensor's own amax, --fp8-recipe tensorwise: an amax pass before each cast, 6 bytes an element against 4, as TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst times it); framework: delayed; torch-amp and fsdp2 run torchao's dynamic tensorwise casts whatever this says"),

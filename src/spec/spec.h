@@ -218,6 +218,10 @@ typedef struct capsim_gpu {
 	 * stream") */
 	double launch_eager_s, launch_graph_s, kernel_gap_s;
 	double dispatch_s, dispatch_compiled_s;
+	/* runtime variability: the coefficient of variation of the sustained
+	 * kernel rate between GPUs of this model (persistent), and of one GPU
+	 * from step to step; 0: none (docs/model.md, "Runtime variability") */
+	double rate_cv, step_cv;
 	/* an eager plain-PyTorch block's kernels, [LayerNorm, RMSNorm family]
 	 * [forward, backward], from a profile; 0: capsim's measured defaults */
 	double block_kernels[2][2];
@@ -687,6 +691,8 @@ typedef struct capsim_scenario {
 	double flow_limit;           /* most flows one collective may simulate */
 	double jitter;               /* coefficient of variation of a GPU's kernel
 				      * time per layer and micro-batch; 0: none */
+	int variability;             /* the step waits for the expected slowest of its
+				      * ranks under the GPUs' rate spread (gpu.variability) */
 
 	/* facility and cost */
 	char facility_ref[CAPSIM_ID_LEN];

@@ -16,6 +16,7 @@
 #include "overlap.h"
 #include "ops.h"
 #include "schedule.h"
+#include "vary.h"
 #include "xalloc.h"
 
 static double act_bytes(int dtype)
@@ -1589,6 +1590,35 @@ static void step_breakdown(const step_work *w, const capsim_scenario *s, capsim_
 	out->bubble_s = (double)pr0->stage[crit].idle_ns * 1e-9;
 }
 
+/* The GPUs' rate spread (workload.variability): the simulated step has every
+ * rank at its model's mean rate; a synchronous step waits for the slowest of
+ * the ranks that synchronise (a tensor x context group at each layer, the
+ * pipeline's stages along its critical path, the replicas at the gradient
+ * sync: all tp x cp x pp x dp of them), so the kernels on the critical path
+ * (the critical stage's compute and its bubble, which waits on the others'
+ * kernels) take the expected maximum of their rates' draws. The largest
+ * coefficient of variation of the node groups' GPUs; the step, and what
+ * the variability adds and spreads, in out. */
+static void step_variability(const step_work *w, const capsim_scenario *s, capsim_step *out)
+{
+	if (!s->variability)
+		return;
+	double cv = 0.0;
+	for (int t = 0; t < w->kinds; t++) {
+		const capsim_gpu *g = &w->view[t].s->gpu;
+		cv = fmax(cv, hypot(g->rate_cv, g->step_cv));
+	}
+	long n = (long)s->tp * s->cp * s->pp * s->dp;
+	double kernel_s = out->compute_s + out->bubble_s;
+	capsim_slowest_rank(kernel_s, cv, n, &out->variability_s, &out->step_time_sd_s);
+	if (!(out->step_time_sd_s > 0))
+		return;
+	out->variability_kernel_s = kernel_s;
+	out->variability_cv = cv;
+	out->variability_ranks = n;
+	out->step_time_s += out->variability_s;
+}
+
 /* A layer's times on the first stage, the schedule's critical path (owned
  * by out), and what the step achieves: tokens and model FLOP per step, the
  * data loader's stall added to the step, tokens per second, MFU, the steps
@@ -1628,6 +1658,7 @@ int capsim_step_simulate_ex(const capsim_scenario *s, capsim_fabric *f,
 	if (step_slowest_class(&w, s, out, d) < 0 || step_without_transfers(&w, s, out, d) < 0)
 		goto done;
 	step_breakdown(&w, s, out);
+	step_variability(&w, s, out);
 	step_throughput(&w, s, out);
 	rc = 0;
 	if (keep) {

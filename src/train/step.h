@@ -6,7 +6,8 @@
  * groups and data-parallel replicas behave alike, so one replica's pipeline is
  * simulated; pipeline stages never fold together. Mixed node types, a
  * straggler and jitter unfold the replicas into classes that differ (all of
- * them with jitter); the slowest sets the step.
+ * them with jitter); the slowest sets the step. With workload.variability
+ * the step then waits for the expected slowest of its ranks (vary.h).
  *
  * All times in seconds. Equations and what is left out: docs/model.md
  * ("Training step"). */
@@ -51,6 +52,14 @@ typedef struct capsim_step {
 					* efficiency.attention */
 	double host_s;                 /* what the host stream adds to the critical stage's
 					* kernels (issuing them more slowly than they run) */
+	/* runtime variability (workload.variability, vary.h): the kernel time on
+	 * the critical path it scales (compute and bubble), the ranks that
+	 * synchronise, the coefficient of variation of their kernel rate, what
+	 * their expected slowest adds to the step (in step_time_s) and the
+	 * step's standard deviation from it; all 0 when it is off */
+	double variability_kernel_s, variability_cv;
+	long variability_ranks;
+	double variability_s, step_time_sd_s;
 	double steps, time_to_train_s; /* to the token budget */
 	int microbatches;
 	int critical_stage;

@@ -215,6 +215,18 @@ typedef struct {
 	int bf16;              /* a BF16 run (every GEMM in 16 bits); else FP8 */
 } family_row;
 
+/* each family's mean absolute error with the GPUs' rate spread off and on
+ * (docs/validation.md, "Runtime variability: the expected slowest rank") */
+#define BRIDGE_MAE_OFF 0.09023
+#define BRIDGE_MAE_ON 0.11514
+#define PAIRS_MAE_OFF 0.10525
+#define PAIRS_MAE_ON 0.11578
+#define MLPERF_MAE_OFF 0.07951
+#define MLPERF_MAE_ON 0.06608
+
+/* set: rows are built with workload.variability on, and scored quietly */
+static int family_variability, family_quiet;
+
 /* The scenario of one published row: its GPUs on the catalog node (a DGX
  * on a rail-optimised fat tree, NDR InfiniBand or 400 GbE RoCE as the row
  * says; GB200 trays on NDR, GB300 trays on XDR for their 800 Gb/s NICs),
@@ -272,12 +284,16 @@ static capsim_scenario *family_scenario(const family_row *w)
 		 w->pp, w->cp, w->fsdp ? 3 : 1,
 		 w->sp ? "on" : "off", w->overlap ? "on" : "off",
 		 w->vp > 1 ? "1f1b-interleaved" : "1f1b", w->vp > 1 ? w->vp : 1, split);
-	if (!w->domain)
-		return load(text, NULL, 0);
+	capsim_set sets[2];
+	size_t n = 0;
 	char dom[16];
-	snprintf(dom, sizeof dom, "%d", w->domain);
-	const capsim_set sets[] = { { "cluster.node.scale-up.domain-gpus", dom } };
-	return load(text, sets, 1);
+	if (w->domain) {
+		snprintf(dom, sizeof dom, "%d", w->domain);
+		sets[n++] = (capsim_set){ "cluster.node.scale-up.domain-gpus", dom };
+	}
+	if (family_variability)
+		sets[n++] = (capsim_set){ "workload.variability", "on" };
+	return load(text, n ? sets : NULL, n);
 }
 
 /* whether the catalog node is a tray of a rack-scale NVLink domain */
@@ -436,6 +452,11 @@ static double score_row(const family_row *w, int *fits, double *step_s)
 	double pub = w->pub_s;
 	double err = r.step_time_s / pub - 1.0;
 	*step_s = r.step_time_s;
+	if (family_quiet) {
+		*fits = r.memory[0].fits;
+		free(s);
+		return err;
+	}
 	printf("| %s | %d | %d/%d/%d/%d | %.3f | %.3f | %+.1f%% | %.3f | %.3f | %.3f | %.3f | "
 	       "%.3f | %.3f | %.1f of %.1f, %s |\n", w->id, w->gpus, w->tp, w->pp, w->cp, w->vp,
 	       pub, r.step_time_s, 100 * err, r.compute_s, r.exposed_comm_tp_s,
@@ -646,6 +667,84 @@ static void test_fp8_speedup(void **state)
 	       100 * sum / (double)pairs);
 }
 
+/* ---- runtime variability: every family before and after -------------------- */
+
+/* Each row's step with workload.variability off and on, quietly: the mean
+ * absolute errors and the rows within FAMILY_TOLERANCE of each, printed as
+ * docs/validation.md's table; every row's step on is at least its step off. */
+static void variability_family(const char *name, const family_row *rows, size_t n,
+			       double mae[2], double err_on[])
+{
+	int within[2] = { 0, 0 };
+	family_quiet = 1;
+	for (int on = 0; on < 2; on++) {
+		double sum = 0.0;
+		family_variability = on;
+		for (size_t i = 0; i < n; i++) {
+			int fits;
+			double step_s, off_s = 0.0;
+			double err = score_row(&rows[i], &fits, &step_s);
+			if (on) {
+				off_s = rows[i].pub_s * (1.0 + err_on[i]);
+				if (step_s < off_s * (1.0 - 1e-12))
+					fail_msg("%s: %.4f s with the spread, %.4f s without",
+						 rows[i].id, step_s, off_s);
+			}
+			if (on)
+				printf("  %s, %d GPUs: %+.1f%% -> %+.1f%%\n", rows[i].id,
+				       rows[i].gpus, 100 * err_on[i], 100 * err);
+			err_on[i] = err; /* off: kept for the comparison on */
+			sum += fabs(err);
+			within[on] += fabs(err) <= FAMILY_TOLERANCE;
+		}
+		mae[on] = sum / (double)n;
+	}
+	family_variability = family_quiet = 0;
+	printf("| %s | %zu | %.1f%% | %.1f%% | %d | %d |\n", name, n, 100 * mae[0], 100 * mae[1],
+	       within[0], within[1]);
+}
+
+/* The published families of this file with the GPUs' rate spread on
+ * (docs/validation.md, "Runtime variability"): each family's mean error
+ * before and after as recorded there, and MLPerf's 256 B200 and 512 GB200
+ * rows, capsim's fastest misses, closer to their measurement. */
+static void test_variability_families(void **state)
+{
+	(void)state;
+	family_row rows[FAMILY_MAX];
+	pair_key keys[FAMILY_MAX];
+	double mae[2], err[FAMILY_MAX];
+	printf("| family | rows | MAE off | MAE on | within 10%% off | on |\n"
+	       "|---|---:|---:|---:|---:|---:|\n");
+	size_t n = load_nemo(rows);
+	variability_family("Megatron-Bridge", rows, n, mae, err);
+	assert_rel(mae[0], BRIDGE_MAE_OFF, 0.01);
+	assert_rel(mae[1], BRIDGE_MAE_ON, 0.01);
+	n = load_pairs(rows, keys);
+	variability_family("FP8 / BF16 pair rows", rows, n, mae, err);
+	assert_rel(mae[0], PAIRS_MAE_OFF, 0.01);
+	assert_rel(mae[1], PAIRS_MAE_ON, 0.01);
+	n = load_mlperf(rows);
+	double off[FAMILY_MAX];
+	family_quiet = 1;
+	for (size_t i = 0; i < n; i++) {
+		int fits;
+		double step_s;
+		off[i] = score_row(&rows[i], &fits, &step_s);
+	}
+	variability_family("MLPerf v5.1", rows, n, mae, err);
+	assert_rel(mae[0], MLPERF_MAE_OFF, 0.01);
+	assert_rel(mae[1], MLPERF_MAE_ON, 0.01);
+	int moved = 0;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].gpus >= 256) {
+			assert_true(off[i] < -FAMILY_TOLERANCE);
+			assert_true(err[i] > off[i] + 0.02);
+			moved++;
+		}
+	assert_int_equal(moved, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_bridge),
 		cmocka_unit_test(test_mlperf_v51),
 		cmocka_unit_test(test_fp8_speedup),
+		cmocka_unit_test(test_variability_families),
 	};
 	return testutil_run_group_name("families", tests, setup, teardown);
 }

@@ -1870,6 +1870,7 @@ static void load_h200_cal(void)
 }
 
 static const capsim_gemm_cal *errors_cal; /* set: every GPU takes these GEMM models */
+static int step_variability;               /* set: workload.variability on */
 static int mem_verdict[PUB_MAX];           /* each published row's memory verdict */
 
 static void errors(const pub_row *rows, size_t n, int a100, const capsim_knobs *kn,
@@ -1901,7 +1902,8 @@ static void errors(const pub_row *rows, size_t n, int a100, const capsim_knobs *
 				 "<model ref=\"%s\"/><parallelism tp=\"%d\" pp=\"%d\" zero=\"1\" "
 				 "sequence-parallel=\"%s\" tp-comm-overlap=\"on\"/></workload></scenario>",
 				 w->gpus / 8, w->batch, w->model, w->tp, w->pp, w->tp > 1 ? "on" : "off");
-		capsim_scenario *s = load(text, NULL, 0);
+		const capsim_set on[] = { { "workload.variability", "on" } };
+		capsim_scenario *s = load(text, step_variability ? on : NULL, step_variability);
 		if (errors_cal)
 			memcpy(s->gpu.cal.gemm, errors_cal, sizeof s->gpu.cal.gemm);
 		capsim_diags d = { 0 };
@@ -2027,14 +2029,43 @@ static void test_published_steps(void **state)
  * 2022 (unfused), mixed precision taken as fp16, tensor-parallel
  * collectives exposed. Scored, not fitted on: the same 10% a row as the
  * other published tables, set before the comparison. */
+/* the catalog's models of Table 5's rows, in the file's order */
+static const char *const k22_ids[] = { "megatron-22b", "megatron-175b", "megatron-529.6b",
+				       "megatron-1t" };
+
+/* Row i of Table 5 (t) as a scenario, model id, with full recomputation or
+ * (sel) selective recomputation and sequence parallelism; the spread on
+ * where step_variability is set. */
+static capsim_scenario *k22_scenario(const testutil_table *t, size_t i, const char *id, int sel)
+{
+	int tp = (int)testutil_csv_num(t, i, "tp"), pp = (int)testutil_csv_num(t, i, "pp");
+	int gpus = (int)testutil_csv_num(t, i, "gpus");
+	int batch = (int)testutil_csv_num(t, i, "global_batch_size");
+	int micro = (int)testutil_csv_num(t, i, "micro_batch_size");
+	int v = atoi(testutil_csv_get(t, i, "interleave"));
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "<scenario name=\"k22\"><cluster nodes=\"%d\"><node ref=\"dgx-a100\"/>"
+		 "<fabric topology=\"fat-tree\" tiers=\"3\" transport=\"infiniband\" "
+		 "routing=\"adaptive\"><switch ref=\"qm8700\"/></fabric></cluster>"
+		 "<workload seq-len=\"2048\" global-batch=\"%d\" micro-batch=\"%d\" "
+		 "tokens=\"300B\" dtype=\"fp16\" attention=\"unfused\"><model ref=\"%s\"/>"
+		 "<parallelism tp=\"%d\" pp=\"%d\" dp=\"1\" recompute=\"%s\" "
+		 "sequence-parallel=\"%s\" schedule=\"%s\" virtual-stages=\"%d\"/>"
+		 "</workload></scenario>",
+		 gpus / 8, batch, micro, id, tp, pp, sel ? "selective" : "full",
+		 sel ? "on" : "off", v > 1 ? "1f1b-interleaved" : "1f1b", v > 1 ? v : 1);
+	const capsim_set on[] = { { "workload.variability", "on" } };
+	return load(text, step_variability ? on : NULL, step_variability);
+}
+
 static void test_korthikanti_2022(void **state)
 {
 	(void)state;
 	testutil_table t;
 	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/korthikanti2022_table5.csv", &t);
 	assert_int_equal(t.n_rows, 4);
-	static const char *const ids[] = { "megatron-22b", "megatron-175b", "megatron-529.6b",
-					   "megatron-1t" };
+	const char *const *ids = k22_ids;
 	printf("| model | GPUs | TP | PP | recomputation | published (s) | capsim (s) | error "
 	       "| capsim peak memory (GB) | verdict |\n|---|---:|---:|---:|---|---:|---:|---:|---:|---|\n");
 	double sum = 0.0;
@@ -2047,23 +2078,8 @@ static void test_korthikanti_2022(void **state)
 		assert_int_equal(m->heads, (int)testutil_csv_num(&t, i, "attention_heads"));
 		int tp = (int)testutil_csv_num(&t, i, "tp"), pp = (int)testutil_csv_num(&t, i, "pp");
 		int gpus = (int)testutil_csv_num(&t, i, "gpus");
-		int batch = (int)testutil_csv_num(&t, i, "global_batch_size");
-		int micro = (int)testutil_csv_num(&t, i, "micro_batch_size");
-		int v = atoi(testutil_csv_get(&t, i, "interleave"));
 		for (int sel = 0; sel < 2; sel++) {
-			char text[2048];
-			snprintf(text, sizeof text,
-				 "<scenario name=\"k22\"><cluster nodes=\"%d\"><node ref=\"dgx-a100\"/>"
-				 "<fabric topology=\"fat-tree\" tiers=\"3\" transport=\"infiniband\" "
-				 "routing=\"adaptive\"><switch ref=\"qm8700\"/></fabric></cluster>"
-				 "<workload seq-len=\"2048\" global-batch=\"%d\" micro-batch=\"%d\" "
-				 "tokens=\"300B\" dtype=\"fp16\" attention=\"unfused\"><model ref=\"%s\"/>"
-				 "<parallelism tp=\"%d\" pp=\"%d\" dp=\"1\" recompute=\"%s\" "
-				 "sequence-parallel=\"%s\" schedule=\"%s\" virtual-stages=\"%d\"/>"
-				 "</workload></scenario>",
-				 gpus / 8, batch, micro, ids[i], tp, pp, sel ? "selective" : "full",
-				 sel ? "on" : "off", v > 1 ? "1f1b-interleaved" : "1f1b", v > 1 ? v : 1);
-			capsim_scenario *s = load(text, NULL, 0);
+			capsim_scenario *s = k22_scenario(&t, i, ids[i], sel);
 			capsim_step r = step_of(s);
 			double pub = testutil_csv_num(&t, i, sel ? "present_work_s" : "full_recompute_s");
 			double err = r.step_time_s / pub - 1;
@@ -2087,6 +2103,98 @@ static void test_korthikanti_2022(void **state)
 	}
 	printf("\nmean absolute error: %.1f%%\n\n", 100 * sum / n);
 	testutil_csv_free(&t);
+}
+
+/* ---- runtime variability: every family before and after -------------------- */
+
+/* each family's mean absolute error with the GPUs' rate spread off and on
+ * (docs/validation.md, "Runtime variability: the expected slowest rank") */
+#define README_MAE_OFF 0.0425
+#define README_MAE_ON 0.0669
+#define SC21_MAE_OFF 0.02065
+#define SC21_MAE_ON 0.03923
+#define K22_MAE_OFF 0.04414
+#define K22_MAE_ON 0.06687
+
+/* One family's mean absolute error and its rows within 10%, from each row's
+ * error off and on (each row printed by its name), as a line of
+ * docs/validation.md's table. */
+static void variability_line(const char *name, const char *const *rows, const double *off,
+			     const double *on, size_t n, double mae[2])
+{
+	int within[2] = { 0, 0 };
+	mae[0] = mae[1] = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		printf("  %s: %+.1f%% -> %+.1f%%\n", rows[i], 100 * off[i], 100 * on[i]);
+		mae[0] += fabs(off[i]) / (double)n;
+		mae[1] += fabs(on[i]) / (double)n;
+		within[0] += fabs(off[i]) <= 0.10;
+		within[1] += fabs(on[i]) <= 0.10;
+		/* the spread only adds to a step */
+		assert_true(on[i] >= off[i] - 1e-12);
+	}
+	printf("| %s | %zu | %.1f%% | %.1f%% | %d | %d |\n", name, n, 100 * mae[0], 100 * mae[1],
+	       within[0], within[1]);
+}
+
+/* Table 5's eight rows' errors, the spread on where step_variability is set */
+static size_t k22_errors(double *err)
+{
+	testutil_table t;
+	testutil_csv_load(CAPSIM_SOURCE_DIR "/tests/data/reference/korthikanti2022_table5.csv", &t);
+	size_t n = 0;
+	for (size_t i = 0; i < t.n_rows; i++)
+		for (int sel = 0; sel < 2; sel++) {
+			capsim_scenario *s = k22_scenario(&t, i, k22_ids[i], sel);
+			capsim_step r = step_of(s);
+			double pub = testutil_csv_num(&t, i,
+						      sel ? "present_work_s" : "full_recompute_s");
+			err[n++] = r.step_time_s / pub - 1;
+			capsim_step_free(&r);
+			free(s);
+		}
+	testutil_csv_free(&t);
+	return n;
+}
+
+/* The Megatron-LM tables of this file with the GPUs' rate spread on and off
+ * (docs/validation.md, "Runtime variability"): each family's mean error as
+ * recorded there, and no row shorter with the spread than without. */
+static void test_variability_published(void **state)
+{
+	(void)state;
+	load_published();
+	double off[PUB_MAX], on[PUB_MAX], pub[PUB_MAX], got[PUB_MAX], mae[2];
+	const char *names[PUB_MAX];
+	for (size_t i = 0; i < n_h100; i++)
+		names[i] = h100[i].model;
+	printf("| family | rows | MAE off | MAE on | within 10%% off | on |\n"
+	       "|---|---:|---:|---:|---:|---:|\n");
+	errors(h100, n_h100, 0, &capsim_knobs_fitted, off, pub, got, NULL);
+	step_variability = 1;
+	errors(h100, n_h100, 0, &capsim_knobs_fitted, on, pub, got, NULL);
+	step_variability = 0;
+	variability_line("Megatron-LM README, H100", names, off, on, n_h100, mae);
+	assert_rel(mae[0], README_MAE_OFF, 0.01);
+	assert_rel(mae[1], README_MAE_ON, 0.01);
+	errors(sc21, n_sc21, 1, &capsim_knobs_fitted, off, pub, got, NULL);
+	step_variability = 1;
+	errors(sc21, n_sc21, 1, &capsim_knobs_fitted, on, pub, got, NULL);
+	step_variability = 0;
+	for (size_t i = 0; i < n_sc21; i++)
+		names[i] = sc21[i].model;
+	variability_line("SC21 Table 1, A100", names, off, on, n_sc21, mae);
+	assert_rel(mae[0], SC21_MAE_OFF, 0.01);
+	assert_rel(mae[1], SC21_MAE_ON, 0.01);
+	size_t n = k22_errors(off);
+	step_variability = 1;
+	assert_int_equal(k22_errors(on), n);
+	step_variability = 0;
+	for (size_t i = 0; i < n; i++)
+		names[i] = i % 2 ? "selective + SP" : k22_ids[i / 2];
+	variability_line("Korthikanti et al. 2022, A100", names, off, on, n, mae);
+	assert_rel(mae[0], K22_MAE_OFF, 0.01);
+	assert_rel(mae[1], K22_MAE_ON, 0.01);
 }
 
 int main(void)
@@ -2130,6 +2238,7 @@ int main(void)
 		cmocka_unit_test(test_fit_knobs),
 		cmocka_unit_test(test_korthikanti_2022),
 		cmocka_unit_test(test_published_steps),
+		cmocka_unit_test(test_variability_published),
 	};
 	return testutil_run_group_name("step", tests, setup, teardown);
 }
