@@ -67,6 +67,7 @@ const capsim_cli_cmd *const capsim_cli_cmds[] = {
 	&capsim_cli_explore_cmd, &capsim_cli_import_hf_cmd, &capsim_cli_import_cmdline_cmd,
 	&capsim_cli_import_slurm_cmd, &capsim_cli_import_torchtitan_cmd, &capsim_cli_bom_cmd, &capsim_cli_calibrate_import_cmd,
 	&capsim_cli_calibrate_run_cmd, &capsim_cli_fit_cmd, &capsim_cli_verify_cmd,
+	&capsim_cli_fit_errors_cmd,
 };
 const size_t capsim_cli_n_cmds = sizeof capsim_cli_cmds / sizeof capsim_cli_cmds[0];
 
