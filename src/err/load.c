@@ -23,7 +23,7 @@ typedef struct reader {
 /* "FILE: AT.KEY: expected WANT, found JSON" */
 static void complain(reader *r, const char *key, const char *want, const json_t *v)
 {
-	char *found = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	char *found = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
 	capsim_diags_add(r->d, r->file, 0, "%s%s%s: expected %s, found %.60s", r->at,
 			 *r->at ? "." : "", key, want, found ? found : "nothing");
 	free(found);
