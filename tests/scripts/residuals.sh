@@ -7,7 +7,8 @@
 # run with CAPSIM_RESIDUALS_OUT=FILE it appends them to FILE instead of checking
 # them against the committed file. This script runs every such test of
 # BUILD_DIR so, in the order listed below, checks that no row is recorded twice
-# and that each test passed, and only then replaces the two files. Runs from the
+# and that each test passed, fits the model on the rows, and only then
+# replaces the two files. Runs from the
 # repository root with CAPSIM_DATA (default: that root) as the catalog.
 # Exit 0 when both files were written, 1 when a test failed or a row repeats
 # (nothing replaced), 2 for bad usage.
@@ -20,6 +21,7 @@ case "$build" in /*) ;; *) build=$PWD/$build ;; esac
 cd "$(dirname "$0")/../.." || exit 2
 CAPSIM_DATA=${CAPSIM_DATA:-$PWD}
 export CAPSIM_DATA
+unset CAPSIM_TEST_FILTER # every row of every test
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -52,8 +54,12 @@ out=hardware/errors/residuals.csv
 	echo "table,row,family,quantity,gpu,gen,stack,host_bound,gpus,profile,in_sample,predicted,measured"
 	cat "$rows"
 } >"$tmp/residuals.csv"
-mv "$tmp/residuals.csv" "$out" || exit 1
-echo "wrote $out ($(wc -l <"$rows") rows)"
-"$build/capsim" fit errors --residuals "$out" --out hardware/errors/model.json --force \
-	>"$tmp/fit.log" 2>&1 || { cat "$tmp/fit.log" >&2; exit 1; }
-echo "wrote hardware/errors/model.json"
+# the model fitted first, so that both files are replaced or neither
+if ! "$build/capsim" fit errors --residuals "$tmp/residuals.csv" --out "$tmp/model.json" \
+	>"$tmp/fit.log" 2>&1; then
+	cat "$tmp/fit.log" >&2
+	echo "residuals.sh: capsim fit errors failed; nothing replaced" >&2
+	exit 1
+fi
+cp "$tmp/residuals.csv" "$out" && cp "$tmp/model.json" hardware/errors/model.json || exit 1
+echo "wrote $out ($(wc -l <"$rows") rows) and hardware/errors/model.json"
