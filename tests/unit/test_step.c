@@ -74,6 +74,17 @@ static void record_step(const char *table, const char *row, const char *gpu,
 		.measured = measured });
 }
 
+/* a measurement file's name without its directory and ".jsonl": the table
+ * its rows belong to */
+static void file_table(const char *file, char *table, size_t n)
+{
+	const char *base = strrchr(file, '/');
+	snprintf(table, n, "%s", base ? base + 1 : file);
+	char *dot = strstr(table, ".jsonl");
+	if (dot)
+		*dot = '\0';
+}
+
 /* the stack of a host_probe.py or power_probe.py mode */
 static const char *torch_stack(const char *mode)
 {
@@ -899,6 +910,8 @@ static int fp8_file(const char *file, const char *ref)
 	fclose(f);
 	static const char *const seq[2] = { "4096", "8192" }, *const mb[2] = { "2", "1" };
 	int n = 0;
+	char table[128];
+	file_table(file, table, sizeof table);
 	for (int c = 1; c >= 0; c--)
 		for (int p = 0; p < 2; p++) {
 			if (!(meas[c][p][0] > 0 && meas[c][p][1] > 0))
@@ -913,9 +926,8 @@ static int fp8_file(const char *file, const char *ref)
 							 &host);
 				snprintf(id, sizeof id, "%s-%sx%s-%s", ex, seq[p], mb[p],
 					 q ? "fp8" : "bf16");
-				record_step(strstr(ref, "h100") ? "h100-fp8-probe" : "h200-fp8-probe", id,
-					    ref, c ? "torch-compiled" : "torch-eager", "datasheet", host,
-					    0, step[q], meas[c][p][q]);
+				record_step(table, id, ref, c ? "torch-compiled" : "torch-eager",
+					    "datasheet", host, 0, step[q], meas[c][p][q]);
 			}
 			double got = step[0] / step[1];
 			printf("%s %s %sx%s: fp8 speed-up measured %.3f, capsim %.3f (%+.1f%%)\n", ref,
@@ -1006,6 +1018,8 @@ static int host_node_check(const char *costs, const char *steps, const char *ref
 	f = fopen(steps, "r");
 	assert_non_null(f);
 	int bound = 0;
+	char table[128];
+	file_table(steps, table, sizeof table);
 	*worst = 0.0;
 	while (fgets(line, sizeof line, f)) {
 		json_t *o = json_loads(line, 0, NULL);
@@ -1023,8 +1037,7 @@ static int host_node_check(const char *costs, const char *steps, const char *ref
 		double b = gpt2_host_step(ref, mb, node, &hb) / meas - 1;
 		char id[32];
 		snprintf(id, sizeof id, "gpt2-124m-mb%d", mb);
-		record_step(strstr(ref, "h100") ? "h100-host-node" : "h200-host-node", id, ref,
-			    "torch-eager", "datasheet", hb, 0, (1 + b) * meas, meas);
+		record_step(table, id, ref, "torch-eager", "datasheet", hb, 0, (1 + b) * meas, meas);
 		int host = issue >= 0.9 * meas;
 		printf("%s gpt2-124m mb %d (%s): %.2f ms measured, defaults %+.1f%%, this host's "
 		       "costs (%.1f + %.1f us) %+.1f%%\n", ref, mb, host ? "host-bound" : "GPU-bound",
