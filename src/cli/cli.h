@@ -32,6 +32,7 @@ int capsim_cmd_import(int argc, char **argv);
 int capsim_cmd_bom(int argc, char **argv);
 int capsim_cmd_calibrate(int argc, char **argv);
 int capsim_cmd_fit(int argc, char **argv);
+int capsim_cmd_fit_errors(int argc, char **argv); /* capsim fit errors */
 int capsim_cmd_verify(int argc, char **argv);
 
 const char *capsim_version_string(void);
@@ -165,7 +166,8 @@ extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
 	capsim_cli_optimize_cmd, capsim_cli_query_cmd, capsim_cli_report_cmd,
 	capsim_cli_explore_cmd, capsim_cli_import_hf_cmd, capsim_cli_import_cmdline_cmd,
 	capsim_cli_import_slurm_cmd, capsim_cli_import_torchtitan_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
-	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd;
+	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd,
+	capsim_cli_fit_errors_cmd;
 
 /* Every command's table, once each (dispatch.c): what the tests walk. */
 extern const capsim_cli_cmd *const capsim_cli_cmds[];

@@ -32,7 +32,8 @@ static const capsim_cli_opt fit_opts[] = {
 const capsim_cli_cmd capsim_cli_fit_cmd = {
 	.name = "fit",
 	.usage = "usage: capsim fit --db DB.sqlite --out FILE.xml [--gpu ID] [--runs ID,...]\n"
-		 "                  [--name NAME] [--force] [--verbose] [--json]\n",
+		 "                  [--name NAME] [--force] [--verbose] [--json]\n"
+		 "       capsim fit errors --residuals FILE.csv --out FILE.json (its own --help)\n",
 	.about = "Fits a calibrated hardware profile to the runs of a measurement database\n"
 		 "(capsim calibrate import): GEMM efficiency per dtype against FLOP and\n"
 		 "arithmetic intensity, copy bandwidth, PCIe and NCCL latency and bandwidth,\n"
@@ -271,6 +272,8 @@ static json_t *fit_json(const capsim_catalog *cat, const capsim_profile *p, cons
 
 int capsim_cmd_fit(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "errors") == 0)
+		return capsim_cmd_fit_errors(argc - 1, argv + 1);
 	fit_args a = { 0 };
 	int done = 0, status = parse_args(argc, argv, &a, &done);
 	if (status || done) {

@@ -8,6 +8,7 @@
  * parts' closed forms, the writers' bound and the scenario's fields. */
 #include "catalog.h"
 #include "testutil.h"
+#include "residuals.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,30 @@ static double listed_error(const char *record)
 	return NAN;
 }
 
+/* Record row i for the error model (tests/unit/residuals.h): its table is
+ * the probe's file the record was copied from, its stack the path taken. */
+static void record(const testutil_table *t, size_t i, double after, double meas)
+{
+	const char *rec = testutil_csv_get(t, i, "record");
+	const char *path = testutil_csv_get(t, i, "path");
+	char file[256], table[256], gpu[8];
+	snprintf(file, sizeof file, "%s", testutil_csv_get(t, i, "source"));
+	file[strcspn(file, " ")] = '\0'; /* the file, before what the record is */
+	const char *base = strrchr(file, '/');
+	snprintf(table, sizeof table, "%s", base ? base + 1 : file);
+	table[strcspn(table, ".")] = '\0';
+	snprintf(gpu, sizeof gpu, "%.4s", rec);
+	testutil_residual_record(&(testutil_residual){
+		.table = table, .row = rec, .family = "checkpoint", .quantity = "checkpoint",
+		.gpu = gpu, .gen = testutil_gpu_gen(gpu),
+		.stack = !strcmp(path, "drain") ? "async-save" :
+			 !strcmp(path, "restore") ? "torch-load" :
+			 strstr(rec, "dcp") ? "dcp" : "torch-save",
+		.profile = "datasheet", .gpus = 1,
+		.in_sample = !strcmp(testutil_csv_get(t, i, "role"), "in-sample"),
+		.predicted = after, .measured = meas });
+}
+
 /* Each record predicted, before and after, as docs/validation.md's table */
 static void test_records(void **state)
 {
@@ -115,6 +140,7 @@ static void test_records(void **state)
 		double meas = testutil_csv_num(&t, i, "measured_s"), after, before;
 		predict(&t, i, &dflt, &after, &before);
 		double ea = after / meas - 1, eb = before / meas - 1;
+		record(&t, i, after, meas);
 		abs_after += fabs(ea);
 		abs_before += fabs(eb);
 		within_before += fabs(eb) <= TOLERANCE;

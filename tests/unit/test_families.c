@@ -11,6 +11,7 @@
  * B200, GB200 and GB300 NVL72" and "Training step: MLPerf Training v5.1"). */
 #include "catalog.h"
 #include "testutil.h"
+#include "residuals.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -435,7 +436,7 @@ static void layer_shares(const capsim_scenario *s)
  * breakdown printed (what a miss is made of). Returns the relative error;
  * *fits: whether capsim's memory per GPU holds the run; *step_s: capsim's
  * step. */
-static double score_row(const family_row *w, int *fits, double *step_s)
+static double score_row(const family_row *w, const char *table, int *fits, double *step_s)
 {
 	capsim_scenario *s = family_scenario(w);
 	assert_int_equal(s->seq_len, w->seq);
@@ -452,6 +453,14 @@ static double score_row(const family_row *w, int *fits, double *step_s)
 	double pub = w->pub_s;
 	double err = r.step_time_s / pub - 1.0;
 	*step_s = r.step_time_s;
+	/* the row for the error model (tests/unit/residuals.h); host-bound
+	 * as in test_step: the host adds a quarter of the step or more */
+	if (table)
+		testutil_residual_record(&(testutil_residual){
+			.table = table, .row = w->id, .family = "published-nemo", .quantity = "step",
+			.gpu = w->node, .gen = testutil_gpu_gen(w->node), .stack = "megatron",
+			.profile = "datasheet", .host_bound = r.host_s >= 0.25 * r.step_time_s,
+			.gpus = w->gpus, .predicted = r.step_time_s, .measured = pub });
 	if (family_quiet) {
 		*fits = r.memory[0].fits;
 		free(s);
@@ -478,7 +487,7 @@ static double score_row(const family_row *w, int *fits, double *step_s)
  * a fix shows and updates the table. Every run trained, so capsim must fit each in memory
  * but for the rows marked memory_off, which must still not fit. steps: where
  * not NULL, capsim's step of each row. */
-static void score_family(const family_row *rows, size_t n, double *steps)
+static void score_family(const family_row *rows, size_t n, const char *table, double *steps)
 {
 	printf("| row | GPUs | TP/PP/CP/VP | published (s) | capsim (s) | error | compute | "
 	       "TP exposed | CP exposed | DP exposed | bubble | host | memory GB |\n"
@@ -488,7 +497,7 @@ static void score_family(const family_row *rows, size_t n, double *steps)
 		const family_row *w = &rows[i];
 		int fits;
 		double step_s;
-		double err = score_row(w, &fits, &step_s);
+		double err = score_row(w, table, &fits, &step_s);
 		if (steps)
 			steps[i] = step_s;
 		sum += fabs(err);
@@ -515,7 +524,7 @@ static void test_megatron_bridge(void **state)
 	family_row rows[FAMILY_MAX];
 	size_t n = load_nemo(rows);
 	assert_int_equal(n, 7);
-	score_family(rows, n, NULL);
+	score_family(rows, n, "megatron-bridge-archive", NULL);
 }
 
 /* MLPerf Training v5.1's Llama 3.1 8B on DGX B200 (1 to 32 nodes) and GB200
@@ -527,7 +536,7 @@ static void test_mlperf_v51(void **state)
 	family_row rows[FAMILY_MAX];
 	size_t n = load_mlperf(rows);
 	assert_true(n >= 8);
-	score_family(rows, n, NULL);
+	score_family(rows, n, "mlperf-training-v51", NULL);
 }
 
 /* ---- FP8 against BF16: the published gain ------------------------------------ */
@@ -632,7 +641,7 @@ static void test_fp8_speedup(void **state)
 	double steps[FAMILY_MAX];
 	size_t n = load_pairs(rows, keys);
 	assert_int_equal(n, 8);
-	score_family(rows, n, steps);
+	score_family(rows, n, "dgxc-fp8-bf16-pairs", steps);
 	printf("| pair | published BF16 / FP8 (s) | published gain | capsim BF16 / FP8 (s) | "
 	       "capsim gain | error |\n|---|---:|---:|---:|---:|---:|\n");
 	size_t pairs = 0;
@@ -683,7 +692,7 @@ static void variability_family(const char *name, const family_row *rows, size_t 
 		for (size_t i = 0; i < n; i++) {
 			int fits;
 			double step_s, off_s = 0.0;
-			double err = score_row(&rows[i], &fits, &step_s);
+			double err = score_row(&rows[i], NULL, &fits, &step_s);
 			if (on) {
 				off_s = rows[i].pub_s * (1.0 + err_on[i]);
 				if (step_s < off_s * (1.0 - 1e-12))
@@ -730,7 +739,7 @@ static void test_variability_families(void **state)
 	for (size_t i = 0; i < n; i++) {
 		int fits;
 		double step_s;
-		off[i] = score_row(&rows[i], &fits, &step_s);
+		off[i] = score_row(&rows[i], NULL, &fits, &step_s);
 	}
 	variability_family("MLPerf v5.1", rows, n, mae, err);
 	assert_rel(mae[0], MLPERF_MAE_OFF, 0.01);

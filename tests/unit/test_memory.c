@@ -6,6 +6,7 @@
 #include "catalog.h"
 #include "scenario.h"
 #include "testutil.h"
+#include "residuals.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,19 @@ static capsim_memory probe_memory(json_t *o, const char *node)
 	return m;
 }
 
+/* One measured peak for the error model (tests/unit/residuals.h): PyTorch
+ * AMP on one GPU, what the allocator counts against capsim's allocated
+ * bytes. */
+static void record_memory(const char *table, const char *row, const char *gpu,
+			  double predicted, double measured)
+{
+	testutil_residual_record(&(testutil_residual){
+		.table = table, .row = row, .family = "memory", .quantity = "memory",
+		.gpu = gpu, .gen = testutil_gpu_gen(gpu), .stack = "torch-eager",
+		.profile = "datasheet", .gpus = 1, .predicted = predicted,
+		.measured = measured });
+}
+
 /* Peak memory under PyTorch AMP against torch.cuda.max_memory_allocated on
  * the measured H200 (calibrate/results/h200-2026-12-03-memory*.jsonl, made by
  * calibrate/torch/memory_probe.py): Llama 3 8B and Llama 2 7B cut to 2 and
@@ -337,6 +351,7 @@ static void test_h200_torch_amp(void **state)
 		assert_rel(m.peak.context_bytes, 787283968.0, 0);
 		assert_rel(m.peak.nccl_bytes, 0.0, 0); /* one GPU: no communicator */
 		double err = m.peak.allocated_bytes / meas - 1.0;
+		record_memory("h200-memory-probe", id, "h200", m.peak.allocated_bytes, meas);
 		int known = 0;
 		for (size_t i = 0; i < sizeof h200_known_outside / sizeof h200_known_outside[0]; i++)
 			known |= h200_known_outside[i] && !strcmp(id, h200_known_outside[i]);
@@ -415,9 +430,18 @@ static void edge_file(const char *file, const char *node, int want_trained, int 
 		}
 		int ran;
 		double meas;
+		char id[96];
+		snprintf(id, sizeof id, "%s/%d/%d/%d/%s",
+			 json_string_value(json_object_get(o, "model")),
+			 (int)json_integer_value(json_object_get(o, "layers")),
+			 (int)json_integer_value(json_object_get(o, "seq")),
+			 (int)json_integer_value(json_object_get(o, "micro_batch")),
+			 json_string_value(json_object_get(o, "recompute")));
 		capsim_memory m = edge_point(o, node, &ran, &meas);
 		json_decref(o);
 		if (ran) {
+			record_memory(strstr(node, "h100") ? "h100-memory-edge" : "h200-memory-edge",
+				      id, node, m.peak.allocated_bytes, meas);
 			trained++;
 			assert_int_not_equal(m.verdict, CAPSIM_MEM_NO);
 			assert_rel(m.peak.allocated_bytes, meas, 0.10);
@@ -491,6 +515,9 @@ static void test_h200_gpt2_loop(void **state)
 		capsim_memory_estimate(s, &m);
 		free(s);
 		double err = m.peak.allocated_bytes / meas - 1.0;
+		char id[64];
+		snprintf(id, sizeof id, "%s-mb%s", strrchr(file, '/') + 1, mb);
+		record_memory("h200-gpt2-loop-memory", id, "h200", m.peak.allocated_bytes, meas);
 		print_message("h200 gpt2 %s mb %s: measured %.2f GB, capsim %.2f GB, %+.1f%%\n", file,
 			      mb, meas / 1e9, m.peak.allocated_bytes / 1e9, 100 * err);
 		if (fabs(err) > 0.10)

@@ -4,6 +4,7 @@
  * README's H100 table, printed with their errors (docs/validation.md). */
 #include "catalog.h"
 #include "testutil.h"
+#include "residuals.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +52,45 @@ static capsim_step step_of(const capsim_scenario *s)
 	capsim_diags_free(&d);
 	capsim_step_free(&r); /* the numbers stay; the path goes */
 	return r;
+}
+
+/* Host-bound in capsim's own prediction: the host stream adds a quarter of
+ * the step or more to the kernels (the error model's feature). */
+static int host_bound(const capsim_step *r)
+{
+	return r->host_s >= 0.25 * r->step_time_s;
+}
+
+/* One measured step of one H200 or H100 for the error model
+ * (tests/unit/residuals.h): plain PyTorch in `stack`, one GPU. */
+static void record_step(const char *table, const char *row, const char *gpu,
+			const char *stack, const char *profile, int host, int in_sample,
+			double predicted, double measured)
+{
+	testutil_residual_record(&(testutil_residual){
+		.table = table, .row = row, .family = "measured-steps", .quantity = "step",
+		.gpu = gpu, .gen = testutil_gpu_gen(gpu), .stack = stack, .profile = profile,
+		.host_bound = host, .gpus = 1, .in_sample = in_sample, .predicted = predicted,
+		.measured = measured });
+}
+
+/* a measurement file's name without its directory and ".jsonl": the table
+ * its rows belong to */
+static void file_table(const char *file, char *table, size_t n)
+{
+	const char *base = strrchr(file, '/');
+	snprintf(table, n, "%s", base ? base + 1 : file);
+	char *dot = strstr(table, ".jsonl");
+	if (dot)
+		*dot = '\0';
+}
+
+/* the stack of a host_probe.py or power_probe.py mode */
+static const char *torch_stack(const char *mode)
+{
+	return !strcmp(mode, "graphs") ? "torch-graphs" :
+	       !strcmp(mode, "compile") || !strcmp(mode, "compiled") ? "torch-compiled" :
+								      "torch-eager";
 }
 
 static const char base[] =
@@ -582,7 +622,8 @@ static void test_step_critical_path(void **state)
  * 16 and 32) capsim comes within 10% after it (padded) and 20% (50257). At micro-batch 1 to 8 the loop is bound by its host
  * (PyTorch issues about 55 kernels a layer, capsim counts 24 fused ones), and
  * capsim stays far below: docs/validation.md. */
-static double gpt2_step_ms(const char *model, long mb, long vocab, int calibrated)
+static double gpt2_step_ms(const char *model, long mb, long vocab, int calibrated,
+			   int *host)
 {
 	char path[512], mbs[16], vs[16];
 	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/%s-1xh200.xml", model);
@@ -603,6 +644,8 @@ static double gpt2_step_ms(const char *model, long mb, long vocab, int calibrate
 		assert_true(s->gpu.cal.gemm[CAPSIM_DTYPE_BF16].params > 0);
 	capsim_step r = step_of(s);
 	free(s);
+	if (host)
+		*host = host_bound(&r);
 	return r.step_time_s * 1e3;
 }
 
@@ -628,8 +671,16 @@ static void gpt2_file(const char *file, long vocab, double within)
 		long mb = (long)json_integer_value(json_object_get(o, "micro_batch"));
 		assert_int_equal(json_integer_value(json_object_get(o, "vocab")), vocab);
 		double meas = 1e3 * json_real_value(json_object_get(o, "median_s"));
-		double before = gpt2_step_ms(model, mb, vocab, 0);
-		double after = gpt2_step_ms(model, mb, vocab, 1);
+		int host;
+		double before = gpt2_step_ms(model, mb, vocab, 0, NULL);
+		double after = gpt2_step_ms(model, mb, vocab, 1, &host);
+		/* the calibrated profile's host costs were fitted on run c's
+		 * host-paced points (below micro-batch 16): those are in-sample */
+		char id[64];
+		snprintf(id, sizeof id, "%s-mb%ld", model, mb);
+		record_step(vocab == 50257 ? "h200-gpt2-loop-c" : "h200-gpt2-loop-pad50304", id,
+			    "h200", "torch-eager", "calibrated", host, vocab == 50257 && mb < 16,
+			    after, meas);
 		printf("| %s | %ld | %.1f | %.1f | %+.0f%% | %.1f | %+.0f%% |\n", model, mb, meas,
 		       before, 100 * (before / meas - 1), after, 100 * (after / meas - 1));
 		/* where the GPU sets the pace; below, the host does, and the
@@ -666,11 +717,13 @@ static void test_gpt2_h200(void **state)
  * execution), its step in ms, with the measured H200's profile or without */
 static capsim_scenario *host_scenario(json_t *o, int calibrated);
 
-static double host_step_ms(json_t *o, int calibrated)
+static double host_step_ms(json_t *o, int calibrated, int *host)
 {
 	capsim_scenario *s = host_scenario(o, calibrated);
 	capsim_step r = step_of(s);
 	free(s);
+	if (host)
+		*host = host_bound(&r);
 	return r.step_time_s * 1e3;
 }
 
@@ -752,8 +805,18 @@ static void test_h200_host_steps(void **state)
 		double issue = 1e3 * json_real_value(json_object_get(o, "issue_median_s"));
 		const char *mode = json_string_value(json_object_get(o, "mode"));
 		const char *model = json_string_value(json_object_get(o, "model"));
-		double before = host_step_ms(o, 0), after = host_step_ms(o, 1);
+		int host;
+		double before = host_step_ms(o, 0, NULL), after = host_step_ms(o, 1, &host);
 		double err = after / meas - 1;
+		char id[96];
+		snprintf(id, sizeof id, "%s-l%lld-s%lld-mb%lld-%s", model,
+			 json_integer_value(json_object_get(o, "layers")),
+			 json_integer_value(json_object_get(o, "seq")),
+			 json_integer_value(json_object_get(o, "micro_batch")), mode);
+		/* the profile's host costs were fitted on these records: only the
+		 * GPU-bound points are scored */
+		record_step("h200-host-steps", id, "h200", torch_stack(mode), "calibrated", host,
+			    !(strcmp(mode, "graphs") == 0 || issue < 0.5 * meas), after, meas);
 		printf("| %s | %lld | %lld | %lld | %s | %.2f | %.2f | %+.0f%% | %.2f | %+.0f%% |\n",
 		       model, json_integer_value(json_object_get(o, "layers")),
 		       json_integer_value(json_object_get(o, "seq")),
@@ -799,7 +862,7 @@ static void test_h200_host_steps(void **state)
  * 8B cut to 4 layers, plain PyTorch AMP, fused AdamW, in `dtype` and
  * `execution` */
 static double fp8_probe_step(const char *ref, const char *dtype, const char *execution,
-			     const char *seq, const char *mb)
+			     const char *seq, const char *mb, int *host)
 {
 	const capsim_set sets[] = {
 		{ "cluster.node.ref", ref },
@@ -819,6 +882,7 @@ static double fp8_probe_step(const char *ref, const char *dtype, const char *exe
 	capsim_diags_free(&d);
 	capsim_step r = step_of(s);
 	free(s);
+	*host = host_bound(&r);
 	return r.step_time_s;
 }
 
@@ -846,14 +910,26 @@ static int fp8_file(const char *file, const char *ref)
 	fclose(f);
 	static const char *const seq[2] = { "4096", "8192" }, *const mb[2] = { "2", "1" };
 	int n = 0;
+	char table[128];
+	file_table(file, table, sizeof table);
 	for (int c = 1; c >= 0; c--)
 		for (int p = 0; p < 2; p++) {
 			if (!(meas[c][p][0] > 0 && meas[c][p][1] > 0))
 				continue;
 			const char *ex = c ? "compiled" : "eager";
 			double want = meas[c][p][0] / meas[c][p][1];
-			double got = fp8_probe_step(ref, "bf16", ex, seq[p], mb[p]) /
-				     fp8_probe_step(ref, "fp8", ex, seq[p], mb[p]);
+			double step[2];
+			for (int q = 0; q < 2; q++) {
+				int host;
+				char id[64];
+				step[q] = fp8_probe_step(ref, q ? "fp8" : "bf16", ex, seq[p], mb[p],
+							 &host);
+				snprintf(id, sizeof id, "%s-%sx%s-%s", ex, seq[p], mb[p],
+					 q ? "fp8" : "bf16");
+				record_step(table, id, ref, c ? "torch-compiled" : "torch-eager",
+					    "datasheet", host, 0, step[q], meas[c][p][q]);
+			}
+			double got = step[0] / step[1];
 			printf("%s %s %sx%s: fp8 speed-up measured %.3f, capsim %.3f (%+.1f%%)\n", ref,
 			       ex, seq[p], mb[p], want, got, 100 * (got / want - 1));
 			if (c) {
@@ -891,7 +967,7 @@ static void test_fp8_steps_measured(void **state)
  * cut to it), with the host costs host_probe.py --node measured on the
  * machine (launch, dispatch, dispatch-compiled, seconds), or capsim's
  * defaults (NULL). */
-static double gpt2_host_step(const char *ref, int mb, const double *node)
+static double gpt2_host_step(const char *ref, int mb, const double *node, int *host)
 {
 	char mb_s[8], c[3][32];
 	snprintf(mb_s, sizeof mb_s, "%d", mb);
@@ -914,6 +990,8 @@ static double gpt2_host_step(const char *ref, int mb, const double *node)
 	capsim_diags_free(&d);
 	capsim_step r = step_of(s);
 	free(s);
+	if (host)
+		*host = host_bound(&r);
 	return r.step_time_s;
 }
 
@@ -944,6 +1022,8 @@ static int host_node_check(const char *costs, const char *steps, const char *ref
 	f = fopen(steps, "r");
 	assert_non_null(f);
 	int bound = 0;
+	char table[128];
+	file_table(steps, table, sizeof table);
 	*worst = 0.0;
 	while (fgets(line, sizeof line, f)) {
 		json_t *o = json_loads(line, 0, NULL);
@@ -956,8 +1036,12 @@ static int host_node_check(const char *costs, const char *steps, const char *ref
 		double meas = json_number_value(json_object_get(o, "median_s"));
 		double issue = json_number_value(json_object_get(o, "issue_median_s"));
 		json_decref(o);
-		double a = gpt2_host_step(ref, mb, NULL) / meas - 1;
-		double b = gpt2_host_step(ref, mb, node) / meas - 1;
+		int hb;
+		double a = gpt2_host_step(ref, mb, NULL, NULL) / meas - 1;
+		double b = gpt2_host_step(ref, mb, node, &hb) / meas - 1;
+		char id[32];
+		snprintf(id, sizeof id, "gpt2-124m-mb%d", mb);
+		record_step(table, id, ref, "torch-eager", "datasheet", hb, 0, (1 + b) * meas, meas);
 		int host = issue >= 0.9 * meas;
 		printf("%s gpt2-124m mb %d (%s): %.2f ms measured, defaults %+.1f%%, this host's "
 		       "costs (%.1f + %.1f us) %+.1f%%\n", ref, mb, host ? "host-bound" : "GPU-bound",
@@ -1129,6 +1213,18 @@ static void test_h200_power(void **state)
 		capsim_diags_free(&d);
 		double err = r.power.gpu_w / meas - 1;
 		int fitted = i % 2 == 0;
+		char id[96];
+		snprintf(id, sizeof id, "%s-l%lld-s%lld-mb%lld-%s", model,
+			 json_integer_value(json_object_get(o, "layers")),
+			 json_integer_value(json_object_get(o, "seq")),
+			 json_integer_value(json_object_get(o, "micro_batch")),
+			 json_string_value(json_object_get(o, "mode")));
+		testutil_residual_record(&(testutil_residual){
+			.table = "h200-power-steps", .row = id, .family = "power",
+			.quantity = "power", .gpu = "h200", .gen = "hopper",
+			.stack = torch_stack(json_string_value(json_object_get(o, "mode"))),
+			.profile = "calibrated", .host_bound = host_bound(&r.step), .gpus = 1,
+			.in_sample = fitted, .predicted = r.power.gpu_w, .measured = meas });
 		printf("| %s | %lld | %lld | %lld | %s | %.0f | %.0f | %+.1f%% | %s |\n", model,
 		       json_integer_value(json_object_get(o, "layers")),
 		       json_integer_value(json_object_get(o, "seq")),
@@ -1872,6 +1968,7 @@ static void load_h200_cal(void)
 static const capsim_gemm_cal *errors_cal; /* set: every GPU takes these GEMM models */
 static int step_variability;               /* set: workload.variability on */
 static int mem_verdict[PUB_MAX];           /* each published row's memory verdict */
+static int pub_host[PUB_MAX];              /* each row host-bound in capsim's step */
 
 static void errors(const pub_row *rows, size_t n, int a100, const capsim_knobs *kn,
 		   double *err, double *pub, double *got, double *mem)
@@ -1923,6 +2020,7 @@ static void errors(const pub_row *rows, size_t n, int a100, const capsim_knobs *
 						   CAPSIM_MCORE_FLOPS_2024);
 		pub[i] = flops / (w->tflops * 1e12 * w->gpus);
 		got[i] = r.step_time_s;
+		pub_host[i] = host_bound(&r);
 		err[i] = (got[i] - pub[i]) / pub[i];
 		/* every configuration ran on 80 GB parts: a memory model that
 		 * says one does not fit is wrong ("close" is not a refusal) */
@@ -2003,6 +2101,14 @@ static void table(const char *title, const pub_row *rows, size_t n, int a100,
 		       rows[i].gpus, rows[i].tp, rows[i].pp, pub[i], got[i], 100 * err[i],
 		       mem[i] / 1e9, capsim_mem_verdict_names[mem_verdict[i]]);
 		sum += fabs(err[i]);
+		/* the H100 table is where compute_scale is fitted: in-sample */
+		testutil_residual_record(&(testutil_residual){
+			.table = a100 ? "megatron-sc21-table1" : "megatron-lm-readme-h100",
+			.row = rows[i].model, .family = "published-megatron", .quantity = "step",
+			.gpu = a100 ? "dgx-a100" : "dgx-h100", .gen = a100 ? "ampere" : "hopper",
+			.stack = "megatron", .profile = "datasheet", .host_bound = pub_host[i],
+			.gpus = rows[i].gpus, .in_sample = !a100, .predicted = got[i],
+			.measured = pub[i] });
 		/* the step model aims at 10% a row and 5% on average; hold the present
 		 * band so that a regression shows */
 		if (err[i] < lo || err[i] > hi)
@@ -2083,6 +2189,14 @@ static void test_korthikanti_2022(void **state)
 			capsim_step r = step_of(s);
 			double pub = testutil_csv_num(&t, i, sel ? "present_work_s" : "full_recompute_s");
 			double err = r.step_time_s / pub - 1;
+			char id[64];
+			snprintf(id, sizeof id, "%s-%s", ids[i], sel ? "selective" : "full");
+			testutil_residual_record(&(testutil_residual){
+				.table = "korthikanti2022-table5", .row = id,
+				.family = "published-megatron", .quantity = "step", .gpu = "dgx-a100",
+				.gen = "ampere", .stack = "megatron", .profile = "datasheet",
+				.host_bound = host_bound(&r), .gpus = gpus, .predicted = r.step_time_s,
+				.measured = pub });
 			printf("| %s | %d | %d | %d | %s | %.2f | %.2f | %+.1f%% | %.1f | %s |\n", ids[i],
 			       gpus, tp, pp, sel ? "selective + SP" : "full", pub, r.step_time_s,
 			       100 * err, r.memory[0].peak.total_bytes / 1e9,
