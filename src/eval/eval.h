@@ -27,6 +27,7 @@
 #include "collective.h"
 #include "cost.h"
 #include "diag.h"
+#include "err.h"
 #include "knobs.h"
 #include "layout.h"
 #include "spec.h"
@@ -115,6 +116,16 @@ int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_resu
 		capsim_diags *d);
 
 void capsim_result_free(capsim_result *r);
+
+/* The features that drive the error of r's predictions, as the error model
+ * groups its residuals (err.h): the scenario's GPU generation (ampere,
+ * hopper, blackwell; "" for a GPU no validation table holds), its framework
+ * and execution mode (megatron, torch-eager, torch-compiled, torch-graphs,
+ * deepspeed), host-bound where the host stream adds a quarter of the step or
+ * more, the profile (calibrated where the GPU carries one, else datasheet)
+ * and the GPU count. r: evaluated from s. */
+void capsim_result_err_features(const capsim_scenario *s, const capsim_result *r,
+				capsim_err_features *f);
 
 /* Memory per GPU of node group g (0 .. s->n_groups - 1) without simulating
  * the step: each group's GPUs hold the same shards in their own memory

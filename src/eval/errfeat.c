@@ -1,0 +1,54 @@
+/* errfeat.c - what drives the error of a result's predictions, as the error
+ * model's groups name it (err.h, docs/model.md "Error bands"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "eval.h"
+
+/* The GPU generation of a catalog GPU id, as the validation tables name it;
+ * "" for a GPU no table holds (its bands then come from the whole quantity). */
+static const char *gpu_generation(const char *id)
+{
+	static const struct {
+		const char *prefix, *gen;
+	} gens[] = {
+		{ "a100", "ampere" }, { "a10", "ampere" },   { "h100", "hopper" },
+		{ "h200", "hopper" }, { "gh200", "hopper" }, { "h800", "hopper" },
+		{ "b200", "blackwell" }, { "b300", "blackwell" }, { "gb200", "blackwell" },
+		{ "gb300", "blackwell" },
+	};
+	for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
+		if (strncmp(id, gens[i].prefix, strlen(gens[i].prefix)) == 0)
+			return gens[i].gen;
+	return "";
+}
+
+/* The software stack and execution mode: Megatron-LM and NeMo are
+ * "megatron"; plain PyTorch (autocast, FSDP2) "torch-" and its execution;
+ * DeepSpeed its own name, which no table holds yet. */
+static const char *stack_of(const capsim_scenario *s)
+{
+	static const char *const torch[] = { "torch-eager", "torch-compiled", "torch-graphs" };
+	switch (s->framework) {
+	case CAPSIM_FW_MEGATRON:
+		return "megatron";
+	case CAPSIM_FW_DEEPSPEED:
+		return "deepspeed";
+	default:
+		return s->execution >= 0 && s->execution <= CAPSIM_EXEC_GRAPHS ?
+			       torch[s->execution] :
+			       "";
+	}
+}
+
+void capsim_result_err_features(const capsim_scenario *s, const capsim_result *r,
+				capsim_err_features *f)
+{
+	memset(f, 0, sizeof *f);
+	snprintf(f->gen, sizeof f->gen, "%s", gpu_generation(s->gpu.e.id));
+	snprintf(f->stack, sizeof f->stack, "%s", stack_of(s));
+	f->host_bound = r->step.host_s >= 0.25 * r->step.step_time_s;
+	snprintf(f->profile, sizeof f->profile, "%s",
+		 s->gpu.cal.profile[0] ? "calibrated" : "datasheet");
+	f->gpus = r->gpus > 0x7fffffffL ? 0x7fffffff : (int)r->gpus;
+}
