@@ -383,13 +383,10 @@ static void unread(tt *r)
 		note(r->l, "%s", line);
 }
 
-int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
-			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d)
+int capsim_torchtitan_read_doc(capsim_toml *t, const char *file, long nodes, int node_gpus,
+			       capsim_launch *l, const char **model, capsim_diags *d)
 {
-	capsim_launch_init(l);
-	tt r = { .file = file, .d = d, .l = l };
-	if (capsim_toml_parse(text, len, file, &r.t, d) < 0)
-		return -1;
+	tt r = { .t = *t, .file = file, .d = d, .l = l };
 	l->nodes = nodes;
 	l->found_launcher = 1;
 	long local, global, dp;
@@ -400,6 +397,18 @@ int capsim_torchtitan_read(const char *text, size_t len, const char *file, long 
 		 read_optimizer(&r) < 0 ? -1 : 0;
 	if (!rc)
 		unread(&r);
-	capsim_toml_free(&r.t);
+	*t = r.t; /* its keys marked read */
+	return rc;
+}
+
+int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
+			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d)
+{
+	capsim_launch_init(l);
+	capsim_toml t;
+	if (capsim_toml_parse(text, len, file, &t, d) < 0)
+		return -1;
+	int rc = capsim_torchtitan_read_doc(&t, file, nodes, node_gpus, l, model, d);
+	capsim_toml_free(&t);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "launch.h"
+#include "toml.h"
 
 /* Read config text (len bytes) of file, run on nodes nodes (0: the config
  * does not say, one assumed) of node_gpus GPUs, into *l (started empty):
@@ -39,5 +40,11 @@
  * the degrees under [training], enable_float8_linear). */
 int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
 			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d);
+
+/* capsim_torchtitan_read of a document already read (and perhaps
+ * overridden: capsim_toml_override), into l as it stands (not emptied: a
+ * launcher's notes kept); its keys are marked read. */
+int capsim_torchtitan_read_doc(capsim_toml *t, const char *file, long nodes, int node_gpus,
+			       capsim_launch *l, const char **model, capsim_diags *d);
 
 #endif

@@ -1,0 +1,56 @@
+/* launch_conf.h - the config files a launch line names, read under the
+ * line's own overrides: the NeMo Framework Launcher's config groups
+ * (training=gpt3/5b, peft=llama/sft, fine_tuning=...: a YAML file under its
+ * conf/ directory) and torchtitan's --job.config_file (a TOML job config)
+ * with the --section.key overrides after it. Both are found under the
+ * launch's config roots (capsim_launch's config_roots). Internal to the
+ * launch reader. */
+#ifndef CAPSIM_LAUNCH_CONF_H
+#define CAPSIM_LAUNCH_CONF_H
+
+#include "diag.h"
+#include "launch.h"
+
+/* Hydra's resolvers nest at most this deep, and a value refers through at
+ * most this many others; deeper is refused */
+#define CAPSIM_CONF_MAX_DEPTH 16
+
+/* Each NeMo launcher config group the words argv[0..argc) select (stage=NAME,
+ * stage one of training, fine_tuning, peft), its YAML read into l before
+ * the words' own overrides (which the caller reads next, so they win): the
+ * values capsim reads (capsim_launch_nemo_value) applied, Hydra's
+ * interpolations (${a.b}, ${.sibling}, ${..uncle}, ${multiply:x, y},
+ * ${divide_ceil:x, y}, ${divide_floor:x, y}) resolved against the file and
+ * the words' overrides, keys the words delete (~stage.key) skipped, and the
+ * keys not read noted by section. Returns 0, or -1 with each reason in d:
+ * at where, a group named without a config root (naming the file and
+ * --config-root) or not found under any; at file:line, YAML that does not
+ * parse, a value capsim reads that is missing (???), refers to what neither
+ * the file nor the launch gives, or is not of its kind. */
+int capsim_launch_nemo_configs(char **argv, int argc, const char *where, capsim_launch *l,
+			       capsim_diags *d);
+
+/* Whether a NeMo override key (its stage removed: "model.micro_batch_size")
+ * is one the launch reader reads. */
+int capsim_launch_nemo_reads(const char *key);
+
+/* Read one NeMo key (its stage removed) and value into l: 1 read, 0 not
+ * modelled (the caller notes it), -1 after a refusal at where. A whole
+ * number's null leaves l as it is. */
+int capsim_launch_nemo_value(capsim_launch *l, const char *key, const char *value,
+			     const char *where, capsim_diags *d);
+
+/* The words after torchtitan's training module (-m torchtitan.train):
+ * --job.config_file PATH (PATH under a config root, or the defaults where
+ * none is named) read as a torchtitan job config (torchtitan.h), after each
+ * other --section.key VALUE, --section.key=VALUE, --section.key (true) and
+ * --section.no-key (false) replaced it in the config, on l's nodes (one
+ * where it does not say) of l's GPUs a node. The catalog model its flavor
+ * gives goes to l->model. Returns 0, or -1 with each reason in d: at where,
+ * a config named without a config root or not found, no GPUs a node in the
+ * launch, an override without a value or of the wrong kind; the config's
+ * own refusals at file:line. */
+int capsim_launch_torchtitan(char **argv, int argc, const char *where, capsim_launch *l,
+			     capsim_diags *d);
+
+#endif
