@@ -106,7 +106,8 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 /* Read a script's text as bash would run it, running nothing: lines
  * continued with a backslash joined (and so lines inside an open quote, $(,
  * backtick or bash array); variables with their defaults (${V:-d} ${V-d}
- * ${V:=d} ${V:+w}, $1 unset, $# 0) and $(( )) expanded; Slurm's variables
+ * ${V:=d} ${V:+w}, $1 unset, $# 0, "$@" the positional parameters given in
+ * the environment, none where none is) and $(( )) expanded; Slurm's variables
  * (SLURM_NNODES, SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE ...) set from
  * the #SBATCH lines, which are read as options too; arrays, += and
  * "${A[@]}"; if/elif/else, case, while and [ ] && decided from the script's
