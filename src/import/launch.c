@@ -147,6 +147,14 @@ static const struct {
 	{ "model.data.train_ds.micro_batch_size", M(micro_batch) },
 	{ "model.data.train_ds.global_batch_size", M(global_batch) },
 	{ "model.padded_vocab_size", M(vocab) },
+	/* NeMo 2.0's (nemo llm pretrain): the recipe's trainer, strategy and data */
+	{ "trainer.strategy.tensor_model_parallel_size", M(tp) },
+	{ "trainer.strategy.pipeline_model_parallel_size", M(pp) },
+	{ "trainer.strategy.context_parallel_size", M(cp) },
+	{ "trainer.strategy.expert_model_parallel_size", M(ep) },
+	{ "data.seq_length", M(seq_len) },
+	{ "data.micro_batch_size", M(micro_batch) },
+	{ "data.global_batch_size", M(global_batch) },
 };
 #undef M
 
@@ -262,12 +270,17 @@ static int nemo_other(capsim_launch *l, const char *key, const char *v, const ch
 		      capsim_diags *d)
 {
 	int t = truth(v);
-	if (!strcmp(key, "model.sequence_parallel") && t >= 0)
+	int vp = !strcmp(key, "model.virtual_pipeline_model_parallel_size") ||
+		 !strcmp(key, "trainer.strategy.virtual_pipeline_model_parallel_size");
+	if ((!strcmp(key, "model.sequence_parallel") ||
+	     !strcmp(key, "trainer.strategy.sequence_parallel")) && t >= 0)
 		l->sequence_parallel = t;
-	else if (!strcmp(key, "model.virtual_pipeline_model_parallel_size") && !strcmp(v, "null"))
+	else if (vp && (!strcmp(v, "null") || !strcmp(v, "None")))
 		l->vp_stages = 0;
-	else if (!strcmp(key, "model.virtual_pipeline_model_parallel_size"))
+	else if (vp)
 		return whole(key, v, &l->vp_stages, where, d) < 0 ? -1 : 1;
+	else if (!strcmp(key, "optim.config.use_distributed_optimizer") && t >= 0)
+		l->zero = t;
 	else if (!strcmp(key, "trainer.precision"))
 		return nemo_precision(l, v);
 	else if (!strcmp(key, "model.fp8") && t >= 0)
@@ -292,6 +305,8 @@ static int nemo_other(capsim_launch *l, const char *key, const char *v, const ch
 /* the keys nemo_other reads */
 static const char *const nemo_other_keys[] = {
 	"model.sequence_parallel", "model.virtual_pipeline_model_parallel_size", "trainer.precision",
+	"trainer.strategy.sequence_parallel", "trainer.strategy.virtual_pipeline_model_parallel_size",
+	"optim.config.use_distributed_optimizer",
 	"model.fp8", "model.fp8_params", "model.ub_tp_comm_overlap", "model.optim.name",
 	"model.activations_checkpoint_granularity", "model.peft.peft_scheme",
 	"model.peft.lora_tuning.adapter_dim", "model.peft.lora_tuning.target_modules",
@@ -500,10 +515,17 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 		capsim_launch_torchtitan(argv + start, argc - start, where, l, d);
 		return d->n == before ? 0 : -1;
 	}
-	if (capsim_launch_nemo_configs(argv, argc, where, l, d) < 0)
+	if (capsim_launch_nemo_recipe(argv, argc, where, l, d) < 0 ||
+	    capsim_launch_nemo_configs(argv, argc, where, l, d) < 0)
 		return -1;
 	for (int i = 0; i < argc; i++) {
 		const char *tok = argv[i];
+		int recipe = capsim_launch_nemo_factory_word(argv, argc, i);
+		if (recipe) {
+			i += recipe - 1; /* read with its defaults, before the overrides */
+			l->found_launcher = 1;
+			continue;
+		}
 		if (tok[0] != '-') {
 			if (strchr(tok, '=') && strchr(tok, '.') && strchr(tok, '.') < strchr(tok, '=') &&
 			    strchr(tok, '=') > tok && !strchr("/$", tok[0])) {
@@ -1361,13 +1383,14 @@ static int launcher_word(const char *s)
 {
 	return strstr(s, "torchrun") || strcmp(s, "srun") == 0 || strstr(s, "python") ||
 	       strstr(s, "pretrain_") || strcmp(s, "deepspeed") == 0 ||
-	       strncmp(s, "trainer.", 8) == 0;
+	       strncmp(s, "trainer.", 8) == 0 || strcmp(s, "llm") == 0; /* nemo llm */
 }
 
 static int launcher_line(const char *s)
 {
 	return strstr(s, "torchrun") || strstr(s, "srun ") || strstr(s, "python") ||
-	       strstr(s, "pretrain_") || strstr(s, "deepspeed ") || strstr(s, "trainer.");
+	       strstr(s, "pretrain_") || strstr(s, "deepspeed ") || strstr(s, "trainer.") ||
+	       strstr(s, "nemo llm ");
 }
 
 /* a YAML launch line goes on over the lines indented further that are not

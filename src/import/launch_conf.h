@@ -53,4 +53,26 @@ int capsim_launch_nemo_value(capsim_launch *l, const char *key, const char *valu
 int capsim_launch_torchtitan(char **argv, int argc, const char *where, capsim_launch *l,
 			     capsim_diags *d);
 
+/* NeMo 2.0's command line (nemo llm pretrain ...): the index of its "nemo"
+ * word among argv[0..argc), or -1. */
+int capsim_launch_nemo_run_at(char **argv, int argc);
+
+/* Whether argv[i] names a NeMo recipe: 2 where it and the next word do
+ * (--factory NAME, and -f NAME on NeMo's command line), 1 where it does
+ * alone (--factory=NAME, recipe=NAME), else 0. */
+int capsim_launch_nemo_factory_word(char **argv, int argc, int i);
+
+/* The NeMo 2.0 pre-training recipe argv[0..argc) names (--factory NAME or
+ * "NAME(num_nodes=N, num_gpus_per_node=G, ...)", recipe=NAME), its defaults
+ * read into l (nodes, GPUs a node, TP, PP, virtual stages, CP, EP, sequence
+ * parallelism, sequence, global and micro-batch, steps, bf16, the
+ * distributed optimizer, the catalog model in l->model) before the launch's
+ * own overrides, each row's source NeMo's recipe file at a stated commit
+ * (nemo_recipe.c). Returns 0 (also where none is named), or -1 with the
+ * reason at where: a recipe not in the table (naming it and those known), a
+ * fine-tuning command (nemo llm finetune), a factory argument that is not a
+ * positive whole number. */
+int capsim_launch_nemo_recipe(char **argv, int argc, const char *where, capsim_launch *l,
+			      capsim_diags *d);
+
 #endif
