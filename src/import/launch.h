@@ -38,6 +38,9 @@ typedef struct capsim_launch {
 	long seq_len, micro_batch, global_batch, tp, pp, cp, ep;
 	long vp_layers;              /* Megatron's layers a virtual stage */
 	long vp_stages;              /* NeMo's virtual stages a pipeline stage */
+	const char *schedule;        /* "gpipe" where the launch names GPipe; NULL: 1F1B,
+				      * interleaved with virtual stages */
+	long first_stage_layers, last_stage_layers; /* Megatron's uneven split; 0 even */
 	long train_iters, train_samples;
 	double train_tokens;
 	const char *recompute;       /* "none", "selective", "full", NULL */

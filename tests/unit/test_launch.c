@@ -870,6 +870,37 @@ static void test_nemo_recipes(void **state)
 				     dir, dir), 0);
 }
 
+/* Megatron-LM's pipeline variants (megatron/training/arguments.py): virtual
+ * stages a rank, an uneven first and last stage, read; a custom layout
+ * listed as not modelled with its value whole */
+static void test_megatron_pipeline(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	capsim_diags d = { 0 };
+	assert_int_equal(command_line("torchrun pretrain_gpt.py --pipeline-model-parallel-size 4 "
+				      "--num-virtual-stages-per-pipeline-rank 2 "
+				      "--decoder-first-pipeline-num-layers 6 "
+				      "--decoder-last-pipeline-num-layers 6 --seq-length 4096", &l, &d), 0);
+	assert_int_equal(l.pp, 4);
+	assert_int_equal(l.vp_stages, 2);
+	assert_int_equal(l.first_stage_layers, 6);
+	assert_int_equal(l.last_stage_layers, 6);
+	char *xml = capsim_launch_scenario_text(&l, "p", "llama-3.1-8b", "dgx-h100", 8, "here", &d);
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "schedule=\"1f1b-interleaved\" virtual-stages=\"2\" "
+			       "first-stage-layers=\"6\" last-stage-layers=\"6\""));
+	free(xml);
+	assert_int_equal(command_line("torchrun pretrain_gpt.py --pipeline-model-parallel-size 4 "
+				      "--pipeline-model-parallel-layout Et*3|(tt|)*29m|L", &l, &d), 0);
+	int said = 0;
+	for (int i = 0; i < l.n_notes; i++)
+		said |= !strcmp(l.notes[i], "--pipeline-model-parallel-layout Et*3|(tt|)*29m|L: not "
+				"modelled");
+	assert_true(said);
+	capsim_diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_list_flags),
 		cmocka_unit_test(test_nemo_peft),
 		cmocka_unit_test(test_nemo_recipes),
+		cmocka_unit_test(test_megatron_pipeline),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);
