@@ -18,8 +18,12 @@
 #include "torchtitan.h"
 #include "xalloc.h"
 
-/* YAML mappings and sequences nested deeper than this are refused */
+/* YAML mappings and sequences nested deeper than this are refused; so is a
+ * config of more values (aliases can multiply them), and resolving one
+ * value through more interpolations, or into a longer text */
 #define MAX_NESTING 64
+#define MAX_ENTRIES 65536
+#define MAX_RESOLVES 100000
 
 static void note(capsim_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(capsim_launch *l, const char *fmt, ...)
@@ -104,6 +108,7 @@ typedef struct conf {
 	int argc;
 	capsim_launch *l;
 	capsim_diags *d;
+	long resolves;       /* interpolations resolved for the value at hand */
 } conf;
 
 static void add_entry(conf *c, char *key, char *value, long line, int list, int null)
@@ -187,6 +192,11 @@ static int flatten(conf *c, yaml_document_t *doc, yaml_node_t *n, const char *pa
 	if (depth > MAX_NESTING) {
 		capsim_diags_add(c->d, c->file, line, "mappings nested more than %d deep",
 				 MAX_NESTING);
+		return -1;
+	}
+	if (c->n >= MAX_ENTRIES) {
+		capsim_diags_add(c->d, c->file, line, "more than %d values (aliases multiply "
+				 "them): past the limit of a launcher's config", MAX_ENTRIES);
 		return -1;
 	}
 	if (n->type == YAML_SCALAR_NODE) {
@@ -323,7 +333,7 @@ static const char *value_at(const conf *c, const char *key)
 	return NULL;
 }
 
-static int resolve(const conf *c, const char *at, const char *raw, int depth, char **out,
+static int resolve(conf *c, const char *at, const char *raw, int depth, char **out,
 		   char *why, size_t wsize);
 
 /* the end of the interpolation opened at s[i] ("${"): the index of its
@@ -351,7 +361,7 @@ static char *number_text(double x)
 /* ${multiply:x, y}, ${divide_ceil:x, y}, ${divide_floor:x, y}: the
  * resolvers the NeMo launcher registers (launcher_scripts/main.py); -1 with
  * why for another, or arguments that are not two numbers */
-static int resolver(const conf *c, const char *at, const char *name, size_t nl,
+static int resolver(conf *c, const char *at, const char *name, size_t nl,
 		    const char *args, int depth, char **out, char *why, size_t wsize)
 {
 	double x[2];
@@ -397,7 +407,7 @@ static int resolver(const conf *c, const char *at, const char *name, size_t nl,
 
 /* ${path} (absolute), ${.sibling} or ${..uncle} (relative to at's
  * section): the value it names, itself resolved */
-static int reference(const conf *c, const char *at, const char *ref, int depth, char **out,
+static int reference(conf *c, const char *at, const char *ref, int depth, char **out,
 		     char *why, size_t wsize)
 {
 	char *path;
@@ -429,7 +439,7 @@ static int reference(const conf *c, const char *at, const char *ref, int depth, 
 
 /* raw, the value at at, with its interpolations resolved into *out (the
  * caller's); -1 with why where one cannot be */
-static int resolve(const conf *c, const char *at, const char *raw, int depth, char **out,
+static int resolve(conf *c, const char *at, const char *raw, int depth, char **out,
 		   char *why, size_t wsize)
 {
 	if (depth > CAPSIM_CONF_MAX_DEPTH) {
@@ -437,18 +447,26 @@ static int resolve(const conf *c, const char *at, const char *raw, int depth, ch
 			 CAPSIM_CONF_MAX_DEPTH);
 		return -1;
 	}
+	if (++c->resolves > MAX_RESOLVES) {
+		snprintf(why, wsize, "more than %d interpolations resolved for one value",
+			 MAX_RESOLVES);
+		return -1;
+	}
 	char *s = capsim_xasprintf("%s", "");
 	size_t i = 0;
 	while (raw[i]) {
 		size_t end = raw[i] == '$' && raw[i + 1] == '{' ? closing(raw, i) : 0;
-		if (!end) {
-			char *next = capsim_xasprintf("%s%c", s, raw[i++]);
+		if (!end) { /* the plain text up to the next ${ (past this one) */
+			const char *next_ref = strstr(raw + i + 1, "${");
+			size_t n = next_ref ? (size_t)(next_ref - raw - i) : strlen(raw + i);
+			char *next = capsim_xasprintf("%s%.*s", s, (int)n, raw + i);
 			free(s);
 			s = next;
+			i += n;
 			continue;
 		}
 		char *inner = capsim_xasprintf("%.*s", (int)(end - i - 2), raw + i + 2), *v = NULL;
-		size_t nl = strspn(inner, "abcdefghijklmnopqrstuvwxyz_");
+		size_t nl = strspn(inner, "abcdefghijklmnopqrstuvwxyz_.");
 		int r = nl && inner[nl] == ':' ?
 			resolver(c, at, inner, nl, inner + nl + 1, depth, &v, why, wsize) :
 			reference(c, at, inner, depth, &v, why, wsize);
@@ -457,9 +475,14 @@ static int resolve(const conf *c, const char *at, const char *raw, int depth, ch
 			free(s);
 			return -1;
 		}
-		char *next = capsim_xasprintf("%s%s", s, v);
+		int long_text = strlen(s) + strlen(v) > CAPSIM_LAUNCH_MAX_LINE;
+		char *next = long_text ? NULL : capsim_xasprintf("%s%s", s, v);
 		free(s);
 		free(v);
+		if (long_text) {
+			snprintf(why, wsize, "resolves to more than %u bytes", CAPSIM_LAUNCH_MAX_LINE);
+			return -1;
+		}
 		s = next;
 		i = end + 1;
 	}
@@ -484,7 +507,8 @@ static int apply(conf *c, const centry *e, const char *key)
 		capsim_diags_add_at(c->d, where, "%s: ??? (a value the launch must give), and the "
 				    "launch does not give it", e->key);
 		r = -1;
-	} else if (resolve(c, e->key, e->null ? "null" : e->value, 0, &v, why, sizeof why) < 0) {
+	} else if ((c->resolves = 0) ||
+		   resolve(c, e->key, e->null ? "null" : e->value, 0, &v, why, sizeof why) < 0) {
 		capsim_diags_add_at(c->d, where, "%s: %s", e->key, why);
 		r = -1;
 	} else {

@@ -25,8 +25,11 @@
  * keys not read noted by section. Returns 0, or -1 with each reason in d:
  * at where, a group named without a config root (naming the file and
  * --config-root) or not found under any; at file:line, YAML that does not
- * parse, a value capsim reads that is missing (???), refers to what neither
- * the file nor the launch gives, or is not of its kind. */
+ * parse, a value capsim reads that is missing (???), a list, refers to what
+ * neither the file nor the launch gives (or through an unknown resolver), or
+ * is not of its kind; and the limits: mappings nested past 64, more than
+ * 65536 values (aliases multiply them), more than 100000 interpolations
+ * resolved for one value, or its text past CAPSIM_LAUNCH_MAX_LINE. */
 int capsim_launch_nemo_configs(char **argv, int argc, const char *where, capsim_launch *l,
 			       capsim_diags *d);
 

@@ -23,6 +23,7 @@
 #include "eval.h"
 #include "launch.h"
 #include "testutil.h"
+#include "xalloc.h"
 #include "xml.h"
 
 CAPSIM_TEST_TMPDIR("test-launch-corpus")
@@ -433,6 +434,85 @@ static void test_nemo_config_values(void **state)
 	capsim_diags_free(&d);
 }
 
+/* text written as DIR/conf/training/x/NAME.yaml and read as training=x/NAME
+ * with DIR as the root: the diagnostics' count, want among them */
+static void config_refused(const char *name, const char *text, const char *want)
+{
+	char path[600], root[512];
+	snprintf(root, sizeof root, "%s", dir);
+	assert_int_equal(testutil_sh("mkdir -p %s/conf/training/x", dir), 0);
+	snprintf(path, sizeof path, "%s/conf/training/x/%s.yaml", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	char group[80];
+	snprintf(group, sizeof group, "training=x/%s", name);
+	char *line[] = { "python3", "main.py", group };
+	capsim_launch l;
+	capsim_launch_init(&l);
+	const char *roots[1] = { root };
+	l.config_roots = roots;
+	l.n_config_roots = 1;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_launch_argv(line, 3, "here", &l, &d), -1);
+	if (!printed(&d, want)) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("%s: expected '%s'", name, want);
+	}
+	capsim_diags_free(&d);
+}
+
+/* a config that would multiply itself (aliases of aliases, interpolations
+ * of interpolations, a cycle), a missing value and YAML that does not parse:
+ * each refused at its file's line, in bounded time and memory */
+static void test_nemo_config_limits(void **state)
+{
+	(void)state;
+	char *bomb = capsim_xasprintf("a0: &a0 {v: 1}\n");
+	for (int i = 1; i < 12; i++) {
+		char *next = capsim_xasprintf("%sa%d: &a%d {", bomb, i, i);
+		free(bomb);
+		bomb = next;
+		for (int j = 0; j < 10; j++) {
+			next = capsim_xasprintf("%s%sk%d: *a%d", bomb, j ? ", " : "", j, i - 1);
+			free(bomb);
+			bomb = next;
+		}
+		next = capsim_xasprintf("%s}\n", bomb);
+		free(bomb);
+		bomb = next;
+	}
+	config_refused("bomb", bomb, "bomb.yaml:1: error: more than 65536 values (aliases "
+		       "multiply them)");
+	free(bomb);
+	char *fan = capsim_xasprintf("model:\n  b0: 1\n");
+	for (int i = 1; i < 13; i++) {
+		char *next = capsim_xasprintf("%s  b%d: ${.b%d}${.b%d}${.b%d}${.b%d}\n", fan, i, i - 1,
+					      i - 1, i - 1, i - 1);
+		free(fan);
+		fan = next;
+	}
+	char *use = capsim_xasprintf("%s  micro_batch_size: ${.b12}\n", fan);
+	config_refused("fan", use, "fan.yaml:15: error: training.model.micro_batch_size: more "
+		       "than 100000 interpolations resolved for one value");
+	free(fan);
+	free(use);
+	config_refused("cycle", "model:\n  micro_batch_size: ${.global_batch_size}\n"
+		       "  global_batch_size: ${.micro_batch_size}\n", "cycle.yaml:2: error: "
+		       "training.model.micro_batch_size: interpolations refer through one another "
+		       "more than 16 deep");
+	config_refused("missing", "model:\n  micro_batch_size: ???\n", "missing.yaml:2: error: "
+		       "training.model.micro_batch_size: ??? (a value the launch must give)");
+	config_refused("list", "model:\n  micro_batch_size: [1, 2]\n", "list.yaml:2: error: "
+		       "training.model.micro_batch_size: expected one value, found a list");
+	config_refused("broken", "model:\n  a: [1, 2\n", "broken.yaml:");
+	config_refused("broken", "model:\n  a: [1, 2\n", ": error: not YAML: ");
+	config_refused("resolver", "model:\n  micro_batch_size: ${oc.env:MBS}\n",
+		       "resolver.yaml:2: error: training.model.micro_batch_size: ${oc.env:MBS}: a "
+		       "resolver capsim does not know");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_assumptions_said),
 		cmocka_unit_test(test_torchtitan_launcher),
 		cmocka_unit_test(test_nemo_config_values),
+		cmocka_unit_test(test_nemo_config_limits),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);
