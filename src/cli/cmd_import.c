@@ -409,53 +409,63 @@ static int write_launch(const capsim_launch *l, const capsim_node *node, const c
 	return capsim_outfile_close(&of, d);
 }
 
-static int import_launch(int argc, char **argv, int script)
+/* the options of import cmdline or slurm (cmd) into *o; -1 after saying
+ * why on stderr, 1 after --help */
+static int launch_args(const capsim_cli_cmd *cmd, int argc, char **argv, launch_opts *o)
 {
-	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
-					     &capsim_cli_import_cmdline_cmd;
-	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
 	int c;
 	optind = 1;
 	while ((c = capsim_cli_next(cmd, argc, argv)) != -1) {
 		switch (c) {
-		case L_NAME: o.name = optarg; break;
-		case L_MODEL: o.model = optarg; break;
-		case L_MODELS: o.models = optarg; break;
-		case L_NODE: o.node = optarg; break;
+		case L_NAME: o->name = optarg; break;
+		case L_MODEL: o->model = optarg; break;
+		case L_MODELS: o->models = optarg; break;
+		case L_NODE: o->node = optarg; break;
 		case L_ENV:
-			if (o.n_env == MAX_ENV) {
+			if (o->n_env == MAX_ENV) {
 				fprintf(stderr, "capsim import: --env: at most %d\n", MAX_ENV);
-				return CAPSIM_EXIT_USAGE;
+				return -1;
 			}
-			o.env[o.n_env++] = optarg;
+			o->env[o->n_env++] = optarg;
 			break;
 		case L_ROOT:
-			if (o.n_roots == MAX_ENV) {
+			if (o->n_roots == MAX_ENV) {
 				fprintf(stderr, "capsim import: --config-root: at most %d\n", MAX_ENV);
-				return CAPSIM_EXIT_USAGE;
+				return -1;
 			}
-			o.roots[o.n_roots++] = optarg;
+			o->roots[o->n_roots++] = optarg;
 			break;
-		case L_OUT: o.out = optarg; break;
-		case L_HELP: capsim_cli_help(cmd, stdout); return CAPSIM_EXIT_OK;
-		default: return CAPSIM_EXIT_USAGE;
+		case L_OUT: o->out = optarg; break;
+		case L_HELP: capsim_cli_help(cmd, stdout); return 1;
+		default: return -1;
 		}
 	}
-	if (!is_id(o.name) || (!o.model && strlen(o.name) > 57)) {
+	if (!is_id(o->name) || (!o->model && strlen(o->name) > 57)) {
 		fprintf(stderr, "capsim import: --name '");
-		capsim_term_text(stderr, o.name);
-		fprintf(stderr, "': expected an id (%s)%s\n", ID_RULE, is_id(o.name) ?
+		capsim_term_text(stderr, o->name);
+		fprintf(stderr, "': expected an id (%s)%s\n", ID_RULE, is_id(o->name) ?
 			", of at most 57 where the model written is NAME-model" : "");
-		return CAPSIM_EXIT_USAGE;
+		return -1;
 	}
-	const char *const ids[][2] = { { "--model", o.model }, { "--node", o.node } };
+	const char *const ids[][2] = { { "--model", o->model }, { "--node", o->node } };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (ids[i][1] && !is_id(ids[i][1])) {
 			fprintf(stderr, "capsim import: %s '", ids[i][0]);
 			capsim_term_text(stderr, ids[i][1]);
 			fprintf(stderr, "': expected an id (%s)\n", ID_RULE);
-			return CAPSIM_EXIT_USAGE;
+			return -1;
 		}
+	return 0;
+}
+
+static int import_launch(int argc, char **argv, int script)
+{
+	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
+					     &capsim_cli_import_cmdline_cmd;
+	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
+	int a = launch_args(cmd, argc, argv, &o);
+	if (a)
+		return a > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 	capsim_diags d = { 0 };
 	capsim_launch l;
 	const char *where = script ? (optind < argc ? argv[optind] : "") : "the command line";

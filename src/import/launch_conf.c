@@ -500,6 +500,7 @@ static int apply(conf *c, const centry *e, const char *key)
 	char *where = capsim_xasprintf("%s:%ld", c->file, e->line);
 	char why[240], *v = NULL;
 	int r = 0;
+	c->resolves = 0; /* the budget is this value's */
 	if (e->list) {
 		capsim_diags_add_at(c->d, where, "%s: expected one value, found a list", e->key);
 		r = -1;
@@ -507,8 +508,7 @@ static int apply(conf *c, const centry *e, const char *key)
 		capsim_diags_add_at(c->d, where, "%s: ??? (a value the launch must give), and the "
 				    "launch does not give it", e->key);
 		r = -1;
-	} else if ((c->resolves = 0) ||
-		   resolve(c, e->key, e->null ? "null" : e->value, 0, &v, why, sizeof why) < 0) {
+	} else if (resolve(c, e->key, e->null ? "null" : e->value, 0, &v, why, sizeof why) < 0) {
 		capsim_diags_add_at(c->d, where, "%s: %s", e->key, why);
 		r = -1;
 	} else {
