@@ -591,6 +591,9 @@ static int config_group(char **argv, int argc, const char *where, const char *to
 	char tried[512], *path = NULL, *text = NULL;
 	if (!eq[1] || strstr(eq + 1, "..")) {
 		capsim_diags_add_at(d, where, "%s: expected a config's name (gpt3/5b)", tok);
+	} else if (strchr(eq + 1, '$')) {
+		capsim_diags_add_at(d, where, "%.120s: names a variable the script does not set "
+				    "(nor Slurm from #SBATCH lines): give it with --env NAME=VALUE", tok);
 	} else if (!l->n_config_roots) {
 		capsim_diags_add_at(d, where, "%s: the NeMo launcher reads the job's values from its "
 				    "%s, which this launch does not hold: give --config-root DIR "

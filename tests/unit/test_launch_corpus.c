@@ -1,8 +1,10 @@
 /* test_launch_corpus.c - real public launch files, unedited
  * (tests/data/launch/real/, each one's repository, path, commit and license in
  * SOURCES.md): Megatron-LM's own example scripts, Slurm batch scripts of
- * Megatron-LM and NeMo from AWS's distributed-training samples, and the NeMo
- * Framework Launcher's PEFT examples. Each is read as bash would run it and
+ * Megatron-LM and NeMo from AWS's distributed-training samples, the NeMo
+ * Framework Launcher's PEFT examples and torchtitan's run_train.sh, with the
+ * config files they name (read with --config-root). Each is read as bash
+ * would run it and
  * every value its authors set is checked, as read from the file's own text
  * (the comments give the lines); nothing else may appear. Each then goes
  * through capsim import: a file whose values hold gives a scenario that
@@ -422,6 +424,15 @@ static void test_nemo_config_values(void **state)
 	assert_true(printed(&d, "5b.yaml:71: error: training.model.ffn_hidden_size: "
 			    "${.hidden_size}: neither the file nor the launch gives "
 			    "training.model.hidden_size"));
+	capsim_diags_free(&d);
+	/* a group named by a variable the script does not set */
+	char *unset[] = { "python3", "main.py", "training=${MODEL}/5b" };
+	capsim_launch_init(&l);
+	l.config_roots = roots;
+	l.n_config_roots = 1;
+	assert_int_equal(capsim_launch_argv(unset, 3, "here", &l, &d), -1);
+	assert_true(printed(&d, "here: error: training=${MODEL}/5b: names a variable the script "
+			    "does not set"));
 	capsim_diags_free(&d);
 	/* a group the root does not hold: the paths tried named */
 	char *none[] = { "python3", "main.py", "training=gpt3/7b" };
