@@ -1109,6 +1109,9 @@ static const char *resolve(shctx *c, const ref *r, char **owned)
  * "${A[*]}" (and only its first is $A) */
 static void emit(shctx *c, wordlist *w, const char *val, char top, char all)
 {
+	/* a command's output the script holds as its command ($(...), `...`):
+	 * not known, so one word, never split into the command's own words */
+	int output = val[0] == '`' || (val[0] == '$' && val[1] == '(');
 	for (const char *p = val; *p && c->err == WALK_OK; p++) {
 		if (*p == ARRAY_SEP && !all)
 			return;
@@ -1117,7 +1120,7 @@ static void emit(shctx *c, wordlist *w, const char *val, char top, char all)
 			w->in_word = 1;
 		} else if (*p == ARRAY_SEP && top == CX_DQ) {
 			put(c, w, ' ');
-		} else if (!top && (*p == ARRAY_SEP || isspace((unsigned char)*p))) {
+		} else if (!top && (*p == ARRAY_SEP || (isspace((unsigned char)*p) && !output))) {
 			end_word(c, w);
 		} else {
 			put(c, w, *p);

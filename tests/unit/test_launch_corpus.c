@@ -296,6 +296,13 @@ static void test_assumptions_said(void **state)
 	assert_int_not_equal(testutil_sh("grep -qF -- '%s' %s/err", said[2], dir), 0);
 	/* a test operand is never a flag: no -f among what was not modelled */
 	assert_int_not_equal(testutil_sh("grep -q 'warning: -f' %s/err", dir), 0);
+	/* nor a held command's: NEMO_FRAMEWORK_LAUNCHER_DIR=$(readlink -f ...) is
+	 * one word where the launch line uses it (the A100 example, l.7 and l.17) */
+	path_of("nemo-launcher-llama-a100-lora_4gpu_k8s.sh", path, sizeof path);
+	assert_int_equal(testutil_sh("%s import slurm --node dgx-a100 --model llama-2-7b "
+				     "--config-root '%s/tests/data/launch/real/" NEMO "' '%s' "
+				     ">/dev/null 2>%s/err", CAPSIM_BIN, CAPSIM_SOURCE_DIR, path, dir), 2);
+	assert_int_not_equal(testutil_sh("grep -q 'warning: -f' %s/err", dir), 0);
 	/* a launch that gives its global batch has none assumed (AWS GPT-3 with
 	 * NODES=2: 288); one that does not has micro-batch x DP written */
 	path_of("aws-megatron-gpt3.sbatch", path, sizeof path);
