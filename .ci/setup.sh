@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-run}
 
 pkgs="build-essential cmake pkg-config git libxml2-dev libxml2-utils libgsl-dev
-      libsqlite3-dev libjansson-dev libncurses-dev libcmocka-dev libopenmpi-dev
+      libsqlite3-dev libjansson-dev libyaml-dev libncurses-dev libcmocka-dev libopenmpi-dev
       openmpi-bin gnuplot-nox"
 if [ "$mode" = test ]; then
 	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh);

@@ -49,8 +49,11 @@
 	"variables and defaults, Slurm's variables from #SBATCH, arrays, if and case,\n" \
 	"here-documents, commands held in variables); a test resting on what the file\n" \
 	"cannot say is decided by the script's defaults and said; what it reads from\n" \
-	"its environment is given with --env. The scenario is checked by loading it\n" \
-	"before it is written.\n"
+	"its environment is given with --env. The config files a launch names (the\n" \
+	"NeMo launcher's training=gpt3/5b, torchtitan's --job.config_file) are read\n" \
+	"from --config-root, under the launch's own overrides; without it they are\n" \
+	"refused, naming the file. The scenario is checked by loading it before it\n" \
+	"is written.\n"
 
 enum { H_NAME, H_OUT, H_JSON, H_HELP };
 static const capsim_cli_opt hf_opts[] = {
@@ -70,7 +73,7 @@ const capsim_cli_cmd capsim_cli_import_hf_cmd = {
 	.in_order = 1,
 };
 
-enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_ENV, L_OUT, L_HELP };
+enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_ENV, L_ROOT, L_OUT, L_HELP };
 static const capsim_cli_opt launch_opts_table[] = {
 	[L_NAME] = { "name", 0, "NAME", "the scenario's name (default: imported)" },
 	[L_MODEL] = { "model", 0, "ID", "the model: a catalog or --parts id" },
@@ -82,6 +85,12 @@ static const capsim_cli_opt launch_opts_table[] = {
 		    "a variable of the script's environment (SLURM_NNODES=16,\n"
 		    "1=/data/tokenizer for $1): what the script reads but does\n"
 		    "not set; repeat it for each" },
+	[L_ROOT] = { "config-root", 0, "DIR",
+		     "where the config files the launch names are: the NeMo\n"
+		     "launcher's launcher_scripts directory (training=gpt3/5b\n"
+		     "reads DIR/conf/training/gpt3/5b.yaml), the torchtitan\n"
+		     "checkout (--job.config_file PATH reads DIR/PATH); repeat\n"
+		     "it, the first holding the file read" },
 	[L_OUT] = { "out", 0, "FILE", "write the scenario to FILE (default: standard output)" },
 	[L_HELP] = { "help", 0, NULL, "this text" },
 };
@@ -146,7 +155,7 @@ static void help(FILE *out)
 		"       capsim import slurm [OPTIONS] SCRIPT   (a Slurm batch script, a shell\n"
 		"                           script or a Kubernetes Job that runs torchrun)\n"
 		"  OPTIONS: [--name NAME] [--model ID | --models FILE] [--node ID]\n"
-		"           [--env NAME=VALUE]... [--out FILE]\n"
+		"           [--env NAME=VALUE]... [--config-root DIR]... [--out FILE]\n"
 		"       capsim import torchtitan [--name NAME] [--model ID | --models FILE]\n"
 		"           [--node ID] [--nodes N] [--out FILE] CONFIG.toml\n"
 		"\n"
@@ -336,6 +345,8 @@ typedef struct {
 	const char *name, *model, *models, *node, *out;
 	const char *env[MAX_ENV];
 	int n_env;
+	const char *roots[MAX_ENV];
+	int n_roots;
 } launch_opts;
 
 /* The model a launch's scenario names, into model_id: `given` (a catalog or
@@ -398,46 +409,63 @@ static int write_launch(const capsim_launch *l, const capsim_node *node, const c
 	return capsim_outfile_close(&of, d);
 }
 
-static int import_launch(int argc, char **argv, int script)
+/* the options of import cmdline or slurm (cmd) into *o; -1 after saying
+ * why on stderr, 1 after --help */
+static int launch_args(const capsim_cli_cmd *cmd, int argc, char **argv, launch_opts *o)
 {
-	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
-					     &capsim_cli_import_cmdline_cmd;
-	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
 	int c;
 	optind = 1;
 	while ((c = capsim_cli_next(cmd, argc, argv)) != -1) {
 		switch (c) {
-		case L_NAME: o.name = optarg; break;
-		case L_MODEL: o.model = optarg; break;
-		case L_MODELS: o.models = optarg; break;
-		case L_NODE: o.node = optarg; break;
+		case L_NAME: o->name = optarg; break;
+		case L_MODEL: o->model = optarg; break;
+		case L_MODELS: o->models = optarg; break;
+		case L_NODE: o->node = optarg; break;
 		case L_ENV:
-			if (o.n_env == MAX_ENV) {
+			if (o->n_env == MAX_ENV) {
 				fprintf(stderr, "capsim import: --env: at most %d\n", MAX_ENV);
-				return CAPSIM_EXIT_USAGE;
+				return -1;
 			}
-			o.env[o.n_env++] = optarg;
+			o->env[o->n_env++] = optarg;
 			break;
-		case L_OUT: o.out = optarg; break;
-		case L_HELP: capsim_cli_help(cmd, stdout); return CAPSIM_EXIT_OK;
-		default: return CAPSIM_EXIT_USAGE;
+		case L_ROOT:
+			if (o->n_roots == MAX_ENV) {
+				fprintf(stderr, "capsim import: --config-root: at most %d\n", MAX_ENV);
+				return -1;
+			}
+			o->roots[o->n_roots++] = optarg;
+			break;
+		case L_OUT: o->out = optarg; break;
+		case L_HELP: capsim_cli_help(cmd, stdout); return 1;
+		default: return -1;
 		}
 	}
-	if (!is_id(o.name) || (!o.model && strlen(o.name) > 57)) {
+	if (!is_id(o->name) || (!o->model && strlen(o->name) > 57)) {
 		fprintf(stderr, "capsim import: --name '");
-		capsim_term_text(stderr, o.name);
-		fprintf(stderr, "': expected an id (%s)%s\n", ID_RULE, is_id(o.name) ?
+		capsim_term_text(stderr, o->name);
+		fprintf(stderr, "': expected an id (%s)%s\n", ID_RULE, is_id(o->name) ?
 			", of at most 57 where the model written is NAME-model" : "");
-		return CAPSIM_EXIT_USAGE;
+		return -1;
 	}
-	const char *const ids[][2] = { { "--model", o.model }, { "--node", o.node } };
+	const char *const ids[][2] = { { "--model", o->model }, { "--node", o->node } };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (ids[i][1] && !is_id(ids[i][1])) {
 			fprintf(stderr, "capsim import: %s '", ids[i][0]);
 			capsim_term_text(stderr, ids[i][1]);
 			fprintf(stderr, "': expected an id (%s)\n", ID_RULE);
-			return CAPSIM_EXIT_USAGE;
+			return -1;
 		}
+	return 0;
+}
+
+static int import_launch(int argc, char **argv, int script)
+{
+	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
+					     &capsim_cli_import_cmdline_cmd;
+	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
+	int a = launch_args(cmd, argc, argv, &o);
+	if (a)
+		return a > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 	capsim_diags d = { 0 };
 	capsim_launch l;
 	const char *where = script ? (optind < argc ? argv[optind] : "") : "the command line";
@@ -453,8 +481,9 @@ static int import_launch(int argc, char **argv, int script)
 		}
 		size_t len;
 		text = capsim_xml_slurp(argv[optind], &len, &d);
-		if (!text || capsim_launch_script_env(text, len, argv[optind], o.env, o.n_env, &l,
-						      &d) < 0)
+		capsim_launch_inputs in = { .env = o.env, .n_env = o.n_env, .config_roots = o.roots,
+					    .n_config_roots = o.n_roots };
+		if (!text || capsim_launch_script_with(text, len, argv[optind], &in, &l, &d) < 0)
 			goto fail;
 	} else {
 		if (optind >= argc) {
@@ -462,6 +491,8 @@ static int import_launch(int argc, char **argv, int script)
 			goto out;
 		}
 		capsim_launch_init(&l);
+		l.config_roots = o.roots;
+		l.n_config_roots = o.n_roots;
 		if (capsim_launch_argv(argv + optind, argc - optind, where, &l, &d) < 0)
 			goto fail;
 	}
@@ -473,7 +504,7 @@ static int import_launch(int argc, char **argv, int script)
 		goto fail;
 	}
 	char model_id[CAPSIM_ID_LEN];
-	if (launch_model(cat, &l, o.model, o.name, o.models, where,
+	if (launch_model(cat, &l, o.model ? o.model : l.model, o.name, o.models, where,
 			 "give --model ID (a catalog or --parts model), or --models FILE to write "
 			 "the one the launch defines", model_id, &models_xml, &d) < 0)
 		goto fail;

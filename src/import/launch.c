@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "launch_cond.h"
+#include "launch_conf.h"
 #include "xalloc.h"
 
 static void note(capsim_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -75,6 +76,9 @@ static const struct {
 	{ "--tensor-model-parallel-size", F_LONG, M(tp) },
 	{ "--pipeline-model-parallel-size", F_LONG, M(pp) },
 	{ "--num-layers-per-virtual-pipeline-stage", F_LONG, M(vp_layers) },
+	{ "--num-virtual-stages-per-pipeline-rank", F_LONG, M(vp_stages) },
+	{ "--decoder-first-pipeline-num-layers", F_LONG, M(first_stage_layers) },
+	{ "--decoder-last-pipeline-num-layers", F_LONG, M(last_stage_layers) },
 	{ "--context-parallel-size", F_LONG, M(cp) },
 	{ "--expert-model-parallel-size", F_LONG, M(ep) },
 	{ "--num-experts", F_LONG, M(experts) },
@@ -146,6 +150,14 @@ static const struct {
 	{ "model.data.train_ds.micro_batch_size", M(micro_batch) },
 	{ "model.data.train_ds.global_batch_size", M(global_batch) },
 	{ "model.padded_vocab_size", M(vocab) },
+	/* NeMo 2.0's (nemo llm pretrain): the recipe's trainer, strategy and data */
+	{ "trainer.strategy.tensor_model_parallel_size", M(tp) },
+	{ "trainer.strategy.pipeline_model_parallel_size", M(pp) },
+	{ "trainer.strategy.context_parallel_size", M(cp) },
+	{ "trainer.strategy.expert_model_parallel_size", M(ep) },
+	{ "data.seq_length", M(seq_len) },
+	{ "data.micro_batch_size", M(micro_batch) },
+	{ "data.global_batch_size", M(global_batch) },
 };
 #undef M
 
@@ -247,18 +259,31 @@ static const char *nemo_key(const char *tok)
 	return tok;
 }
 
+/* NeMo's distributed optimizers, which shard the optimizer's state over the
+ * data-parallel ranks (ZeRO 1): Apex's distributed_fused_adam and Megatron
+ * Core's mcore_distributed_optim (NeMo's MegatronGPTModel.setup_optimization) */
+static int distributed_optimizer(const char *name)
+{
+	return !strcmp(name, "distributed_fused_adam") || !strcmp(name, "mcore_distributed_optim");
+}
+
 /* the overrides read other than a whole number: 1 read, 0 not modelled, -1
  * after a refusal */
 static int nemo_other(capsim_launch *l, const char *key, const char *v, const char *where,
 		      capsim_diags *d)
 {
 	int t = truth(v);
-	if (!strcmp(key, "model.sequence_parallel") && t >= 0)
+	int vp = !strcmp(key, "model.virtual_pipeline_model_parallel_size") ||
+		 !strcmp(key, "trainer.strategy.virtual_pipeline_model_parallel_size");
+	if ((!strcmp(key, "model.sequence_parallel") ||
+	     !strcmp(key, "trainer.strategy.sequence_parallel")) && t >= 0)
 		l->sequence_parallel = t;
-	else if (!strcmp(key, "model.virtual_pipeline_model_parallel_size") && !strcmp(v, "null"))
+	else if (vp && (!strcmp(v, "null") || !strcmp(v, "None")))
 		l->vp_stages = 0;
-	else if (!strcmp(key, "model.virtual_pipeline_model_parallel_size"))
+	else if (vp)
 		return whole(key, v, &l->vp_stages, where, d) < 0 ? -1 : 1;
+	else if (!strcmp(key, "optim.config.use_distributed_optimizer") && t >= 0)
+		l->zero = t;
 	else if (!strcmp(key, "trainer.precision"))
 		return nemo_precision(l, v);
 	else if (!strcmp(key, "model.fp8") && t >= 0)
@@ -268,7 +293,7 @@ static int nemo_other(capsim_launch *l, const char *key, const char *v, const ch
 	else if (!strcmp(key, "model.ub_tp_comm_overlap") && t >= 0)
 		l->tp_comm_overlap = t;
 	else if (!strcmp(key, "model.optim.name"))
-		l->zero = !strcmp(v, "distributed_fused_adam") ? 1 : l->zero;
+		l->zero = distributed_optimizer(v) ? 1 : l->zero;
 	else if (!strcmp(key, "model.activations_checkpoint_granularity"))
 		l->recompute = !strcmp(v, "full") ? "full" : !strcmp(v, "selective") ? "selective" :
 			       "none";
@@ -276,8 +301,42 @@ static int nemo_other(capsim_launch *l, const char *key, const char *v, const ch
 		return nemo_peft(l, key, v, where, d);
 	else
 		return 0;
-	/* distributed_fused_adam is ZeRO 1; another optimizer keeps its state whole */
-	return strcmp(key, "model.optim.name") || !strcmp(v, "distributed_fused_adam") ? 1 : 0;
+	/* a distributed optimizer is ZeRO 1; another keeps its state whole */
+	return strcmp(key, "model.optim.name") || distributed_optimizer(v) ? 1 : 0;
+}
+
+/* the keys nemo_other reads */
+static const char *const nemo_other_keys[] = {
+	"model.sequence_parallel", "model.virtual_pipeline_model_parallel_size", "trainer.precision",
+	"trainer.strategy.sequence_parallel", "trainer.strategy.virtual_pipeline_model_parallel_size",
+	"optim.config.use_distributed_optimizer",
+	"model.fp8", "model.fp8_params", "model.ub_tp_comm_overlap", "model.optim.name",
+	"model.activations_checkpoint_granularity", "model.peft.peft_scheme",
+	"model.peft.lora_tuning.adapter_dim", "model.peft.lora_tuning.target_modules",
+};
+
+int capsim_launch_nemo_reads(const char *key)
+{
+	for (size_t i = 0; i < sizeof nemo / sizeof nemo[0]; i++)
+		if (!strcmp(nemo[i].key, key))
+			return 1;
+	for (size_t i = 0; i < sizeof nemo_other_keys / sizeof nemo_other_keys[0]; i++)
+		if (!strcmp(nemo_other_keys[i], key))
+			return 1;
+	return 0;
+}
+
+int capsim_launch_nemo_value(capsim_launch *l, const char *key, const char *value,
+			     const char *where, capsim_diags *d)
+{
+	for (size_t i = 0; i < sizeof nemo / sizeof nemo[0]; i++)
+		if (!strcmp(nemo[i].key, key)) {
+			if (!strcmp(value, "null"))
+				return 1; /* Hydra's null: the code's default, as not said */
+			return whole(nemo[i].key, value, (long *)((char *)l + nemo[i].off), where,
+				     d) < 0 ? -1 : 1;
+		}
+	return nemo_other(l, key, value, where, d);
 }
 
 static int nemo_override(capsim_launch *l, const char *tok, const char *where, capsim_diags *d)
@@ -285,12 +344,9 @@ static int nemo_override(capsim_launch *l, const char *tok, const char *where, c
 	const char *key = nemo_key(tok);
 	const char *eq = strchr(key, '=');
 	size_t kl = (size_t)(eq - key);
-	for (size_t i = 0; i < sizeof nemo / sizeof nemo[0]; i++)
-		if (strlen(nemo[i].key) == kl && strncmp(nemo[i].key, key, kl) == 0)
-			return whole(nemo[i].key, eq + 1, (long *)((char *)l + nemo[i].off), where, d);
 	char k[128];
 	snprintf(k, sizeof k, "%.*s", (int)(kl < sizeof k ? kl : sizeof k - 1), key);
-	int r = nemo_other(l, k, eq + 1, where, d);
+	int r = capsim_launch_nemo_value(l, k, eq + 1, where, d);
 	if (r == 0)
 		note(l, "override not modelled: %.140s", tok);
 	return r < 0 ? -1 : 0;
@@ -428,25 +484,59 @@ static void join_values(char **v, int n, char *out, size_t size)
 		memcpy(out + size - 4, "...", 4);
 }
 
+/* where torchtitan's training module is among the n words at v (-m
+ * torchtitan.train, or its train.py): the index of the first word of it
+ * (the -m), or n */
+static int torchtitan_at(char **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(v[i]);
+		if (!strcmp(v[i], "torchtitan.train") ||
+		    (len >= 19 && !strcmp(v[i] + len - 19, "torchtitan/train.py")))
+			return i > 0 && !strcmp(v[i - 1], "-m") ? i - 1 : i;
+	}
+	return n;
+}
+
+/* a NeMo launcher's config group (training=gpt3/5b) */
+static int config_group(const char *tok)
+{
+	return !strncmp(tok, "training=", 9) || !strncmp(tok, "fine_tuning=", 12) ||
+	       !strncmp(tok, "peft=", 5);
+}
+
 int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *l,
 		       capsim_diags *d)
 {
 	size_t before = d->n;
+	int titan = torchtitan_at(argv, argc);
+	if (titan < argc) {
+		/* the launcher's own words first (its GPUs), then torchtitan's */
+		int start = titan + 1 + (strcmp(argv[titan], "-m") == 0);
+		capsim_launch_argv(argv, titan, where, l, d);
+		l->found_launcher = 1;
+		capsim_launch_torchtitan(argv + start, argc - start, where, l, d);
+		return d->n == before ? 0 : -1;
+	}
+	if (capsim_launch_nemo_recipe(argv, argc, where, l, d) < 0 ||
+	    capsim_launch_nemo_configs(argv, argc, where, l, d) < 0)
+		return -1;
 	for (int i = 0; i < argc; i++) {
 		const char *tok = argv[i];
+		int recipe = capsim_launch_nemo_factory_word(argv, argc, i);
+		if (recipe) {
+			i += recipe - 1; /* read with its defaults, before the overrides */
+			l->found_launcher = 1;
+			continue;
+		}
 		if (tok[0] != '-') {
 			if (strchr(tok, '=') && strchr(tok, '.') && strchr(tok, '.') < strchr(tok, '=') &&
 			    strchr(tok, '=') > tok && !strchr("/$", tok[0])) {
 				nemo_override(l, tok, where, d);
 				continue;
 			}
-			if (!strncmp(tok, "training=", 9) || !strncmp(tok, "fine_tuning=", 12) ||
-			    !strncmp(tok, "peft=", 5)) {
-				/* the NeMo launcher's config of the stage, a file of its own */
-				l->config_elsewhere = 1;
-				note(l, "%.60s: a NeMo launcher config, not in the launch: not read", tok);
-				continue;
-			}
+			if (config_group(tok))
+				continue; /* read from its file before the overrides */
 			if (tok[0] == '~' && strchr(tok, '.')) {
 				note(l, "override not modelled: %.140s", tok); /* Hydra's delete */
 				continue;
@@ -1019,6 +1109,9 @@ static const char *resolve(shctx *c, const ref *r, char **owned)
  * "${A[*]}" (and only its first is $A) */
 static void emit(shctx *c, wordlist *w, const char *val, char top, char all)
 {
+	/* a command's output the script holds as its command ($(...), `...`):
+	 * not known, so one word, never split into the command's own words */
+	int output = val[0] == '`' || (val[0] == '$' && val[1] == '(');
 	for (const char *p = val; *p && c->err == WALK_OK; p++) {
 		if (*p == ARRAY_SEP && !all)
 			return;
@@ -1027,7 +1120,7 @@ static void emit(shctx *c, wordlist *w, const char *val, char top, char all)
 			w->in_word = 1;
 		} else if (*p == ARRAY_SEP && top == CX_DQ) {
 			put(c, w, ' ');
-		} else if (!top && (*p == ARRAY_SEP || isspace((unsigned char)*p))) {
+		} else if (!top && (*p == ARRAY_SEP || (isspace((unsigned char)*p) && !output))) {
 			end_word(c, w);
 		} else {
 			put(c, w, *p);
@@ -1071,11 +1164,36 @@ static void single_quoted(shctx *c, wordlist *w, char ch)
  * reference (outside quotes, or in double quotes) is replaced by its value;
  * one the script does not set is left as written. Anything else is itself.
  * Returns the characters used. */
+/* $@ and $*: the positional parameters given ($1, $2 ... up to the first
+ * not given), words of their own in "$@"; none where none is given */
+static void positional(shctx *c, wordlist *w, char top, char all)
+{
+	char *joined = capsim_xasprintf("%s", "");
+	for (int k = 1; k < 1000; k++) {
+		char name[8];
+		int nl = snprintf(name, sizeof name, "%d", k);
+		const char *v = lookup(&c->st->vs, name, (size_t)nl);
+		if (!v)
+			break;
+		char *next = capsim_xasprintf("%s%s%s", joined, k > 1 ? "\x1f" : "", v);
+		free(joined);
+		joined = next;
+	}
+	if (*joined)
+		emit(c, w, joined, top, all);
+	free(joined);
+}
+
 static size_t plain_or_variable(shctx *c, const char *s, size_t n, wordlist *w, char top)
 {
 	ref r;
 	if (s[0] == '$' && n > 1 && s[1] == '#' && w && c->st && (!top || top == CX_DQ)) {
 		put(c, w, '0'); /* $#: the script run as it is, without arguments */
+		return 2;
+	}
+	if (s[0] == '$' && n > 1 && (s[1] == '@' || s[1] == '*') && w && c->st &&
+	    (!top || top == CX_DQ)) {
+		positional(c, w, top, s[1]);
 		return 2;
 	}
 	if (s[0] != '$' || !w || !c->st || (top && top != CX_DQ) || !parse_ref(s, n, &r)) {
@@ -1271,13 +1389,14 @@ static int launcher_word(const char *s)
 {
 	return strstr(s, "torchrun") || strcmp(s, "srun") == 0 || strstr(s, "python") ||
 	       strstr(s, "pretrain_") || strcmp(s, "deepspeed") == 0 ||
-	       strncmp(s, "trainer.", 8) == 0;
+	       strncmp(s, "trainer.", 8) == 0 || strcmp(s, "llm") == 0; /* nemo llm */
 }
 
 static int launcher_line(const char *s)
 {
 	return strstr(s, "torchrun") || strstr(s, "srun ") || strstr(s, "python") ||
-	       strstr(s, "pretrain_") || strstr(s, "deepspeed ") || strstr(s, "trainer.");
+	       strstr(s, "pretrain_") || strstr(s, "deepspeed ") || strstr(s, "trainer.") ||
+	       strstr(s, "nemo llm ");
 }
 
 /* a YAML launch line goes on over the lines indented further that are not
@@ -2223,7 +2342,20 @@ int capsim_launch_script(const char *text, size_t len, const char *file, capsim_
 int capsim_launch_script_env(const char *text, size_t len, const char *file,
 			     const char *const *env, int n_env, capsim_launch *l, capsim_diags *d)
 {
+	capsim_launch_inputs in = { .env = env, .n_env = n_env };
+	return capsim_launch_script_with(text, len, file, &in, l, d);
+}
+
+int capsim_launch_script_with(const char *text, size_t len, const char *file,
+			      const capsim_launch_inputs *in, capsim_launch *l, capsim_diags *d)
+{
+	static const capsim_launch_inputs none = { 0 };
+	in = in ? in : &none;
+	const char *const *env = in->env;
+	int n_env = in->n_env;
 	capsim_launch_init(l);
+	l->config_roots = in->config_roots;
+	l->n_config_roots = in->n_config_roots;
 	size_t before = d->n;
 	if (len > CAPSIM_LAUNCH_MAX_BYTES) {
 		capsim_diags_add(d, file, 0, "%zu bytes: larger than the %u-byte (8 MiB) cap on "

@@ -38,6 +38,9 @@ typedef struct capsim_launch {
 	long seq_len, micro_batch, global_batch, tp, pp, cp, ep;
 	long vp_layers;              /* Megatron's layers a virtual stage */
 	long vp_stages;              /* NeMo's virtual stages a pipeline stage */
+	const char *schedule;        /* "gpipe" where the launch names GPipe; NULL: 1F1B,
+				      * interleaved with virtual stages */
+	long first_stage_layers, last_stage_layers; /* Megatron's uneven split; 0 even */
 	long train_iters, train_samples;
 	double train_tokens;
 	const char *recompute;       /* "none", "selective", "full", NULL */
@@ -65,13 +68,38 @@ typedef struct capsim_launch {
 	long n_notes_more;           /* notes past the first CAPSIM_LAUNCH_NOTES: counted */
 	int found_launcher;          /* a torchrun, srun, python or Megatron/NeMo line was seen */
 	int config_elsewhere;        /* a config file holds the rest (--config-name, training=) */
+	/* the catalog model a config the launch names gives (torchtitan's
+	 * llama3 flavors), or NULL */
+	const char *model;
+	/* where the config files a launch names are found, the first root
+	 * holding one read (set by the caller before reading argv; the script
+	 * readers take them from their inputs): the NeMo launcher's
+	 * training=gpt3/5b is ROOT/conf/training/gpt3/5b.yaml (ROOT its
+	 * launcher_scripts directory) or ROOT/training/gpt3/5b.yaml, and
+	 * torchtitan's --job.config_file PATH is ROOT/PATH (ROOT the checkout
+	 * its run_train.sh runs in) */
+	const char *const *config_roots;
+	int n_config_roots;
 } capsim_launch;
+
+/* what a script reads besides its text: its environment (NAME=VALUE each,
+ * as capsim_launch_script_env takes them) and the config roots above */
+typedef struct capsim_launch_inputs {
+	const char *const *env;
+	int n_env;
+	const char *const *config_roots;
+	int n_config_roots;
+} capsim_launch_inputs;
 
 /* Start *l empty: every "not said" member at its mark. */
 void capsim_launch_init(capsim_launch *l);
 
 /* Read an argument vector (argv[0] the launcher or the script) into *l
- * (adding to what it holds). Returns 0, or -1 with the reason in d (a flag without its
+ * (adding to what it holds): the config files it names (the NeMo launcher's
+ * training=, peft=, fine_tuning=; torchtitan's --job.config_file) read from
+ * l's config roots first, under the vector's own overrides (launch_conf.h),
+ * and refused, naming the file and --config-root, where l has no root.
+ * Returns 0, or -1 with the reason in d (a flag without its
  * value, a value that is not a positive whole number of at most
  * CAPSIM_LAUNCH_MAX_WHOLE: "--num-layers: expected a positive whole number,
  * found 'x'"; a size or batch of 0 is refused). */
@@ -81,7 +109,8 @@ int capsim_launch_argv(char **argv, int argc, const char *where, capsim_launch *
 /* Read a script's text as bash would run it, running nothing: lines
  * continued with a backslash joined (and so lines inside an open quote, $(,
  * backtick or bash array); variables with their defaults (${V:-d} ${V-d}
- * ${V:=d} ${V:+w}, $1 unset, $# 0) and $(( )) expanded; Slurm's variables
+ * ${V:=d} ${V:+w}, $1 unset, $# 0, "$@" the positional parameters given in
+ * the environment, none where none is) and $(( )) expanded; Slurm's variables
  * (SLURM_NNODES, SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE ...) set from
  * the #SBATCH lines, which are read as options too; arrays, += and
  * "${A[@]}"; if/elif/else, case, while and [ ] && decided from the script's
@@ -109,6 +138,11 @@ int capsim_launch_script(const char *text, size_t len, const char *file, capsim_
  * A malformed one is refused (at "--env"). */
 int capsim_launch_script_env(const char *text, size_t len, const char *file,
 			     const char *const *env, int n_env, capsim_launch *l, capsim_diags *d);
+
+/* capsim_launch_script_env with the inputs in (env and config roots; NULL:
+ * none). */
+int capsim_launch_script_with(const char *text, size_t len, const char *file,
+			      const capsim_launch_inputs *in, capsim_launch *l, capsim_diags *d);
 
 /* The models file of one entry, id, that l's architecture flags define
  * (family megatron; Megatron's defaults where a flag is absent: an FFN of

@@ -286,6 +286,12 @@ static void write_scenario(FILE *f, const capsim_launch *l, const shape *s, cons
 		fprintf(f, " tp-comm-overlap=\"on\"");
 	if (s->v > 1)
 		fprintf(f, " schedule=\"1f1b-interleaved\" virtual-stages=\"%ld\"", s->v);
+	else if (l->schedule && s->pp > 1)
+		fprintf(f, " schedule=\"%s\"", l->schedule);
+	if (l->first_stage_layers)
+		fprintf(f, " first-stage-layers=\"%ld\"", l->first_stage_layers);
+	if (l->last_stage_layers)
+		fprintf(f, " last-stage-layers=\"%ld\"", l->last_stage_layers);
 	fprintf(f, "/>\n  </workload>\n</scenario>\n");
 }
 

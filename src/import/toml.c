@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "toml.h"
 
@@ -692,4 +693,99 @@ void capsim_toml_free(capsim_toml *t)
 	free(t->e);
 	free(t->tables);
 	memset(t, 0, sizeof *t);
+}
+
+/* ---- a command line's values over the document ----------------------------------- */
+
+/* text read as kind into *v (an array: its comma-separated strings); -1
+ * where it is not one */
+static int typed(const char *text, capsim_toml_kind kind, capsim_toml_value *v)
+{
+	char *end;
+	memset(v, 0, sizeof *v);
+	v->kind = kind;
+	errno = 0;
+	switch (kind) {
+	case CAPSIM_TOML_STRING: v->s = xstrdup(text); return 0;
+	case CAPSIM_TOML_INT:
+		v->i = strtoll(text, &end, 10);
+		return *text && !*end && errno != ERANGE ? 0 : -1;
+	case CAPSIM_TOML_FLOAT:
+		v->f = strtod(text, &end);
+		return *text && !*end && errno != ERANGE ? 0 : -1;
+	case CAPSIM_TOML_BOOL:
+		v->b = !strcasecmp(text, "true");
+		return v->b || !strcasecmp(text, "false") ? 0 : -1;
+	case CAPSIM_TOML_ARRAY:
+		for (const char *p = text; *text;) {
+			const char *comma = strchr(p, ',');
+			size_t n = comma ? (size_t)(comma - p) : strlen(p);
+			v->items = realloc(v->items, (v->n_items + 1) * sizeof *v->items);
+			if (!v->items)
+				abort();
+			capsim_toml_value *it = &v->items[v->n_items++];
+			memset(it, 0, sizeof *it);
+			it->kind = CAPSIM_TOML_STRING;
+			it->s = malloc(n + 1);
+			if (!it->s)
+				abort();
+			memcpy(it->s, p, n);
+			it->s[n] = '\0';
+			if (!comma)
+				break;
+			p = comma + 1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static const char *kind_name(capsim_toml_kind k)
+{
+	static const char *const name[] = { "a string", "an integer", "a float", "true or false",
+					    "a comma-separated list" };
+	return name[k];
+}
+
+int capsim_toml_override(capsim_toml *t, const char *key, const char *text, long line,
+			 const char *where, capsim_diags *d)
+{
+	capsim_toml_value v;
+	capsim_toml_entry *e = NULL;
+	for (size_t k = 0; k < t->n && !e; k++)
+		if (!strcmp(t->e[k].key, key))
+			e = &t->e[k];
+	if (e) {
+		if (typed(text, e->v.kind, &v) < 0) {
+			value_free(&v);
+			capsim_diags_add_at(d, where, "--%s %.80s: expected %s, as the config's line "
+					    "%ld holds", key, text, kind_name(e->v.kind), e->line);
+			return -1;
+		}
+		value_free(&e->v);
+		e->v = v; /* its line stays the config's, where the key is */
+		return 0;
+	}
+	static const capsim_toml_kind guess[] = { CAPSIM_TOML_INT, CAPSIM_TOML_FLOAT,
+						  CAPSIM_TOML_BOOL, CAPSIM_TOML_STRING };
+	for (size_t g = 0; g < sizeof guess / sizeof guess[0]; g++) {
+		if (typed(text, guess[g], &v) == 0)
+			break;
+		value_free(&v);
+	}
+	if (t->n == CAPSIM_TOML_MAX_ENTRIES) {
+		value_free(&v);
+		capsim_diags_add_at(d, where, "more than %d keys", CAPSIM_TOML_MAX_ENTRIES);
+		return -1;
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 32;
+		t->e = realloc(t->e, t->cap * sizeof *t->e);
+		if (!t->e)
+			abort();
+	}
+	const char *dot = strrchr(key, '.');
+	t->e[t->n++] = (capsim_toml_entry){ .key = xstrdup(key), .line = line, .v = v,
+					    .table_len = dot ? (size_t)(dot - key) : 0 };
+	return 0;
 }

@@ -71,6 +71,16 @@ int capsim_toml_parse(const char *text, size_t len, const char *file, capsim_tom
  * document does not define it. */
 capsim_toml_entry *capsim_toml_get(capsim_toml *t, const char *key);
 
+/* Set key (its whole dotted path) to text, a value a command line gives
+ * over the document (torchtitan's --section.key VALUE): where the document
+ * defines key, text read as that entry's kind (its line kept; a
+ * string as it is, an integer, a float, true or false, an array as
+ * comma-separated strings); else added at line, read as an integer, a float, true
+ * or false, or else a string. Returns 0, or -1 with the reason at where in
+ * d: text not of the entry's kind, the entries' limit passed. */
+int capsim_toml_override(capsim_toml *t, const char *key, const char *text, long line,
+			 const char *where, capsim_diags *d);
+
 /* Free what *t holds and leave it empty. */
 void capsim_toml_free(capsim_toml *t);
 

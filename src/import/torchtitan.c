@@ -210,8 +210,25 @@ static int read_training(tt *r, long *local, long *global)
 	return 0;
 }
 
-/* the pipeline schedule (pp stages): 1F1B, GPipe or Interleaved1F1B (two
- * stages a rank: torchtitan's looped schedules' default) */
+/* torchtitan's pipeline schedules (torch.distributed.pipelining's
+ * get_schedule_class names) and capsim's: GPipe, 1F1B and Interleaved1F1B
+ * as they are; the others, whose order or split backward capsim does not
+ * model, planned as the nearest capsim schedule and listed as not modelled */
+static const struct {
+	const char *name, *plan; /* plan: "gpipe", "1f1b" or "interleaved" */
+	const char *why;         /* NULL: modelled; else why it is not */
+} schedules[] = {
+	{ "GPipe", "gpipe", NULL },
+	{ "1F1B", "1f1b", NULL },
+	{ "Interleaved1F1B", "interleaved", NULL },
+	{ "LoopedBFS", "interleaved", "its breadth-first order over looped stages" },
+	{ "InterleavedZeroBubble", "interleaved", "zero bubble: the backward split in two" },
+	{ "ZBVZeroBubble", "interleaved", "zero bubble, two stages a rank in a V" },
+	{ "DualPipeV", "interleaved", "DualPipe's overlapped forward and backward in a V" },
+};
+
+/* the pipeline schedule (pp stages): one of the table above; a looped one
+ * with two stages a rank (torchtitan's default for looped schedules) */
 static int read_schedule(tt *r, long pp)
 {
 	long line;
@@ -222,16 +239,24 @@ static int read_schedule(tt *r, long pp)
 		note(r->l, "parallelism.pipeline_parallel_schedule \"%s\": no pipeline (degree 1)", s);
 		return 0;
 	}
-	if (!strcmp(s, "Interleaved1F1B")) {
-		r->l->vp_stages = 2;
-		note(r->l, "parallelism.pipeline_parallel_schedule Interleaved1F1B: 2 stages a rank "
-		     "assumed (torchtitan's default for looped schedules)");
+	for (size_t i = 0; i < sizeof schedules / sizeof schedules[0]; i++) {
+		if (strcmp(s, schedules[i].name))
+			continue;
+		if (!strcmp(schedules[i].plan, "gpipe"))
+			r->l->schedule = "gpipe";
+		if (!strcmp(schedules[i].plan, "interleaved")) {
+			r->l->vp_stages = 2;
+			note(r->l, "parallelism.pipeline_parallel_schedule %s: 2 stages a rank assumed "
+			     "(torchtitan's default for looped schedules)", s);
+		}
+		if (schedules[i].why)
+			note(r->l, "parallelism.pipeline_parallel_schedule %s not modelled (%.80s): "
+			     "planned as interleaved 1F1B", s, schedules[i].why);
 		return 0;
 	}
-	if (!strcmp(s, "1F1B"))
-		return 0;
 	capsim_diags_add(r->d, r->file, line, "parallelism.pipeline_parallel_schedule \"%s\": "
-			 "expected 1F1B or Interleaved1F1B (capsim's schedules)", s);
+			 "expected GPipe, 1F1B, Interleaved1F1B, LoopedBFS, InterleavedZeroBubble, "
+			 "ZBVZeroBubble or DualPipeV", s);
 	return -1;
 }
 
@@ -383,13 +408,10 @@ static void unread(tt *r)
 		note(r->l, "%s", line);
 }
 
-int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
-			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d)
+int capsim_torchtitan_read_doc(capsim_toml *t, const char *file, long nodes, int node_gpus,
+			       capsim_launch *l, const char **model, capsim_diags *d)
 {
-	capsim_launch_init(l);
-	tt r = { .file = file, .d = d, .l = l };
-	if (capsim_toml_parse(text, len, file, &r.t, d) < 0)
-		return -1;
+	tt r = { .t = *t, .file = file, .d = d, .l = l };
 	l->nodes = nodes;
 	l->found_launcher = 1;
 	long local, global, dp;
@@ -400,6 +422,18 @@ int capsim_torchtitan_read(const char *text, size_t len, const char *file, long 
 		 read_optimizer(&r) < 0 ? -1 : 0;
 	if (!rc)
 		unread(&r);
-	capsim_toml_free(&r.t);
+	*t = r.t; /* its keys marked read */
+	return rc;
+}
+
+int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
+			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d)
+{
+	capsim_launch_init(l);
+	capsim_toml t;
+	if (capsim_toml_parse(text, len, file, &t, d) < 0)
+		return -1;
+	int rc = capsim_torchtitan_read_doc(&t, file, nodes, node_gpus, l, model, d);
+	capsim_toml_free(&t);
 	return rc;
 }

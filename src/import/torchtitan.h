@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "launch.h"
+#include "toml.h"
 
 /* Read config text (len bytes) of file, run on nodes nodes (0: the config
  * does not say, one assumed) of node_gpus GPUs, into *l (started empty):
@@ -34,10 +35,19 @@
  * value of the wrong kind or range, a model other than those above (Llama 4
  * and others: no catalog model), a converter other than float8, degrees
  * whose product is not the GPUs, a global batch not a multiple of local x
- * data-parallel, a pipeline schedule other than 1F1B or
- * Interleaved1F1B, a key torchtitan has since moved (training.batch_size,
+ * data-parallel, a pipeline schedule torchtitan does not name (GPipe and
+ * 1F1B are read as capsim's; Interleaved1F1B, LoopedBFS,
+ * InterleavedZeroBubble, ZBVZeroBubble and DualPipeV as interleaved 1F1B of
+ * two stages a rank, the last four noted as not modelled), a key torchtitan
+ * has since moved (training.batch_size,
  * the degrees under [training], enable_float8_linear). */
 int capsim_torchtitan_read(const char *text, size_t len, const char *file, long nodes,
 			   int node_gpus, capsim_launch *l, const char **model, capsim_diags *d);
+
+/* capsim_torchtitan_read of a document already read (and perhaps
+ * overridden: capsim_toml_override), into l as it stands (not emptied: a
+ * launcher's notes kept); its keys are marked read. */
+int capsim_torchtitan_read_doc(capsim_toml *t, const char *file, long nodes, int node_gpus,
+			       capsim_launch *l, const char **model, capsim_diags *d);
 
 #endif

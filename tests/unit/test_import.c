@@ -297,6 +297,9 @@ static const corpus_entry corpus[] = {
 	 * 2508.10925), Table 1: 20.91B total, 3.61B active; 116.83B, 5.13B */
 	{ "openai--gpt-oss-20b", 20.91e9, 0.01e9, 3.61e9, 0.01e9, 1 },
 	{ "openai--gpt-oss-120b", 116.83e9, 0.01e9, 5.13e9, 0.01e9, 1 },
+	/* OLMo 2 13B: model.safetensors.index.json's total_size beside the config
+	 * (SOURCES.md), 54,864,793,600 bytes of float32 weights over 4 */
+	{ "allenai--OLMo-2-1124-13B", 13716198400.0, 1, 0, 0, 0 },
 };
 
 /* the counts must be within tol of the published: 1%, or half a unit */

@@ -764,6 +764,143 @@ static void test_writers(void **state)
 	capsim_diags_free(&d);
 }
 
+/* one command line, its words split at spaces, read into *l (emptied first):
+ * 0, or -1 with d */
+static int command_line(const char *line, capsim_launch *l, capsim_diags *d)
+{
+	char *copy = strdup(line), *argv[32], *save = NULL;
+	int argc = 0;
+	for (char *w = strtok_r(copy, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	capsim_launch_init(l);
+	int r = capsim_launch_argv(argv, argc, "the command line", l, d);
+	free(copy);
+	return r;
+}
+
+/* NeMo 2.0's recipes: the command lines NeMo's own documentation gives
+ * (docs/source/features/parallelisms.rst, nlp/nemo_megatron/batching.rst at
+ * NeMo 8cfedd7203462cb251a914e700e5605444277561) read as the recipe's
+ * defaults under their overrides; the defaults are its
+ * nemo/collections/llm/recipes/NAME.py at that commit */
+static void test_nemo_recipes(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	capsim_diags d = { 0 };
+	/* llama3_8b: TP 1, CP 2, 8192 x 512 x 1, 1168251 steps, bf16, the
+	 * distributed optimizer; TP 2 from the launch */
+	assert_int_equal(command_line("nemo llm pretrain --factory llama3_8b "
+				      "trainer.strategy.tensor_model_parallel_size=2", &l, &d), 0);
+	assert_int_equal(l.tp, 2);
+	assert_int_equal(l.cp, 2);
+	assert_int_equal(l.pp, 1);
+	assert_int_equal(l.seq_len, 8192);
+	assert_int_equal(l.global_batch, 512);
+	assert_int_equal(l.micro_batch, 1);
+	assert_int_equal(l.train_iters, 1168251);
+	assert_int_equal(l.nodes, 1);
+	assert_int_equal(l.gpus_per_node, 8);
+	assert_int_equal(l.zero, 1);
+	assert_string_equal(l.dtype, "bf16");
+	assert_string_equal(l.model, "llama-3.1-8b");
+	/* virtual stages over the recipe's none */
+	assert_int_equal(command_line("nemo llm pretrain --factory llama3_8b "
+				      "trainer.strategy.pipeline_model_parallel_size=2 "
+				      "trainer.strategy.virtual_pipeline_model_parallel_size=2", &l, &d), 0);
+	assert_int_equal(l.pp, 2);
+	assert_int_equal(l.vp_stages, 2);
+	/* mixtral_8x7b: 8 nodes, PP 4 with 8 virtual stages, EP 8, 4096 x 512;
+	 * EP 4 from the launch, expert TP not modelled and said */
+	assert_int_equal(command_line("nemo llm pretrain --factory mixtral_8x7b "
+				      "trainer.strategy.expert_model_parallel_size=4 "
+				      "trainer.strategy.expert_tensor_parallel_size=4", &l, &d), 0);
+	assert_int_equal(l.ep, 4);
+	assert_int_equal(l.nodes, 8);
+	assert_int_equal(l.pp, 4);
+	assert_int_equal(l.vp_stages, 8);
+	assert_int_equal(l.seq_len, 4096);
+	assert_string_equal(l.model, "mixtral-8x7b");
+	int said = 0;
+	for (int i = 0; i < l.n_notes; i++)
+		said |= strstr(l.notes[i], "trainer.strategy.expert_tensor_parallel_size=4") != NULL;
+	assert_true(said);
+	/* the batches */
+	assert_int_equal(command_line("nemo llm pretrain --factory llama3_8b data.micro_batch_size=4 "
+				      "data.global_batch_size=16 trainer.accumulate_grad_batches=1",
+				      &l, &d), 0);
+	assert_int_equal(l.micro_batch, 4);
+	assert_int_equal(l.global_batch, 16);
+	/* the factory's own arguments: llama31_405b's TP 8, PP 8, 2 virtual
+	 * stages, CP 4, sequence parallel, on the 128 nodes given */
+	assert_int_equal(command_line("nemo llm pretrain --factory "
+				      "llama31_405b(num_nodes=128,num_gpus_per_node=8)", &l, &d), 0);
+	assert_int_equal(l.nodes, 128);
+	assert_int_equal(l.tp, 8);
+	assert_int_equal(l.pp, 8);
+	assert_int_equal(l.vp_stages, 2);
+	assert_int_equal(l.cp, 4);
+	assert_int_equal(l.sequence_parallel, 1);
+	/* recipe=NAME, and the distributed optimizer turned off */
+	assert_int_equal(command_line("python pretrain.py recipe=gpt3_175b "
+				      "optim.config.use_distributed_optimizer=False", &l, &d), 0);
+	assert_int_equal(l.tp, 4);
+	assert_int_equal(l.vp_stages, 6);
+	assert_int_equal(l.global_batch, 2048);
+	assert_int_equal(l.micro_batch, 2);
+	assert_int_equal(l.zero, 0);
+	assert_int_equal(d.n, 0);
+	/* refused: a recipe not in the table, named; a fine-tune; a bad argument */
+	assert_int_equal(command_line("nemo llm pretrain --factory qwen3_8b", &l, &d), -1);
+	assert_true(capsim_diags_contains(&d, "NeMo recipe 'qwen3_8b': not one capsim knows"));
+	capsim_diags_free(&d);
+	assert_int_equal(command_line("nemo llm finetune --factory llama3_8b", &l, &d), -1);
+	assert_true(capsim_diags_contains(&d, "capsim reads the pre-training recipes' defaults"));
+	capsim_diags_free(&d);
+	assert_int_equal(command_line("nemo llm pretrain --factory llama3_8b(num_nodes=two)", &l,
+				      &d), -1);
+	assert_true(capsim_diags_contains(&d, "--factory num_nodes: expected a positive whole "
+					  "number, found 'two'"));
+	capsim_diags_free(&d);
+	/* imported without --model: the recipe's model, a scenario that loads */
+	assert_int_equal(testutil_sh("%s import cmdline --out %s/recipe.xml -- nemo llm pretrain "
+				     "--factory llama3_8b trainer.strategy.tensor_model_parallel_size=2 "
+				     "2>/dev/null && %s validate %s/recipe.xml >/dev/null && grep -q "
+				     "'ref=\"llama-3.1-8b\"' %s/recipe.xml", CAPSIM_BIN, dir, CAPSIM_BIN,
+				     dir, dir), 0);
+}
+
+/* Megatron-LM's pipeline variants (megatron/training/arguments.py): virtual
+ * stages a rank, an uneven first and last stage, read; a custom layout
+ * listed as not modelled with its value whole */
+static void test_megatron_pipeline(void **state)
+{
+	(void)state;
+	capsim_launch l;
+	capsim_diags d = { 0 };
+	assert_int_equal(command_line("torchrun pretrain_gpt.py --pipeline-model-parallel-size 4 "
+				      "--num-virtual-stages-per-pipeline-rank 2 "
+				      "--decoder-first-pipeline-num-layers 6 "
+				      "--decoder-last-pipeline-num-layers 6 --seq-length 4096", &l, &d), 0);
+	assert_int_equal(l.pp, 4);
+	assert_int_equal(l.vp_stages, 2);
+	assert_int_equal(l.first_stage_layers, 6);
+	assert_int_equal(l.last_stage_layers, 6);
+	char *xml = capsim_launch_scenario_text(&l, "p", "llama-3.1-8b", "dgx-h100", 8, "here", &d);
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "schedule=\"1f1b-interleaved\" virtual-stages=\"2\" "
+			       "first-stage-layers=\"6\" last-stage-layers=\"6\""));
+	free(xml);
+	assert_int_equal(command_line("torchrun pretrain_gpt.py --pipeline-model-parallel-size 4 "
+				      "--pipeline-model-parallel-layout Et*3|(tt|)*29m|L", &l, &d), 0);
+	int said = 0;
+	for (int i = 0; i < l.n_notes; i++)
+		said |= !strcmp(l.notes[i], "--pipeline-model-parallel-layout Et*3|(tt|)*29m|L: not "
+				"modelled");
+	assert_true(said);
+	capsim_diags_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -789,6 +926,8 @@ int main(void)
 		cmocka_unit_test(test_held_commands),
 		cmocka_unit_test(test_list_flags),
 		cmocka_unit_test(test_nemo_peft),
+		cmocka_unit_test(test_nemo_recipes),
+		cmocka_unit_test(test_megatron_pipeline),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);

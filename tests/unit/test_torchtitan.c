@@ -250,8 +250,9 @@ static void test_refused(void **state)
 	refused("[model]\nflavor = \"8B\"\n[activation_checkpoint]\nmode = \"memory_budget\"\n",
 		"", "c.toml:4: error: activation_checkpoint.mode \"memory_budget\"");
 	refused("[model]\nflavor = \"8B\"\n[parallelism]\npipeline_parallel_degree = 2\n"
-		"pipeline_parallel_schedule = \"ZBVZeroBubble\"\n", "",
-		"c.toml:5: error: parallelism.pipeline_parallel_schedule \"ZBVZeroBubble\"");
+		"pipeline_parallel_schedule = \"PipelineScheduleMulti\"\n", "",
+		"c.toml:5: error: parallelism.pipeline_parallel_schedule \"PipelineScheduleMulti\": "
+		"expected GPipe, 1F1B, Interleaved1F1B");
 	refused("[model]\nflavor = \"8B\"\n[[x]]\n", "", "c.toml:3: error: arrays of tables");
 	/* torchtitan's older layout: never the new keys' defaults in silence */
 	refused("[training]\nbatch_size = 2\ntensor_parallel_degree = 8\n", "",
@@ -265,6 +266,48 @@ static void test_refused(void **state)
 	/* the debugmodel's architecture is written only where asked */
 	refused("[model]\nflavor = \"debugmodel\"\n", "", "needs --models FILE");
 	refused("[model]\nflavor = \"8B\"\n", "--nodes 0", "--nodes: expected a whole number");
+}
+
+/* a config of pipeline degree 2 with schedule (two micro-batches a step:
+ * 64 = local 8 x dp 4 x 2), imported on one node: its
+ * scenario's parallelism line in DIR/s.xml, stderr in DIR/err */
+static void schedule_import(const char *schedule)
+{
+	char file[600];
+	snprintf(file, sizeof file, "%s/c.toml", dir);
+	FILE *f = fopen(file, "w");
+	assert_non_null(f);
+	fprintf(f, "[model]\nflavor = \"8B\"\n[training]\nglobal_batch_size = 64\n"
+		"[parallelism]\npipeline_parallel_degree = 2\npipeline_parallel_schedule = \"%s\"\n",
+		schedule);
+	fclose(f);
+	assert_int_equal(testutil_sh("%s import torchtitan --out %s/s.xml %s 2>%s/err", CAPSIM_BIN,
+				     dir, file, dir), 0);
+}
+
+/* torchtitan's schedules: GPipe and 1F1B as capsim's; the looped and zero
+ * bubble ones as interleaved 1F1B of two stages a rank, each said not
+ * modelled with why; none dropped */
+static void test_schedules(void **state)
+{
+	(void)state;
+	schedule_import("GPipe");
+	assert_true(holds("s.xml", "pp=\"2\""));
+	assert_true(holds("s.xml", "schedule=\"gpipe\""));
+	schedule_import("1F1B");
+	assert_false(holds("s.xml", "schedule="));
+	static const char *const looped[] = { "ZBVZeroBubble", "InterleavedZeroBubble",
+					      "LoopedBFS", "DualPipeV" };
+	for (size_t i = 0; i < sizeof looped / sizeof looped[0]; i++) {
+		schedule_import(looped[i]);
+		char said[160];
+		snprintf(said, sizeof said, "parallelism.pipeline_parallel_schedule %s not modelled (",
+			 looped[i]);
+		if (!holds("err", said) || !holds("s.xml", said) ||
+		    !holds("s.xml", "schedule=\"1f1b-interleaved\" virtual-stages=\"2\""))
+			fail_msg("%s: not planned as interleaved 1F1B and said", looped[i]);
+	}
+	assert_true(holds("err", "DualPipe's overlapped forward and backward in a V"));
 }
 
 /* what a config leaves out is torchtitan's default, said; a global batch
@@ -315,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_import),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_schedules),
 		cmocka_unit_test(test_defaults_said),
 	};
 	capsim_init();
