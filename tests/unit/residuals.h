@@ -30,8 +30,8 @@
  * ampere, hopper or blackwell (testutil_gpu_gen); stack: the software and its
  * execution mode (megatron, torch-eager, torch-compiled, torch-graphs,
  * torchtitan, nccl-tests, torch-distributed, torch-save, dcp, async-save);
- * host_bound: 1 where capsim's own prediction has the host issuing 90% of the
- * step or more; profile: datasheet or calibrated; in_sample: 1 where a
+ * host_bound: 1 where capsim's own prediction has the host stream adding a
+ * quarter of the step or more (capsim_result_err_features); profile: datasheet or calibrated; in_sample: 1 where a
  * constant of capsim was fitted on the row (kept, not used for intervals).
  * predicted and measured in the same unit. */
 typedef struct testutil_residual {
