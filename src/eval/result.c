@@ -1092,25 +1092,24 @@ static void end_text(const capsim_result_key *k, double v, const char *value, ch
 		b[l - 1] = '\0';
 }
 
-/* value and, with a band at 80%, " (lo-hi)" after it */
+/* with a band at 80%, " (lo-hi)" to follow value; else "" */
 static void banded_text(const R *r, const capsim_result_key *k, const char *value, char *b,
 			size_t n)
 {
 	double lo, hi;
-	if (!capsim_result_band(r, k, CAPSIM_ERR_80, &lo, &hi)) {
-		snprintf(b, n, "%s", value);
+	b[0] = '\0';
+	if (!capsim_result_band(r, k, CAPSIM_ERR_80, &lo, &hi))
 		return;
-	}
 	char a[48], z[48];
 	end_text(k, lo, value, a, sizeof a);
 	end_text(k, hi, value, z, sizeof z);
-	snprintf(b, n, "%s (%s-%s)", value, a, z);
+	snprintf(b, n, " (%s-%s)", a, z);
 }
 
 /* one line of a key with a label */
 static void key_text(const R *r, const capsim_result_key *k, FILE *f)
 {
-	char label[64], value[48], shown[160], note[512] = "";
+	char label[64], value[48], band[112], note[512] = "";
 	snprintf(label, sizeof label, "%*s%s", 2 * k->depth, "", k->label);
 	if (k->note)
 		k->note(r, note, sizeof note);
@@ -1125,11 +1124,11 @@ static void key_text(const R *r, const capsim_result_key *k, FILE *f)
 		return;
 	}
 	value_text(k, capsim_result_number(r, k), value, sizeof value);
-	banded_text(r, k, value, shown, sizeof shown);
+	banded_text(r, k, value, band, sizeof band);
 	if (note[0] == '\n')
-		fprintf(f, "  %-24s %12s%s\n", label, shown, note);
+		fprintf(f, "  %-24s %12s%s%s\n", label, value, band, note);
 	else
-		fprintf(f, "  %-24s %12s%s%s\n", label, shown, note[0] ? "  " : "", note);
+		fprintf(f, "  %-24s %12s%s%s%s\n", label, value, band, note[0] ? "  " : "", note);
 }
 
 int capsim_result_text(const R *r, FILE *f)
