@@ -208,9 +208,10 @@ capsim_err_model *capsim_cli_err_model(const char *cmd, capsim_diags *d)
 	/* a missing model is bad input as a malformed one is: the catalog
 	 * lacks a file it ships with */
 	for (size_t i = 0; i < got.n; i++)
-		capsim_diags_add_at(d, got.v[i].where ? got.v[i].where : "the error model", "the error model: %s (capsim %s "
-				    "--no-intervals leaves the bands out; capsim fit errors "
-				    "refits the model)", got.v[i].msg, cmd);
+		capsim_diags_add_at(d, got.v[i].where ? got.v[i].where : "the error model",
+				    "the error model: %s (capsim %s --no-intervals leaves the "
+				    "bands out; capsim fit errors refits the model)", got.v[i].msg,
+				    cmd);
 	capsim_diags_free(&got);
 	return NULL;
 }

@@ -219,12 +219,13 @@ static void band_json(const capsim_err_band *b, const capsim_coll_point *p, json
 static json_t *bands_json(const capsim_err_band *b)
 {
 	json_t *q = json_object();
-	for (int l = 0; l < CAPSIM_ERR__LEVELS; l++)
-		json_object_set_new(q, capsim_err_level_names[l],
-				    b->has[l] ? json_pack("{s:f, s:f, s:s, s:I}", "lo", b->lo[l], "hi",
-							  b->hi[l], "group", b->group[l], "n",
-							  (json_int_t)b->n[l]) :
-						json_null());
+	for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+		json_t *v = b->has[l] ? json_pack("{s:f, s:f, s:s, s:I}", "lo", b->lo[l], "hi",
+						  b->hi[l], "group", b->group[l], "n",
+						  (json_int_t)b->n[l]) :
+					json_null();
+		json_object_set_new(q, capsim_err_level_names[l], v);
+	}
 	json_t *o = json_object();
 	json_object_set_new(o, "source", json_string(
 		"split-conformal prediction intervals on capsim's own validation residuals "
@@ -303,6 +304,33 @@ static void print_sweep(const capsim_scenario *s, const capsim_coll_point *p, si
 	printf("# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
 }
 
+/* The JSON of n points (one: its keys at the top; a sweep: "results"), each
+ * with its ends where band is given, and then the bands object */
+static json_t *collective_json(const capsim_catalog *cat, const capsim_scenario *s,
+			       const capsim_coll_point *pts, size_t n, int sweep,
+			       const capsim_err_band *band)
+{
+	const capsim_err_band none = { 0 };
+	json_t *root = capsim_cli_json_head(cat, s), *rows = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *one = capsim_coll_point_json(&pts[i]);
+		band_json(band ? band : &none, &pts[i], one);
+		if (sweep) {
+			json_array_append_new(rows, one);
+			continue;
+		}
+		json_object_update(root, one);
+		json_decref(one);
+	}
+	if (sweep)
+		json_object_set_new(root, "results", rows);
+	else
+		json_decref(rows);
+	if (band)
+		json_object_set_new(root, "bands", bands_json(band));
+	return root;
+}
+
 int capsim_cmd_collective(int argc, char **argv)
 {
 	opts o;
@@ -366,29 +394,12 @@ int capsim_cmd_collective(int argc, char **argv)
 		}
 		end_s += pts[i].r.time_s;
 	}
-	if (o.json) {
-		root = capsim_cli_json_head(cat, s);
-		if (!o.sweep) {
-			json_t *one = capsim_coll_point_json(&pts[0]);
-			band_json(&band, &pts[0], one);
-			json_object_update(root, one);
-			json_decref(one);
-		} else {
-			json_t *rows = json_array();
-			for (size_t i = 0; i < n_sizes; i++) {
-				json_t *one = capsim_coll_point_json(&pts[i]);
-				band_json(&band, &pts[i], one);
-				json_array_append_new(rows, one);
-			}
-			json_object_set_new(root, "results", rows);
-		}
-		if (errors)
-			json_object_set_new(root, "bands", bands_json(&band));
-	} else if (!o.sweep) {
+	if (o.json)
+		root = collective_json(cat, s, pts, n_sizes, o.sweep, errors ? &band : NULL);
+	else if (!o.sweep)
 		print_one(&pts[0], &band);
-	} else {
+	else
 		print_sweep(s, pts, n_sizes);
-	}
 	if (!o.json && band.has[CAPSIM_ERR_80])
 		print_band_source(&band);
 	if (o.json) {

@@ -41,7 +41,8 @@ static const capsim_cli_opt run_opts[] = {
 const capsim_cli_cmd capsim_cli_run_cmd = {
 	.name = "run",
 	.usage = "usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--layout auto] [--json]\n"
-		 "                  [--no-intervals] [--verbose] [--trace FILE [--trace-limit SIZE]]\n",
+		 "                  [--no-intervals] [--verbose]\n"
+		 "                  [--trace FILE [--trace-limit SIZE]]\n",
 	.about = "Predict one training step of the scenario's workload on its cluster: step\n"
 		 "time and its breakdown, tokens/s, MFU, memory per GPU, time to train the\n"
 		 "token budget, each prediction with its 80% and 95% interval from capsim's own\n"
@@ -232,6 +233,23 @@ static int choose_layout(const char *path, const capsim_cli_sets *search_sets,
 	return rc;
 }
 
+/* r on standard output: one JSON object, or the text report */
+static void print_result(const capsim_catalog *cat, const capsim_scenario *s,
+			 const capsim_result *r, int json)
+{
+	if (json) {
+		json_t *o = capsim_cli_json_head(cat, s);
+		capsim_result_json(r, o);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		json_decref(o);
+		return;
+	}
+	print_head(s, r, stdout);
+	capsim_result_text(r, stdout);
+	print_path(&r->step, stdout);
+}
+
 int capsim_cmd_run(int argc, char **argv)
 {
 	capsim_cli_sets sets = { 0 }, search_sets = { 0 };
@@ -323,17 +341,7 @@ int capsim_cmd_run(int argc, char **argv)
 		status = traced == -2 ? CAPSIM_EXIT_USAGE : CAPSIM_EXIT_FAILURE;
 		goto out;
 	}
-	if (json) {
-		json_t *o = capsim_cli_json_head(cat, s);
-		capsim_result_json(&r, o);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		fputc('\n', stdout);
-		json_decref(o);
-	} else {
-		print_head(s, &r, stdout);
-		capsim_result_text(&r, stdout);
-		print_path(&r.step, stdout);
-	}
+	print_result(cat, s, &r, json);
 	if (verbose)
 		fprintf(json ? stderr : stdout,
 			"# run summary: events %llu, step %.9f s, seed %llu\n",

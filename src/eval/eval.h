@@ -330,8 +330,8 @@ void capsim_result_json(const capsim_result *r, struct json_t *o);
 
 /* The store's rows (results.h) of r's present scalar keys, in table order:
  * numbers with the table's unit, texts as text, a banded key's ends after
- * it; n must hold capsim_result_n_values. The strings point into r and the table. Returns
- * how many were written. */
+ * it; n must hold capsim_result_n_values. The strings point into r and the
+ * table. Returns how many were written. */
 struct capsim_result_value;
 size_t capsim_result_values(const capsim_result *r, struct capsim_result_value *out,
 			    size_t n);

@@ -301,9 +301,13 @@ static size_t margin_band(const R *r, char *b, size_t l, size_t n)
 	capsim_units_format(fabs(lo), CAPSIM_DIM_BYTES, a, sizeof a);
 	capsim_units_format(fabs(hi), CAPSIM_DIM_BYTES, z, sizeof z);
 	int w;
-	if ((lo >= 0) == (hi >= 0)) /* one side: "36.91-39.27 GB to spare" */
-		w = snprintf(b + l, n - l, " (80%%: %s-%s %s)", lo >= 0 ? a : z, lo >= 0 ? z : a,
+	if ((lo >= 0) == (hi >= 0)) { /* one side: "36.91-39.27 GB to spare" */
+		char *first = lo >= 0 ? a : z, *ua = strrchr(a, ' '), *uz = strrchr(z, ' ');
+		if (ua && uz && strcmp(ua, uz) == 0)
+			first[strrchr(first, ' ') - first] = '\0';
+		w = snprintf(b + l, n - l, " (80%%: %s-%s %s)", first, lo >= 0 ? z : a,
 			     lo >= 0 ? "to spare" : "short");
+	}
 	else
 		w = snprintf(b + l, n - l, " (80%%: %s short to %s to spare)", a, z);
 	return w < 0 || (size_t)w >= n - l ? l : l + (size_t)w;
@@ -569,10 +573,12 @@ const capsim_result_key capsim_result_keys[] = {
 	     "until the first batch arrives, the workers all fetching at once", has_loader, NULL),
 	REAL("data_epochs", STEP(loader.epochs), CAPSIM_DIM_COUNT, "", NULL, 1,
 	     "passes over cluster.storage.dataset to the token budget", has_epochs, NULL),
-	REAL_B(CAPSIM_BAND_POWER, "power_gpu_w", PWR(gpu_w), CAPSIM_DIM_WATTS, "W", "power per GPU", 0,
+	REAL_B(CAPSIM_BAND_POWER, "power_gpu_w",
+		PWR(gpu_w), CAPSIM_DIM_WATTS, "W", "power per GPU", 0,
 	     "one GPU's mean draw over the step: idle + (sustained - idle) x load^gamma",
 	     NULL, note_gpu_power),
-	REAL_B(CAPSIM_BAND_POWER, "power_node_w", PWR(node_w), CAPSIM_DIM_WATTS, "W", "power per node", 1,
+	REAL_B(CAPSIM_BAND_POWER, "power_node_w",
+		PWR(node_w), CAPSIM_DIM_WATTS, "W", "power per node", 1,
 	     "one node in the step: its GPUs and its overhead (host, per-GPU parts and NICs, "
 	     "by what the node holds)", NULL, NULL),
 	REAL("power_node_peak_w", PWR(node_max_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
@@ -596,11 +602,14 @@ const capsim_result_key capsim_result_keys[] = {
 	     has_switch_trays, NULL),
 	REAL("power_storage_w", PWR(storage_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
 	     "the shared file system at its typical power", has_storage_power, NULL),
-	REAL_B(CAPSIM_BAND_POWER, "power_facility_w", PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
+	REAL_B(CAPSIM_BAND_POWER, "power_facility_w",
+		PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
 	     "IT power x the facility's PUE (1 without a facility)", NULL, note_facility),
-	REAL_B(CAPSIM_BAND_ENERGY, "energy_per_step_j", PWR(energy_per_step_j), CAPSIM_DIM_JOULES, "J",
+	REAL_B(CAPSIM_BAND_ENERGY, "energy_per_step_j",
+		PWR(energy_per_step_j), CAPSIM_DIM_JOULES, "J",
 	     "energy per step", 1, "facility power x step time", NULL, NULL),
-	REAL_B(CAPSIM_BAND_ENERGY, "energy_to_train_j", PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
+	REAL_B(CAPSIM_BAND_ENERGY, "energy_to_train_j",
+		PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
 	     "energy to train", 1, "energy per step x steps", NULL, NULL),
 	INT("nodes_per_rack", PWR(nodes_per_rack), "nodes per rack",
 	    "nodes a rack of the facility's rack.power holds at their peak (a rack holds one "
@@ -632,16 +641,20 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("checkpoint_bytes", REL(checkpoint_bytes), CAPSIM_DIM_BYTES, "bytes", "checkpoint", 0,
 	     "one checkpoint of the job: trained weights, master copy, optimizer state", NULL,
 	     NULL),
-	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_write_s", REL(write_s), SEC, "s", "checkpoint write", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_write_s",
+		REL(write_s), SEC, "s", "checkpoint write", 1,
 		"writing it to the storage tier at the save path's efficiency", has_ckpt_storage,
 		NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_blocking_s", REL(blocking_s), SEC, "s", "training waits", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_blocking_s",
+		REL(blocking_s), SEC, "s", "training waits", 1,
 		"what a save stops training for: the write (sync), or a GPU's copy to host memory "
 		"(cluster.storage.checkpoint-mode=async or memory)", has_ckpt_times, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_restore_s", REL(restore_s), SEC, "s", "checkpoint restore", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_restore_s",
+		REL(restore_s), SEC, "s", "checkpoint restore", 1,
 		"reading it back after an interruption: from the storage tier, or (memory) a "
 		"node's shard from a peer's host memory over its NICs", has_ckpt_times, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_replicate_s", REL(replicate_s), SEC, "s", "checkpoint replication", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_replicate_s",
+		REL(replicate_s), SEC, "s", "checkpoint replication", 1,
 		"checkpoint-mode=memory: a node's shard x checkpoint-replicas over its NICs to "
 		"its peers' host memory, in the background", has_ckpt_memory, NULL, NULL),
 	REAL_IF("checkpoint_interval_s", REL(interval_s), SEC, "s", "checkpoint interval", 1,
@@ -660,7 +673,8 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("interruptions", REL(interruptions), CAPSIM_DIM_COUNT, "", "interruptions", 1,
 		"expected over the training run: each segment's failed attempts, e^(L/MTTF) - 1",
 		has_wall, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_STEP, "wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
+	REAL_IF_B(CAPSIM_BAND_STEP, "wall_to_train_s",
+		REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"the expected wall time under exponential interruptions, exact: each checkpoint "
 		"interval and its save, L, takes (e^(L/MTTF) - 1)(MTTF + restart) (docs/model.md)",
 		has_wall, NULL, NULL),
@@ -728,28 +742,34 @@ const capsim_result_key capsim_result_keys[] = {
 	  .offset = offsetof(R, layout.optical_ends), .unit = "", .label = "transceiver ports",
 	  .depth = 1, .doc = "optical transceiver ports: two an optical cable (a twin-port "
 	  "module carries two)", .present = has_layout },
-	REAL_IF_B(CAPSIM_BAND_ENERGY, "energy_cost_usd", offsetof(R, cost.energy_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_ENERGY, "energy_cost_usd",
+		offsetof(R, cost.energy_cost_usd), CAPSIM_DIM_USD, "USD",
 		"energy cost to train", 0,
 		"facility power x wall time to train x the facility's energy price",
 		has_energy_cost, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_CLOUD_COST, "cloud_cost_usd", offsetof(R, cost.cloud_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_CLOUD_COST, "cloud_cost_usd",
+		offsetof(R, cost.cloud_cost_usd), CAPSIM_DIM_USD, "USD",
 		"cloud cost to train", 0,
 		"the GPUs at the cloud offer's rate for the cloud's wall time to train, its storage "
 		"and egress (offers of the cluster's GPU only)",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_CLOUD_COST, "cloud_cost_per_million_tokens_usd", offsetof(R, cost.cloud_cost_per_million_tokens_usd),
+	REAL_IF_B(CAPSIM_BAND_CLOUD_COST, "cloud_cost_per_million_tokens_usd",
+		offsetof(R, cost.cloud_cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_gpu_usd", offsetof(R, cost.cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_gpu_usd",
+		offsetof(R, cost.cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"its GPUs: the offer's rate x GPUs x the cloud's wall time", has_cloud_cost, NULL,
 		NULL),
-	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_storage_usd", offsetof(R, cost.cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_storage_usd",
+		offsetof(R, cost.cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the offer's storage for cluster.storage.dataset and a checkpoint over the cloud's "
 		"wall time (0 where the offer has no storage.price)", has_cloud_cost, NULL, NULL),
 	REAL_IF("cloud_egress_usd", offsetof(R, cost.cloud_egress_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the trained weights taken out at the offer's egress.price (0 where it has none)",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_wall_to_train_s", offsetof(R, cost.cloud_wall_to_train_s), SEC, "s",
+	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_wall_to_train_s",
+		offsetof(R, cost.cloud_wall_to_train_s), SEC, "s",
 		"cloud wall time", 1,
 		"time to train on the offer: slower by cost.network-penalty, over its goodput",
 		has_cloud_cost, NULL, NULL),
@@ -825,14 +845,17 @@ const capsim_result_key capsim_result_keys[] = {
 		CAPSIM_DIM_USD, "USD", "per busy GPU-hour", 1,
 		"TCO over the busy GPU-hours of the horizon (GPUs x cost.horizon x cost.utilization)",
 		has_capex, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_STEP, "onprem_cost_to_train_usd", offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
+	REAL_IF_B(CAPSIM_BAND_STEP, "onprem_cost_to_train_usd",
+		offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
 		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
 		has_capex, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_COST, "cost_to_train_usd", offsetof(R, cost.cost_to_train_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_COST, "cost_to_train_usd",
+		offsetof(R, cost.cost_to_train_usd), CAPSIM_DIM_USD, "USD",
 		"cost to train", 0,
 		"the design's own: onprem_cost_to_train_usd when it buys its cluster, cloud_cost_usd "
 		"when it rents (cost.acquire)", has_cost_to_train, note_acquire, NULL),
-	REAL_IF_B(CAPSIM_BAND_COST, "cost_per_million_tokens_usd", offsetof(R, cost.cost_per_million_tokens_usd),
+	REAL_IF_B(CAPSIM_BAND_COST, "cost_per_million_tokens_usd",
+		offsetof(R, cost.cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cost_to_train_usd over the token budget in millions", has_cost_to_train, NULL, NULL),
 	REAL_IF("breakeven_utilization", offsetof(R, cost.breakeven_utilization), CAPSIM_DIM_RATIO, "1",
@@ -864,17 +887,21 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("burst_plan_cost_usd", offsetof(R, cost.burst_plan_cost_usd), CAPSIM_DIM_USD, "USD",
 		"burst plan cost", 1, "the cluster's busy GPU-hours for that time plus the burst",
 		has_burst_total, NULL, NULL),
-	REAL_B(CAPSIM_BAND_PER_STEP, "tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
+	REAL_B(CAPSIM_BAND_PER_STEP, "tokens_per_s",
+		STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
 	REAL_B(CAPSIM_BAND_PER_STEP, "mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,
 	     "model FLOPs over each group's bf16 dense peak x GPUs x step time", NULL, NULL),
-	REAL_B(CAPSIM_BAND_MEMORY, "peak_mem_per_gpu_bytes", offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
+	REAL_B(CAPSIM_BAND_MEMORY, "peak_mem_per_gpu_bytes",
+		offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
 	     "bytes", "peak memory per GPU", 0, "the largest of the node groups' peaks", NULL,
 	     note_mem),
-	REAL_B(CAPSIM_BAND_MARGIN, "memory_margin_bytes", offsetof(R, mem_margin_bytes), CAPSIM_DIM_BYTES, "bytes", NULL,
+	REAL_B(CAPSIM_BAND_MARGIN, "memory_margin_bytes",
+		offsetof(R, mem_margin_bytes), CAPSIM_DIM_BYTES, "bytes", NULL,
 	     0, "the smallest of the node groups' capacity less peak; negative: short by that",
 	     NULL, NULL),
-	REAL_B(CAPSIM_BAND_MARGIN_RATIO, "memory_margin_ratio", offsetof(R, mem_margin_ratio), CAPSIM_DIM_RATIO, "1", NULL, 0,
+	REAL_B(CAPSIM_BAND_MARGIN_RATIO, "memory_margin_ratio",
+		offsetof(R, mem_margin_ratio), CAPSIM_DIM_RATIO, "1", NULL, 0,
 	     "memory_margin_bytes over that group's capacity", NULL, NULL),
 	{ .key = "memory_verdict", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, memory_verdict), .unit = "",
@@ -893,7 +920,8 @@ const capsim_result_key capsim_result_keys[] = {
 	  .doc = "what scaling_efficiency is relative to", .present = has_scaling },
 	REAL("steps", STEP(steps), CAPSIM_DIM_COUNT, "", NULL, 0,
 	     "steps to the token budget", NULL, NULL),
-	REAL_B(CAPSIM_BAND_STEP, "time_to_train_s", STEP(time_to_train_s), SEC, "s", "time to train", 0,
+	REAL_B(CAPSIM_BAND_STEP, "time_to_train_s",
+		STEP(time_to_train_s), SEC, "s", "time to train", 0,
 	     "steps x step time", NULL, note_ttt),
 	INT("straggler_stage", STEP(straggler_stage), NULL,
 	    "pipeline stage of the straggler; -1: none", NULL),
@@ -923,7 +951,8 @@ const capsim_result_key capsim_result_keys[] = {
 	     "not yet modelled", note_not_modelled),
 };
 const size_t capsim_result_n_keys = sizeof capsim_result_keys / sizeof capsim_result_keys[0];
-const size_t capsim_result_n_values = 5 * (sizeof capsim_result_keys / sizeof capsim_result_keys[0]);
+const size_t capsim_result_n_values =
+	5 * (sizeof capsim_result_keys / sizeof capsim_result_keys[0]);
 
 const capsim_result_key *capsim_result_key_find(const char *name)
 {
@@ -1134,8 +1163,8 @@ static void key_text(const R *r, const capsim_result_key *k, FILE *f)
 int capsim_result_text(const R *r, FILE *f)
 {
 	if (r->bands.on)
-		fprintf(f, "  (in brackets: the 80%% prediction interval, from capsim's own validation "
-			"residuals, docs/validation.md; 95%% in --json)\n");
+		fprintf(f, "  (in brackets: the 80%% prediction interval, from capsim's own "
+			"validation residuals, docs/validation.md; 95%% in --json)\n");
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
 		const capsim_result_key *k = &capsim_result_keys[i];
 		if (!k->label || !capsim_result_has(r, k) || (k->in_text && !k->in_text(r)))

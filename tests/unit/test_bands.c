@@ -443,6 +443,43 @@ static void test_flag(void **state)
 				     "s/ \\(80%%: [^)]*\\)//' | cmp - off.txt", dir), 0);
 }
 
+/* docs/user-guide.md lists every banded key with the band it follows, and
+ * no other key */
+static void test_user_guide(void **state)
+{
+	(void)state;
+	FILE *f = fopen(CAPSIM_SOURCE_DIR "/docs/user-guide.md", "r");
+	assert_non_null(f);
+	char line[512];
+	int in = 0;
+	size_t listed = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (strstr(line, "<!-- band-keys:begin -->"))
+			in = 1;
+		else if (strstr(line, "<!-- band-keys:end -->"))
+			break;
+		if (!in || strncmp(line, "| `", 3) != 0)
+			continue;
+		char key[96], follows[64];
+		if (sscanf(line, "| `%95[^`]` | %63[^|]|", key, follows) != 2)
+			fail_msg("docs/user-guide.md: a band line reads '%s'", line);
+		follows[strcspn(follows, " ")] = '\0';
+		const capsim_result_key *k = capsim_result_key_find(key);
+		if (!k || k->band == CAPSIM_BAND_NONE)
+			fail_msg("docs/user-guide.md lists '%s', which follows no band", key);
+		/* "power x step" is three words: compare the cell's start */
+		if (strncmp(capsim_band_map_names[k->band], follows, strlen(follows)) != 0)
+			fail_msg("docs/user-guide.md: '%s' follows '%s', the table says '%s'", key,
+				 follows, capsim_band_map_names[k->band]);
+		listed++;
+	}
+	fclose(f);
+	size_t banded = 0;
+	for (size_t i = 0; i < capsim_result_n_keys; i++)
+		banded += capsim_result_keys[i].band != CAPSIM_BAND_NONE;
+	assert_int_equal(listed, banded);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_json),	  cmocka_unit_test(test_text),
 		cmocka_unit_test(test_values),	  cmocka_unit_test(test_busbw),
 		cmocka_unit_test(test_doors),	  cmocka_unit_test(test_flag),
+		cmocka_unit_test(test_user_guide),
 	};
 	return testutil_run_group(tests, setup, teardown);
 }
