@@ -280,6 +280,10 @@ extern const size_t capsim_result_n_keys;
 /* The key named name, or NULL. */
 const capsim_result_key *capsim_result_key_find(const char *name);
 
+/* The banded key one of whose ends (capsim_result_key.ends) is named name,
+ * with *end that end's index, or NULL. */
+const capsim_result_key *capsim_result_end_find(const char *name, int *end);
+
 /* Whether key k has a value in r. */
 int capsim_result_has(const capsim_result *r, const capsim_result_key *k);
 

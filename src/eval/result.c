@@ -962,6 +962,19 @@ const capsim_result_key *capsim_result_key_find(const char *name)
 	return NULL;
 }
 
+const capsim_result_key *capsim_result_end_find(const char *name, int *end)
+{
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		for (int e = 0; k->band != CAPSIM_BAND_NONE && e < 2 * CAPSIM_ERR__LEVELS; e++)
+			if (strcmp(k->ends[e], name) == 0) {
+				*end = e;
+				return k;
+			}
+	}
+	return NULL;
+}
+
 int capsim_result_has(const R *r, const capsim_result_key *k)
 {
 	return !k->present || k->present(r);

@@ -181,14 +181,16 @@ static char *get_text(sweep_buf *b, int *bad)
  * then points to), whether it is a text, the text or the number */
 static int get_row(sweep_buf *b, capsim_result_value *v)
 {
-	int bad = 0;
+	int bad = 0, end = -1;
 	char *name = get_text(b, &bad);
 	const capsim_result_key *k = bad ? NULL : capsim_result_key_find(name);
+	if (!bad && !k) /* a banded key's end */
+		k = capsim_result_end_find(name, &end);
 	free(name);
 	uint8_t is_text;
 	if (!k || get(b, &is_text, sizeof is_text) < 0)
 		return -1;
-	v->key = k->key;
+	v->key = end >= 0 ? k->ends[end] : k->key;
 	v->unit = k->unit;
 	if (is_text) {
 		v->text = get_text(b, &bad);
