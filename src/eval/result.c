@@ -307,9 +307,9 @@ static size_t margin_band(const R *r, char *b, size_t l, size_t n)
 			first[strrchr(first, ' ') - first] = '\0';
 		w = snprintf(b + l, n - l, " (80%%: %s-%s %s)", first, lo >= 0 ? z : a,
 			     lo >= 0 ? "to spare" : "short");
-	}
-	else
+	} else {
 		w = snprintf(b + l, n - l, " (80%%: %s short to %s to spare)", a, z);
+	}
 	return w < 0 || (size_t)w >= n - l ? l : l + (size_t)w;
 }
 
