@@ -117,6 +117,13 @@ struct capsim_scenario;
 struct json_t *capsim_cli_json_head(const struct capsim_catalog *cat,
 				    const struct capsim_scenario *s);
 
+/* The shipped error model (capsim_err_model_load_root of the catalog's
+ * root) whose bands command cmd's results carry, or NULL after adding to d,
+ * for the model's file, why it cannot be read and how to go on without it:
+ * a missing or malformed model is bad input (exit 2). The caller frees it. */
+struct capsim_err_model;
+struct capsim_err_model *capsim_cli_err_model(const char *cmd, capsim_diags *d);
+
 /* ---- options: one table a command --------------------------------------------- */
 
 /* One option of a command: its long name (without --), its short letter or

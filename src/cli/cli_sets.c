@@ -10,6 +10,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "err.h"
 #include "xalloc.h"
 
 int capsim_cli_sets_add(capsim_cli_sets *s, const char *arg, capsim_diags *d)
@@ -194,4 +195,23 @@ int capsim_cli_parts_load(capsim_catalog *cat, capsim_diags *d)
 	if (rc == 0 && any && capsim_catalog_check(cat, d) < 0)
 		rc = -1;
 	return rc;
+}
+
+capsim_err_model *capsim_cli_err_model(const char *cmd, capsim_diags *d)
+{
+	capsim_diags got = { 0 };
+	capsim_err_model *m = capsim_err_model_load_root(capsim_catalog_default_root(), &got);
+	if (m) {
+		capsim_diags_free(&got);
+		return m;
+	}
+	/* a missing model is bad input as a malformed one is: the catalog
+	 * lacks a file it ships with */
+	for (size_t i = 0; i < got.n; i++)
+		capsim_diags_add_at(d, got.v[i].where ? got.v[i].where : "the error model",
+				    "the error model: %s (capsim %s --no-intervals leaves the "
+				    "bands out; capsim fit errors refits the model)", got.v[i].msg,
+				    cmd);
+	capsim_diags_free(&got);
+	return NULL;
 }

@@ -17,7 +17,7 @@
 #include "xalloc.h"
 
 enum { O_OP, O_BYTES, O_SWEEP, O_RANKS, O_ALGO, O_PROTO, O_CHANNELS, O_FOLD, O_NO_FOLD, O_SET,
-       O_JSON, O_VERBOSE, O_HELP };
+       O_JSON, O_NO_INTERVALS, O_VERBOSE, O_HELP };
 static const capsim_cli_opt collective_opts[] = {
 	[O_OP] = { "op", 'o', "OP",
 		   "all-reduce, all-gather, reduce-scatter, broadcast, reduce,\n"
@@ -42,6 +42,9 @@ static const capsim_cli_opt collective_opts[] = {
 	[O_NO_FOLD] = { "no-fold", 0, NULL, "simulate every flow" },
 	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
 	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
+			     "leave out the prediction interval of the bus bandwidth\n"
+			     "(and of the algorithm bandwidth and time that follow)" },
 	[O_VERBOSE] = { "verbose", 'v', NULL,
 			"also print the run summary (events, simulated end time,\n"
 			"classes when folded)" },
@@ -51,7 +54,8 @@ const capsim_cli_cmd capsim_cli_collective_cmd = {
 	.name = "collective",
 	.usage = "usage: capsim collective SCENARIO --op OP (--bytes SIZE | --sweep MIN:MAX)\n"
 		 "                         [--ranks N] [--algo A] [--proto P] [--channels N]\n"
-		 "                         [--set PATH=VALUE]... [--json] [--verbose]\n",
+		 "                         [--set PATH=VALUE]... [--json] [--no-intervals]\n"
+		 "                         [--verbose]\n",
 	.about = "Simulate one NCCL collective on the scenario's cluster. The algorithm,\n"
 		 "protocol and channels are chosen with NCCL's cost model (2.30) unless\n"
 		 "forced; the data moves as flows over the fabric's links.\n",
@@ -62,7 +66,7 @@ const capsim_cli_cmd capsim_cli_collective_cmd = {
 typedef struct {
 	const char *scenario;
 	capsim_cli_sets sets;
-	int op, algo, proto, channels, ranks, json, verbose, fold;
+	int op, algo, proto, channels, ranks, json, verbose, fold, no_intervals;
 	double bytes, sweep_min, sweep_max;
 	int sweep;
 } opts;
@@ -143,6 +147,7 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 				return -1;
 			break;
 		case O_JSON: o->json = 1; break;
+		case O_NO_INTERVALS: o->no_intervals = 1; break;
 		case O_FOLD: o->fold = 1; break;
 		case O_NO_FOLD: o->fold = 0; break;
 		case O_VERBOSE: o->verbose = 1; break;
@@ -180,7 +185,65 @@ static long count_of(int op, double bytes, int n)
 	return (long)per;
 }
 
-static void print_one(const capsim_coll_point *p)
+/* The bus bandwidth's band and what follows from it at one size: the
+ * algorithm bandwidth in proportion, the time inversely (ends swapped). */
+static void band_json(const capsim_err_band *b, const capsim_coll_point *p, json_t *o)
+{
+	static const char *const ends[CAPSIM_ERR__LEVELS][2] = { { "_lo", "_hi" },
+								  { "_lo95", "_hi95" } };
+	for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+		if (!b->has[l])
+			continue;
+		const struct {
+			const char *key;
+			double lo, hi;
+		} v[] = {
+			{ "time_s", p->r.time_s / b->hi[l], p->r.time_s / b->lo[l] },
+			{ "algbw_gb_per_s", p->r.algbw_bytes_per_s / 1e9 * b->lo[l],
+			  p->r.algbw_bytes_per_s / 1e9 * b->hi[l] },
+			{ "busbw_gb_per_s", p->r.busbw_bytes_per_s / 1e9 * b->lo[l],
+			  p->r.busbw_bytes_per_s / 1e9 * b->hi[l] },
+		};
+		for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+			char k[64];
+			snprintf(k, sizeof k, "%s%s", v[i].key, ends[l][0]);
+			json_object_set_new(o, k, json_real(v[i].lo));
+			snprintf(k, sizeof k, "%s%s", v[i].key, ends[l][1]);
+			json_object_set_new(o, k, json_real(v[i].hi));
+		}
+	}
+}
+
+/* "bands": the bus bandwidth's levels (null: none), each with its factors,
+ * group and n */
+static json_t *bands_json(const capsim_err_band *b)
+{
+	json_t *q = json_object();
+	for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+		json_t *v = b->has[l] ? json_pack("{s:f, s:f, s:s, s:I}", "lo", b->lo[l], "hi",
+						  b->hi[l], "group", b->group[l], "n",
+						  (json_int_t)b->n[l]) :
+					json_null();
+		json_object_set_new(q, capsim_err_level_names[l], v);
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, "source", json_string(
+		"split-conformal prediction intervals on capsim's own validation residuals "
+		"(docs/model.md and docs/validation.md, \"Error bands\"): KEY_lo, KEY_hi at 80%, "
+		"KEY_lo95, KEY_hi95 at 95%"));
+	json_object_set_new(o, "busbw", q);
+	return o;
+}
+
+/* the line that says where the band comes from */
+static void print_band_source(const capsim_err_band *b)
+{
+	printf("%s80%% prediction interval of the bus bandwidth: x%.3f-%.3f (%s, n %zu; capsim's "
+	       "own validation residuals, docs/validation.md)\n", "# ", b->lo[CAPSIM_ERR_80],
+	       b->hi[CAPSIM_ERR_80], b->group[CAPSIM_ERR_80], b->n[CAPSIM_ERR_80]);
+}
+
+static void print_one(const capsim_coll_point *p, const capsim_err_band *band)
 {
 	const capsim_coll_result *r = &p->r;
 	char t[48], a[48], b[48];
@@ -191,7 +254,21 @@ static void print_one(const capsim_coll_point *p)
 	       capsim_coll_names[p->op], p->bytes, p->ranks, p->nodes,
 	       capsim_collective_algo_name(r->algo), capsim_proto_names[r->proto], r->channels);
 	printf("  time    %s (latency %.3g us)\n", t, r->latency_s * 1e6);
-	printf("  algbw   %s\n  busbw   %s\n", a, b);
+	if (band->has[CAPSIM_ERR_80]) {
+		char lo[48], hi[48];
+		capsim_units_format(r->busbw_bytes_per_s * band->lo[CAPSIM_ERR_80],
+				    CAPSIM_DIM_BYTES_PER_S, lo, sizeof lo);
+		capsim_units_format(r->busbw_bytes_per_s * band->hi[CAPSIM_ERR_80],
+				    CAPSIM_DIM_BYTES_PER_S, hi, sizeof hi);
+		const char *u = strrchr(b, ' '), *ul = strrchr(lo, ' '), *uh = strrchr(hi, ' ');
+		if (u && ul && uh && strcmp(u, ul) == 0 && strcmp(u, uh) == 0) {
+			lo[ul - lo] = '\0'; /* "(445.3-628)" in the value's unit */
+			hi[uh - hi] = '\0';
+		}
+		printf("  algbw   %s\n  busbw   %s (%s-%s)\n", a, b, lo, hi);
+	} else {
+		printf("  algbw   %s\n  busbw   %s\n", a, b);
+	}
 	if (r->nccl_time_s >= 0)
 		printf("  NCCL's own model: %.4g us\n", r->nccl_time_s * 1e6);
 	if (p->busiest_link[0]) {
@@ -227,6 +304,33 @@ static void print_sweep(const capsim_scenario *s, const capsim_coll_point *p, si
 	printf("# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
 }
 
+/* The JSON of n points (one: its keys at the top; a sweep: "results"), each
+ * with its ends where band is given, and then the bands object */
+static json_t *collective_json(const capsim_catalog *cat, const capsim_scenario *s,
+			       const capsim_coll_point *pts, size_t n, int sweep,
+			       const capsim_err_band *band)
+{
+	const capsim_err_band none = { 0 };
+	json_t *root = capsim_cli_json_head(cat, s), *rows = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *one = capsim_coll_point_json(&pts[i]);
+		band_json(band ? band : &none, &pts[i], one);
+		if (sweep) {
+			json_array_append_new(rows, one);
+			continue;
+		}
+		json_object_update(root, one);
+		json_decref(one);
+	}
+	if (sweep)
+		json_object_set_new(root, "results", rows);
+	else
+		json_decref(rows);
+	if (band)
+		json_object_set_new(root, "bands", bands_json(band));
+	return root;
+}
+
 int capsim_cmd_collective(int argc, char **argv)
 {
 	opts o;
@@ -238,6 +342,8 @@ int capsim_cmd_collective(int argc, char **argv)
 	json_t *root = NULL;
 	double *sizes = NULL;
 	capsim_coll_point *pts = NULL;
+	capsim_err_model *errors = NULL;
+	capsim_err_band band = { 0 };
 
 	int pr = parse_args(argc, argv, &o, &d);
 	if (pr != 0) {
@@ -245,6 +351,8 @@ int capsim_cmd_collective(int argc, char **argv)
 		status = pr > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
+	if (!o.no_intervals && !(errors = capsim_cli_err_model("collective", &d)))
+		goto fail;
 	if (capsim_cli_load(o.scenario, &o.sets, &cat, &s, &d) < 0)
 		goto fail;
 	capsim_coll_req req = { 0 };
@@ -270,6 +378,8 @@ int capsim_cmd_collective(int argc, char **argv)
 	pts = capsim_xcalloc(n_sizes, sizeof *pts);
 	if (capsim_eval_collectives(s, &req, sizes, n_sizes, pts, &d) < 0)
 		goto fail;
+	if (errors)
+		capsim_eval_busbw_band(s, errors, pts[0].ranks, &band);
 	uint64_t events = 0, flows = 0;
 	size_t fclasses = 0, lclasses = 0, n_folded = 0;
 	double end_s = 0;
@@ -284,23 +394,14 @@ int capsim_cmd_collective(int argc, char **argv)
 		}
 		end_s += pts[i].r.time_s;
 	}
-	if (o.json) {
-		root = capsim_cli_json_head(cat, s);
-		if (!o.sweep) {
-			json_t *one = capsim_coll_point_json(&pts[0]);
-			json_object_update(root, one);
-			json_decref(one);
-		} else {
-			json_t *rows = json_array();
-			for (size_t i = 0; i < n_sizes; i++)
-				json_array_append_new(rows, capsim_coll_point_json(&pts[i]));
-			json_object_set_new(root, "results", rows);
-		}
-	} else if (!o.sweep) {
-		print_one(&pts[0]);
-	} else {
+	if (o.json)
+		root = collective_json(cat, s, pts, n_sizes, o.sweep, errors ? &band : NULL);
+	else if (!o.sweep)
+		print_one(&pts[0], &band);
+	else
 		print_sweep(s, pts, n_sizes);
-	}
+	if (!o.json && band.has[CAPSIM_ERR_80])
+		print_band_source(&band);
 	if (o.json) {
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
@@ -324,6 +425,7 @@ out:
 	free(sizes);
 	free(pts);
 	free(s);
+	capsim_err_model_free(errors);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
 	capsim_cli_sets_free(&o.sets);

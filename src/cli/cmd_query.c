@@ -215,13 +215,19 @@ static void plan_free(query_plan *p)
 	free(p->filters);
 }
 
-/* the keys of the result table that a sweep stores (all but JSON ones) */
+/* the keys of the result table that a sweep stores (all but JSON ones, a
+ * banded key's ends too) */
 static void known_keys(query_plan *p)
 {
-	p->known = capsim_xcalloc(capsim_result_n_keys, sizeof *p->known);
-	for (size_t i = 0; i < capsim_result_n_keys; i++)
-		if (capsim_result_keys[i].kind != CAPSIM_RK_JSON)
-			p->known[p->n_known++] = capsim_result_keys[i].key;
+	p->known = capsim_xcalloc(capsim_result_n_values, sizeof *p->known);
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (k->kind == CAPSIM_RK_JSON)
+			continue;
+		p->known[p->n_known++] = k->key;
+		for (int e = 0; k->band != CAPSIM_BAND_NONE && e < 2 * CAPSIM_ERR__LEVELS; e++)
+			p->known[p->n_known++] = k->ends[e];
+	}
 }
 
 /* what name is (CAPSIM_SWEEPQ_RESULT or _PARAM), or -1 after why not */

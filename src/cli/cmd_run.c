@@ -18,7 +18,7 @@
 #include "units.h"
 #include "xalloc.h"
 
-enum { O_SET, O_LAYOUT, O_JSON, O_TRACE, O_TRACE_LIMIT, O_VERBOSE, O_HELP };
+enum { O_SET, O_LAYOUT, O_JSON, O_NO_INTERVALS, O_TRACE, O_TRACE_LIMIT, O_VERBOSE, O_HELP };
 static const capsim_cli_opt run_opts[] = {
 	[O_SET] = { "set", 's', "PATH=VALUE",
 		    "override a scenario field (see capsim validate --paths)" },
@@ -26,6 +26,9 @@ static const capsim_cli_opt run_opts[] = {
 		       "run the layout that capsim optimize ranks first\n"
 		       "(by tokens/s), not the scenario's own; stderr says which" },
 	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
+			     "leave out the prediction intervals (KEY_lo, KEY_hi and\n"
+			     "the bands of the shipped error model)" },
 	[O_TRACE] = { "trace", 't', "FILE",
 		      "write the step's timeline as Chrome trace-event JSON\n"
 		      "(open it in Perfetto or chrome://tracing; - for stdout)" },
@@ -38,10 +41,13 @@ static const capsim_cli_opt run_opts[] = {
 const capsim_cli_cmd capsim_cli_run_cmd = {
 	.name = "run",
 	.usage = "usage: capsim run [SCENARIO] [--set PATH=VALUE]... [--layout auto] [--json]\n"
-		 "                  [--verbose] [--trace FILE [--trace-limit SIZE]]\n",
+		 "                  [--no-intervals] [--verbose]\n"
+		 "                  [--trace FILE [--trace-limit SIZE]]\n",
 	.about = "Predict one training step of the scenario's workload on its cluster: step\n"
 		 "time and its breakdown, tokens/s, MFU, memory per GPU, time to train the\n"
-		 "token budget. SCENARIO defaults to scenarios/default.xml of the catalog.\n"
+		 "token budget, each prediction with its 80% and 95% interval from capsim's own\n"
+		 "validation (docs/model.md, \"Error bands\"). SCENARIO defaults to\n"
+		 "scenarios/default.xml of the catalog.\n"
 		 "--layout auto searches the model's layouts on the cluster first (as capsim\n"
 		 "optimize does, the scenario's own layout need not suit the model) and runs\n"
 		 "the best.\n",
@@ -227,15 +233,33 @@ static int choose_layout(const char *path, const capsim_cli_sets *search_sets,
 	return rc;
 }
 
+/* r on standard output: one JSON object, or the text report */
+static void print_result(const capsim_catalog *cat, const capsim_scenario *s,
+			 const capsim_result *r, int json)
+{
+	if (json) {
+		json_t *o = capsim_cli_json_head(cat, s);
+		capsim_result_json(r, o);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		json_decref(o);
+		return;
+	}
+	print_head(s, r, stdout);
+	capsim_result_text(r, stdout);
+	print_path(&r->step, stdout);
+}
+
 int capsim_cmd_run(int argc, char **argv)
 {
 	capsim_cli_sets sets = { 0 }, search_sets = { 0 };
-	int json = 0, verbose = 0, layout_auto = 0, ch, status = CAPSIM_EXIT_USAGE;
+	int json = 0, verbose = 0, layout_auto = 0, intervals = 1, ch, status = CAPSIM_EXIT_USAGE;
 	const char *trace = NULL, *trace_limit_text = "256 MiB";
 	double trace_limit = 268435456.0;
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = NULL;
 	capsim_scenario *s = NULL;
+	capsim_err_model *errors = NULL;
 
 	optind = 1;
 	while ((ch = capsim_cli_next(&capsim_cli_run_cmd, argc, argv)) != -1) {
@@ -254,6 +278,7 @@ int capsim_cmd_run(int argc, char **argv)
 			layout_auto = 1;
 			break;
 		case O_JSON: json = 1; break;
+		case O_NO_INTERVALS: intervals = 0; break;
 		case O_VERBOSE: verbose = 1; break;
 		case O_TRACE: trace = optarg; break;
 		case O_TRACE_LIMIT:
@@ -278,6 +303,8 @@ int capsim_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	capsim_init();
+	if (intervals && !(errors = capsim_cli_err_model("run", &d)))
+		goto fail;
 	const char *path = optind < argc ? argv[optind] : NULL;
 	if (!layout_auto && capsim_cli_load(path, &sets, &cat, &s, &d) < 0)
 		goto fail;
@@ -297,7 +324,7 @@ int capsim_cmd_run(int argc, char **argv)
 		}
 	}
 	capsim_result r;
-	capsim_eval_opts opts = { .keep_schedule = trace != NULL };
+	capsim_eval_opts opts = { .keep_schedule = trace != NULL, .errors = errors };
 	if (capsim_eval(s, &opts, &r, &d) < 0) { /* no I/O: the input is refused */
 		capsim_diags_print(&d, stderr);
 		status = CAPSIM_EXIT_USAGE;
@@ -314,17 +341,7 @@ int capsim_cmd_run(int argc, char **argv)
 		status = traced == -2 ? CAPSIM_EXIT_USAGE : CAPSIM_EXIT_FAILURE;
 		goto out;
 	}
-	if (json) {
-		json_t *o = capsim_cli_json_head(cat, s);
-		capsim_result_json(&r, o);
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		fputc('\n', stdout);
-		json_decref(o);
-	} else {
-		print_head(s, &r, stdout);
-		capsim_result_text(&r, stdout);
-		print_path(&r.step, stdout);
-	}
+	print_result(cat, s, &r, json);
 	if (verbose)
 		fprintf(json ? stderr : stdout,
 			"# run summary: events %llu, step %.9f s, seed %llu\n",
@@ -337,6 +354,7 @@ fail:
 	capsim_diags_print(&d, stderr);
 	status = CAPSIM_EXIT_USAGE;
 out:
+	capsim_err_model_free(errors);
 	free(s);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);

@@ -23,7 +23,7 @@
 #include "table.h"
 #include "xalloc.h"
 
-enum { O_GPUS, O_WEAK, O_STRONG, O_CSV, O_JSON, O_PROGRESS, O_SET, O_HELP };
+enum { O_GPUS, O_WEAK, O_STRONG, O_CSV, O_JSON, O_NO_INTERVALS, O_PROGRESS, O_SET, O_HELP };
 static const capsim_cli_opt scale_opts[] = {
 	[O_GPUS] = { "gpus", 'g', "N,N,...", "the GPU counts to run, at most 64" },
 	[O_WEAK] = { "weak", 'w', NULL,
@@ -36,6 +36,9 @@ static const capsim_cli_opt scale_opts[] = {
 		    "write every result key of each size (the columns of capsim\n"
 		    "run's result table) to FILE, whole or not at all; - for stdout" },
 	[O_JSON] = { "json", 'j', NULL, "one object with a \"points\" array instead of the table" },
+	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
+			     "leave out the prediction intervals (the step's band in\n"
+			     "the table, KEY_lo and KEY_hi in the CSV and JSON)" },
 	[O_PROGRESS] = { "progress", 0, NULL,
 			 "report each size as it starts and ends on stderr (always\n"
 			 "when stderr is a terminal)" },
@@ -45,7 +48,8 @@ static const capsim_cli_opt scale_opts[] = {
 const capsim_cli_cmd capsim_cli_scale_cmd = {
 	.name = "scale",
 	.usage = "usage: capsim scale SCENARIO --gpus N,N,... [--weak | --strong]\n"
-		 "                    [--csv FILE] [--json] [--progress] [--set PATH=VALUE]...\n",
+		 "                    [--csv FILE] [--json] [--no-intervals] [--progress]\n"
+		 "                    [--set PATH=VALUE]...\n",
 	.about = "Run the scenario's job at each GPU count: TP, PP and CP stay, data\n"
 		 "parallelism grows. Every size is checked before the first is run. Prints\n"
 		 "step time, tokens/s and scaling efficiency (as capsim run: tokens/s per GPU\n"
@@ -140,8 +144,8 @@ static int size_point(const capsim_scenario *base, const capsim_catalog *cat, lo
 
 /* the text table's columns, one size a row; speed-up only with --strong,
  * then the note on a size that does not fit */
-enum { COL_GPUS, COL_NODES, COL_DP, COL_BATCH, COL_STEP, COL_TOKENS, COL_PER_GPU, COL_MFU,
-       COL_SCALING, COL_SPEEDUP, COL_NOTE, N_COLS };
+enum { COL_GPUS, COL_NODES, COL_DP, COL_BATCH, COL_STEP, COL_STEP_BAND, COL_TOKENS,
+       COL_PER_GPU, COL_MFU, COL_SCALING, COL_SPEEDUP, COL_NOTE, N_COLS };
 static const capsim_table_col size_cols[N_COLS] = {
 	[COL_GPUS] = { .name = "GPUs", .kind = CAPSIM_TABLE_INT, .width = 8 },
 	[COL_NODES] = { .name = "nodes", .kind = CAPSIM_TABLE_INT, .width = 6, .gap = 1 },
@@ -150,6 +154,8 @@ static const capsim_table_col size_cols[N_COLS] = {
 			.gap = 1, .flags = CAPSIM_TABLE_FIXED },
 	[COL_STEP] = { .name = "step", .unit = "s", .kind = CAPSIM_TABLE_REAL, .precision = 4,
 		       .width = 12, .gap = 1, .flags = CAPSIM_TABLE_FIXED },
+	[COL_STEP_BAND] = { .name = "80% band", .unit = "s", .kind = CAPSIM_TABLE_TEXT,
+			    .width = 16, .gap = 1 },
 	[COL_TOKENS] = { .name = "tokens/s", .kind = CAPSIM_TABLE_REAL, .precision = 4,
 			 .width = 14, .gap = 1 },
 	[COL_PER_GPU] = { .name = "tokens/s/GPU", .kind = CAPSIM_TABLE_REAL, .precision = 4,
@@ -163,13 +169,16 @@ static const capsim_table_col size_cols[N_COLS] = {
 	[COL_NOTE] = { .name = "", .kind = CAPSIM_TABLE_TEXT, .align = CAPSIM_TABLE_LEFT },
 };
 
-/* the sizes' table; without strong, no speed-up column */
-static void sizes_init(capsim_table *t, int strong)
+/* the sizes' table; without strong, no speed-up column; without bands, no
+ * step band */
+static void sizes_init(capsim_table *t, int strong, int bands)
 {
 	capsim_table_col cols[N_COLS];
 	memcpy(cols, size_cols, sizeof cols);
 	if (!strong)
 		cols[COL_SPEEDUP].flags |= CAPSIM_TABLE_NO_TEXT;
+	if (!bands)
+		cols[COL_STEP_BAND].flags |= CAPSIM_TABLE_NO_TEXT;
 	capsim_table_init(t, cols, N_COLS);
 }
 
@@ -182,6 +191,12 @@ static size_t sizes_add(capsim_table *t, const capsim_result *r, double per_gpu,
 	capsim_table_set_num(t, i, COL_DP, r->dp);
 	capsim_table_set_num(t, i, COL_BATCH, r->global_batch);
 	capsim_table_set_num(t, i, COL_STEP, r->step.step_time_s);
+	double lo, hi;
+	if (capsim_result_band(r, capsim_result_key_find("step_time_s"), CAPSIM_ERR_80, &lo, &hi)) {
+		char b[48];
+		snprintf(b, sizeof b, "%.4f-%.4f", lo, hi);
+		capsim_table_set_text(t, i, COL_STEP_BAND, b);
+	}
 	capsim_table_set_num(t, i, COL_TOKENS, r->step.tokens_per_s);
 	capsim_table_set_num(t, i, COL_PER_GPU, per_gpu);
 	capsim_table_set_num(t, i, COL_MFU, r->mfu);
@@ -195,10 +210,11 @@ static size_t sizes_add(capsim_table *t, const capsim_result *r, double per_gpu,
 
 /* The CSV's table: every result key that is not structured, as
  * capsim_result_keys lists them (the columns of capsim run's result
- * table), reals to 10 significant digits. */
-static void results_init(capsim_table *t)
+ * table), with bands each banded key's four ends after it, reals to 10
+ * significant digits. */
+static void results_init(capsim_table *t, int bands)
 {
-	capsim_table_col *cols = capsim_xcalloc(capsim_result_n_keys, sizeof *cols);
+	capsim_table_col *cols = capsim_xcalloc(capsim_result_n_values, sizeof *cols);
 	size_t n = 0;
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
 		const capsim_result_key *k = &capsim_result_keys[i];
@@ -209,23 +225,44 @@ static void results_init(capsim_table *t)
 			.kind = k->kind == CAPSIM_RK_REAL ? CAPSIM_TABLE_REAL :
 				k->kind == CAPSIM_RK_BOOL ? CAPSIM_TABLE_BOOL :
 				k->kind == CAPSIM_RK_TEXT ? CAPSIM_TABLE_TEXT : CAPSIM_TABLE_INT };
+		for (int e = 0; bands && k->band != CAPSIM_BAND_NONE && e < 2 * CAPSIM_ERR__LEVELS;
+		     e++)
+			cols[n++] = (capsim_table_col){ .name = k->ends[e], .csv_precision = 10,
+							.flags = CAPSIM_TABLE_CSV_BARE_NAME,
+							.kind = CAPSIM_TABLE_REAL };
 	}
 	capsim_table_init(t, cols, n);
 	free(cols);
 }
 
-/* r's keys as a row of the CSV's table; those r lacks absent */
+/* r's keys as a row of the CSV's table (the columns results_init made, in
+ * its order); those r lacks absent */
 static void results_add(capsim_table *t, const capsim_result *r)
 {
-	size_t row = capsim_table_add_row(t);
-	for (size_t c = 0; c < t->n_cols; c++) {
-		const capsim_result_key *k = capsim_result_key_find(t->cols[c].name);
+	size_t row = capsim_table_add_row(t), c = 0;
+	for (size_t i = 0; i < capsim_result_n_keys && c < t->n_cols; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		if (k->kind == CAPSIM_RK_JSON)
+			continue;
+		size_t at = c++, ends = 0;
+		if (c < t->n_cols && k->band != CAPSIM_BAND_NONE &&
+		    strcmp(t->cols[c].name, k->ends[0]) == 0) {
+			ends = c;
+			c += 2 * CAPSIM_ERR__LEVELS;
+		}
 		if (!capsim_result_has(r, k))
 			continue;
 		if (k->kind == CAPSIM_RK_TEXT)
-			capsim_table_set_text(t, row, c, capsim_result_string(r, k->key));
+			capsim_table_set_text(t, row, at, capsim_result_string(r, k->key));
 		else
-			capsim_table_set_num(t, row, c, capsim_result_number(r, k));
+			capsim_table_set_num(t, row, at, capsim_result_number(r, k));
+		for (int l = 0; ends && l < CAPSIM_ERR__LEVELS; l++) {
+			double lo, hi;
+			if (!capsim_result_band(r, k, l, &lo, &hi))
+				continue;
+			capsim_table_set_num(t, row, ends + 2 * (size_t)l, lo);
+			capsim_table_set_num(t, row, ends + 2 * (size_t)l + 1, hi);
+		}
 	}
 }
 
@@ -261,7 +298,7 @@ static int show_size(const capsim_result *r, double per_gpu, double first, json_
 /* what the command line asks for */
 typedef struct scale_args {
 	long sizes[64];
-	int n_sizes, strong, json, show;
+	int n_sizes, strong, json, show, no_intervals;
 	const char *csv;
 	capsim_cli_sets sets;             /* the caller frees them */
 } scale_args;
@@ -287,6 +324,7 @@ static int parse_args(int argc, char **argv, scale_args *a, int *done)
 		case O_STRONG: a->strong = 1; break;
 		case O_CSV: a->csv = optarg; break;
 		case O_JSON: a->json = 1; break;
+		case O_NO_INTERVALS: a->no_intervals = 1; break;
 		case O_PROGRESS: a->show = 1; break;
 		case O_SET:
 			if (capsim_cli_sets_add(&a->sets, optarg, &d) < 0) {
@@ -338,8 +376,11 @@ int capsim_cmd_scale(int argc, char **argv)
 	FILE *out = NULL;
 	json_t *jo = NULL, *ja = NULL;
 	capsim_table rows = { 0 }, results = { 0 };
+	capsim_err_model *errors = NULL;
 
 	capsim_init();
+	if (!a.no_intervals && !(errors = capsim_cli_err_model("scale", &d)))
+		goto fail;
 	if (capsim_cli_load(argv[optind], &a.sets, &cat, &base, &d) < 0)
 		goto fail;
 	/* every size checked before the first runs */
@@ -355,7 +396,7 @@ int capsim_cmd_scale(int argc, char **argv)
 			goto out;
 		}
 		out = csv_out.f;
-		results_init(&results);
+		results_init(&results, errors != NULL);
 	}
 	if (json) {
 		jo = capsim_cli_json_head(cat, base);
@@ -364,7 +405,7 @@ int capsim_cmd_scale(int argc, char **argv)
 	} else {
 		printf("# %s, %s scaling: tp %d, pp %d, cp %d fixed\n", base->name,
 		       strong ? "strong" : "weak", base->tp, base->pp, base->cp);
-		sizes_init(&rows, strong);
+		sizes_init(&rows, strong, errors != NULL);
 		capsim_table_write_line(&rows, -1, stdout);
 	}
 	double first = 0.0;
@@ -377,7 +418,8 @@ int capsim_cmd_scale(int argc, char **argv)
 		capsim_result r;
 		double started = capsim_now_s();
 		size_started(&pr, show && !tty, i, n_sizes, capsim_scenario_gpus(&pts[i]));
-		if (capsim_eval(&pts[i], NULL, &r, &d) < 0) { /* no I/O: the input is refused */
+		capsim_eval_opts eo = { .errors = errors };
+		if (capsim_eval(&pts[i], &eo, &r, &d) < 0) { /* no I/O: the input is refused */
 			capsim_progress_end(&pr);
 			capsim_diags_print(&d, stderr);
 			goto out;
@@ -425,6 +467,7 @@ out:
 	capsim_table_free(&results);
 	free(pts);
 	free(base);
+	capsim_err_model_free(errors);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);
 	capsim_cli_sets_free(&a.sets);

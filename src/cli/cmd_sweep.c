@@ -21,7 +21,7 @@
 #include "xalloc.h"
 
 enum { O_DB, O_JOBS, O_RESUME, O_PLAN, O_BATCH, O_PROGRESS, O_NO_PROGRESS, O_JSON, O_SET,
-       O_HELP };
+       O_NO_INTERVALS, O_HELP };
 static const capsim_cli_opt sweep_opts[] = {
 	[O_DB] = { "db", 0, "RESULTS.sqlite", "the SQLite store the points are written to" },
 	[O_JOBS] = { "jobs", 'j', "N", "threads evaluating points (default 1)" },
@@ -35,13 +35,16 @@ static const capsim_cli_opt sweep_opts[] = {
 	[O_JSON] = { "json", 0, NULL, "the summary as one JSON object" },
 	[O_SET] = { "set", 0, "PATH=VALUE",
 		    "edit the base scenario, after the sweep file's own <set> edits" },
+	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
+			     "store no prediction intervals (KEY_lo, KEY_hi, KEY_lo95,\n"
+			     "KEY_hi95 of the shipped error model)" },
 	[O_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_sweep_cmd = {
 	.name = "sweep",
 	.usage = "usage: capsim sweep FILE --db RESULTS.sqlite [-j N] [--resume] [--plan]\n"
 		 "                    [--batch N] [--progress | --no-progress] [--json]\n"
-		 "                    [--set PATH=VALUE]...\n",
+		 "                    [--set PATH=VALUE]... [--no-intervals]\n",
 	.about = "Evaluate every point of the sweep file FILE (a base scenario, axes over --set\n"
 		 "paths, constraints; docs/user-guide.md, \"Sweeps\") in this process on N\n"
 		 "threads, and write each point's parameters and result keys to the SQLite\n"
@@ -183,6 +186,7 @@ static void print_plan(const capsim_sweep *sw)
 typedef struct {
 	const char *file, *db;
 	int threads, resume, plan_only, as_json, progress; /* progress: -1 auto */
+	int no_intervals;
 	int batch;                    /* most points a transaction */
 	capsim_cli_sets sets;
 } options;
@@ -217,6 +221,7 @@ static int parse_args(int argc, char **argv, options *o)
 		case O_RESUME: o->resume = 1; break;
 		case O_PLAN: o->plan_only = 1; break;
 		case O_JSON: o->as_json = 1; break;
+		case O_NO_INTERVALS: o->no_intervals = 1; break;
 		case O_PROGRESS: o->progress = 1; break;
 		case O_NO_PROGRESS: o->progress = 0; break;
 		case O_SET:
@@ -246,7 +251,8 @@ static int parse_args(int argc, char **argv, options *o)
 /* the sweep once its points are known: rank 0's part; returns as
  * capsim_sweep_run */
 static int run_sweep(const options *o, const capsim_sweep *sw, const capsim_catalog *cat,
-		     const capsim_scenario *base, int ranks, capsim_diags *d)
+		     const capsim_scenario *base, const capsim_err_model *errors, int ranks,
+		     capsim_diags *d)
 {
 	capsim_progress pr;
 	capsim_progress_init(&pr, "capsim sweep", "points",
@@ -254,7 +260,8 @@ static int run_sweep(const options *o, const capsim_sweep *sw, const capsim_cata
 	capsim_sweep_run_opts ro = { .threads = o->threads, .batch = (size_t)o->batch,
 				     .resume = o->resume, .ranks = ranks,
 				     .version = capsim_version_string(), .stop = &interrupted,
-				     .progress = on_progress, .progress_ctx = &pr };
+				     .progress = on_progress, .progress_ctx = &pr,
+				     .errors = errors };
 	capsim_sweep_run_result res;
 	int rc = capsim_sweep_run(sw, cat, base, o->db, &ro, &res, d);
 	capsim_progress_end(&pr);
@@ -291,8 +298,10 @@ int capsim_cmd_sweep(int argc, char **argv)
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_scenario *base = capsim_xcalloc(1, sizeof *base);
 	capsim_sweep *sw = NULL;
+	capsim_err_model *errors = NULL;
 	status = CAPSIM_EXIT_USAGE;
-	if (capsim_cli_catalog(cat, &d) == 0)
+	if (capsim_cli_catalog(cat, &d) == 0 &&
+	    (o.no_intervals || o.plan_only || (errors = capsim_cli_err_model("sweep", &d))))
 		sw = capsim_sweep_load(o.file, cat, o.sets.v, o.sets.n, base, &d);
 	if (!sw) {
 		if (rank == 0)
@@ -308,7 +317,7 @@ int capsim_cmd_sweep(int argc, char **argv)
 			sa.sa_handler = on_signal;
 			sigaction(SIGINT, &sa, NULL);
 			sigaction(SIGTERM, &sa, NULL);
-			int rc = run_sweep(&o, sw, cat, base, ranks, &d);
+			int rc = run_sweep(&o, sw, cat, base, errors, ranks, &d);
 			if (rc < 0)
 				capsim_diags_print(&d, stderr);
 			status = rc < 0 ? (capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE :
@@ -316,11 +325,12 @@ int capsim_cmd_sweep(int argc, char **argv)
 			if (rc < 0 && mpi)
 				capsim_sweep_mpi_abort(status);
 		} else {
-			capsim_sweep_run_rank(sw, cat, base);
+			capsim_sweep_run_rank(sw, cat, base, errors);
 			status = CAPSIM_EXIT_OK;
 		}
 	}
 	capsim_sweep_free(sw);
+	capsim_err_model_free(errors);
 	free(base);
 	capsim_catalog_free(cat);
 	capsim_diags_free(&d);

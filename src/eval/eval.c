@@ -143,7 +143,11 @@ static int eval_once(const capsim_scenario *s, const capsim_eval_opts *o, int to
 int capsim_eval(const capsim_scenario *s, const capsim_eval_opts *o, capsim_result *r,
 		capsim_diags *d)
 {
-	return eval_job(s, o, 1, r, d);
+	if (eval_job(s, o, 1, r, d) < 0)
+		return -1;
+	if (o && o->errors)
+		capsim_result_set_bands(s, o->errors, r);
+	return 0;
 }
 
 /* the power a GPU runs at most: its limit where set below the TDP */

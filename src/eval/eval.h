@@ -46,6 +46,9 @@ typedef struct capsim_eval_opts {
 	const capsim_knobs *knobs; /* NULL: capsim_knobs_fitted */
 	int keep_schedule;         /* keep the schedule's tasks (capsim_result_trace) */
 	int no_reference;          /* skip the reference run: no scaling efficiency */
+	/* the error model whose bands the result carries (capsim_result_bands;
+	 * borrowed, read only); NULL: no bands */
+	const capsim_err_model *errors;
 } capsim_eval_opts;
 
 #define CAPSIM_RESULT_NOTES 8
@@ -60,6 +63,17 @@ typedef struct capsim_group_result {
 	int verdict;              /* capsim_mem_verdict */
 	int fits;                 /* not refused: fits or close */
 } capsim_group_result;
+
+/* The error model's bands on a result's predictions (err.h, docs/model.md
+ * "Error bands"): on is set where the result was evaluated with a model;
+ * q[quantity] the band of that prediction for the result's features
+ * (capsim_result_err_features), has[] 0 at a level the model has none. The
+ * checkpoint's is the GPU generation's group and wider (no save path of the
+ * tables is the scenario's own). */
+typedef struct capsim_result_bands {
+	int on;
+	capsim_err_band q[CAPSIM_ERR__QUANTITIES];
+} capsim_result_bands;
 
 typedef struct capsim_result {
 	capsim_step step;          /* owned: capsim_result_free */
@@ -106,6 +120,7 @@ typedef struct capsim_result {
 	/* parts of the scenario that no model reads yet, by their paths */
 	int n_not_modelled;
 	const char *not_modelled[CAPSIM_RESULT_NOTES];
+	capsim_result_bands bands; /* capsim_eval_opts.errors' bands; on 0 without */
 } capsim_result;
 
 /* Evaluate s. Returns 0 and fills *r (free it with capsim_result_free), or
@@ -126,6 +141,11 @@ void capsim_result_free(capsim_result *r);
  * and the GPU count. r: evaluated from s. */
 void capsim_result_err_features(const capsim_scenario *s, const capsim_result *r,
 				capsim_err_features *f);
+
+/* The bands of m for r's predictions (s the scenario r was evaluated from)
+ * into r->bands, on set; what capsim_eval does when given opts.errors. */
+void capsim_result_set_bands(const capsim_scenario *s, const capsim_err_model *m,
+			     capsim_result *r);
 
 /* Memory per GPU of node group g (0 .. s->n_groups - 1) without simulating
  * the step: each group's GPUs hold the same shards in their own memory
@@ -209,6 +229,27 @@ typedef enum {
 
 struct json_t;
 
+/* Which band a key follows, and how (docs/model.md, "Error bands on results"):
+ * first order, each a monotone map of one band's ends; ENERGY combines the
+ * step's and the power's log half-widths in quadrature as independent. */
+typedef enum capsim_band_map {
+	CAPSIM_BAND_NONE,        /* not a prediction the error model covers */
+	CAPSIM_BAND_STEP,        /* in proportion to the step time */
+	CAPSIM_BAND_PER_STEP,    /* in inverse proportion (tokens/s, MFU): ends swapped */
+	CAPSIM_BAND_MEMORY,      /* in proportion to the peak memory */
+	CAPSIM_BAND_MARGIN,      /* capacity less peak x the memory band (ends swapped) */
+	CAPSIM_BAND_MARGIN_RATIO, /* that over the capacity */
+	CAPSIM_BAND_POWER,       /* in proportion to the power drawn */
+	CAPSIM_BAND_ENERGY,      /* power x step time */
+	CAPSIM_BAND_CHECKPOINT,  /* in proportion to a checkpoint's time */
+	CAPSIM_BAND_CLOUD_COST,  /* the cloud's GPUs and storage with the step, egress fixed */
+	CAPSIM_BAND_COST,        /* the design's own: on-prem with the step, or the cloud's */
+	CAPSIM_BAND__MAPS
+} capsim_band_map;
+/* "", "step", "1/step", "memory", "memory", "memory", "power", "power x step",
+ * "checkpoint", "step", "step": the quantity a map follows, in words */
+extern const char *const capsim_band_map_names[CAPSIM_BAND__MAPS];
+
 typedef struct capsim_result_key {
 	const char *key;     /* JSON/CSV name, snake_case with the unit suffix */
 	capsim_rkind kind;
@@ -228,6 +269,9 @@ typedef struct capsim_result_key {
 	/* text: words after the value ("(stage 3, 40 micro-batches)"), or the
 	 * whole line for a JSON key that has one; NULL: none */
 	void (*note)(const capsim_result *r, char *buf, size_t n);
+	capsim_band_map band; /* the band it follows; NONE: none */
+	/* a banded key's ends' names: K_lo, K_hi (80%), K_lo95, K_hi95 */
+	const char *ends[2 * CAPSIM_ERR__LEVELS];
 } capsim_result_key;
 
 extern const capsim_result_key capsim_result_keys[];
@@ -235,6 +279,10 @@ extern const size_t capsim_result_n_keys;
 
 /* The key named name, or NULL. */
 const capsim_result_key *capsim_result_key_find(const char *name);
+
+/* The banded key one of whose ends (capsim_result_key.ends) is named name,
+ * with *end that end's index, or NULL. */
+const capsim_result_key *capsim_result_end_find(const char *name, int *end);
 
 /* Whether key k has a value in r. */
 int capsim_result_has(const capsim_result *r, const capsim_result_key *k);
@@ -249,6 +297,17 @@ double capsim_result_get(const capsim_result *r, const char *key, double absent)
 /* The value of the text key named key in r (pointing into r), or NULL where
  * the table has no such text key or r no value of it. */
 const char *capsim_result_string(const capsim_result *r, const char *key);
+
+/* Key k's band in r at level (CAPSIM_ERR_80, _95): 1 with *lo <= *hi, or 0
+ * where r has no bands, k follows none, or the model has none there. */
+int capsim_result_band(const capsim_result *r, const capsim_result_key *k, int level,
+		       double *lo, double *hi);
+
+/* The band of a collective's bus bandwidth over ranks GPUs of s's cluster
+ * (nccl-tests' stack, the scenario's GPU generation and profile): 0, or -1
+ * where m has none (b: has[] all 0). */
+int capsim_eval_busbw_band(const capsim_scenario *s, const capsim_err_model *m, int ranks,
+			   capsim_err_band *b);
 
 /* ---- what the doors ask of a result beyond one key ---- */
 
@@ -267,18 +326,27 @@ double capsim_result_wall_to_train_s(const capsim_result *r);
 size_t capsim_result_goodput_at(const capsim_scenario *s, const capsim_result *r,
 				const double *interval_s, size_t n, double *goodput);
 
-/* Add every present key of r to the JSON object o, in table order. */
+/* Add every present key of r to the JSON object o, in table order; with
+ * bands (r->bands.on), each banded key followed by its ends
+ * (capsim_result_key.ends) and a "bands" object naming each quantity's
+ * levels, factors, group and n. */
 void capsim_result_json(const capsim_result *r, struct json_t *o);
 
 /* The store's rows (results.h) of r's present scalar keys, in table order:
- * numbers with the table's unit, texts as text; n must hold
- * capsim_result_n_keys. The strings point into r and the table. Returns
- * how many were written. */
+ * numbers with the table's unit, texts as text, a banded key's ends after
+ * it; n must hold capsim_result_n_values. The strings point into r and the
+ * table. Returns how many were written. */
 struct capsim_result_value;
 size_t capsim_result_values(const capsim_result *r, struct capsim_result_value *out,
 			    size_t n);
 
-/* The people's report: every key with a label, present in r, one line each. */
+/* A bound on the rows capsim_result_values writes: every key and four ends
+ * of each (five times capsim_result_n_keys). */
+extern const size_t capsim_result_n_values;
+
+/* The people's report: every key with a label, present in r, one line each;
+ * with bands, a banded value is followed by its 80% band ("1.23 s
+ * (1.14-1.33)"), and one line first says the level and where it comes from. */
 int capsim_result_text(const capsim_result *r, FILE *f);
 
 /* The step's timeline as Chrome trace-event JSON (needs keep_schedule), at

@@ -289,8 +289,32 @@ static void note_dp(const R *r, char *b, size_t n)
 	note_link(&r->step.busiest_dp, r->zero >= 3 ? "layer collective" : "gradient sync", b, n);
 }
 
-/* the verdict of each group; then the margin, and for a close one what
- * decides it */
+/* the margin's 80% band after b's first l characters, " (80%: 1.2 GB short
+ * to 3.4 GB to spare)"; returns the new length */
+static size_t margin_band(const R *r, char *b, size_t l, size_t n)
+{
+	double lo, hi;
+	const capsim_result_key *k = capsim_result_key_find("memory_margin_bytes");
+	if (!k || !capsim_result_band(r, k, CAPSIM_ERR_80, &lo, &hi))
+		return l;
+	char a[32], z[32];
+	capsim_units_format(fabs(lo), CAPSIM_DIM_BYTES, a, sizeof a);
+	capsim_units_format(fabs(hi), CAPSIM_DIM_BYTES, z, sizeof z);
+	int w;
+	if ((lo >= 0) == (hi >= 0)) { /* one side: "36.91-39.27 GB to spare" */
+		char *first = lo >= 0 ? a : z, *ua = strrchr(a, ' '), *uz = strrchr(z, ' ');
+		if (ua && uz && strcmp(ua, uz) == 0)
+			first[strrchr(first, ' ') - first] = '\0';
+		w = snprintf(b + l, n - l, " (80%%: %s-%s %s)", first, lo >= 0 ? z : a,
+			     lo >= 0 ? "to spare" : "short");
+	} else {
+		w = snprintf(b + l, n - l, " (80%%: %s short to %s to spare)", a, z);
+	}
+	return w < 0 || (size_t)w >= n - l ? l : l + (size_t)w;
+}
+
+/* the verdict of each group; then the margin with its band, and for a close
+ * one what decides it */
 static void note_mem(const R *r, char *b, size_t n)
 {
 	size_t l = 0;
@@ -315,9 +339,12 @@ static void note_mem(const R *r, char *b, size_t n)
 	capsim_units_format(fabs(r->mem_margin_bytes), CAPSIM_DIM_BYTES, m, sizeof m);
 	int w = snprintf(b + l, n - l, ": %s (%.1f%%) %s", m, 100 * fabs(r->mem_margin_ratio),
 			 r->mem_margin_bytes >= 0 ? "to spare" : "short");
-	if (w < 0 || (size_t)w >= n - l || strcmp(r->memory_verdict, "close") != 0)
+	if (w < 0 || (size_t)w >= n - l)
 		return;
 	l += (size_t)w;
+	l = margin_band(r, b, l, n);
+	if (l + 1 >= n || strcmp(r->memory_verdict, "close") != 0)
+		return;
 	char res[32];
 	capsim_units_format(r->mem_reserve_bytes, CAPSIM_DIM_BYTES, res, sizeof res);
 	snprintf(b + l, n - l,
@@ -466,6 +493,14 @@ static json_t *j_positions(const R *r)
 	  .note = note_, .in_text = in_text_ }
 #define REAL(k, m, dim_, unit_, label_, depth_, doc_, present_, note_) \
 	REAL_IF(k, m, dim_, unit_, label_, depth_, doc_, present_, note_, NULL)
+/* a key that follows a band (capsim_band_map), with its ends' names */
+#define REAL_IF_B(band_, k, m, dim_, unit_, label_, depth_, doc_, present_, note_, in_text_) \
+	{ .key = k, .kind = CAPSIM_RK_REAL, .dim = dim_, .offset = m, .unit = unit_,          \
+	  .label = label_, .depth = depth_, .doc = doc_, .present = present_,                 \
+	  .note = note_, .in_text = in_text_, .band = band_,                                  \
+	  .ends = { k "_lo", k "_hi", k "_lo95", k "_hi95" } }
+#define REAL_B(band_, k, m, dim_, unit_, label_, depth_, doc_, present_, note_) \
+	REAL_IF_B(band_, k, m, dim_, unit_, label_, depth_, doc_, present_, note_, NULL)
 #define INT(k, m, label_, doc_, present_) \
 	{ .key = k, .kind = CAPSIM_RK_INT, .dim = CAPSIM_DIM_COUNT, .offset = m, .unit = "", \
 	  .label = label_, .doc = doc_, .present = present_ }
@@ -482,7 +517,7 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("global_batch", offsetof(R, global_batch), CAPSIM_DIM_COUNT, "", NULL, 0,
 	     "sequences per step", NULL, NULL),
 	INT("microbatches", STEP(microbatches), NULL, "micro-batches per replica per step", NULL),
-	REAL("step_time_s", STEP(step_time_s), SEC, "s", "step time", 0,
+	REAL_B(CAPSIM_BAND_STEP, "step_time_s", STEP(step_time_s), SEC, "s", "step time", 0,
 	     "time of one training step", NULL, NULL),
 	REAL("compute_s", STEP(compute_s), SEC, "s", "compute", 1,
 	     "kernels of the critical stage per step", NULL, note_compute),
@@ -538,17 +573,19 @@ const capsim_result_key capsim_result_keys[] = {
 	     "until the first batch arrives, the workers all fetching at once", has_loader, NULL),
 	REAL("data_epochs", STEP(loader.epochs), CAPSIM_DIM_COUNT, "", NULL, 1,
 	     "passes over cluster.storage.dataset to the token budget", has_epochs, NULL),
-	REAL("power_gpu_w", PWR(gpu_w), CAPSIM_DIM_WATTS, "W", "power per GPU", 0,
+	REAL_B(CAPSIM_BAND_POWER, "power_gpu_w",
+		PWR(gpu_w), CAPSIM_DIM_WATTS, "W", "power per GPU", 0,
 	     "one GPU's mean draw over the step: idle + (sustained - idle) x load^gamma",
 	     NULL, note_gpu_power),
-	REAL("power_node_w", PWR(node_w), CAPSIM_DIM_WATTS, "W", "power per node", 1,
+	REAL_B(CAPSIM_BAND_POWER, "power_node_w",
+		PWR(node_w), CAPSIM_DIM_WATTS, "W", "power per node", 1,
 	     "one node in the step: its GPUs and its overhead (host, per-GPU parts and NICs, "
 	     "by what the node holds)", NULL, NULL),
 	REAL("power_node_peak_w", PWR(node_max_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
 	     "one node at peak, what racks and circuits are provisioned for: its GPUs at their "
 	     "power limit and its overhead at full load (power.max where the node has no "
 	     "power.host or power.per-gpu)", NULL, NULL),
-	REAL("power_it_w", PWR(it_w), CAPSIM_DIM_WATTS, "W", "IT power", 1,
+	REAL_B(CAPSIM_BAND_POWER, "power_it_w", PWR(it_w), CAPSIM_DIM_WATTS, "W", "IT power", 1,
 	     "every node, fabric switch, rack-scale switch tray and (where its power is given) "
 	     "the shared file system, at the step's draw",
 	     NULL, NULL),
@@ -565,11 +602,14 @@ const capsim_result_key capsim_result_keys[] = {
 	     has_switch_trays, NULL),
 	REAL("power_storage_w", PWR(storage_w), CAPSIM_DIM_WATTS, "W", NULL, 1,
 	     "the shared file system at its typical power", has_storage_power, NULL),
-	REAL("power_facility_w", PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
+	REAL_B(CAPSIM_BAND_POWER, "power_facility_w",
+		PWR(facility_w), CAPSIM_DIM_WATTS, "W", "facility power", 1,
 	     "IT power x the facility's PUE (1 without a facility)", NULL, note_facility),
-	REAL("energy_per_step_j", PWR(energy_per_step_j), CAPSIM_DIM_JOULES, "J",
+	REAL_B(CAPSIM_BAND_ENERGY, "energy_per_step_j",
+		PWR(energy_per_step_j), CAPSIM_DIM_JOULES, "J",
 	     "energy per step", 1, "facility power x step time", NULL, NULL),
-	REAL("energy_to_train_j", PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
+	REAL_B(CAPSIM_BAND_ENERGY, "energy_to_train_j",
+		PWR(energy_to_train_j), CAPSIM_DIM_JOULES, "J",
 	     "energy to train", 1, "energy per step x steps", NULL, NULL),
 	INT("nodes_per_rack", PWR(nodes_per_rack), "nodes per rack",
 	    "nodes a rack of the facility's rack.power holds at their peak (a rack holds one "
@@ -601,16 +641,20 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL("checkpoint_bytes", REL(checkpoint_bytes), CAPSIM_DIM_BYTES, "bytes", "checkpoint", 0,
 	     "one checkpoint of the job: trained weights, master copy, optimizer state", NULL,
 	     NULL),
-	REAL_IF("checkpoint_write_s", REL(write_s), SEC, "s", "checkpoint write", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_write_s",
+		REL(write_s), SEC, "s", "checkpoint write", 1,
 		"writing it to the storage tier at the save path's efficiency", has_ckpt_storage,
 		NULL, NULL),
-	REAL_IF("checkpoint_blocking_s", REL(blocking_s), SEC, "s", "training waits", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_blocking_s",
+		REL(blocking_s), SEC, "s", "training waits", 1,
 		"what a save stops training for: the write (sync), or a GPU's copy to host memory "
 		"(cluster.storage.checkpoint-mode=async or memory)", has_ckpt_times, NULL, NULL),
-	REAL_IF("checkpoint_restore_s", REL(restore_s), SEC, "s", "checkpoint restore", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_restore_s",
+		REL(restore_s), SEC, "s", "checkpoint restore", 1,
 		"reading it back after an interruption: from the storage tier, or (memory) a "
 		"node's shard from a peer's host memory over its NICs", has_ckpt_times, NULL, NULL),
-	REAL_IF("checkpoint_replicate_s", REL(replicate_s), SEC, "s", "checkpoint replication", 1,
+	REAL_IF_B(CAPSIM_BAND_CHECKPOINT, "checkpoint_replicate_s",
+		REL(replicate_s), SEC, "s", "checkpoint replication", 1,
 		"checkpoint-mode=memory: a node's shard x checkpoint-replicas over its NICs to "
 		"its peers' host memory, in the background", has_ckpt_memory, NULL, NULL),
 	REAL_IF("checkpoint_interval_s", REL(interval_s), SEC, "s", "checkpoint interval", 1,
@@ -629,7 +673,8 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("interruptions", REL(interruptions), CAPSIM_DIM_COUNT, "", "interruptions", 1,
 		"expected over the training run: each segment's failed attempts, e^(L/MTTF) - 1",
 		has_wall, NULL, NULL),
-	REAL_IF("wall_to_train_s", REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
+	REAL_IF_B(CAPSIM_BAND_STEP, "wall_to_train_s",
+		REL(wall_to_train_s), SEC, "s", "wall time to train", 1,
 		"the expected wall time under exponential interruptions, exact: each checkpoint "
 		"interval and its save, L, takes (e^(L/MTTF) - 1)(MTTF + restart) (docs/model.md)",
 		has_wall, NULL, NULL),
@@ -697,28 +742,34 @@ const capsim_result_key capsim_result_keys[] = {
 	  .offset = offsetof(R, layout.optical_ends), .unit = "", .label = "transceiver ports",
 	  .depth = 1, .doc = "optical transceiver ports: two an optical cable (a twin-port "
 	  "module carries two)", .present = has_layout },
-	REAL_IF("energy_cost_usd", offsetof(R, cost.energy_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_ENERGY, "energy_cost_usd",
+		offsetof(R, cost.energy_cost_usd), CAPSIM_DIM_USD, "USD",
 		"energy cost to train", 0,
 		"facility power x wall time to train x the facility's energy price",
 		has_energy_cost, NULL, NULL),
-	REAL_IF("cloud_cost_usd", offsetof(R, cost.cloud_cost_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_CLOUD_COST, "cloud_cost_usd",
+		offsetof(R, cost.cloud_cost_usd), CAPSIM_DIM_USD, "USD",
 		"cloud cost to train", 0,
 		"the GPUs at the cloud offer's rate for the cloud's wall time to train, its storage "
 		"and egress (offers of the cluster's GPU only)",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_cost_per_million_tokens_usd", offsetof(R, cost.cloud_cost_per_million_tokens_usd),
+	REAL_IF_B(CAPSIM_BAND_CLOUD_COST, "cloud_cost_per_million_tokens_usd",
+		offsetof(R, cost.cloud_cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cloud cost to train over the token budget in millions", has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_gpu_usd", offsetof(R, cost.cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_gpu_usd",
+		offsetof(R, cost.cloud_gpu_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"its GPUs: the offer's rate x GPUs x the cloud's wall time", has_cloud_cost, NULL,
 		NULL),
-	REAL_IF("cloud_storage_usd", offsetof(R, cost.cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
+	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_storage_usd",
+		offsetof(R, cost.cloud_storage_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the offer's storage for cluster.storage.dataset and a checkpoint over the cloud's "
 		"wall time (0 where the offer has no storage.price)", has_cloud_cost, NULL, NULL),
 	REAL_IF("cloud_egress_usd", offsetof(R, cost.cloud_egress_usd), CAPSIM_DIM_USD, "USD", NULL, 1,
 		"the trained weights taken out at the offer's egress.price (0 where it has none)",
 		has_cloud_cost, NULL, NULL),
-	REAL_IF("cloud_wall_to_train_s", offsetof(R, cost.cloud_wall_to_train_s), SEC, "s",
+	REAL_IF_B(CAPSIM_BAND_STEP, "cloud_wall_to_train_s",
+		offsetof(R, cost.cloud_wall_to_train_s), SEC, "s",
 		"cloud wall time", 1,
 		"time to train on the offer: slower by cost.network-penalty, over its goodput",
 		has_cloud_cost, NULL, NULL),
@@ -794,14 +845,17 @@ const capsim_result_key capsim_result_keys[] = {
 		CAPSIM_DIM_USD, "USD", "per busy GPU-hour", 1,
 		"TCO over the busy GPU-hours of the horizon (GPUs x cost.horizon x cost.utilization)",
 		has_capex, NULL, NULL),
-	REAL_IF("onprem_cost_to_train_usd", offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
+	REAL_IF_B(CAPSIM_BAND_STEP, "onprem_cost_to_train_usd",
+		offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
 		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
 		has_capex, NULL, NULL),
-	REAL_IF("cost_to_train_usd", offsetof(R, cost.cost_to_train_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_COST, "cost_to_train_usd",
+		offsetof(R, cost.cost_to_train_usd), CAPSIM_DIM_USD, "USD",
 		"cost to train", 0,
 		"the design's own: onprem_cost_to_train_usd when it buys its cluster, cloud_cost_usd "
 		"when it rents (cost.acquire)", has_cost_to_train, note_acquire, NULL),
-	REAL_IF("cost_per_million_tokens_usd", offsetof(R, cost.cost_per_million_tokens_usd),
+	REAL_IF_B(CAPSIM_BAND_COST, "cost_per_million_tokens_usd",
+		offsetof(R, cost.cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cost_to_train_usd over the token budget in millions", has_cost_to_train, NULL, NULL),
 	REAL_IF("breakeven_utilization", offsetof(R, cost.breakeven_utilization), CAPSIM_DIM_RATIO, "1",
@@ -833,17 +887,21 @@ const capsim_result_key capsim_result_keys[] = {
 	REAL_IF("burst_plan_cost_usd", offsetof(R, cost.burst_plan_cost_usd), CAPSIM_DIM_USD, "USD",
 		"burst plan cost", 1, "the cluster's busy GPU-hours for that time plus the burst",
 		has_burst_total, NULL, NULL),
-	REAL("tokens_per_s", STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
+	REAL_B(CAPSIM_BAND_PER_STEP, "tokens_per_s",
+		STEP(tokens_per_s), CAPSIM_DIM_COUNT, "1/s", "tokens/s", 0,
 	     "training throughput", NULL, NULL),
-	REAL("mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,
+	REAL_B(CAPSIM_BAND_PER_STEP, "mfu", offsetof(R, mfu), CAPSIM_DIM_RATIO, "1", "MFU", 0,
 	     "model FLOPs over each group's bf16 dense peak x GPUs x step time", NULL, NULL),
-	REAL("peak_mem_per_gpu_bytes", offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
+	REAL_B(CAPSIM_BAND_MEMORY, "peak_mem_per_gpu_bytes",
+		offsetof(R, peak_mem_per_gpu_bytes), CAPSIM_DIM_BYTES,
 	     "bytes", "peak memory per GPU", 0, "the largest of the node groups' peaks", NULL,
 	     note_mem),
-	REAL("memory_margin_bytes", offsetof(R, mem_margin_bytes), CAPSIM_DIM_BYTES, "bytes", NULL,
+	REAL_B(CAPSIM_BAND_MARGIN, "memory_margin_bytes",
+		offsetof(R, mem_margin_bytes), CAPSIM_DIM_BYTES, "bytes", NULL,
 	     0, "the smallest of the node groups' capacity less peak; negative: short by that",
 	     NULL, NULL),
-	REAL("memory_margin_ratio", offsetof(R, mem_margin_ratio), CAPSIM_DIM_RATIO, "1", NULL, 0,
+	REAL_B(CAPSIM_BAND_MARGIN_RATIO, "memory_margin_ratio",
+		offsetof(R, mem_margin_ratio), CAPSIM_DIM_RATIO, "1", NULL, 0,
 	     "memory_margin_bytes over that group's capacity", NULL, NULL),
 	{ .key = "memory_verdict", .kind = CAPSIM_RK_TEXT, .dim = CAPSIM_DIM_COUNT,
 	  .offset = offsetof(R, memory_verdict), .unit = "",
@@ -862,7 +920,8 @@ const capsim_result_key capsim_result_keys[] = {
 	  .doc = "what scaling_efficiency is relative to", .present = has_scaling },
 	REAL("steps", STEP(steps), CAPSIM_DIM_COUNT, "", NULL, 0,
 	     "steps to the token budget", NULL, NULL),
-	REAL("time_to_train_s", STEP(time_to_train_s), SEC, "s", "time to train", 0,
+	REAL_B(CAPSIM_BAND_STEP, "time_to_train_s",
+		STEP(time_to_train_s), SEC, "s", "time to train", 0,
 	     "steps x step time", NULL, note_ttt),
 	INT("straggler_stage", STEP(straggler_stage), NULL,
 	    "pipeline stage of the straggler; -1: none", NULL),
@@ -892,12 +951,27 @@ const capsim_result_key capsim_result_keys[] = {
 	     "not yet modelled", note_not_modelled),
 };
 const size_t capsim_result_n_keys = sizeof capsim_result_keys / sizeof capsim_result_keys[0];
+const size_t capsim_result_n_values =
+	5 * (sizeof capsim_result_keys / sizeof capsim_result_keys[0]);
 
 const capsim_result_key *capsim_result_key_find(const char *name)
 {
 	for (size_t i = 0; i < capsim_result_n_keys; i++)
 		if (strcmp(capsim_result_keys[i].key, name) == 0)
 			return &capsim_result_keys[i];
+	return NULL;
+}
+
+const capsim_result_key *capsim_result_end_find(const char *name, int *end)
+{
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const capsim_result_key *k = &capsim_result_keys[i];
+		for (int e = 0; k->band != CAPSIM_BAND_NONE && e < 2 * CAPSIM_ERR__LEVELS; e++)
+			if (strcmp(k->ends[e], name) == 0) {
+				*end = e;
+				return k;
+			}
+	}
 	return NULL;
 }
 
@@ -918,6 +992,46 @@ double capsim_result_number(const R *r, const capsim_result_key *k)
 	}
 }
 
+/* a band's level as JSON: factors, the group it came from and its n */
+static json_t *band_level_json(const capsim_err_band *b, int l)
+{
+	return json_pack("{s:f, s:f, s:s, s:I}", "lo", b->lo[l], "hi", b->hi[l], "group",
+			 b->group[l], "n", (json_int_t)b->n[l]);
+}
+
+/* "bands": each quantity the result predicts, its levels (null: none) */
+static json_t *bands_json(const R *r)
+{
+	static const capsim_err_quantity qs[] = { CAPSIM_ERR_STEP, CAPSIM_ERR_MEMORY,
+						  CAPSIM_ERR_POWER, CAPSIM_ERR_CHECKPOINT };
+	json_t *o = json_object();
+	json_object_set_new(o, "source", json_string(
+		"split-conformal prediction intervals on capsim's own validation residuals "
+		"(docs/model.md and docs/validation.md, \"Error bands\"): KEY_lo, KEY_hi at 80%, "
+		"KEY_lo95, KEY_hi95 at 95%"));
+	for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+		const capsim_err_band *b = &r->bands.q[qs[i]];
+		json_t *q = json_object();
+		for (int l = 0; l < CAPSIM_ERR__LEVELS; l++)
+			json_object_set_new(q, capsim_err_level_names[l],
+					    b->has[l] ? band_level_json(b, l) : json_null());
+		json_object_set_new(o, capsim_err_quantity_names[qs[i]], q);
+	}
+	return o;
+}
+
+/* key k's ends in r, where it has them, into o */
+static void ends_json(const R *r, const capsim_result_key *k, json_t *o)
+{
+	for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+		double lo, hi;
+		if (!capsim_result_band(r, k, l, &lo, &hi))
+			continue;
+		json_object_set_new(o, k->ends[2 * l], json_real(lo));
+		json_object_set_new(o, k->ends[2 * l + 1], json_real(hi));
+	}
+}
+
 void capsim_result_json(const R *r, json_t *o)
 {
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
@@ -934,7 +1048,10 @@ void capsim_result_json(const R *r, json_t *o)
 		default: v = k->json(r); break;
 		}
 		json_object_set_new(o, k->key, v);
+		ends_json(r, k, o);
 	}
+	if (r->bands.on)
+		json_object_set_new(o, "bands", bands_json(r));
 }
 
 double capsim_result_get(const R *r, const char *key, double absent)
@@ -979,41 +1096,93 @@ size_t capsim_result_values(const R *r, capsim_result_value *out, size_t n)
 		v->unit = k->unit;
 		v->text = k->kind == CAPSIM_RK_TEXT ? (const char *)r + k->offset : NULL;
 		v->num = k->kind == CAPSIM_RK_TEXT ? 0.0 : capsim_result_number(r, k);
+		for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+			double lo, hi;
+			if (got + 2 > n || !capsim_result_band(r, k, l, &lo, &hi))
+				continue;
+			out[got++] = (capsim_result_value){ .key = k->ends[2 * l], .unit = k->unit,
+							    .num = lo };
+			out[got++] = (capsim_result_value){ .key = k->ends[2 * l + 1],
+							    .unit = k->unit, .num = hi };
+		}
 	}
 	return got;
 }
 
+/* v as key k's text shows it: "1.23 s", "41.2%", "1.234e+04" */
+static void value_text(const capsim_result_key *k, double v, char *b, size_t n)
+{
+	if (k->dim == CAPSIM_DIM_RATIO)
+		snprintf(b, n, "%.1f%%", 100 * v);
+	else if (k->dim == CAPSIM_DIM_COUNT)
+		snprintf(b, n, "%.4g", v);
+	else
+		capsim_units_format(v, k->dim, b, n);
+}
+
+/* an end of a band as text, its unit left off where it is the value's:
+ * "1.14" beside "1.23 s", "980 ms" beside "1.02 s" */
+static void end_text(const capsim_result_key *k, double v, const char *value, char *b,
+		     size_t n)
+{
+	value_text(k, v, b, n);
+	const char *vu = strrchr(value, ' '), *eu = strrchr(b, ' ');
+	size_t l = strlen(b);
+	if (vu && eu && strcmp(vu, eu) == 0)
+		b[eu - b] = '\0';
+	else if (k->dim == CAPSIM_DIM_RATIO && l > 0 && b[l - 1] == '%')
+		b[l - 1] = '\0';
+}
+
+/* with a band at 80%, " (lo-hi)" to follow value; else "" */
+static void banded_text(const R *r, const capsim_result_key *k, const char *value, char *b,
+			size_t n)
+{
+	double lo, hi;
+	b[0] = '\0';
+	if (!capsim_result_band(r, k, CAPSIM_ERR_80, &lo, &hi))
+		return;
+	char a[48], z[48];
+	end_text(k, lo, value, a, sizeof a);
+	end_text(k, hi, value, z, sizeof z);
+	snprintf(b, n, " (%s-%s)", a, z);
+}
+
+/* one line of a key with a label */
+static void key_text(const R *r, const capsim_result_key *k, FILE *f)
+{
+	char label[64], value[48], band[112], note[512] = "";
+	snprintf(label, sizeof label, "%*s%s", 2 * k->depth, "", k->label);
+	if (k->note)
+		k->note(r, note, sizeof note);
+	if (k->kind == CAPSIM_RK_JSON) {
+		fprintf(f, "  %-24s %s\n", label, note);
+		return;
+	}
+	if (k->kind == CAPSIM_RK_TEXT) {
+		fprintf(f, "  %-24s ", label);
+		capsim_term_text(f, (const char *)r + k->offset);
+		fprintf(f, "%s%s\n", note[0] ? "  " : "", note);
+		return;
+	}
+	value_text(k, capsim_result_number(r, k), value, sizeof value);
+	banded_text(r, k, value, band, sizeof band);
+	if (note[0] == '\n')
+		fprintf(f, "  %-24s %12s%s%s\n", label, value, band, note);
+	else
+		fprintf(f, "  %-24s %12s%s%s%s\n", label, value, band, note[0] ? "  " : "", note);
+}
+
 int capsim_result_text(const R *r, FILE *f)
 {
+	if (r->bands.on)
+		fprintf(f, "  (in brackets: the 80%% prediction interval, from capsim's own "
+			"validation residuals, docs/validation.md; 95%% in --json)\n");
 	for (size_t i = 0; i < capsim_result_n_keys; i++) {
 		const capsim_result_key *k = &capsim_result_keys[i];
 		if (!k->label || !capsim_result_has(r, k) || (k->in_text && !k->in_text(r)))
 			continue;
-		char label[64], value[48], note[512] = "";
-		snprintf(label, sizeof label, "%*s%s", 2 * k->depth, "", k->label);
-		if (k->note)
-			k->note(r, note, sizeof note);
-		if (k->kind == CAPSIM_RK_JSON) {
-			fprintf(f, "  %-24s %s\n", label, note);
-			continue;
-		}
-		if (k->kind == CAPSIM_RK_TEXT) {
-			fprintf(f, "  %-24s ", label);
-			capsim_term_text(f, (const char *)r + k->offset);
-			fprintf(f, "%s%s\n", note[0] ? "  " : "", note);
-			continue;
-		}
-		double v = capsim_result_number(r, k);
-		if (k->dim == CAPSIM_DIM_RATIO)
-			snprintf(value, sizeof value, "%.1f%%", 100 * v);
-		else if (k->dim == CAPSIM_DIM_COUNT)
-			snprintf(value, sizeof value, "%.4g", v);
-		else
-			capsim_units_format(v, k->dim, value, sizeof value);
-		if (note[0] == '\n')
-			fprintf(f, "  %-24s %12s%s\n", label, value, note);
-		else
-			fprintf(f, "  %-24s %12s%s%s\n", label, value, note[0] ? "  " : "", note);
+		key_text(r, k, f);
 	}
 	return ferror(f) ? -1 : 0;
 }

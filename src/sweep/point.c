@@ -73,8 +73,8 @@ static void fail(sweep_item *it, const capsim_diags *d)
  * is not finite (a break-even that never comes) is kept as its text */
 static void take_rows(sweep_item *it, const capsim_result *r)
 {
-	it->rows = capsim_xcalloc(capsim_result_n_keys, sizeof *it->rows);
-	it->n_rows = capsim_result_values(r, it->rows, capsim_result_n_keys);
+	it->rows = capsim_xcalloc(capsim_result_n_values, sizeof *it->rows);
+	it->n_rows = capsim_result_values(r, it->rows, capsim_result_n_values);
 	for (size_t i = 0; i < it->n_rows; i++) {
 		capsim_result_value *v = &it->rows[i];
 		if (v->text)
@@ -99,7 +99,8 @@ sweep_item *sweep_eval_point(const sweep_job *j, int64_t index)
 	}
 	capsim_sweep_scenario_digest(s, it->sha256);
 	capsim_result r;
-	if (capsim_eval(s, NULL, &r, &d) < 0) {
+	capsim_eval_opts eo = { .errors = j->errors };
+	if (capsim_eval(s, &eo, &r, &d) < 0) {
 		fail(it, &d);
 		goto out;
 	}
@@ -180,14 +181,16 @@ static char *get_text(sweep_buf *b, int *bad)
  * then points to), whether it is a text, the text or the number */
 static int get_row(sweep_buf *b, capsim_result_value *v)
 {
-	int bad = 0;
+	int bad = 0, end = -1;
 	char *name = get_text(b, &bad);
 	const capsim_result_key *k = bad ? NULL : capsim_result_key_find(name);
+	if (!bad && !k) /* a banded key's end */
+		k = capsim_result_end_find(name, &end);
 	free(name);
 	uint8_t is_text;
 	if (!k || get(b, &is_text, sizeof is_text) < 0)
 		return -1;
-	v->key = k->key;
+	v->key = end >= 0 ? k->ends[end] : k->key;
 	v->unit = k->unit;
 	if (is_text) {
 		v->text = get_text(b, &bad);
@@ -215,7 +218,7 @@ sweep_item *sweep_buf_get_item(sweep_buf *b, int *bad)
 		free(it->error);
 		it->error = NULL;
 	}
-	if (get(b, &n, sizeof n) < 0 || n > capsim_result_n_keys)
+	if (get(b, &n, sizeof n) < 0 || n > capsim_result_n_values)
 		goto bad;
 	it->rows = capsim_xcalloc(n ? n : 1, sizeof *it->rows);
 	for (uint32_t i = 0; i < n; i++) {

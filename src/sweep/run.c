@@ -467,7 +467,7 @@ int capsim_sweep_run(const capsim_sweep *sw, const capsim_catalog *cat,
 	capsim_store *st;
 	if (capsim_store_open(db, CAPSIM_STORE_WRITE, &st, d) < 0)
 		return -1;
-	sweep_job job = { sw, cat, base };
+	sweep_job job = { sw, cat, base, o->errors };
 	int64_t *done, *idx;
 	size_t n_done;
 	if (open_sweep(st, &job, o, &out->sweep_id, &done, &n_done, d) < 0) {
@@ -504,9 +504,9 @@ void capsim_sweep_run_result_free(capsim_sweep_run_result *r)
 }
 
 void capsim_sweep_run_rank(const capsim_sweep *sw, const capsim_catalog *cat,
-			   const capsim_scenario *base)
+			   const capsim_scenario *base, const capsim_err_model *errors)
 {
-	sweep_job job = { sw, cat, base };
+	sweep_job job = { sw, cat, base, errors };
 	sweep_buf out = { 0 };
 	for (;;) {
 		int64_t *idx;

@@ -23,6 +23,7 @@
 
 #include "catalog.h"
 #include "diag.h"
+#include "err.h"
 #include "sweep.h"
 
 /* Called by the writer after each turn (done of total points written, so
@@ -39,6 +40,7 @@ typedef struct capsim_sweep_run_opts {
 	atomic_int *stop;             /* non-zero: hand out no more points; NULL: never */
 	capsim_sweep_progress_fn progress; /* NULL: none */
 	void *progress_ctx;
+	const capsim_err_model *errors; /* the bands each point's rows carry; NULL: none */
 } capsim_sweep_run_opts;
 
 /* What a run did. Arrays are owned: capsim_sweep_run_result_free. */
@@ -78,7 +80,7 @@ void capsim_sweep_scenario_digest(const capsim_scenario *s, char hex[65]);
 /* An MPI rank other than 0: ask rank 0 for points until it has none left,
  * evaluating them and sending their rows back. */
 void capsim_sweep_run_rank(const capsim_sweep *sw, const capsim_catalog *cat,
-			   const capsim_scenario *base);
+			   const capsim_scenario *base, const capsim_err_model *errors);
 
 /* ---- MPI (built only where Open MPI is found) ---- */
 

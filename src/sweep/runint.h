@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "catalog.h"
+#include "err.h"
 #include "results.h"
 #include "run.h"
 #include "sweep.h"
@@ -34,6 +35,7 @@ typedef struct sweep_job {
 	const capsim_sweep *sw;
 	const capsim_catalog *cat;
 	const capsim_scenario *base;
+	const capsim_err_model *errors; /* NULL: no bands */
 } sweep_job;
 
 /* Evaluate point index of j into a new item (never NULL: a point that

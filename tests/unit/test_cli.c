@@ -429,7 +429,9 @@ static void test_collective(void **state)
 	int lines = 0;
 	for (char *p = r.out; (p = strchr(p, '\n')); p++)
 		lines++;
-	assert_int_equal(lines, 4 + 8); /* header lines, 8 B .. 1 KiB */
+	/* header lines, 8 B .. 1 KiB, the bus bandwidth's band */
+	assert_int_equal(lines, 4 + 8 + 1);
+	assert_non_null(strstr(r.out, "# 80% prediction interval of the bus bandwidth: x"));
 	free(r.out);
 
 	/* same command in two processes: the same summary, to the nanosecond */
@@ -596,7 +598,9 @@ static void test_memory_margin(void **state)
 	r = run(args, 1);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "of 150.1 GB (close): "));
-	assert_non_null(strstr(r.out, "to spare; close: it fits, but not if the peak is the memory "
+	/* the margin's band, then what decides the verdict */
+	assert_non_null(strstr(r.out, " to spare (80%: "));
+	assert_non_null(strstr(r.out, "); close: it fits, but not if the peak is the memory "
 				      "model's error larger, decided by the megatron recipe"));
 	free(r.out);
 	for (int mb = 4; mb <= 6; mb += 2) {
@@ -732,9 +736,13 @@ static void test_scale_and_trace(void **state)
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "weak scaling: tp 8, pp 4, cp 1 fixed"));
 	free(r.out);
+	/* each banded key's four ends after it */
+	assert_int_equal(testutil_sh("head -1 /tmp/capsim-test-scale.csv | grep -q "
+				     "',step_time_s,step_time_s_lo,step_time_s_hi,step_time_s_lo95,"
+				     "step_time_s_hi95,'"), 0);
 	FILE *f = fopen("/tmp/capsim-test-scale.csv", "r");
 	assert_non_null(f);
-	char line[4096];
+	char line[16384];
 	int rows = 0, col[5] = { -1, -1, -1, -1, -1 };
 	const char *want[5] = { "gpus", "dp", "global_batch", "tokens_per_s", "scaling_efficiency" };
 	double eff = 0;

@@ -376,6 +376,8 @@ static void test_store_matches_eval(void **state)
 	assert_int_equal(sw->size, 6);
 	capsim_store *st;
 	capsim_diags d = { 0 };
+	capsim_err_model *errors = capsim_err_model_load_root(CAPSIM_SOURCE_DIR, &d);
+	assert_non_null(errors);
 	assert_int_equal(capsim_store_open(db, CAPSIM_STORE_READ, &st, &d), 0);
 	for (int64_t i = 0; i < 6; i++) {
 		capsim_point_record rec;
@@ -388,7 +390,9 @@ static void test_store_matches_eval(void **state)
 		*s = *base;
 		assert_int_equal(capsim_scenario_set_many(s, cat, sets, sw->n_axes, &d), 0);
 		capsim_result r;
-		assert_int_equal(capsim_eval(s, NULL, &r, &d), 0);
+		/* the command stores the shipped error model's bands */
+		capsim_eval_opts eo = { .errors = errors };
+		assert_int_equal(capsim_eval(s, &eo, &r, &d), 0);
 		capsim_result_value v[512];
 		size_t nv = capsim_result_values(&r, v, sizeof v / sizeof v[0]);
 		assert_int_equal(nv, rec.n_results);
@@ -412,6 +416,7 @@ static void test_store_matches_eval(void **state)
 	}
 	capsim_store_close(st);
 	capsim_diags_free(&d);
+	capsim_err_model_free(errors);
 	capsim_sweep_free(sw);
 	free(base);
 }
