@@ -173,6 +173,13 @@ extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
 extern const capsim_cli_cmd *const capsim_cli_cmds[];
 extern const size_t capsim_cli_n_cmds;
 
+/* The shipped error model (ROOT/hardware/errors/model.json, ROOT the
+ * catalog's root), for the doors that compare designs: the model, or NULL
+ * after "capsim CMD: the error model cannot be read ..." on stderr and the
+ * reason (the file, the JSON path) added to d. A door gives up with exit
+ * status 2 then: its --no-intervals runs without the model. */
+struct capsim_err_model *capsim_cli_err_model(const char *cmd, capsim_diags *d);
+
 /* the number of elements of a static array of options */
 #define CAPSIM_CLI_N(a) (sizeof (a) / sizeof (a)[0])
 
