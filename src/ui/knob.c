@@ -289,3 +289,51 @@ int capsim_explore_undo(capsim_explore *x)
 	capsim_ui_knobs_of(x->s, x->knobs);
 	return 0;
 }
+
+/* the keys a band follows: the quantity, and 1 where the key is inversely
+ * proportional to it (a rate) */
+static const struct {
+	const char *key;
+	capsim_err_quantity q;
+	int inverse;
+} err_keys[] = {
+	{ "step_time_s", CAPSIM_ERR_STEP, 0 },
+	{ "tokens_per_s", CAPSIM_ERR_STEP, 1 },
+	{ "mfu", CAPSIM_ERR_STEP, 1 },
+	{ "time_to_train_s", CAPSIM_ERR_STEP, 0 },
+	{ "wall_to_train_s", CAPSIM_ERR_STEP, 0 },
+	{ "cost_to_train_usd", CAPSIM_ERR_STEP, 0 },
+	{ "peak_mem_per_gpu_bytes", CAPSIM_ERR_MEMORY, 0 },
+	{ "power_it_w", CAPSIM_ERR_POWER, 0 },
+	{ "power_facility_w", CAPSIM_ERR_POWER, 0 },
+};
+
+static int err_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof err_keys / sizeof err_keys[0]; i++)
+		if (strcmp(err_keys[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
+int capsim_ui_err_quantity(const char *key)
+{
+	int i = err_key(key);
+	return i < 0 ? -1 : (int)err_keys[i].q;
+}
+
+int capsim_ui_within_error(const capsim_err_model *m, const char *key,
+			   const capsim_err_features *fw, double was,
+			   const capsim_err_features *fn, double now)
+{
+	int i = err_key(key);
+	if (!m || i < 0 || !(was > 0) || !(now > 0) || !isfinite(was) || !isfinite(now))
+		return -1;
+	/* a rate compared as the step it is the inverse of */
+	double a = err_keys[i].inverse ? 1.0 / now : now;
+	double b = err_keys[i].inverse ? 1.0 / was : was;
+	capsim_err_cmp c;
+	if (capsim_err_compare(m, err_keys[i].q, fn, a, fw, b, &c) < 0)
+		return -1;
+	return c.tie;
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "compare.h"
 #include "scenario.h"
 
 typedef enum {
@@ -85,5 +86,24 @@ int capsim_explore_set_many(capsim_explore *x, const capsim_set *sets, size_t n_
 
 /* Back to the scenario before the last change: 0, or -1 when there is none. */
 int capsim_explore_undo(capsim_explore *x);
+
+/* The error model's quantity that the result key named key follows
+ * (err.h): the step for step_time_s, tokens_per_s, mfu, time_to_train_s,
+ * wall_to_train_s and cost_to_train_usd (each proportional, or inversely,
+ * to the step time; prices are inputs and carry no model error), memory for
+ * peak_mem_per_gpu_bytes, power for power_it_w and power_facility_w; -1
+ * for a key no band follows. */
+int capsim_ui_err_quantity(const char *key);
+
+/* Whether a delta the explorer shows is inside capsim's own error: the
+ * result key key went from was (a result of features fw) to now (features
+ * fn), and the two are compared as compare.h compares two predictions (on
+ * the difference where both are of one GPU generation and stack). Returns
+ * 1 when the change is inside the 80% band of that comparison (a tie:
+ * "within error"), 0 when it is outside, -1 when no band reaches it (m
+ * NULL, a key no band follows, a value not above 0). */
+int capsim_ui_within_error(const capsim_err_model *m, const char *key,
+			   const capsim_err_features *fw, double was,
+			   const capsim_err_features *fn, double now);
 
 #endif
