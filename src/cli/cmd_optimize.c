@@ -320,8 +320,8 @@ static void marks_legend(const capsim_opt_result *r)
 	long ties = 0;
 	for (size_t i = 1; i < r->n_top; i++)
 		ties += r->top[i].tie_best;
-	printf("  vs #1: tie = indistinguishable from #1 within capsim's own error (the ratio of the "
-	       "steps inside the 80%% band of their comparison, +/-%.1f%% %s; %s); p = the "
+	printf("  vs #1: tie = indistinguishable from #1 within capsim's own error (the ratio "
+	       "of the steps inside the 80%% band of their comparison, +/-%.1f%% %s; %s); p = the "
 	       "probability that #1's measured step is the shorter. %ld of the %zu below #1 %s.\n",
 	       100.0 * (exp(r->cmp.half80) - 1.0), r->cmp.paired ? "on the difference, one GPU "
 	       "and stack" : "from independent bands", r->cmp.group, ties, r->n_top - 1,
@@ -335,8 +335,8 @@ static void runner_up_verdict(const capsim_opt_result *r)
 	if (!r->marked || !p->cmp_has)
 		return;
 	if (p->tie_best)
-		printf("  within capsim's own error the two are a tie (p %.2f that the best's step is "
-		       "the shorter): a measured step of each on the hardware decides it\n",
+		printf("  within capsim's own error the two are a tie (p %.2f that the best's step "
+		       "is the shorter): a measured step of each on the hardware decides it\n",
 		       p->p_best);
 	else
 		printf("  within capsim's own error the best is the faster with probability %.2f\n",

@@ -717,8 +717,9 @@ static void basis_text(const capsim_report *rep, char *buf, size_t n)
 			 100.0 * (exp(c->cmp.half80) - 1.0), c->gen_stack[0], c->cmp.group);
 	else
 		snprintf(buf, n, "+/-%.1f%% from independent bands: %s against %s is not one "
-			 "family, so their errors are not paired; from %s", 100.0 * (exp(c->cmp.half80) - 1.0), c->gen_stack[0],
-			 c->gen_stack[1], c->cmp.group);
+			 "family, so their errors are not paired; from %s",
+			 100.0 * (exp(c->cmp.half80) - 1.0), c->gen_stack[0], c->gen_stack[1],
+			 c->cmp.group);
 }
 
 /* what would decide a tie: a measurement of the step, or an input whose
@@ -764,8 +765,9 @@ static void comparison(out2 *o, const capsim_report *rep)
 	double apart = 100.0 * (1.0 - c->cmp.ratio);
 	if (!c->cmp.tie) {
 		snprintf(text, sizeof text, "Against the model's own error: %s is %s %s with "
-			 "probability %.2f (%.1f%% apart; the 80%% band of the comparison is %s).", w->label,
-			 better_words(rep->rule.metric), r->label, c->cmp.p_less, apart, basis);
+			 "probability %.2f (%.1f%% apart; the 80%% band of the comparison is %s).",
+			 w->label, better_words(rep->rule.metric), r->label, c->cmp.p_less, apart,
+			 basis);
 		para(o, text);
 		return;
 	}
