@@ -80,7 +80,7 @@ typedef struct capsim_report_cmp {
 	int has;                     /* 1: the model's error reaches the metric (cmp holds) */
 	capsim_err_cmp cmp;          /* winner (a) against runner-up (b) */
 	char gen_stack[2][3 * CAPSIM_ERR_TEXT]; /* each one's "hopper / megatron" */
-	char why_none[200];          /* when !has: why not */
+	char why_none[256];          /* when !has: why not */
 } capsim_report_cmp;
 
 typedef struct capsim_report {
@@ -113,7 +113,9 @@ void capsim_report_free(capsim_report *rep);
  * time's prediction for each design's features (capsim_result_err_features),
  * on the difference where both are of one GPU generation and stack, else on
  * independent bands; TCO (priced inputs over a fixed horizon) is reached by
- * no band, and rep->cmp says so. m NULL: nothing done, the report written as
+ * no band, and rep->cmp says so. Two designs are two designs: one predicted
+ * step for both (an InfiniBand and a RoCE fabric that hide their traffic
+ * alike) is still two measured steps, each with its share of the error. m NULL: nothing done, the report written as
  * without the model. */
 void capsim_report_compare(capsim_report *rep, const capsim_err_model *m);
 

@@ -322,13 +322,32 @@ int capsim_ui_err_quantity(const char *key)
 	return i < 0 ? -1 : (int)err_keys[i].q;
 }
 
-int capsim_ui_within_error(const capsim_err_model *m, const char *key,
+void capsim_ui_design_text(const capsim_scenario *s, char *buf, size_t n)
+{
+	capsim_ui_knob_list *k = capsim_xmalloc(sizeof *k);
+	capsim_ui_knobs_of(s, k);
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k->n && at < n; i++) {
+		if (strcmp(k->v[i].group, "cost") == 0)
+			continue;
+		char v[128];
+		capsim_ui_knob_text(s, &k->v[i], v, sizeof v);
+		int w = snprintf(buf + at, n - at, "%s=%s;", k->v[i].path, v);
+		at = w < 0 ? n : at + (size_t)w;
+	}
+	free(k);
+}
+
+int capsim_ui_within_error(const capsim_err_model *m, const char *key, int same_design,
 			   const capsim_err_features *fw, double was,
 			   const capsim_err_features *fn, double now)
 {
 	int i = err_key(key);
 	if (!m || i < 0 || !(was > 0) || !(now > 0) || !isfinite(was) || !isfinite(now))
 		return -1;
+	if (same_design && err_keys[i].q == CAPSIM_ERR_STEP)
+		return 0; /* one design: moved by inputs alone, exactly */
 	/* a rate compared as the step it is the inverse of */
 	double a = err_keys[i].inverse ? 1.0 / now : now;
 	double b = err_keys[i].inverse ? 1.0 / was : was;

@@ -61,6 +61,7 @@ typedef struct {
 	char err[512];
 	capsim_result r;
 	capsim_err_features f;    /* what drives r's error */
+	char design[8192];        /* its design apart from its inputs (capsim_ui_design_text) */
 	long curve_gpus[CURVE];
 	double curve_tps[CURVE];
 	int n_curve;
@@ -149,6 +150,7 @@ static void *work(void *arg)
 			o->ok = capsim_eval(s, NULL, &o->r, &d) == 0;
 			if (o->ok) {
 				capsim_result_err_features(s, &o->r, &o->f);
+				capsim_ui_design_text(s, o->design, sizeof o->design);
 				curve_of(w, s, o);
 			}
 		}
@@ -221,6 +223,7 @@ typedef struct {
 	int have_base;            /* the pinned baseline's numbers */
 	double base_step, base_tps, base_wall, base_cost;
 	capsim_err_features base_f; /* what drives the baseline's error */
+	char base_design[8192];   /* the baseline's design apart from its inputs */
 	const capsim_err_model *em; /* the error model; NULL: deltas unmarked */
 	int spin;
 } ui;
@@ -234,14 +237,18 @@ static double wall_of(const capsim_result *r)
 
 /* " (+3.2%)" against the baseline, " (+0.4%, within error)" where the
  * change of the result key named key is inside capsim's own error
- * (capsim_ui_within_error) */
+ * (capsim_ui_within_error; a change of inputs alone is exact) */
 static void delta(const ui *u, const char *key, double now, double was, char *buf, size_t n)
 {
 	buf[0] = '\0';
 	if (!u->have_base || !isfinite(now) || !isfinite(was) || was == 0)
 		return;
-	int within = u->shown && u->shown->ok ?
-		     capsim_ui_within_error(u->em, key, &u->base_f, was, &u->shown->f, now) : -1;
+	int within = -1;
+	if (u->shown && u->shown->ok) {
+		int same = strcmp(u->base_design, u->shown->design) == 0;
+		within = capsim_ui_within_error(u->em, key, same, &u->base_f, was, &u->shown->f,
+						now);
+	}
 	snprintf(buf, n, " (%+.1f%%%s)", 100.0 * (now - was) / fabs(was),
 		 within > 0 ? ", within error" : "");
 }
@@ -647,6 +654,7 @@ static int loop(ui *u)
 				u->base_wall = wall_of(r);
 				u->base_cost = val(r, "cost_to_train_usd");
 				u->base_f = u->shown->f;
+				memcpy(u->base_design, u->shown->design, sizeof u->base_design);
 				u->have_base = 1;
 				say(u, 0, "baseline pinned: deltas are against it");
 			}

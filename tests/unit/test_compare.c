@@ -3,7 +3,8 @@
  * tie in closed form from a small hand-written model, on the difference
  * (one GPU generation and stack) and on independent bands; the optimiser's
  * marks of the layouts it cannot tell from the best; the explorer's marking
- * of a delta; the report's sentence for a clear winner, a tie and TCO, and
+ * of a delta (exact where only inputs moved it); the report's sentence for a
+ * clear winner, a tie and TCO, and
  * the report without a model byte for byte the report less its comparison. */
 #include <math.h>
 #include <setjmp.h>
@@ -199,29 +200,65 @@ static void test_explorer_marking(void **state)
 	assert_int_equal(capsim_ui_err_quantity("peak_mem_per_gpu_bytes"), CAPSIM_ERR_MEMORY);
 	assert_int_equal(capsim_ui_err_quantity("racks"), -1);
 	/* the step 9% longer: inside +/-10%; 11% longer: outside */
-	assert_int_equal(capsim_ui_within_error(model, "step_time_s", &hopper, 2.385, &hopper,
+	assert_int_equal(capsim_ui_within_error(model, "step_time_s", 0, &hopper, 2.385, &hopper,
 						2.385 * exp(0.09)), 1);
-	assert_int_equal(capsim_ui_within_error(model, "step_time_s", &hopper, 2.385, &hopper,
+	assert_int_equal(capsim_ui_within_error(model, "step_time_s", 0, &hopper, 2.385, &hopper,
 						2.385 * exp(0.11)), 0);
 	/* a rate the inverse of the step: the same band */
-	assert_int_equal(capsim_ui_within_error(model, "tokens_per_s", &hopper, 1000.0, &hopper,
+	assert_int_equal(capsim_ui_within_error(model, "tokens_per_s", 0, &hopper, 1000.0, &hopper,
 						1000.0 * exp(-0.09)), 1);
-	assert_int_equal(capsim_ui_within_error(model, "tokens_per_s", &hopper, 1000.0, &hopper,
+	assert_int_equal(capsim_ui_within_error(model, "tokens_per_s", 0, &hopper, 1000.0, &hopper,
 						1000.0 * exp(0.11)), 0);
-	assert_int_equal(capsim_ui_within_error(model, "cost_to_train_usd", &hopper, 1e6, &hopper,
-						1.05e6), 1);
+	assert_int_equal(capsim_ui_within_error(model, "cost_to_train_usd", 0, &hopper, 1e6,
+						&hopper, 1.05e6), 1);
+	/* one design, the cost 5% up: inputs moved it (a price), exactly */
+	assert_int_equal(capsim_ui_within_error(model, "cost_to_train_usd", 1, &hopper, 1e6,
+						&hopper, 1.05e6), 0);
 	/* memory's band is +/-2% */
-	assert_int_equal(capsim_ui_within_error(model, "peak_mem_per_gpu_bytes", &hopper, 50e9,
+	assert_int_equal(capsim_ui_within_error(model, "peak_mem_per_gpu_bytes", 0, &hopper, 50e9,
 						&hopper, 50.5e9), 1);
-	assert_int_equal(capsim_ui_within_error(model, "peak_mem_per_gpu_bytes", &hopper, 50e9,
+	assert_int_equal(capsim_ui_within_error(model, "peak_mem_per_gpu_bytes", 0, &hopper, 50e9,
 						&hopper, 52e9), 0);
 	/* another GPU generation: independent bands, far wider */
-	assert_int_equal(capsim_ui_within_error(model, "step_time_s", &hopper, 2.385, &ampere,
+	assert_int_equal(capsim_ui_within_error(model, "step_time_s", 0, &hopper, 2.385, &ampere,
 						2.385 * exp(0.11)), 1);
 	/* nothing to say */
-	assert_int_equal(capsim_ui_within_error(NULL, "step_time_s", &hopper, 1.0, &hopper, 1.0), -1);
-	assert_int_equal(capsim_ui_within_error(model, "racks", &hopper, 4.0, &hopper, 4.0), -1);
-	assert_int_equal(capsim_ui_within_error(model, "step_time_s", &hopper, 0.0, &hopper, 1.0), -1);
+	assert_int_equal(capsim_ui_within_error(NULL, "step_time_s", 0, &hopper, 1.0, &hopper, 1.1),
+			 -1);
+	assert_int_equal(capsim_ui_within_error(model, "racks", 0, &hopper, 4.0, &hopper, 5.0), -1);
+	assert_int_equal(capsim_ui_within_error(model, "step_time_s", 0, &hopper, 0.0, &hopper, 1.0),
+			 -1);
+}
+
+/* one design apart from its inputs: the cost knobs leave it the same, a
+ * fabric or a layout knob does not */
+static void test_design_text(void **state)
+{
+	(void)state;
+	char path[512];
+	snprintf(path, sizeof path, "%s/scenarios/default.xml", CAPSIM_SOURCE_DIR);
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_load(path, cat, NULL, 0, s, &d), 0);
+	char a[8192], b[8192];
+	capsim_ui_design_text(s, a, sizeof a);
+	assert_non_null(strstr(a, "cluster.nodes=32;"));
+	assert_null(strstr(a, "cost.utilization"));
+	capsim_set price[] = { { "cost.utilization", "0.5" }, { "facility.energy.price", "$0.2/kWh" },
+			       { "cost.horizon", "3 y" } };
+	assert_int_equal(capsim_scenario_set_many(s, cat, price, 3, &d), 0);
+	capsim_ui_design_text(s, b, sizeof b);
+	assert_string_equal(a, b);
+	capsim_set fabric = { "cluster.fabric.transport", "roce" };
+	capsim_set nic = { "cluster.nic.ref", "cx7-400gbe" };
+	capsim_set sw = { "cluster.fabric.switch.ref", "sn5600" };
+	capsim_set all[] = { fabric, nic, sw };
+	assert_int_equal(capsim_scenario_set_many(s, cat, all, 3, &d), 0);
+	capsim_ui_design_text(s, b, sizeof b);
+	assert_string_not_equal(a, b);
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	free(s);
 }
 
 /* ---- the report ---------------------------------------------------------------------- */
@@ -370,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_independent_closed_form),
 		cmocka_unit_test(test_optimiser_marks),
 		cmocka_unit_test(test_explorer_marking),
+		cmocka_unit_test(test_design_text),
 		cmocka_unit_test(test_report_tie),
 		cmocka_unit_test(test_report_clear),
 	};
