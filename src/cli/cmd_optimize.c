@@ -14,6 +14,7 @@
 #include "catalog.h"
 #include "cli.h"
 #include "clock.h"
+#include "err.h"
 #include "escape.h"
 #include "optimize.h"
 #include "progress.h"
@@ -25,7 +26,7 @@
 #define PROGRESS_LINE_S 5.0
 
 enum { O_METRIC, O_TOP, O_JOBS, O_EXHAUSTIVE, O_MAX_LAYOUTS, O_MAX_SIMULATIONS, O_JSON,
-       O_PROGRESS, O_NO_PROGRESS, O_SET, O_HELP };
+       O_PROGRESS, O_NO_PROGRESS, O_SET, O_NO_INTERVALS, O_HELP };
 static const capsim_cli_opt optimize_opts[] = {
 	[O_METRIC] = { "metric", 0, "M",
 		       "rank by tokens_per_s (the default), time_to_train_s or\n"
@@ -39,6 +40,9 @@ static const capsim_cli_opt optimize_opts[] = {
 	[O_PROGRESS] = { "progress", 0, NULL, "progress on stderr from the start" },
 	[O_NO_PROGRESS] = { "no-progress", 0, NULL, "no progress" },
 	[O_SET] = { "set", 0, "PATH=VALUE", "override a scenario field" },
+	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
+			     "no marks of the layouts the model's own error cannot tell\n"
+			     "from the best: the list as before it knew its error bands" },
 	[O_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_optimize_cmd = {
@@ -47,7 +51,7 @@ const capsim_cli_cmd capsim_cli_optimize_cmd = {
 		 "                       cost_per_million_tokens_usd] [--top N] [-j N]\n"
 		 "                       [--exhaustive] [--max-layouts N] [--max-simulations N]\n"
 		 "                       [--json] [--progress | --no-progress]\n"
-		 "                       [--set PATH=VALUE]...\n",
+		 "                       [--set PATH=VALUE]... [--no-intervals]\n",
 	.about = "Search every consistent layout of the scenario's model on its cluster: TP\n"
 		 "(within a node, dividing the heads), PP (with virtual stages, and first and\n"
 		 "last stages a layer short where that shares the layers out), CP, EP (MoE\n"
@@ -62,7 +66,9 @@ const capsim_cli_cmd capsim_cli_optimize_cmd = {
 		 "layout's). The scenario's own layout need not suit the model: the search\n"
 		 "starts there. cost_per_million_tokens_usd is the result key: the cost to\n"
 		 "train per million tokens of the owned cluster or, with cost.acquire=rent,\n"
-		 "of the cloud offer's GPUs.\n",
+		 "of the cloud offer's GPUs. Each layout of the list is compared with the\n"
+		 "best against capsim's own error (the paired band of the step time of one\n"
+		 "GPU and stack): \"tie\" marks one it cannot tell apart from the best.\n",
 	.opts = optimize_opts,
 	.n_opts = CAPSIM_CLI_N(optimize_opts),
 	.in_order = 1,
@@ -291,6 +297,52 @@ static char *paste_string(const user_args *u, const capsim_scenario *s, const ca
 	return text;
 }
 
+/* layout i's mark against the best: "  tie (p 0.52)", "  slower (p 0.97)",
+ * "  -" without a band; "" when the list is not marked */
+static void mark_text(const capsim_opt_result *r, size_t i, char *buf, size_t n)
+{
+	const capsim_opt_point *p = &r->top[i];
+	if (!r->marked)
+		snprintf(buf, n, "%s", "");
+	else if (i == 0)
+		snprintf(buf, n, "  best");
+	else if (!p->cmp_has)
+		snprintf(buf, n, "  -");
+	else
+		snprintf(buf, n, "  %s (p %.2f)", p->tie_best ? "tie" : "slower", p->p_best);
+}
+
+/* what the marks mean, under the table */
+static void marks_legend(const capsim_opt_result *r)
+{
+	if (!r->marked || !r->cmp.has)
+		return;
+	long ties = 0;
+	for (size_t i = 1; i < r->n_top; i++)
+		ties += r->top[i].tie_best;
+	printf("  vs #1: tie = indistinguishable from #1 within capsim's own error (the ratio "
+	       "of the steps inside the 80%% band of their comparison, +/-%.1f%% %s; %s); p = the "
+	       "probability that #1's measured step is the shorter. %ld of the %zu below #1 %s.\n",
+	       100.0 * (exp(r->cmp.half80) - 1.0), r->cmp.paired ? "on the difference, one GPU "
+	       "and stack" : "from independent bands", r->cmp.group, ties, r->n_top - 1,
+	       ties == 1 ? "is a tie" : "are ties");
+}
+
+/* the runner-up against the best, on the model's own error */
+static void runner_up_verdict(const capsim_opt_result *r)
+{
+	const capsim_opt_point *p = &r->top[1];
+	if (!r->marked || !p->cmp_has)
+		return;
+	if (p->tie_best)
+		printf("  within capsim's own error the two are a tie (p %.2f that the best's step "
+		       "is the shorter): a measured step of each on the hardware decides it\n",
+		       p->p_best);
+	else
+		printf("  within capsim's own error the best is the faster with probability %.2f\n",
+		       p->p_best);
+}
+
 static void print_text(const capsim_scenario *s, const user_args *u, const capsim_opt_result *r,
 		       int metric)
 {
@@ -305,16 +357,18 @@ static void print_text(const capsim_scenario *s, const user_args *u, const capsi
 		printf("  why layouts were dropped (the first of each kind):\n");
 	for (size_t i = 0; i < r->n_reasons; i++)
 		printf("    %8ld  %s\n", r->reasons[i].count, r->reasons[i].text);
-	printf("\n  #  %-52s %10s %12s %6s %9s %14s\n", "layout", "step (s)", "tokens/s", "MFU",
-	       "mem (GiB)", capsim_opt_metric_names[metric]);
+	printf("\n  #  %-52s %10s %12s %6s %9s %14s%s\n", "layout", "step (s)", "tokens/s", "MFU",
+	       "mem (GiB)", capsim_opt_metric_names[metric], r->marked ? "  vs #1" : "");
 	for (size_t i = 0; i < r->n_top; i++) {
 		const capsim_opt_point *p = &r->top[i];
-		char lay[160];
+		char lay[160], mark[48];
 		capsim_opt_config_text(&p->c, lay, sizeof lay);
-		printf("  %zu  %-52s %10.4g %12.6g %5.1f%% %9.1f %14.6g\n", i + 1, lay, p->step_time_s,
-		       p->tokens_per_s, 100.0 * p->mfu, p->peak_mem_bytes / 1073741824.0,
-		       metric_value(p, metric));
+		mark_text(r, i, mark, sizeof mark);
+		printf("  %zu  %-52s %10.4g %12.6g %5.1f%% %9.1f %14.6g%s\n", i + 1, lay,
+		       p->step_time_s, p->tokens_per_s, 100.0 * p->mfu,
+		       p->peak_mem_bytes / 1073741824.0, metric_value(p, metric), mark);
 	}
+	marks_legend(r);
 	warn_close(r);
 	const capsim_opt_point *b = &r->top[0];
 	printf("\nthe best layout's step, %.4g s:", b->step_time_s);
@@ -322,8 +376,10 @@ static void print_text(const capsim_scenario *s, const user_args *u, const capsi
 		if (part_of(b, i) > 0)
 			printf(" %s %.4g", parts[i].name, part_of(b, i));
 	printf("\n");
-	if (r->n_top > 1)
+	if (r->n_top > 1) {
 		why(&r->top[0], &r->top[1], stdout);
+		runner_up_verdict(r);
+	}
 	fputs("to run it: ", stdout);
 	paste_command(stdout, u, s, &b->c);
 	fputc('\n', stdout);
@@ -333,7 +389,8 @@ static void print_text(const capsim_scenario *s, const user_args *u, const capsi
 		       "layout\n");
 }
 
-static json_t *point_json(const capsim_opt_point *p, const user_args *u, const capsim_scenario *s)
+static json_t *point_json(const capsim_opt_point *p, int marked, const user_args *u,
+			  const capsim_scenario *s)
 {
 	json_t *o = json_object();
 	char *cmd = paste_string(u, s, &p->c);
@@ -358,7 +415,22 @@ static json_t *point_json(const capsim_opt_point *p, const user_args *u, const c
 	json_object_set_new(o, "memory_close", json_boolean(p->mem_close));
 	for (size_t i = 0; i < N_PARTS; i++)
 		json_object_set_new(o, parts[i].name, json_real(part_of(p, i)));
+	if (marked && p->cmp_has) {
+		json_object_set_new(o, "indistinguishable_from_best", json_boolean(p->tie_best));
+		json_object_set_new(o, "p_best_shorter", json_real(p->p_best));
+	}
 	return o;
+}
+
+/* the band the marks come from: {"band80": half-width as a share, "paired",
+ * "group"} */
+static json_t *comparison_json(const capsim_opt_result *r)
+{
+	json_t *c = json_object();
+	json_object_set_new(c, "band80", json_real(exp(r->cmp.half80) - 1.0));
+	json_object_set_new(c, "paired", json_boolean(r->cmp.paired));
+	json_object_set_new(c, "group", json_string(r->cmp.group));
+	return c;
 }
 
 static void print_json(const capsim_scenario *s, const user_args *u, const capsim_opt_result *r,
@@ -383,8 +455,10 @@ static void print_json(const capsim_scenario *s, const user_args *u, const capsi
 	json_object_set_new(o, "dropped_by", why);
 	json_t *top = json_array();
 	for (size_t i = 0; i < r->n_top; i++)
-		json_array_append_new(top, point_json(&r->top[i], u, s));
+		json_array_append_new(top, point_json(&r->top[i], r->marked, u, s));
 	json_object_set_new(o, "top", top);
+	if (r->marked && r->cmp.has)
+		json_object_set_new(o, "comparison", comparison_json(r));
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
 }
@@ -392,7 +466,8 @@ static void print_json(const capsim_scenario *s, const user_args *u, const capsi
 int capsim_cmd_optimize(int argc, char **argv)
 {
 	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5, .threads = 1 };
-	int as_json = 0, quiet = 0, forced = 0, c;
+	int as_json = 0, quiet = 0, forced = 0, intervals = 1, c;
+	capsim_err_model *em = NULL;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
 	int status = CAPSIM_EXIT_USAGE;
@@ -433,6 +508,7 @@ int capsim_cmd_optimize(int argc, char **argv)
 		case O_JSON: as_json = 1; break;
 		case O_NO_PROGRESS: quiet = 1; break;
 		case O_PROGRESS: forced = 1; break;
+		case O_NO_INTERVALS: intervals = 0; break;
 		case O_MAX_LAYOUTS:
 			if ((o.max_layouts = limit_arg("--max-layouts", optarg)) < 0)
 				goto out;
@@ -472,6 +548,13 @@ int capsim_cmd_optimize(int argc, char **argv)
 		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
+	/* the error model, once: a bad or missing one is bad input (exit 2) */
+	if (intervals && !(em = capsim_cli_err_model("optimize", &d))) {
+		capsim_diags_print(&d, stderr);
+		capsim_catalog_free(cat);
+		free(s);
+		goto out;
+	}
 	progress_state ps;
 	progress_start(&ps, forced || (!quiet && !as_json && isatty(STDERR_FILENO)), forced);
 	o.progress = progress;
@@ -496,6 +579,7 @@ int capsim_cmd_optimize(int argc, char **argv)
 				"docs/model.md, \"Global batch\"); the layouts are legal, the training "
 				"may not converge as fast\n", r.batch_tokens, s->global_batch, s->seq_len,
 				CAPSIM_BATCH_TOKENS_WARN);
+		capsim_opt_mark_ties(&r, em);
 		if (as_json) {
 			json_t *head = capsim_cli_json_head(cat, s);
 			print_json(s, &u, &r, o.metric, head);
@@ -506,6 +590,7 @@ int capsim_cmd_optimize(int argc, char **argv)
 		status = CAPSIM_EXIT_OK;
 	}
 	capsim_opt_result_free(&r);
+	capsim_err_model_free(em);
 	capsim_catalog_free(cat);
 	free(s);
 out:

@@ -8,6 +8,7 @@
 
 #include "catalog.h"
 #include "cli.h"
+#include "err.h"
 #include "progress.h"
 #include "report.h"
 #include "results.h"
@@ -23,7 +24,7 @@
 #define MAX_DESIGNS 12
 
 enum { O_OUT, O_DB, O_SWEEP, O_WHERE, O_METRIC, O_BUDGET, O_DEADLINE, O_SET, O_NO_PROGRESS,
-       O_GNUPLOT_TIMEOUT, O_HELP };
+       O_GNUPLOT_TIMEOUT, O_NO_INTERVALS, O_HELP };
 static const capsim_cli_opt report_opts[] = {
 	[O_OUT] = { "out", 0, "DIR", "the report's directory (made if absent)" },
 	[O_DB] = { "db", 0, "RESULTS.sqlite",
@@ -43,6 +44,9 @@ static const capsim_cli_opt report_opts[] = {
 	[O_NO_PROGRESS] = { "no-progress", 0, NULL, "no progress line" },
 	[O_GNUPLOT_TIMEOUT] = { "gnuplot-timeout", 0, "TIME",
 				"stop each figure's gnuplot after TIME (default 60 s), an error" },
+	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
+			     "no comparison against the model's own error: the report\n"
+			     "as before it knew its error bands" },
 	[O_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_report_cmd = {
@@ -50,14 +54,16 @@ const capsim_cli_cmd capsim_cli_report_cmd = {
 	.usage = "usage: capsim report (SCENARIO... | --db RESULTS.sqlite [--sweep ID|NAME]\n"
 		 "                     [--where 'KEY OP VALUE']...) --out DIR [--metric M]\n"
 		 "                     [--budget USD] [--deadline TIME] [--set PATH=VALUE]...\n"
-		 "                     [--no-progress] [--gnuplot-timeout TIME]\n",
+		 "                     [--no-progress] [--gnuplot-timeout TIME] [--no-intervals]\n",
 	.about = "Compare candidate designs (one scenario each) for one workload, and write\n"
 		 "DIR/report.html (self-contained, figures inline), DIR/report.md (the same,\n"
 		 "figures as PNG), DIR/summary.csv (the summary table, exact values) and\n"
 		 "DIR/figures/ (SVG, PNG, and each figure's gnuplot script and data).\n"
 		 "The decision rule: the smallest --metric among the designs within --budget\n"
 		 "and --deadline; the report says which design wins and whether it still\n"
-		 "does with utilisation and prices 20% lower or higher. The figures need\n"
+		 "does with utilisation and prices 20% lower or higher, and how likely the\n"
+		 "winner is to beat the runner-up given capsim's own error (a tie where the\n"
+		 "difference is inside the comparison's 80% band). The figures need\n"
 		 "gnuplot on PATH: without it the text report is written, the figures are\n"
 		 "not, and the exit status is 1.\n"
 		 "With --db the designs are the ok points of a sweep in a results store\n"
@@ -180,8 +186,9 @@ int capsim_cmd_report(int argc, char **argv)
 	const char *out = NULL, *db = NULL, *sweep_sel = NULL;
 	char *where[32];
 	size_t n_where = 0;
-	int quiet = 0, c, status = CAPSIM_EXIT_USAGE;
+	int quiet = 0, intervals = 1, c, status = CAPSIM_EXIT_USAGE;
 	double gnuplot_timeout_s = 60.0;
+	capsim_err_model *em = NULL;
 	capsim_cli_sets sets = { 0 };
 	capsim_diags d = { 0 };
 	optind = 1;
@@ -227,6 +234,7 @@ int capsim_cmd_report(int argc, char **argv)
 				goto out;
 			break;
 		case O_NO_PROGRESS: quiet = 1; break;
+		case O_NO_INTERVALS: intervals = 0; break;
 		case O_DB: db = optarg; break;
 		case O_SWEEP: sweep_sel = optarg; break;
 		case O_WHERE:
@@ -266,6 +274,9 @@ int capsim_cmd_report(int argc, char **argv)
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_scenario **v = NULL;
 	int bad = capsim_cli_catalog(cat, &d) < 0;
+	/* the error model, once: a bad or missing one is bad input (exit 2) */
+	int model_bad = !bad && intervals && !(em = capsim_cli_err_model("report", &d));
+	bad |= model_bad;
 	if (!bad && db) {
 		bad = from_db(db, sweep_sel, where, n_where, cat, &sets, &v, &n, &d) < 0;
 	} else {
@@ -282,7 +293,8 @@ int capsim_cmd_report(int argc, char **argv)
 			     quiet ? CAPSIM_PROGRESS_OFF : CAPSIM_PROGRESS_TERMINAL);
 	if (bad) {
 		capsim_diags_print(&d, stderr);
-		status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+		status = capsim_diags_runtime(&d) && !model_bad ? CAPSIM_EXIT_FAILURE :
+			 CAPSIM_EXIT_USAGE;
 		for (size_t i = 0; i < n; i++)
 			free(v[i]);
 	} else if (capsim_report_collect(&rep, v, n, &rule, cat, progress, &show, &d) < 0) {
@@ -291,6 +303,7 @@ int capsim_cmd_report(int argc, char **argv)
 		status = CAPSIM_EXIT_USAGE;
 	} else {
 		int missing;
+		capsim_report_compare(&rep, em);
 		if (capsim_report_write(&rep, cat, out, gnuplot_timeout_s, &missing, &d) < 0) {
 			capsim_diags_print(&d, stderr);
 			status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
@@ -305,6 +318,7 @@ int capsim_cmd_report(int argc, char **argv)
 		}
 	}
 	capsim_report_free(&rep);
+	capsim_err_model_free(em);
 	free(v);
 	capsim_catalog_free(cat);
 out:

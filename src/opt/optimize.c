@@ -415,9 +415,10 @@ static double metric_of(const capsim_opt_point *p, int metric)
 	}
 }
 
-static void fill_point(capsim_opt_point *p, const capsim_result *r,
+static void fill_point(capsim_opt_point *p, const capsim_scenario *s, const capsim_result *r,
 		       int metric)
 {
+	capsim_result_err_features(s, r, &p->f);
 	p->step_time_s = capsim_result_get(r, "step_time_s", 0.0);
 	p->tokens_per_s = capsim_result_get(r, "tokens_per_s", 0.0);
 	p->time_to_train_s = capsim_result_get(r, "time_to_train_s", 0.0);
@@ -501,7 +502,7 @@ static void simulate(pool *pl, const candidate *cd)
 		count_reason(&pl->why, "memory: does not fit once simulated");
 	} else {
 		capsim_opt_point p = { .c = cd->c, .bound_s = cd->bound_s };
-		fill_point(&p, &r, pl->o->metric);
+		fill_point(&p, s, &r, pl->o->metric);
 		if (isnan(metric_of(&p, pl->o->metric))) {
 			pl->failed++;
 			count_reason(&pl->why, "cost: no cost to train (cost.acquire buy needs a "
@@ -755,4 +756,23 @@ void capsim_opt_result_free(capsim_opt_result *r)
 {
 	free(r->top);
 	memset(r, 0, sizeof *r);
+}
+
+void capsim_opt_mark_ties(capsim_opt_result *r, const capsim_err_model *m)
+{
+	if (!m || r->n_top == 0)
+		return;
+	r->marked = 1;
+	memset(&r->cmp, 0, sizeof r->cmp);
+	const capsim_opt_point *b = &r->top[0];
+	for (size_t i = 0; i < r->n_top; i++) {
+		capsim_opt_point *p = &r->top[i];
+		capsim_err_cmp c;
+		p->cmp_has = capsim_err_compare(m, CAPSIM_ERR_STEP, &b->f, b->step_time_s, &p->f,
+						p->step_time_s, &c) == 0;
+		p->tie_best = p->cmp_has && c.tie;
+		p->p_best = p->cmp_has ? c.p_less : NAN;
+		if (p->cmp_has && (i == 1 || (i == 0 && r->n_top == 1)))
+			r->cmp = c;
+	}
 }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "compare.h"
 #include "diag.h"
 #include "scenario.h"
 #include "spec.h"
@@ -81,6 +82,12 @@ typedef struct capsim_opt_point {
 	/* the step's parts (result keys of the same names) */
 	double compute_s, bubble_s, optimizer_s, host_s, data_stall_s;
 	double exposed_tp_s, exposed_cp_s, exposed_pp_s, exposed_dp_s, exposed_ep_s;
+	capsim_err_features f;          /* what drives its error (capsim_result_err_features) */
+	/* against the best (capsim_opt_mark_ties): cmp_has 1 where a band reaches
+	 * the step; tie_best 1 where capsim cannot tell it from the best;
+	 * p_best: the probability that the best's measured step is the shorter */
+	int cmp_has, tie_best;
+	double p_best;
 } capsim_opt_point;
 
 typedef struct capsim_opt_reason {
@@ -137,6 +144,8 @@ typedef struct capsim_opt_result {
 	size_t n_top;
 	double elapsed_s;               /* wall time of the search */
 	double batch_tokens;            /* tokens a step: global batch x seq-len */
+	int marked;                     /* capsim_opt_mark_ties ran: cmp and each point's marks */
+	capsim_err_cmp cmp;             /* the comparison's band (half80, group, paired) */
 } capsim_opt_result;
 
 /* 1 when the search enumerates layout c for s (every field as the search
@@ -169,6 +178,17 @@ int capsim_optimize(const capsim_scenario *s, const capsim_catalog *cat,
 		    const capsim_opt_options *o, capsim_opt_result *r, capsim_diags *d);
 
 void capsim_opt_result_free(capsim_opt_result *r);
+
+/* The layouts of r's top list that capsim cannot tell apart from the best,
+ * under the error model m: every layout of one search runs on the same GPU
+ * and stack, so each is compared with the best on the difference (the
+ * paired band of the step time, compare.h), and marked tie_best where the
+ * ratio of its predicted step to the best's is inside the comparison's 80%
+ * band. The best itself is marked (a tie with itself). Fills each point's
+ * cmp_has, tie_best and p_best and r->cmp (the band of the comparison with
+ * the runner-up, else of the best with itself); r->marked 1. m NULL:
+ * nothing. */
+void capsim_opt_mark_ties(capsim_opt_result *r, const capsim_err_model *m);
 
 /* Tokens a step past which a global batch is far beyond what models are
  * trained with (an assumption, docs/model.md "Global batch"): 16M tokens,

@@ -330,6 +330,36 @@ void capsim_report_free(capsim_report *rep)
 	memset(rep, 0, sizeof *rep);
 }
 
+/* ---- the winner against the runner-up, on correlated error ------------------------------- */
+
+void capsim_report_compare(capsim_report *rep, const capsim_err_model *m)
+{
+	capsim_report_cmp *c = &rep->cmp;
+	memset(c, 0, sizeof *c);
+	if (!m || rep->winner < 0 || rep->runner_up < 0)
+		return;
+	c->done = 1;
+	if (rep->rule.metric == CAPSIM_RULE_TCO) {
+		snprintf(c->why_none, sizeof c->why_none, "tco_usd is priced inputs over a fixed "
+			 "horizon: no error band of capsim's predictions reaches it, and the "
+			 "difference is as exact as the prices given");
+		return;
+	}
+	const capsim_report_design *w = &rep->d[rep->winner], *r = &rep->d[rep->runner_up];
+	capsim_err_features fw, fr;
+	capsim_result_err_features(w->s, &w->r, &fw);
+	capsim_result_err_features(r->s, &r->r, &fr);
+	snprintf(c->gen_stack[0], sizeof c->gen_stack[0], "%s / %s", fw.gen[0] ? fw.gen : "no "
+		 "validated generation", fw.stack);
+	snprintf(c->gen_stack[1], sizeof c->gen_stack[1], "%s / %s", fr.gen[0] ? fr.gen : "no "
+		 "validated generation", fr.stack);
+	c->has = capsim_err_compare(m, CAPSIM_ERR_STEP, &fw, w->metric, &fr, r->metric,
+				    &c->cmp) == 0;
+	if (!c->has)
+		snprintf(c->why_none, sizeof c->why_none, "the error model has no band of the "
+			 "step time for these designs");
+}
+
 /* ---- the summary table ---------------------------------------------------------------- */
 
 const capsim_report_column capsim_report_columns[] = {

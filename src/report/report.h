@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "compare.h"
 #include "diag.h"
 #include "eval.h"
 #include "scenario.h"
@@ -72,11 +73,22 @@ typedef struct capsim_report_design {
 	char why_not[160];           /* what it misses, when it does not meet them */
 } capsim_report_design;
 
+/* The winner against the runner-up on the rule's metric, knowing that
+ * their errors are correlated (capsim_report_compare). */
+typedef struct capsim_report_cmp {
+	int done;                    /* 0: not compared (no model given, or no runner-up) */
+	int has;                     /* 1: the model's error reaches the metric (cmp holds) */
+	capsim_err_cmp cmp;          /* winner (a) against runner-up (b) */
+	char gen_stack[2][3 * CAPSIM_ERR_TEXT]; /* each one's "hopper / megatron" */
+	char why_none[256];          /* when !has: why not */
+} capsim_report_cmp;
+
 typedef struct capsim_report {
 	capsim_report_design *d;     /* owned, n of them */
 	size_t n;
 	capsim_report_rule rule;
 	int winner, runner_up;       /* indices, -1: none */
+	capsim_report_cmp cmp;       /* zero until capsim_report_compare */
 	capsim_report_swing swing[CAPSIM_REPORT_KNOBS];
 	double swing_share;          /* how far each input is moved: 0.2 = ±20% */
 	char created[32];            /* UTC, ISO 8601 */
@@ -93,6 +105,19 @@ int capsim_report_collect(capsim_report *rep, capsim_scenario **scenarios, size_
 			  capsim_report_progress progress, void *ctx, capsim_diags *d);
 
 void capsim_report_free(capsim_report *rep);
+
+/* Compare the winner with the runner-up (when both exist) under the error
+ * model m (compare.h), into rep->cmp: the metrics that scale with the step
+ * time (cost to train, time to train, cost per million tokens: a step's
+ * price is its time at a rate, the rate an input) compared as the step
+ * time's prediction for each design's features (capsim_result_err_features),
+ * on the difference where both are of one GPU generation and stack, else on
+ * independent bands; TCO (priced inputs over a fixed horizon) is reached by
+ * no band, and rep->cmp says so. Two designs are two designs: one predicted
+ * step for both (an InfiniBand and a RoCE fabric that hide their traffic
+ * alike) is still two measured steps, each with its share of the error. m NULL: nothing done, the report written as
+ * without the model. */
+void capsim_report_compare(capsim_report *rep, const capsim_err_model *m);
 
 /* Write the report into dir (made when absent; a link to a directory is
  * followed, as the user's own). The text (report.md, summary.csv) and the

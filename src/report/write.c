@@ -700,6 +700,88 @@ static void summary_section(out2 *o, const capsim_report *rep)
 	free(head);
 }
 
+/* "cheaper than", "faster to train than": the rule's metric as a comparison */
+static const char *better_words(int metric)
+{
+	return metric == CAPSIM_RULE_TIME_TO_TRAIN ? "faster to train than" :
+	       metric == CAPSIM_RULE_COST_PER_MTOK ? "cheaper a token than" : "cheaper than";
+}
+
+/* how the comparison was made: on the difference, or on independent bands */
+static void basis_text(const capsim_report *rep, char *buf, size_t n)
+{
+	const capsim_report_cmp *c = &rep->cmp;
+	if (c->cmp.paired)
+		snprintf(buf, n, "+/-%.1f%% on the difference: both are %s, which share most "
+			 "of their error; from %s",
+			 100.0 * (exp(c->cmp.half80) - 1.0), c->gen_stack[0], c->cmp.group);
+	else
+		snprintf(buf, n, "+/-%.1f%% from independent bands: %s against %s is not one "
+			 "family, so their errors are not paired; from %s",
+			 100.0 * (exp(c->cmp.half80) - 1.0), c->gen_stack[0], c->gen_stack[1],
+			 c->cmp.group);
+}
+
+/* what would decide a tie: a measurement of the step, or an input whose
+ * 20% move changes the winner */
+static void decider_text(const capsim_report *rep, char *buf, size_t n)
+{
+	int at = snprintf(buf, n, "What would decide it: a measured step time of both designs "
+			  "on their hardware (the step time's model error is the whole of this "
+			  "band: %s is taken as proportional to the step time, and the prices are "
+			  "inputs that carry no model error)",
+			  capsim_rule_metric_names[rep->rule.metric]);
+	for (int k = 0; k < CAPSIM_REPORT_KNOBS && at > 0 && (size_t)at < n; k++) {
+		const capsim_report_swing *s = &rep->swing[k];
+		if (!s->has || (s->winner_low == rep->winner && s->winner_high == rep->winner))
+			continue;
+		int low = s->winner_low != rep->winner;
+		int other = low ? s->winner_low : s->winner_high;
+		at += snprintf(buf + at, n - (size_t)at, "; or the %s (%s): 20%% %s, the winner "
+			       "is %s", s->what, s->path, low ? "lower" : "higher",
+			       other >= 0 ? rep->d[other].label : "none");
+		break;
+	}
+	if (at > 0 && (size_t)at < n)
+		snprintf(buf + at, n - (size_t)at, ".");
+}
+
+/* the winner against the runner-up on the model's own error: a probability,
+ * and a tie called a tie */
+static void comparison(out2 *o, const capsim_report *rep)
+{
+	const capsim_report_cmp *c = &rep->cmp;
+	if (!c->done)
+		return;
+	char text[2048], basis[1024];
+	const capsim_report_design *w = &rep->d[rep->winner], *r = &rep->d[rep->runner_up];
+	if (!c->has) {
+		snprintf(text, sizeof text, "Against the model's own error: not compared; %s.",
+			 c->why_none);
+		para(o, text);
+		return;
+	}
+	basis_text(rep, basis, sizeof basis);
+	double apart = 100.0 * (1.0 - c->cmp.ratio);
+	if (!c->cmp.tie) {
+		snprintf(text, sizeof text, "Against the model's own error: %s is %s %s with "
+			 "probability %.2f (%.1f%% apart; the 80%% band of the comparison is %s).",
+			 w->label, better_words(rep->rule.metric), r->label, c->cmp.p_less, apart,
+			 basis);
+		para(o, text);
+		return;
+	}
+	snprintf(text, sizeof text, "Against the model's own error this is a tie: %s is %s %s "
+		 "with probability %.2f only; the predicted difference, %.1f%%, is inside the "
+		 "80%% band of the comparison (%s). A tie: the predicted ratio inside that band, "
+		 "that is a probability between 0.1 and 0.9 that the winner is the better "
+		 "(docs/model.md, \"Comparisons and ties\").", w->label,
+		 better_words(rep->rule.metric), r->label, c->cmp.p_less, apart, basis);
+	para(o, text);
+	decider_text(rep, text, sizeof text);
+	para(o, text);
+}
+
 static void recommendation(out2 *o, const capsim_report *rep)
 {
 	heading(o, 2, "Recommendation");
@@ -733,6 +815,7 @@ static void recommendation(out2 *o, const capsim_report *rep)
 				 "rule.", w->label, capsim_rule_metric_names[rep->rule.metric], a);
 		}
 		para(o, text);
+		comparison(o, rep);
 	}
 	for (size_t i = 0; i < rep->n; i++)
 		if (!rep->d[i].meets) {

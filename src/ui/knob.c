@@ -289,3 +289,70 @@ int capsim_explore_undo(capsim_explore *x)
 	capsim_ui_knobs_of(x->s, x->knobs);
 	return 0;
 }
+
+/* the keys a band follows: the quantity, and 1 where the key is inversely
+ * proportional to it (a rate) */
+static const struct {
+	const char *key;
+	capsim_err_quantity q;
+	int inverse;
+} err_keys[] = {
+	{ "step_time_s", CAPSIM_ERR_STEP, 0 },
+	{ "tokens_per_s", CAPSIM_ERR_STEP, 1 },
+	{ "mfu", CAPSIM_ERR_STEP, 1 },
+	{ "time_to_train_s", CAPSIM_ERR_STEP, 0 },
+	{ "wall_to_train_s", CAPSIM_ERR_STEP, 0 },
+	{ "cost_to_train_usd", CAPSIM_ERR_STEP, 0 },
+	{ "peak_mem_per_gpu_bytes", CAPSIM_ERR_MEMORY, 0 },
+	{ "power_it_w", CAPSIM_ERR_POWER, 0 },
+	{ "power_facility_w", CAPSIM_ERR_POWER, 0 },
+};
+
+static int err_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof err_keys / sizeof err_keys[0]; i++)
+		if (strcmp(err_keys[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
+int capsim_ui_err_quantity(const char *key)
+{
+	int i = err_key(key);
+	return i < 0 ? -1 : (int)err_keys[i].q;
+}
+
+void capsim_ui_design_text(const capsim_scenario *s, char *buf, size_t n)
+{
+	capsim_ui_knob_list *k = capsim_xmalloc(sizeof *k);
+	capsim_ui_knobs_of(s, k);
+	size_t at = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < k->n && at < n; i++) {
+		if (strcmp(k->v[i].group, "cost") == 0)
+			continue;
+		char v[128];
+		capsim_ui_knob_text(s, &k->v[i], v, sizeof v);
+		int w = snprintf(buf + at, n - at, "%s=%s;", k->v[i].path, v);
+		at = w < 0 ? n : at + (size_t)w;
+	}
+	free(k);
+}
+
+int capsim_ui_within_error(const capsim_err_model *m, const char *key, int same_design,
+			   const capsim_err_features *fw, double was,
+			   const capsim_err_features *fn, double now)
+{
+	int i = err_key(key);
+	if (!m || i < 0 || !(was > 0) || !(now > 0) || !isfinite(was) || !isfinite(now))
+		return -1;
+	if (same_design && err_keys[i].q == CAPSIM_ERR_STEP)
+		return 0; /* one design: moved by inputs alone, exactly */
+	/* a rate compared as the step it is the inverse of */
+	double a = err_keys[i].inverse ? 1.0 / now : now;
+	double b = err_keys[i].inverse ? 1.0 / was : was;
+	capsim_err_cmp c;
+	if (capsim_err_compare(m, err_keys[i].q, fn, a, fw, b, &c) < 0)
+		return -1;
+	return c.tie;
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "catalog.h"
+#include "compare.h"
 #include "scenario.h"
 
 typedef enum {
@@ -85,5 +86,34 @@ int capsim_explore_set_many(capsim_explore *x, const capsim_set *sets, size_t n_
 
 /* Back to the scenario before the last change: 0, or -1 when there is none. */
 int capsim_explore_undo(capsim_explore *x);
+
+/* The error model's quantity that the result key named key follows
+ * (err.h): the step for step_time_s, tokens_per_s, mfu, time_to_train_s,
+ * wall_to_train_s and cost_to_train_usd (each proportional, or inversely,
+ * to the step time; prices are inputs and carry no model error), memory for
+ * peak_mem_per_gpu_bytes, power for power_it_w and power_facility_w; -1
+ * for a key no band follows. */
+int capsim_ui_err_quantity(const char *key);
+
+/* The design apart from its inputs: every knob of s outside the "cost"
+ * group (utilisation, energy price, cloud offer, bought or rented, horizon:
+ * prices and inputs, which carry no model error), "PATH=VALUE" each, joined
+ * by ';', into buf. Two states of equal text are one design: what moves
+ * between them is inputs alone. */
+void capsim_ui_design_text(const capsim_scenario *s, char *buf, size_t n);
+
+/* Whether a delta the explorer shows is inside capsim's own error: the
+ * result key key went from was (a result of features fw) to now (features
+ * fn), and the two are compared as compare.h compares two predictions (on
+ * the difference where both are of one GPU generation and stack).
+ * same_design: 1 where the two states are one design (equal
+ * capsim_ui_design_text), so that a key that follows the step moved by
+ * inputs alone, exactly. Returns 1 when the change is inside the 80% band
+ * of the comparison (a tie: "within error"), 0 when it is outside or
+ * exact, -1 when no band reaches it (m NULL, a key no band follows, a
+ * value not above 0). */
+int capsim_ui_within_error(const capsim_err_model *m, const char *key, int same_design,
+			   const capsim_err_features *fw, double was,
+			   const capsim_err_features *fn, double now);
 
 #endif

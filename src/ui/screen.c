@@ -60,6 +60,8 @@ typedef struct {
 	int ok;
 	char err[512];
 	capsim_result r;
+	capsim_err_features f;    /* what drives r's error */
+	char design[8192];        /* its design apart from its inputs (capsim_ui_design_text) */
 	long curve_gpus[CURVE];
 	double curve_tps[CURVE];
 	int n_curve;
@@ -146,8 +148,11 @@ static void *work(void *arg)
 			o->ok = have_best;
 		} else {
 			o->ok = capsim_eval(s, NULL, &o->r, &d) == 0;
-			if (o->ok)
+			if (o->ok) {
+				capsim_result_err_features(s, &o->r, &o->f);
+				capsim_ui_design_text(s, o->design, sizeof o->design);
 				curve_of(w, s, o);
+			}
 		}
 		if (!o->ok)
 			snprintf(o->err, sizeof o->err, "%s", d.n ? d.v[0].msg : "failed");
@@ -217,6 +222,9 @@ typedef struct {
 	unsigned long shown_gen;
 	int have_base;            /* the pinned baseline's numbers */
 	double base_step, base_tps, base_wall, base_cost;
+	capsim_err_features base_f; /* what drives the baseline's error */
+	char base_design[8192];   /* the baseline's design apart from its inputs */
+	const capsim_err_model *em; /* the error model; NULL: deltas unmarked */
 	int spin;
 } ui;
 
@@ -227,12 +235,22 @@ static double wall_of(const capsim_result *r)
 	return isfinite(w) ? w : val(r, "time_to_train_s");
 }
 
-/* " (+3.2%)" against the baseline */
-static void delta(const ui *u, double now, double was, char *buf, size_t n)
+/* " (+3.2%)" against the baseline, " (+0.4%, within error)" where the
+ * change of the result key named key is inside capsim's own error
+ * (capsim_ui_within_error; a change of inputs alone is exact) */
+static void delta(const ui *u, const char *key, double now, double was, char *buf, size_t n)
 {
 	buf[0] = '\0';
-	if (u->have_base && isfinite(now) && isfinite(was) && was != 0)
-		snprintf(buf, n, " (%+.1f%%)", 100.0 * (now - was) / fabs(was));
+	if (!u->have_base || !isfinite(now) || !isfinite(was) || was == 0)
+		return;
+	int within = -1;
+	if (u->shown && u->shown->ok) {
+		int same = strcmp(u->base_design, u->shown->design) == 0;
+		within = capsim_ui_within_error(u->em, key, same, &u->base_f, was, &u->shown->f,
+						now);
+	}
+	snprintf(buf, n, " (%+.1f%%%s)", 100.0 * (now - was) / fabs(was),
+		 within > 0 ? ", within error" : "");
 }
 
 static void line(int y, int x, int width, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -280,7 +298,7 @@ static int draw_step(const ui *u, const capsim_result *r, int y, int x0, int wid
 {
 	char d[32];
 	double step = val(r, "step_time_s");
-	delta(u, step, u->base_step, d, sizeof d);
+	delta(u, "step_time_s", step, u->base_step, d, sizeof d);
 	line(y++, x0, width, "step time      %.4f s%s", step, d);
 	double comp = val(r, "compute_s");
 	double comm = val(r, "exposed_comm_s");
@@ -310,7 +328,7 @@ static int draw_job(const ui *u, const capsim_result *r, int y, int x0, int widt
 {
 	char d[32];
 	double tps = val(r, "tokens_per_s");
-	delta(u, tps, u->base_tps, d, sizeof d);
+	delta(u, "tokens_per_s", tps, u->base_tps, d, sizeof d);
 	line(y++, x0, width, "tokens/s       %.0f%s", tps, d);
 	line(y++, x0, width, "MFU            %.1f%%", 100.0 * val(r, "mfu"));
 	const char *verdict = capsim_result_string(r, "memory_verdict");
@@ -318,11 +336,11 @@ static int draw_job(const ui *u, const capsim_result *r, int y, int x0, int widt
 	     val(r, "peak_mem_per_gpu_bytes") / 1073741824.0, capacity_of(r) / 1073741824.0,
 	     val(r, "fits_in_memory") == 0 ? "DOES NOT FIT" : verdict ? verdict : "fits");
 	double wall = wall_of(r);
-	delta(u, wall, u->base_wall, d, sizeof d);
+	delta(u, "wall_to_train_s", wall, u->base_wall, d, sizeof d);
 	line(y++, x0, width, "time to train  %.2f days%s", wall / 86400.0, d);
 	if (has(r, "cost_to_train_usd")) {
 		double cost = val(r, "cost_to_train_usd");
-		delta(u, cost, u->base_cost, d, sizeof d);
+		delta(u, "cost_to_train_usd", cost, u->base_cost, d, sizeof d);
 		line(y++, x0, width, "cost to train  $%.0f%s", cost, d);
 	} else {
 		line(y++, x0, width, "cost to train  - (no price)");
@@ -513,7 +531,8 @@ static void help_screen(void)
 		"                    cycle through the catalog (or the field's names)",
 		"  Enter             type a value (as capsim run --set takes it: 64, 400 Gb/s)",
 		"  u                 undo the last change",
-		"  b                 pin the state now as the baseline: changes show deltas",
+		"  b                 pin the state now as the baseline: changes show deltas,",
+		"                    \"within error\" where one is inside capsim's own error",
 		"  s                 save the scenario as XML (valid against the schema)",
 		"  o                 optimise the layout (capsim optimize); u undoes it",
 		"  ?                 this help",
@@ -634,6 +653,8 @@ static int loop(ui *u)
 				u->base_tps = val(r, "tokens_per_s");
 				u->base_wall = wall_of(r);
 				u->base_cost = val(r, "cost_to_train_usd");
+				u->base_f = u->shown->f;
+				memcpy(u->base_design, u->shown->design, sizeof u->base_design);
 				u->have_base = 1;
 				say(u, 0, "baseline pinned: deltas are against it");
 			}
@@ -712,9 +733,10 @@ static void ui_free(ui *u)
 	free(u);
 }
 
-int capsim_ui_explore(const capsim_catalog *cat, capsim_scenario *s)
+int capsim_ui_explore(const capsim_catalog *cat, capsim_scenario *s, const capsim_err_model *em)
 {
 	ui *u = capsim_xcalloc(1, sizeof *u);
+	u->em = em;
 	capsim_explore_init(&u->x, cat, s);
 	pthread_mutex_init(&u->w.mu, NULL);
 	pthread_cond_init(&u->w.cv, NULL);

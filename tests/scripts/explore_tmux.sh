@@ -2,7 +2,8 @@
 # explore_tmux.sh CAPSIM - the what-if explorer driven in tmux as a person
 # would (send-keys, capture-pane): the GPU count doubled shows the step time
 # and the cost that `capsim run --set cluster.nodes=64` gives; a pinned
-# baseline shows the deltas; a value the scenario refuses is refused in
+# baseline shows the deltas, "within error" where capsim's own error cannot
+# tell them from none, never for inputs alone; a value the scenario refuses is refused in
 # place; a saved scenario validates and runs to the same numbers; 80x24
 # fits, smaller says so, and it comes back; Ctrl-C and SIGTERM leave a sane
 # terminal. Exit 77 (skipped) where tmux is not installed.
@@ -57,6 +58,22 @@ tm send-keys -t x b -
 until_screen "cluster.nodes = 32"
 d=$(awk -v a="$base_step" -v b="$s64" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }')
 until_screen "$(printf 'step time      %.4f s (%s)' "$base_step" "$d")"
+
+# against the model's own error: the baseline pinned at 32 nodes; utilisation
+# 5 points lower moves the cost by an input alone (exact, unmarked); the
+# micro-batch doubled moves the step by less than its comparison's band
+tm send-keys -t x b
+until_screen "baseline pinned"
+tm send-keys -t x j j j j j j j j j j j j j j j j j j j j j -
+until_screen "cost.utilization = 0.65"
+until_screen "$(printf 'step time      %.4f s (+0.0%%)' "$base_step")"
+screen | grep -q "within error" && { echo "FAIL: a change of utilisation alone is marked within error"; fail=1; }
+tm send-keys -t x k k k k k k k k k k +
+until_screen "workload.micro-batch = 2"
+until_screen ", within error)"
+tm send-keys -t x u u k k k k k k k k k k k
+until_screen "$(printf 'step time      %.4f s (+0.0%%)' "$base_step")"
+until_screen "utilisation       70%"
 
 # a value the scenario refuses: refused in place, the state kept
 tm send-keys -t x Enter
