@@ -727,7 +727,15 @@ static double host_step_ms(json_t *o, int calibrated, int *host)
 	return r.step_time_s * 1e3;
 }
 
+static capsim_scenario *host_scenario_on(json_t *o, int calibrated, const char *node_ref);
+
 static capsim_scenario *host_scenario(json_t *o, int calibrated)
+{
+	return host_scenario_on(o, calibrated, NULL);
+}
+
+/* host_scenario on one GPU of node node_ref (NULL: the scenario's H200) */
+static capsim_scenario *host_scenario_on(json_t *o, int calibrated, const char *node_ref)
 {
 	const char *model = json_string_value(json_object_get(o, "model"));
 	const char *mode = json_string_value(json_object_get(o, "mode"));
@@ -758,6 +766,9 @@ static capsim_scenario *host_scenario(json_t *o, int calibrated)
 	if (calibrated)
 		sets[n++] = (capsim_set){ "cluster.node.profile",
 					  "hardware/calibrated/h200-sxm-141gb-2026-12-02.xml" };
+	if (node_ref)
+		sets[n++] = (capsim_set){ "cluster.node.ref", node_ref };
+	assert_true(n <= sizeof sets / sizeof sets[0]);
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	if (capsim_scenario_load(CAPSIM_SOURCE_DIR "/scenarios/gpt2-124m-1xh200.xml", cat, sets, n,
@@ -1248,6 +1259,88 @@ static void test_h200_power(void **state)
 	free(line);
 	fclose(fp);
 	assert_int_equal(i, 8);
+}
+
+/* A GPU's draw through the same training steps on an H100 SXM
+ * (calibrate/torch/power_probe.py, calibrate/results/
+ * h100-2026-12-05d-power-steps.jsonl, 700 W limit) against capsim with the
+ * datasheet's H100: nothing fitted on it. Tolerance, set before the
+ * comparison: each point within 15%, as the H200's scored points; a point
+ * capsim calls host-bound within 30% (its draw depends on how the board
+ * idles through the gaps the step's mean hides, the H200's first point). */
+static void test_h100_power(void **state)
+{
+	(void)state;
+	FILE *fp = fopen(CAPSIM_SOURCE_DIR
+			 "/calibrate/results/h100-2026-12-05d-power-steps.jsonl", "r");
+	assert_non_null(fp);
+	char *line = NULL;
+	size_t cap = 0;
+	int i = 0;
+	double sum = 0.0;
+	printf("| model | layers | seq | micro-batch | execution | measured (W) | capsim (W) | "
+	       "error |\n|---|---:|---:|---:|---|---:|---:|---:|\n");
+	while (getline(&line, &cap, fp) > 0) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		if (strcmp(json_string_value(json_object_get(o, "kind")), "torch-power") != 0) {
+			json_decref(o);
+			continue;
+		}
+		double meas = json_real_value(json_object_get(o, "power_mean_w"));
+		const char *model = json_string_value(json_object_get(o, "model"));
+		capsim_scenario *s = host_scenario_on(o, 0, "dgx-h100");
+		capsim_result r;
+		capsim_diags d = { 0 };
+		if (capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			fail_msg("%s: eval fails", model);
+		}
+		capsim_diags_free(&d);
+		assert_string_equal(s->gpu.e.id, "h100-sxm5-80gb");
+		double err = r.power.gpu_w / meas - 1;
+		int host = host_bound(&r.step);
+		char id[96];
+		snprintf(id, sizeof id, "%s-l%lld-s%lld-mb%lld-%s", model,
+			 json_integer_value(json_object_get(o, "layers")),
+			 json_integer_value(json_object_get(o, "seq")),
+			 json_integer_value(json_object_get(o, "micro_batch")),
+			 json_string_value(json_object_get(o, "mode")));
+		testutil_residual_record(&(testutil_residual){
+			.table = "h100-power-steps", .row = id, .family = "power",
+			.quantity = "power", .gpu = "h100", .gen = "hopper",
+			.stack = torch_stack(json_string_value(json_object_get(o, "mode"))),
+			.profile = "datasheet", .host_bound = host, .gpus = 1, .in_sample = 0,
+			.predicted = r.power.gpu_w, .measured = meas });
+		printf("| %s | %lld | %lld | %lld | %s | %.0f | %.0f | %+.1f%%%s |\n", model,
+		       json_integer_value(json_object_get(o, "layers")),
+		       json_integer_value(json_object_get(o, "seq")),
+		       json_integer_value(json_object_get(o, "micro_batch")),
+		       json_string_value(json_object_get(o, "mode")), meas, r.power.gpu_w, 100 * err,
+		       host ? " (host-bound)" : "");
+		/* known off, and why: Llama 3 8B's 4 layers at 4096 tokens draw
+		 * 686 W, near the 700 W limit, where capsim's load curve reaches
+		 * 580 W at the same busy share (the H200's same point, one the
+		 * memory-bound weight was fitted on, is -13.1%): its GEMMs and
+		 * attention keep the board busier than the share of kernel time
+		 * says */
+		int known = strcmp(model, "llama-3-8b") == 0;
+		double tol = host ? 0.30 : 0.15;
+		if (known && fabs(err) <= tol)
+			fail_msg("%s: %+.1f%%, within %.0f%%: no longer known off", id, 100 * err,
+				 100 * tol);
+		if (!known && fabs(err) > tol)
+			fail_msg("%s: %+.1f%%", id, 100 * err);
+		sum += fabs(err);
+		capsim_result_free(&r);
+		free(s);
+		json_decref(o);
+		i++;
+	}
+	free(line);
+	fclose(fp);
+	assert_int_equal(i, 8);
+	printf("mean absolute error %.1f%%\n", 100 * sum / i);
 }
 
 /* Checkpoints, failures and goodput in closed form: Young's interval
@@ -2339,6 +2432,7 @@ int main(void)
 		cmocka_unit_test(test_host_node),
 		cmocka_unit_test(test_power_closed_form),
 		cmocka_unit_test(test_h200_power),
+		cmocka_unit_test(test_h100_power),
 		cmocka_unit_test(test_reliability_closed_form),
 		cmocka_unit_test(test_run_costs),
 		cmocka_unit_test(test_cooling_throttle),
