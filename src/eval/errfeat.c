@@ -5,24 +5,6 @@
 
 #include "eval.h"
 
-/* The GPU generation of a catalog GPU id, as the validation tables name it;
- * "" for a GPU no table holds (its bands then come from the whole quantity). */
-static const char *gpu_generation(const char *id)
-{
-	static const struct {
-		const char *prefix, *gen;
-	} gens[] = {
-		{ "a100", "ampere" }, { "a10", "ampere" },   { "h100", "hopper" },
-		{ "h200", "hopper" }, { "gh200", "hopper" }, { "h800", "hopper" },
-		{ "b200", "blackwell" }, { "b300", "blackwell" }, { "gb200", "blackwell" },
-		{ "gb300", "blackwell" },
-	};
-	for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
-		if (strncmp(id, gens[i].prefix, strlen(gens[i].prefix)) == 0)
-			return gens[i].gen;
-	return "";
-}
-
 /* The software stack and execution mode: Megatron-LM and NeMo are
  * "megatron"; plain PyTorch (autocast, FSDP2) "torch-" and its execution;
  * DeepSpeed its own name, which no table holds yet. */
@@ -45,7 +27,7 @@ void capsim_result_err_features(const capsim_scenario *s, const capsim_result *r
 				capsim_err_features *f)
 {
 	memset(f, 0, sizeof *f);
-	snprintf(f->gen, sizeof f->gen, "%s", gpu_generation(s->gpu.e.id));
+	snprintf(f->gen, sizeof f->gen, "%s", capsim_gpu_generation(&s->gpu));
 	snprintf(f->stack, sizeof f->stack, "%s", stack_of(s));
 	f->host_bound = r->step.host_s >= 0.25 * r->step.step_time_s;
 	snprintf(f->profile, sizeof f->profile, "%s",

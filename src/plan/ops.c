@@ -512,13 +512,12 @@ static const capsim_attn_curve *attn_default_curve(const char *id, int kernel)
  * curve and 0.077 with cuDNN's (docs/validation.md). */
 static int gpu_is_ampere(const capsim_gpu *g)
 {
-	return strncmp(g->e.id, "a10", 3) == 0; /* a100-*, a10g */
+	return strcmp(capsim_gpu_generation(g), "ampere") == 0;
 }
 
 static int gpu_is_hopper(const capsim_gpu *g)
 {
-	return strncmp(g->e.id, "h100", 4) == 0 || strncmp(g->e.id, "h200", 4) == 0 ||
-	       strncmp(g->e.id, "gh200", 5) == 0 || strncmp(g->e.id, "h800", 4) == 0;
+	return strcmp(capsim_gpu_generation(g), "hopper") == 0;
 }
 
 static int attn_kernel_of_gpu(const capsim_gpu *g, int framework)

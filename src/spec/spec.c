@@ -793,6 +793,21 @@ double capsim_gpu_usable_bytes(const capsim_gpu *g)
 	return g->mem_usable_bytes > 0 ? g->mem_usable_bytes : g->mem_bytes;
 }
 
+const char *capsim_gpu_generation(const capsim_gpu *g)
+{
+	static const struct {
+		const char *prefix, *gen;
+	} gens[] = {
+		{ "a10", "ampere" },     { "h100", "hopper" },    { "h200", "hopper" },
+		{ "gh200", "hopper" },   { "h800", "hopper" },    { "b200", "blackwell" },
+		{ "b300", "blackwell" }, { "gb200", "blackwell" }, { "gb300", "blackwell" },
+	};
+	for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++)
+		if (strncmp(g->e.id, gens[i].prefix, strlen(gens[i].prefix)) == 0)
+			return gens[i].gen;
+	return "";
+}
+
 int capsim_gpu_sms(const capsim_gpu *g)
 {
 	return g->sms > 0 ? g->sms : 132;

@@ -893,6 +893,11 @@ double capsim_gpu_peak(const capsim_gpu *g, int dtype);
  * stacks hold binary sizes, and 141 GB H200s give 139.8 GiB). */
 double capsim_gpu_usable_bytes(const capsim_gpu *g);
 
+/* The GPU's architecture generation by its catalog id: "ampere" (A100,
+ * A10), "hopper" (H100, H200, GH200, H800), "blackwell" (B200, B300, GB200,
+ * GB300), or "" for any other. Never NULL. */
+const char *capsim_gpu_generation(const capsim_gpu *g);
+
 /* Streaming multiprocessors: the catalog's count, else 132 (the H100 SXM's,
  * an assumption for a GPU that gives none). Promises > 0. */
 int capsim_gpu_sms(const capsim_gpu *g);

@@ -1187,6 +1187,99 @@ static void test_power_closed_form(void **state)
 	free(s);
 }
 
+/* One point of a power_probe.py file as the tests score it: its id, capsim's
+ * draw against the measured mean and whether capsim calls its step
+ * host-bound. */
+typedef struct power_point {
+	char id[96], gpu_id[CAPSIM_ID_LEN];
+	const char *model;
+	double measured_w, capsim_w, err;
+	int host;
+} power_point;
+
+/* Every torch-power point of file, evaluated on one GPU of node node_ref
+ * (NULL: the scenario's H200; calibrated: with the measured H200's profile),
+ * each recorded as a residual of table (in_sample: whether the point at an
+ * index was fitted on, NULL: none) and handed to check with its index.
+ * Returns the points scored. */
+static int power_points(const char *file, const char *node_ref, int calibrated,
+			const char *table, const char *gpu, int (*in_sample)(int i),
+			void (*check)(const power_point *pt, int i))
+{
+	FILE *fp = fopen(file, "r");
+	assert_non_null(fp);
+	char *line = NULL;
+	size_t cap = 0;
+	int i = 0;
+	while (getline(&line, &cap, fp) > 0) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		if (strcmp(json_string_value(json_object_get(o, "kind")), "torch-power") != 0) {
+			json_decref(o);
+			continue;
+		}
+		power_point pt = { .model = json_string_value(json_object_get(o, "model")) };
+		pt.measured_w = json_real_value(json_object_get(o, "power_mean_w"));
+		capsim_scenario *s = host_scenario_on(o, calibrated, node_ref);
+		capsim_result r;
+		capsim_diags d = { 0 };
+		if (capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
+			capsim_diags_print(&d, stderr);
+			fail_msg("%s: eval fails", pt.model);
+		}
+		capsim_diags_free(&d);
+		snprintf(pt.gpu_id, sizeof pt.gpu_id, "%s", s->gpu.e.id);
+		pt.capsim_w = r.power.gpu_w;
+		pt.err = pt.capsim_w / pt.measured_w - 1;
+		pt.host = host_bound(&r.step);
+		const char *mode = json_string_value(json_object_get(o, "mode"));
+		snprintf(pt.id, sizeof pt.id, "%s-l%lld-s%lld-mb%lld-%s", pt.model,
+			 json_integer_value(json_object_get(o, "layers")),
+			 json_integer_value(json_object_get(o, "seq")),
+			 json_integer_value(json_object_get(o, "micro_batch")), mode);
+		testutil_residual_record(&(testutil_residual){
+			.table = table, .row = pt.id, .family = "power", .quantity = "power",
+			.gpu = gpu, .gen = "hopper", .stack = torch_stack(mode),
+			.profile = calibrated ? "calibrated" : "datasheet", .host_bound = pt.host,
+			.gpus = 1, .in_sample = in_sample ? in_sample(i) : 0,
+			.predicted = pt.capsim_w, .measured = pt.measured_w });
+		printf("| %s | %lld | %lld | %lld | %s | %.0f | %.0f | %+.1f%% |", pt.model,
+		       json_integer_value(json_object_get(o, "layers")),
+		       json_integer_value(json_object_get(o, "seq")),
+		       json_integer_value(json_object_get(o, "micro_batch")), mode, pt.measured_w,
+		       pt.capsim_w, 100 * pt.err);
+		check(&pt, i);
+		capsim_result_free(&r);
+		free(s);
+		json_decref(o);
+		i++;
+	}
+	free(line);
+	fclose(fp);
+	return i;
+}
+
+/* the H200 points capsim_power_mem_weight was fitted on: the 1st, 3rd, 5th, 7th */
+static int h200_power_fitted(int i)
+{
+	return i % 2 == 0;
+}
+
+static void h200_power_check(const power_point *pt, int i)
+{
+	int fitted = h200_power_fitted(i);
+	printf(" %s |\n", fitted ? "fitted on" : "scored");
+	/* known off, and why: GPT-2 124M at micro-batch 1, eager, is
+	 * host-bound; its GPU waits for the host through most of the step,
+	 * and how much of that waiting the board spends near idle
+	 * depends on gaps the step's mean hides */
+	int known = i == 0;
+	if (known && fabs(pt->err) <= 0.20)
+		fail_msg("%s: %+.1f%%, within 20%%: no longer known off", pt->model, 100 * pt->err);
+	if (!known && fabs(pt->err) > (fitted ? 0.20 : 0.15))
+		fail_msg("%s: %+.1f%%", pt->model, 100 * pt->err);
+}
+
 /* A GPU's draw through real training steps on the measured H200
  * (calibrate/torch/power_probe.py, calibrate/results/
  * h200-2026-12-04-power-steps.jsonl: NVML every 0.1 s through 12 s of steps)
@@ -1197,68 +1290,36 @@ static void test_power_closed_form(void **state)
 static void test_h200_power(void **state)
 {
 	(void)state;
-	FILE *fp = fopen(CAPSIM_SOURCE_DIR
-			 "/calibrate/results/h200-2026-12-04-power-steps.jsonl", "r");
-	assert_non_null(fp);
-	char *line = NULL;
-	size_t cap = 0;
-	int i = 0;
 	printf("| model | layers | seq | micro-batch | execution | measured (W) | capsim (W) | "
 	       "error | role |\n|---|---:|---:|---:|---|---:|---:|---:|---|\n");
-	while (getline(&line, &cap, fp) > 0) {
-		json_t *o = json_loads(line, 0, NULL);
-		assert_non_null(o);
-		if (strcmp(json_string_value(json_object_get(o, "kind")), "torch-power") != 0) {
-			json_decref(o);
-			continue;
-		}
-		double meas = json_real_value(json_object_get(o, "power_mean_w"));
-		const char *model = json_string_value(json_object_get(o, "model"));
-		capsim_scenario *s = host_scenario(o, 1);
-		capsim_result r;
-		capsim_diags d = { 0 };
-		if (capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
-			capsim_diags_print(&d, stderr);
-			fail_msg("%s: eval fails", model);
-		}
-		capsim_diags_free(&d);
-		double err = r.power.gpu_w / meas - 1;
-		int fitted = i % 2 == 0;
-		char id[96];
-		snprintf(id, sizeof id, "%s-l%lld-s%lld-mb%lld-%s", model,
-			 json_integer_value(json_object_get(o, "layers")),
-			 json_integer_value(json_object_get(o, "seq")),
-			 json_integer_value(json_object_get(o, "micro_batch")),
-			 json_string_value(json_object_get(o, "mode")));
-		testutil_residual_record(&(testutil_residual){
-			.table = "h200-power-steps", .row = id, .family = "power",
-			.quantity = "power", .gpu = "h200", .gen = "hopper",
-			.stack = torch_stack(json_string_value(json_object_get(o, "mode"))),
-			.profile = "calibrated", .host_bound = host_bound(&r.step), .gpus = 1,
-			.in_sample = fitted, .predicted = r.power.gpu_w, .measured = meas });
-		printf("| %s | %lld | %lld | %lld | %s | %.0f | %.0f | %+.1f%% | %s |\n", model,
-		       json_integer_value(json_object_get(o, "layers")),
-		       json_integer_value(json_object_get(o, "seq")),
-		       json_integer_value(json_object_get(o, "micro_batch")),
-		       json_string_value(json_object_get(o, "mode")), meas, r.power.gpu_w, 100 * err,
-		       fitted ? "fitted on" : "scored");
-		/* known off, and why: GPT-2 124M at micro-batch 1, eager, is
-		 * host-bound; its GPU waits for the host through most of the step,
-		 * and how much of that waiting the board spends near idle
-		 * depends on gaps the step's mean hides */
-		int known = i == 0;
-		if (known && fabs(err) <= 0.20)
-			fail_msg("%s: %+.1f%%, within 20%%: no longer known off", model, 100 * err);
-		if (!known && fabs(err) > (fitted ? 0.20 : 0.15))
-			fail_msg("%s: %+.1f%%", model, 100 * err);
-		capsim_result_free(&r);
-		free(s);
-		json_decref(o);
-		i++;
-	}
-	free(line);
-	fclose(fp);
-	assert_int_equal(i, 8);
+	assert_int_equal(power_points(CAPSIM_SOURCE_DIR
+				      "/calibrate/results/h200-2026-12-04-power-steps.jsonl",
+				      NULL, 1, "h200-power-steps", "h200", h200_power_fitted,
+				      h200_power_check),
+			 8);
+}
+
+static double h100_power_sum;
+
+static void h100_power_check(const power_point *pt, int i)
+{
+	(void)i;
+	printf("%s\n", pt->host ? " (host-bound) |" : "");
+	assert_string_equal(pt->gpu_id, "h100-sxm5-80gb");
+	/* known off, and why: Llama 3 8B's 4 layers at 4096 tokens draw
+	 * 686 W, near the 700 W limit, where capsim's load curve reaches
+	 * 580 W at the same busy share (the H200's same point, one the
+	 * memory-bound weight was fitted on, is -13.1%): its GEMMs and
+	 * attention keep the board busier than the share of kernel time
+	 * says */
+	int known = strcmp(pt->model, "llama-3-8b") == 0;
+	double tol = pt->host ? 0.30 : 0.15;
+	if (known && fabs(pt->err) <= tol)
+		fail_msg("%s: %+.1f%%, within %.0f%%: no longer known off", pt->id, 100 * pt->err,
+			 100 * tol);
+	if (!known && fabs(pt->err) > tol)
+		fail_msg("%s: %+.1f%%", pt->id, 100 * pt->err);
+	h100_power_sum += fabs(pt->err);
 }
 
 /* A GPU's draw through the same training steps on an H100 SXM
@@ -1271,76 +1332,13 @@ static void test_h200_power(void **state)
 static void test_h100_power(void **state)
 {
 	(void)state;
-	FILE *fp = fopen(CAPSIM_SOURCE_DIR
-			 "/calibrate/results/h100-2026-12-05d-power-steps.jsonl", "r");
-	assert_non_null(fp);
-	char *line = NULL;
-	size_t cap = 0;
-	int i = 0;
-	double sum = 0.0;
+	h100_power_sum = 0.0;
 	printf("| model | layers | seq | micro-batch | execution | measured (W) | capsim (W) | "
 	       "error |\n|---|---:|---:|---:|---|---:|---:|---:|\n");
-	while (getline(&line, &cap, fp) > 0) {
-		json_t *o = json_loads(line, 0, NULL);
-		assert_non_null(o);
-		if (strcmp(json_string_value(json_object_get(o, "kind")), "torch-power") != 0) {
-			json_decref(o);
-			continue;
-		}
-		double meas = json_real_value(json_object_get(o, "power_mean_w"));
-		const char *model = json_string_value(json_object_get(o, "model"));
-		capsim_scenario *s = host_scenario_on(o, 0, "dgx-h100");
-		capsim_result r;
-		capsim_diags d = { 0 };
-		if (capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
-			capsim_diags_print(&d, stderr);
-			fail_msg("%s: eval fails", model);
-		}
-		capsim_diags_free(&d);
-		assert_string_equal(s->gpu.e.id, "h100-sxm5-80gb");
-		double err = r.power.gpu_w / meas - 1;
-		int host = host_bound(&r.step);
-		char id[96];
-		snprintf(id, sizeof id, "%s-l%lld-s%lld-mb%lld-%s", model,
-			 json_integer_value(json_object_get(o, "layers")),
-			 json_integer_value(json_object_get(o, "seq")),
-			 json_integer_value(json_object_get(o, "micro_batch")),
-			 json_string_value(json_object_get(o, "mode")));
-		testutil_residual_record(&(testutil_residual){
-			.table = "h100-power-steps", .row = id, .family = "power",
-			.quantity = "power", .gpu = "h100", .gen = "hopper",
-			.stack = torch_stack(json_string_value(json_object_get(o, "mode"))),
-			.profile = "datasheet", .host_bound = host, .gpus = 1, .in_sample = 0,
-			.predicted = r.power.gpu_w, .measured = meas });
-		printf("| %s | %lld | %lld | %lld | %s | %.0f | %.0f | %+.1f%%%s |\n", model,
-		       json_integer_value(json_object_get(o, "layers")),
-		       json_integer_value(json_object_get(o, "seq")),
-		       json_integer_value(json_object_get(o, "micro_batch")),
-		       json_string_value(json_object_get(o, "mode")), meas, r.power.gpu_w, 100 * err,
-		       host ? " (host-bound)" : "");
-		/* known off, and why: Llama 3 8B's 4 layers at 4096 tokens draw
-		 * 686 W, near the 700 W limit, where capsim's load curve reaches
-		 * 580 W at the same busy share (the H200's same point, one the
-		 * memory-bound weight was fitted on, is -13.1%): its GEMMs and
-		 * attention keep the board busier than the share of kernel time
-		 * says */
-		int known = strcmp(model, "llama-3-8b") == 0;
-		double tol = host ? 0.30 : 0.15;
-		if (known && fabs(err) <= tol)
-			fail_msg("%s: %+.1f%%, within %.0f%%: no longer known off", id, 100 * err,
-				 100 * tol);
-		if (!known && fabs(err) > tol)
-			fail_msg("%s: %+.1f%%", id, 100 * err);
-		sum += fabs(err);
-		capsim_result_free(&r);
-		free(s);
-		json_decref(o);
-		i++;
-	}
-	free(line);
-	fclose(fp);
-	assert_int_equal(i, 8);
-	printf("mean absolute error %.1f%%\n", 100 * sum / i);
+	int n = power_points(CAPSIM_SOURCE_DIR "/calibrate/results/h100-2026-12-05d-power-steps.jsonl",
+			     "dgx-h100", 0, "h100-power-steps", "h100", NULL, h100_power_check);
+	assert_int_equal(n, 8);
+	printf("mean absolute error %.1f%%\n", 100 * h100_power_sum / n);
 }
 
 /* Checkpoints, failures and goodput in closed form: Young's interval
