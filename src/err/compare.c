@@ -32,19 +32,15 @@ static int paired(const capsim_err_model *m, capsim_err_quantity q,
 	return 0;
 }
 
-/* each on its own band, the two errors independent and normal on the log */
-static int independent(const capsim_err_model *m, capsim_err_quantity q,
-		       const capsim_err_features *fa, const capsim_err_features *fb,
-		       capsim_err_cmp *out)
+/* each on its own band (factors on the prediction), the two errors
+ * independent and normal on the log */
+static void independent_of(double a_lo, double a_hi, double b_lo, double b_hi,
+			   capsim_err_cmp *out)
 {
-	capsim_err_band ba, bb;
-	if (capsim_err_band_of(m, q, fa, &ba) < 0 || capsim_err_band_of(m, q, fb, &bb) < 0)
-		return -1;
-	const int l = CAPSIM_ERR_80;
-	double mid_a = 0.5 * (log(ba.lo[l]) + log(ba.hi[l]));
-	double mid_b = 0.5 * (log(bb.lo[l]) + log(bb.hi[l]));
-	double sa = (log(ba.hi[l]) - log(ba.lo[l])) / (2.0 * CAPSIM_ERR_Z80);
-	double sb = (log(bb.hi[l]) - log(bb.lo[l])) / (2.0 * CAPSIM_ERR_Z80);
+	double mid_a = 0.5 * (log(a_lo) + log(a_hi));
+	double mid_b = 0.5 * (log(b_lo) + log(b_hi));
+	double sa = (log(a_hi) - log(a_lo)) / (2.0 * CAPSIM_ERR_Z80);
+	double sb = (log(b_hi) - log(b_lo)) / (2.0 * CAPSIM_ERR_Z80);
 	double s = sqrt(sa * sa + sb * sb);
 	out->paired = 0;
 	/* measured ln(a / b) = ln(ratio) + (r_a - r_b), r ~ N(mid, sigma) */
@@ -54,7 +50,32 @@ static int independent(const capsim_err_model *m, capsim_err_quantity q,
 	out->p_less = s > 0 ? 0.5 * erfc(mean / (s * sqrt(2.0))) : (mean < 0 ? 1.0 : 0.0);
 	if (mean == 0.0)
 		out->p_less = 0.5;
+}
+
+static int independent(const capsim_err_model *m, capsim_err_quantity q,
+		       const capsim_err_features *fa, const capsim_err_features *fb,
+		       capsim_err_cmp *out)
+{
+	capsim_err_band ba, bb;
+	if (capsim_err_band_of(m, q, fa, &ba) < 0 || capsim_err_band_of(m, q, fb, &bb) < 0)
+		return -1;
+	const int l = CAPSIM_ERR_80;
+	independent_of(ba.lo[l], ba.hi[l], bb.lo[l], bb.hi[l], out);
 	snprintf(out->group, sizeof out->group, "%s", ba.group[l]);
+	return 0;
+}
+
+int capsim_err_compare_bands(double a, double a_lo, double a_hi, double b, double b_lo,
+			     double b_hi, capsim_err_cmp *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!(a > 0) || !(b > 0) || !(a_lo > 0) || !(a_lo <= a && a <= a_hi) || !(b_lo > 0) ||
+	    !(b_lo <= b && b <= b_hi) || !isfinite(a_hi) || !isfinite(b_hi))
+		return -1;
+	out->ratio = a / b;
+	independent_of(a_lo / a, a_hi / a, b_lo / b, b_hi / b, out);
+	out->has = 1;
+	out->tie = fabs(log(out->ratio) - out->centre) <= out->half80;
 	return 0;
 }
 

@@ -50,4 +50,12 @@ int capsim_err_compare(const capsim_err_model *m, capsim_err_quantity q,
 		       const capsim_err_features *fa, double a,
 		       const capsim_err_features *fb, double b, capsim_err_cmp *out);
 
+/* Compare a with b, both > 0, each with its own 80% band [a_lo, a_hi] and
+ * [b_lo, b_hi] (around it, in its unit): independent, as capsim_err_compare
+ * does across families, for a quantity whose bands are carried from
+ * another's (the TCO's from the power's). out->group is left empty.
+ * Returns 0 with *out filled, or -1 (out->has 0) where a band is not one. */
+int capsim_err_compare_bands(double a, double a_lo, double a_hi, double b, double b_lo,
+			     double b_hi, capsim_err_cmp *out);
+
 #endif

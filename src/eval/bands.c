@@ -1,6 +1,7 @@
 /* bands.c - the error model's bands on a result's predictions and the keys
  * that follow from them (eval.h; docs/model.md, "Error bands on results"). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "eval.h"
@@ -14,10 +15,77 @@ const char *const capsim_band_map_names[CAPSIM_BAND__MAPS] = {
 	[CAPSIM_BAND_MARGIN_RATIO] = "memory",
 	[CAPSIM_BAND_POWER] = "power",
 	[CAPSIM_BAND_ENERGY] = "power x step",
+	[CAPSIM_BAND_OWNING] = "power",
 	[CAPSIM_BAND_CHECKPOINT] = "checkpoint",
 	[CAPSIM_BAND_CLOUD_COST] = "step",
-	[CAPSIM_BAND_COST] = "step",
+	[CAPSIM_BAND_ONPREM_COST] = "power x step",
+	[CAPSIM_BAND_COST] = "power x step when owned, step when rented",
 };
+
+typedef capsim_result R;
+
+/* where the carried values sit in a result, in the order of
+ * capsim_result_bands.carried */
+static const size_t carried_at[CAPSIM_BAND_CARRIED] = {
+	offsetof(R, power.gpu_w),
+	offsetof(R, power.node_w),
+	offsetof(R, power.it_w),
+	offsetof(R, power.facility_w),
+	offsetof(R, cost.opex_energy_per_year_usd),
+	offsetof(R, cost.opex_per_year_usd),
+	offsetof(R, cost.tco_usd),
+	offsetof(R, cost.tco_npv_usd),
+	offsetof(R, cost.onprem_cost_per_gpu_hour_usd),
+	offsetof(R, cost.breakeven_utilization),
+	offsetof(R, cost.breakeven_months),
+};
+
+/* the index in carried_at of the result's value at offset; -1: none */
+static int carried_index(size_t offset)
+{
+	for (int i = 0; i < CAPSIM_BAND_CARRIED; i++)
+		if (carried_at[i] == offset)
+			return i;
+	return -1;
+}
+
+/* the carried values with every group's GPU at f times its draw: the draws
+ * from capsim_power_gpu_moved, the owner's money from the cost model on
+ * them (the step, the floor, the failures and the fabric r's) */
+static void carry(const capsim_scenario *s, const R *r, double f, double v[CAPSIM_BAND_CARRIED])
+{
+	capsim_power pm;
+	capsim_power_gpu_moved(s, &r->power, f, &pm);
+	capsim_cost cm;
+	capsim_cost_inputs in = {
+		.power = &pm,
+		.layout = &r->layout,
+		.reliab = &r->reliab,
+		.fabric = r->fabric,
+		.time_to_train_s = r->step.time_to_train_s,
+	};
+	capsim_cost_estimate(s, &in, &cm);
+	for (int i = 0; i < CAPSIM_BAND_CARRIED; i++) {
+		size_t o = carried_at[i];
+		const char *base = o >= offsetof(R, cost) && o < offsetof(R, cost) + sizeof(((const R *)0)->cost) ?
+					   (const char *)&cm - offsetof(R, cost) :
+					   (const char *)&pm - offsetof(R, power);
+		memcpy(&v[i], base + o, sizeof v[i]);
+	}
+}
+
+/* the power band's ends carried, at each level that has one */
+static void carry_power(const capsim_scenario *s, R *r)
+{
+	const capsim_err_band *b = &r->bands.q[CAPSIM_ERR_POWER];
+	for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+		r->bands.has_carried[l] = b->has[l] && r->power.gpu_w > 0;
+		if (!r->bands.has_carried[l])
+			continue;
+		carry(s, r, b->lo[l], r->bands.carried[l][0]);
+		carry(s, r, b->hi[l], r->bands.carried[l][1]);
+	}
+}
 
 void capsim_result_set_bands(const capsim_scenario *s, const capsim_err_model *m,
 			     capsim_result *r)
@@ -36,6 +104,7 @@ void capsim_result_set_bands(const capsim_scenario *s, const capsim_err_model *m
 	capsim_err_features c = f;
 	c.stack[0] = '\0';
 	capsim_err_band_of(m, CAPSIM_ERR_CHECKPOINT, &c, &r->bands.q[CAPSIM_ERR_CHECKPOINT]);
+	carry_power(s, r);
 }
 
 int capsim_eval_busbw_band(const capsim_scenario *s, const capsim_err_model *m, int ranks,
@@ -65,25 +134,50 @@ static int factors(const capsim_result *r, capsim_err_quantity q, int l, double 
 	return 1;
 }
 
-/* power x step: each band as a centre and half-width on the log; the
- * centres add, the half-widths in quadrature (the two errors taken as
- * independent); one band alone where the other has none */
-static int energy_factors(const capsim_result *r, int l, double *lo, double *hi)
+/* two banded factors taken as independent: each as a centre and a
+ * half-width on the log, the centres added and the half-widths in
+ * quadrature */
+static void combine(double al, double ah, double bl, double bh, double *lo, double *hi)
 {
-	double sl, sh, pl, ph;
+	double c = 0.5 * (log(al) + log(ah)) + 0.5 * (log(bl) + log(bh));
+	double h = hypot(0.5 * (log(ah) - log(al)), 0.5 * (log(bh) - log(bl)));
+	*lo = exp(c - h);
+	*hi = exp(c + h);
+}
+
+/* the carried value i's factors at level l: its ends over the result's own
+ * value; 0 where it has none, or an end is not finite */
+static int carried_factors(const R *r, int i, int l, double *lo, double *hi)
+{
+	if (!r->bands.on || !r->bands.has_carried[l])
+		return 0;
+	double v;
+	memcpy(&v, (const char *)r + carried_at[i], sizeof v);
+	double a = r->bands.carried[l][0][i], b = r->bands.carried[l][1][i];
+	if (!(v > 0) || !isfinite(v) || !isfinite(a) || !isfinite(b))
+		return 0;
+	*lo = a / v;
+	*hi = b / v;
+	return 1;
+}
+
+/* a carried factor x the step's: the two bands taken as independent; one
+ * alone where the other has none */
+static int with_step(const R *r, int i, int l, double *lo, double *hi)
+{
+	double sl = 1, sh = 1, pl = 1, ph = 1;
 	int has_s = factors(r, CAPSIM_ERR_STEP, l, &sl, &sh);
-	int has_p = factors(r, CAPSIM_ERR_POWER, l, &pl, &ph);
+	int has_p = carried_factors(r, i, l, &pl, &ph);
 	if (!has_s || !has_p) {
 		*lo = has_s ? sl : pl;
 		*hi = has_s ? sh : ph;
 		return has_s || has_p;
 	}
-	double c = 0.5 * (log(sl) + log(sh)) + 0.5 * (log(pl) + log(ph));
-	double h = hypot(0.5 * (log(sh) - log(sl)), 0.5 * (log(ph) - log(pl)));
-	*lo = exp(c - h);
-	*hi = exp(c + h);
+	combine(sl, sh, pl, ph, lo, hi);
 	return 1;
 }
+
+enum { CARRIED_FACILITY = 3, CARRIED_GPU_HOUR = 8 };
 
 /* the smallest of the groups' capacity less peak x f, and its ratio to that
  * group's capacity */
@@ -118,26 +212,41 @@ static int scaled(const capsim_result *r, capsim_band_map map, int l, double v, 
 	switch (map) {
 	case CAPSIM_BAND_STEP: if (!factors(r, CAPSIM_ERR_STEP, l, &a, &b)) return 0; break;
 	case CAPSIM_BAND_MEMORY: if (!factors(r, CAPSIM_ERR_MEMORY, l, &a, &b)) return 0; break;
-	case CAPSIM_BAND_POWER: if (!factors(r, CAPSIM_ERR_POWER, l, &a, &b)) return 0; break;
+
 	case CAPSIM_BAND_CHECKPOINT:
 		if (!factors(r, CAPSIM_ERR_CHECKPOINT, l, &a, &b))
 			return 0;
 		break;
-	case CAPSIM_BAND_ENERGY: if (!energy_factors(r, l, &a, &b)) return 0; break;
+	case CAPSIM_BAND_ENERGY:
+		if (!with_step(r, CARRIED_FACILITY, l, &a, &b))
+			return 0;
+		break;
+	case CAPSIM_BAND_ONPREM_COST:
+		if (!with_step(r, CARRIED_GPU_HOUR, l, &a, &b))
+			return 0;
+		break;
 	case CAPSIM_BAND_PER_STEP:
 		if (!factors(r, CAPSIM_ERR_STEP, l, &b, &a))
 			return 0;
 		a = 1 / a; /* the slowest step gives the least */
 		b = 1 / b;
 		break;
-	case CAPSIM_BAND_CLOUD_COST:
 	case CAPSIM_BAND_COST:
+		if (!r->cost.acquire_rent) {
+			if (!with_step(r, CARRIED_GPU_HOUR, l, &a, &b))
+				return 0;
+			break;
+		}
+		if (!factors(r, CAPSIM_ERR_STEP, l, &a, &b)) /* it rents: the cloud's */
+			return 0;
+		a = cloud_factor(r, a);
+		b = cloud_factor(r, b);
+		break;
+	case CAPSIM_BAND_CLOUD_COST:
 		if (!factors(r, CAPSIM_ERR_STEP, l, &a, &b))
 			return 0;
-		if (map == CAPSIM_BAND_CLOUD_COST || r->cost.acquire_rent) {
-			a = cloud_factor(r, a);
-			b = cloud_factor(r, b);
-		}
+		a = cloud_factor(r, a);
+		b = cloud_factor(r, b);
 		break;
 	default: return 0;
 	}
@@ -163,8 +272,20 @@ int capsim_result_band(const capsim_result *r, const capsim_result_key *k, int l
 		return 1;
 	}
 	double v = capsim_result_number(r, k);
-	if (!isfinite(v) || !scaled(r, k->band, level, v, lo, hi))
+	if (!isfinite(v))
 		return 0;
+	if (k->band == CAPSIM_BAND_POWER || k->band == CAPSIM_BAND_OWNING) {
+		/* the carried ends themselves: a draw at most the GPU's limit, a
+		 * cost from the cost model again */
+		int i = carried_index(k->offset);
+		double a, b;
+		if (i < 0 || !carried_factors(r, i, level, &a, &b))
+			return 0;
+		*lo = r->bands.carried[level][0][i];
+		*hi = r->bands.carried[level][1][i];
+	} else if (!scaled(r, k->band, level, v, lo, hi)) {
+		return 0;
+	}
 	if (*lo > *hi) { /* a negative value scaled */
 		double t = *lo;
 		*lo = *hi;

@@ -70,9 +70,21 @@ typedef struct capsim_group_result {
  * (capsim_result_err_features), has[] 0 at a level the model has none. The
  * checkpoint's is the GPU generation's group and wider (no save path of the
  * tables is the scenario's own). */
+enum {
+	CAPSIM_BAND_CARRIED = 11 /* what the power band carries: 4 draws, 7 of the owner's money */
+};
 typedef struct capsim_result_bands {
 	int on;
 	capsim_err_band q[CAPSIM_ERR__QUANTITIES];
+	/* The power band carried through what follows from the GPU's draw:
+	 * carried[level][0] the values at the band's low GPU power, [1] at its
+	 * high (capsim_power_gpu_moved, then the cost model again): the
+	 * GPU's, the node's, the IT and the facility draw; the energy opex,
+	 * the opex, the TCO, its present value, a busy GPU-hour's cost, the
+	 * break-even utilisation and month (INFINITY where there is none).
+	 * has_carried[level] 0 where the result has no power band. */
+	int has_carried[CAPSIM_ERR__LEVELS];
+	double carried[CAPSIM_ERR__LEVELS][2][CAPSIM_BAND_CARRIED];
 } capsim_result_bands;
 
 typedef struct capsim_result {
@@ -239,11 +251,13 @@ typedef enum capsim_band_map {
 	CAPSIM_BAND_MEMORY,      /* in proportion to the peak memory */
 	CAPSIM_BAND_MARGIN,      /* capacity less peak x the memory band (ends swapped) */
 	CAPSIM_BAND_MARGIN_RATIO, /* that over the capacity */
-	CAPSIM_BAND_POWER,       /* in proportion to the power drawn */
-	CAPSIM_BAND_ENERGY,      /* power x step time */
+	CAPSIM_BAND_POWER,       /* the GPU's draw moved by the power band (at most its limit) */
+	CAPSIM_BAND_ENERGY,      /* the facility's draw (as POWER) x step time */
+	CAPSIM_BAND_OWNING,      /* the owner's money moved by the power band (cost model again) */
 	CAPSIM_BAND_CHECKPOINT,  /* in proportion to a checkpoint's time */
 	CAPSIM_BAND_CLOUD_COST,  /* the cloud's GPUs and storage with the step, egress fixed */
-	CAPSIM_BAND_COST,        /* the design's own: on-prem with the step, or the cloud's */
+	CAPSIM_BAND_ONPREM_COST, /* a busy GPU-hour's cost (as OWNING) x the step */
+	CAPSIM_BAND_COST,        /* the design's own: ONPREM_COST, or the cloud's */
 	CAPSIM_BAND__MAPS
 } capsim_band_map;
 /* "", "step", "1/step", "memory", "memory", "memory", "power", "power x step",

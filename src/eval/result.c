@@ -805,9 +805,9 @@ const capsim_result_key capsim_result_keys[] = {
 		"what the nodes and switches resell for at cost.horizon: their price x cost.resale x "
 		"(1 - cost.resale-decline)^years; cables, optics and storage none", has_capex,
 		note_residual, NULL),
-	REAL_IF("opex_per_year_usd", offsetof(R, cost.opex_per_year_usd), CAPSIM_DIM_USD, "USD",
+	REAL_IF_B(CAPSIM_BAND_OWNING, "opex_per_year_usd", offsetof(R, cost.opex_per_year_usd), CAPSIM_DIM_USD, "USD",
 		"opex a year", 1, "the sum of the opex_*_per_year_usd classes", has_capex, NULL, NULL),
-	REAL_IF("opex_energy_per_year_usd", offsetof(R, cost.opex_energy_per_year_usd),
+	REAL_IF_B(CAPSIM_BAND_OWNING, "opex_energy_per_year_usd", offsetof(R, cost.opex_energy_per_year_usd),
 		CAPSIM_DIM_USD, "USD", "energy", 2,
 		"the facility's energy (cooling in its PUE) at its price: the step's power for "
 		"cost.utilization of the year, the GPUs at idle the rest", has_capex, NULL, NULL),
@@ -836,16 +836,16 @@ const capsim_result_key capsim_result_keys[] = {
 		NULL),
 	REAL_IF("opex_staff_per_year_usd", offsetof(R, cost.opex_staff_per_year_usd), CAPSIM_DIM_USD,
 		"USD", "staff", 2, "cost.staff", has_capex, NULL, NULL),
-	REAL_IF("tco_usd", offsetof(R, cost.tco_usd), CAPSIM_DIM_USD, "USD", "TCO over the horizon", 1,
+	REAL_IF_B(CAPSIM_BAND_OWNING, "tco_usd", offsetof(R, cost.tco_usd), CAPSIM_DIM_USD, "USD", "TCO over the horizon", 1,
 		"capex - residual_usd + opex a year x cost.horizon", has_capex, NULL, NULL),
-	REAL_IF("tco_npv_usd", offsetof(R, cost.tco_npv_usd), CAPSIM_DIM_USD, "USD", "its present value", 1,
+	REAL_IF_B(CAPSIM_BAND_OWNING, "tco_npv_usd", offsetof(R, cost.tco_npv_usd), CAPSIM_DIM_USD, "USD", "its present value", 1,
 		"the TCO's present value at cost.discount-rate: the capex now, the opex monthly, the "
 		"residual at the horizon", has_capex, NULL, NULL),
-	REAL_IF("onprem_cost_per_gpu_hour_usd", offsetof(R, cost.onprem_cost_per_gpu_hour_usd),
+	REAL_IF_B(CAPSIM_BAND_OWNING, "onprem_cost_per_gpu_hour_usd", offsetof(R, cost.onprem_cost_per_gpu_hour_usd),
 		CAPSIM_DIM_USD, "USD", "per busy GPU-hour", 1,
 		"TCO over the busy GPU-hours of the horizon (GPUs x cost.horizon x cost.utilization)",
 		has_capex, NULL, NULL),
-	REAL_IF_B(CAPSIM_BAND_STEP, "onprem_cost_to_train_usd",
+	REAL_IF_B(CAPSIM_BAND_ONPREM_COST, "onprem_cost_to_train_usd",
 		offsetof(R, cost.onprem_cost_to_train_usd), CAPSIM_DIM_USD,
 		"USD", "on-prem cost to train", 1, "busy GPU-hour cost x GPUs x wall time to train",
 		has_capex, NULL, NULL),
@@ -858,12 +858,12 @@ const capsim_result_key capsim_result_keys[] = {
 		offsetof(R, cost.cost_per_million_tokens_usd),
 		CAPSIM_DIM_USD, "USD", "per million tokens", 1,
 		"cost_to_train_usd over the token budget in millions", has_cost_to_train, NULL, NULL),
-	REAL_IF("breakeven_utilization", offsetof(R, cost.breakeven_utilization), CAPSIM_DIM_RATIO, "1",
+	REAL_IF_B(CAPSIM_BAND_OWNING, "breakeven_utilization", offsetof(R, cost.breakeven_utilization), CAPSIM_DIM_RATIO, "1",
 		"break-even utilisation", 1,
 		"utilisation at which a busy GPU-hour owned over cost.horizon costs what one rented "
 		"from the cloud offer does, undiscounted (above 1: renting is cheaper at any)",
 		has_breakeven, NULL, NULL),
-	REAL_IF("breakeven_months", offsetof(R, cost.breakeven_months), CAPSIM_DIM_COUNT, "", "break-even month", 1,
+	REAL_IF_B(CAPSIM_BAND_OWNING, "breakeven_months", offsetof(R, cost.breakeven_months), CAPSIM_DIM_COUNT, "", "break-even month", 1,
 		"at cost.utilization, the month in which renting the busy hours so far has come to cost "
 		"what owning them does (capex - residual then + opex so far), undiscounted; within "
 		"cost.horizon exactly when breakeven_utilization <= cost.utilization (absent: never, "

@@ -313,3 +313,36 @@ int capsim_power_estimate(const capsim_scenario *s, const capsim_step *st, int s
 		return 0;
 	return facility_racks(s, out, d);
 }
+
+/* the most group g's GPU draws: its limit, or the cooling's throttle */
+static double gpu_most_w(const capsim_scenario *s, const capsim_power *p, int g)
+{
+	capsim_group_view v;
+	capsim_scenario_group(s, g, &v);
+	double w = v.gpu->power_limit_w > 0 ? fmin(v.gpu->power_limit_w, v.gpu->tdp_w) :
+					      v.gpu->tdp_w;
+	if (p->group_throttle_w[g] > 0)
+		w = fmin(w, p->group_throttle_w[g]);
+	return w;
+}
+
+void capsim_power_gpu_moved(const capsim_scenario *s, const capsim_power *p, double f,
+			    capsim_power *out)
+{
+	CAPSIM_ASSERT(f > 0);
+	*out = *p;
+	for (int g = 0; g < p->n_groups; g++) {
+		capsim_power_group *pg = &out->group[g];
+		double w = fmin(pg->gpu_w * f, fmax(gpu_most_w(s, p, g), pg->gpu_w));
+		double more = pg->gpus_per_node * (w - pg->gpu_w);
+		pg->gpu_w = w;
+		pg->node_w += more;
+		out->it_w += pg->nodes * more;
+	}
+	out->gpu_w = out->group[0].gpu_w;
+	out->node_w = out->group[0].node_w;
+	out->facility_w = out->it_w * out->pue;
+	double k = p->facility_w > 0 ? out->facility_w / p->facility_w : 1.0;
+	out->energy_per_step_j = p->energy_per_step_j * k;
+	out->energy_to_train_j = p->energy_to_train_j * k;
+}

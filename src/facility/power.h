@@ -93,6 +93,16 @@ extern const double capsim_power_mem_weight;
 int capsim_cooling_limits(const capsim_scenario *s, const capsim_power *p,
 			  double limit[CAPSIM_MAX_GROUPS], capsim_diags *d);
 
+/* p with each group's GPU drawing f times its mean over the step, at most
+ * the limit it runs under (the scenario's power limit or TDP, or the
+ * cooling's throttle), and what follows from that draw moved alike: the
+ * node's draw, the IT and facility draws and the energies. The idle, peak
+ * and rack figures are what is provisioned, not the step's draw, and stay.
+ * What a band on the GPU's power carries (docs/model.md, "Error bands on
+ * results"). f > 0. */
+void capsim_power_gpu_moved(const capsim_scenario *s, const capsim_power *p, double f,
+			    capsim_power *out);
+
 /* Fill *out for scenario s and its step st (switches: the fabric's switch
  * count). Returns 0, or -1 after adding to d why not: a rack-scale group
  * whose nodes are not whole NVLink domains (a rack never holds part of one),

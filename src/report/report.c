@@ -332,6 +332,32 @@ void capsim_report_free(capsim_report *rep)
 
 /* ---- the winner against the runner-up, on correlated error ------------------------------- */
 
+/* x's TCO band at 80% (the power's carried through the busy hours'
+ * energy: bands.c), on a copy of its result; 0 where it has none */
+static int tco_band(const capsim_report_design *x, const capsim_err_model *m, double *lo,
+		    double *hi)
+{
+	capsim_result banded = x->r; /* the bands alone are set: nothing owned moves */
+	capsim_result_set_bands(x->s, m, &banded);
+	return capsim_result_band(&banded, capsim_result_key_find("tco_usd"), CAPSIM_ERR_80, lo,
+				  hi);
+}
+
+/* the TCO rule: the rest of the TCO is priced inputs, so its error is the
+ * power's through the busy hours' energy, each design's band its own */
+static void tco_compare(const capsim_report_design *w, const capsim_report_design *r,
+			const capsim_err_model *m, capsim_report_cmp *c)
+{
+	double wl, wh, rl, rh;
+	c->from_power = 1;
+	c->has = tco_band(w, m, &wl, &wh) && tco_band(r, m, &rl, &rh) &&
+		 capsim_err_compare_bands(w->metric, wl, wh, r->metric, rl, rh, &c->cmp) == 0;
+	if (!c->has)
+		snprintf(c->why_none, sizeof c->why_none, "tco_usd is priced inputs over a fixed "
+			 "horizon but for the busy hours' energy, and the error model has no band "
+			 "of the power for these designs");
+}
+
 void capsim_report_compare(capsim_report *rep, const capsim_err_model *m)
 {
 	capsim_report_cmp *c = &rep->cmp;
@@ -339,13 +365,11 @@ void capsim_report_compare(capsim_report *rep, const capsim_err_model *m)
 	if (!m || rep->winner < 0 || rep->runner_up < 0)
 		return;
 	c->done = 1;
+	const capsim_report_design *w = &rep->d[rep->winner], *r = &rep->d[rep->runner_up];
 	if (rep->rule.metric == CAPSIM_RULE_TCO) {
-		snprintf(c->why_none, sizeof c->why_none, "tco_usd is priced inputs over a fixed "
-			 "horizon: no error band of capsim's predictions reaches it, and the "
-			 "difference is as exact as the prices given");
+		tco_compare(w, r, m, c);
 		return;
 	}
-	const capsim_report_design *w = &rep->d[rep->winner], *r = &rep->d[rep->runner_up];
 	capsim_err_features fw, fr;
 	capsim_result_err_features(w->s, &w->r, &fw);
 	capsim_result_err_features(r->s, &r->r, &fr);

@@ -81,6 +81,8 @@ typedef struct capsim_report_cmp {
 	capsim_err_cmp cmp;          /* winner (a) against runner-up (b) */
 	char gen_stack[2][3 * CAPSIM_ERR_TEXT]; /* each one's "hopper / megatron" */
 	char why_none[256];          /* when !has: why not */
+	int from_power;              /* 1: the TCO's, each design's own band carried from
+				      * its power's (capsim_err_compare_bands) */
 } capsim_report_cmp;
 
 typedef struct capsim_report {

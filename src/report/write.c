@@ -711,7 +711,13 @@ static const char *better_words(int metric)
 static void basis_text(const capsim_report *rep, char *buf, size_t n)
 {
 	const capsim_report_cmp *c = &rep->cmp;
-	if (c->cmp.paired)
+	if (c->from_power)
+		snprintf(buf, n, "+/-%.1f%% from independent bands of the TCO: the rest of it is "
+			 "priced inputs, so its error is the GPUs' power error through the busy "
+			 "hours' energy, each design's own 80%% band (taken as independent, which "
+			 "overstates the spread of two designs of one GPU)",
+			 100.0 * (exp(c->cmp.half80) - 1.0));
+	else if (c->cmp.paired)
 		snprintf(buf, n, "+/-%.1f%% on the difference: both are %s, which share most "
 			 "of their error; from %s",
 			 100.0 * (exp(c->cmp.half80) - 1.0), c->gen_stack[0], c->cmp.group);
@@ -726,7 +732,11 @@ static void basis_text(const capsim_report *rep, char *buf, size_t n)
  * 20% move changes the winner */
 static void decider_text(const capsim_report *rep, char *buf, size_t n)
 {
-	int at = snprintf(buf, n, "What would decide it: a measured step time of both designs "
+	int at = rep->cmp.from_power ?
+		 snprintf(buf, n, "What would decide it: a measured power draw of both designs' "
+			  "GPUs through a training step (the power's model error is the whole of "
+			  "this band; the prices are inputs that carry no model error)") :
+		 snprintf(buf, n, "What would decide it: a measured step time of both designs "
 			  "on their hardware (the step time's model error is the whole of this "
 			  "band: %s is taken as proportional to the step time, and the prices are "
 			  "inputs that carry no model error)",

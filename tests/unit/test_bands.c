@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "catalog.h"
+#include "cost.h"
 #include "err.h"
 #include "eval.h"
 #include "results.h"
@@ -167,23 +168,127 @@ static void test_per_step(void **state)
 	expect_ends("mfu", CAPSIM_ERR_80, mfu / 1.2, mfu / 0.9);
 }
 
-/* energy: power x step, the two log half-widths in quadrature about the
- * sum of the centres; at 95% the power has none, so the step's alone */
-static void test_energy(void **state)
+/* two factor pairs taken as independent: centres added, log half-widths
+ * in quadrature */
+static void quadrature(double al, double ah, double bl, double bh, double *lo, double *hi)
+{
+	double c = 0.5 * (log(al) + log(ah)) + 0.5 * (log(bl) + log(bh));
+	double h = sqrt(pow(0.5 * (log(ah) - log(al)), 2) + pow(0.5 * (log(bh) - log(bl)), 2));
+	*lo = exp(c - h);
+	*hi = exp(c + h);
+}
+
+/* what the facility draws with the GPUs at f x their draw (the default
+ * scenario's one group, its GPUs under their limit at f 1.1): the GPUs'
+ * extra through the PUE, the rest of the draw fixed */
+static double facility_at(double f)
+{
+	const capsim_power *p = &with.power;
+	double gpus = (double)p->group[0].nodes * p->group[0].gpus_per_node;
+	return p->facility_w + p->pue * gpus * p->gpu_w * (f - 1);
+}
+
+/* power: the GPU's draw moved by the band, the node's and the facility's
+ * by the GPUs' share of it alone (their overhead is no GPU's) */
+static void test_power(void **state)
 {
 	(void)state;
-	double c = 0.5 * (log(0.9) + log(1.2)) + 0.5 * (log(0.95) + log(1.1));
-	double h = sqrt(pow(0.5 * (log(1.2) - log(0.9)), 2) + pow(0.5 * (log(1.1) - log(0.95)), 2));
-	double e = with.power.energy_per_step_j;
-	expect_ends("energy_per_step_j", CAPSIM_ERR_80, e * exp(c - h), e * exp(c + h));
-	expect_ends("energy_per_step_j", CAPSIM_ERR_95, 0.8 * e, 1.5 * e);
-	double et = with.power.energy_to_train_j;
-	expect_ends("energy_to_train_j", CAPSIM_ERR_80, et * exp(c - h), et * exp(c + h));
-	double pw = with.power.gpu_w;
+	const capsim_power *p = &with.power;
+	assert_int_equal(p->n_groups, 1);
+	double pw = p->gpu_w, gpn = p->group[0].gpus_per_node;
+	assert_true(1.1 * pw < 700.0); /* the H100's limit (its TDP) not reached */
 	expect_ends("power_gpu_w", CAPSIM_ERR_80, 0.95 * pw, 1.1 * pw);
+	expect_ends("power_node_w", CAPSIM_ERR_80, p->node_w - gpn * 0.05 * pw,
+		    p->node_w + gpn * 0.1 * pw);
+	expect_ends("power_facility_w", CAPSIM_ERR_80, facility_at(0.95), facility_at(1.1));
 	double lo, hi;
 	assert_false(capsim_result_band(&with, capsim_result_key_find("power_gpu_w"),
 					CAPSIM_ERR_95, &lo, &hi));
+}
+
+/* a band past the GPU's limit stops at it: twice the draw is the TDP, and
+ * the node and IT draws move by that much alone */
+static void test_power_limit(void **state)
+{
+	(void)state;
+	const capsim_power *p = &with.power;
+	capsim_power m;
+	capsim_power_gpu_moved(scen, p, 2.0, &m);
+	assert_rel(m.gpu_w, 700.0, 1e-15);
+	assert_rel(m.group[0].gpu_w, 700.0, 1e-15);
+	double more = p->group[0].gpus_per_node * (700.0 - p->gpu_w);
+	assert_rel(m.node_w, p->node_w + more, 1e-12);
+	assert_rel(m.it_w, p->it_w + p->group[0].nodes * more, 1e-12);
+	assert_rel(m.facility_w, m.it_w * p->pue, 1e-12);
+	assert_rel(m.energy_per_step_j, p->energy_per_step_j * m.facility_w / p->facility_w,
+		   1e-12);
+	/* what is provisioned does not move */
+	assert_rel(m.it_peak_w, p->it_peak_w, 1e-15);
+	assert_rel(m.it_idle_w, p->it_idle_w, 1e-15);
+}
+
+/* energy: the facility's draw (as the power band moves it) x the step, the
+ * two log half-widths in quadrature about the sum of the centres; at 95%
+ * the power has none, so the step's alone */
+static void test_energy(void **state)
+{
+	(void)state;
+	double fl = facility_at(0.95) / with.power.facility_w;
+	double fh = facility_at(1.1) / with.power.facility_w;
+	double lo, hi;
+	quadrature(0.9, 1.2, fl, fh, &lo, &hi);
+	double e = with.power.energy_per_step_j;
+	expect_ends("energy_per_step_j", CAPSIM_ERR_80, e * lo, e * hi);
+	expect_ends("energy_per_step_j", CAPSIM_ERR_95, 0.8 * e, 1.5 * e);
+	double et = with.power.energy_to_train_j;
+	expect_ends("energy_to_train_j", CAPSIM_ERR_80, et * lo, et * hi);
+}
+
+/* the owner's money: the busy hours' energy moves with the facility's draw
+ * (the idle hours' does not), the opex and the TCO by as much over the
+ * horizon, the break-even utilisation up with the power; a busy GPU-hour's
+ * cost to train with it and the step, in quadrature */
+static void test_owning(void **state)
+{
+	(void)state;
+	const capsim_cost *c = &with.cost;
+	const capsim_scenario *s = scen;
+	assert_true(c->has_capex && s->has_facility && s->facility.energy_usd_per_j > 0);
+	double years = s->horizon_s / CAPSIM_YEAR_S;
+	for (int end = 0; end < 2; end++) {
+		double f = end ? 1.1 : 0.95;
+		double d_energy = s->utilization * (facility_at(f) - with.power.facility_w) *
+				  CAPSIM_YEAR_S * s->facility.energy_usd_per_j;
+		double a, b, v;
+		ends(&with, "opex_energy_per_year_usd", CAPSIM_ERR_80, &a, &b);
+		v = end ? b : a;
+		assert_rel(v, c->opex_energy_per_year_usd + d_energy, 1e-9);
+		ends(&with, "opex_per_year_usd", CAPSIM_ERR_80, &a, &b);
+		assert_rel(end ? b : a, c->opex_per_year_usd + d_energy, 1e-9);
+		ends(&with, "tco_usd", CAPSIM_ERR_80, &a, &b);
+		assert_rel(end ? b : a, c->tco_usd + d_energy * years, 1e-9);
+		ends(&with, "tco_npv_usd", CAPSIM_ERR_80, &a, &b);
+		assert_true(a < c->tco_npv_usd && c->tco_npv_usd < b);
+	}
+	double lo, hi;
+	ends(&with, "breakeven_utilization", CAPSIM_ERR_80, &lo, &hi);
+	assert_true(lo < c->breakeven_utilization && c->breakeven_utilization < hi);
+	/* no 95% power band: none of what it carries has one */
+	assert_false(capsim_result_band(&with, capsim_result_key_find("tco_usd"), CAPSIM_ERR_95,
+					&lo, &hi));
+	double gl, gh;
+	ends(&with, "onprem_cost_per_gpu_hour_usd", CAPSIM_ERR_80, &gl, &gh);
+	double g = c->onprem_cost_per_gpu_hour_usd;
+	ends(&with, "tco_usd", CAPSIM_ERR_80, &lo, &hi);
+	assert_rel(gh / g, hi / c->tco_usd, 1e-12); /* a GPU-hour's cost is the TCO over hours */
+	quadrature(0.9, 1.2, gl / g, gh / g, &lo, &hi);
+	expect_ends("onprem_cost_to_train_usd", CAPSIM_ERR_80, c->onprem_cost_to_train_usd * lo,
+		    c->onprem_cost_to_train_usd * hi);
+	expect_ends("cost_to_train_usd", CAPSIM_ERR_80, c->cost_to_train_usd * lo,
+		    c->cost_to_train_usd * hi);
+	/* at 95% the step's alone */
+	expect_ends("onprem_cost_to_train_usd", CAPSIM_ERR_95, 0.8 * c->onprem_cost_to_train_usd,
+		    1.5 * c->onprem_cost_to_train_usd);
 }
 
 /* memory: the peak in proportion; the margin capacity less the peak at the
@@ -215,19 +320,14 @@ static void test_checkpoint(void **state)
 	/* a key that is no prediction has no band */
 	assert_false(capsim_result_band(&with, capsim_result_key_find("capex_usd"), CAPSIM_ERR_80,
 					&lo, &hi));
-	assert_false(capsim_result_band(&with, capsim_result_key_find("tco_usd"), CAPSIM_ERR_80,
-					&lo, &hi));
 }
 
-/* money: the bought design's cost to train with the step; the cloud's GPUs
- * and storage with the step and its egress fixed */
+/* money: the cloud's GPUs and storage with the step and its egress fixed */
 static void test_cost(void **state)
 {
 	(void)state;
 	const capsim_cost *c = &with.cost;
 	assert_true(c->has_cost_to_train && c->has_cloud_cost && !c->acquire_rent);
-	expect_ends("cost_to_train_usd", CAPSIM_ERR_80, 0.9 * c->cost_to_train_usd,
-		    1.2 * c->cost_to_train_usd);
 	double var = c->cloud_gpu_usd + c->cloud_storage_usd;
 	expect_ends("cloud_cost_usd", CAPSIM_ERR_80, 0.9 * var + c->cloud_egress_usd,
 		    1.2 * var + c->cloud_egress_usd);
@@ -484,7 +584,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_band), cmocka_unit_test(test_per_step),
-		cmocka_unit_test(test_energy),	  cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_power),	  cmocka_unit_test(test_power_limit),
+		cmocka_unit_test(test_energy),	  cmocka_unit_test(test_owning),
+		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_checkpoint), cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_json),	  cmocka_unit_test(test_text),
 		cmocka_unit_test(test_values),	  cmocka_unit_test(test_busbw),

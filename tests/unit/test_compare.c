@@ -31,7 +31,8 @@ static capsim_catalog *cat;
 /* Three groups. Step, hopper / megatron (host, profile, scale dropped): the
  * pairs' |r_a - r_b| with median 0.05, 80% 0.10, 95% 0.20, largest 0.30, of
  * 40 pairs; band80 0.9-1.1. Step, ampere / torch-eager: band80 0.8-1.25, no
- * pairs. Memory, every feature dropped: pairs 80% 0.02 of 9. */
+ * pairs. Memory, every feature dropped: pairs 80% 0.02 of 9. Power, every
+ * feature dropped: band80 0.9-1.1, no pairs. */
 static const char *const model_json =
 	"{\"format\": \"capsim-error-model\", \"version\": 1, \"rows\": 39, \"in_sample\": 0,\n"
 	" \"groups\": [\n"
@@ -46,7 +47,11 @@ static const char *const model_json =
 	"  {\"quantity\": \"memory\", \"level\": 5, \"gen\": \"*\", \"stack\": \"*\",\n"
 	"   \"host\": \"*\", \"profile\": \"*\", \"scale\": \"*\", \"n\": 9, \"median_r\": 0,\n"
 	"   \"band80\": [0.95, 1.05], \"band95\": null, \"pairs\": 9, \"pair_median\": 0.01,\n"
-	"   \"pair80\": 0.02, \"pair95\": null, \"pair_max\": 0.03}\n"
+	"   \"pair80\": 0.02, \"pair95\": null, \"pair_max\": 0.03},\n"
+	"  {\"quantity\": \"power\", \"level\": 5, \"gen\": \"*\", \"stack\": \"*\",\n"
+	"   \"host\": \"*\", \"profile\": \"*\", \"scale\": \"*\", \"n\": 9, \"median_r\": 0,\n"
+	"   \"band80\": [0.9, 1.1], \"band95\": null, \"pairs\": 0, \"pair_median\": 0,\n"
+	"   \"pair80\": null, \"pair95\": null, \"pair_max\": 0}\n"
 	" ],\n"
 	" \"coverage\": []}\n";
 
@@ -388,14 +393,56 @@ static void test_report_clear(void **state)
 	assert_null(strstr(md, "What would decide it"));
 	free(md);
 	capsim_report_free(&rep);
-	/* by TCO: priced inputs, no band reaches it */
+}
+
+/* x's TCO and its 80% band, the power's carried (bands.c) */
+static void tco_and_band(const capsim_report_design *x, double *v, double *lo, double *hi)
+{
+	capsim_result r = x->r;
+	capsim_result_set_bands(x->s, model, &r);
+	const capsim_result_key *k = capsim_result_key_find("tco_usd");
+	*v = capsim_result_number(&r, k);
+	assert_true(capsim_result_band(&r, k, CAPSIM_ERR_80, lo, hi));
+	assert_true(*lo < *v && *v < *hi);
+}
+
+/* by TCO: the rest of it priced inputs, its error the power's through the
+ * busy hours' energy, each design's band its own, taken as independent;
+ * without a power band, not compared */
+static void test_report_tco(void **state)
+{
+	(void)state;
+	capsim_report rep;
 	collect(&rep, "h200-owned-roce.xml", "h200-owned-ib.xml", CAPSIM_RULE_TCO);
 	capsim_report_compare(&rep, model);
-	assert_true(rep.cmp.done);
-	assert_false(rep.cmp.has);
-	md = markdown(&rep, "tco");
+	assert_true(rep.cmp.done && rep.cmp.has && rep.cmp.from_power && !rep.cmp.cmp.paired);
+	const capsim_report_design *w = &rep.d[rep.winner], *r = &rep.d[rep.runner_up];
+	double a, al, ah, b, bl, bh;
+	tco_and_band(w, &a, &al, &ah);
+	tco_and_band(r, &b, &bl, &bh);
+	assert_rel(a, w->metric, 1e-12);
+	/* ln of each measured TCO normal: mean at its band's mid-point, sigma
+	 * its log-width over 2 z80 */
+	double ma = 0.5 * log(al * ah / (a * a)), mb = 0.5 * log(bl * bh / (b * b));
+	double sa = log(ah / al) / (2 * CAPSIM_ERR_Z80), sb = log(bh / bl) / (2 * CAPSIM_ERR_Z80);
+	double mean = log(a / b) + ma - mb, s = sqrt(sa * sa + sb * sb);
+	assert_rel(rep.cmp.cmp.p_less, 0.5 * erfc(mean / (s * sqrt(2.0))), 1e-9);
+	assert_rel(rep.cmp.cmp.half80, CAPSIM_ERR_Z80 * s, 1e-12);
+	char *md = markdown(&rep, "tco");
+	assert_non_null(strstr(md, "from independent bands of the TCO"));
+	if (rep.cmp.cmp.tie)
+		assert_non_null(strstr(md, "What would decide it: a measured power draw"));
+	free(md);
+	capsim_report_free(&rep);
+	/* a model without a power band: not compared, and the reason said */
+	capsim_err_model none = *model;
+	none.n = 3; /* the step and memory groups alone */
+	collect(&rep, "h200-owned-roce.xml", "h200-owned-ib.xml", CAPSIM_RULE_TCO);
+	capsim_report_compare(&rep, &none);
+	assert_true(rep.cmp.done && !rep.cmp.has);
+	md = markdown(&rep, "tco-none");
 	assert_non_null(strstr(md, "Against the model's own error: not compared; tco_usd is "
-				   "priced inputs"));
+				   "priced inputs over a fixed horizon but for the busy hours' energy"));
 	free(md);
 	capsim_report_free(&rep);
 }
@@ -410,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_design_text),
 		cmocka_unit_test(test_report_tie),
 		cmocka_unit_test(test_report_clear),
+		cmocka_unit_test(test_report_tco),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
