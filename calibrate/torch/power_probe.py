@@ -100,11 +100,38 @@ def point(name, seq, mb, mode, layers, seconds, interval):
     return rec
 
 
+# (model, seq, micro-batch, execution, layers or None for all)
+BASE = [("gpt2-124m", 1024, 1, "eager", None), ("gpt2-124m", 1024, 4, "eager", None),
+        ("gpt2-124m", 1024, 8, "eager", None), ("gpt2-124m", 1024, 32, "eager", None),
+        ("gpt2-124m", 1024, 4, "graphs", None), ("gpt2-355m", 1024, 16, "eager", None),
+        ("llama-3-8b", 4096, 2, "eager", 4), ("gpt3-6.7b", 2048, 4, "eager", 8)]
+# more of the same models, spread over sizes and the three executions
+WIDE = [("gpt2-124m", 1024, 2, "eager", None), ("gpt2-124m", 1024, 16, "eager", None),
+        ("gpt2-124m", 1024, 64, "eager", None), ("gpt2-124m", 512, 16, "eager", None),
+        ("gpt2-124m", 2048, 8, "eager", None), ("gpt2-124m", 1024, 8, "graphs", None),
+        ("gpt2-124m", 1024, 16, "graphs", None), ("gpt2-124m", 1024, 16, "compile", None),
+        ("gpt2-355m", 1024, 2, "eager", None), ("gpt2-355m", 1024, 4, "eager", None),
+        ("gpt2-355m", 1024, 8, "eager", None), ("gpt2-355m", 1024, 32, "eager", None),
+        ("gpt2-355m", 2048, 4, "eager", None), ("gpt2-355m", 1024, 8, "graphs", None),
+        ("llama-3-8b", 2048, 1, "eager", 4), ("llama-3-8b", 2048, 2, "eager", 4),
+        ("llama-3-8b", 2048, 4, "eager", 4), ("llama-3-8b", 4096, 1, "eager", 4),
+        ("llama-3-8b", 8192, 1, "eager", 2), ("llama-3-8b", 2048, 8, "eager", 2),
+        ("llama-3-8b", 4096, 2, "compile", 4), ("gpt3-6.7b", 2048, 1, "eager", 8),
+        ("gpt3-6.7b", 2048, 2, "eager", 8), ("gpt3-6.7b", 2048, 8, "eager", 4),
+        ("gpt3-6.7b", 1024, 4, "eager", 8), ("gpt3-6.7b", 2048, 4, "compile", 8),
+        ("gpt3-6.7b", 4096, 2, "eager", 4), ("gpt2-355m", 1024, 16, "compile", None)]
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="-")
     p.add_argument("--seconds", type=float, default=12.0)
     p.add_argument("--interval", type=float, default=0.1)
+    p.add_argument("--grid", choices=("base", "wide"), default="base",
+                   help="base: the 8 points of the first runs; wide: 28 more across models, "
+                        "sizes and executions")
+    p.add_argument("--slice", default=None, metavar="A:B",
+                   help="only the grid's points A to B-1 (to split a run)")
     a = p.parse_args(argv)
     if not a.seconds > 2 or not a.interval > 0:
         log("error: --seconds must exceed 2 and --interval be positive")
@@ -122,10 +149,10 @@ def main(argv):
     time.sleep(3.0)
     stop.set()
     th.join()
-    grid = [("gpt2-124m", 1024, 1, "eager", None), ("gpt2-124m", 1024, 4, "eager", None),
-            ("gpt2-124m", 1024, 8, "eager", None), ("gpt2-124m", 1024, 32, "eager", None),
-            ("gpt2-124m", 1024, 4, "graphs", None), ("gpt2-355m", 1024, 16, "eager", None),
-            ("llama-3-8b", 4096, 2, "eager", 4), ("gpt3-6.7b", 2048, 4, "eager", 8)]
+    grid = BASE if a.grid == "base" else WIDE
+    if a.slice:
+        lo, _, hi = a.slice.partition(":")
+        grid = grid[int(lo or 0):int(hi) if hi else None]
     try:
         def emit(r):
             out.write(json.dumps(r, separators=(",", ":")) + "\n")
