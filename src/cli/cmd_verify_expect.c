@@ -110,7 +110,7 @@ int capsim_cli_verify_expect(const char *expect, const char *const *logs, size_t
 		json_decref(root);
 	} else {
 		fputs("capsim verify: thresholds of ", stdout);
-		capsim_term_text(stdout, expect);
+		capsim_term_text(stdout, strcmp(expect, "-") == 0 ? "standard input" : expect);
 		fputs(" (scenario ", stdout);
 		capsim_term_text(stdout, e.scenario[0] ? e.scenario : "not named");
 		fputs(")\n", stdout);
