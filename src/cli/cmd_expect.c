@@ -230,8 +230,11 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 	return 0;
 }
 
-/* the baselines written to o->out whole, in o->format; 0 or -1 after d */
-static int write_out(const opts *o, const capsim_expect *e, capsim_diags *d)
+/* the baselines written to o->out whole, in o->format (JSON after the head
+ * every command's JSON starts with: versions, inputs and their digests); 0
+ * or -1 after d */
+static int write_out(const opts *o, const capsim_catalog *cat, const capsim_scenario *s,
+		     const capsim_expect *e, capsim_diags *d)
 {
 	capsim_outfile of;
 	if (capsim_outfile_open(&of, o->out, d) < 0)
@@ -242,7 +245,9 @@ static int write_out(const opts *o, const capsim_expect *e, capsim_diags *d)
 	} else if (o->format == F_TABLES) {
 		rc = capsim_expect_write_tables(e, of.f);
 	} else {
-		json_t *root = capsim_expect_json(e);
+		json_t *root = capsim_cli_json_head(cat, s), *body = capsim_expect_json(e);
+		json_object_update(root, body);
+		json_decref(body);
 		rc = json_dumpf(root, of.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 				JSON_REAL_PRECISION(10));
 		fputc('\n', of.f);
@@ -279,7 +284,7 @@ int capsim_cmd_expect(int argc, char **argv)
 	if (capsim_cli_load(o.scenario, &o.sets, &cat, &s, &d) < 0 ||
 	    capsim_expect_build(s, errors, &o.eo, &e, &d) < 0)
 		goto fail;
-	if (write_out(&o, &e, &d) < 0) {
+	if (write_out(&o, cat, s, &e, &d) < 0) {
 		capsim_diags_print(&d, stderr);
 		status = CAPSIM_EXIT_FAILURE;
 		goto out;
