@@ -224,7 +224,7 @@ static const int palette_points[CAPSIM_REPORT_COLOURS] = { 7, 5, 9, 11, 13, 6, 4
 static void gp_head(FILE *f, const char *name, const char *title)
 {
 	fprintf(f, "# written by capsim report: gnuplot %s.gp (in this directory)\n"
-		   "set encoding utf8\nset key below\nset grid\nset title ", name);
+		   "set encoding utf8\nset key below center horizontal height 1\nset grid\nset title ", name);
 	capsim_gnuplot_string(f, title);
 	fputc('\n', f);
 	for (int k = 0; k < CAPSIM_REPORT_COLOURS; k++)
