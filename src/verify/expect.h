@@ -138,6 +138,11 @@ int capsim_expect_write_tables(const capsim_expect *e, FILE *f);
  * Free with capsim_expect_free. */
 int capsim_expect_read(const char *path, capsim_expect *out, capsim_diags *d);
 
+/* The same for len bytes of text in memory (a NUL among them is refused);
+ * name is used in messages. */
+int capsim_expect_read_memory(const char *text, size_t len, const char *name,
+			      capsim_expect *out, capsim_diags *d);
+
 /* One measured row of a log set against its threshold. */
 typedef struct capsim_expect_check {
 	double bytes;

@@ -621,6 +621,29 @@ static char *slurp(const char *path, size_t *len, capsim_diags *d)
 	return buf;
 }
 
+int capsim_expect_read_memory(const char *text, size_t len, const char *name,
+			      capsim_expect *out, capsim_diags *d)
+{
+	memset(out, 0, sizeof *out);
+	if (memchr(text, '\0', len)) {
+		capsim_diags_add(d, name, 0, "expected text (JSON or YAML), found a NUL byte");
+		return -1;
+	}
+	char *copy = capsim_xmalloc(len + 1); /* NUL-terminated for jansson */
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	const char *p = copy;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	int rc = *p == '{' ? read_json(name, copy, out, d) : read_rules(name, copy, len, out, d);
+	free(copy);
+	if (rc == 0 && out->n == 0) {
+		capsim_diags_add(d, name, 0, "rows: expected at least one baseline, found none");
+		rc = -1;
+	}
+	return rc;
+}
+
 int capsim_expect_read(const char *path, capsim_expect *out, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
@@ -628,14 +651,8 @@ int capsim_expect_read(const char *path, capsim_expect *out, capsim_diags *d)
 	char *text = slurp(path, &len, d);
 	if (!text)
 		return -1;
-	const char *p = text;
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	int rc = *p == '{' ? read_json(path, text, out, d) : read_rules(path, text, len, out, d);
+	int rc = capsim_expect_read_memory(text, len,
+					   strcmp(path, "-") == 0 ? "standard input" : path, out, d);
 	free(text);
-	if (rc == 0 && out->n == 0) {
-		capsim_diags_add(d, path, 0, "rows: expected at least one baseline, found none");
-		rc = -1;
-	}
 	return rc;
 }
