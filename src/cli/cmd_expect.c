@@ -143,8 +143,11 @@ static int parse_ranks(const char *s, opts *o)
 		}
 		o->ranks[o->eo.n_ranks++] = n;
 	}
-	return o->eo.n_ranks ? 0 : (fprintf(stderr, "capsim expect: --ranks: expected a "
-					     "count, found nothing\n"), -1);
+	if (o->eo.n_ranks == 0) {
+		fprintf(stderr, "capsim expect: --ranks: expected a count, found nothing\n");
+		return -1;
+	}
+	return 0;
 }
 
 static int parse_threshold(const char *s, opts *o)

@@ -99,7 +99,10 @@ int capsim_cli_verify_expect(const char *expect, const char *const *logs, size_t
 		failed += !v[i].pass;
 	}
 	if (json) {
-		json_t *root = json_pack("{s:s, s:s}", "expect", expect, "scenario", e.scenario);
+		/* the head of every command's JSON; the baselines' file is the input */
+		json_t *root = capsim_cli_json_head(NULL, NULL);
+		json_object_set_new(root, "expect", json_string(expect));
+		json_object_set_new(root, "scenario", json_string(e.scenario));
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(arr, verdict_json(&lg[i], &v[i]));

@@ -58,6 +58,8 @@ static void add_note(capsim_expect *e, const char *text)
 {
 	if (e->n_notes < CAPSIM_EXPECT_NOTES)
 		snprintf(e->notes[e->n_notes++], sizeof e->notes[0], "%s", text);
+	else
+		e->n_more++;
 }
 
 /* the rank counts to predict: as given, or one node's and the cluster's */

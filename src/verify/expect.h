@@ -70,6 +70,7 @@ typedef struct capsim_expect {
 	/* what could not be predicted ("alltoall on 1 rank: ..."), in words */
 	char notes[CAPSIM_EXPECT_NOTES][256];
 	int n_notes;
+	int n_more;            /* notes past the first CAPSIM_EXPECT_NOTES, counted */
 } capsim_expect;
 
 /* What to compute. ops[op] set: predict that collective; sizes and ranks as

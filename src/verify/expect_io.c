@@ -74,6 +74,10 @@ json_t *capsim_expect_json(const capsim_expect *e)
 	json_t *notes = json_array();
 	for (int i = 0; i < e->n_notes; i++)
 		json_array_append_new(notes, json_string(e->notes[i]));
+	if (e->n_more)
+		json_array_append_new(notes, json_sprintf("%d more combinations are not predicted "
+							  "(the notes above say why for the first)",
+							  e->n_more));
 	json_object_set_new(o, "notes", notes);
 	return o;
 }
@@ -182,6 +186,8 @@ int capsim_expect_write_rules(const capsim_expect *e, FILE *f)
 		e->scenario, e->nodes, e->gpus_per_node, e->gpu, 100 * e->fraction, e->fraction);
 	for (int i = 0; i < e->n_notes; i++)
 		fprintf(f, "# note: %s\n", e->notes[i]);
+	if (e->n_more)
+		fprintf(f, "# note: %d more combinations are not predicted\n", e->n_more);
 	fputs("groups:\n", f);
 	int busbw = 0, workload = 0;
 	for (size_t i = 0; i < e->n; i++)
@@ -284,6 +290,8 @@ int capsim_expect_write_tables(const capsim_expect *e, FILE *f)
 	workload_table(e, f);
 	for (int i = 0; i < e->n_notes; i++)
 		fprintf(f, "# note: %s\n", e->notes[i]);
+	if (e->n_more)
+		fprintf(f, "# note: %d more combinations are not predicted\n", e->n_more);
 	return ferror(f) ? -1 : 0;
 }
 
