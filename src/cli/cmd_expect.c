@@ -28,7 +28,8 @@ static const capsim_cli_opt expect_opts[] = {
 	[O_FORMAT] = { "format", 'f', "FORMAT",
 		       "prom (Prometheus alerting rules, YAML; the default),\n"
 		       "nccl-tests (tables as capsim collective prints them), json" },
-	[O_OUT] = { "out", 'o', "FILE", "write here, whole or not at all (default: - , stdout)" },
+	[O_OUT] = { "out", 'o', "FILE",
+		    "write here, whole or not at all (default -, standard output)" },
 	[O_OPS] = { "ops", 0, "OP,...",
 		    "collectives (default: all_reduce, all_gather, reduce_scatter,\n"
 		    "alltoall, broadcast, sendrecv); none: the workload alone" },

@@ -44,7 +44,8 @@ static void print_verdict(const capsim_nccltests_log *lg, const capsim_expect_ve
 		printf("  PASS: %zu of %zu sizes with a threshold reach it\n", v->n_checked,
 		       v->n_checked);
 	else
-		printf("  FAIL: %zu of %zu sizes below their threshold\n", v->n_failed, v->n_checked);
+		printf("  FAIL: %zu of %zu sizes below their threshold\n", v->n_failed,
+		       v->n_checked);
 	for (size_t i = 0; i < v->n_checks; i++) {
 		const capsim_expect_check *c = &v->checks[i];
 		if (c->pass)
@@ -53,7 +54,8 @@ static void print_verdict(const capsim_nccltests_log *lg, const capsim_expect_ve
 		fputs("  below: ", stdout);
 		capsim_term_text(stdout, lg->file);
 		printf(":%ld: %s on %d ranks at %s: %.2f GB/s, threshold %.2f GB/s\n", c->line,
-		       capsim_coll_perf_names[v->op], v->ranks, size, c->measured, c->row->threshold);
+		       capsim_coll_perf_names[v->op], v->ranks, size, c->measured,
+		       c->row->threshold);
 	}
 }
 
@@ -108,7 +110,8 @@ int capsim_cli_verify_expect(const char *expect, const char *const *logs, size_t
 			json_array_append_new(arr, verdict_json(&lg[i], &v[i]));
 		json_object_set_new(root, "logs", arr);
 		json_object_set_new(root, "pass", json_boolean(failed == 0));
-		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		json_dumpf(root, stdout,
+			   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 		json_decref(root);
 	} else {

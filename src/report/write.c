@@ -224,7 +224,8 @@ static const int palette_points[CAPSIM_REPORT_COLOURS] = { 7, 5, 9, 11, 13, 6, 4
 static void gp_head(FILE *f, const char *name, const char *title)
 {
 	fprintf(f, "# written by capsim report: gnuplot %s.gp (in this directory)\n"
-		   "set encoding utf8\nset key below center horizontal height 1\nset grid\nset title ", name);
+		   "set encoding utf8\nset key below center horizontal height 1\nset grid\n"
+		   "set title ", name);
 	capsim_gnuplot_string(f, title);
 	fputc('\n', f);
 	for (int k = 0; k < CAPSIM_REPORT_COLOURS; k++)
@@ -275,7 +276,8 @@ static void cost_at(const capsim_report_design *x, int m, double *own, double *r
 	double gpus = capsim_result_get(&x->r, "gpus", 0.0);
 	double rate = isfinite(capsim_result_get(&x->r, "cloud_cost_usd", NAN)) ?
 			      s->cloud.rate_usd_per_gpu_s : 0.0;
-	double capex = capsim_result_rented(&x->r) ? NAN : capsim_result_get(&x->r, "capex_usd", NAN);
+	double capex = capsim_result_rented(&x->r) ? NAN :
+						       capsim_result_get(&x->r, "capex_usd", NAN);
 	double opex = capsim_result_get(&x->r, "opex_per_year_usd", NAN);
 	double resell = capsim_result_get(&x->r, "capex_nodes_usd", NAN) +
 			capsim_result_get(&x->r, "capex_switches_usd", NAN);
@@ -358,7 +360,8 @@ static long coincides_with(const capsim_report *rep, size_t f, size_t s)
 		for (size_t k = 0; same && k < na; k++)
 			top = fmax(top, fmax(fabs(a[2 * k + 1]), fabs(b[2 * k + 1])));
 		for (size_t k = 0; same && k < na; k++)
-			same = fabs(a[2 * k] - b[2 * k]) <= 1e-9 * fmax(fabs(a[2 * k]), fabs(b[2 * k])) &&
+			same = fabs(a[2 * k] - b[2 * k]) <=
+				       1e-9 * fmax(fabs(a[2 * k]), fabs(b[2 * k])) &&
 			       fabs(a[2 * k + 1] - b[2 * k + 1]) <= 0.01 * top;
 		if (same)
 			return (long)t;
@@ -379,7 +382,8 @@ static void coincide_caption(const capsim_report *rep, size_t f, char *buf, size
 		char a[CAPSIM_ID_LEN + 16], b[CAPSIM_ID_LEN + 16];
 		series_label(rep, f, s, a, sizeof a);
 		series_label(rep, f, (size_t)t, b, sizeof b);
-		at += (size_t)snprintf(buf + at, n - at, "%s%s and %s coincide", at ? "; " : "", b, a);
+		at += (size_t)snprintf(buf + at, n - at, "%s%s and %s coincide", at ? "; " : "",
+				       b, a);
 	}
 	if (at && at < n)
 		snprintf(buf + at, n - at, " (within 1%% of the larger value at every point): their "
@@ -467,7 +471,8 @@ static void fig_breakdown(const capsim_report *rep, FILE *dat, FILE *gp)
 		capsim_gnuplot_datum(dat, rep->d[i].label);
 		for (size_t k = 0; k < N_PARTS; k++)
 			if (part_drawn(rep, k))
-				fprintf(dat, " %.10g", capsim_result_get(&rep->d[i].r, parts[k], 0.0));
+				fprintf(dat, " %.10g",
+					capsim_result_get(&rep->d[i].r, parts[k], 0.0));
 		fputc('\n', dat);
 	}
 	mem plot;

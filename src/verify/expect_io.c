@@ -46,7 +46,8 @@ static json_t *row_json(const capsim_expect_row *r)
 	if (r->kind == CAPSIM_EXPECT_BUSBW && r->algo >= 0) {
 		json_object_set_new(o, "time_s", json_real(r->time_s));
 		json_object_set_new(o, "algbw_gb_per_s", json_real(r->algbw));
-		json_object_set_new(o, "algorithm", json_string(capsim_collective_algo_name(r->algo)));
+		json_object_set_new(o, "algorithm",
+				    json_string(capsim_collective_algo_name(r->algo)));
 		json_object_set_new(o, "protocol", json_string(capsim_proto_names[r->proto]));
 		json_object_set_new(o, "channels", json_integer(r->channels));
 	}
@@ -152,8 +153,8 @@ static void workload_rule(const capsim_expect *e, const capsim_expect_row *r, FI
 	static const char *const pre[CAPSIM_EXPECT__KINDS] = { "", "", "avg by (Hostname) (", "" };
 	static const char *const post[CAPSIM_EXPECT__KINDS] = { "", " >", ") <", " <" };
 	char expr[256], val[128], text[512], th[32];
-	snprintf(expr, sizeof expr, "%s%s%s %.9g", pre[r->kind], capsim_expect_metric_names[r->kind],
-		 post[r->kind], r->threshold);
+	snprintf(expr, sizeof expr, "%s%s%s %.9g", pre[r->kind],
+		 capsim_expect_metric_names[r->kind], post[r->kind], r->threshold);
 	fprintf(f, "      - alert: %s\n        expr: ", alerts[r->kind]);
 	yq(f, expr);
 	fprintf(f, "\n        for: 10m\n        labels:\n          severity: warning\n"
@@ -236,7 +237,8 @@ static void table_row(const capsim_expect_row *r, FILE *f)
 {
 	int op = r->op;
 	const char *redop = (op == CAPSIM_COLL_ALLGATHER || op == CAPSIM_COLL_BROADCAST ||
-			     op == CAPSIM_COLL_ALLTOALL || op == CAPSIM_COLL_SENDRECV) ? "none" : "sum";
+			     op == CAPSIM_COLL_ALLTOALL || op == CAPSIM_COLL_SENDRECV) ?
+				    "none" : "sum";
 	const char *root = (op == CAPSIM_COLL_BROADCAST || op == CAPSIM_COLL_REDUCE) ? "0" : "-1";
 	char lo[16] = "-", hi[16] = "-";
 	if (r->has_band) {
@@ -435,9 +437,11 @@ static yaml_node_t *ymap_get(ydoc *y, yaml_node_t *m, const char *key)
 {
 	if (!m || m->type != YAML_MAPPING_NODE)
 		return NULL;
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+	yaml_node_pair_t *p = m->data.mapping.pairs.start;
+	for (; p < m->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(&y->doc, p->key);
-		if (k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0)
+		if (k && k->type == YAML_SCALAR_NODE &&
+		    strcmp((char *)k->data.scalar.value, key) == 0)
 			return yaml_document_get_node(&y->doc, p->value);
 	}
 	return NULL;

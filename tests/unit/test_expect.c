@@ -84,7 +84,8 @@ static void test_rows_follow_the_model(void **state)
 	assert_int_equal(node->kind, CAPSIM_EXPECT_NODE_POWER);
 	assert_rel(step->threshold, step->expected / 0.75, 1e-12);
 	assert_rel(gpu->threshold, gpu->expected * 0.75, 1e-12);
-	assert_true(step->expected > 0 && gpu->expected > 100 && node->expected > gpu->expected * 8);
+	assert_true(step->expected > 0 && gpu->expected > 100);
+	assert_true(node->expected > gpu->expected * 8); /* eight GPUs and the host */
 	capsim_expect_free(&e);
 	free(s);
 }
@@ -131,19 +132,21 @@ static size_t check_rules_shape(const char *text)
 	     g < groups->data.sequence.items.top; g++) {
 		yaml_node_t *gn = yaml_document_get_node(&doc, *g);
 		yaml_node_pair_t *kv = gn->data.mapping.pairs.start;
-		assert_string_equal((char *)yaml_document_get_node(&doc, kv[0].key)->data.scalar.value, "name");
-		assert_string_equal((char *)yaml_document_get_node(&doc, kv[1].key)->data.scalar.value, "rules");
+		yaml_node_t *k0 = yaml_document_get_node(&doc, kv[0].key);
+		yaml_node_t *k1 = yaml_document_get_node(&doc, kv[1].key);
+		assert_string_equal((char *)k0->data.scalar.value, "name");
+		assert_string_equal((char *)k1->data.scalar.value, "rules");
 		yaml_node_t *rs = yaml_document_get_node(&doc, kv[1].value);
 		for (yaml_node_item_t *r = rs->data.sequence.items.start;
 		     r < rs->data.sequence.items.top; r++, rules++) {
 			yaml_node_t *rn = yaml_document_get_node(&doc, *r);
 			static const char *const keys[] = { "alert", "expr", "for", "labels",
 							    "annotations" };
-			assert_int_equal(rn->data.mapping.pairs.top - rn->data.mapping.pairs.start, 5);
+			yaml_node_pair_t *first = rn->data.mapping.pairs.start;
+			assert_int_equal(rn->data.mapping.pairs.top - first, 5);
 			for (int k = 0; k < 5; k++) {
-				yaml_node_pair_t *pk = &rn->data.mapping.pairs.start[k];
-				assert_string_equal((char *)yaml_document_get_node(&doc, pk->key)->data.scalar.value,
-						    keys[k]);
+				yaml_node_t *key = yaml_document_get_node(&doc, first[k].key);
+				assert_string_equal((char *)key->data.scalar.value, keys[k]);
 			}
 		}
 	}
