@@ -37,7 +37,8 @@ static const capsim_cli_opt expect_opts[] = {
 		      "sizes from MIN to MAX, doubling (default 8B:128MiB, nccl-tests'\n"
 		      "documented -b 8 -e 128M -f 2)" },
 	[O_RANKS] = { "ranks", 'n', "N,...",
-		      "rank counts (default: one node's GPUs and every GPU)" },
+		      "rank counts (default: one node's GPUs, an NVLink domain's\n"
+		      "where it spans nodes, and every GPU)" },
 	[O_NO_WORKLOAD] = { "no-workload", 0, NULL,
 			    "leave out the step time and power of the scenario's workload" },
 	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },

@@ -62,15 +62,21 @@ static void add_note(capsim_expect *e, const char *text)
 		e->n_more++;
 }
 
-/* the rank counts to predict: as given, or one node's and the cluster's */
+/* the rank counts to predict: as given, or one node's, one NVLink domain's
+ * where a rack-scale domain spans nodes (an NVL72's 72 GPUs), and the
+ * cluster's, each once */
 static size_t rank_counts(const capsim_scenario *s, const capsim_expect_opts *o, int *out,
 			  capsim_diags *d)
 {
 	long all = capsim_scenario_gpus(s);
 	if (o->n_ranks == 0) {
-		out[0] = s->node.gpus;
-		out[1] = (int)all;
-		return all > s->node.gpus ? 2 : 1;
+		size_t n = 0;
+		out[n++] = s->node.gpus;
+		if (s->node.domain_gpus > s->node.gpus && s->node.domain_gpus < all)
+			out[n++] = s->node.domain_gpus;
+		if (all > out[n - 1])
+			out[n++] = (int)all;
+		return n;
 	}
 	for (size_t i = 0; i < o->n_ranks; i++) {
 		if (o->ranks[i] > all) {

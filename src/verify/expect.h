@@ -74,7 +74,8 @@ typedef struct capsim_expect {
 } capsim_expect;
 
 /* What to compute. ops[op] set: predict that collective; sizes and ranks as
- * given (n_ranks 0: one node's GPUs and every GPU, once if they are equal). */
+ * given (n_ranks 0: one node's GPUs, one NVLink domain's where a rack-scale
+ * domain spans nodes, and every GPU, each count once). */
 typedef struct capsim_expect_opts {
 	double fraction;       /* (0, 1]: the threshold */
 	int ops[CAPSIM_COLL__COUNT];

@@ -110,6 +110,39 @@ static void test_ranks_past_the_cluster_refused(void **state)
 	free(s);
 }
 
+/* by default one node's GPUs, one NVLink domain's where a rack-scale domain
+ * spans nodes, and every GPU: GB200 NVL72 trays of 4 GPUs, 144 GPUs in two
+ * domains of 72 give 4, 72 and 144; 8 DGX H100 nodes give 8 and 64 */
+static void test_default_rank_counts(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *nodes;
+		size_t n;
+		int ranks[3];
+	} cases[] = { { "/scenarios/gb200-nvl72-rack.xml", "36", 3, { 4, 72, 144 } },
+		      { "/scenarios/h100-8node-ndr.xml", "8", 2, { 8, 64, 0 } } };
+	for (size_t c = 0; c < 2; c++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s%s", CAPSIM_SOURCE_DIR, cases[c].file);
+		capsim_set set = { "cluster.nodes", cases[c].nodes };
+		capsim_scenario *s = malloc(sizeof *s);
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_scenario_load(path, cat, &set, 1, s, &d), 0);
+		double size = 1073741824.0;
+		capsim_expect_opts o = { .fraction = 0.8, .sizes = &size, .n_sizes = 1 };
+		o.ops[CAPSIM_COLL_ALLREDUCE] = 1;
+		capsim_expect e;
+		assert_int_equal(capsim_expect_build(s, NULL, &o, &e, &d), 0);
+		assert_int_equal(e.n, cases[c].n);
+		for (size_t i = 0; i < e.n; i++)
+			assert_int_equal(e.rows[i].ranks, cases[c].ranks[i]);
+		capsim_expect_free(&e);
+		capsim_diags_free(&d);
+		free(s);
+	}
+}
+
 /* the rules as libyaml reads them: every rule of every group has alert,
  * expr, for, labels (severity, capsim_check) and annotations; returns the
  * number of rules */
@@ -346,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_follow_the_model),
 		cmocka_unit_test(test_ranks_past_the_cluster_refused),
+		cmocka_unit_test(test_default_rank_counts),
 		cmocka_unit_test(test_rules_and_json_read_back),
 		cmocka_unit_test(test_logs_against_thresholds),
 		cmocka_unit_test(test_bad_files_refused),
