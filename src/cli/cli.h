@@ -34,6 +34,16 @@ int capsim_cmd_calibrate(int argc, char **argv);
 int capsim_cmd_fit(int argc, char **argv);
 int capsim_cmd_fit_errors(int argc, char **argv); /* capsim fit errors */
 int capsim_cmd_verify(int argc, char **argv);
+int capsim_cmd_expect(int argc, char **argv);
+
+/* capsim verify --expect FILE: each of the n nccl-tests logs (hint: what the
+ * command line says of them) against the thresholds of FILE, capsim expect's
+ * JSON or rules; text or, with json, one JSON object on stdout. Returns 0
+ * when every log has a row checked and none below its threshold, 3 when
+ * one is (naming it), 2 when a file cannot be read. */
+struct capsim_nccltests_hint;
+int capsim_cli_verify_expect(const char *expect, const char *const *logs, size_t n,
+			     const struct capsim_nccltests_hint *hint, int json);
 
 const char *capsim_version_string(void);
 
@@ -174,7 +184,7 @@ extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
 	capsim_cli_explore_cmd, capsim_cli_import_hf_cmd, capsim_cli_import_cmdline_cmd,
 	capsim_cli_import_slurm_cmd, capsim_cli_import_torchtitan_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
 	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd,
-	capsim_cli_fit_errors_cmd;
+	capsim_cli_fit_errors_cmd, capsim_cli_expect_cmd;
 
 /* Every command's table, once each (dispatch.c): what the tests walk. */
 extern const capsim_cli_cmd *const capsim_cli_cmds[];

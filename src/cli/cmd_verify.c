@@ -19,7 +19,7 @@
 #include "xalloc.h"
 
 enum { O_NCCL_TESTS, O_MEASUREMENTS, O_TOLERANCE, O_MIN_BYTES, O_OP, O_RANKS, O_ALGO, O_PROTO,
-       O_SET, O_JSON, O_HELP };
+       O_SET, O_JSON, O_EXPECT, O_HELP };
 static const capsim_cli_opt verify_opts[] = {
 	[O_NCCL_TESTS] = { "nccl-tests", 'l', "LOG", "an nccl-tests log; more LOGs may follow" },
 	[O_MEASUREMENTS] = { "measurements", 'm', "DB",
@@ -34,13 +34,19 @@ static const capsim_cli_opt verify_opts[] = {
 	[O_PROTO] = { "proto", 'p', "P", "the protocol as the run forced it (NCCL_PROTO)" },
 	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
 	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
+	[O_EXPECT] = { "expect", 'e', "FILE",
+		       "check each row against the thresholds of FILE (capsim\n"
+		       "expect's JSON or Prometheus rules) instead of the model:\n"
+		       "no SCENARIO then, every operand a LOG" },
 	[O_HELP] = { "help", 'h', NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_verify_cmd = {
 	.name = "verify",
 	.usage = "usage: capsim verify SCENARIO --nccl-tests LOG... [--measurements DB]\n"
 		 "                     [--tolerance F] [--min-bytes SIZE] [--op OP] [--ranks N]\n"
-		 "                     [--algo A] [--proto P] [--set PATH=VALUE]... [--json]\n",
+		 "                     [--algo A] [--proto P] [--set PATH=VALUE]... [--json]\n"
+		 "       capsim verify --expect FILE [--nccl-tests] LOG... [--op OP] [--ranks N]\n"
+		 "                     [--json]\n",
 	.about = "Check a cluster against the scenario that describes what it should be:\n"
 		 "each size of each nccl-tests log (the text all_reduce_perf and the other\n"
 		 "*_perf programs print) against the busbw capsim predicts for that\n"
@@ -56,7 +62,7 @@ const capsim_cli_cmd capsim_cli_verify_cmd = {
 };
 
 typedef struct {
-	const char *scenario, *db;
+	const char *scenario, *db, *expect;
 	const char **logs;
 	size_t n_logs;
 	capsim_cli_sets sets;
@@ -126,6 +132,7 @@ static int parse_option(int ch, opts *o, capsim_diags *d)
 		return 0;
 	case O_SET: return capsim_cli_sets_add(&o->sets, optarg, d);
 	case O_JSON: o->json = 1; return 0;
+	case O_EXPECT: o->expect = optarg; return 0;
 	default: return -1;
 	}
 }
@@ -144,6 +151,16 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 		}
 		if (ch < 0 || parse_option(ch, o, d) < 0)
 			return -1;
+	}
+	if (o->expect) { /* the thresholds stand for the scenario: every operand is a log */
+		while (optind < argc)
+			add_log(o, argv[optind++]);
+		if (o->n_logs == 0 || o->db) {
+			fprintf(stderr, "capsim verify: --expect wants nccl-tests LOGs (and no "
+				"--measurements), found %s\n", o->db ? "--measurements" : "none");
+			return -1;
+		}
+		return 0;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "capsim verify: a SCENARIO is required\n");
@@ -407,6 +424,10 @@ int capsim_cmd_verify(int argc, char **argv)
 	if (pr != 0) {
 		capsim_diags_print(&d, stderr);
 		status = pr > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
+		goto out;
+	}
+	if (o.expect) {
+		status = capsim_cli_verify_expect(o.expect, o.logs, o.n_logs, &o.hint, o.json);
 		goto out;
 	}
 	if (capsim_cli_load(o.scenario, &o.sets, &st.cat, &st.s, &d) < 0)

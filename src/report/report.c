@@ -16,6 +16,51 @@ const char *const capsim_rule_metric_names[CAPSIM_RULE__COUNT] = {
 	"cost_to_train_usd", "wall_to_train_s", "cost_per_million_tokens_usd", "tco_usd"
 };
 
+/* the index of key k in the result-key table */
+static size_t key_index(const capsim_result_key *k)
+{
+	return (size_t)(k - capsim_result_keys);
+}
+
+/* key without its unit suffix, underscores as spaces: for a name with no label */
+static void key_words(const char *key, char *buf, size_t n)
+{
+	static const char *const units[] = { "_usd", "_s", "_w", "_bytes", "_gb_per_s" };
+	size_t len = strlen(key);
+	for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+		size_t l = strlen(units[u]);
+		if (len > l && strcmp(key + len - l, units[u]) == 0) {
+			len -= l;
+			break;
+		}
+	}
+	snprintf(buf, n, "%.*s", (int)len, key);
+	for (char *c = buf; *c; c++)
+		if (*c == '_')
+			*c = ' ';
+}
+
+void capsim_report_key_label(const char *key, char *buf, size_t n)
+{
+	const capsim_result_key *k = capsim_result_key_find(key);
+	if (!k || !k->label) {
+		key_words(key, buf, n);
+		return;
+	}
+	if (k->depth > 0 && strncmp(k->label, "per ", 4) == 0)
+		for (size_t i = key_index(k); i-- > 0;)
+			if (capsim_result_keys[i].depth == 0 && capsim_result_keys[i].label) {
+				snprintf(buf, n, "%s %s", capsim_result_keys[i].label, k->label);
+				return;
+			}
+	snprintf(buf, n, "%s", k->label);
+}
+
+void capsim_report_metric_label(int metric, char *buf, size_t n)
+{
+	capsim_report_key_label(capsim_rule_metric_names[metric], buf, n);
+}
+
 /* the rule's metric of r; NAN when the design has none */
 static double metric_of(const capsim_result *r, int metric)
 {
@@ -110,8 +155,9 @@ static void judge(capsim_report_design *x, const capsim_report_rule *rule)
 	x->meets = isfinite(x->metric);
 	x->why_not[0] = '\0';
 	if (!x->meets) {
-		snprintf(x->why_not, sizeof x->why_not, "no %s (%s)",
-			 capsim_rule_metric_names[rule->metric],
+		char label[48];
+		capsim_report_metric_label(rule->metric, label, sizeof label);
+		snprintf(x->why_not, sizeof x->why_not, "no %s (%s)", label,
 			 rule->metric == CAPSIM_RULE_TCO ? "not an owned, priced cluster" :
 			 "cost.acquire buy needs every part priced, rent a cloud offer of its GPU");
 		return;
@@ -353,9 +399,9 @@ static void tco_compare(const capsim_report_design *w, const capsim_report_desig
 	c->has = tco_band(w, m, &wl, &wh) && tco_band(r, m, &rl, &rh) &&
 		 capsim_err_compare_bands(w->metric, wl, wh, r->metric, rl, rh, &c->cmp) == 0;
 	if (!c->has)
-		snprintf(c->why_none, sizeof c->why_none, "tco_usd is priced inputs over a fixed "
-			 "horizon but for the busy hours' energy, and the error model has no band "
-			 "of the power for these designs");
+		snprintf(c->why_none, sizeof c->why_none, "the on-prem TCO is priced inputs over a "
+			 "fixed horizon but for the busy hours' energy, and the error model has no "
+			 "band of the power for these designs");
 }
 
 void capsim_report_compare(capsim_report *rep, const capsim_err_model *m)

@@ -34,6 +34,24 @@ typedef enum {
 
 extern const char *const capsim_rule_metric_names[CAPSIM_RULE__COUNT];
 
+/* The colours of a figure's series, in order (gnuplot's linetypes 1 to 10):
+ * Okabe and Ito's colour-blind-safe eight (Okabe, Ito, "Color Universal
+ * Design", 2008, https://jfly.uni-koeln.de/color/), then grey and Paul Tol's
+ * wine (https://personal.sron.nl/~pault/) for a ninth and tenth series. */
+#define CAPSIM_REPORT_COLOURS 10
+extern const char *const capsim_report_palette[CAPSIM_REPORT_COLOURS];
+
+/* A result key for people: its label in the result-key table (eval.h), a
+ * label that reads as a part of the heading above it ("per million tokens")
+ * joined to that heading's ("cost to train per million tokens"). Keys
+ * without a label, and names that are no key, are written with their
+ * underscores as spaces and their unit suffix dropped, so that no key name
+ * reaches a report's text. Into buf. */
+void capsim_report_key_label(const char *key, char *buf, size_t n);
+
+/* The rule's metric for people (capsim_report_key_label of its key), into buf. */
+void capsim_report_metric_label(int metric, char *buf, size_t n);
+
 typedef struct capsim_report_rule {
 	int metric;                  /* capsim_rule_metric */
 	double budget_usd;           /* cost_to_train_usd at most this; 0: none */

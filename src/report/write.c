@@ -205,13 +205,33 @@ static void mem_close(mem *m)
 /* Every text that reaches a script is a gnuplot string literal
  * (capsim_gnuplot_string: single quotes, no substitution of any kind) and
  * every text in a data file one quoted field (capsim_gnuplot_datum): a name
- * read from a scenario or a store is data, never a command. */
+ * read from a scenario or a store is data, never a command.
+ *
+ * Every figure is read by people who buy clusters: axes in their units
+ * ("$1.2 M", "80%", "12 kW", "3 s", "GPUs" as whole numbers, never 1e+06),
+ * every series of a chart in its own colour of one colour-blind-safe palette
+ * (Okabe and Ito's eight, then grey and Paul Tol's wine: capsim_report_palette)
+ * and its own point shape, and two series that coincide drawn both (the later
+ * dashed) and said to coincide, in the key and under the figure. */
+const char *const capsim_report_palette[CAPSIM_REPORT_COLOURS] = {
+	"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9",
+	"#E69F00", "#000000", "#F0E442", "#999999", "#882255",
+};
+
+/* a point shape for each colour: filled and open circles, squares, triangles */
+static const int palette_points[CAPSIM_REPORT_COLOURS] = { 7, 5, 9, 11, 13, 6, 4, 8, 10, 12 };
+
 static void gp_head(FILE *f, const char *name, const char *title)
 {
 	fprintf(f, "# written by capsim report: gnuplot %s.gp (in this directory)\n"
-		   "set encoding utf8\nset key outside right top\nset grid\nset title ", name);
+		   "set encoding utf8\nset key below center horizontal height 1\nset grid\n"
+		   "set title ", name);
 	capsim_gnuplot_string(f, title);
 	fputc('\n', f);
+	for (int k = 0; k < CAPSIM_REPORT_COLOURS; k++)
+		fprintf(f, "set linetype %d lc rgb '%s' lw 2 pt %d ps 1.2\n", k + 1,
+			capsim_report_palette[k], palette_points[k]);
+	fprintf(f, "set linetype cycle %d\n", CAPSIM_REPORT_COLOURS);
 }
 
 /* a figure with nothing to show still draws: a NaN alone has no range for
@@ -240,12 +260,167 @@ static void gp_outputs(FILE *f, const char *name, const char *plot)
 		   "set output '%s.png'\n%s\nset output\n", name, plot, name, plot);
 }
 
+/* ---- the line charts' series, and which of them coincide ---- */
+
+enum { FIG_SCALING, FIG_BREAKDOWN, FIG_COST, FIG_POWER, FIG_TORNADO, FIG_GOODPUT };
+
+/* the most points a series has: a month of the horizon each (at most 50 years) */
+#define SERIES_MAX 601
+
+/* owned (capex less resale plus opex so far: docs/model.md's D(t), whose
+ * crossing with renting is breakeven_months) and rented (the same busy
+ * GPU-hours at the cloud offer's rate) at month m, USD; NAN where none */
+static void cost_at(const capsim_report_design *x, int m, double *own, double *rent)
+{
+	const capsim_scenario *s = x->s;
+	double gpus = capsim_result_get(&x->r, "gpus", 0.0);
+	double rate = isfinite(capsim_result_get(&x->r, "cloud_cost_usd", NAN)) ?
+			      s->cloud.rate_usd_per_gpu_s : 0.0;
+	double capex = capsim_result_rented(&x->r) ? NAN :
+						       capsim_result_get(&x->r, "capex_usd", NAN);
+	double opex = capsim_result_get(&x->r, "opex_per_year_usd", NAN);
+	double resell = capsim_result_get(&x->r, "capex_nodes_usd", NAN) +
+			capsim_result_get(&x->r, "capex_switches_usd", NAN);
+	double t = m * (365.25 * 86400.0 / 12.0);
+	double resale = resell * s->resale * pow(1.0 - s->resale_decline, t / (365.25 * 86400.0));
+	*own = capex - resale + opex * t / (365.25 * 86400.0);
+	*rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
+}
+
+/* months of design x's horizon, whole, capped to the series' room */
+static int cost_months(const capsim_report_design *x)
+{
+	int m = (int)ceil(x->s->horizon_s / (365.25 * 86400.0 / 12.0));
+	return m < 0 ? 0 : m > SERIES_MAX - 1 ? SERIES_MAX - 1 : m;
+}
+
+/* the series a line chart has: a design each (scaling, goodput), or two a
+ * design (cost: owned, rented); 0 for a bar chart */
+static size_t n_series(const capsim_report *rep, size_t f)
+{
+	return f == FIG_COST ? 2 * rep->n : f == FIG_SCALING || f == FIG_GOODPUT ? rep->n : 0;
+}
+
+/* series s of figure f as (x, y) pairs into xy; returns the pairs (0: the
+ * series is not drawn) */
+static size_t series_points(const capsim_report *rep, size_t f, size_t s, double *xy)
+{
+	size_t n = 0;
+	if (f == FIG_SCALING) {
+		const capsim_report_design *x = &rep->d[s];
+		for (int k = 0; k < x->n_scale; k++)
+			if (isfinite(x->scale_eff[k])) {
+				xy[2 * n] = (double)x->scale_gpus[k];
+				xy[2 * n++ + 1] = x->scale_eff[k];
+			}
+	} else if (f == FIG_GOODPUT) {
+		const capsim_report_design *x = &rep->d[s];
+		for (int k = 0; k < x->n_ckpt; k++) {
+			xy[2 * n] = x->ckpt_s[k];
+			xy[2 * n++ + 1] = x->ckpt_goodput[k];
+		}
+	} else if (f == FIG_COST) {
+		const capsim_report_design *x = &rep->d[s / 2];
+		for (int m = 0; m <= cost_months(x); m++) {
+			double own, rent;
+			cost_at(x, m, &own, &rent);
+			double v = s % 2 ? rent : own;
+			if (!isfinite(v))
+				return 0;
+			xy[2 * n] = m;
+			xy[2 * n++ + 1] = v;
+		}
+	}
+	return n;
+}
+
+/* series s of figure f in words: the design's label, and for cost what it is */
+static void series_label(const capsim_report *rep, size_t f, size_t s, char *buf, size_t n)
+{
+	if (f == FIG_COST)
+		snprintf(buf, n, "%s %s", rep->d[s / 2].label, s % 2 ? "rented" : "owned");
+	else
+		snprintf(buf, n, "%s", rep->d[s].label);
+}
+
+/* The first series before s that series s coincides with on the chart: the
+ * same x and, at every point, y within 1% of the larger of the two series'
+ * largest |y| (lines that close lie on each other at the figure's size), or
+ * -1. A chart draws such a series dashed over the other and says so. */
+static long coincides_with(const capsim_report *rep, size_t f, size_t s)
+{
+	double a[2 * SERIES_MAX], b[2 * SERIES_MAX];
+	size_t na = series_points(rep, f, s, a);
+	if (na == 0)
+		return -1;
+	for (size_t t = 0; t < s; t++) {
+		size_t nb = series_points(rep, f, t, b);
+		int same = nb == na;
+		double top = 0;
+		for (size_t k = 0; same && k < na; k++)
+			top = fmax(top, fmax(fabs(a[2 * k + 1]), fabs(b[2 * k + 1])));
+		for (size_t k = 0; same && k < na; k++)
+			same = fabs(a[2 * k] - b[2 * k]) <=
+				       1e-9 * fmax(fabs(a[2 * k]), fabs(b[2 * k])) &&
+			       fabs(a[2 * k + 1] - b[2 * k + 1]) <= 0.01 * top;
+		if (same)
+			return (long)t;
+	}
+	return -1;
+}
+
+/* The sentence under figure f naming the series that coincide ("In this
+ * figure A and B coincide: ..."), or "" when none do. */
+static void coincide_caption(const capsim_report *rep, size_t f, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	size_t at = 0;
+	for (size_t s = 0; s < n_series(rep, f) && at < n; s++) {
+		long t = coincides_with(rep, f, s);
+		if (t < 0)
+			continue;
+		char a[CAPSIM_ID_LEN + 16], b[CAPSIM_ID_LEN + 16];
+		series_label(rep, f, s, a, sizeof a);
+		series_label(rep, f, (size_t)t, b, sizeof b);
+		at += (size_t)snprintf(buf + at, n - at, "%s%s and %s coincide", at ? "; " : "",
+				       b, a);
+	}
+	if (at && at < n)
+		snprintf(buf + at, n - at, " (within 1%% of the larger value at every point): their "
+			 "lines lie on each other, the second drawn dashed over the first.");
+}
+
+/* the curve of series s (data file name, index i, using u) in c: its colour
+ * and shape the series' own, dashed where it coincides with an earlier one,
+ * whose name the key then gives */
+static void curve(FILE *c, const capsim_report *rep, size_t f, size_t s, const char *dat,
+		  size_t index, const char *using, int *any)
+{
+	long t = coincides_with(rep, f, s);
+	char label[2 * CAPSIM_ID_LEN + 48], other[CAPSIM_ID_LEN + 16];
+	series_label(rep, f, s, label, sizeof label);
+	if (t >= 0) {
+		series_label(rep, f, (size_t)t, other, sizeof other);
+		size_t l = strlen(label);
+		snprintf(label + l, sizeof label - l, " (coincides with %s)", other);
+	}
+	/* a point every sixth month of a cost curve, every point of the others */
+	fprintf(c, "%s'%s' index %zu using %s with linespoints lt %zu pi %d%s title ",
+		(*any)++ ? ", " : "", dat, index, using, s % CAPSIM_REPORT_COLOURS + 1,
+		f == FIG_COST ? 6 : 1, t >= 0 ? " dt 2" : "");
+	capsim_gnuplot_string(c, label);
+}
+
+/* ---- the figures ---- */
+
 static void fig_scaling(const capsim_report *rep, FILE *dat, FILE *gp)
 {
-	mem plot;
-	FILE *p = mem_open(&plot);
-	fprintf(p, "set logscale x 2\nset xlabel 'GPUs'\nset ylabel 'scaling efficiency (%%)'\n"
-		   "set yrange [0:110]\nplot ");
+	mem plot, curves;
+	FILE *p = mem_open(&plot), *c = mem_open(&curves);
+	fprintf(p, "set logscale x 2\nset xlabel 'GPUs'\nset format x '%%.0f'\n"
+		   "set ylabel 'scaling efficiency'\nset format y '%%.0f%%%%'\n"
+		   "set yrange [0:110]\n");
+	int any = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
 		fputs("# ", dat);
@@ -255,11 +430,9 @@ static void fig_scaling(const capsim_report *rep, FILE *dat, FILE *gp)
 			if (isfinite(x->scale_eff[k]))
 				fprintf(dat, "%ld %.10g\n", x->scale_gpus[k], x->scale_eff[k]);
 		fprintf(dat, "\n\n");
-		fprintf(p, "%s'scaling.dat' index %zu using 1:($2*100) with linespoints lw 2 title ",
-			i ? ", " : "", i);
-		capsim_gnuplot_string(p, x->label);
+		curve(c, rep, FIG_SCALING, i, "scaling.dat", i, "1:($2*100)", &any);
 	}
-	fputc('\n', p);
+	plot_curves(p, &curves, any, "no design");
 	mem_close(&plot);
 	gp_outputs(gp, "scaling", plot.buf);
 	free(plot.buf);
@@ -270,84 +443,77 @@ static const char *const parts[] = { "compute_s", "bubble_s", "exposed_comm_tp_s
 				     "exposed_comm_ep_s", "optimizer_s", "host_s", "data_stall_s" };
 #define N_PARTS (sizeof parts / sizeof parts[0])
 
+/* whether part k of the step takes time in any design (the others are left
+ * out of the chart, so that its key lists only what is drawn) */
+static int part_drawn(const capsim_report *rep, size_t k)
+{
+	for (size_t i = 0; i < rep->n; i++)
+		if (capsim_result_get(&rep->d[i].r, parts[k], 0.0) > 0)
+			return 1;
+	return 0;
+}
+
 static void fig_breakdown(const capsim_report *rep, FILE *dat, FILE *gp)
 {
+	size_t cols = 0;
 	fprintf(dat, "design");
-	for (size_t k = 0; k < N_PARTS; k++)
-		fprintf(dat, " %s", parts[k]);
+	for (size_t k = 0; k < N_PARTS; k++) {
+		if (!part_drawn(rep, k))
+			continue;
+		char label[96];
+		capsim_report_key_label(parts[k], label, sizeof label);
+		fputc(' ', dat);
+		capsim_gnuplot_datum(dat, label);
+		cols++;
+	}
 	fputc('\n', dat);
 	for (size_t i = 0; i < rep->n; i++) {
 		capsim_gnuplot_datum(dat, rep->d[i].label);
 		for (size_t k = 0; k < N_PARTS; k++)
-			fprintf(dat, " %.10g", capsim_result_get(&rep->d[i].r, parts[k], 0.0));
+			if (part_drawn(rep, k))
+				fprintf(dat, " %.10g",
+					capsim_result_get(&rep->d[i].r, parts[k], 0.0));
 		fputc('\n', dat);
 	}
 	mem plot;
 	FILE *p = mem_open(&plot);
 	fprintf(p, "set style data histograms\nset style histogram rowstacked\n"
-		   "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
-		   "set ylabel 'seconds a step'\nset xtics rotate by -20\n"
-		   "plot for [c=2:%zu] 'breakdown.dat' using c:xtic(1) title columnheader(c)\n",
-		N_PARTS + 1);
+		   "set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+		   "set ylabel 'time a step'\nset format y '%%g s'\nset yrange [0:*]\n"
+		   "set xtics rotate by -20\n");
+	if (cols == 0)
+		fprintf(p, "%sNaN title 'no step'\n", empty_plot);
+	else
+		fprintf(p, "plot for [c=2:%zu] 'breakdown.dat' using c:xtic(1) lt (c-1) "
+			   "title columnheader(c)\n", cols + 1);
 	mem_close(&plot);
 	gp_outputs(gp, "breakdown", plot.buf);
 	free(plot.buf);
 }
 
-/* a line's title: the design's label and what the line is */
-static void gp_title2(FILE *p, const char *label, const char *what)
-{
-	char t[CAPSIM_ID_LEN + 16];
-	snprintf(t, sizeof t, "%s %s", label, what);
-	capsim_gnuplot_string(p, t);
-}
-
-/* months of the horizon: owning (the capex less what the nodes and switches
- * would resell for that month, plus the opex so far: docs/model.md's D(t),
- * whose crossing with renting is breakeven_months) and renting the same busy
- * GPU-hours at the cloud offer's rate */
 static void fig_cost(const capsim_report *rep, FILE *dat, FILE *gp)
 {
-	mem plot;
-	FILE *p = mem_open(&plot);
-	mem curves;
-	FILE *c = mem_open(&curves);
-	fprintf(p, "set xlabel 'months'\nset ylabel 'million USD'\n");
+	mem plot, curves;
+	FILE *p = mem_open(&plot), *c = mem_open(&curves);
+	fprintf(p, "set xlabel 'months'\nset format x '%%.0f'\n"
+		   "set ylabel 'cumulative cost'\nset format y '$%%.1s %%c'\n");
 	int any = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
-		const capsim_scenario *s = x->s;
-		double months = s->horizon_s / (365.25 * 86400.0 / 12.0);
-		double gpus = capsim_result_get(&x->r, "gpus", 0.0);
-		double rate = isfinite(capsim_result_get(&x->r, "cloud_cost_usd", NAN)) ?
-				      s->cloud.rate_usd_per_gpu_s : 0.0;
-		double capex = capsim_result_rented(&x->r) ? NAN :
-							       capsim_result_get(&x->r, "capex_usd", NAN);
-		double opex = capsim_result_get(&x->r, "opex_per_year_usd", NAN);
-		double resell = capsim_result_get(&x->r, "capex_nodes_usd", NAN) +
-				capsim_result_get(&x->r, "capex_switches_usd", NAN);
 		fputs("# ", dat);
 		capsim_gnuplot_datum(dat, x->label);
-		fputs(": month, owned (capex - resale + opex), rented (busy hours)\n", dat);
-		for (int m = 0; m <= (int)ceil(months); m++) {
-			double t = m * (365.25 * 86400.0 / 12.0);
-			double resale = resell * s->resale *
-					pow(1.0 - s->resale_decline, t / (365.25 * 86400.0));
-			double own = capex - resale + opex * t / (365.25 * 86400.0);
-			double rent = rate > 0 ? rate * gpus * s->utilization * t : NAN;
-			fprintf(dat, "%d %.10g %.10g\n", m, own / 1e6, rent / 1e6);
+		fputs(": month, owned (capex - resale + opex), rented (busy hours), USD\n", dat);
+		for (int m = 0; m <= cost_months(x); m++) {
+			double own, rent;
+			cost_at(x, m, &own, &rent);
+			fprintf(dat, "%d %.10g %.10g\n", m, own, rent);
 		}
 		fprintf(dat, "\n\n");
-		if (isfinite(capex)) {
-			fprintf(c, "%s'cost.dat' index %zu using 1:2 with lines lw 2 title ", any++ ? ", " : "",
-				i);
-			gp_title2(c, x->label, "owned");
-		}
-		if (rate > 0) {
-			fprintf(c, "%s'cost.dat' index %zu using 1:3 with lines dt 2 lw 2 title ",
-				any++ ? ", " : "", i);
-			gp_title2(c, x->label, "rented");
-		}
+		double xy[2 * SERIES_MAX];
+		if (series_points(rep, FIG_COST, 2 * i, xy))
+			curve(c, rep, FIG_COST, 2 * i, "cost.dat", i, "1:2", &any);
+		if (series_points(rep, FIG_COST, 2 * i + 1, xy))
+			curve(c, rep, FIG_COST, 2 * i + 1, "cost.dat", i, "1:3", &any);
 	}
 	plot_curves(p, &curves, any, "no priced design");
 	mem_close(&plot);
@@ -367,42 +533,62 @@ static void fig_power(const capsim_report *rep, FILE *dat, FILE *gp)
 	mem plot;
 	FILE *p = mem_open(&plot);
 	fprintf(p, "set style data histograms\nset style histogram clustered gap 1\n"
-		   "set style fill solid 0.8 border -1\nset ylabel 'kW a rack'\n"
-		   "set yrange [0:*]\nset xtics rotate by -20\n"
-		   "plot 'power.dat' using 2:xtic(1) title 'heat per rack', "
-		   "'' using 3 title 'circuits per rack (80%% of rating)'\n");
+		   "set style fill solid 0.85 border -1\nset ylabel 'power a rack'\n"
+		   "set format y '%%g kW'\nset yrange [0:*]\nset xtics rotate by -20\n"
+		   "plot 'power.dat' using 2:xtic(1) lt 1 title 'heat per rack', "
+		   "'' using 3 lt 2 title 'circuits per rack (80%% of rating)'\n");
 	mem_close(&plot);
 	gp_outputs(gp, "power", plot.buf);
 	free(plot.buf);
 }
 
+/* the tornado's axis: its label with the unit, the format of its tics, and
+ * the factor from the metric's SI value to the axis' (days for a time) */
+static double tornado_axis(const capsim_report *rep, FILE *p)
+{
+	char label[128];
+	capsim_report_metric_label(rep->rule.metric, label, sizeof label);
+	int time = rep->rule.metric == CAPSIM_RULE_TIME_TO_TRAIN;
+	size_t l = strlen(label);
+	snprintf(label + l, sizeof label - l, time ? " (days)" : " (USD)");
+	fputs("set xlabel ", p);
+	capsim_gnuplot_string(p, label);
+	fprintf(p, "\nset format x '%s'\n", time ? "%g days" : "$%.1s %c");
+	return time ? 1.0 / 86400.0 : 1.0;
+}
+
 static void fig_tornado(const capsim_report *rep, FILE *dat, FILE *gp)
 {
 	double base = rep->winner >= 0 ? rep->d[rep->winner].metric : NAN;
-	fprintf(dat, "# input, low, high (the winner's %s); base %.10g\n",
-		capsim_rule_metric_names[rep->rule.metric], base);
-	int rows = 0;
-	for (int k = 0; k < CAPSIM_REPORT_KNOBS; k++) {
-		const capsim_report_swing *w = &rep->swing[k];
-		if (!w->has)
-			continue;
-		fprintf(dat, "%d ", rows++);
-		capsim_gnuplot_datum(dat, w->what);
-		fprintf(dat, " %.10g %.10g\n", w->low_metric, w->high_metric);
-	}
 	mem plot;
 	FILE *p = mem_open(&plot);
+	double scale = 1.0;
+	int rows = 0;
+	for (int k = 0; k < CAPSIM_REPORT_KNOBS; k++)
+		rows += rep->swing[k].has;
 	if (rows == 0 || !isfinite(base)) {
 		fputs(empty_plot, p);
 		fputs("NaN title 'no winner to move'\n", p);
 	} else {
-		fputs("set style fill solid 0.7 border -1\nset xlabel ", p);
-		capsim_gnuplot_string(p, capsim_rule_metric_names[rep->rule.metric]);
-		fprintf(p, "\nset yrange [-0.7:%d-0.3]\nset ytics nomirror\n"
+		scale = tornado_axis(rep, p);
+		fprintf(p, "set style fill solid 0.7 border -1\n"
+			   "set yrange [-0.7:%d-0.3]\nset ytics nomirror\n"
 			   "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2\n"
 			   "plot 'tornado.dat' using (($3+$4)/2):1:(($3<$4?$3:$4)):(($3>$4?$3:$4)):"
-			   "($1-0.3):($1+0.3):ytic(2) with boxxyerror title '-20%% .. +20%%'\n",
-			rows, base, base);
+			   "($1-0.3):($1+0.3):ytic(2) with boxxyerror lt 1 title '-20%% .. +20%%'\n",
+			rows, base * scale, base * scale);
+	}
+	char label[96];
+	capsim_report_metric_label(rep->rule.metric, label, sizeof label);
+	fprintf(dat, "# input, low, high (the winner's %s, in %s); base %.10g\n", label,
+		scale == 1.0 ? "USD" : "days", base * scale);
+	for (int k = 0, row = 0; k < CAPSIM_REPORT_KNOBS; k++) {
+		const capsim_report_swing *w = &rep->swing[k];
+		if (!w->has)
+			continue;
+		fprintf(dat, "%d ", row++);
+		capsim_gnuplot_datum(dat, w->what);
+		fprintf(dat, " %.10g %.10g\n", w->low_metric * scale, w->high_metric * scale);
 	}
 	mem_close(&plot);
 	gp_outputs(gp, "tornado", plot.buf);
@@ -411,12 +597,10 @@ static void fig_tornado(const capsim_report *rep, FILE *dat, FILE *gp)
 
 static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 {
-	mem plot;
-	FILE *p = mem_open(&plot);
-	fprintf(p, "set logscale x\nset xlabel 'checkpoint interval (hours)'\n"
-		   "set ylabel 'goodput'\nset yrange [*:1]\n");
-	mem curves;
-	FILE *c = mem_open(&curves);
+	mem plot, curves;
+	FILE *p = mem_open(&plot), *c = mem_open(&curves);
+	fprintf(p, "set logscale x\nset xlabel 'checkpoint interval'\nset format x '%%g h'\n"
+		   "set ylabel 'goodput'\nset format y '%%.0f%%%%'\nset yrange [*:100]\n");
 	int any = 0;
 	for (size_t i = 0; i < rep->n; i++) {
 		const capsim_report_design *x = &rep->d[i];
@@ -427,11 +611,8 @@ static void fig_goodput(const capsim_report *rep, FILE *dat, FILE *gp)
 		for (int k = 0; k < x->n_ckpt; k++)
 			fprintf(dat, "%.10g %.10g\n", x->ckpt_s[k] / 3600.0, x->ckpt_goodput[k]);
 		fprintf(dat, "\n\n");
-		if (!x->n_ckpt)
-			continue;
-		fprintf(c, "%s'goodput.dat' index %zu using 1:2 with linespoints lw 2 title ",
-			any++ ? ", " : "", i);
-		capsim_gnuplot_string(c, x->label);
+		if (x->n_ckpt)
+			curve(c, rep, FIG_GOODPUT, i, "goodput.dat", i, "1:($2*100)", &any);
 	}
 	plot_curves(p, &curves, any, "no failures modelled");
 	mem_close(&plot);
@@ -732,15 +913,16 @@ static void basis_text(const capsim_report *rep, char *buf, size_t n)
  * 20% move changes the winner */
 static void decider_text(const capsim_report *rep, char *buf, size_t n)
 {
+	char metric[96];
+	capsim_report_metric_label(rep->rule.metric, metric, sizeof metric);
 	int at = rep->cmp.from_power ?
 		 snprintf(buf, n, "What would decide it: a measured power draw of both designs' "
 			  "GPUs through a training step (the power's model error is the whole of "
 			  "this band; the prices are inputs that carry no model error)") :
 		 snprintf(buf, n, "What would decide it: a measured step time of both designs "
 			  "on their hardware (the step time's model error is the whole of this "
-			  "band: %s is taken as proportional to the step time, and the prices are "
-			  "inputs that carry no model error)",
-			  capsim_rule_metric_names[rep->rule.metric]);
+			  "band: the %s is taken as proportional to the step time, and the prices "
+			  "are inputs that carry no model error)", metric);
 	for (int k = 0; k < CAPSIM_REPORT_KNOBS && at > 0 && (size_t)at < n; k++) {
 		const capsim_report_swing *s = &rep->swing[k];
 		if (!s->has || (s->winner_low == rep->winner && s->winner_high == rep->winner))
@@ -795,9 +977,9 @@ static void comparison(out2 *o, const capsim_report *rep)
 static void recommendation(out2 *o, const capsim_report *rep)
 {
 	heading(o, 2, "Recommendation");
-	char rule[1024];
-	int at = snprintf(rule, sizeof rule, "Decision rule: the smallest %s",
-			  capsim_rule_metric_names[rep->rule.metric]);
+	char rule[1024], metric[96];
+	capsim_report_metric_label(rep->rule.metric, metric, sizeof metric);
+	int at = snprintf(rule, sizeof rule, "Decision rule: the smallest %s", metric);
 	if (rep->rule.budget_usd > 0)
 		at += snprintf(rule + at, sizeof rule - (size_t)at,
 			       ", with a cost to train of at most $%.4gM", rep->rule.budget_usd / 1e6);
@@ -818,11 +1000,11 @@ static void recommendation(out2 *o, const capsim_report *rep)
 			const capsim_report_design *r2 = &rep->d[rep->runner_up];
 			metric_text(rep->rule.metric, r2->metric, b, sizeof b);
 			snprintf(text, sizeof text, "%s wins with %s = %s, %.1f%% below the runner-up, "
-				 "%s (%s).", w->label, capsim_rule_metric_names[rep->rule.metric], a,
+				 "%s (%s).", w->label, metric, a,
 				 100.0 * (r2->metric - w->metric) / r2->metric, r2->label, b);
 		} else {
 			snprintf(text, sizeof text, "%s wins with %s = %s; no other design meets the "
-				 "rule.", w->label, capsim_rule_metric_names[rep->rule.metric], a);
+				 "rule.", w->label, metric, a);
 		}
 		para(o, text);
 		comparison(o, rep);
@@ -941,7 +1123,7 @@ static void breakdown_section(out2 *o, const capsim_report_design *x)
 		if (v <= 0)
 			continue;
 		char b[3][64];
-		snprintf(b[0], sizeof b[0], "%s", parts[k]);
+		capsim_report_key_label(parts[k], b[0], sizeof b[0]);
 		snprintf(b[1], sizeof b[1], "%.6g", v);
 		snprintf(b[2], sizeof b[2], "%.1f%%", step > 0 ? 100.0 * v / step : 0.0);
 		for (int c = 0; c < 3; c++)
@@ -1120,11 +1302,13 @@ static void sources_section(out2 *o, const capsim_catalog *cat, const citations 
 	free(cells);
 }
 
-static void figures_section(out2 *o, char *const *svg)
+static void figures_section(out2 *o, const capsim_report *rep, char *const *svg)
 {
 	heading(o, 2, "Figures");
 	for (size_t f = 0; f < N_FIGURES; f++) {
+		char caption[1024];
 		heading(o, 3, figures[f].title);
+		coincide_caption(rep, f, caption, sizeof caption);
 		const char *at = svg[f] ? strstr(svg[f], "<svg") : NULL;
 		if (!at) {
 			para(o, "(This figure was not drawn: gnuplot is not installed. Its data and "
@@ -1133,6 +1317,8 @@ static void figures_section(out2 *o, char *const *svg)
 		}
 		fprintf(o->md, "![%s](figures/%s.png)\n\n", figures[f].title, figures[f].name);
 		fprintf(o->html, "<div class=\"figure\">%s</div>\n", at);
+		if (caption[0])
+			para(o, caption);
 	}
 }
 
@@ -1244,7 +1430,7 @@ int capsim_report_write(const capsim_report *rep, const capsim_catalog *cat, con
 	}
 	sources_section(&o, cat, &cites);
 	free(cites.id);
-	figures_section(&o, svg);
+	figures_section(&o, rep, svg);
 	for (size_t f = 0; f < N_FIGURES; f++)
 		free(svg[f]);
 	fputs("</body>\n</html>\n", o.html);

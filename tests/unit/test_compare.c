@@ -441,8 +441,9 @@ static void test_report_tco(void **state)
 	capsim_report_compare(&rep, &none);
 	assert_true(rep.cmp.done && !rep.cmp.has);
 	md = markdown(&rep, "tco-none");
-	assert_non_null(strstr(md, "Against the model's own error: not compared; tco_usd is "
-				   "priced inputs over a fixed horizon but for the busy hours' energy"));
+	assert_non_null(strstr(md, "Against the model's own error: not compared; the on-prem TCO "
+				   "is priced inputs over a fixed horizon but for the busy hours' "
+				   "energy"));
 	free(md);
 	capsim_report_free(&rep);
 }

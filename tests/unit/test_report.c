@@ -5,7 +5,8 @@
  * what capsim_eval and `capsim run --json` give; the decision rule and its
  * sensitivity move the way costs do; without gnuplot the text is written,
  * the figures are not, and the exit status is 1; designs of two workloads
- * are refused. */
+ * are refused; the figures in people's units and the palette's colours,
+ * coincident lines marked, no result key's name in the text. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -438,6 +439,153 @@ static void test_from_store(void **state)
 			    "'the sweep file changed since sweep 1'", CAPSIM_BIN, db, dir), 0);
 }
 
+/* the text of figure name's file ext in the report at out */
+static char *figure_file(const char *out, const char *name, const char *ext)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/figures/%s.%s", out, name, ext);
+	return slurp(path, NULL);
+}
+
+/* no result key whose name has an underscore (a name no reader should meet:
+ * "cost_to_train_usd", not "goodput", which is also a word) in text, nor any
+ * of its interval ends */
+static void no_key_names(const char *what, const char *text)
+{
+	for (size_t i = 0; i < capsim_result_n_keys; i++) {
+		const char *k = capsim_result_keys[i].key;
+		if (!strchr(k, '_'))
+			continue;
+		for (const char *at = strstr(text, k); at; at = strstr(at + 1, k)) {
+			char before = at > text ? at[-1] : ' ', after = at[strlen(k)];
+			int word = !(before == '_' || (before >= 'a' && before <= 'z')) &&
+				   !(after == '_' || (after >= 'a' && after <= 'z'));
+			if (word)
+				fail_msg("%s names the result key %s", what, k);
+		}
+	}
+}
+
+/* The figures a procurement officer reads: every script sets the palette's
+ * ten colours in order; every numeric axis has a format in people's units
+ * (no gnuplot default that writes 1e+06); the line charts give every series
+ * its own colour; series that lie on each other are drawn dashed, named in
+ * the key and in a sentence under the figure; no result key's name in the
+ * text, the scripts or the breakdown's key; the SVGs' tick labels without
+ * an exponent. With the cost rule and the time rule (days on the tornado). */
+static void test_figures_readable(void **state)
+{
+	(void)state;
+	static const char *const figs[] = { "scaling", "breakdown", "cost", "power", "tornado",
+					    "goodput" };
+	static const char *const formats[][3] = {
+		{ "scaling", "set format x '%.0f'", "set format y '%.0f%%'" },
+		{ "breakdown", "set format y '%g s'", "set ylabel 'time a step'" },
+		{ "cost", "set format x '%.0f'", "set format y '$%.1s %c'" },
+		{ "power", "set format y '%g kW'", "set ylabel 'power a rack'" },
+		{ "goodput", "set format x '%g h'", "set format y '%.0f%%'" },
+	};
+	static const struct {
+		int metric;
+		const char *axis, *format;
+	} rules[] = { { CAPSIM_RULE_COST_TO_TRAIN, "set xlabel 'cost to train (USD)'",
+			"set format x '$%.1s %c'" },
+		      { CAPSIM_RULE_TIME_TO_TRAIN, "set xlabel 'wall time to train (days)'",
+			"set format x '%g days'" } };
+	for (size_t r = 0; r < 2; r++) {
+		capsim_report rep;
+		capsim_report_rule rule = { .metric = rules[r].metric };
+		collect(&rep, &rule);
+		char out[512];
+		snprintf(out, sizeof out, "%s/readable-%zu", dir, r);
+		capsim_diags d = { 0 };
+		int missing = 1;
+		assert_int_equal(capsim_report_write(&rep, cat, out, 60.0, &missing, &d), 0);
+		for (size_t f = 0; f < 6; f++) {
+			char *gp = figure_file(out, figs[f], "gp");
+			for (int k = 0; k < CAPSIM_REPORT_COLOURS; k++) {
+				char want[96];
+				snprintf(want, sizeof want, "set linetype %d lc rgb '%s' ", k + 1,
+					 capsim_report_palette[k]);
+				if (!strstr(gp, want))
+					fail_msg("%s.gp lacks '%s'", figs[f], want);
+			}
+			no_key_names(figs[f], gp);
+			char *svg = figure_file(out, figs[f], "svg");
+			if (strstr(svg, "e+0") || strstr(svg, "e-0"))
+				fail_msg("%s.svg has a number with an exponent", figs[f]);
+			free(svg);
+			free(gp);
+		}
+		for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
+			char *gp = figure_file(out, formats[k][0], "gp");
+			for (int j = 1; j < 3; j++)
+				if (!strstr(gp, formats[k][j]))
+					fail_msg("%s.gp lacks '%s'", formats[k][0], formats[k][j]);
+			free(gp);
+		}
+		char *tornado = figure_file(out, "tornado", "gp");
+		assert_non_null(strstr(tornado, rules[r].axis));
+		assert_non_null(strstr(tornado, rules[r].format));
+		free(tornado);
+		/* the cost chart: h100-rented's rented curve, both H200s' owned and
+		 * rented, each its own linetype; the RoCE design's curves lie on the
+		 * InfiniBand's and say so */
+		char *cost = figure_file(out, "cost", "gp");
+		const char *plot = strstr(cost, "\nplot ");
+		assert_non_null(plot);
+		int seen[CAPSIM_REPORT_COLOURS + 1] = { 0 }, curves = 0;
+		const char *end = strchr(plot + 1, '\n');
+		for (const char *at = strstr(plot, " lt "); at && at < end; at = strstr(at + 1, " lt ")) {
+			int lt = atoi(at + 4);
+			assert_true(lt >= 1 && lt <= CAPSIM_REPORT_COLOURS);
+			assert_int_equal(seen[lt]++, 0);
+			curves++;
+		}
+		assert_int_equal(curves, 5);
+		assert_non_null(strstr(cost, "dt 2 title 'h200-owned-roce rented (coincides with "
+					     "h200-owned-ib rented)'"));
+		free(cost);
+		char *dat = figure_file(out, "breakdown", "dat");
+		assert_non_null(strstr(dat, "design \"compute\" \"pipeline bubble\" \"exposed comm TP\""));
+		no_key_names("breakdown.dat", strtok(dat, "\n"));
+		free(dat);
+		char path[1024];
+		snprintf(path, sizeof path, "%s/report.md", out);
+		char *md = slurp(path, NULL);
+		assert_non_null(strstr(md, "h200-owned-ib rented and h200-owned-roce rented coincide"));
+		assert_non_null(strstr(md, "| compute | "));
+		no_key_names("report.md", md);
+		free(md);
+		snprintf(path, sizeof path, "%s/report.html", out);
+		char *html = slurp(path, NULL);
+		no_key_names("report.html", html);
+		free(html);
+		capsim_report_free(&rep);
+		capsim_diags_free(&d);
+	}
+}
+
+/* the words for a key: its label, joined to its heading's where it reads as
+ * a part of it, and never the key where there is no label */
+static void test_key_labels(void **state)
+{
+	(void)state;
+	char b[96];
+	capsim_report_key_label("cost_to_train_usd", b, sizeof b);
+	assert_string_equal(b, "cost to train");
+	capsim_report_key_label("cost_per_million_tokens_usd", b, sizeof b);
+	assert_string_equal(b, "cost to train per million tokens");
+	capsim_report_key_label("exposed_comm_tp_s", b, sizeof b);
+	assert_string_equal(b, "exposed comm TP");
+	capsim_report_key_label("no_such_key_usd", b, sizeof b);
+	assert_string_equal(b, "no such key");
+	for (int m = 0; m < CAPSIM_RULE__COUNT; m++) {
+		capsim_report_metric_label(m, b, sizeof b);
+		assert_null(strchr(b, '_'));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +595,8 @@ int main(void)
 		cmocka_unit_test(test_no_gnuplot),
 		cmocka_unit_test(test_one_workload),
 		cmocka_unit_test(test_from_store),
+		cmocka_unit_test(test_figures_readable),
+		cmocka_unit_test(test_key_labels),
 	};
 	return testutil_run_group(tests, setup, teardown);
 }
