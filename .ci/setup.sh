@@ -18,7 +18,10 @@ if [ "$mode" = test ]; then
 	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh);
 	# tmux: the explorer's test drives it (tests/scripts/explore_tmux.sh)
 	# sqlite3: the attack suite edits stores as an attacker would (tests/attack/)
-	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux sqlite3"
+	# python3-venv, -pip, -setuptools, -wheel: the Python package installed and tested
+	# (tests/scripts/python_pkg.sh)
+	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux sqlite3
+	      python3-venv python3-pip python3-setuptools python3-wheel"
 fi
 missing=""
 for p in $pkgs; do

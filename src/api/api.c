@@ -74,6 +74,12 @@ const char *capsim_status_name(int status)
 	return status >= 0 && status <= CAPSIM_E_ABSENT ? names[status] : NULL;
 }
 
+const char *capsim_data_dir(void)
+{
+	capsim_api_init();
+	return capsim_catalog_default_root();
+}
+
 void capsim_free(void *p)
 {
 	free(p);

@@ -65,6 +65,11 @@ const char *capsim_library_version(int *major, int *minor, int *patch);
  * for a value that is none of them. */
 const char *capsim_status_name(int status);
 
+/* The catalog's directory the library reads (hardware/, models/, scenarios/
+ * with its sweeps/, the error model): CAPSIM_DATA where set, else the one
+ * beside the library. */
+const char *capsim_data_dir(void);
+
 /* Free a string the library returned in *out (NULL is nothing). */
 void capsim_free(void *p);
 

@@ -147,11 +147,17 @@ static json_t *cell_json(const capsim_sweepq_cell *c, const char *key)
 	return json_real(c->num);
 }
 
-/* a parameter's value: a plain number as a number, else its text */
+/* a parameter's value: a plain number as a number (digits alone as an
+ * integer), else its text */
 static json_t *param_json(const char *value)
 {
 	double v;
-	return capsim_plain_number(value, &v) ? json_real(v) : capsim_table_json_text(value);
+	if (!capsim_plain_number(value, &v))
+		return capsim_table_json_text(value);
+	size_t digits = strspn(value + (value[0] == '-'), "0123456789");
+	if (value[digits + (value[0] == '-')] == '\0' && digits < 16)
+		return json_integer((json_int_t)v);
+	return json_real(v);
 }
 
 /* point p of t as one flat object */
