@@ -9,7 +9,8 @@
 # through capsim_key_name, capsim_res_number, _text and _band), and its
 # capsim_res_json byte for byte the command's output. The installed library
 # must carry its SONAME, export the header's functions in CAPSIM_0 and
-# nothing but capsim_* symbols.
+# nothing but capsim_* symbols. docs/user-guide.md's C example (its ```c
+# block) is built and run the same way.
 set -u
 cmake=$1
 build=$2
@@ -94,4 +95,14 @@ awk '
 		print n " keys compared"
 		exit bad
 	}' cli.txt lib.txt >cmp.txt || fail "$(cat cmp.txt)"
+# ---- docs/user-guide.md's C example, as written ----
+awk '/^```c$/ { on = 1; next } /^```/ { on = 0 } on' "$src/docs/user-guide.md" >step.c
+[ -s step.c ] || fail "docs/user-guide.md has no c block"
+# shellcheck disable=SC2086
+"$cc" $cflags -o step step.c $flags 2>"$tmp/cc.log" || fail "the guide's step.c: $(cat "$tmp/cc.log")"
+LD_LIBRARY_PATH=$libdir ./step >step.txt 2>"$tmp/err" || fail "step.c exited $?: $(cat "$tmp/err")"
+awk '$1 == "step" && $2 == "time" && $4 == "s" {
+	split(substr($6, 1, length($6) - 1), b, "-")
+	ok = b[1] + 0 < $3 + 0 && $3 + 0 < b[2] + 0 }
+	END { exit !ok }' step.txt || fail "step.c printed: $(cat step.txt)"
 echo "api_install: ok ($(tail -1 cmp.txt), $(wc -l <"$tmp/public") functions in CAPSIM_0)"
