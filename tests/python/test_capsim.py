@@ -23,8 +23,11 @@ EDITS = [("workload.parallelism.pp", 2), ("cluster.nodes", 16)]
 
 
 def cli(*args, status=0):
-    """the installed capsim's standard output and error, its status checked"""
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, check=False)
+    """the installed capsim's standard output and error, its status checked
+    (without the interpreter's preloaded sanitizer runtime, which a
+    sanitizer build's command carries itself)"""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, check=False, env=env)
     if p.returncode != status:
         raise AssertionError("capsim %s exited %d, not %d: %s" %
                              (" ".join(args), p.returncode, status, p.stderr))
