@@ -24,7 +24,8 @@
  * - The catalog (hardware, models, scenarios, the error model) is the one
  *   installed beside the library (PREFIX/share/capsim for PREFIX/lib), or
  *   the source tree for a library in a build directory of it; the
- *   environment variable CAPSIM_DATA names another.
+ *   environment variable CAPSIM_DATA names another. The user's own parts
+ *   files (the command's --parts and CAPSIM_PARTS) are not read.
  *
  * The ABI is versioned (symbols in the node CAPSIM_0, SONAME libcapsim.so.0);
  * a program built against this header runs against any libcapsim.so.0. */

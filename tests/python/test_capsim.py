@@ -95,6 +95,17 @@ class Evaluate(unittest.TestCase):
         text, _ = cli("run", SCENARIO, *sets(edits.items()), "--json", "--no-intervals")
         self.assertEqual(dict(r), json.loads(text))
 
+    def test_resolved_xml_as_capsim_validate(self):
+        s = edited()
+        text, _ = cli("validate", SCENARIO, *sets(EDITS), "--resolved")
+        self.assertEqual(s.xml(), text)
+        # written out and loaded back, it evaluates to the same numbers
+        path = os.path.join(WORK, "resolved.xml")
+        with open(path, "w") as f:
+            f.write(s.xml())
+        again = capsim.load(path).evaluate()
+        self.assertEqual(again["step_time_s"], s.evaluate()["step_time_s"])
+
     def test_separate_scenarios_on_separate_threads(self):
         want = edited().evaluate()
         got = [None] * 4
