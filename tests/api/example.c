@@ -8,7 +8,10 @@
  * every key of the result table the result has, one "KEY VALUE" line each
  * (numbers to 17 digits, booleans true or false, texts as they are), each
  * banded key's ends after it (KEY_lo, KEY_hi, KEY_lo95, KEY_hi95); with
- * --json, the whole result as `capsim run --json` prints it into FILE.
+ * --json, the whole result as `capsim run --json` prints it into FILE. It
+ * checks on the way that a band's end read by its JSON name (KEY_lo) is the
+ * band's, that a key the result lacks reads as absent and one the table
+ * lacks as a usage error.
  * Exit status: 0, or the failing call's status with its diagnostics on
  * standard error. */
 #include <stdio.h>
@@ -17,14 +20,36 @@
 
 #include <capsim.h>
 
-/* one key of r on standard output, with its band's ends */
-static void print_key(const capsim_res *r, const char *key)
+/* a band's end read by its JSON name (KEY_lo ...) is the band's: 0, or 1
+ * after saying how it differs */
+static int check_end(const capsim_res *r, const char *key, const char *end, double want)
+{
+	char name[160];
+	double v;
+	snprintf(name, sizeof name, "%s_%s", key, end);
+	if (capsim_res_number(r, name, &v) == CAPSIM_OK && v == want)
+		return 0;
+	fprintf(stderr, "example: %s by name is not the band's end\n", name);
+	return 1;
+}
+
+/* one key of r on standard output, with its band's ends; 0, or 1 where a
+ * call answered otherwise than the header promises */
+static int print_key(const capsim_res *r, const char *key)
 {
 	const char *text;
 	double v, lo, hi;
-	int kind = capsim_key_kind(key);
-	if (kind == CAPSIM_KEY_STRUCTURED || !capsim_res_has(r, key))
-		return;
+	int kind = capsim_key_kind(key), bad = 0;
+	if (kind == CAPSIM_KEY_STRUCTURED)
+		return 0;
+	if (!capsim_res_has(r, key)) {
+		/* a key of the table this result has no value of */
+		int st = kind == CAPSIM_KEY_TEXT ? capsim_res_text(r, key, &text) :
+						   capsim_res_number(r, key, &v);
+		if (st != CAPSIM_E_ABSENT)
+			fprintf(stderr, "example: %s is absent, yet reads as %d\n", key, st);
+		return st != CAPSIM_E_ABSENT;
+	}
 	if (kind == CAPSIM_KEY_TEXT && capsim_res_text(r, key, &text) == CAPSIM_OK)
 		printf("%s %s\n", key, text);
 	else if (kind == CAPSIM_KEY_BOOLEAN && capsim_res_number(r, key, &v) == CAPSIM_OK)
@@ -33,9 +58,13 @@ static void print_key(const capsim_res *r, const char *key)
 		printf("%s %.17g\n", key, v);
 	static const int levels[] = { 80, 95 };
 	static const char *const ends[][2] = { { "lo", "hi" }, { "lo95", "hi95" } };
-	for (int l = 0; l < 2; l++)
-		if (capsim_res_band(r, key, levels[l], &lo, &hi) == CAPSIM_OK)
-			printf("%s_%s %.17g\n%s_%s %.17g\n", key, ends[l][0], lo, key, ends[l][1], hi);
+	for (int l = 0; l < 2; l++) {
+		if (capsim_res_band(r, key, levels[l], &lo, &hi) != CAPSIM_OK)
+			continue;
+		printf("%s_%s %.17g\n%s_%s %.17g\n", key, ends[l][0], lo, key, ends[l][1], hi);
+		bad |= check_end(r, key, ends[l][0], lo) | check_end(r, key, ends[l][1], hi);
+	}
+	return bad;
 }
 
 /* the result's JSON into path */
@@ -96,7 +125,14 @@ int main(int argc, char **argv)
 		return st;
 	}
 	for (size_t i = 0; i < capsim_key_count(); i++)
-		print_key(r, capsim_key_name(i));
+		if (print_key(r, capsim_key_name(i)))
+			st = 1;
+	double v;
+	if (capsim_res_number(r, "no_such_key_s", &v) != CAPSIM_E_USAGE ||
+	    capsim_key_unit("no_such_key_s") != NULL) {
+		fprintf(stderr, "example: a key the table does not have was read\n");
+		st = 1;
+	}
 	if (json && write_json(r, json))
 		st = 1;
 	capsim_res_free(r);
