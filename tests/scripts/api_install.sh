@@ -7,7 +7,8 @@
 # `PREFIX/bin/capsim run SCENARIO --set ... --json`'s: the same keys with the
 # same values (every result key the table has and each band end, read
 # through capsim_key_name, capsim_res_number, _text and _band), and its
-# capsim_res_json byte for byte the command's output. The installed library
+# capsim_res_json byte for byte the command's output (and on a scenario of
+# two node groups). The installed library
 # must carry its SONAME, export the header's functions in CAPSIM_0 and
 # nothing but capsim_* symbols. docs/user-guide.md's C example (its ```c
 # block) is built and run the same way.
@@ -72,6 +73,14 @@ for e in "$@"; do sets="$sets --set $e"; done
 	fail "capsim run exited $?: $(cat "$tmp/err")"
 cmp -s cli.json lib.json || fail "capsim_res_json differs from capsim run --json: \
 $(diff cli.json lib.json | head -20)"
+# a scenario of two node groups (the head's per-group profiles), byte for byte too
+mixed=$prefix/share/capsim/scenarios/mixed-h100-h200.xml
+LD_LIBRARY_PATH=$libdir ./example "$mixed" --json mixed-lib.json >/dev/null 2>"$tmp/err" ||
+	fail "example on mixed-h100-h200 exited $?: $(cat "$tmp/err")"
+"$prefix/bin/capsim" run "$mixed" --json >mixed-cli.json 2>"$tmp/err" ||
+	fail "capsim run mixed-h100-h200 exited $?: $(cat "$tmp/err")"
+cmp -s mixed-cli.json mixed-lib.json || fail "mixed-h100-h200: capsim_res_json differs: \
+$(diff mixed-cli.json mixed-lib.json | head -20)"
 # the command's top-level scalars, less the head, as KEY VALUE lines
 sed -n 's/^  "\([a-z0-9_]*\)": \(.*[^[{]\),\{0,1\}$/\1 \2/p' cli.json | sed 's/,$//' |
 	grep -vE '^(schema_version|capsim_version|hardware_profile|calibrated_profile|seed) ' \
