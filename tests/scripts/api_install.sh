@@ -8,10 +8,10 @@
 # same values (every result key the table has and each band end, read
 # through capsim_key_name, capsim_res_number, _text and _band), and its
 # capsim_res_json byte for byte the command's output (and on a scenario of
-# two node groups). The installed library
-# must carry its SONAME, export the header's functions in CAPSIM_0 and
-# nothing but capsim_* symbols. docs/user-guide.md's C example (its ```c
-# block) is built and run the same way.
+# two node groups). The installed library must carry its SONAME, export the
+# header's functions in CAPSIM_0 and nothing but capsim_* symbols.
+# docs/user-guide.md's C example (its ```c block) is built and run the same
+# way.
 set -u
 cmake=$1
 build=$2
