@@ -263,8 +263,8 @@ capsim_err_model *capsim_api_err_model(capsim_diags *d)
 	 * bad input, and CAPSIM_NO_INTERVALS does without it */
 	for (size_t i = 0; !m && i < got.n; i++)
 		capsim_diags_add_at(d, got.v[i].where ? got.v[i].where : "the error model",
-				    "the error model: %s (CAPSIM_NO_INTERVALS leaves the bands out; "
-				    "capsim fit errors refits the model)", got.v[i].msg);
+				    "the error model: %s (CAPSIM_NO_INTERVALS leaves the bands "
+				    "out; capsim fit errors refits the model)", got.v[i].msg);
 	capsim_diags_free(&got);
 	return m;
 }
@@ -455,9 +455,9 @@ int capsim_scn_collective(capsim_scn *h, const char *op, double bytes, int ranks
 	capsim_diags d = { 0 };
 	int code = op ? capsim_coll_parse(op) : -1;
 	if (code < 0)
-		capsim_diags_add_at(&d, "op", "expected a collective (all-reduce, all-gather, "
-				    "reduce-scatter, broadcast, reduce, all-to-all, ...), found '%s'",
-				    op ? op : "nothing");
+		capsim_diags_add_at(&d, "op", "expected a collective (all-reduce, "
+				    "all-gather, reduce-scatter, broadcast, reduce, all-to-all, "
+				    "...), found '%s'", op ? op : "nothing");
 	else if (!(bytes >= 1 && bytes <= 17592186044416.0) || bytes != (double)(long long)bytes)
 		capsim_diags_add_at(&d, "bytes", "expected a whole number of bytes from 1 B to "
 				    "16 TiB, found %g", bytes);

@@ -43,8 +43,9 @@ json_t *capsim_api_json_head(const capsim_catalog *cat, const capsim_scenario *s
 	if (s) {
 		json_object_set_new(o, "hardware_profile", json_string(s->gpu.e.id));
 		/* the calibrated profiles applied (cluster.node.profile, cluster.mix.profile) */
-		json_object_set_new(o, "calibrated_profile",
-				    s->gpu.cal.profile[0] ? json_string(s->gpu_profile) : json_null());
+		json_object_set_new(o, "calibrated_profile", s->gpu.cal.profile[0] ?
+								     json_string(s->gpu_profile) :
+								     json_null());
 		if (s->n_groups > 1)
 			groups(s, o);
 		json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));

@@ -50,7 +50,8 @@ esac
 # ---- the library's ABI ----
 lib=$libdir/libcapsim.so.0
 [ -e "$lib" ] || fail "$lib not installed"
-readelf -d "$lib" | grep -q 'SONAME.*\[libcapsim\.so\.0\]' || fail "$lib has no SONAME libcapsim.so.0"
+readelf -d "$lib" | grep -q 'SONAME.*\[libcapsim\.so\.0\]' ||
+	fail "$lib has no SONAME libcapsim.so.0"
 nm -D --defined-only --with-symbol-versions "$lib" >"$tmp/syms" || fail "nm -D $lib"
 grep -o '[a-z_]*(' "$prefix/include/capsim.h" | tr -d '(' | grep '^capsim_' | sort -u \
 	>"$tmp/header"
@@ -88,19 +89,28 @@ sed -n 's/^  "\([a-z0-9_]*\)": \(.*[^[{]\),\{0,1\}$/\1 \2/p' cli.json | sed 's/,
 [ "$(wc -l <cli.txt)" -gt 100 ] || fail "capsim run --json gave $(wc -l <cli.txt) scalar keys"
 awk '
 	function num(s) { return s == "true" ? 1 : s == "false" ? 0 : s + 0 }
-	function text(s) { return s ~ /^"/ }
-	NR == FNR { want[$1] = $2; n++; next }
+	function differ(a, b) { print $1 ": the library " a ", capsim run " b; bad = 1 }
+	# the value: the rest of the line after the key
+	{ v = substr($0, length($1) + 2) }
+	NR == FNR { want[$1] = v; n++; next }
 	{
 		got[$1] = 1
-		if (!($1 in want)) { print "the library has " $1 ", capsim run does not"; bad = 1; next }
-		w = want[$1]; g = $2
-		if (text(w)) { gsub(/^"|"$/, "", w); if (w != g) { print $1 ": " g " against " w; bad = 1 } ; next }
-		d = num(g) - num(w); if (d < 0) d = -d
+		if (!($1 in want)) { differ("has it", "not"); next }
+		w = want[$1]
+		if (w ~ /^"/) {
+			w = substr(w, 2, length(w) - 2)
+			if (w != v)
+				differ("\"" v "\"", "\"" w "\"")
+			next
+		}
+		d = num(v) - num(w)
 		m = num(w) < 0 ? -num(w) : num(w)
-		if (d > 1e-9 * m + 1e-300) { print $1 ": " g " against " w; bad = 1 }
+		if ((d < 0 ? -d : d) > 1e-9 * m)
+			differ(v, w)
 	}
 	END {
-		for (k in want) if (!(k in got)) { print "capsim run has " k ", the library does not"; bad = 1 }
+		for (k in want)
+			if (!(k in got)) { print k ": capsim run has it, the library not"; bad = 1 }
 		print n " keys compared"
 		exit bad
 	}' cli.txt lib.txt >cmp.txt || fail "$(cat cmp.txt)"
