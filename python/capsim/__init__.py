@@ -58,6 +58,17 @@ def result_keys():
     return out
 
 
+_unit_table = None
+
+
+def _units():
+    """key -> unit of the result table, read once"""
+    global _unit_table
+    if _unit_table is None:
+        _unit_table = {k["key"]: k["unit"] for k in result_keys()}
+    return _unit_table
+
+
 def _text(value):
     """A --set value as text: booleans as true/false, numbers as Python
     writes them, anything else as str()."""
@@ -74,7 +85,7 @@ class Result(dict):
     def __init__(self, text):
         super().__init__(json.loads(text))
         self.json = text
-        table = {k["key"]: k["unit"] for k in result_keys()}
+        table = _units()
         self.units = {k: table[k] for k in self if k in table}
 
     def band(self, key, level=80):
