@@ -56,11 +56,15 @@ test)
 	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCAPSIM_WERROR=ON -DCAPSIM_MPI=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	cmake --build build-tsan -j "$jobs" --target capsim test_sweep test_sweep_run
+	cmake --build build-tsan -j "$jobs" --target capsim test_sweep test_sweep_run \
+		test_api_threads
 	TSAN_OPTIONS=halt_on_error=1 CAPSIM_TEST_FILTER='*thread*,*interrupt*' \
 		ctest --test-dir build-tsan -R '^unit/test_sweep$' --output-on-failure
 	TSAN_OPTIONS=halt_on_error=1 \
 		ctest --test-dir build-tsan -R '^unit/test_sweep_run$' --output-on-failure
+	# libcapsim's handles on four threads at once (tests/api/threads.c)
+	TSAN_OPTIONS=halt_on_error=1 \
+		ctest --test-dir build-tsan -R '^api/threads$' --output-on-failure
 	# 3. clang-14 with ASan + UBSan (+ libFuzzer): every test under ctest
 	# (last, so that the closing summary is the whole suite's)
 	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \
