@@ -18,7 +18,10 @@ if [ "$mode" = test ]; then
 	# chromium: headless, for the report's browser test (tests/scripts/report_browser.sh);
 	# tmux: the explorer's test drives it (tests/scripts/explore_tmux.sh)
 	# sqlite3: the attack suite edits stores as an attacker would (tests/attack/)
-	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux sqlite3"
+	# python3-venv, -pip, -setuptools, -wheel: the Python package installed and tested
+	# (tests/scripts/python_pkg.sh)
+	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux sqlite3
+	      python3-venv python3-pip python3-setuptools python3-wheel"
 fi
 missing=""
 for p in $pkgs; do
@@ -53,11 +56,15 @@ test)
 	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCAPSIM_WERROR=ON -DCAPSIM_MPI=OFF -DCMAKE_C_FLAGS=-fsanitize=thread \
 		-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread >/dev/null
-	cmake --build build-tsan -j "$jobs" --target capsim test_sweep test_sweep_run
+	cmake --build build-tsan -j "$jobs" --target capsim test_sweep test_sweep_run \
+		test_api_threads
 	TSAN_OPTIONS=halt_on_error=1 CAPSIM_TEST_FILTER='*thread*,*interrupt*' \
 		ctest --test-dir build-tsan -R '^unit/test_sweep$' --output-on-failure
 	TSAN_OPTIONS=halt_on_error=1 \
 		ctest --test-dir build-tsan -R '^unit/test_sweep_run$' --output-on-failure
+	# libcapsim's handles on four threads at once (tests/api/threads.c)
+	TSAN_OPTIONS=halt_on_error=1 \
+		ctest --test-dir build-tsan -R '^api/threads$' --output-on-failure
 	# 3. clang-14 with ASan + UBSan (+ libFuzzer): every test under ctest
 	# (last, so that the closing summary is the whole suite's)
 	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang-14 -DCMAKE_BUILD_TYPE=Debug \

@@ -1,7 +1,10 @@
 /* catalog.c - loading and checking the catalog; see catalog.h. */
+/* dladdr: the shared library this code is linked into, for its catalog */
+#define _GNU_SOURCE
 #include "catalog.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,8 +146,31 @@ static int exe_dir(char *buf, size_t len)
 	return 0;
 }
 
-/* Where the data is, seen from the executable's directory `bin`:
- * bin/../share/capsim after `cmake --install` (wherever the prefix went),
+/* The directory of the shared library this code is linked into (libcapsim),
+ * or -1 where it is linked into the executable itself. */
+static int library_dir(char *buf, size_t len)
+{
+	Dl_info info;
+	char exe[PATH_MAX], real[PATH_MAX];
+	if (!dladdr((void *)&library_dir, &info) || !info.dli_fname ||
+	    !strchr(info.dli_fname, '/') || !realpath(info.dli_fname, real))
+		return -1;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0 && (size_t)n < sizeof exe - 1) {
+		exe[n] = '\0';
+		if (strcmp(exe, real) == 0)
+			return -1;
+	}
+	char *slash = strrchr(real, '/');
+	if (!slash || (size_t)(slash - real) >= len)
+		return -1;
+	*slash = '\0';
+	return snprintf(buf, len, "%s", real) < (int)len ? 0 : -1;
+}
+
+/* Where the data is, seen from the executable's (or the library's) directory
+ * `bin`: bin/../share/capsim after `cmake --install` (wherever the prefix went;
+ * bin/../../share/capsim for a library in a multiarch lib/ARCH),
  * or the source tree when the executable sits in a build directory of it
  * (build/capsim, build/tests/test_cli: a CMakeCache.txt in bin or its parent,
  * and hardware/bibliography.xml one level above that). */
@@ -152,9 +178,13 @@ static int root_near_exe(const char *bin, char *out, size_t len)
 {
 	static const char *const build_dirs[] = { "", "/.." };
 	char p[PATH_MAX];
-	int n = snprintf(p, sizeof p, "%s/../share/capsim", bin);
-	if (n > 0 && (size_t)n < sizeof p && readable_under(p, "hardware/bibliography.xml"))
-		return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
+	static const char *const installed[] = { "/../share/capsim", "/../../share/capsim" };
+	int n;
+	for (size_t i = 0; i < sizeof installed / sizeof installed[0]; i++) {
+		n = snprintf(p, sizeof p, "%s%s", bin, installed[i]);
+		if (n > 0 && (size_t)n < sizeof p && readable_under(p, "hardware/bibliography.xml"))
+			return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
+	}
 	for (size_t i = 0; i < sizeof build_dirs / sizeof build_dirs[0]; i++) {
 		char build[PATH_MAX];
 		n = snprintf(build, sizeof build, "%s%s", bin, build_dirs[i]);
@@ -180,7 +210,10 @@ const char *capsim_catalog_default_root(void)
 	if (found)
 		return buf;
 	char bin[PATH_MAX], rel[PATH_MAX];
-	if (exe_dir(bin, sizeof bin) == 0 && root_near_exe(bin, rel, sizeof rel) == 0) {
+	/* the library's own catalog first (a program or Python using an
+	 * installed libcapsim), then the executable's */
+	if ((library_dir(bin, sizeof bin) == 0 && root_near_exe(bin, rel, sizeof rel) == 0) ||
+	    (exe_dir(bin, sizeof bin) == 0 && root_near_exe(bin, rel, sizeof rel) == 0)) {
 		/* a clean absolute path for messages; the relative one will do */
 		if (!realpath(rel, buf) && snprintf(buf, sizeof buf, "%s", rel) >= (int)sizeof buf)
 			return CAPSIM_DATA_DIR;

@@ -2,6 +2,7 @@
 #include "xml.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,7 +332,10 @@ xmlDoc *capsim_xml_read(const char *path, char *sha256, capsim_diags *d)
 	return doc;
 }
 
-/* compiled schemas, one per kind, kept for the life of the process */
+/* compiled schemas, one per kind, kept for the life of the process;
+ * compiled under schemas_lock by the first load of its kind on any thread
+ * (libcapsim's handles load on several threads at once), read only after */
+static pthread_mutex_t schemas_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	const char *name;
 	xmlSchemaPtr schema;
@@ -346,7 +350,7 @@ static void ignore_error(void *ctx, xmlErrorPtr err)
 	(void)err;
 }
 
-static xmlSchemaPtr get_schema(const char *name)
+static xmlSchemaPtr compile_schema(const char *name)
 {
 	for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
 		if (strcmp(schemas[i].name, name) != 0)
@@ -368,6 +372,16 @@ static xmlSchemaPtr get_schema(const char *name)
 		return schemas[i].schema;
 	}
 	return NULL;
+}
+
+/* the compiled schema of kind name, compiled on its first use; NULL where it
+ * does not compile */
+static xmlSchemaPtr get_schema(const char *name)
+{
+	pthread_mutex_lock(&schemas_lock);
+	xmlSchemaPtr s = compile_schema(name);
+	pthread_mutex_unlock(&schemas_lock);
+	return s;
 }
 
 int capsim_xml_validate(xmlDoc *doc, const char *schema, const char *file,
