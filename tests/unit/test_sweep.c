@@ -206,7 +206,7 @@ static void test_shipped_sweeps(void **state)
 {
 	(void)state;
 	static const char *const files[] = { "gpus-and-fabric.xml", "cloud-offers.xml",
-					     "report-70b.xml" };
+					     "report-70b.xml", "tp-nodes.xml" };
 	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
 		char path[512];
 		snprintf(path, sizeof path, "%s/scenarios/sweeps/%s", CAPSIM_SOURCE_DIR, files[f]);
