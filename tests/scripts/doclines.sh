@@ -149,11 +149,11 @@ session_script() {
 	echo 'cd "$DOCLINES_COPY" || exit 125'
 	while IFS="$tab" read -r k at rule want; do
 		[ "$rule" = run ] || continue
-		echo "echo $k >\"\$DOCLINES_OUT/started\""
+		echo "echo $k >\"\$DOCLINES_OUT/started\"; date +%s.%N >\"\$DOCLINES_OUT/t0\""
 		echo "{"
 		cat "$tmp/cmd/$k"
 		echo "} >\"\$DOCLINES_OUT/$k\" 2>&1 </dev/null"
-		echo "echo \"$k \$?\" >>\"\$DOCLINES_OUT/status\""
+		echo "echo \"$k \$? \$(date +%s.%N) \$(cat \"\$DOCLINES_OUT/t0\")\" >>\"\$DOCLINES_OUT/status\""
 	done <"$tmp/index"
 }
 
@@ -168,9 +168,9 @@ make_copy "$copy"
 manifest "$copy" >"$tmp/before"
 mkdir -p "$tmp/home" "$tmp/tmp"
 for doc in "$@"; do
-	case "$doc" in /*) ;; *) doc=$PWD/$doc ;; esac
+	[ -f "$doc" ] || { echo "FAIL $doc: no such file"; status=1; continue; }
+	doc=$(cd "$(dirname "$doc")" && pwd)/${doc##*/}
 	rel=${doc#"$root"/}
-	[ -f "$doc" ] || { echo "FAIL $rel: no such file"; status=1; continue; }
 	rm -rf "$tmp/cmd" "$tmp/out"
 	mkdir -p "$tmp/cmd" "$tmp/out"
 	extract "$doc" "$tmp/cmd" >"$tmp/index"
@@ -185,10 +185,10 @@ for doc in "$@"; do
 			fi
 			failed=$((failed + 1)) ;;
 		badsetup)
-			echo "FAIL $rel:$at: $(show "$k"): the setup marker is for sh .ci/setup.sh lines only"
+			printf '%s\n' "FAIL $rel:$at: $(show "$k"): the setup marker is for sh .ci/setup.sh lines only"
 			failed=$((failed + 1)) ;;
 		gpu | setup | long)
-			echo "not run ($rule) $rel:$at: $(show "$k")"
+			printf '%s\n' "not run ($rule) $rel:$at: $(show "$k")"
 			skipped=$((skipped + 1)) ;;
 		esac
 	done <"$tmp/index"
@@ -203,7 +203,8 @@ for doc in "$@"; do
 	: >>"$tmp/out/status"
 	while IFS="$tab" read -r k at rule want; do
 		[ "$rule" = run ] || continue
-		got=$(sed -n "s/^$k \([0-9]*\)\$/\1/p" "$tmp/out/status")
+		got=$(sed -n "s/^$k \([0-9]*\) .*/\1/p" "$tmp/out/status")
+		took=$(awk -v k="$k" '$1 == k { printf "%.1f s", $3 - $4 }' "$tmp/out/status")
 		why=""
 		if [ -z "$got" ]; then
 			started=$(cat "$tmp/out/started" 2>/dev/null)
@@ -221,10 +222,10 @@ for doc in "$@"; do
 			why="${why:+$why; }sanitizer report"
 		fi
 		if [ -z "$why" ]; then
-			echo "ok $rel:$at: $(show "$k")"
+			printf '%s\n' "ok $rel:$at ($took): $(show "$k")"
 			ran=$((ran + 1))
 		else
-			echo "FAIL $rel:$at: $(sed 's/^[ \t]*//' "$tmp/cmd/$k" | tr '\n' ' ')"
+			printf '%s\n' "FAIL $rel:$at: $(sed 's/^[ \t]*//' "$tmp/cmd/$k" | tr '\n' ' ')"
 			echo "    $why; its output (last 15 lines):"
 			tail -n 15 "$tmp/out/$k" | sed 's/^/    | /'
 			failed=$((failed + 1))
