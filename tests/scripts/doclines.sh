@@ -47,7 +47,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 limit=""
-command -v timeout >/dev/null 2>&1 && limit="timeout ${CAPSIM_DOCLINES_TIMEOUT:-1200}"
+command -v timeout >/dev/null 2>&1 && limit="timeout ${CAPSIM_DOCLINES_TIMEOUT:-3300}"
 tab=$(printf '\t')
 
 # extract DOC DIR: each command into DIR/N (its lines as written), and one
