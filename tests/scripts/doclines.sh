@@ -162,19 +162,9 @@ show() {
 	head -n 1 "$tmp/cmd/$1" | sed 's/^[ \t]*//'
 }
 
-status=0
-copy=$tmp/copy
-make_copy "$copy"
-manifest "$copy" >"$tmp/before"
-mkdir -p "$tmp/home" "$tmp/tmp"
-for doc in "$@"; do
-	[ -f "$doc" ] || { echo "FAIL $doc: no such file"; status=1; continue; }
-	doc=$(cd "$(dirname "$doc")" && pwd)/${doc##*/}
-	rel=${doc#"$root"/}
-	rm -rf "$tmp/cmd" "$tmp/out"
-	mkdir -p "$tmp/cmd" "$tmp/out"
-	extract "$doc" "$tmp/cmd" >"$tmp/index"
-	ran=0 skipped=0 failed=0
+# the lines of the index that are not run: refused blocks and markers, and
+# the lines listed as not run; counts into failed and skipped
+report_unrun() {
 	while IFS="$tab" read -r k at rule want; do
 		case "$rule" in
 		bad)
@@ -192,6 +182,10 @@ for doc in "$@"; do
 			skipped=$((skipped + 1)) ;;
 		esac
 	done <"$tmp/index"
+}
+
+# run the document's session in the copy; its status into sess
+run_session() {
 	session_script >"$tmp/session.sh"
 	(
 		unset CAPSIM_DATA GOLDEN_DIFF
@@ -201,27 +195,37 @@ for doc in "$@"; do
 	)
 	sess=$?
 	: >>"$tmp/out/status"
+}
+
+# why command K (wanting status WANT) did not do as documented; "" when it did
+verdict() {
+	got=$(sed -n "s/^$1 \([0-9]*\) .*/\1/p" "$tmp/out/status")
+	why=""
+	if [ -z "$got" ]; then
+		if [ "$(cat "$tmp/out/started" 2>/dev/null)" = "$1" ]; then
+			why="the session stopped here (status $sess$([ "$sess" -eq 124 ] && echo ', timed out'))"
+		else
+			why="not reached: the session stopped before it"
+		fi
+		[ -f "$tmp/out/$1" ] || : >"$tmp/out/$1"
+		tail -n 5 "$tmp/session.out" >>"$tmp/out/$1"
+	elif [ "$got" -ne "$2" ]; then
+		why="exit $got, expected $2"
+	fi
+	if grep -qE 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' "$tmp/out/$1"; then
+		why="${why:+$why; }sanitizer report"
+	fi
+	printf '%s' "$why"
+}
+
+# each command run: ok with its time, or FAIL with why and its output's tail;
+# counts into ran and failed
+judge() {
 	while IFS="$tab" read -r k at rule want; do
 		[ "$rule" = run ] || continue
-		got=$(sed -n "s/^$k \([0-9]*\) .*/\1/p" "$tmp/out/status")
-		took=$(awk -v k="$k" '$1 == k { printf "%.1f s", $3 - $4 }' "$tmp/out/status")
-		why=""
-		if [ -z "$got" ]; then
-			started=$(cat "$tmp/out/started" 2>/dev/null)
-			if [ "$started" = "$k" ]; then
-				why="the session stopped here (status $sess$([ "$sess" -eq 124 ] && echo ', timed out'))"
-			else
-				why="not reached: the session stopped before it"
-			fi
-			[ -f "$tmp/out/$k" ] || : >"$tmp/out/$k"
-			tail -n 5 "$tmp/session.out" >>"$tmp/out/$k"
-		elif [ "$got" -ne "$want" ]; then
-			why="exit $got, expected $want"
-		fi
-		if grep -qE 'AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error:' "$tmp/out/$k"; then
-			why="${why:+$why; }sanitizer report"
-		fi
+		why=$(verdict "$k" "$want")
 		if [ -z "$why" ]; then
+			took=$(awk -v k="$k" '$1 == k { printf "%.1f s", $3 - $4 }' "$tmp/out/status")
 			printf '%s\n' "ok $rel:$at ($took): $(show "$k")"
 			ran=$((ran + 1))
 		else
@@ -231,16 +235,39 @@ for doc in "$@"; do
 			failed=$((failed + 1))
 		fi
 	done <"$tmp/index"
+}
+
+# nothing written into the copy outside build/; else each path named, one
+# failure, and a fresh copy for the next document
+check_copy() {
 	manifest "$copy" >"$tmp/after"
-	if ! cmp -s "$tmp/before" "$tmp/after"; then
-		echo "FAIL $rel: its commands wrote into the checkout (outside build/):"
-		diff "$tmp/before" "$tmp/after" | sed -n 's/^[<>] //p' | awk '{ print $NF }' |
-			LC_ALL=C sort -u | sed 's/^/    /'
-		failed=$((failed + 1))
-		chmod -R u+w "$copy" 2>/dev/null
-		rm -rf "$copy"
-		make_copy "$copy"
-	fi
+	cmp -s "$tmp/before" "$tmp/after" && return
+	echo "FAIL $rel: its commands wrote into the checkout (outside build/):"
+	diff "$tmp/before" "$tmp/after" | sed -n 's/^[<>] //p' | awk '{ print $NF }' |
+		LC_ALL=C sort -u | sed 's/^/    /'
+	failed=$((failed + 1))
+	chmod -R u+w "$copy" 2>/dev/null
+	rm -rf "$copy"
+	make_copy "$copy"
+}
+
+status=0
+copy=$tmp/copy
+make_copy "$copy"
+manifest "$copy" >"$tmp/before"
+mkdir -p "$tmp/home" "$tmp/tmp"
+for doc in "$@"; do
+	[ -f "$doc" ] || { echo "FAIL $doc: no such file"; status=1; continue; }
+	doc=$(cd "$(dirname "$doc")" && pwd)/${doc##*/}
+	rel=${doc#"$root"/}
+	rm -rf "$tmp/cmd" "$tmp/out"
+	mkdir -p "$tmp/cmd" "$tmp/out"
+	extract "$doc" "$tmp/cmd" >"$tmp/index"
+	ran=0 skipped=0 failed=0
+	report_unrun
+	run_session
+	judge
+	check_copy
 	echo "$rel: $ran commands ran as documented, $skipped not run (listed above), $failed failed"
 	[ "$failed" -eq 0 ] || status=1
 done
