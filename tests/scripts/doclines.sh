@@ -52,7 +52,7 @@ tab=$(printf '\t')
 
 # extract DOC DIR: each command into DIR/N (its lines as written), and one
 # record a command on stdout: "N<tab>LINE<tab>RULE<tab>WANT" where RULE is run,
-# gpu (a GPU or nodes), setup or long (run with --long); bad blocks as "0<tab>LINE<tab>bad<tab>LABEL"
+# hardware (a GPU or nodes), setup or long (run with --long); bad blocks as "0<tab>LINE<tab>bad<tab>LABEL"
 extract() {
 	awk -v dir="$2" -v long="$long" '
 	function emit(   last, want, rule, m) {
@@ -71,7 +71,7 @@ extract() {
 			want = m + 0
 		}
 		if (last ~ /#.*needs (a GPU|[0-9]+ nodes)\)?[ \t]*$/)
-			rule = "gpu"
+			rule = "hardware"
 		if (last ~ /#.*long: run by ctest -L long\)?[ \t]*$/)
 			rule = long ? "run" : "long"
 		if (last ~ /#.*the README.s setup: not run by the doc test\)?[ \t]*$/)
@@ -177,7 +177,7 @@ report_unrun() {
 		badsetup)
 			printf '%s\n' "FAIL $rel:$at: $(show "$k"): the setup marker is for sh .ci/setup.sh lines only"
 			failed=$((failed + 1)) ;;
-		gpu | setup | long)
+		hardware | setup | long)
 			printf '%s\n' "not run ($rule) $rel:$at: $(show "$k")"
 			skipped=$((skipped + 1)) ;;
 		esac

@@ -28,8 +28,8 @@ FAIL $d:14: false
 FAIL $d:15: build/capsim validate scenarios/default.xml   # exit 2
     exit 0, expected 2; its output
 ok $d:16 (
-not run (gpu) $d:18: nvidia-smi
-not run (gpu) $d:19: mpirun
+not run (hardware) $d:18: nvidia-smi
+not run (hardware) $d:19: mpirun
 not run (long) $d:20: sleep 1000
 not run (setup) $d:21: sh .ci/setup.sh test
 FAIL $d:22: build/capsim run   # the README's setup: not run by the doc test: the setup marker is for sh .ci/setup.sh lines only
