@@ -1,6 +1,6 @@
 /* bench_fabric.c - how simulation time grows with the cluster: a 1 GiB
- * all-reduce from 64 to 16,384 H100s (rail-optimised fat tree, 3 tiers from
- * 2,048 nodes), folded and unfolded; and the rate of max-min re-solves with
+ * all-reduce from 64 to 16,384 H100s (rail-optimised fat tree, 3 tiers past
+ * 256 nodes), folded and unfolded; and the rate of max-min re-solves with
  * 1e4 to 1e5 concurrent flows in one component.
  *
  * Usage: bench_fabric [repeats]   (medians of `repeats` runs, default 5)
@@ -101,7 +101,9 @@ int main(int argc, char **argv)
 	static const int gpus[] = { 64, 256, 1024, 4096, 16384 };
 	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
 		int nodes = gpus[i] / 8;
-		int tiers = nodes > 2048 / 2 ? 3 : 2;
+		/* the fewest tiers that build it: 2 tiers of 64-port switches
+		 * connect at most 256 rail-optimised nodes at 1:1 */
+		int tiers = nodes > 256 ? 3 : 2;
 		capsim_scenario *s = load(cat, nodes, tiers, "1:1");
 		double tf[16], tu[16], sim = 0;
 		uint64_t flows = 0;

@@ -206,7 +206,7 @@ static void test_shipped_sweeps(void **state)
 {
 	(void)state;
 	static const char *const files[] = { "gpus-and-fabric.xml", "cloud-offers.xml",
-					     "report-70b.xml" };
+					     "report-70b.xml", "tp-nodes.xml" };
 	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
 		char path[512];
 		snprintf(path, sizeof path, "%s/scenarios/sweeps/%s", CAPSIM_SOURCE_DIR, files[f]);
@@ -287,35 +287,41 @@ static void test_bad_files(void **state)
 
 /* ---- the command and its store ------------------------------------------------------- */
 
-/* a sweep of scenarios/BASE, n utilisations by micro-batch 1, 2 */
-static void write_sweep_of(const char *path, const char *name, int n, const char *base)
+/* a sweep of scenarios/BASE, n utilisations from 5% in steps of step by
+ * micro-batch 1, 2 */
+static void write_sweep_of(const char *path, const char *name, int n, double step,
+			   const char *base)
 {
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "<sweep name=\"%s\">\n"
 		   "  <base scenario=\"%s/scenarios/%s\"/>\n"
 		   "  <set path=\"reliability.runs\" value=\"0\"/>\n"
-		   "  <axis path=\"cost.utilization\" from=\"0.05\" to=\"%g\" step=\"0.001\"/>\n"
+		   "  <axis path=\"cost.utilization\" from=\"0.05\" to=\"%g\" step=\"%g\"/>\n"
 		   "  <axis path=\"workload.micro-batch\" values=\"1, 2\"/>\n"
 		   "  <constraint test=\"workload.micro-batch == 1 or cost.utilization &lt; 0.5\"/>\n"
-		   "</sweep>\n", name, CAPSIM_SOURCE_DIR, base, 0.05 + 0.001 * (n - 1));
+		   "</sweep>\n", name, CAPSIM_SOURCE_DIR, base, 0.05 + step * (n - 1), step);
 	fclose(f);
 }
 
 /* the same over the default scenario (256 H100s: every part of the result) */
 static void write_sweep(const char *path, const char *name, int n)
 {
-	write_sweep_of(path, name, n, "default.xml");
+	write_sweep_of(path, name, n, 0.001, "default.xml");
 }
 
 /* the same over one GPU (GPT-2 124M on an H200), for the sweeps that are
- * killed, interrupted and resumed: their points are many (a kill must land
- * half-way) and each costs an eighth of the default's, about as fast in a
- * release build as the default's were when these tests were written, and
- * eight times faster under the sanitizers */
-static void write_long_sweep(const char *path, const char *name, int n)
+ * killed, interrupted and resumed: 200 utilisations from 5% to 84.6% in steps
+ * of 0.4% by micro-batch 1, 2, of which the 87 of micro-batch 2 at 50% or
+ * more are dropped: 313 points run. Enough that a kill after the first 100
+ * committed lands half-way (over 200 points, a second and more of work, are
+ * left even in a release build), few enough that the sanitizers do not make
+ * the tests long; each point costs an eighth of the default's. */
+#define LONG_SWEEP_RUN 313
+#define LONG_SWEEP_GRID 400
+static void write_long_sweep(const char *path, const char *name)
 {
-	write_sweep_of(path, name, n, "gpt2-124m-1xh200.xml");
+	write_sweep_of(path, name, 200, 0.004, "gpt2-124m-1xh200.xml");
 }
 
 /* every point of sweep 1 in a and b the same: status, error, parameters and
@@ -534,10 +540,8 @@ static void test_kill_and_resume(void **state)
 	snprintf(sweep, sizeof sweep, "%s/killed.xml", dir);
 	snprintf(db, sizeof db, "%s/killed.sqlite", dir);
 	snprintf(ref, sizeof ref, "%s/whole.sqlite", dir);
-	/* 800 utilisations (0.05 to 0.849) x 2 micro-batches, of which the 350
-	 * of micro-batch 2 at 50% or more are dropped: 1,250 run, committed
-	 * every 50 */
-	write_long_sweep(sweep, "killed", 800);
+	/* committed every 50 */
+	write_long_sweep(sweep, "killed");
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -561,16 +565,16 @@ static void test_kill_and_resume(void **state)
 	assert_true(WIFSIGNALED(st));
 	int64_t before = count_points(db);
 	assert_true(before > 0);
-	assert_true(before < 1250);
+	assert_true(before < LONG_SWEEP_RUN);
 	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    db), 0);
-	assert_int_equal(count_points(db), 1250);
+	assert_int_equal(count_points(db), LONG_SWEEP_RUN);
 	assert_int_equal(testutil_sh("%s sweep %s --db %s -j 2 --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    ref), 0);
-	assert_int_equal(same_points(db, ref, 1600), 1250);
+	assert_int_equal(same_points(db, ref, LONG_SWEEP_GRID), LONG_SWEEP_RUN);
 	/* resuming a finished sweep runs nothing */
 	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress --json | grep -q "
-			    "'\"resumed_skipped\": 1250'", CAPSIM_BIN, sweep, db), 0);
+			    "'\"resumed_skipped\": %d'", CAPSIM_BIN, sweep, db, LONG_SWEEP_RUN), 0);
 	/* a changed sweep file is not resumed */
 	FILE *f = fopen(sweep, "a");
 	fputs("<!-- changed -->\n", f);
@@ -587,7 +591,7 @@ static void test_interrupt_and_resume(void **state)
 	char sweep[512], db[512];
 	snprintf(sweep, sizeof sweep, "%s/killed.xml", dir);
 	snprintf(db, sizeof db, "%s/interrupted.sqlite", dir);
-	write_long_sweep(sweep, "killed", 800);
+	write_long_sweep(sweep, "killed");
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -610,11 +614,11 @@ static void test_interrupt_and_resume(void **state)
 	waitpid(pid, &st, 0);
 	assert_true(WIFEXITED(st));
 	int64_t before = count_points(db);
-	if (before < 1250)
+	if (before < LONG_SWEEP_RUN)
 		assert_int_equal(WEXITSTATUS(st), 130);
 	assert_int_equal(testutil_sh("%s sweep %s --db %s --resume --no-progress >/dev/null", CAPSIM_BIN, sweep,
 			    db), 0);
-	assert_int_equal(count_points(db), 1250);
+	assert_int_equal(count_points(db), LONG_SWEEP_RUN);
 }
 
 static void test_mpi_equals_serial(void **state)
