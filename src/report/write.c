@@ -1112,6 +1112,24 @@ static void bom_section(out2 *o, const capsim_report_design *x)
 	para(o, text);
 }
 
+/* runtime variability, where the design models it: a physical effect of
+ * its GPUs, said apart from the model's error */
+static void variability_text(out2 *o, const capsim_report_design *x)
+{
+	const capsim_step *st = &x->r.step;
+	if (!(st->variability_s > 0))
+		return;
+	char text[512];
+	snprintf(text, sizeof text, "Runtime variability (a physical effect of the GPUs, apart "
+		 "from the model's error): the %ld GPUs that synchronise each step run their "
+		 "kernels at rates that spread by %.1f%% (coefficient of variation), so each step "
+		 "waits for the slowest of them, %.3g s of the %.6g s above, and steps spread by "
+		 "%.3g s (one standard deviation). It grows with the GPUs that synchronise.",
+		 st->variability_ranks, 100.0 * st->variability_cv, st->variability_s,
+		 st->step_time_s, st->step_time_sd_s);
+	para(o, text);
+}
+
 static void breakdown_section(out2 *o, const capsim_report_design *x)
 {
 	static const char *const head[] = { "part of the step", "seconds", "share" };
@@ -1141,6 +1159,7 @@ static void breakdown_section(out2 *o, const capsim_report_design *x)
 	for (size_t i = 0; i < rows * 3; i++)
 		free(cells[i]);
 	free(cells);
+	variability_text(o, x);
 }
 
 /* the bibliography ids a report cites, numbered in order of first use */

@@ -398,6 +398,51 @@ static void test_one_workload(void **state)
 			    CAPSIM_SOURCE_DIR), 2);
 }
 
+/* runtime variability, on in the designs: each design's step section says
+ * what the slowest of its GPUs adds and how steps spread, with the
+ * result's own numbers, apart from the model's error; off, it says nothing */
+static void test_variability_named(void **state)
+{
+	(void)state;
+	char out[512];
+	snprintf(out, sizeof out, "%s/vary", dir);
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml "
+				     "%s/scenarios/report/h200-owned-ib.xml --set workload.variability=on "
+				     "--out %s --no-progress --no-intervals 2>/dev/null", CAPSIM_BIN,
+				     CAPSIM_SOURCE_DIR, CAPSIM_SOURCE_DIR, out), 0);
+	char path[600];
+	snprintf(path, sizeof path, "%s/report.md", out);
+	char *md = slurp(path, NULL);
+	const capsim_set on[] = { { "workload.variability", "on" } };
+	capsim_scenario *s = load("h100-rented.xml", on, 1);
+	capsim_result r;
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_eval(s, NULL, &r, &d), 0);
+	assert_true(r.step.variability_s > 0 && r.step.step_time_sd_s > 0);
+	char want[256];
+	snprintf(want, sizeof want, "the %ld GPUs that synchronise each step run their kernels at "
+		 "rates that spread by %.1f%%", r.step.variability_ranks,
+		 100.0 * r.step.variability_cv);
+	assert_non_null(strstr(md, want));
+	snprintf(want, sizeof want, "waits for the slowest of them, %.3g s of the %.6g s above",
+		 r.step.variability_s, r.step.step_time_s);
+	assert_non_null(strstr(md, want));
+	assert_non_null(strstr(md, "apart from the model's error"));
+	capsim_result_free(&r);
+	free(s);
+	free(md);
+	/* off (the default): not a word of it */
+	snprintf(out, sizeof out, "%s/steady", dir);
+	assert_int_equal(testutil_sh("%s report %s/scenarios/report/h100-rented.xml "
+				     "%s/scenarios/report/h200-owned-ib.xml --out %s --no-progress "
+				     "--no-intervals 2>/dev/null", CAPSIM_BIN, CAPSIM_SOURCE_DIR,
+				     CAPSIM_SOURCE_DIR, out), 0);
+	snprintf(path, sizeof path, "%s/report.md", out);
+	md = slurp(path, NULL);
+	assert_null(strstr(md, "Runtime variability"));
+	free(md);
+}
+
 /* the shipped sweep (scenarios/sweeps/report-70b.xml) holds the same three
  * designs as points: a report from its store equals the report of the three
  * scenario files, value for value; --where picks points; a sweep file
@@ -597,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_from_store),
 		cmocka_unit_test(test_figures_readable),
 		cmocka_unit_test(test_key_labels),
+		cmocka_unit_test(test_variability_named),
 	};
 	return testutil_run_group(tests, setup, teardown);
 }
