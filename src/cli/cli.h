@@ -199,7 +199,8 @@ extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
 	capsim_cli_optimize_cmd, capsim_cli_query_cmd, capsim_cli_report_cmd,
 	capsim_cli_explore_cmd, capsim_cli_import_hf_cmd, capsim_cli_import_cmdline_cmd,
 	capsim_cli_import_slurm_cmd, capsim_cli_import_torchtitan_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
-	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd,
+	capsim_cli_calibrate_run_cmd, capsim_cli_calibrate_path_cmd, capsim_cli_fit_cmd,
+	capsim_cli_verify_cmd,
 	capsim_cli_fit_errors_cmd;
 
 /* A command of capsim's first word: its name, what runs it, and its line in

@@ -1,14 +1,16 @@
-/* cmd_calibrate.c - capsim calibrate import|run: calibrate/'s runs into the
- * measurement store (src/store/measure.h), and calibrate/'s programs run in
- * turn on the machine to be measured (src/fit/calrun.h); this file parses
- * the options and prints. */
+/* cmd_calibrate.c - capsim calibrate import|run|path: calibrate/'s runs into
+ * the measurement store (src/store/measure.h), calibrate/'s programs run in
+ * turn on the machine to be measured (src/fit/calrun.h), and where a program
+ * or probe is; this file parses the options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "calrun.h"
+#include "catalog.h"
 #include "cli.h"
 #include "measure.h"
 #include "nccl.h"
@@ -69,12 +71,30 @@ const capsim_cli_cmd capsim_cli_calibrate_run_cmd = {
 	.n_opts = CAPSIM_CLI_N(run_opts_table),
 };
 
-/* both subcommands' help */
+enum { P_HELP };
+static const capsim_cli_opt path_opts_table[] = {
+	[P_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_calibrate_path_cmd = {
+	.name = "calibrate path",
+	.usage = "usage: capsim calibrate path NAME\n",
+	.about = "Print where calibrate's program or script NAME is: the PyTorch probes\n"
+		 "(attn_probe.py, or attn_probe), refit.sh and the README beside the\n"
+		 "catalog (the source tree, or share/capsim/calibrate where installed), the\n"
+		 "CUDA programs (capsim-calibrate-gemm, -pcie, -nccl) where calibrate run\n"
+		 "finds them. So: python3 \"$(capsim calibrate path attn_probe)\" ...\n",
+	.opts = path_opts_table,
+	.n_opts = CAPSIM_CLI_N(path_opts_table),
+};
+
+/* every subcommand's help */
 static void usage(FILE *out)
 {
 	capsim_cli_help(&capsim_cli_calibrate_import_cmd, out);
 	fputc('\n', out);
 	capsim_cli_help(&capsim_cli_calibrate_run_cmd, out);
+	fputc('\n', out);
+	capsim_cli_help(&capsim_cli_calibrate_path_cmd, out);
 }
 
 /* one import's counts, as a line on stdout */
@@ -442,6 +462,56 @@ static int run(int argc, char **argv)
 	return run_all(&o);
 }
 
+/* name as a script of ROOT/calibrate (torch/, results/, calibrate/ itself;
+ * a probe's ".py" may be left off) into path: 1, or 0 with where it looked
+ * added to looked */
+static int find_script(const char *name, char *path, size_t size, char *looked, size_t n)
+{
+	static const char *const dirs[] = { "calibrate/torch", "calibrate/results", "calibrate" };
+	static const char *const ends[] = { "", ".py" };
+	const char *root = capsim_catalog_default_root();
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		size_t used = strlen(looked);
+		snprintf(looked + used, n - used, "%s%s/%s", used ? ", " : "", root, dirs[i]);
+		for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
+			struct stat st;
+			int w = snprintf(path, size, "%s/%s/%s%s", root, dirs[i], name, ends[e]);
+			if (w > 0 && (size_t)w < size && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* capsim calibrate path NAME */
+static int path_of(int argc, char **argv)
+{
+	optind = 1;
+	int c;
+	while ((c = capsim_cli_next(&capsim_cli_calibrate_path_cmd, argc, argv)) != -1) {
+		if (c != P_HELP)
+			return CAPSIM_EXIT_USAGE;
+		capsim_cli_help(&capsim_cli_calibrate_path_cmd, stdout);
+		return CAPSIM_EXIT_OK;
+	}
+	if (optind != argc - 1 || !argv[optind][0] || strchr(argv[optind], '/')) {
+		fprintf(stderr, "capsim calibrate path: expected one program or script name "
+			"(attn_probe.py, capsim-calibrate-gemm), found %d arguments\n", argc - optind);
+		return CAPSIM_EXIT_USAGE;
+	}
+	const char *name = argv[optind];
+	char path[CAPSIM_CALRUN_PATH_MAX], looked[4 * CAPSIM_CALRUN_PATH_MAX] = "";
+	char looked_prog[2 * CAPSIM_CALRUN_PATH_MAX];
+	if (find_script(name, path, sizeof path, looked, sizeof looked) ||
+	    capsim_calrun_find(name, path, sizeof path, looked_prog, sizeof looked_prog)) {
+		printf("%s\n", path);
+		return CAPSIM_EXIT_OK;
+	}
+	fprintf(stderr, "capsim calibrate path: %s: no such program or script; looked in %s, %s\n",
+		name, looked, looked_prog);
+	return CAPSIM_EXIT_USAGE;
+}
+
 int capsim_cmd_calibrate(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -452,7 +522,12 @@ int capsim_cmd_calibrate(int argc, char **argv)
 		return import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return run(argc - 1, argv + 1);
-	fprintf(stderr, "capsim calibrate: no subcommand '%s'; see 'capsim calibrate --help'\n",
-		argv[1]);
+	if (!strcmp(argv[1], "path"))
+		return path_of(argc - 1, argv + 1);
+	static const char *const subs[] = { "import", "run", "path" };
+	const char *near = capsim_cli_nearest(argv[1], subs, sizeof subs / sizeof subs[0]);
+	fprintf(stderr, "capsim calibrate: no subcommand '%s'; %s%s%s\n", argv[1],
+		near ? "did you mean '" : "see 'capsim calibrate --help'", near ? near : "",
+		near ? "'?" : "");
 	return CAPSIM_EXIT_USAGE;
 }

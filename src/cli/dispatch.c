@@ -22,7 +22,7 @@ const capsim_cli_command capsim_cli_commands[] = {
 	{ "optimize", capsim_cmd_optimize, "search TP, PP, CP, EP, ZeRO, micro-batch, recomputation and overlap for the best layout of the scenario's model on its cluster" },
 	{ "scale", capsim_cmd_scale, "the same job at several GPU counts: step time, throughput, scaling efficiency" },
 	{ "collective", capsim_cmd_collective, "simulate one NCCL collective (or a sweep of sizes) on a scenario's fabric" },
-	{ "calibrate", capsim_cmd_calibrate, "run calibrate/'s programs; store their measurements in an SQLite database (run, import)" },
+	{ "calibrate", capsim_cmd_calibrate, "run calibrate/'s programs; store their measurements in an SQLite database (run, import); where a probe is (path)" },
 	{ "verify", capsim_cmd_verify, "acceptance checks: nccl-tests logs and measurements against the scenario's hardware" },
 	{ "fit", capsim_cmd_fit, "fit a calibrated hardware profile to a measurement database; fit errors: the error model to capsim's validation residuals" },
 	{ "catalog", capsim_cmd_catalog, "list the catalog: gpus, nics, switches, nvswitches, storage, nodes, clouds, facilities, models" },
@@ -61,7 +61,8 @@ const capsim_cli_cmd *const capsim_cli_cmds[] = {
 	&capsim_cli_optimize_cmd, &capsim_cli_query_cmd, &capsim_cli_report_cmd,
 	&capsim_cli_explore_cmd, &capsim_cli_import_hf_cmd, &capsim_cli_import_cmdline_cmd,
 	&capsim_cli_import_slurm_cmd, &capsim_cli_import_torchtitan_cmd, &capsim_cli_bom_cmd, &capsim_cli_calibrate_import_cmd,
-	&capsim_cli_calibrate_run_cmd, &capsim_cli_fit_cmd, &capsim_cli_verify_cmd,
+	&capsim_cli_calibrate_run_cmd, &capsim_cli_calibrate_path_cmd, &capsim_cli_fit_cmd,
+	&capsim_cli_verify_cmd,
 	&capsim_cli_fit_errors_cmd,
 };
 const size_t capsim_cli_n_cmds = sizeof capsim_cli_cmds / sizeof capsim_cli_cmds[0];
