@@ -80,6 +80,24 @@ int capsim_cli_load_any_layout(const char *path, const capsim_cli_sets *sets,
  * adding to d, at name, every place it looked. */
 const char *capsim_cli_find_input(const char *name, char *buf, size_t n, capsim_diags *d);
 
+/* The kind of a file capsim reads that is not its XML, told from its name
+ * and first bytes (validate_more.c): "store" (SQLite), "measurements"
+ * (.jsonl), "error-model" (JSON of that format), "hf-config" (other JSON),
+ * "residuals" (.csv), "torchtitan" (.toml), "launch" (.sh, .bash, .sbatch,
+ * .slurm, .yaml, .yml, or #!), "nccl-tests" (.log, .txt, .out, or a log's
+ * nThread header); NULL for XML and anything else. */
+const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len);
+
+/* Whether buf's first non-blank byte is '<': XML, one of capsim's own. */
+int capsim_cli_is_xml(const char *buf, size_t len);
+
+/* Check the file path (its bytes buf, len) of kind as the command that takes
+ * it does (import hf, import slurm, import torchtitan, verify, calibrate
+ * import into a private database, fit errors, query); 0, or -1 with every
+ * problem in d. */
+int capsim_cli_validate_other(const char *kind, const char *path, const char *buf, size_t len,
+			      capsim_diags *d);
+
 /* The user's own catalog files, beside the shipped catalog: each --parts
  * FILE|DIR given before the command (capsim --parts my.xml run ...), then
  * each path of $CAPSIM_PARTS (colon-separated); a directory gives its *.xml
