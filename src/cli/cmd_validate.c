@@ -469,8 +469,10 @@ static int validate_all(int argc, char **argv, int first, validate_ctx *c)
 	json_t *files = json_array();
 	for (int i = first; i < argc; i++) {
 		capsim_diags fd = { 0 };
-		input_bytes in = { .path = argv[i] };
-		in.buf = capsim_xml_slurp(in.path, &in.len, &fd);
+		char found[4096];
+		const char *path = capsim_cli_find_input(argv[i], found, sizeof found, &fd);
+		input_bytes in = { .path = path ? path : argv[i] };
+		in.buf = path ? capsim_xml_slurp(in.path, &in.len, &fd) : NULL;
 		if (in.buf)
 			capsim_sha256_hex(in.buf, in.len, in.sha256);
 		const char *kind = validate_file(&in, c, &fd);

@@ -116,6 +116,8 @@ rc=$?
 grep -q "no-such-example: .*looked in ./no-such-example, ./no-such-example.xml, " miss.err ||
 	fail "an unknown name: where capsim looked is not said: $(cat miss.err)"
 grep -q "scenarios/sweeps/no-such-example" miss.err || fail "the sweeps folder not searched"
+"$capsim" run h100-8node-nrd 2>typo.err
+grep -q "did you mean 'h100-8node-ndr'?" typo.err || fail "a mistyped name: $(cat typo.err)"
 
 # ---- calibrate path and calibrate run --json ------------------------------------
 [ "$("$capsim" calibrate path attn_probe)" = "$src/calibrate/torch/attn_probe.py" ] ||
