@@ -91,10 +91,12 @@ const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len)
 }
 
 /* a file that capsim_measure_import takes: imported into a database of its
- * own in a private directory, which is then removed */
+ * own in a private directory ($TMPDIR, else /tmp), which is then removed */
 static int validate_measurements(const char *path, capsim_diags *d)
 {
-	char dir[] = "/tmp/capsim-validate-XXXXXX", db[64];
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], db[4200];
+	snprintf(dir, sizeof dir, "%s/capsim-validate-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
 		capsim_diags_add_runtime(d, path, "cannot make a private directory to check it in");
 		return -1;
@@ -104,7 +106,7 @@ static int validate_measurements(const char *path, capsim_diags *d)
 	int rc = capsim_measure_import(path, db, &st, d);
 	static const char *const side[] = { "", "-journal", "-wal", "-shm" };
 	for (size_t i = 0; i < sizeof side / sizeof side[0]; i++) {
-		char f[96];
+		char f[4300];
 		snprintf(f, sizeof f, "%s%s", db, side[i]);
 		unlink(f);
 	}
