@@ -88,8 +88,10 @@ const char *capsim_cli_find_input(const char *name, char *buf, size_t n, capsim_
  * nThread header); NULL for XML and anything else. */
 const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len);
 
-/* Whether buf's first non-blank byte is '<': XML, one of capsim's own. */
-int capsim_cli_is_xml(const char *buf, size_t len);
+/* Whether path is read as XML, one of capsim's own files: its first
+ * non-blank byte is '<', it has none (the XML reader says the document is
+ * empty), or its name ends in .xml. */
+int capsim_cli_is_xml(const char *path, const char *buf, size_t len);
 
 /* Check the file path (its bytes buf, len) of kind as the command that takes
  * it does (import hf, import slurm, import torchtitan, verify, calibrate

@@ -394,7 +394,7 @@ static const char *validate_file(const input_bytes *in, validate_ctx *c, capsim_
 	const char *other = validate_other(in, c, d);
 	if (other)
 		return other;
-	if (!capsim_cli_is_xml(in->buf, in->len)) {
+	if (!capsim_cli_is_xml(path, in->buf, in->len)) {
 		capsim_diags_add(d, path, 1, "expected one of the files capsim reads (its XML: "
 				 "scenario, hardware, models, bibliography, profile, sweep; a "
 				 "config.json, launch script, .toml, nccl-tests log, .jsonl, .csv, "

@@ -61,9 +61,10 @@ static const char *json_kind(const char *buf, size_t len)
 	return kind;
 }
 
-int capsim_cli_is_xml(const char *buf, size_t len)
+int capsim_cli_is_xml(const char *path, const char *buf, size_t len)
 {
-	return first_byte(buf, len) == '<';
+	char c = first_byte(buf, len);
+	return c == '<' || c == 0 || ends_in(path, (const char *const[]){ ".xml", NULL });
 }
 
 const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len)
@@ -71,8 +72,8 @@ const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len)
 	static const char *const script[] = { ".sh", ".bash", ".sbatch", ".slurm", ".yaml", ".yml",
 					      NULL };
 	static const char *const logs[] = { ".log", ".txt", ".out", NULL };
-	if (first_byte(buf, len) == '<')
-		return NULL; /* XML: capsim's own files */
+	if (capsim_cli_is_xml(path, buf, len))
+		return NULL; /* capsim's own files, or empty: the XML reader says why */
 	if (len >= 16 && memcmp(buf, "SQLite format 3", 16) == 0)
 		return "store";
 	if (ends_in(path, (const char *const[]){ ".jsonl", NULL }))
