@@ -731,5 +731,9 @@ int capsim_cmd_import(int argc, char **argv)
 	fprintf(stderr, "capsim import: expected what to import: hf (a Hugging Face config.json), "
 		"cmdline (a launch line), slurm (a batch script) or torchtitan (a job config)%s%s\n",
 		argc >= 2 ? ", found " : "", argc >= 2 ? argv[1] : "");
+	static const char *const kinds[] = { "hf", "cmdline", "slurm", "torchtitan" };
+	const char *near = argc >= 2 ? capsim_cli_nearest(argv[1], kinds, 4) : NULL;
+	if (near)
+		fprintf(stderr, "did you mean 'capsim import %s'?\n", near);
 	return CAPSIM_EXIT_USAGE;
 }

@@ -244,6 +244,7 @@ static void test_did_you_mean(void **state)
 		{ { "optimise" }, "'optimise' is not a capsim command; did you mean 'optimize'?" },
 		{ { "valdiate" }, "did you mean 'validate'?" },
 		{ { "calibrate", "improt" }, "did you mean 'import'?" },
+		{ { "import", "slrum" }, "did you mean 'capsim import slurm'?" },
 		{ { "run", "--jsn" }, "did you mean '--json'?" },
 		{ { "sweep", "--paln" }, "did you mean '--plan'?" },
 		{ { "help", "repotr" }, "did you mean 'report'?" },
