@@ -484,7 +484,17 @@ static int run(int argc, char **argv)
 		switch (c) {
 		case R_BIN_DIR: o.bin_dir = optarg; break;
 		case R_OUT_DIR: o.out_dir = optarg; break;
-		case R_DB: o.db = optarg; break;
+		case R_DB:
+			/* refused before the programs run, as the store would after */
+			if (strcmp(optarg, "-") == 0) {
+				fprintf(stderr, "capsim calibrate run: --db -: a store cannot be "
+					"standard input or output: it is an SQLite file that is read "
+					"and written in place; give a file name (./- for a file named "
+					"'-')\n");
+				return CAPSIM_EXIT_USAGE;
+			}
+			o.db = optarg;
+			break;
 		case R_QUICK: o.quick = 1; break;
 		case R_JSON: json = 1; break;
 		case R_NAME: o.name = optarg; break;

@@ -90,8 +90,8 @@ static void refuse(const capsim_cli_cmd *c, int ret, char **argv)
 }
 
 /* what option o's argument must be when it cannot be a stream ("a
- * directory", "an SQLite database file"), or NULL where "-" may stand for
- * standard input or output */
+ * directory"), or NULL where "-" may stand for standard input or output or
+ * its reader refuses it itself (a database: the store says why) */
 static const char *needs_path(const capsim_cli_opt *o)
 {
 	if (!o->arg)
@@ -99,8 +99,6 @@ static const char *needs_path(const capsim_cli_opt *o)
 	size_t len = strlen(o->arg);
 	if (len >= 3 && strcmp(o->arg + len - 3, "DIR") == 0)
 		return "a directory";
-	if (strcmp(o->name, "db") == 0 || strcmp(o->arg, "DB") == 0 || strstr(o->arg, ".sqlite"))
-		return "an SQLite database file";
 	return NULL;
 }
 
