@@ -88,6 +88,11 @@ const char *capsim_cli_find_input(const char *name, char *buf, size_t n, capsim_
  * nThread header); NULL for XML and anything else. */
 const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len);
 
+/* Whether path is a regular file that starts with SQLite's header: a store,
+ * opened as a database rather than read whole (at any size). Reads 16 bytes
+ * of a regular file only (never a FIFO's). */
+int capsim_cli_is_store(const char *path);
+
 /* Whether path is read as XML, one of capsim's own files: its first
  * non-blank byte is '<', it has none (the XML reader says the document is
  * empty), or its name ends in .xml. */

@@ -345,6 +345,16 @@ static const char *validate_other(const input_bytes *in, validate_ctx *c, capsim
 	return kind;
 }
 
+/* An SQLite store (capsim_cli_is_store), checked as query opens it. */
+static const char *validate_store_file(const input_bytes *in, validate_ctx *c, capsim_diags *d)
+{
+	if (c->n_sets)
+		capsim_diags_add(d, in->path, 0, "--set applies to scenarios and sweeps only");
+	else if (capsim_cli_validate_other("store", in->path, NULL, 0, d) == 0)
+		say_ok(c, in->path);
+	return "store";
+}
+
 /* root element name of a file, "" if it cannot be read */
 static void root_name(const input_bytes *in, char *buf, size_t len, long *line,
 		      capsim_diags *d)
@@ -472,10 +482,13 @@ static int validate_all(int argc, char **argv, int first, validate_ctx *c)
 		char found[4096];
 		const char *path = capsim_cli_find_input(argv[i], found, sizeof found, &fd);
 		input_bytes in = { .path = path ? path : argv[i] };
-		in.buf = path ? capsim_xml_slurp(in.path, &in.len, &fd) : NULL;
+		/* a store is opened as a database, at any size, never read whole */
+		int store = path && capsim_cli_is_store(path);
+		in.buf = path && !store ? capsim_xml_slurp(in.path, &in.len, &fd) : NULL;
 		if (in.buf)
 			capsim_sha256_hex(in.buf, in.len, in.sha256);
-		const char *kind = validate_file(&in, c, &fd);
+		const char *kind = store ? validate_store_file(&in, c, &fd) :
+					   validate_file(&in, c, &fd);
 		if (c->json)
 			json_array_append_new(files, json_file(&in, kind, &fd));
 		free(in.buf);

@@ -2,9 +2,11 @@
  * its XML: each kind told from its name and first bytes, then checked by
  * the reader the command that takes it uses, so that validate refuses
  * exactly what that command would. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -59,6 +61,23 @@ static const char *json_kind(const char *buf, size_t len)
 									  "hf-config";
 	json_decref(j);
 	return kind;
+}
+
+int capsim_cli_is_store(const char *path)
+{
+	struct stat st;
+	char head[16];
+	/* stat first: opening a FIFO would take its writer's bytes, or its writer */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  read(fd, head, sizeof head) == (ssize_t)sizeof head &&
+		  memcmp(head, "SQLite format 3", 16) == 0;
+	close(fd);
+	return yes;
 }
 
 int capsim_cli_is_xml(const char *path, const char *buf, size_t len)

@@ -81,6 +81,14 @@ bad error-model "$tmp/model.json" "model.json" "version: expected 1, found 99"
 "$capsim" calibrate import "$src/tests/data/calibrate/pcie.jsonl" --db "$tmp/m.sqlite" \
 	>/dev/null 2>&1 || fail "calibrate import"
 good store "$tmp/m.sqlite"
+# past the 8 MiB that capsim reads of a text file: a store is opened, not read whole
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("create table padding (x)")
+c.executemany("insert into padding values (?)", [("x" * 1000,)] * 10000)
+c.commit()' "$tmp/m.sqlite" || fail "python3 could not grow the store"
+[ "$(wc -c <"$tmp/m.sqlite")" -gt 8388608 ] || fail "the grown store is under 8 MiB"
+good store "$tmp/m.sqlite"
 printf 'SQLite format 3\000and then no database at all, only these words' >"$tmp/bad.sqlite"
 bad store "$tmp/bad.sqlite" "bad.sqlite" "not an SQLite file"
 
