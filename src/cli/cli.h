@@ -82,6 +82,39 @@ int capsim_cli_load_any_layout(const char *path, const capsim_cli_sets *sets,
 			       struct capsim_catalog **cat, struct capsim_scenario **s,
 			       capsim_diags *d);
 
+/* Where an input named on the command line is. name itself when it exists,
+ * holds a '/' or is "-"; else the first file of ./NAME.xml, then, under the
+ * catalog's root (the source tree of a build, share/capsim when installed),
+ * scenarios/NAME, scenarios/NAME.xml, and the same in scenarios/sweeps and
+ * scenarios/report. Returns name or buf (n bytes, written), or NULL after
+ * adding to d, at name, every place it looked. */
+const char *capsim_cli_find_input(const char *name, char *buf, size_t n, capsim_diags *d);
+
+/* The kind of a file capsim reads that is not its XML, told from its name
+ * and first bytes (validate_more.c): "store" (SQLite), "measurements"
+ * (.jsonl), "error-model" (JSON of that format), "hf-config" (other JSON),
+ * "residuals" (.csv), "torchtitan" (.toml), "launch" (.sh, .bash, .sbatch,
+ * .slurm, .yaml, .yml, or #!), "nccl-tests" (.log, .txt, .out, or a log's
+ * nThread header); NULL for XML and anything else. */
+const char *capsim_cli_other_kind(const char *path, const char *buf, size_t len);
+
+/* Whether path is a regular file that starts with SQLite's header: a store,
+ * opened as a database rather than read whole (at any size). Reads 16 bytes
+ * of a regular file only (never a FIFO's). */
+int capsim_cli_is_store(const char *path);
+
+/* Whether path is read as XML, one of capsim's own files: its first
+ * non-blank byte is '<', it has none (the XML reader says the document is
+ * empty), or its name ends in .xml. */
+int capsim_cli_is_xml(const char *path, const char *buf, size_t len);
+
+/* Check the file path (its bytes buf, len) of kind as the command that takes
+ * it does (import hf, import slurm, import torchtitan, verify, calibrate
+ * import into a private database, fit errors, query); 0, or -1 with every
+ * problem in d. */
+int capsim_cli_validate_other(const char *kind, const char *path, const char *buf, size_t len,
+			      capsim_diags *d);
+
 /* The user's own catalog files, beside the shipped catalog: each --parts
  * FILE|DIR given before the command (capsim --parts my.xml run ...), then
  * each path of $CAPSIM_PARTS (colon-separated); a directory gives its *.xml
@@ -172,6 +205,24 @@ typedef struct capsim_cli_cmd {
  * with optind = 1. */
 int capsim_cli_next(const capsim_cli_cmd *c, int argc, char **argv);
 
+/* The index of the option named name (without --) in c's table, or -1. */
+int capsim_cli_find_opt(const capsim_cli_cmd *c, const char *name);
+
+/* Every command also takes --version: capsim_cli_next answers it as the
+ * index of the command's "help" option, and the capsim_cli_help that
+ * follows prints "capsim VERSION" on standard output instead of the help
+ * (a table without "help" gets the version printed and -2). */
+
+/* The edit distance of a and b (insertions, deletions, substitutions and
+ * two neighbouring letters swapped, each 1); words over 64 letters are at
+ * (size_t)-1 from everything. */
+size_t capsim_cli_edit_distance(const char *a, const char *b);
+
+/* The name of names[0..n) nearest to word, when near enough to be what
+ * the user meant (at most 2 edits, fewer than half the name's letters),
+ * else NULL: what "did you mean" offers. */
+const char *capsim_cli_nearest(const char *word, const char *const *names, size_t n);
+
 /* c's --help: its usage, what it does, its options one to a line (the
  * short letter, the long name and the argument's name, then the help
  * aligned in one column), and what follows. */
@@ -183,8 +234,32 @@ extern const capsim_cli_cmd capsim_cli_catalog_cmd, capsim_cli_validate_cmd,
 	capsim_cli_optimize_cmd, capsim_cli_query_cmd, capsim_cli_report_cmd,
 	capsim_cli_explore_cmd, capsim_cli_import_hf_cmd, capsim_cli_import_cmdline_cmd,
 	capsim_cli_import_slurm_cmd, capsim_cli_import_torchtitan_cmd, capsim_cli_bom_cmd, capsim_cli_calibrate_import_cmd,
-	capsim_cli_calibrate_run_cmd, capsim_cli_fit_cmd, capsim_cli_verify_cmd,
-	capsim_cli_fit_errors_cmd, capsim_cli_expect_cmd;
+	capsim_cli_calibrate_run_cmd, capsim_cli_calibrate_path_cmd, capsim_cli_fit_cmd,
+	capsim_cli_verify_cmd, capsim_cli_fit_errors_cmd, capsim_cli_expect_cmd;
+
+/* A command of capsim's first word: its name, what runs it, and its line in
+ * capsim --help. */
+typedef struct capsim_cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} capsim_cli_command;
+
+/* capsim's commands in the order --help lists them (dispatch.c). */
+extern const capsim_cli_command capsim_cli_commands[];
+extern const size_t capsim_cli_n_commands;
+
+/* capsim(1), the manual page in roff, on out: every command with its
+ * summary, then every table of capsim_cli_cmds with its usage, what it
+ * does, each option and its help (the same text as --help), exit statuses
+ * and the environment (manpage.c). */
+void capsim_cli_write_man(FILE *out);
+
+/* The completion script for shell ("bash": a function _capsim registered
+ * with complete -F; "zsh": a #compdef capsim function), from the same
+ * tables: commands, subcommands, each command's options. Returns 0, or -1
+ * for another shell, writing nothing. */
+int capsim_cli_write_completion(const char *shell, FILE *out);
 
 /* Every command's table, once each (dispatch.c): what the tests walk. */
 extern const capsim_cli_cmd *const capsim_cli_cmds[];

@@ -72,6 +72,10 @@ static int load(const char *path, const capsim_cli_sets *sets, int any_layout,
 	if (!path) {
 		snprintf(def, sizeof def, "%s/scenarios/default.xml", capsim_catalog_default_root());
 		path = def;
+	} else if (!(path = capsim_cli_find_input(path, def, sizeof def, d))) {
+		*cat = NULL;
+		*s = NULL;
+		return -1;
 	}
 	*cat = capsim_catalog_create();
 	*s = capsim_xcalloc(1, sizeof **s);

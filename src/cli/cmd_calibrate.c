@@ -1,14 +1,16 @@
-/* cmd_calibrate.c - capsim calibrate import|run: calibrate/'s runs into the
- * measurement store (src/store/measure.h), and calibrate/'s programs run in
- * turn on the machine to be measured (src/fit/calrun.h); this file parses
- * the options and prints. */
+/* cmd_calibrate.c - capsim calibrate import|run|path: calibrate/'s runs into
+ * the measurement store (src/store/measure.h), calibrate/'s programs run in
+ * turn on the machine to be measured (src/fit/calrun.h), and where a program
+ * or probe is; this file parses the options and prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "calrun.h"
+#include "catalog.h"
 #include "cli.h"
 #include "measure.h"
 #include "nccl.h"
@@ -42,7 +44,7 @@ const capsim_cli_cmd capsim_cli_calibrate_import_cmd = {
 	.n_opts = CAPSIM_CLI_N(import_opts),
 };
 
-enum { R_BIN_DIR, R_OUT_DIR, R_DB, R_QUICK, R_ONLY, R_NAME, R_TIMEOUT, R_HELP };
+enum { R_BIN_DIR, R_OUT_DIR, R_DB, R_QUICK, R_ONLY, R_NAME, R_TIMEOUT, R_JSON, R_HELP };
 static const capsim_cli_opt run_opts_table[] = {
 	[R_BIN_DIR] = { "bin-dir", 0, "DIR",
 			"where the programs are (default: beside capsim under\n"
@@ -56,25 +58,47 @@ static const capsim_cli_opt run_opts_table[] = {
 	[R_TIMEOUT] = { "timeout", 0, "TIME",
 			"each program's limit, then it is stopped and the run\n"
 			"fails (default 1 h: a full sweep takes minutes)" },
+	[R_JSON] = { "json", 0, NULL,
+		     "print what ran as one JSON object on standard output: each\n"
+		     "program, its file, how it ended, its records and what was\n"
+		     "imported (the progress stays on standard error)" },
 	[R_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_calibrate_run_cmd = {
 	.name = "calibrate run",
 	.usage = "usage: capsim calibrate run [--bin-dir DIR] [--out-dir DIR] [--db DB.sqlite]\n"
 		 "                            [--quick] [--only gemm,pcie,nccl] [--name NAME]\n"
-		 "                            [--timeout TIME]\n",
+		 "                            [--timeout TIME] [--json]\n",
 	.about = "Run capsim-calibrate-gemm, -pcie and -nccl in turn on this machine,\n"
 		 "writing NAME-DATE-{gemm,pcie,nccl}.jsonl, then import each into --db.\n",
 	.opts = run_opts_table,
 	.n_opts = CAPSIM_CLI_N(run_opts_table),
 };
 
-/* both subcommands' help */
+enum { P_HELP };
+static const capsim_cli_opt path_opts_table[] = {
+	[P_HELP] = { "help", 0, NULL, "this text" },
+};
+const capsim_cli_cmd capsim_cli_calibrate_path_cmd = {
+	.name = "calibrate path",
+	.usage = "usage: capsim calibrate path NAME\n",
+	.about = "Print where calibrate's program or script NAME is: the PyTorch probes\n"
+		 "(attn_probe.py, or attn_probe), refit.sh and the README beside the\n"
+		 "catalog (the source tree, or share/capsim/calibrate where installed), the\n"
+		 "CUDA programs (capsim-calibrate-gemm, -pcie, -nccl) where calibrate run\n"
+		 "finds them. So: python3 \"$(capsim calibrate path attn_probe)\" ...\n",
+	.opts = path_opts_table,
+	.n_opts = CAPSIM_CLI_N(path_opts_table),
+};
+
+/* every subcommand's help */
 static void usage(FILE *out)
 {
 	capsim_cli_help(&capsim_cli_calibrate_import_cmd, out);
 	fputc('\n', out);
 	capsim_cli_help(&capsim_cli_calibrate_run_cmd, out);
+	fputc('\n', out);
+	capsim_cli_help(&capsim_cli_calibrate_path_cmd, out);
 }
 
 /* one import's counts, as a line on stdout */
@@ -356,9 +380,49 @@ static void print_failure(const capsim_calrun_step *s, double timeout_s)
 
 /* the progress of a run, as capsim_calrun_run reports it: "[i/n] program
  * ..." lines and failures on stderr, each import's counts on stdout */
+/* what calibrate run tells as it goes: the time limit, and with --json the
+ * steps' objects (else NULL: lines on standard output) */
+typedef struct {
+	double timeout_s;
+	json_t *steps;
+} run_tell;
+
+/* how a program's run ended, in a word for JSON */
+static const char *end_word(const capsim_calrun_step *s)
+{
+	switch (s->end) {
+	case CAPSIM_CALRUN_EXITED: return s->status == 0 ? "exited" : "failed";
+	case CAPSIM_CALRUN_SIGNALED: return "killed";
+	case CAPSIM_CALRUN_TIMED_OUT: return "timed out";
+	default: return "not run";
+	}
+}
+
+/* the step's JSON object, made at its first event and updated at each */
+static void step_json(capsim_calrun_event ev, const capsim_calrun_step *s, json_t *steps)
+{
+	if (ev == CAPSIM_CALRUN_STARTING) {
+		json_array_append_new(steps, json_pack("{ss ss ss}", "program", s->program,
+						       "path", s->path, "out", s->out));
+		return;
+	}
+	json_t *o = json_array_get(steps, json_array_size(steps) - 1);
+	if (!o)
+		return;
+	json_object_set_new(o, "end", json_string(end_word(s)));
+	if (ev == CAPSIM_CALRUN_DONE)
+		json_object_set_new(o, "records", json_integer(s->records));
+	if (ev == CAPSIM_CALRUN_IMPORTED || ev == CAPSIM_CALRUN_REFUSED)
+		json_object_set_new(o, "import", stats_json(s->out, &s->stats, s->diags,
+							    ev == CAPSIM_CALRUN_IMPORTED));
+}
+
 static void print_step(capsim_calrun_event ev, const capsim_calrun_step *s, void *ctx)
 {
-	const double *timeout_s = ctx;
+	const run_tell *tell = ctx;
+	const double *timeout_s = &tell->timeout_s;
+	if (tell->steps)
+		step_json(ev, s, tell->steps);
 	switch (ev) {
 	case CAPSIM_CALRUN_STARTING:
 		fprintf(stderr, "[%d/%d] %s ...\n", s->step, s->n, s->program);
@@ -371,7 +435,8 @@ static void print_step(capsim_calrun_event ev, const capsim_calrun_step *s, void
 			s->program, s->seconds, s->records);
 		break;
 	case CAPSIM_CALRUN_IMPORTED:
-		print_stats(s->out, s->db, &s->stats);
+		if (!tell->steps)
+			print_stats(s->out, s->db, &s->stats);
 		break;
 	case CAPSIM_CALRUN_REFUSED:
 		capsim_diags_print(s->diags, stderr);
@@ -384,7 +449,7 @@ static void print_step(capsim_calrun_event ev, const capsim_calrun_step *s, void
 
 /* Find every wanted program and name its output file, refusing files that
  * exist (exit 2); then run them in turn (exit 1 on the first that fails). */
-static int run_all(const capsim_calrun_options *o)
+static int run_all(const capsim_calrun_options *o, int json)
 {
 	static capsim_calrun_plan plan;
 	capsim_diags d = { 0 };
@@ -394,15 +459,23 @@ static int run_all(const capsim_calrun_options *o)
 		capsim_diags_free(&d);
 		return CAPSIM_EXIT_USAGE;
 	}
-	double timeout_s = o->timeout_s;
-	if (capsim_calrun_run(o, &plan, print_step, &timeout_s) < 0)
-		return CAPSIM_EXIT_FAILURE;
-	return CAPSIM_EXIT_OK;
+	run_tell tell = { .timeout_s = o->timeout_s, .steps = json ? json_array() : NULL };
+	int rc = capsim_calrun_run(o, &plan, print_step, &tell);
+	if (json) {
+		json_t *out = capsim_cli_json_head(NULL, NULL);
+		json_object_set_new(out, "db", o->db ? json_string(o->db) : json_null());
+		json_object_set_new(out, "steps", tell.steps);
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(out);
+	}
+	return rc < 0 ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_OK;
 }
 
 static int run(int argc, char **argv)
 {
 	capsim_calrun_options o = { .out_dir = ".", .timeout_s = 3600.0 };
+	int json = 0;
 	for (int i = 0; i < CAPSIM_CALRUN__COUNT; i++)
 		o.want[i] = 1;
 	optind = 1;
@@ -411,8 +484,19 @@ static int run(int argc, char **argv)
 		switch (c) {
 		case R_BIN_DIR: o.bin_dir = optarg; break;
 		case R_OUT_DIR: o.out_dir = optarg; break;
-		case R_DB: o.db = optarg; break;
+		case R_DB:
+			/* refused before the programs run, as the store would after */
+			if (strcmp(optarg, "-") == 0) {
+				fprintf(stderr, "capsim calibrate run: --db -: a store cannot be "
+					"standard input or output: it is an SQLite file that is read "
+					"and written in place; give a file name (./- for a file named "
+					"'-')\n");
+				return CAPSIM_EXIT_USAGE;
+			}
+			o.db = optarg;
+			break;
 		case R_QUICK: o.quick = 1; break;
+		case R_JSON: json = 1; break;
 		case R_NAME: o.name = optarg; break;
 		case R_TIMEOUT:
 			if (capsim_cli_quantity("calibrate run", "--timeout", optarg,
@@ -439,7 +523,57 @@ static int run(int argc, char **argv)
 		capsim_cli_help(&capsim_cli_calibrate_run_cmd, stderr);
 		return CAPSIM_EXIT_USAGE;
 	}
-	return run_all(&o);
+	return run_all(&o, json);
+}
+
+/* name as a script of ROOT/calibrate (torch/, results/, calibrate/ itself;
+ * a probe's ".py" may be left off) into path: 1, or 0 with where it looked
+ * added to looked */
+static int find_script(const char *name, char *path, size_t size, char *looked, size_t n)
+{
+	static const char *const dirs[] = { "calibrate/torch", "calibrate/results", "calibrate" };
+	static const char *const ends[] = { "", ".py" };
+	const char *root = capsim_catalog_default_root();
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		size_t used = strlen(looked);
+		snprintf(looked + used, n - used, "%s%s/%s", used ? ", " : "", root, dirs[i]);
+		for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
+			struct stat st;
+			int w = snprintf(path, size, "%s/%s/%s%s", root, dirs[i], name, ends[e]);
+			if (w > 0 && (size_t)w < size && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* capsim calibrate path NAME */
+static int path_of(int argc, char **argv)
+{
+	optind = 1;
+	int c;
+	while ((c = capsim_cli_next(&capsim_cli_calibrate_path_cmd, argc, argv)) != -1) {
+		if (c != P_HELP)
+			return CAPSIM_EXIT_USAGE;
+		capsim_cli_help(&capsim_cli_calibrate_path_cmd, stdout);
+		return CAPSIM_EXIT_OK;
+	}
+	if (optind != argc - 1 || !argv[optind][0] || strchr(argv[optind], '/')) {
+		fprintf(stderr, "capsim calibrate path: expected one program or script name "
+			"(attn_probe.py, capsim-calibrate-gemm), found %d arguments\n", argc - optind);
+		return CAPSIM_EXIT_USAGE;
+	}
+	const char *name = argv[optind];
+	char path[CAPSIM_CALRUN_PATH_MAX], looked[4 * CAPSIM_CALRUN_PATH_MAX] = "";
+	char looked_prog[2 * CAPSIM_CALRUN_PATH_MAX];
+	if (find_script(name, path, sizeof path, looked, sizeof looked) ||
+	    capsim_calrun_find(name, path, sizeof path, looked_prog, sizeof looked_prog)) {
+		printf("%s\n", path);
+		return CAPSIM_EXIT_OK;
+	}
+	fprintf(stderr, "capsim calibrate path: %s: no such program or script; looked in %s, %s\n",
+		name, looked, looked_prog);
+	return CAPSIM_EXIT_USAGE;
 }
 
 int capsim_cmd_calibrate(int argc, char **argv)
@@ -452,7 +586,12 @@ int capsim_cmd_calibrate(int argc, char **argv)
 		return import(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return run(argc - 1, argv + 1);
-	fprintf(stderr, "capsim calibrate: no subcommand '%s'; see 'capsim calibrate --help'\n",
-		argv[1]);
+	if (!strcmp(argv[1], "path"))
+		return path_of(argc - 1, argv + 1);
+	static const char *const subs[] = { "import", "run", "path" };
+	const char *near = capsim_cli_nearest(argv[1], subs, sizeof subs / sizeof subs[0]);
+	fprintf(stderr, "capsim calibrate: no subcommand '%s'; %s%s%s\n", argv[1],
+		near ? "did you mean '" : "see 'capsim calibrate --help'", near ? near : "",
+		near ? "'?" : "");
 	return CAPSIM_EXIT_USAGE;
 }

@@ -73,7 +73,7 @@ const capsim_cli_cmd capsim_cli_import_hf_cmd = {
 	.in_order = 1,
 };
 
-enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_ENV, L_ROOT, L_OUT, L_HELP };
+enum { L_NAME, L_MODEL, L_MODELS, L_NODE, L_ENV, L_ROOT, L_OUT, L_JSON, L_HELP };
 static const capsim_cli_opt launch_opts_table[] = {
 	[L_NAME] = { "name", 0, "NAME", "the scenario's name (default: imported)" },
 	[L_MODEL] = { "model", 0, "ID", "the model: a catalog or --parts id" },
@@ -92,6 +92,11 @@ static const capsim_cli_opt launch_opts_table[] = {
 		     "checkout (--job.config_file PATH reads DIR/PATH); repeat\n"
 		     "it, the first holding the file read" },
 	[L_OUT] = { "out", 0, "FILE", "write the scenario to FILE (default: standard output)" },
+	[L_JSON] = { "json", 0, NULL,
+		     "print a summary (the file read, the scenario written and its\n"
+		     "text, what was not modelled, what was assumed) as one JSON\n"
+		     "object on standard output; without --out, the scenario is\n"
+		     "written only there" },
 	[L_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_import_cmdline_cmd = {
@@ -126,7 +131,7 @@ const capsim_cli_cmd capsim_cli_import_slurm_cmd = {
 	"dgx-h100); the fabric an NDR InfiniBand fat tree (an assumption). --model ID\n" \
 	"plans another catalog or --parts model.\n"
 
-enum { T_NAME, T_MODEL, T_MODELS, T_NODE, T_NODES, T_OUT, T_HELP };
+enum { T_NAME, T_MODEL, T_MODELS, T_NODE, T_NODES, T_OUT, T_JSON, T_HELP };
 static const capsim_cli_opt titan_opts[] = {
 	[T_NAME] = { "name", 0, "NAME", "the scenario's name (default: imported)" },
 	[T_MODEL] = { "model", 0, "ID", "the model: a catalog or --parts id (default: the\n"
@@ -135,6 +140,11 @@ static const capsim_cli_opt titan_opts[] = {
 	[T_NODE] = { "node", 0, "ID", "the node type (default dgx-h100)" },
 	[T_NODES] = { "nodes", 0, "N", "the nodes the job runs on (default 1)" },
 	[T_OUT] = { "out", 0, "FILE", "write the scenario to FILE (default: standard output)" },
+	[T_JSON] = { "json", 0, NULL,
+		     "print a summary (the file read, the scenario written and its\n"
+		     "text, what was not modelled, what was assumed) as one JSON\n"
+		     "object on standard output; without --out, the scenario is\n"
+		     "written only there" },
 	[T_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_import_torchtitan_cmd = {
@@ -343,6 +353,7 @@ done:
 
 typedef struct {
 	const char *name, *model, *models, *node, *out;
+	int json;
 	const char *env[MAX_ENV];
 	int n_env;
 	const char *roots[MAX_ENV];
@@ -374,14 +385,78 @@ static int launch_model(capsim_catalog *cat, const capsim_launch *l, const char 
 	return 0;
 }
 
+/* where an imported scenario goes: out (NULL: not written; the JSON
+ * summary carries it), the launch's own model (models_xml, where set) to
+ * models, and with json a summary on standard output; text (len bytes, NULL
+ * for a command line) is the file read */
+typedef struct {
+	const char *out, *models, *models_xml;
+	int json;
+	const char *text;
+	size_t len;
+} launch_dest;
+
+/* the lines capsim_launch_assumptions writes, as a JSON array */
+static json_t *assumptions_json(const capsim_launch *l, const capsim_node *node)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+	FILE *mem = open_memstream(&buf, &n);
+	if (!mem)
+		return a;
+	capsim_launch_assumptions(l, node->e.id, node->gpus, mem, "");
+	fclose(mem);
+	for (char *line = buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*line)
+			json_array_append_new(a, json_string(line));
+	}
+	free(buf);
+	return a;
+}
+
+/* an import's summary as one JSON object on standard output: the file read
+ * (where one was), the scenario (its name, model, node, file and text),
+ * the models file, what was not modelled and what was assumed */
+static void launch_json(const capsim_launch *l, const capsim_node *node, const char *name,
+			const char *model_id, const char *where, const launch_dest *dest,
+			const char *sc)
+{
+	json_t *o = capsim_cli_json_head(NULL, NULL);
+	if (dest->text) {
+		char sha[65];
+		capsim_sha256_hex(dest->text, dest->len, sha);
+		json_array_append_new(json_object_get(o, "inputs"),
+				      json_pack("{ss ss}", "file", where, "sha256", sha));
+	}
+	json_object_set_new(o, "scenario", json_pack("{ss ss ss so ss}", "name", name, "model",
+						      model_id, "node", node->e.id, "file",
+						      dest->out ? json_string(dest->out) :
+								  json_null(),
+						      "xml", sc));
+	json_object_set_new(o, "models_file", dest->models_xml ? json_string(dest->models) :
+								   json_null());
+	json_t *notes = json_array();
+	for (int i = 0; i < l->n_notes; i++)
+		json_array_append_new(notes, json_string(l->notes[i]));
+	json_object_set_new(o, "not_modelled", notes);
+	json_object_set_new(o, "not_modelled_more", json_integer(l->n_notes_more));
+	json_object_set_new(o, "assumed", assumptions_json(l, node));
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(o);
+}
+
 /* what was not modelled and what was assumed, on stderr before the
  * scenario is written and checked (a refusal may rest on them); then the
  * scenario of l (into *sc, the caller's), loaded as capsim run would load
- * it, and written to out, with models_xml (where set) to models */
+ * it, and written where dest says */
 static int write_launch(const capsim_launch *l, const capsim_node *node, const char *name,
-			const char *model_id, const char *where, const char *models,
-			const char *models_xml, const char *out, capsim_catalog *cat,
-			capsim_scenario *s, char **sc, capsim_diags *d)
+			const char *model_id, const char *where, const launch_dest *dest,
+			capsim_catalog *cat, capsim_scenario *s, char **sc, capsim_diags *d)
 {
 	for (int i = 0; i < l->n_notes; i++) {
 		fprintf(stderr, "capsim import: warning: ");
@@ -393,20 +468,27 @@ static int write_launch(const capsim_launch *l, const capsim_node *node, const c
 			l->n_notes_more);
 	capsim_launch_assumptions(l, node->e.id, node->gpus, stderr, "capsim import: assumed: ");
 	*sc = capsim_launch_scenario_text(l, name, model_id, node->e.id, node->gpus, where, d);
-	if (!*sc || capsim_scenario_load_memory(*sc, strlen(*sc), out, cat, NULL, 0, s, d) < 0)
+	if (!*sc || capsim_scenario_load_memory(*sc, strlen(*sc), dest->out ? dest->out : where,
+						cat, NULL, 0, s, d) < 0)
 		return -1;
 	capsim_outfile of;
-	if (models_xml) {
-		if (capsim_outfile_open(&of, models, d) < 0)
+	if (dest->models_xml) {
+		if (capsim_outfile_open(&of, dest->models, d) < 0)
 			return -1;
-		fputs(models_xml, of.f);
+		fputs(dest->models_xml, of.f);
 		if (capsim_outfile_close(&of, d) < 0)
 			return -1;
 	}
-	if (capsim_outfile_open(&of, out, d) < 0)
-		return -1;
-	fputs(*sc, of.f);
-	return capsim_outfile_close(&of, d);
+	if (dest->out) {
+		if (capsim_outfile_open(&of, dest->out, d) < 0)
+			return -1;
+		fputs(*sc, of.f);
+		if (capsim_outfile_close(&of, d) < 0)
+			return -1;
+	}
+	if (dest->json)
+		launch_json(l, node, name, model_id, where, dest, *sc);
+	return 0;
 }
 
 /* the options of import cmdline or slurm (cmd) into *o; -1 after saying
@@ -436,6 +518,7 @@ static int launch_args(const capsim_cli_cmd *cmd, int argc, char **argv, launch_
 			o->roots[o->n_roots++] = optarg;
 			break;
 		case L_OUT: o->out = optarg; break;
+		case L_JSON: o->json = 1; break;
 		case L_HELP: capsim_cli_help(cmd, stdout); return 1;
 		default: return -1;
 		}
@@ -462,7 +545,7 @@ static int import_launch(int argc, char **argv, int script)
 {
 	const capsim_cli_cmd *cmd = script ? &capsim_cli_import_slurm_cmd :
 					     &capsim_cli_import_cmdline_cmd;
-	launch_opts o = { .name = "imported", .node = "dgx-h100", .out = "-" };
+	launch_opts o = { .name = "imported", .node = "dgx-h100" };
 	int a = launch_args(cmd, argc, argv, &o);
 	if (a)
 		return a > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
@@ -470,6 +553,7 @@ static int import_launch(int argc, char **argv, int script)
 	capsim_launch l;
 	const char *where = script ? (optind < argc ? argv[optind] : "") : "the command line";
 	char *text = NULL, *models_xml = NULL, *sc = NULL;
+	size_t len = 0;
 	int status = CAPSIM_EXIT_USAGE;
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_scenario *s = capsim_xcalloc(1, sizeof *s);
@@ -479,7 +563,6 @@ static int import_launch(int argc, char **argv, int script)
 				argc - optind);
 			goto out;
 		}
-		size_t len;
 		text = capsim_xml_slurp(argv[optind], &len, &d);
 		capsim_launch_inputs in = { .env = o.env, .n_env = o.n_env, .config_roots = o.roots,
 					    .n_config_roots = o.n_roots };
@@ -508,8 +591,9 @@ static int import_launch(int argc, char **argv, int script)
 			 "give --model ID (a catalog or --parts model), or --models FILE to write "
 			 "the one the launch defines", model_id, &models_xml, &d) < 0)
 		goto fail;
-	if (write_launch(&l, node, o.name, model_id, where, o.models, models_xml, o.out, cat, s,
-			 &sc, &d) < 0)
+	launch_dest dest = { .out = o.out ? o.out : o.json ? NULL : "-", .models = o.models,
+			     .models_xml = models_xml, .json = o.json, .text = text, .len = len };
+	if (write_launch(&l, node, o.name, model_id, where, &dest, cat, s, &sc, &d) < 0)
 		goto fail;
 	status = CAPSIM_EXIT_OK;
 	goto out;
@@ -532,6 +616,7 @@ out:
 typedef struct {
 	const char *name, *model, *models, *node, *out, *file;
 	long nodes;
+	int json;
 } titan_opts_t;
 
 /* the options into *o; -1 after saying why on stderr, 1 after --help */
@@ -556,6 +641,7 @@ static int titan_args(int argc, char **argv, titan_opts_t *o)
 			}
 			break;
 		case T_OUT: o->out = optarg; break;
+		case T_JSON: o->json = 1; break;
 		case T_HELP: capsim_cli_help(cmd, stdout); return 1;
 		default: return -1;
 		}
@@ -581,7 +667,7 @@ static int titan_args(int argc, char **argv, titan_opts_t *o)
 
 static int import_torchtitan(int argc, char **argv)
 {
-	titan_opts_t o = { .name = "imported", .node = "dgx-h100", .out = "-" };
+	titan_opts_t o = { .name = "imported", .node = "dgx-h100" };
 	int a = titan_args(argc, argv, &o);
 	if (a)
 		return a > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
@@ -609,8 +695,9 @@ static int import_torchtitan(int argc, char **argv)
 			 "the debugmodel's entry needs --models FILE (or give --model ID)", model_id,
 			 &models_xml, &d) < 0)
 		goto fail;
-	if (write_launch(&l, node, o.name, model_id, o.file, o.models, models_xml, o.out, cat, s,
-			 &sc, &d) < 0)
+	launch_dest dest = { .out = o.out ? o.out : o.json ? NULL : "-", .models = o.models,
+			     .models_xml = models_xml, .json = o.json, .text = text, .len = len };
+	if (write_launch(&l, node, o.name, model_id, o.file, &dest, cat, s, &sc, &d) < 0)
 		goto fail;
 	status = CAPSIM_EXIT_OK;
 	goto out;
@@ -644,5 +731,9 @@ int capsim_cmd_import(int argc, char **argv)
 	fprintf(stderr, "capsim import: expected what to import: hf (a Hugging Face config.json), "
 		"cmdline (a launch line), slurm (a batch script) or torchtitan (a job config)%s%s\n",
 		argc >= 2 ? ", found " : "", argc >= 2 ? argv[1] : "");
+	static const char *const kinds[] = { "hf", "cmdline", "slurm", "torchtitan" };
+	const char *near = argc >= 2 ? capsim_cli_nearest(argv[1], kinds, 4) : NULL;
+	if (near)
+		fprintf(stderr, "did you mean 'capsim import %s'?\n", near);
 	return CAPSIM_EXIT_USAGE;
 }

@@ -1,10 +1,14 @@
 /* cmd_report.c - `capsim report SCENARIO... --out DIR`: candidate designs for
  * one workload compared side by side (src/report/report.h). */
+#include <dirent.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "catalog.h"
 #include "cli.h"
@@ -24,7 +28,7 @@
 #define MAX_DESIGNS 12
 
 enum { O_OUT, O_DB, O_SWEEP, O_WHERE, O_METRIC, O_BUDGET, O_DEADLINE, O_SET, O_NO_PROGRESS,
-       O_GNUPLOT_TIMEOUT, O_NO_INTERVALS, O_HELP };
+       O_GNUPLOT_TIMEOUT, O_NO_INTERVALS, O_JSON, O_HELP };
 static const capsim_cli_opt report_opts[] = {
 	[O_OUT] = { "out", 0, "DIR", "the report's directory (made if absent)" },
 	[O_DB] = { "db", 0, "RESULTS.sqlite",
@@ -47,6 +51,10 @@ static const capsim_cli_opt report_opts[] = {
 	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
 			     "no comparison against the model's own error: the report\n"
 			     "as before it knew its error bands" },
+	[O_JSON] = { "json", 0, NULL,
+		     "print a summary as one JSON object on standard output: the\n"
+		     "designs and their metric, the winner, the probability that it\n"
+		     "is below the runner-up, the files written" },
 	[O_HELP] = { "help", 0, NULL, "this text" },
 };
 const capsim_cli_cmd capsim_cli_report_cmd = {
@@ -54,7 +62,8 @@ const capsim_cli_cmd capsim_cli_report_cmd = {
 	.usage = "usage: capsim report (SCENARIO... | --db RESULTS.sqlite [--sweep ID|NAME]\n"
 		 "                     [--where 'KEY OP VALUE']...) --out DIR [--metric M]\n"
 		 "                     [--budget USD] [--deadline TIME] [--set PATH=VALUE]...\n"
-		 "                     [--no-progress] [--gnuplot-timeout TIME] [--no-intervals]\n",
+		 "                     [--no-progress] [--gnuplot-timeout TIME] [--no-intervals]\n"
+		 "                     [--json]\n",
 	.about = "Compare candidate designs (one scenario each) for one workload, and write\n"
 		 "DIR/report.html (self-contained, figures inline), DIR/report.md (the same,\n"
 		 "figures as PNG), DIR/summary.csv (the summary table, exact values) and\n"
@@ -180,13 +189,93 @@ out:
 	return rc;
 }
 
+/* the files of dir/figures, sorted, appended to files as "figures/NAME" */
+static void figure_files(const char *dir, json_t *files)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/figures", dir);
+	struct dirent **names = NULL;
+	int n = scandir(path, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			snprintf(path, sizeof path, "figures/%s", names[i]->d_name);
+			json_array_append_new(files, json_string(path));
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* a design's index as its label, or JSON null for -1 */
+static json_t *design_label(const capsim_report *rep, int i)
+{
+	return i >= 0 && (size_t)i < rep->n ? json_string(rep->d[i].label) : json_null();
+}
+
+/* the report written to dir as one JSON object on standard output: the
+ * rule, each design, the winner and runner-up, the comparison's
+ * probability where the error model reaches the metric, the files */
+static void report_json(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
+			int figures)
+{
+	json_t *o = capsim_cli_json_head(cat, NULL);
+	json_object_set_new(o, "metric", json_string(capsim_rule_metric_names[rep->rule.metric]));
+	json_t *designs = json_array();
+	for (size_t i = 0; i < rep->n; i++) {
+		const capsim_report_design *d = &rep->d[i];
+		json_t *j = json_pack("{ss ss sb}", "label", d->label, "fabric", d->fabric,
+				      "meets_rule", d->meets);
+		json_object_set_new(j, "metric", isfinite(d->metric) ? json_real(d->metric) :
+								      json_null());
+		json_object_set_new(j, "why_not", d->meets ? json_null() : json_string(d->why_not));
+		json_array_append_new(designs, j);
+	}
+	json_object_set_new(o, "designs", designs);
+	json_object_set_new(o, "winner", design_label(rep, rep->winner));
+	json_object_set_new(o, "runner_up", design_label(rep, rep->runner_up));
+	json_object_set_new(o, "p_winner_below_runner_up",
+			    rep->cmp.done && rep->cmp.has ? json_real(rep->cmp.cmp.p_less) :
+							    json_null());
+	json_object_set_new(o, "out", json_string(dir));
+	json_t *files = json_pack("[sss]", "report.html", "report.md", "summary.csv");
+	if (figures)
+		figure_files(dir, files);
+	json_object_set_new(o, "files", files);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(o);
+}
+
+/* the report of rep written to dir and told on standard output (a line, or
+ * report_json with json); returns the exit status */
+static int write_report(const capsim_report *rep, const capsim_catalog *cat, const char *dir,
+			double gnuplot_timeout_s, int json, capsim_diags *d)
+{
+	int missing;
+	if (capsim_report_write(rep, cat, dir, gnuplot_timeout_s, &missing, d) < 0) {
+		capsim_diags_print(d, stderr);
+		return capsim_diags_runtime(d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
+	}
+	if (json)
+		report_json(rep, cat, dir, !missing);
+	if (missing) {
+		fprintf(stderr, "capsim report: gnuplot was not found on PATH (Debian: apt-get "
+			"install gnuplot-nox): %s/report.html, report.md and summary.csv are "
+			"written without their figures\n", dir);
+		return CAPSIM_EXIT_FAILURE;
+	}
+	if (!json)
+		printf("capsim report: %s/report.html, report.md, summary.csv and figures/\n", dir);
+	return CAPSIM_EXIT_OK;
+}
+
 int capsim_cmd_report(int argc, char **argv)
 {
 	capsim_report_rule rule = { .metric = CAPSIM_RULE_COST_TO_TRAIN };
 	const char *out = NULL, *db = NULL, *sweep_sel = NULL;
 	char *where[32];
 	size_t n_where = 0;
-	int quiet = 0, intervals = 1, c, status = CAPSIM_EXIT_USAGE;
+	int quiet = 0, intervals = 1, json = 0, c, status = CAPSIM_EXIT_USAGE;
 	double gnuplot_timeout_s = 60.0;
 	capsim_err_model *em = NULL;
 	capsim_cli_sets sets = { 0 };
@@ -235,6 +324,7 @@ int capsim_cmd_report(int argc, char **argv)
 			break;
 		case O_NO_PROGRESS: quiet = 1; break;
 		case O_NO_INTERVALS: intervals = 0; break;
+		case O_JSON: json = 1; break;
 		case O_DB: db = optarg; break;
 		case O_SWEEP: sweep_sel = optarg; break;
 		case O_WHERE:
@@ -283,8 +373,10 @@ int capsim_cmd_report(int argc, char **argv)
 		v = capsim_xcalloc(n ? n : 1, sizeof *v);
 		for (size_t i = 0; i < n && !bad; i++) {
 			v[i] = capsim_xcalloc(1, sizeof *v[i]);
-			bad = capsim_scenario_load(argv[optind + (int)i], cat, sets.v, sets.n, v[i],
-						   &d) < 0;
+			char found[4096];
+			const char *file = capsim_cli_find_input(argv[optind + (int)i], found,
+								 sizeof found, &d);
+			bad = !file || capsim_scenario_load(file, cat, sets.v, sets.n, v[i], &d) < 0;
 		}
 	}
 	capsim_report rep = { 0 };
@@ -302,20 +394,8 @@ int capsim_cmd_report(int argc, char **argv)
 		capsim_diags_print(&d, stderr);
 		status = CAPSIM_EXIT_USAGE;
 	} else {
-		int missing;
 		capsim_report_compare(&rep, em);
-		if (capsim_report_write(&rep, cat, out, gnuplot_timeout_s, &missing, &d) < 0) {
-			capsim_diags_print(&d, stderr);
-			status = capsim_diags_runtime(&d) ? CAPSIM_EXIT_FAILURE : CAPSIM_EXIT_USAGE;
-		} else if (missing) {
-			fprintf(stderr, "capsim report: gnuplot was not found on PATH (Debian: apt-get "
-				"install gnuplot-nox): %s/report.html, report.md and summary.csv are "
-				"written without their figures\n", out);
-			status = CAPSIM_EXIT_FAILURE;
-		} else {
-			printf("capsim report: %s/report.html, report.md, summary.csv and figures/\n", out);
-			status = CAPSIM_EXIT_OK;
-		}
+		status = write_report(&rep, cat, out, gnuplot_timeout_s, json, &d);
 	}
 	capsim_report_free(&rep);
 	capsim_err_model_free(em);

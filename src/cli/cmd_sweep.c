@@ -300,9 +300,11 @@ int capsim_cmd_sweep(int argc, char **argv)
 	capsim_sweep *sw = NULL;
 	capsim_err_model *errors = NULL;
 	status = CAPSIM_EXIT_USAGE;
-	if (capsim_cli_catalog(cat, &d) == 0 &&
+	char found[4096];
+	const char *file = capsim_cli_find_input(o.file, found, sizeof found, &d);
+	if (file && capsim_cli_catalog(cat, &d) == 0 &&
 	    (o.no_intervals || o.plan_only || (errors = capsim_cli_err_model("sweep", &d))))
-		sw = capsim_sweep_load(o.file, cat, o.sets.v, o.sets.n, base, &d);
+		sw = capsim_sweep_load(file, cat, o.sets.v, o.sets.n, base, &d);
 	if (!sw) {
 		if (rank == 0)
 			capsim_diags_print(&d, stderr);

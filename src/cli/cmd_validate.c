@@ -17,6 +17,7 @@
 #include "profile.h"
 #include "scenario.h"
 #include "sha256.h"
+#include "sweep.h"
 #include "units.h"
 #include "xalloc.h"
 #include "xml.h"
@@ -43,10 +44,13 @@ const capsim_cli_cmd capsim_cli_validate_cmd = {
 	.name = "validate",
 	.usage = "usage: capsim validate FILE... [--set PATH=VALUE]... [--resolved | --json]\n"
 		 "                       [--out FILE] [--catalog DIR]\n",
-	.about = "Check scenario, hardware, model, bibliography and calibrated profile\n"
-		 "files against their schemas and for consistency; print every problem\n"
-		 "with file:line and exit 2 if there is one. For a scenario, print what\n"
-		 "it resolves to.\n",
+	.about = "Check any file capsim reads, as the command that takes it would: scenario,\n"
+		 "hardware, model, bibliography, calibrated profile and sweep files against\n"
+		 "their schemas and for consistency; Hugging Face config.json, launch\n"
+		 "scripts (.sh, .sbatch, Kubernetes .yaml), torchtitan .toml, nccl-tests\n"
+		 "logs, measurement .jsonl, residuals .csv, the error model's .json and\n"
+		 "SQLite stores. Print every problem with file:line and exit 2 if there is\n"
+		 "one. For a scenario, print what it resolves to.\n",
 	.opts = validate_opts,
 	.n_opts = CAPSIM_CLI_N(validate_opts),
 };
@@ -308,6 +312,49 @@ static int validate_profile(const input_bytes *in, long root_line, validate_ctx 
 	return rc;
 }
 
+/* A sweep file, read as capsim sweep reads it: its axes, values and
+ * constraints, and the base scenario beside it with the --set edits. */
+static int validate_sweep(const input_bytes *in, validate_ctx *c, capsim_diags *d)
+{
+	if (need_catalog(c, d) < 0)
+		return -1;
+	capsim_scenario *base = capsim_xcalloc(1, sizeof *base);
+	capsim_sweep *sw = capsim_sweep_load(in->path, c->cat, c->sets, c->n_sets, base, d);
+	if (sw && !c->json && !c->resolved) {
+		say_ok(c, in->path);
+		printf("  sweep     %s: %llu points before constraints, base %s\n", sw->name,
+		       (unsigned long long)sw->size, base->name);
+	}
+	capsim_sweep_free(sw);
+	free(base);
+	return sw ? 0 : -1;
+}
+
+/* A file capsim reads that is not XML (validate_more.c), checked as the
+ * command that takes it checks it. Returns its kind, or NULL when it is
+ * none of them. */
+static const char *validate_other(const input_bytes *in, validate_ctx *c, capsim_diags *d)
+{
+	const char *kind = capsim_cli_other_kind(in->path, in->buf, in->len);
+	if (!kind)
+		return NULL;
+	if (c->n_sets)
+		capsim_diags_add(d, in->path, 0, "--set applies to scenarios and sweeps only");
+	else if (capsim_cli_validate_other(kind, in->path, in->buf, in->len, d) == 0)
+		say_ok(c, in->path);
+	return kind;
+}
+
+/* An SQLite store (capsim_cli_is_store), checked as query opens it. */
+static const char *validate_store_file(const input_bytes *in, validate_ctx *c, capsim_diags *d)
+{
+	if (c->n_sets)
+		capsim_diags_add(d, in->path, 0, "--set applies to scenarios and sweeps only");
+	else if (capsim_cli_validate_other("store", in->path, NULL, 0, d) == 0)
+		say_ok(c, in->path);
+	return "store";
+}
+
 /* root element name of a file, "" if it cannot be read */
 static void root_name(const input_bytes *in, char *buf, size_t len, long *line,
 		      capsim_diags *d)
@@ -333,6 +380,7 @@ static const struct {
 	{ "models", "models" },
 	{ "bibliography", "bibliography" },
 	{ "profile", "profile" },
+	{ "sweep", "sweep" },
 };
 
 static const char *kind_of(const char *root)
@@ -353,6 +401,16 @@ static const char *validate_file(const input_bytes *in, validate_ctx *c, capsim_
 	long line = 0;
 	if (!in->buf)
 		return "unreadable";
+	const char *other = validate_other(in, c, d);
+	if (other)
+		return other;
+	if (!capsim_cli_is_xml(path, in->buf, in->len)) {
+		capsim_diags_add(d, path, 1, "expected one of the files capsim reads (its XML: "
+				 "scenario, hardware, models, bibliography, profile, sweep; a "
+				 "config.json, launch script, .toml, nccl-tests log, .jsonl, .csv, "
+				 "SQLite store), found none of them");
+		return "unknown";
+	}
 	root_name(in, rn, sizeof rn, &line, d);
 	if (d->n)
 		return "unreadable";
@@ -361,12 +419,14 @@ static const char *validate_file(const input_bytes *in, validate_ctx *c, capsim_
 		capsim_diags_add(d, path, line,
 				 "root element <%s> is not one of capsim's files "
 				 "(expected <scenario>, <catalog>, <models>, "
-				 "<bibliography> or <profile>)",
+				 "<bibliography>, <profile> or <sweep>)",
 				 rn);
 		return "unknown";
 	}
 	if (strcmp(kind, "scenario") == 0)
 		validate_scenario(in, c, d);
+	else if (strcmp(kind, "sweep") == 0)
+		validate_sweep(in, c, d);
 	else if (c->n_sets)
 		capsim_diags_add(d, path, 0, "--set applies to scenarios only");
 	else if (strcmp(kind, "profile") == 0)
@@ -419,11 +479,16 @@ static int validate_all(int argc, char **argv, int first, validate_ctx *c)
 	json_t *files = json_array();
 	for (int i = first; i < argc; i++) {
 		capsim_diags fd = { 0 };
-		input_bytes in = { .path = argv[i] };
-		in.buf = capsim_xml_slurp(in.path, &in.len, &fd);
+		char found[4096];
+		const char *path = capsim_cli_find_input(argv[i], found, sizeof found, &fd);
+		input_bytes in = { .path = path ? path : argv[i] };
+		/* a store is opened as a database, at any size, never read whole */
+		int store = path && capsim_cli_is_store(path);
+		in.buf = path && !store ? capsim_xml_slurp(in.path, &in.len, &fd) : NULL;
 		if (in.buf)
 			capsim_sha256_hex(in.buf, in.len, in.sha256);
-		const char *kind = validate_file(&in, c, &fd);
+		const char *kind = store ? validate_store_file(&in, c, &fd) :
+					   validate_file(&in, c, &fd);
 		if (c->json)
 			json_array_append_new(files, json_file(&in, kind, &fd));
 		free(in.buf);

@@ -87,7 +87,7 @@ static void looked_add(char *looked, size_t size, const char *place)
 }
 
 /* name beside the running program's binary (DIR/calibrate, DIR/../calibrate,
- * DIR/build/calibrate, DIR): 1 with its path, or 0 with the places looked
+ * DIR/build/calibrate, DIR, and DIR/../libexec/capsim where installed): 1 with its path, or 0 with the places looked
  * in added to `looked` */
 static int find_beside_self(const char *name, char *path, size_t size, char *looked,
 			    size_t looked_size)
@@ -101,7 +101,7 @@ static int find_beside_self(const char *name, char *path, size_t size, char *loo
 	if (slash)
 		*slash = '\0';
 	static const char *const below[] = { "/calibrate", "/../calibrate", "/build/calibrate",
-					     "" };
+					     "", "/../libexec/capsim" };
 	for (size_t i = 0; i < sizeof below / sizeof below[0]; i++) {
 		if (join(dir, sizeof dir, self, below[i]) < 0)
 			continue;
@@ -146,6 +146,12 @@ static int find_program(const char *bin_dir, const char *name, char *path, size_
 		return 1;
 	looked_add(looked, looked_size, "PATH");
 	return find_in_path(name, path, size);
+}
+
+int capsim_calrun_find(const char *name, char *path, size_t size, char *looked,
+		       size_t looked_size)
+{
+	return find_program(NULL, name, path, size, looked, looked_size);
 }
 
 /* ---- naming the files ----------------------------------------------------- */

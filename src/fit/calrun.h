@@ -56,8 +56,8 @@ typedef struct capsim_calrun_plan {
 
 /* Prepare o's runs into plan, before anything runs: find each wanted
  * program (in o->bin_dir alone when given; else beside the running
- * program's binary, in DIR/calibrate, DIR/../calibrate, DIR/build/calibrate
- * and DIR, then in PATH), name its output file
+ * program's binary, in DIR/calibrate, DIR/../calibrate, DIR/build/calibrate,
+ * DIR and DIR/../libexec/capsim (where installed), then in PATH), name its output file
  * OUT_DIR/PREFIX-DATE-KIND.jsonl (the prefix o->name or the host name, with
  * anything but letters, digits, '.', '_' and '-' made '_'), refuse one that
  * exists, and make o->out_dir when absent (plan->n may be 0: nothing is
@@ -67,6 +67,12 @@ typedef struct capsim_calrun_plan {
  * exists, an output directory that cannot be made. */
 int capsim_calrun_prepare(const capsim_calrun_options *o, capsim_calrun_plan *plan,
 			  capsim_diags *d);
+
+/* The program name found as capsim_calrun_prepare finds one without
+ * --bin-dir: 1 with its path in path (size bytes), or 0 with the places
+ * looked in, ", "-separated, in looked. */
+int capsim_calrun_find(const char *name, char *path, size_t size, char *looked,
+		       size_t looked_size);
 
 /* How a program's run ended. */
 typedef enum capsim_calrun_end {

@@ -15,7 +15,9 @@ const capsim_ui_knob capsim_ui_knobs[] = {
 	{ "cluster", "node type", "cluster.node.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_NODE },
 	{ "cluster", "nodes", "cluster.nodes", CAPSIM_KNOB_DOUBLING, -1 },
 	{ "cluster", "GPU (override)", "cluster.gpu.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_GPU },
+	{ "cluster", "fabric", "cluster.fabric", CAPSIM_KNOB_FABRIC, -1 },
 	{ "cluster", "transport", "cluster.fabric.transport", CAPSIM_KNOB_CHOICE, -1 },
+	{ "cluster", "NIC (override)", "cluster.nic.ref", CAPSIM_KNOB_CHOICE, CAPSIM_KIND_NIC },
 	{ "cluster", "fabric switch", "cluster.fabric.switch.ref", CAPSIM_KNOB_CHOICE,
 	  CAPSIM_KIND_SWITCH },
 	{ "cluster", "oversubscription", "cluster.fabric.oversubscription", CAPSIM_KNOB_DOUBLING, -1 },
@@ -43,6 +45,59 @@ const capsim_ui_knob capsim_ui_knobs[] = {
 	{ "cost", "horizon", "cost.horizon", CAPSIM_KNOB_SCALE, -1 },
 };
 const size_t capsim_ui_n_knobs = sizeof capsim_ui_knobs / sizeof capsim_ui_knobs[0];
+
+/* each a transport with a NIC and a switch of hardware/network.xml that
+ * carry it, in order of speed, InfiniBand before RoCE at each */
+const capsim_ui_fabric capsim_ui_fabrics[] = {
+	{ "InfiniBand HDR", "infiniband", "cx6-hdr-200", "qm8700" },
+	{ "RoCE 200GbE", "roce", "cx7-200gbe", "sn5600" },
+	{ "InfiniBand NDR", "infiniband", "cx7-ndr-400", "qm9700" },
+	{ "RoCE 400GbE", "roce", "cx7-400gbe", "sn5600" },
+	{ "InfiniBand XDR", "infiniband", "cx8-800", "q3400" },
+};
+const size_t capsim_ui_n_fabrics = sizeof capsim_ui_fabrics / sizeof capsim_ui_fabrics[0];
+
+/* the text of path in s ("" where it has none) */
+static void path_text(const capsim_scenario *s, const char *path, char *buf, size_t n)
+{
+	capsim_path_value v;
+	char err[256];
+	buf[0] = '\0';
+	if (capsim_scenario_path_value(s, path, NULL, &v, err, sizeof err) == 0 && v.is_text)
+		snprintf(buf, n, "%s", v.text);
+}
+
+int capsim_ui_fabric_of(const capsim_scenario *s)
+{
+	char transport[128], sw[128];
+	path_text(s, "cluster.fabric.transport", transport, sizeof transport);
+	path_text(s, "cluster.fabric.switch.ref", sw, sizeof sw);
+	capsim_group_view v;
+	capsim_scenario_group(s, 0, &v);
+	for (size_t i = 0; i < capsim_ui_n_fabrics; i++) {
+		const capsim_ui_fabric *f = &capsim_ui_fabrics[i];
+		if (strcmp(f->transport, transport) == 0 && strcmp(f->sw, sw) == 0 && v.nic &&
+		    strcmp(f->nic, v.nic->e.id) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* the fabric of s in words: its preset's name, or its three parts */
+static void fabric_text(const capsim_scenario *s, char *buf, size_t n)
+{
+	int f = capsim_ui_fabric_of(s);
+	if (f >= 0) {
+		snprintf(buf, n, "%s", capsim_ui_fabrics[f].name);
+		return;
+	}
+	char transport[128], sw[128];
+	path_text(s, "cluster.fabric.transport", transport, sizeof transport);
+	path_text(s, "cluster.fabric.switch.ref", sw, sizeof sw);
+	capsim_group_view v;
+	capsim_scenario_group(s, 0, &v);
+	snprintf(buf, n, "%s, %s, %s", transport, v.nic ? v.nic->e.id : "-", sw[0] ? sw : "-");
+}
 
 /* one knob of a group: label "LABEL of group ID", path cluster.group.ID.REST */
 static void group_knob(capsim_ui_knob_list *out, const char *id, const char *label,
@@ -84,6 +139,10 @@ static void value_text(double v, capsim_dim dim, char *buf, size_t n)
 
 void capsim_ui_knob_text(const capsim_scenario *s, const capsim_ui_knob *k, char *buf, size_t n)
 {
+	if (k->kind == CAPSIM_KNOB_FABRIC) {
+		fabric_text(s, buf, n);
+		return;
+	}
 	capsim_path_value v;
 	char err[256];
 	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0) {
@@ -132,18 +191,23 @@ static int next_name(const char *const *names, size_t count, const char *cur, in
 	return i > 0 ? (int)(i - 1) : -1;
 }
 
-static int step_choice(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
-		       int dir, char *value, size_t n)
+/* knob k's value in s as its choices name it ("on" for a flag) */
+static void choice_of(const capsim_scenario *s, const capsim_ui_knob *k, char *cur, size_t n)
 {
-	char cur[128];
 	capsim_path_value v;
 	char err[256];
 	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0)
 		v.is_text = 1, v.text[0] = '\0';
 	if (v.is_text)
-		snprintf(cur, sizeof cur, "%s", v.text);
+		snprintf(cur, n, "%s", v.text);
 	else
-		snprintf(cur, sizeof cur, "%s", v.num ? "on" : "off");
+		snprintf(cur, n, "%s", v.num ? "on" : "off");
+}
+
+/* the choice of k after (dir > 0) or before cur, into value; -1 at an end */
+static int step_choice_from(const capsim_catalog *cat, const capsim_ui_knob *k, const char *cur,
+			    int dir, char *value, size_t n)
+{
 	if (k->catalog >= 0) {
 		size_t count = capsim_catalog_count(cat, (capsim_kind_id)k->catalog);
 		const char **ids = capsim_xcalloc(count ? count : 1, sizeof *ids);
@@ -173,17 +237,12 @@ static int step_choice(const capsim_scenario *s, const capsim_catalog *cat, cons
 	return at >= 0 ? 0 : -1;
 }
 
-int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
-		     int dir, char *value, size_t n)
+/* the number of k one step from x up (dir > 0) or down, into *next and as
+ * a --set value; -1 where there is none that way */
+static int step_number_from(const capsim_ui_knob *k, double x, int dir, double *next, char *value,
+			    size_t n)
 {
-	if (k->kind == CAPSIM_KNOB_CHOICE)
-		return step_choice(s, cat, k, dir, value, n);
-	capsim_path_value v;
-	char err[256];
-	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0 || v.is_text)
-		return -1;
 	const capsim_field *f = capsim_scenario_path_field(k->path);
-	double x = v.num;
 	switch (k->kind) {
 	case CAPSIM_KNOB_DOUBLING:
 		x = dir > 0 ? x * 2 : x / 2;
@@ -212,7 +271,116 @@ int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, con
 		snprintf(value, n, "%.17g:1", x);
 	else
 		value_text(x, f ? f->dim : CAPSIM_DIM_COUNT, value, n);
+	*next = x;
 	return 0;
+}
+
+int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
+		     int dir, char *value, size_t n)
+{
+	if (k->kind == CAPSIM_KNOB_FABRIC) {
+		capsim_ui_step st;
+		if (capsim_ui_knob_next(s, cat, k, dir, &st) < 0)
+			return -1;
+		snprintf(value, n, "%s", st.shown);
+		return 0;
+	}
+	if (k->kind == CAPSIM_KNOB_CHOICE) {
+		char cur[128];
+		choice_of(s, k, cur, sizeof cur);
+		return step_choice_from(cat, k, cur, dir, value, n);
+	}
+	capsim_path_value v;
+	char err[256];
+	if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0 || v.is_text)
+		return -1;
+	double next;
+	return step_number_from(k, v.num, dir, &next, value, n);
+}
+
+/* ---- a step past the values the scenario refuses ------------------------------------- */
+
+/* st's edit i: path = value */
+static void step_edit(capsim_ui_step *st, size_t i, const char *path, const char *value)
+{
+	snprintf(st->path[i], sizeof st->path[i], "%s", path);
+	snprintf(st->value[i], sizeof st->value[i], "%s", value);
+	st->sets[i] = (capsim_set){ st->path[i], st->value[i] };
+	st->n = i + 1;
+}
+
+static void diags_text(const capsim_diags *d, char *err, size_t n);
+
+/* whether s takes st's edits; a refusal counted in st, the first kept */
+static int takes(const capsim_scenario *s, const capsim_catalog *cat, capsim_ui_step *st)
+{
+	capsim_scenario *copy = capsim_xmalloc(sizeof *copy);
+	*copy = *s;
+	capsim_diags d = { 0 };
+	int ok = capsim_scenario_set_many(copy, cat, st->sets, st->n, &d) == 0;
+	if (!ok && st->skipped++ == 0) {
+		snprintf(st->skipped_value, sizeof st->skipped_value, "%s", st->shown);
+		diags_text(&d, st->why, sizeof st->why);
+	}
+	capsim_diags_free(&d);
+	free(copy);
+	return ok;
+}
+
+/* the fabric presets from s's one way, the first s takes */
+static int next_fabric(const capsim_scenario *s, const capsim_catalog *cat, int dir,
+		       capsim_ui_step *st)
+{
+	int at = capsim_ui_fabric_of(s);
+	int i = at < 0 ? (dir > 0 ? 0 : (int)capsim_ui_n_fabrics - 1) : at + (dir > 0 ? 1 : -1);
+	for (; i >= 0 && (size_t)i < capsim_ui_n_fabrics; i += dir > 0 ? 1 : -1) {
+		const capsim_ui_fabric *f = &capsim_ui_fabrics[i];
+		step_edit(st, 0, "cluster.fabric.transport", f->transport);
+		step_edit(st, 1, "cluster.nic.ref", f->nic);
+		step_edit(st, 2, "cluster.fabric.switch.ref", f->sw);
+		snprintf(st->shown, sizeof st->shown, "%s", f->name);
+		if (takes(s, cat, st))
+			return 0;
+	}
+	return -1;
+}
+
+/* the most values a knob passes over in one step */
+#define MAX_SKIPS 32
+
+int capsim_ui_knob_next(const capsim_scenario *s, const capsim_catalog *cat,
+			const capsim_ui_knob *k, int dir, capsim_ui_step *st)
+{
+	memset(st, 0, sizeof *st);
+	if (k->kind == CAPSIM_KNOB_FABRIC)
+		return next_fabric(s, cat, dir, st);
+	/* every other kind walks on from each value tried, refused or not */
+	char cur[128];
+	double x = 0;
+	if (k->kind == CAPSIM_KNOB_CHOICE) {
+		choice_of(s, k, cur, sizeof cur);
+	} else {
+		capsim_path_value v;
+		char err[256];
+		if (capsim_scenario_path_value(s, k->path, NULL, &v, err, sizeof err) < 0 ||
+		    v.is_text)
+			return -1;
+		x = v.num;
+	}
+	for (int i = 0; i < MAX_SKIPS; i++) {
+		char value[128];
+		int rc = k->kind == CAPSIM_KNOB_CHOICE ?
+				 step_choice_from(cat, k, cur, dir, value, sizeof value) :
+				 step_number_from(k, x, dir, &x, value, sizeof value);
+		if (rc < 0)
+			return -1;
+		step_edit(st, 0, k->path, value);
+		snprintf(st->shown, sizeof st->shown, "%s", value);
+		if (takes(s, cat, st))
+			return 0;
+		snprintf(cur, sizeof cur, "%s", value);
+	}
+	return -1;
 }
 
 /* ---- the scenario and its history ---------------------------------------------------- */

@@ -18,19 +18,39 @@ typedef enum {
 	CAPSIM_KNOB_STEP,        /* a count a step of one: micro-batch, virtual stages */
 	CAPSIM_KNOB_SHARE,       /* a share a step of 5 points: utilisation */
 	CAPSIM_KNOB_SCALE,       /* a quantity 10% up or down: a price */
-	CAPSIM_KNOB_CHOICE       /* a catalog entry of a kind, or one of the field's names */
+	CAPSIM_KNOB_CHOICE,      /* a catalog entry of a kind, or one of the field's names */
+	CAPSIM_KNOB_FABRIC       /* a fabric preset: transport, NIC and switch together */
 } capsim_ui_knob_kind;
 
 typedef struct capsim_ui_knob {
 	const char *group;       /* "cluster", "workload", "cost" */
 	const char *label;       /* what the screen calls it */
-	const char *path;        /* the --set path */
+	const char *path;        /* the --set path (FABRIC: "cluster.fabric", its three paths
+				  * are cluster.fabric.transport, cluster.nic.ref and
+				  * cluster.fabric.switch.ref) */
 	capsim_ui_knob_kind kind;
 	int catalog;             /* CHOICE: a capsim_kind_id, or -1 for the field's own names */
 } capsim_ui_knob;
 
 extern const capsim_ui_knob capsim_ui_knobs[];
 extern const size_t capsim_ui_n_knobs;
+
+/* A fabric preset: a transport with a NIC and a switch of the catalog that
+ * carry it (their figures and sources are the catalog's,
+ * hardware/network.xml), so that one key press moves all three. */
+typedef struct capsim_ui_fabric {
+	const char *name;        /* "InfiniBand NDR" */
+	const char *transport;   /* cluster.fabric.transport */
+	const char *nic;         /* cluster.nic.ref */
+	const char *sw;          /* cluster.fabric.switch.ref */
+} capsim_ui_fabric;
+
+extern const capsim_ui_fabric capsim_ui_fabrics[];
+extern const size_t capsim_ui_n_fabrics;
+
+/* The preset s's fabric is (its transport, the NIC of its first node group
+ * and its switch), or -1 for none of them. */
+int capsim_ui_fabric_of(const capsim_scenario *s);
 
 #define CAPSIM_UI_MAX_KNOBS 96
 
@@ -57,6 +77,26 @@ void capsim_ui_knob_text(const capsim_scenario *s, const capsim_ui_knob *k, char
  * last choice). */
 int capsim_ui_knob_step(const capsim_scenario *s, const capsim_catalog *cat, const capsim_ui_knob *k,
 		     int dir, char *value, size_t n);
+
+/* One step of a knob: the edits it makes (one; a fabric preset's three),
+ * the value for people, and the first value refused on the way with why. */
+typedef struct capsim_ui_step {
+	size_t n;
+	capsim_set sets[3];      /* point into path and value */
+	char path[3][64], value[3][128];
+	char shown[128];         /* "8", "InfiniBand NDR" */
+	int skipped;             /* values refused on the way */
+	char skipped_value[128]; /* the first of them, for people */
+	char why[256];           /* the scenario's reason for it */
+} capsim_ui_step;
+
+/* The nearest value up (dir > 0) or down from s's that the scenario takes
+ * (each tried with capsim_scenario_set_many on a copy), values it refuses
+ * passed over and counted in st, the first with its reason. Returns 0 with
+ * st's edits set, or -1 where no value that way is taken (st->skipped
+ * still says what was refused). */
+int capsim_ui_knob_next(const capsim_scenario *s, const capsim_catalog *cat,
+			const capsim_ui_knob *k, int dir, capsim_ui_step *st);
 
 #define CAPSIM_EXPLORE_UNDO 64
 

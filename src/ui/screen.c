@@ -495,6 +495,37 @@ static void change(ui *u, const char *path, const char *value)
 	submit(&u->w, u->x.s, 0, ++u->gen);
 }
 
+/* knob k one step up (dir > 0) or down: to the nearest value the scenario
+ * takes, the values it refuses on the way passed over, the first of them
+ * and why said once on the message line */
+static void step_knob(ui *u, const capsim_ui_knob *k, int dir)
+{
+	capsim_ui_step st;
+	int rc = capsim_ui_knob_next(u->x.s, u->x.cat, k, dir, &st);
+	char skipped[400] = "";
+	if (st.skipped == 1)
+		snprintf(skipped, sizeof skipped, " (passed over %.100s: %.200s)", st.skipped_value,
+			 st.why);
+	else if (st.skipped > 1)
+		snprintf(skipped, sizeof skipped, " (passed over %d refused, first %.100s: %.200s)",
+			 st.skipped, st.skipped_value, st.why);
+	if (rc < 0) {
+		say(u, 1, "%s: no value %s%s", k->label, dir > 0 ? "above" : "below", skipped);
+		return;
+	}
+	char err[512];
+	if (capsim_explore_set_many(&u->x, st.sets, st.n, err, sizeof err) < 0) {
+		say(u, 1, "refused: %s=%s: %s", k->path, st.shown, err);
+		return;
+	}
+	if (st.n == 1)
+		say(u, 0, "%s = %s%s", st.path[0], st.value[0], skipped);
+	else
+		say(u, 0, "fabric = %s: transport %s, NIC %s, switch %s%s", st.shown, st.value[0],
+		    st.value[1], st.value[2], skipped);
+	submit(&u->w, u->x.s, 0, ++u->gen);
+}
+
 static void save(ui *u)
 {
 	char def[256], name[256];
@@ -623,14 +654,9 @@ static int loop(ui *u)
 			if (u->sel + 1 < u->x.knobs->n)
 				u->sel++;
 			break;
-		case KEY_LEFT: case '-': case KEY_RIGHT: case '+': case '=': {
-			int dir = c == KEY_RIGHT || c == '+' || c == '=' ? 1 : -1;
-			if (capsim_ui_knob_step(u->x.s, u->x.cat, k, dir, value, sizeof value) < 0)
-				say(u, 1, "%s: no value %s", k->label, dir > 0 ? "above" : "below");
-			else
-				change(u, k->path, value);
+		case KEY_LEFT: case '-': case KEY_RIGHT: case '+': case '=':
+			step_knob(u, k, c == KEY_RIGHT || c == '+' || c == '=' ? 1 : -1);
 			break;
-		}
 		case '\n': case KEY_ENTER: {
 			char q[160];
 			snprintf(q, sizeof q, "%s (%s) = ", k->label, k->path);

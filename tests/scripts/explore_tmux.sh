@@ -4,7 +4,9 @@
 # and the cost that `capsim run --set cluster.nodes=64` gives; a pinned
 # baseline shows the deltas, "within error" where capsim's own error cannot
 # tell them from none, never for inputs alone; a value the scenario refuses is refused in
-# place; a saved scenario validates and runs to the same numbers; 80x24
+# place; the fabric knob moves InfiniBand NDR to RoCE (transport, NIC and
+# switch) in one key press to the step capsim run --set gives, and a knob
+# passes over a value the scenario refuses, saying why once; a saved scenario validates and runs to the same numbers; 80x24
 # fits, smaller says so, and it comes back; Ctrl-C and SIGTERM leave a sane
 # terminal. Exit 77 (skipped) where tmux is not installed.
 set -u
@@ -64,14 +66,14 @@ until_screen "$(printf 'step time      %.4f s (%s)' "$base_step" "$d")"
 # micro-batch doubled moves the step by less than its comparison's band
 tm send-keys -t x b
 until_screen "baseline pinned"
-tm send-keys -t x j j j j j j j j j j j j j j j j j j j j j -
+tm send-keys -t x j j j j j j j j j j j j j j j j j j j j j j j -
 until_screen "cost.utilization = 0.65"
 until_screen "$(printf 'step time      %.4f s (+0.0%%)' "$base_step")"
 screen | grep -q "within error" && { echo "FAIL: a change of utilisation alone is marked within error"; fail=1; }
 tm send-keys -t x k k k k k k k k k k +
 until_screen "workload.micro-batch = 2"
 until_screen ", within error)"
-tm send-keys -t x u u k k k k k k k k k k k
+tm send-keys -t x u u k k k k k k k k k k k k k
 until_screen "$(printf 'step time      %.4f s (+0.0%%)' "$base_step")"
 until_screen "utilisation       70%"
 
@@ -80,6 +82,33 @@ tm send-keys -t x Enter
 until_screen "nodes (cluster.nodes) ="
 tm send-keys -t x 0 Enter
 until_screen "refused: cluster.nodes=0"
+until_screen "$want"
+
+# the fabric knob: InfiniBand NDR to RoCE in one key press, transport, NIC
+# and switch together, the step time as capsim run --set of the three says
+tm send-keys -t x j j
+until_screen "fabric            InfiniBand NDR"
+tm send-keys -t x -
+until_screen "fabric = RoCE 200GbE: transport roce, NIC cx7-200gbe, switch sn5600"
+jr=$(json --set cluster.fabric.transport=roce --set cluster.nic.ref=cx7-200gbe \
+	--set cluster.fabric.switch.ref=sn5600)
+sr=$(echo "$jr" | num step_time_s)
+[ "$sr" != "$base_step" ] || { echo "FAIL: RoCE 200GbE leaves the step at $sr s"; fail=1; }
+until_screen "$(printf 'step time      %.4f s' "$sr")"
+until_screen "fabric            RoCE 200GbE"
+tm send-keys -t x + +
+until_screen "fabric = RoCE 400GbE: transport roce, NIC cx7-400gbe, switch sn5600"
+s400=$(json --set cluster.fabric.transport=roce --set cluster.nic.ref=cx7-400gbe \
+	--set cluster.fabric.switch.ref=sn5600 | num step_time_s)
+until_screen "$(printf 'step time      %.4f s' "$s400")"
+tm send-keys -t x u u u
+until_screen "fabric            InfiniBand NDR"
+until_screen "$want"
+# the transport alone: roce is refused under the QM9700, passed over and
+# said once; tcp, which either switch carries, is taken
+tm send-keys -t x j +
+until_screen "cluster.fabric.transport = tcp (passed over roce: fabric: switch 'qm9700' does not"
+tm send-keys -t x u k k k
 until_screen "$want"
 
 # save, validate, run: the same step
@@ -112,5 +141,5 @@ pid=$(pgrep -f "$CAPSIM explore $SRC/scenarios/default.xml" | head -1)
 [ -n "$pid" ] && kill -TERM "$pid"
 until_screen "EXITED 130"
 until_screen "icanon echo"
-[ "$fail" -eq 0 ] && echo "ok: nodes, baseline, refusal, save, resize, Ctrl-C and SIGTERM"
+[ "$fail" -eq 0 ] && echo "ok: nodes, baseline, fabric, a refused value passed over, refusal, save, resize, Ctrl-C and SIGTERM"
 exit "$fail"

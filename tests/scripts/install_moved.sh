@@ -47,4 +47,29 @@ esac
 for f in README.md LICENSE user-guide.md architecture.md; do
 	[ -s "$prefix/share/doc/capsim/$f" ] || fail "share/doc/capsim/$f not installed"
 done
+# the manual page and the completion, as the binary writes them
+[ -s "$prefix/share/man/man1/capsim.1" ] || fail "share/man/man1/capsim.1 not installed"
+"$prefix/bin/capsim" help --man | cmp -s - "$prefix/share/man/man1/capsim.1" ||
+	fail "the installed capsim.1 is not what capsim help --man writes"
+for cmd in $("$prefix/bin/capsim" --help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p'); do
+	grep -q "^\\\\fB$cmd\\\\fR\$" "$prefix/share/man/man1/capsim.1" ||
+		fail "capsim.1 does not list the command $cmd"
+done
+[ -s "$prefix/share/bash-completion/completions/capsim" ] ||
+	fail "share/bash-completion/completions/capsim not installed"
+[ -s "$prefix/share/zsh/site-functions/_capsim" ] || fail "share/zsh/site-functions/_capsim"
+
+# examples by name from the installed catalog; the probes beside it
+out=$("$prefix/bin/capsim" run h100-8node-ndr --json --no-intervals 2>"$tmp/err") ||
+	fail "run h100-8node-ndr by name: $(cat "$tmp/err")"
+case $out in
+*"\"$prefix/share/capsim/scenarios/h100-8node-ndr.xml\""*) ;;
+*) fail "run by name did not read the installed scenario" ;;
+esac
+"$prefix/bin/capsim" sweep gpus-and-fabric --plan >/dev/null 2>"$tmp/err" ||
+	fail "sweep by name from the installed examples: $(cat "$tmp/err")"
+[ "$("$prefix/bin/capsim" calibrate path attn_probe.py)" = \
+	"$prefix/share/capsim/calibrate/torch/attn_probe.py" ] ||
+	fail "calibrate path attn_probe.py: not the installed probe"
+[ -x "$prefix/share/capsim/calibrate/results/refit.sh" ] || fail "refit.sh not installed"
 echo "install_moved: ok ($prefix)"

@@ -2,7 +2,10 @@
  * value from the default scenario; steps as each kind says (counts halve
  * and double, shares move 5 points, choices cycle through the catalog or
  * the field's names and stop at the ends); a change is the scenario's own
- * edit (refused with its reason, the state kept) and undo goes back. */
+ * edit (refused with its reason, the state kept) and undo goes back; the
+ * fabric presets are the catalog's parts, move transport, NIC and switch
+ * together to what capsim_eval gives for the three edits, and a step
+ * passes over the values the scenario refuses, keeping the first and why. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,7 +48,7 @@ static void test_every_knob_reads(void **state)
 	capsim_scenario *s = default_scenario();
 	for (size_t i = 0; i < capsim_ui_n_knobs; i++) {
 		const capsim_ui_knob *k = &capsim_ui_knobs[i];
-		assert_true(capsim_scenario_path_known(k->path));
+		assert_true(k->kind == CAPSIM_KNOB_FABRIC || capsim_scenario_path_known(k->path));
 		char v[96];
 		capsim_ui_knob_text(s, k, v, sizeof v);
 		assert_true(v[0] != '\0');
@@ -150,12 +153,153 @@ static void test_change_and_undo(void **state)
 	capsim_explore_free(&x);
 }
 
+/* a scenario file of the source tree, loaded */
+static capsim_scenario *scenario(const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, CAPSIM_SOURCE_DIR "/scenarios/%s.xml", name);
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_diags d = { 0 };
+	if (capsim_scenario_load(path, cat, NULL, 0, s, &d) < 0)
+		fail_msg("%s does not load", path);
+	return s;
+}
+
+/* every preset's NIC and switch are catalog parts with sources, the switch
+ * carries the transport and the NIC is not of the other one; the default
+ * scenario takes each; the shipped scenarios read as their presets */
+static void test_fabric_presets(void **state)
+{
+	(void)state;
+	assert_true(capsim_ui_n_fabrics >= 4);
+	int ib = 0, roce = 0;
+	capsim_scenario *s = default_scenario();
+	for (size_t i = 0; i < capsim_ui_n_fabrics; i++) {
+		const capsim_ui_fabric *f = &capsim_ui_fabrics[i];
+		const capsim_nic *nic = capsim_catalog_find(cat, CAPSIM_KIND_NIC, f->nic);
+		const capsim_switch *sw = capsim_catalog_find(cat, CAPSIM_KIND_SWITCH, f->sw);
+		if (!nic || !sw)
+			fail_msg("preset %s: %s or %s is not in the catalog", f->name, f->nic, f->sw);
+		assert_true(nic->e.src[0] && sw->e.src[0]);
+		int is_ib = strcmp(f->transport, "infiniband") == 0;
+		ib += is_ib;
+		roce += strcmp(f->transport, "roce") == 0;
+		assert_int_equal(sw->transport, is_ib ? CAPSIM_TRANSPORT_INFINIBAND :
+							CAPSIM_TRANSPORT_ETHERNET);
+		assert_int_not_equal(nic->transport, is_ib ? CAPSIM_TRANSPORT_ETHERNET :
+							     CAPSIM_TRANSPORT_INFINIBAND);
+		capsim_scenario *t = default_scenario();
+		capsim_set sets[] = { { "cluster.fabric.transport", f->transport },
+				      { "cluster.nic.ref", f->nic },
+				      { "cluster.fabric.switch.ref", f->sw } };
+		capsim_diags d = { 0 };
+		if (capsim_scenario_set_many(t, cat, sets, 3, &d) < 0)
+			fail_msg("preset %s refused on default.xml: %s", f->name, d.v[0].msg);
+		assert_int_equal(capsim_ui_fabric_of(t), (int)i);
+		free(t);
+	}
+	assert_true(ib >= 2 && roce >= 2);
+	char v[128];
+	capsim_ui_knob_text(s, knob("cluster.fabric"), v, sizeof v);
+	assert_string_equal(v, "InfiniBand NDR");
+	free(s);
+	s = scenario("h100-64node-roce200");
+	capsim_ui_knob_text(s, knob("cluster.fabric"), v, sizeof v);
+	assert_string_equal(v, "RoCE 200GbE");
+	free(s);
+}
+
+/* one step of the fabric knob: InfiniBand NDR to RoCE, three edits, the
+ * result capsim_eval gives for the same three --set edits; at the last
+ * preset there is none above */
+static void test_fabric_step(void **state)
+{
+	(void)state;
+	capsim_explore x;
+	capsim_explore_init(&x, cat, default_scenario());
+	capsim_ui_step st;
+	assert_int_equal(capsim_ui_knob_next(x.s, cat, knob("cluster.fabric"), -1, &st), 0);
+	assert_int_equal(st.n, 3);
+	assert_string_equal(st.shown, "RoCE 200GbE");
+	assert_string_equal(st.sets[0].path, "cluster.fabric.transport");
+	assert_string_equal(st.sets[0].value, "roce");
+	assert_string_equal(st.sets[1].value, "cx7-200gbe");
+	assert_string_equal(st.sets[2].value, "sn5600");
+	assert_int_equal(st.skipped, 0);
+	char err[512];
+	assert_int_equal(capsim_explore_set_many(&x, st.sets, st.n, err, sizeof err), 0);
+	assert_int_equal(x.s->transport, CAPSIM_NET_ROCE);
+	capsim_scenario *t = default_scenario();
+	capsim_set sets[] = { { "cluster.fabric.transport", "roce" },
+			      { "cluster.nic.ref", "cx7-200gbe" },
+			      { "cluster.fabric.switch.ref", "sn5600" } };
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_set_many(t, cat, sets, 3, &d), 0);
+	capsim_result a, b, base;
+	capsim_scenario *u = default_scenario();
+	assert_int_equal(capsim_eval(x.s, NULL, &a, &d), 0);
+	assert_int_equal(capsim_eval(t, NULL, &b, &d), 0);
+	assert_int_equal(capsim_eval(u, NULL, &base, &d), 0);
+	assert_memory_equal(&a.step.step_time_s, &b.step.step_time_s, sizeof(double));
+	/* a 200 Gb/s NIC against 400: the step moves */
+	assert_true(a.step.step_time_s > base.step.step_time_s);
+	capsim_result_free(&a);
+	capsim_result_free(&b);
+	capsim_result_free(&base);
+	free(t);
+	free(u);
+	assert_int_equal(capsim_explore_undo(&x), 0);
+	/* up from NDR: RoCE at the same 400 Gb/s, then XDR, then none */
+	assert_int_equal(capsim_ui_knob_next(x.s, cat, knob("cluster.fabric"), 1, &st), 0);
+	assert_string_equal(st.shown, "RoCE 400GbE");
+	assert_int_equal(capsim_explore_set_many(&x, st.sets, st.n, err, sizeof err), 0);
+	assert_int_equal(capsim_ui_knob_next(x.s, cat, knob("cluster.fabric"), 1, &st), 0);
+	assert_string_equal(st.shown, "InfiniBand XDR");
+	assert_int_equal(capsim_explore_set_many(&x, st.sets, st.n, err, sizeof err), 0);
+	assert_int_equal(capsim_ui_knob_next(x.s, cat, knob("cluster.fabric"), 1, &st), -1);
+	capsim_explore_free(&x);
+}
+
+/* a step passes over what the scenario refuses: the transport under the
+ * QM9700 skips roce for tcp, the first refused value and its reason kept;
+ * SHARP on refuses every RoCE preset and a switch without it, so the fabric
+ * knob skips them, and says so where nothing that way is taken */
+static void test_step_skips_refused(void **state)
+{
+	(void)state;
+	capsim_scenario *s = default_scenario();
+	capsim_ui_step st;
+	assert_int_equal(capsim_ui_knob_next(s, cat, knob("cluster.fabric.transport"), 1, &st), 0);
+	assert_string_equal(st.sets[0].value, "tcp");
+	assert_int_equal(st.skipped, 1);
+	assert_string_equal(st.skipped_value, "roce");
+	assert_non_null(strstr(st.why, "does not carry transport 'roce'"));
+	/* nothing refused: nothing said */
+	assert_int_equal(capsim_ui_knob_next(s, cat, knob("cluster.nodes"), 1, &st), 0);
+	assert_string_equal(st.sets[0].value, "64");
+	assert_int_equal(st.skipped, 0);
+	capsim_diags d = { 0 };
+	assert_int_equal(capsim_scenario_set(s, cat, "cluster.fabric.sharp", "on", &d), 0);
+	/* up: RoCE 400GbE and the Q3400 (no SHARP in the catalog) both refused */
+	assert_int_equal(capsim_ui_knob_next(s, cat, knob("cluster.fabric"), 1, &st), -1);
+	assert_int_equal(st.skipped, 2);
+	assert_string_equal(st.skipped_value, "RoCE 400GbE");
+	assert_non_null(strstr(st.why, "sharp"));
+	assert_int_equal(capsim_ui_knob_next(s, cat, knob("cluster.fabric"), -1, &st), 0);
+	assert_string_equal(st.shown, "InfiniBand HDR");
+	assert_int_equal(st.skipped, 1); /* RoCE 200GbE */
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_knob_reads),
 		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_change_and_undo),
+		cmocka_unit_test(test_fabric_presets),
+		cmocka_unit_test(test_fabric_step),
+		cmocka_unit_test(test_step_skips_refused),
 	};
 	capsim_init();
 	return testutil_run_group(tests, setup, teardown);
