@@ -19,6 +19,7 @@ const char *const capsim_band_map_names[CAPSIM_BAND__MAPS] = {
 	[CAPSIM_BAND_CHECKPOINT] = "checkpoint",
 	[CAPSIM_BAND_CLOUD_COST] = "step",
 	[CAPSIM_BAND_ONPREM_COST] = "power x step",
+	[CAPSIM_BAND_STEP_PAIR] = "step, paired",
 	[CAPSIM_BAND_COST] = "power x step when owned, step when rented",
 };
 
@@ -105,6 +106,12 @@ void capsim_result_set_bands(const capsim_scenario *s, const capsim_err_model *m
 	c.stack[0] = '\0';
 	capsim_err_band_of(m, CAPSIM_ERR_CHECKPOINT, &c, &r->bands.q[CAPSIM_ERR_CHECKPOINT]);
 	carry_power(s, r);
+	capsim_err_diff dd;
+	if (capsim_err_diff_band(m, CAPSIM_ERR_STEP, &f, &dd) == 0)
+		for (int l = 0; l < CAPSIM_ERR__LEVELS; l++) {
+			r->bands.has_step_pair[l] = dd.has[l];
+			r->bands.step_pair_q[l] = dd.q[l];
+		}
 }
 
 int capsim_eval_busbw_band(const capsim_scenario *s, const capsim_err_model *m, int ranks,
@@ -241,6 +248,12 @@ static int scaled(const capsim_result *r, capsim_band_map map, int l, double v, 
 			return 0;
 		a = cloud_factor(r, a);
 		b = cloud_factor(r, b);
+		break;
+	case CAPSIM_BAND_STEP_PAIR:
+		if (!r->bands.has_step_pair[l])
+			return 0;
+		a = exp(-r->bands.step_pair_q[l]);
+		b = exp(r->bands.step_pair_q[l]);
 		break;
 	case CAPSIM_BAND_CLOUD_COST:
 		if (!factors(r, CAPSIM_ERR_STEP, l, &a, &b))

@@ -85,6 +85,10 @@ typedef struct capsim_result_bands {
 	 * has_carried[level] 0 where the result has no power band. */
 	int has_carried[CAPSIM_ERR__LEVELS];
 	double carried[CAPSIM_ERR__LEVELS][2][CAPSIM_BAND_CARRIED];
+	/* the step's paired band (capsim_err_diff_band): a ratio of two steps
+	 * of one GPU and stack is within e^(+/-step_pair_q[level]) */
+	int has_step_pair[CAPSIM_ERR__LEVELS];
+	double step_pair_q[CAPSIM_ERR__LEVELS];
 } capsim_result_bands;
 
 typedef struct capsim_result {
@@ -257,6 +261,7 @@ typedef enum capsim_band_map {
 	CAPSIM_BAND_CHECKPOINT,  /* in proportion to a checkpoint's time */
 	CAPSIM_BAND_CLOUD_COST,  /* the cloud's GPUs and storage with the step, egress fixed */
 	CAPSIM_BAND_ONPREM_COST, /* a busy GPU-hour's cost (as OWNING) x the step */
+	CAPSIM_BAND_STEP_PAIR,   /* a ratio of two steps of one family: the paired band */
 	CAPSIM_BAND_COST,        /* the design's own: ONPREM_COST, or the cloud's */
 	CAPSIM_BAND__MAPS
 } capsim_band_map;

@@ -44,7 +44,8 @@ static void put_group(FILE *f, const char *q, int n, double lo80, double hi80, d
 		fprintf(f, "\"band95\": null}%s\n", last ? "" : ",");
 }
 
-/* The hand-written model: step 0.9-1.2 (80%) and 0.8-1.5 (95%), memory
+/* The hand-written model: step 0.9-1.2 (80%) and 0.8-1.5 (95%), its pairs
+ * 0.1 and 0.2, memory
  * 0.98-1.05 and 0.95-1.1, power 0.95-1.1 (80% only), checkpoint 0.7-1.4
  * (80% only), busbw 0.85-1.3 (80% only). */
 static void write_model(const char *path)
@@ -53,7 +54,12 @@ static void write_model(const char *path)
 	assert_non_null(f);
 	fprintf(f, "{\"format\": \"capsim-error-model\", \"version\": 1, \"rows\": 200, "
 		"\"in_sample\": 0, \"coverage\": [], \"groups\": [\n");
-	put_group(f, "step", 50, 0.9, 1.2, 0.8, 1.5, 0);
+	/* the step's, with its pairs: 80% 0.1, 95% 0.2 of 40 */
+	fprintf(f, "{\"quantity\": \"step\", \"level\": 5, \"gen\": \"*\", \"stack\": \"*\", "
+		"\"host\": \"*\", \"profile\": \"*\", \"scale\": \"*\", \"n\": 50, "
+		"\"median_r\": 0.01, \"pairs\": 40, \"pair_median\": 0.05, \"pair_max\": 0.3, "
+		"\"pair80\": 0.1, \"pair95\": 0.2, \"band80\": [0.9, 1.2], "
+		"\"band95\": [0.8, 1.5]},\n");
 	put_group(f, "memory", 40, 0.98, 1.05, 0.95, 1.1, 0);
 	put_group(f, "power", 20, 0.95, 1.1, 0, 0, 0);
 	put_group(f, "checkpoint", 12, 0.7, 1.4, 0, 0, 0);
@@ -289,6 +295,20 @@ static void test_owning(void **state)
 	/* at 95% the step's alone */
 	expect_ends("onprem_cost_to_train_usd", CAPSIM_ERR_95, 0.8 * c->onprem_cost_to_train_usd,
 		    1.5 * c->onprem_cost_to_train_usd);
+}
+
+/* the scaling efficiency, a ratio of two steps of one family: the step's
+ * paired band, e^(+/-0.1) at 80% and e^(+/-0.2) at 95% */
+static void test_scaling_pair(void **state)
+{
+	(void)state;
+	assert_true(with.has_scaling);
+	double e = with.scaling_efficiency;
+	expect_ends("scaling_efficiency", CAPSIM_ERR_80, e * exp(-0.1), e * exp(0.1));
+	expect_ends("scaling_efficiency", CAPSIM_ERR_95, e * exp(-0.2), e * exp(0.2));
+	double lo, hi;
+	assert_false(capsim_result_band(&without, capsim_result_key_find("scaling_efficiency"),
+					CAPSIM_ERR_80, &lo, &hi));
 }
 
 /* memory: the peak in proportion; the margin capacity less the peak at the
@@ -586,7 +606,7 @@ int main(void)
 		cmocka_unit_test(test_step_band), cmocka_unit_test(test_per_step),
 		cmocka_unit_test(test_power),	  cmocka_unit_test(test_power_limit),
 		cmocka_unit_test(test_energy),	  cmocka_unit_test(test_owning),
-		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_memory),	  cmocka_unit_test(test_scaling_pair),
 		cmocka_unit_test(test_checkpoint), cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_json),	  cmocka_unit_test(test_text),
 		cmocka_unit_test(test_values),	  cmocka_unit_test(test_busbw),
