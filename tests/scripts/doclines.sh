@@ -187,10 +187,18 @@ report_unrun() {
 # run the document's session in the copy; its status into sess
 run_session() {
 	session_script >"$tmp/session.sh"
+	# a sanitizer build's library links only with its sanitizers: the
+	# documents' `cc` is then the build's compiler with them (DOCLINES_CC)
+	if [ -n "${DOCLINES_CC:-}" ]; then
+		mkdir -p "$tmp/bin"
+		printf '#!/bin/sh\nexec %s "$@"\n' "$DOCLINES_CC" >"$tmp/bin/cc"
+		chmod +x "$tmp/bin/cc"
+		PATH=$tmp/bin:$PATH
+	fi
 	(
 		unset CAPSIM_DATA GOLDEN_DIFF
 		HOME=$tmp/home TMPDIR=$tmp/tmp DOCLINES_COPY=$copy DOCLINES_OUT=$tmp/out
-		export HOME TMPDIR DOCLINES_COPY DOCLINES_OUT
+		export HOME TMPDIR DOCLINES_COPY DOCLINES_OUT PATH
 		$limit sh "$tmp/session.sh" >"$tmp/session.out" 2>&1 </dev/null
 	)
 	sess=$?
