@@ -21,9 +21,9 @@ if [ "$mode" = test ]; then
 	# tmux: the explorer's test drives it (tests/scripts/explore_tmux.sh)
 	# sqlite3: the attack suite edits stores as an attacker would (tests/attack/)
 	# python3-venv, -pip, -setuptools, -wheel: the Python package installed and tested
-	# (tests/scripts/python_pkg.sh)
+	# (tests/scripts/python_pkg.sh); zsh: the zsh completion parsed (scripts/conventions.sh)
 	pkgs="$pkgs clang-14 libfuzzer-14-dev libclang-rt-14-dev chromium tmux sqlite3
-	      python3-venv python3-pip python3-setuptools python3-wheel"
+	      python3-venv python3-pip python3-setuptools python3-wheel zsh"
 fi
 missing=""
 for p in $pkgs; do
