@@ -152,6 +152,12 @@ static int parse_args(int argc, char **argv, opts *o, capsim_diags *d)
 		if (ch < 0 || parse_option(ch, o, d) < 0)
 			return -1;
 	}
+	if (o->db && strcmp(o->db, "-") == 0) {
+		fprintf(stderr, "capsim verify: --measurements -: a measurements database cannot "
+			"be standard input or output: it is an SQLite file read in place; give a "
+			"file name (./- for a file named '-')\n");
+		return -1;
+	}
 	if (o->expect) { /* the thresholds stand for the scenario: every operand is a log */
 		while (optind < argc)
 			add_log(o, argv[optind++]);

@@ -311,6 +311,14 @@ static void test_dash_refused(void **state)
 	assert_null(strstr(r.err, "[1/1]")); /* nothing ran */
 	ran_free(&r);
 	assert_int_equal(access("-", F_OK), -1);
+	/* verify's database is --measurements, and its refusal says so */
+	static const char *const meas[] = { "--measurements", "-", NULL };
+	r = run(&capsim_cli_verify_cmd, meas);
+	assert_int_equal(r.status, 2);
+	expect_in(r.err, "capsim verify: --measurements -: a measurements database cannot be "
+		  "standard input or output", "verify");
+	ran_free(&r);
+	assert_int_equal(access("-", F_OK), -1);
 	assert_int_equal(chdir(old), 0);
 	assert_int_equal(rmdir(dir), 0);
 }
