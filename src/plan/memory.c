@@ -97,7 +97,9 @@ static double input_bytes(const capsim_mem_recipe *rc, const capsim_model *m)
 	return (rc->cast_bytes > 0 ? 4.0 : 2.0) * m->hidden;
 }
 
-static double layer_bytes(const capsim_scenario *s, int moe)
+/* one layer's activations under recomputation mode `recompute` (the
+ * scenario's own, or none for the layer recomputed whole) */
+static double layer_bytes(const capsim_scenario *s, int moe, int recompute)
 {
 	const capsim_model *m = &s->model;
 	double sb = (double)s->seq_len / s->cp * s->micro_batch;
@@ -120,14 +122,14 @@ static double layer_bytes(const capsim_scenario *s, int moe)
 		full = (outside + inside) / t;
 	else
 		full = outside + inside / t;
-	if (s->recompute == CAPSIM_RECOMPUTE_FULL) /* only the layer's input */
+	if (recompute == CAPSIM_RECOMPUTE_FULL) /* only the layer's input */
 		return sb * scale * input_bytes(&rc, m) / (s->sequence_parallel ? t : 1.0);
 	/* an unfused attention core keeps its s x s matrices: softmax output
 	 * (2 bytes), dropout mask (1) and output (2), 5 a s^2 b / t (Korthikanti
 	 * et al. Sec. 4.1); selective recomputation drops exactly these, and a
 	 * fused kernel never keeps them */
 	double core = 0.0;
-	if (s->attention == 1 && s->recompute == CAPSIM_RECOMPUTE_NONE)
+	if (s->attention == 1 && recompute == CAPSIM_RECOMPUTE_NONE)
 		core = 5.0 * m->heads * sb * s->seq_len / t;
 	return sb * scale * full + core * scale;
 }
@@ -135,7 +137,7 @@ static double layer_bytes(const capsim_scenario *s, int moe)
 double capsim_activation_bytes_per_layer(const capsim_scenario *s)
 {
 	int moe = s->model.moe_experts && s->model.layers > s->model.moe_dense_layers;
-	return layer_bytes(s, moe);
+	return layer_bytes(s, moe, s->recompute);
 }
 
 /* micro-batches whose activations stage k holds at the peak of its
@@ -373,7 +375,7 @@ static void stage_activations(const capsim_scenario *s, int k, const capsim_mem_
 	const capsim_model *m = &s->model;
 	int first;
 	int per = capsim_stage_layers(s, k, &first);
-	double one_act[2] = { layer_bytes(s, 0), layer_bytes(s, 1) };
+	double one_act[2] = { layer_bytes(s, 0, s->recompute), layer_bytes(s, 1, s->recompute) };
 	double act = 0.0;
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_params lp;
@@ -387,9 +389,8 @@ static void stage_activations(const capsim_scenario *s, int k, const capsim_mem_
 	out->activations_bytes = out->in_flight * act;
 	if (s->recompute == CAPSIM_RECOMPUTE_FULL) {
 		/* one layer is recomputed whole during its backward */
-		capsim_scenario none = *s;
-		none.recompute = CAPSIM_RECOMPUTE_NONE;
-		out->activations_bytes += layer_bytes(&none, m->moe_experts != 0);
+		out->activations_bytes +=
+			layer_bytes(s, m->moe_experts != 0, CAPSIM_RECOMPUTE_NONE);
 	}
 	if (k == s->pp - 1) {
 		/* logits of the micro-batch in flight, vocabulary-parallel: 16-bit

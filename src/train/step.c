@@ -394,6 +394,50 @@ static void pass_times_of(const capsim_scenario *s, const capsim_gpu_perf *perf,
 	p->kernels_per_op = kernels_per_op(s, w);
 }
 
+/* whether two layers' passes are the same work, op by op (exact: the
+ * same computation gives the same bits; a NaN is never equal) */
+static int op_equal(const capsim_op *a, const capsim_op *b)
+{
+	return a->name == b->name && a->kind == b->kind && a->count == b->count &&
+	       a->flop == b->flop && a->bytes == b->bytes && a->m == b->m && a->n == b->n &&
+	       a->k == b->k && a->bwd_flop == b->bwd_flop && a->bwd_bytes == b->bwd_bytes &&
+	       a->bw_eff == b->bw_eff && a->backward == b->backward;
+}
+
+static int work_equal(const capsim_layer_work *a, const capsim_layer_work *b)
+{
+	if (a->tokens != b->tokens || a->flop != b->flop || a->bytes != b->bytes ||
+	    a->backward != b->backward)
+		return 0;
+	for (int i = 0; i < CAPSIM_LOP__COUNT; i++)
+		if (!op_equal(&a->op[i], &b->op[i]))
+			return 0;
+	return 1;
+}
+
+/* The forward and backward times of a stage's last layer: most layers of a
+ * stage are alike, and pass_times_of of the same work is the same. */
+typedef struct pass_memo {
+	int valid;
+	capsim_layer_work w;
+	pass_times pf, pb;
+} pass_memo;
+
+/* pf and pb for the layer of forward work w and backward wb */
+static void pass_times_memo(pass_memo *memo, const capsim_scenario *s,
+			    const capsim_gpu_perf *perf, const capsim_layer_work *w,
+			    const capsim_layer_work *wb, pass_times *pf, pass_times *pb)
+{
+	if (!memo->valid || !work_equal(&memo->w, w)) {
+		pass_times_of(s, perf, w, &memo->pf);
+		pass_times_of(s, perf, wb, &memo->pb);
+		memo->w = *w;
+		memo->valid = 1;
+	}
+	*pf = memo->pf;
+	*pb = memo->pb;
+}
+
 /* A layer's ops on the host stream, in order (reversed for a backward):
  * each op's launches x kernels per op, their GPU time (p) scaled so that
  * the layer's kernels take `total` (the op model's times with what the step
@@ -821,6 +865,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		streams_push(&sb, (s->finetune == CAPSIM_FT_LORA ? 2 : 3) * xb, hk, head_b);
 	}
 	double tf_prev = 0.0; /* the layer before's forward, for ZeRO-3's prefetch */
+	pass_memo memo = { 0 };
 	for (int l = first; l < first + per; l++) {
 		capsim_layer_work w, wb;
 		capsim_layer_forward(s, l, &w);
@@ -828,8 +873,7 @@ static int stage_cost_of(const capsim_scenario *s, capsim_fabric *f,
 		if (s->finetune == CAPSIM_FT_LORA)
 			frozen_backward(&wb);
 		pass_times pf, pb;
-		pass_times_of(s, perf, &w, &pf);
-		pass_times_of(s, perf, &wb, &pb);
+		pass_times_memo(&memo, s, perf, &w, &wb, &pf, &pb);
 		double tf = pf.all, tb = pb.all;
 		if (s->finetune == CAPSIM_FT_LORA) {
 			double a = lora_forward_s(s, perf, l, w.tokens);
