@@ -309,6 +309,18 @@ const capsim_qent *capsim_calq_peek(capsim_calq *q)
 	return &bk->a[bk->lo];
 }
 
+size_t capsim_calq_next_few(const capsim_calq *q, const capsim_qent **out, size_t max)
+{
+	if (!q->n || q->min_b < 0)
+		return 0;
+	const capsim_calbucket *bk = &q->b[q->min_b];
+	size_t k = 0;
+	for (uint32_t j = bk->lo; j < bk->hi && k < max; j++)
+		if (bk->a[j].ev != CAL_DEAD)
+			out[k++] = &bk->a[j];
+	return k;
+}
+
 const capsim_qent *capsim_calq_least(const capsim_calq *q)
 {
 	if (!q->n)

@@ -52,6 +52,12 @@ void capsim_calq_push(capsim_calq *q, capsim_qent e);
 const capsim_qent *capsim_calq_peek(capsim_calq *q);
 /* The same without caching what it finds (for a const queue). */
 const capsim_qent *capsim_calq_least(const capsim_calq *q);
+/* The entries most likely to be popped next, for prefetching what they point
+ * to: up to `max` live entries from the front of the least entry's bucket
+ * (the least first) into out; returns how many. Call after
+ * capsim_calq_peek; a hint, not an order (a later bucket may hold the
+ * second least). */
+size_t capsim_calq_next_few(const capsim_calq *q, const capsim_qent **out, size_t max);
 /* Remove and return the least entry; q must not be empty. */
 capsim_qent capsim_calq_pop(capsim_calq *q);
 /* Remove event ev's entry (it must be queued). */

@@ -29,6 +29,7 @@
 #define NO_SLOT UINT32_MAX
 #define MAX_SLOTS (UINT32_MAX - 1) /* slot + 1 fits in the id; NO_SLOT unused */
 #define FIRST_SLOTS 64
+#define PREFETCH_AHEAD 4 /* events ahead whose slots are loaded early */
 
 /* One event's storage. While pending, its key sits in the queue; while free,
  * next chains the free list. */
@@ -183,20 +184,32 @@ int capsim_sim_cancel(capsim_sim *sim, capsim_event_id id)
 	return 0;
 }
 
-/* Start loading the slot of the event that is now least: in a large pool it
- * is cold (written when scheduled), and the current handler's run hides the
- * wait. The slot may be cancelled or displaced meanwhile; this is only a hint.
+/* Start loading the slots of the events most likely next (the least and
+ * the one after it in its bucket), and their places in the queue's index
+ * (the slot freed by a delivery is the next scheduled, and its index entry
+ * is then written): in a large pool both are cold (written when
+ * scheduled), and the handlers' run before they are needed hides the wait.
+ * A slot may be cancelled or displaced meanwhile; this is only a hint.
  * always_inline because GCC 12 at -O1/-O2 deletes calls to a static function
  * whose only effect is a prefetch. */
+static inline __attribute__((always_inline)) void prefetch_slot(capsim_sim *sim, uint32_t ev)
+{
+	const char *p = (const char *)&sim->slots[ev];
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + sizeof(slot) - 1);
+	__builtin_prefetch(&sim->q.loc[ev], 1);
+}
+
 static inline __attribute__((always_inline)) void
 prefetch_next_slot(capsim_sim *sim)
 {
-	const capsim_qent *top = capsim_calq_peek(&sim->q);
-	if (top) {
-		const char *p = (const char *)&sim->slots[top->ev];
-		__builtin_prefetch(p);
-		__builtin_prefetch(p + sizeof(slot) - 1);
-	}
+	const capsim_qent *next[PREFETCH_AHEAD + 1];
+	if (!capsim_calq_peek(&sim->q))
+		return;
+	size_t n = capsim_calq_next_few(&sim->q, next, PREFETCH_AHEAD + 1);
+	prefetch_slot(sim, next[0]->ev);
+	if (n > 1)
+		prefetch_slot(sim, next[n - 1]->ev);
 }
 
 /* Take the least event off the queue, copy it into *ev, free its slot (so its

@@ -110,7 +110,7 @@ static int parse_row(char **f, const char *path, long line, capsim_err_row *w, c
 		bad = -1;
 	}
 	snprintf(w->f.profile, sizeof w->f.profile, "%s", f[C_PROFILE]);
-	double host, gpus, ins;
+	double host = 0.0, gpus = 0.0, ins = 0.0;
 	bad |= num_field(&host, f, C_HOST, 0, 1, path, line, d, "0 or 1");
 	bad |= num_field(&ins, f, C_IN_SAMPLE, 0, 1, path, line, d, "0 or 1");
 	bad |= num_field(&gpus, f, C_GPUS, 1, 1, path, line, d,

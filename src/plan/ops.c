@@ -650,7 +650,7 @@ double capsim_attention_frac(const capsim_attn_curve *c, double seq, double head
 		lo = hi;
 	if (hi < 0.0)
 		hi = lo;
-	const capsim_attn_point *pts[CAPSIM_ATTN_POINTS];
+	const capsim_attn_point *pts[CAPSIM_ATTN_POINTS] = { 0 };
 	int n = attn_points_of(c, lo, causal, any_mask, bwd, pts);
 	double r = attn_rate_seq(pts, n, seq, bwd);
 	if (hi > lo) {
