@@ -452,9 +452,37 @@ static int cmp_int(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* The largest link id of a plan's flows (-1: none), and how many links
+ * its paths hold in all */
+static int plan_top_link(const plan *p, size_t *total)
+{
+	int top = -1;
+	*total = 0;
+	for (size_t a = 0; a < p->n; a++)
+		for (size_t i = 0; i < p->ph[a].n; i++) {
+			const flowspec *fs = &p->ph[a].v[i];
+			*total += (size_t)fs->n;
+			for (int j = 0; j < fs->n; j++)
+				if (fs->links[j] > top)
+					top = fs->links[j];
+		}
+	return top;
+}
+
+/* whether ids up to top are dense enough among `total` uses for a direct
+ * table (a whole-cluster collective) rather than a hash (a small group on
+ * a large fabric) */
+static int dense_ids(int top, size_t total)
+{
+	return (size_t)top + 1 <= 4 * total + 1024;
+}
+
 /* The distinct links a plan's flows cross, ascending; *n gets how many. */
 static int *plan_links(const plan *p, size_t *n)
 {
+	size_t total;
+	int top = plan_top_link(p, &total);
+	unsigned char *mark = dense_ids(top, total) ? capsim_xcalloc((size_t)top + 1, 1) : NULL;
 	capsim_hmap seen = { 0 };
 	int *v = NULL;
 	size_t k = 0, cap = 0;
@@ -462,17 +490,22 @@ static int *plan_links(const plan *p, size_t *n)
 		for (size_t i = 0; i < p->ph[a].n; i++) {
 			const flowspec *fs = &p->ph[a].v[i];
 			for (int j = 0; j < fs->n; j++) {
-				if (capsim_hmap_get_or_put(&seen, (uint64_t)fs->links[j],
-							   (int32_t)k) != (int32_t)k)
+				int l = fs->links[j];
+				if (mark ? mark[l] != 0 :
+					   capsim_hmap_get_or_put(&seen, (uint64_t)l, (int32_t)k) !=
+						   (int32_t)k)
 					continue;
+				if (mark)
+					mark[l] = 1;
 				if (k == cap) {
 					cap = cap ? 2 * cap : 256;
 					v = capsim_xrealloc(v, cap * sizeof *v);
 				}
-				v[k++] = fs->links[j];
+				v[k++] = l;
 			}
 		}
 	capsim_hmap_free(&seen);
+	free(mark);
 	if (k)
 		qsort(v, k, sizeof *v, cmp_int);
 	*n = k;
@@ -778,10 +811,12 @@ static int same_bytes(const phase *a, const phase *b)
 	return fabs(sa - sb) <= 1e-9 * fmax(fabs(sa), fabs(sb));
 }
 
-/* Run ph folded by k; returns its bandwidth time. b gets the busiest link. */
+/* Run ph folded by k; returns its bandwidth time. b gets the busiest link,
+ * and link_bytes (k->nl, or NULL) what each of the phase's links carried,
+ * in k's dense numbering. */
 static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 			  const classes *k, uint64_t *events, uint64_t *flows,
-			  size_t *n_fclass, size_t *n_lclass, busiest *b)
+			  size_t *n_fclass, size_t *n_lclass, busiest *b, double *link_bytes)
 {
 	capsim_flownet *src = capsim_fabric_net(f);
 	size_t nlc = k->nlc, nfc = k->nfc;
@@ -825,8 +860,11 @@ static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 	double top = class_busy(fn, nlc, m); /* m now: busy times */
 	b->link = -1;
 	b->bytes = 0.0;
-	for (size_t l = 0; l < k->nl; l++)
+	for (size_t l = 0; l < k->nl; l++) {
 		offer_busiest(fn, m, top, k->lcol[l], k->phys[l], b);
+		if (link_bytes)
+			link_bytes[l] = capsim_flownet_link_bytes(fn, k->lcol[l]);
+	}
 	free(folded.v);
 	free(fcaps);
 	free(first);
@@ -1288,49 +1326,121 @@ static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const cap
  * a folded run */
 typedef struct {
 	double total, lat_total;
+	int folded; /* phases run folded */
 	busiest fb;
 } ran;
 
-/* Whether p runs folded into symmetry classes: asked for (fold > 0) every
- * phase folds; by default (fold < 0) a one-phase plan folds when its flows
- * fall into at most half as many classes, whose classes are then left in
- * *k (*found 1) */
-static int decide_fold(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
-		       const choice *ch, classes *k, int *found)
+/* Whether phase ph runs folded, its classes then in *k: asked for
+ * (fold > 0), always where the fabric allows; by default (fold < 0), when
+ * its flows fall into at most half as many classes. Each phase of a plan
+ * decides for itself: a phase that keeps its symmetry folds beside one that
+ * does not. */
+static int fold_phase(capsim_fabric *f, const phase *ph, const double *caps,
+		      const capsim_coll_req *r, classes *k)
 {
-	int foldable = can_fold(f);
-	int force = foldable && r->fold > 0;
-	int try_fold = foldable && r->fold < 0 && p->n == 1 && p->ph[0].n >= FOLD_MIN_FLOWS;
-	*found = 0;
-	if (try_fold) {
-		const phase *ph = &p->ph[0];
-		double *caps = nccl_caps(ph, ch->nccl_bw_s, r, 1);
-		*found = fold_classes(f, ph, caps, ph->n / 2, k) == 0;
-		free(caps);
+	memset(k, 0, sizeof *k);
+	if (r->fold == 0 || !can_fold(f))
+		return 0;
+	if (r->fold > 0) {
+		if (fold_classes(f, ph, caps, (size_t)-1, k) < 0)
+			CAPSIM_BROKEN("refinement without a limit stopped");
+		return 1;
 	}
-	return force || *found;
+	return ph->n >= FOLD_MIN_FLOWS && fold_classes(f, ph, caps, ph->n / 2, k) == 0;
 }
 
-/* Run p's phases in turn, folded into symmetry classes or flow by flow;
- * k holds the first phase's classes when found (decide_fold). Adds to the
- * counters of out. */
+/* What the links a plan crosses carried: the real network's bytes since
+ * `before`, plus what its folded phases put on them (`extra`), for the
+ * busiest link of the whole plan. used: the distinct link ids, ascending. */
+typedef struct {
+	int *used;
+	size_t n;
+	double *before, *extra;
+	int *pos; /* link id -> its index in used, where the ids are dense */
+	int top;
+} link_tally;
+
+static void tally_init(link_tally *t, const plan *p, const capsim_flownet *net)
+{
+	t->used = plan_links(p, &t->n);
+	t->before = capsim_xcalloc(t->n ? t->n : 1, sizeof *t->before);
+	t->extra = capsim_xcalloc(t->n ? t->n : 1, sizeof *t->extra);
+	for (size_t i = 0; i < t->n; i++)
+		t->before[i] = capsim_flownet_link_bytes(net, t->used[i]);
+	t->top = t->n ? t->used[t->n - 1] : -1;
+	if (t->n && dense_ids(t->top, t->n)) {
+		t->pos = capsim_xmalloc(((size_t)t->top + 1) * sizeof *t->pos);
+		for (size_t i = 0; i < t->n; i++)
+			t->pos[t->used[i]] = (int)i;
+	}
+}
+
+static void tally_free(link_tally *t)
+{
+	free(t->used);
+	free(t->before);
+	free(t->extra);
+	free(t->pos);
+	memset(t, 0, sizeof *t);
+}
+
+/* the index in t->used of link id l, which the plan crosses */
+static size_t tally_index(const link_tally *t, int l)
+{
+	if (t->pos) {
+		CAPSIM_ASSERT(l >= 0 && l <= t->top && t->used[t->pos[l]] == l);
+		return (size_t)t->pos[l];
+	}
+	const int *at = bsearch(&l, t->used, t->n, sizeof *t->used, cmp_int);
+	/* every link of a phase is one of its plan's */
+	CAPSIM_ASSERT(at != NULL);
+	return (size_t)(at - t->used);
+}
+
+/* a folded phase's bytes, by k's dense link numbers, onto the tally */
+static void tally_add(link_tally *t, const classes *k, const double *link_bytes)
+{
+	for (size_t l = 0; l < k->nl; l++)
+		t->extra[tally_index(t, k->phys[l])] += link_bytes[l];
+}
+
+/* Run one phase folded by k; its bytes onto the tally where there is one
+ * (a plan of several phases), else its busiest link into rn->fb. */
+static void run_folded(capsim_fabric *f, const phase *ph, const double *caps, const classes *k,
+		       link_tally *t, capsim_coll_result *out, ran *rn)
+{
+	double *lb = t->used ? capsim_xcalloc(k->nl ? k->nl : 1, sizeof *lb) : NULL;
+	busiest fb = { -1, 0.0 };
+	rn->total += run_classes(f, ph, caps, k, &out->events, &out->flows, &out->flow_classes,
+				 &out->link_classes, &fb, lb);
+	if (lb)
+		tally_add(t, k, lb);
+	else
+		rn->fb = fb;
+	free(lb);
+}
+
+/* Run p's phases in turn, each folded into symmetry classes or flow by flow
+ * (fold_phase). The tally is kept for a plan of several phases and for an
+ * unfolded one. Adds to the counters of out. */
 static void run_plan(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
-		     const choice *ch, int fold, int found, classes *k,
-		     capsim_coll_result *out, ran *rn)
+		     const choice *ch, link_tally *t, capsim_coll_result *out, ran *rn)
 {
 	capsim_flownet *net = capsim_fabric_net(f);
-	CAPSIM_ASSERT(!found || (fold && p->n == 1));
+	if (p->n > 1)
+		tally_init(t, p, net);
 	for (size_t j = 0; j < p->n; j++) {
 		const phase *ph = &p->ph[j];
 		double *caps = nccl_caps(ph, ch->nccl_bw_s, r, p->n);
-		if (fold) {
-			if (!found && fold_classes(f, ph, caps, (size_t)-1, k) < 0)
-				CAPSIM_BROKEN("refinement without a limit stopped");
-			CAPSIM_ASSERT(k->nf == ph->n && k->nfc <= k->nf && k->nlc <= k->nl);
-			rn->total += run_classes(f, ph, caps, k, &out->events, &out->flows,
-						 &out->flow_classes, &out->link_classes, &rn->fb);
-			classes_free(k);
+		classes k;
+		if (fold_phase(f, ph, caps, r, &k)) {
+			CAPSIM_ASSERT(k.nf == ph->n && k.nfc <= k.nf && k.nlc <= k.nl);
+			run_folded(f, ph, caps, &k, t, out, rn);
+			classes_free(&k);
+			rn->folded++;
 		} else {
+			if (!t->used)
+				tally_init(t, p, net);
 			rn->total += run_phase(net, ph, caps, &out->events, &out->flows);
 		}
 		rn->lat_total += ph->lat_s;
@@ -1338,21 +1448,20 @@ static void run_plan(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
 	}
 }
 
-/* The link busy longest (bytes over capacity) of the nused links `used`
- * since they carried before[]: the bottleneck, into out; returns the bytes
- * it carried. */
-static double busiest_used(const capsim_flownet *net, const int *used, const double *before,
-			   size_t nused, capsim_coll_result *out)
+/* The link busy longest (bytes over capacity) of the tally's links: the
+ * bottleneck, into out; returns the bytes it carried. */
+static double busiest_used(const capsim_flownet *net, const link_tally *t,
+			   capsim_coll_result *out)
 {
 	double best = 0.0, best_bytes = 0.0;
-	for (size_t i = 0; i < nused; i++) {
-		double b = capsim_flownet_link_bytes(net, used[i]) - before[i];
-		double cap = capsim_flownet_link_cap(net, used[i]);
+	for (size_t i = 0; i < t->n; i++) {
+		double b = capsim_flownet_link_bytes(net, t->used[i]) - t->before[i] + t->extra[i];
+		double cap = capsim_flownet_link_cap(net, t->used[i]);
 		double busy = b > 0 && cap > 0 ? b / cap : 0.0;
 		if (busy > best * (1 + 1e-12)) {
 			best = busy;
 			best_bytes = b;
-			out->busiest_link = used[i];
+			out->busiest_link = t->used[i];
 		}
 	}
 	return best_bytes;
@@ -1414,37 +1523,26 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	}
 
 	capsim_flownet *net = capsim_fabric_net(f);
-	classes k = { 0 };
-	int found;
-	int fold = decide_fold(f, &p, r, &ch, &k, &found);
-	out->folded = fold;
-	/* the links the plan crosses, by id, and what they carried before */
-	size_t nused = 0;
-	int *used = fold ? NULL : plan_links(&p, &nused);
-	double *before = capsim_xcalloc(nused ? nused : 1, sizeof *before);
-	for (size_t i = 0; i < nused; i++)
-		before[i] = capsim_flownet_link_bytes(net, used[i]);
-	ran rn = { 0.0, 0.0, { -1, 0.0 } };
-	run_plan(f, &p, r, &ch, fold, found, &k, out, &rn);
+	link_tally t = { 0 };
+	ran rn = { 0.0, 0.0, 0, { -1, 0.0 } };
+	run_plan(f, &p, r, &ch, &t, out, &rn);
+	out->folded = rn.folded > 0;
 	if (a2a) {
 		rn.total = run_alltoall_classes(f, &c, S / n / c.eff, &out->events, &out->flows,
 						&out->flow_classes, &out->link_classes, &rn.fb);
 		rn.lat_total = ch.lat_s;
-		out->folded = fold = 1;
+		out->folded = 1;
 	}
-	if (fold && (p.n == 1 || a2a)) {
+	if (t.used) {
+		out->busiest_bytes = busiest_used(net, &t, out);
+	} else if (out->folded) {
 		out->busiest_link = rn.fb.link;
 		out->busiest_bytes = rn.fb.bytes;
 	}
 	if (p.n == 0)
 		rn.lat_total = n > 1 && S > 0 ? ch.lat_s : 0.0;
 	free_plan(&p);
-
-	double best_bytes = busiest_used(net, used, before, nused, out);
-	free(before);
-	free(used);
-	if (!fold)
-		out->busiest_bytes = best_bytes;
+	tally_free(&t);
 	finish(out, r, &ch, &rn, net, n);
 	return 0;
 }
@@ -1502,15 +1600,12 @@ int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 			xfer(ph, f, bases[j] + i * stride, bases[j] + ((i + 1) % n) * stride,
 			     edge / eff, 1.0, r->seed + (uint64_t)j * 1009 + (uint64_t)i);
 	classes k = { 0 };
-	int fold = can_fold(f) && ph->n &&
-		   ((r->fold > 0 && fold_classes(f, ph, NULL, (size_t)-1, &k) == 0) ||
-		    (r->fold < 0 && ph->n >= FOLD_MIN_FLOWS &&
-		     fold_classes(f, ph, NULL, ph->n / 2, &k) == 0));
+	int fold = ph->n && fold_phase(f, ph, NULL, r, &k);
 	double t = 0.0;
 	busiest fb;
 	if (fold)
 		t = run_classes(f, ph, NULL, &k, &out->events, &out->flows,
-				&out->flow_classes, &out->link_classes, &fb);
+				&out->flow_classes, &out->link_classes, &fb, NULL);
 	else if (ph->n)
 		t = run_phase(capsim_fabric_net(f), ph, NULL, &out->events, &out->flows);
 	classes_free(&k);

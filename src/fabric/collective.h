@@ -35,9 +35,9 @@ typedef struct capsim_coll_req {
 	int fold;       /* 1: fold flows into symmetry classes (colour
 			 * refinement: an equitable partition of links and
 			 * flows, exact for max-min rates); 0: simulate every
-			 * flow; -1: fold a one-phase plan whose flows fall into
+			 * flow; -1: fold each phase whose flows fall into
 			 * at most half as many classes (ECMP's collisions
-			 * break the symmetry: such plans run unfolded) */
+			 * break the symmetry: such phases run unfolded) */
 	uint64_t seed;  /* ECMP hashing */
 } capsim_coll_req;
 
@@ -50,8 +50,8 @@ typedef struct capsim_coll_result {
 	uint64_t events, flows, solves;
 	int folded;           /* the run was folded */
 	size_t flow_classes, link_classes; /* when folded */
-	int busiest_link;     /* the link busy longest (bytes / capacity); -1 if
-			       * none, or a plan of several phases was folded */
+	int busiest_link;     /* the link busy longest (bytes / capacity) over
+			       * the whole plan, folded or not; -1 if none */
 	double busiest_bytes; /* what that link carried */
 	double flow_estimate; /* flows the plan was bounded by before it was built,
 			       * checked against workload.flow-limit */

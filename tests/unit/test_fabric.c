@@ -871,8 +871,9 @@ static void test_fold_property(void **state)
 				fail_msg("case %d (%s, %d ranks, %d nodes): fold mode %d %.17g s, unfolded %.17g s (%zu classes of %zu flows)",
 					 k, capsim_coll_names[ops[o].op], ranks, nodes, mode,
 					 t[mode], t[0], nfc, flows);
-			/* a multi-phase plan folded by force reports no busiest link */
-			if (busy[mode] > 0 && fabs(busy[mode] - busy[0]) > 1e-9 * busy[0])
+			/* every plan, of one phase or several, folded or not, names
+			 * its busiest link */
+			if (fabs(busy[mode] - busy[0]) > 1e-9 * busy[0])
 				fail_msg("case %d: busiest link busy %.17g s folded (mode %d), %.17g s unfolded",
 					 k, busy[mode], mode, busy[0]);
 		}
@@ -882,6 +883,69 @@ static void test_fold_property(void **state)
 	 * folds some */
 	assert_true(folded_some >= 24);
 	assert_true(split >= 8);
+}
+
+/* A plan of several phases folds phase by phase: PAT's all-gather and
+ * reduce-scatter (log2 n phases, rank i to i + 2^k) over the data-parallel
+ * plane of 1 to 64 nodes on 2- and 3-tier fabrics, adaptive, ECMP and
+ * D-mod-K: by default every large phase folds, and the time and the
+ * busiest link's busy time are the unfolded ones within 1e-9. */
+static void test_fold_phases(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "adaptive", "ecmp", "deterministic" };
+	static const int sizes[] = { 5, 16, 37, 64 };
+	int folded = 0;
+	for (int c = 0; c < 24; c++) {
+		int nodes = sizes[c % 4], three = c / 4 % 2;
+		capsim_set sets[] = {
+			{ "cluster.fabric.routing", routing[c / 8] },
+			{ "cluster.fabric.tiers", three ? "3" : "2" },
+			{ "cluster.fabric.switch.ports.count", three ? "16" : "32" },
+		};
+		capsim_scenario *s = scenario(nodes, "fat-tree", sets, 3);
+		capsim_scenario *plane = malloc(sizeof *plane);
+		capsim_scenario_dp_plane(s, 1, plane);
+		capsim_coll op = c % 2 ? CAPSIM_COLL_ALLGATHER : CAPSIM_COLL_REDUCESCATTER;
+		double t[2], busy[2];
+		size_t classes = 0, flows = 0;
+		for (int fold = 0; fold < 2; fold++) { /* none, the default */
+			capsim_fabric *f = capsim_fabric_build(plane, NULL);
+			assert_non_null(f);
+			capsim_coll_req r = { .op = op, .bytes = 3e8, .ranks = nodes,
+					      .algo = CAPSIM_ALGO_PAT, .proto = -1,
+					      .fold = fold ? -1 : 0, .seed = (uint64_t)c };
+			capsim_coll_result out;
+			capsim_diags d = { 0 };
+			if (capsim_collective_run(f, plane, &r, &out, &d) != 0) {
+				capsim_diags_print(&d, stderr);
+				fail_msg("case %d: PAT over %d nodes fails", c, nodes);
+			}
+			capsim_diags_free(&d);
+			t[fold] = out.time_s;
+			assert_true(out.busiest_link >= 0);
+			busy[fold] = out.busiest_bytes /
+				     capsim_flownet_link_cap(capsim_fabric_net(f), out.busiest_link);
+			if (fold) {
+				classes = out.flow_classes;
+				flows = out.flows;
+				folded += out.folded;
+				/* a phase of 16 flows or more folds (FOLD_MIN_FLOWS) */
+				if (nodes >= 16 && routing[c / 8][0] != 'e')
+					assert_int_equal(out.folded, 1);
+			} else {
+				assert_int_equal(out.folded, 0);
+			}
+			capsim_fabric_destroy(f);
+		}
+		if (fabs(t[1] - t[0]) > 1e-9 * t[0] || fabs(busy[1] - busy[0]) > 1e-9 * busy[0])
+			fail_msg("case %d (%d nodes, %s): folded %.17g s busy %.17g s, unfolded "
+				 "%.17g s busy %.17g s (%zu classes of %zu flows)", c, nodes,
+				 routing[c / 8], t[1], busy[1], t[0], busy[0], classes, flows);
+		free(plane);
+		free(s);
+	}
+	assert_true(folded >= 8);
 }
 
 /* An all-to-all among whole, alike nodes runs in classes without building
@@ -1162,6 +1226,7 @@ int main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),
+		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_errors),
 	};
 	return testutil_run_group_name("fabric", tests, setup, teardown);
