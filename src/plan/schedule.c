@@ -1,13 +1,16 @@
-/* schedule.c - one training step's pipeline schedule on the event engine; see
- * schedule.h and docs/model.md ("Pipeline schedules").
+/* schedule.c - one training step's pipeline schedule; see schedule.h and
+ * docs/model.md ("Pipeline schedules").
  *
  * Tasks are held by position: pos = k * per + n is the n-th task of stage k's
  * order (per = 2 v m), so a stage's stream is a cursor into its own slice.
- * Events: the end of a task (payload: its position), the arrival of a task's
- * input (payload: the consumer's position), the end of a stage's tail
- * (payload: the stage). After every event the stage it concerns tries to start
- * its next task, so a task starts at max(previous end, input arrival) whatever
- * the order of events at one instant. */
+ * Each stage runs its tasks in a fixed order, and a transfer is a delay that
+ * never occupies a stream, so a task starts at max(its stream's previous
+ * end, its input's arrival): the time an event-driven run would start it,
+ * whatever the order of events at one instant. The tasks are therefore timed
+ * in dependency order, with no event queue: a stage advances through its
+ * order until its next task waits for an input not yet timed, and the task
+ * that produces that input wakes the stage when it is timed. Each task is
+ * timed once: O(T) for T tasks. */
 #include "schedule.h"
 
 #include <stdarg.h>
@@ -127,17 +130,18 @@ typedef struct run {
 	capsim_pipeline_result *out;
 	int p, v, m;
 	size_t per;               /* tasks per stage: 2 v m */
-	int k_end, k_arrive, k_tail; /* event kinds */
 	/* per position */
 	capsim_time_ns *dur;
 	int32_t *consumer;        /* position needing this task's output, or -1 */
 	int32_t *producer;        /* position whose output this task needs, or -1 */
 	capsim_time_ns *delay;    /* transfer to the consumer */
-	unsigned char *ready;     /* input has arrived */
-	capsim_time_ns *arrived;  /* when it did */
+	unsigned char *timed;     /* start and end are known */
 	/* per stage */
-	size_t *next;             /* cursor into the stage's order; per + 1: tail begun */
-	unsigned char *busy;
+	size_t *next;             /* cursor into the stage's order */
+	int *wake;                /* stages that may advance (a stack) */
+	size_t nwake;
+	unsigned char *queued;    /* on the wake stack */
+	uint64_t events;          /* task ends, input arrivals and tails */
 } run;
 
 /* Key of a task independent of the order: ((k v + c) m + i) 2 + bwd. */
@@ -146,89 +150,79 @@ static size_t key_of(const run *r, int k, int c, int i, int bwd)
 	return (((size_t)k * r->v + c) * r->m + i) * 2 + bwd;
 }
 
-static void sched(capsim_sim *sim, capsim_time_ns t, uint8_t prio, int kind,
-		  uint32_t what)
+static void wake(run *r, int k)
 {
-	if (capsim_sim_schedule(sim, t, prio, kind, &what, sizeof what) == 0)
-		BROKEN("event refused");
+	if (r->queued[k])
+		return;
+	r->queued[k] = 1;
+	r->wake[r->nwake++] = k;
 }
 
-static uint32_t payload_u32(const capsim_event *ev)
+/* Time the task at pos, the next of stage k: it starts when its stream is
+ * free and its input has arrived, and names what released it (the stream on
+ * a tie; nothing when it starts at 0 unreleased). */
+static void time_task(run *r, int k, size_t pos)
 {
-	uint32_t v;
-	memcpy(&v, ev->payload, sizeof v);
-	return v;
-}
-
-/* Start stage k's next task if its stream is free and its input is there;
- * after its last task, begin its tail. */
-static void try_start(capsim_sim *sim, run *r, int k)
-{
-	if (r->busy[k] || r->next[k] > r->per)
-		return;
-	capsim_time_ns now = capsim_sim_now(sim);
-	if (r->next[k] == r->per) {
-		r->next[k]++;
-		r->out->stage[k].last_end_ns = now;
-		sched(sim, now + r->out->stage[k].tail_ns, 2, r->k_tail, (uint32_t)k);
-		return;
-	}
-	size_t pos = (size_t)k * r->per + r->next[k];
-	if (!r->ready[pos])
-		return;
 	capsim_pipeline_task *t = &r->out->tasks[pos];
-	/* what released it: the stream (the previous task ended now) or the
-	 * input (it arrived now); the stream on a tie */
-	if (r->next[k] > 0 && t[-1].end_ns == now) {
+	int first = r->next[k] == 0;
+	int32_t prod = r->producer[pos];
+	capsim_time_ns stream = first ? 0 : t[-1].end_ns;
+	capsim_time_ns arrived = prod >= 0 ? r->out->tasks[prod].end_ns + r->delay[prod] : 0;
+	capsim_time_ns now = stream > arrived ? stream : arrived;
+	if (!first && stream == now) {
 		t->pred = (int32_t)(pos - 1);
 		t->via_transfer = 0;
-	} else if (r->producer[pos] >= 0 && r->arrived[pos] == now && now > 0) {
-		t->pred = r->producer[pos];
+	} else if (prod >= 0 && arrived == now && now > 0) {
+		t->pred = prod;
 		t->via_transfer = 1;
 	} else {
 		t->pred = -1;
 		t->via_transfer = 0;
 	}
-	/* one task at a time on a stage's stream, and never before its input */
-	CAPSIM_ASSERT(r->next[k] == 0 || t[-1].end_ns <= now);
-	CAPSIM_ASSERT(r->producer[pos] < 0 || r->arrived[pos] <= now);
-	r->next[k]++;
-	r->busy[k] = 1;
 	t->start_ns = now;
-	sched(sim, now + r->dur[pos], 0, r->k_end, (uint32_t)pos);
-}
-
-static void on_end(capsim_sim *sim, const capsim_event *ev, void *ctx)
-{
-	run *r = ctx;
-	uint32_t pos = payload_u32(ev);
-	int k = (int)(pos / r->per);
-	CAPSIM_ASSERT(r->busy[k] && r->out->tasks[pos].start_ns + r->dur[pos] == ev->t);
-	r->out->tasks[pos].end_ns = ev->t;
+	t->end_ns = now + r->dur[pos];
 	r->out->stage[k].busy_ns += r->dur[pos];
-	r->busy[k] = 0;
-	if (r->consumer[pos] >= 0)
-		sched(sim, ev->t + r->delay[pos], 1, r->k_arrive,
-		      (uint32_t)r->consumer[pos]);
-	try_start(sim, r, k);
+	r->timed[pos] = 1;
+	r->next[k]++;
+	r->events += 1 + (r->consumer[pos] >= 0); /* its end, its output's arrival */
 }
 
-static void on_arrive(capsim_sim *sim, const capsim_event *ev, void *ctx)
+/* Stage k through its order as far as its inputs are timed; the stage
+ * waiting on an output just timed is woken. After its last task, its tail. */
+static void advance(run *r, int k)
 {
-	run *r = ctx;
-	uint32_t pos = payload_u32(ev);
-	/* each input arrives once, from the task that produces it */
-	CAPSIM_ASSERT(!r->ready[pos] && r->producer[pos] >= 0);
-	r->ready[pos] = 1;
-	r->arrived[pos] = ev->t;
-	try_start(sim, r, (int)(pos / r->per));
+	while (r->next[k] < r->per) {
+		size_t pos = (size_t)k * r->per + r->next[k];
+		int32_t prod = r->producer[pos];
+		if (prod >= 0 && !r->timed[prod])
+			return; /* its producer wakes it */
+		time_task(r, k, pos);
+		int32_t c = r->consumer[pos];
+		if (c >= 0) {
+			int kc = (int)((size_t)c / r->per);
+			if ((size_t)c == (size_t)kc * r->per + r->next[kc])
+				wake(r, kc);
+		}
+	}
+	capsim_pipeline_stage *st = &r->out->stage[k];
+	st->last_end_ns = r->out->tasks[(size_t)k * r->per + r->per - 1].end_ns;
+	st->finish_ns = st->last_end_ns + st->tail_ns;
+	r->events++;
+	r->next[k]++; /* per + 1: done */
 }
 
-static void on_tail(capsim_sim *sim, const capsim_event *ev, void *ctx)
+/* Every stage from the start, then each as it is woken, until none can
+ * advance. */
+static void time_all(run *r)
 {
-	(void)sim;
-	run *r = ctx;
-	r->out->stage[payload_u32(ev)].finish_ns = ev->t;
+	for (int k = r->p; k-- > 0;)
+		wake(r, k);
+	while (r->nwake) {
+		int k = r->wake[--r->nwake];
+		r->queued[k] = 0;
+		if (r->next[k] < r->per)
+			advance(r, k);
+	}
 }
 
 /* Check what can be checked before allocating anything. */
@@ -375,10 +369,10 @@ static int prepare(run *r)
 	r->producer = capsim_xmalloc(total * sizeof *r->producer);
 	memset(r->producer, 0xff, total * sizeof *r->producer); /* -1: none */
 	r->delay = capsim_xmalloc(total * sizeof *r->delay);
-	r->ready = capsim_xcalloc(total, 1);
-	r->arrived = capsim_xcalloc(total, sizeof *r->arrived);
+	r->timed = capsim_xcalloc(total, 1);
 	r->next = capsim_xcalloc((size_t)p, sizeof *r->next);
-	r->busy = capsim_xcalloc((size_t)p, 1);
+	r->wake = capsim_xmalloc((size_t)p * sizeof *r->wake);
+	r->queued = capsim_xcalloc((size_t)p, 1);
 	int32_t *pos_of = capsim_xmalloc(total * sizeof *pos_of);
 	memset(pos_of, 0xff, total * sizeof *pos_of); /* -1: no position yet */
 	place_orders(r, pos_of);
@@ -396,9 +390,10 @@ static int prepare(run *r)
 				for (int b = 0; b < 2 && rc == CAPSIM_PIPELINE_OK; b++)
 					rc = link_task(r, pos_of, k, c, i, b, &bound);
 	}
-	/* the first virtual stage's forwards have their input from the start */
+	/* the first virtual stage's forwards have their input from the start:
+	 * they have no producer */
 	for (int i = 0; i < m; i++)
-		r->ready[pos_of[key_of(r, 0, 0, i, 0)]] = 1;
+		CAPSIM_ASSERT(r->producer[pos_of[key_of(r, 0, 0, i, 0)]] < 0);
 	free(pos_of);
 	return rc;
 }
@@ -409,10 +404,10 @@ static void run_free(run *r)
 	free(r->consumer);
 	free(r->producer);
 	free(r->delay);
-	free(r->ready);
-	free(r->arrived);
+	free(r->timed);
 	free(r->next);
-	free(r->busy);
+	free(r->wake);
+	free(r->queued);
 }
 
 int capsim_pipeline_simulate(const capsim_pipeline_spec *in,
@@ -444,16 +439,8 @@ int capsim_pipeline_simulate(const capsim_pipeline_spec *in,
 		return rc;
 	}
 
-	capsim_sim *sim = capsim_sim_create();
-	if (!sim)
-		BROKEN("out of memory");
-	r.k_end = capsim_sim_add_kind(sim, on_end, &r);
-	r.k_arrive = capsim_sim_add_kind(sim, on_arrive, &r);
-	r.k_tail = capsim_sim_add_kind(sim, on_tail, &r);
-	for (int k = 0; k < r.p; k++)
-		try_start(sim, &r, k);
-	out->events = capsim_sim_run(sim, CAPSIM_TIME_NEVER);
-	capsim_sim_destroy(sim);
+	time_all(&r);
+	out->events = r.events;
 
 	for (int k = 0; k < r.p; k++) {
 		if (r.next[k] != r.per + 1)

@@ -1,7 +1,7 @@
 /* schedule.h - one training step's pipeline schedule (GPipe, 1F1B, interleaved
- * 1F1B) simulated on the event engine: each stage is one compute stream that
- * runs its forward and backward tasks in the schedule's order, a task starting
- * when the stream is free and its input has arrived.
+ * 1F1B) simulated: each stage is one compute stream that runs its forward and
+ * backward tasks in the schedule's order, a task starting when the stream is
+ * free and its input has arrived.
  *
  * Dependencies. Chunk c of stage k is virtual stage j = c p + k (Megatron's
  * layer assignment: chunk 0 of every stage, then chunk 1, ...). Forward (i, j)
@@ -100,15 +100,16 @@ typedef struct capsim_pipeline_result {
 	capsim_pipeline_task *tasks;  /* stages x tasks_per_stage: stage k's tasks in
 				       * the order it ran them from k * tasks_per_stage */
 	capsim_pipeline_stage *stage; /* [stages] */
-	uint64_t events;              /* events the engine delivered */
+	uint64_t events;              /* the step's events: task ends, input
+				       * arrivals and stages' tails */
 	char errmsg[192];             /* why the call failed ("" on success) */
 } capsim_pipeline_result;
 
 /* Simulate one step of in's schedule and fill *out (overwritten; it need not
  * be initialised). Returns CAPSIM_PIPELINE_OK, or an error code with
  * out->errmsg set and nothing allocated. The same input gives the same
- * output, bit for bit. Cost: O(T log T) time and O(T) memory for
- * T = 2 p v m tasks. */
+ * output, bit for bit. Cost: O(T) time and memory for T = 2 p v m tasks
+ * (each task is timed once, in dependency order: schedule.c). */
 int capsim_pipeline_simulate(const capsim_pipeline_spec *in,
 			     capsim_pipeline_result *out);
 
