@@ -105,6 +105,28 @@ int capsim_results_create_sweep(capsim_store *s, const capsim_sweep_info *info,
 }
 
 /* everything about p that can be checked before it is written */
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* a result key given twice, named once each, sorted (a point has a hundred
+ * keys or so: sorting them costs less than comparing every pair) */
+static void twice(capsim_store *s, const capsim_result_point *p, capsim_diags *d)
+{
+	const char **keys = capsim_xmalloc((p->n_results ? p->n_results : 1) * sizeof *keys);
+	size_t n = 0;
+	for (size_t i = 0; i < p->n_results; i++)
+		if (p->results[i].key)
+			keys[n++] = p->results[i].key;
+	qsort(keys, n, sizeof *keys, cmp_key);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(keys[i], keys[i - 1]) && (i + 1 == n || strcmp(keys[i], keys[i + 1])))
+			capsim_diags_add(d, s->path, 0, "point %lld: result %s given twice",
+					 (long long)p->index, keys[i]);
+	free(keys);
+}
+
 static int check_point(capsim_store *s, const capsim_result_point *p, capsim_diags *d)
 {
 	size_t before = d->n;
@@ -139,20 +161,17 @@ static int check_point(capsim_store *s, const capsim_result_point *p, capsim_dia
 		if (!r->text && !isfinite(r->num))
 			capsim_diags_add(d, s->path, 0, "result %s: expected a finite number, found %g",
 					 r->key ? r->key : "", r->num);
-		for (size_t j = 0; j < i && r->key; j++)
-			if (p->results[j].key && !strcmp(r->key, p->results[j].key))
-				capsim_diags_add(d, s->path, 0, "point %lld: result %s given twice",
-						 (long long)p->index, r->key);
 	}
+	twice(s, p, d);
 	return d->n == before ? 0 : -1;
 }
 
 /* the sweep exists and has no point index yet: 0, or -1 after a message */
 static int point_free(capsim_store *s, int64_t sweep_id, int64_t index, capsim_diags *d)
 {
-	sqlite3_stmt *st = capsim_store__prepare(s, "SELECT (SELECT count(*) FROM sweeps WHERE id = ?1),"
-						    " (SELECT count(*) FROM points WHERE sweep_id = ?1"
-						    " AND point_index = ?2)", d);
+	sqlite3_stmt *st = capsim_store__cached(s, "SELECT (SELECT count(*) FROM sweeps WHERE id = ?1),"
+						   " (SELECT count(*) FROM points WHERE sweep_id = ?1"
+						   " AND point_index = ?2)", d);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, sweep_id);
@@ -166,16 +185,16 @@ static int point_free(capsim_store *s, int64_t sweep_id, int64_t index, capsim_d
 				 (long long)sweep_id, (long long)index);
 		rc = -1;
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc == 1 ? 0 : -1;
 }
 
 static int insert_point(capsim_store *s, int64_t sweep_id, const capsim_result_point *p,
 			int64_t *id, capsim_diags *d)
 {
-	sqlite3_stmt *st = capsim_store__prepare(s, "INSERT INTO points(sweep_id, point_index, "
-						    "scenario_sha256, status, error, capsim_version)"
-						    " VALUES(?,?,?,?,?,?)", d);
+	sqlite3_stmt *st = capsim_store__cached(s, "INSERT INTO points(sweep_id, point_index, "
+						   "scenario_sha256, status, error, capsim_version)"
+						   " VALUES(?,?,?,?,?,?)", d);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, sweep_id);
@@ -188,7 +207,7 @@ static int insert_point(capsim_store *s, int64_t sweep_id, const capsim_result_p
 	int rc = capsim_store__step(s, st, d);
 	/* an INSERT gives no row, and writes exactly one */
 	CAPSIM_ASSERT(rc != 1 && (rc < 0 || sqlite3_changes(s->db) == 1));
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	*id = sqlite3_last_insert_rowid(s->db);
 	return rc == 0 ? 0 : -1;
 }
@@ -196,7 +215,7 @@ static int insert_point(capsim_store *s, int64_t sweep_id, const capsim_result_p
 static int insert_params(capsim_store *s, int64_t id, const capsim_result_point *p,
 			 capsim_diags *d)
 {
-	sqlite3_stmt *st = capsim_store__prepare(s, "INSERT INTO point_params VALUES(?,?,?)", d);
+	sqlite3_stmt *st = capsim_store__cached(s, "INSERT INTO point_params VALUES(?,?,?)", d);
 	int rc = st ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < p->n_params; i++) {
 		sqlite3_reset(st);
@@ -206,14 +225,15 @@ static int insert_params(capsim_store *s, int64_t id, const capsim_result_point 
 		rc = capsim_store__step(s, st, d) == 0 ? 0 : -1;
 		CAPSIM_ASSERT(rc < 0 || sqlite3_changes(s->db) == 1);
 	}
-	sqlite3_finalize(st);
+	if (st)
+		sqlite3_reset(st);
 	return rc;
 }
 
 static int insert_results(capsim_store *s, int64_t id, const capsim_result_point *p,
 			  capsim_diags *d)
 {
-	sqlite3_stmt *st = capsim_store__prepare(s, "INSERT INTO point_results VALUES(?,?,?,?,?)", d);
+	sqlite3_stmt *st = capsim_store__cached(s, "INSERT INTO point_results VALUES(?,?,?,?,?)", d);
 	int rc = st ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < p->n_results; i++) {
 		const capsim_result_value *r = &p->results[i];
@@ -229,8 +249,19 @@ static int insert_results(capsim_store *s, int64_t id, const capsim_result_point
 		rc = capsim_store__step(s, st, d) == 0 ? 0 : -1;
 		CAPSIM_ASSERT(rc < 0 || sqlite3_changes(s->db) == 1);
 	}
-	sqlite3_finalize(st);
+	if (st)
+		sqlite3_reset(st);
 	return rc;
+}
+
+/* a cached statement that gives no row, run once: 0 or -1 */
+static int run_cached(capsim_store *s, const char *sql, capsim_diags *d)
+{
+	sqlite3_stmt *st = capsim_store__cached(s, sql, d);
+	int rc = st ? capsim_store__step(s, st, d) : -1;
+	if (st)
+		sqlite3_reset(st);
+	return rc == 0 ? 0 : -1;
 }
 
 int capsim_results_write_point(capsim_store *s, int64_t sweep_id,
@@ -242,7 +273,7 @@ int capsim_results_write_point(capsim_store *s, int64_t sweep_id,
 	if (writable(s, d) < 0 || check_point(s, p, d) < 0)
 		return -1;
 	/* the point, its parameters and its results: all or nothing */
-	if (capsim_store__exec(s, "SAVEPOINT point", d) < 0)
+	if (run_cached(s, "SAVEPOINT point", d) < 0)
 		return -1;
 	int64_t id = 0;
 	int rc = point_free(s, sweep_id, p->index, d);
@@ -253,7 +284,7 @@ int capsim_results_write_point(capsim_store *s, int64_t sweep_id,
 	if (rc == 0)
 		rc = insert_results(s, id, p, d);
 	if (rc == 0)
-		rc = capsim_store__exec(s, "RELEASE point", d);
+		rc = run_cached(s, "RELEASE point", d);
 	if (rc < 0) {
 		sqlite3_exec(s->db, "ROLLBACK TO point; RELEASE point", NULL, NULL, NULL);
 		return -1;

@@ -285,6 +285,26 @@ sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_dia
 	return st;
 }
 
+sqlite3_stmt *capsim_store__cached(capsim_store *s, const char *sql, capsim_diags *d)
+{
+	for (size_t i = 0; i < s->n_cached; i++)
+		if (s->cached[i].sql == sql || strcmp(s->cached[i].sql, sql) == 0) {
+			sqlite3_stmt *st = s->cached[i].st;
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return st;
+		}
+	/* a fixed set of statements: more is a caller's mistake */
+	CAPSIM_ASSERT(s->n_cached < CAPSIM_STORE_CACHED);
+	sqlite3_stmt *st = capsim_store__prepare(s, sql, d);
+	if (!st)
+		return NULL;
+	s->cached[s->n_cached].sql = sql;
+	s->cached[s->n_cached].st = st;
+	s->n_cached++;
+	return st;
+}
+
 int capsim_store__step(capsim_store *s, sqlite3_stmt *st, capsim_diags *d)
 {
 	int rc = sqlite3_step(st);
@@ -781,6 +801,8 @@ void capsim_store_close(capsim_store *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->n_cached; i++)
+		sqlite3_finalize(s->cached[i].st);
 	/* every statement finalized by its owner: else sqlite3_close leaves
 	 * the database open */
 	CAPSIM_ASSERT(sqlite3_next_stmt(s->db, NULL) == NULL);

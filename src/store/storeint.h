@@ -11,6 +11,8 @@
 #include "diag.h"
 #include "store.h"
 
+#define CAPSIM_STORE_CACHED 8
+
 struct capsim_store {
 	sqlite3 *db;
 	char *path;     /* for messages */
@@ -23,6 +25,13 @@ struct capsim_store {
 			 * flock'd (LOCK_EX) so that no other writer opens the new
 			 * file before it is committed or removed; else -1 */
 	long waited_ms; /* how long the busy handler has waited, this episode */
+	/* statements a writer runs for every point, prepared once
+	 * (capsim_store__cached), finalized at close */
+	struct {
+		const char *sql;
+		sqlite3_stmt *st;
+	} cached[CAPSIM_STORE_CACHED];
+	size_t n_cached;
 };
 
 /* The longest the store waits for another process's lock, in total, before
@@ -52,6 +61,12 @@ int capsim_store__exec(capsim_store *s, const char *sql, capsim_diags *d);
 
 /* Prepare sql; the statement, or NULL after a message in d. */
 sqlite3_stmt *capsim_store__prepare(capsim_store *s, const char *sql, capsim_diags *d);
+
+/* The statement of sql (one statement, a string that lives as long as the
+ * store: a literal) prepared on its first use and kept: reset, its bindings
+ * cleared, owned by the store (never finalized by the caller). For the
+ * statements run for every point of a sweep; NULL after a message in d. */
+sqlite3_stmt *capsim_store__cached(capsim_store *s, const char *sql, capsim_diags *d);
 
 /* One step: 1 a row, 0 done, -1 after a message in d. */
 int capsim_store__step(capsim_store *s, sqlite3_stmt *st, capsim_diags *d);

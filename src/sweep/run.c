@@ -89,7 +89,7 @@ typedef struct {
 	sweep_item *head, *tail;      /* done, for the writer */
 	int running;                  /* worker threads not yet finished */
 	size_t *by_rank;              /* points each rank evaluated (the writer's count) */
-	int inline_eval;              /* no worker thread: the writer's thread evaluates */
+	int inline_eval;              /* the writer's thread evaluates too, a point a turn */
 } shared;
 
 static int stopped_by_caller(const shared *sh)
@@ -326,7 +326,7 @@ typedef struct {
 static sweep_item *take_local(turn_state *t, int *running)
 {
 	shared *sh = t->sh;
-	/* no worker thread could start: this thread evaluates, a point a turn */
+	/* this thread evaluates too (alone, or no worker could start), a point a turn */
 	int64_t own;
 	if (sh->inline_eval && take(sh, &own, 1) == 1)
 		hand_in(sh, sweep_eval_point(&sh->job, own));
@@ -433,13 +433,17 @@ static int evaluate(const sweep_job *job, const capsim_sweep_run_opts *o, writer
 		    const int64_t *idx, capsim_sweep_run_result *out, capsim_diags *d)
 {
 	int threads = o->threads > 0 ? o->threads : 1;
+	/* alone, this thread is one of the N: it evaluates a point a turn
+	 * between its writes, so that N threads keep N cores busy; rank 0 of
+	 * several serves the other ranks beside N workers */
+	int workers = out->ranks == 1 ? threads - 1 : threads;
 	shared sh = { .job = *job, .idx = idx, .n = out->planned, .stop_flag = o->stop,
 		      .by_rank = out->by_rank };
 	pthread_mutex_init(&sh.mu, NULL);
 	pthread_cond_init(&sh.cv, NULL);
-	pthread_t *th = capsim_xcalloc((size_t)threads, sizeof *th);
-	int started = start_workers(&sh, th, threads);
-	sh.inline_eval = started == 0;
+	pthread_t *th = capsim_xcalloc((size_t)(workers > 0 ? workers : 1), sizeof *th);
+	int started = start_workers(&sh, th, workers);
+	sh.inline_eval = started == 0 || out->ranks == 1;
 	turn_state t = { .sh = &sh, .w = w, .ranks = out->ranks, .workers_left = out->ranks - 1,
 			 .out = out, .o = o };
 	int rc = run_writer(&t, d);

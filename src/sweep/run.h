@@ -32,7 +32,11 @@ typedef void (*capsim_sweep_progress_fn)(void *ctx, size_t done, size_t failed, 
 					 int final);
 
 typedef struct capsim_sweep_run_opts {
-	int threads;                  /* worker threads (0: 1); none starting: the caller's */
+	int threads;                  /* threads evaluating (0: 1): alone, the caller's thread
+				       * and threads - 1 more, the caller's evaluating
+				       * between its writes; rank 0 of several, threads
+				       * beside the caller's, which writes and serves the
+				       * ranks; none starting: the caller's alone */
 	size_t batch;                 /* most points a transaction (0: 4096) */
 	int resume;                   /* continue the newest sweep of the name in the store */
 	int ranks;                    /* 1 (0 too), or the ranks of an MPI launch (rank 0 here) */
