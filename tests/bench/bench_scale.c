@@ -12,8 +12,18 @@
  * A case that capsim refuses (a limit) prints "refused", the reason on
  * stderr.
  *
- * Usage: bench_scale [repeats]   (default 5)
+ * With --scenarios: every shipped scenario (the .xml files of scenarios/) at 1,024,
+ * 16,384, 131,072 and 524,288 GPUs, `capsim run` without the scaling
+ * reference: nodes to the GPU count (whole NVLink domains), the data-parallel
+ * size and the global batch grown with it (each replica keeps its
+ * micro-batches), on one fabric for all: a 3-tier fat tree of the
+ * scenario's switch (a QM9700 where it has none) with 128 ports
+ * (128^3/4 = 524,288 ports, the largest case whole), the scenario's
+ * transport, routing and rails.
+ *
+ * Usage: bench_scale [--scenarios] [repeats]   (default 5)
  * Results go to docs/performance.md with the machine and the command. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +53,7 @@ static int cmp_double(const void *a, const void *b)
 typedef struct {
 	const char *name;
 	const char *file;      /* under the source tree */
-	capsim_set sets[6];
+	capsim_set sets[8];
 	size_t n_sets;
 	int coll;              /* -1: a step; else a capsim_coll */
 	int fold;              /* for collectives */
@@ -103,7 +113,7 @@ static void run_case(const bench_case *c, int repeats)
 		capsim_scenario *s = calloc(1, sizeof *s);
 		if (!s || capsim_scenario_load(path, cat, c->sets, c->n_sets, s, &d) < 0) {
 			capsim_diags_print(&d, stderr);
-			_exit(1);
+			_exit(3); /* refused: printed as such */
 		}
 		double *v = calloc((size_t)repeats, sizeof *v);
 		char what[160] = "";
@@ -154,12 +164,134 @@ static void run_case(const bench_case *c, int repeats)
 	fflush(stdout);
 }
 
+/* ---- every shipped scenario as the cluster grows ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the .xml files of scenarios/, sorted, into names (malloc'd); returns how many */
+static size_t shipped(char ***names)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/scenarios", CAPSIM_SOURCE_DIR);
+	DIR *dp = opendir(dir);
+	if (!dp) {
+		perror(dir);
+		exit(1);
+	}
+	size_t n = 0, cap = 0;
+	*names = NULL;
+	for (struct dirent *e; (e = readdir(dp));) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 4, ".xml"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			*names = realloc(*names, cap * sizeof **names);
+		}
+		(*names)[n] = malloc(len + 1);
+		memcpy((*names)[n++], e->d_name, len + 1);
+	}
+	closedir(dp);
+	qsort(*names, n, sizeof **names, cmp_str);
+	return n;
+}
+
+/* what a scenario is at its own size: GPUs a node, an NVLink domain's
+ * nodes, nodes, data-parallel size and global batch (from a step of it) */
+typedef struct {
+	int gpn, domain_nodes, nodes, dp;
+	int switched; /* the scenario names a switch (else the bench's is qm9700) */
+	double gb;
+} base_size;
+
+static int base_of(const char *file, base_size *b)
+{
+	capsim_init();
+	capsim_catalog *cat = capsim_catalog_create();
+	capsim_diags d = { 0 };
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", CAPSIM_SOURCE_DIR, file);
+	capsim_scenario *s = calloc(1, sizeof *s);
+	capsim_result r;
+	capsim_eval_opts o = { .no_reference = 1 };
+	int rc = -1;
+	if (capsim_catalog_load_root(cat, CAPSIM_SOURCE_DIR, NULL, &d) == 0 &&
+	    capsim_scenario_load(path, cat, NULL, 0, s, &d) == 0 && capsim_eval(s, &o, &r, &d) == 0) {
+		b->gpn = s->node.gpus;
+		b->domain_nodes = s->node.domain_gpus > s->node.gpus ?
+					  s->node.domain_gpus / s->node.gpus : 1;
+		b->switched = s->switch_ref[0] != '\0';
+		b->nodes = r.nodes;
+		b->dp = r.dp;
+		b->gb = r.global_batch;
+		capsim_result_free(&r);
+		rc = 0;
+	}
+	capsim_diags_print(&d, stderr);
+	capsim_diags_free(&d);
+	free(s);
+	capsim_catalog_free(cat);
+	return rc;
+}
+
+static void scenarios_at_scale(int repeats)
+{
+	static const long sizes[] = { 1024, 16384, 131072, 524288 };
+	char **names;
+	size_t n = shipped(&names);
+	printf("%-44s %10s %10s %10s %9s  %s\n", "scenario, GPUs", "median s", "min s", "max s",
+	       "peak MiB", "result");
+	for (size_t i = 0; i < n; i++) {
+		char file[512];
+		snprintf(file, sizeof file, "scenarios/%s", names[i]);
+		base_size b;
+		if (base_of(file, &b) < 0) {
+			printf("%-44s  does not run at its own size\n", names[i]);
+			continue;
+		}
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			long unit = (long)b.gpn * b.domain_nodes;
+			long units = sizes[k] / unit > 0 ? sizes[k] / unit : 1;
+			long nodes = units * b.domain_nodes;
+			long dp = (long)((double)b.dp * nodes / b.nodes);
+			char v_nodes[24], v_dp[24], v_gb[32], name[96];
+			snprintf(v_nodes, sizeof v_nodes, "%ld", nodes);
+			snprintf(v_dp, sizeof v_dp, "%ld", dp);
+			snprintf(v_gb, sizeof v_gb, "%.0f", b.gb / b.dp * (double)dp);
+			snprintf(name, sizeof name, "%s, %ld", names[i], nodes * b.gpn);
+			bench_case c = { name, file,
+					 { { "cluster.nodes", v_nodes },
+					   { "workload.parallelism.dp", v_dp },
+					   { "workload.global-batch", v_gb },
+					   { "cluster.fabric.topology", "fat-tree" },
+					   { "cluster.fabric.tiers", "3" },
+					   { "cluster.fabric.switch.ports.count", "128" },
+					   { "cluster.fabric.switch.ref", "qm9700" } },
+					 b.switched ? 6 : 7, -1, -1 };
+			if (!b.switched) /* the switch first, then its ports */
+				c.sets[5] = (capsim_set){ "cluster.fabric.switch.ref", "qm9700" },
+				c.sets[6] = (capsim_set){ "cluster.fabric.switch.ports.count", "128" };
+			run_case(&c, repeats);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
 int main(int argc, char **argv)
 {
-	int repeats = argc > 1 ? atoi(argv[1]) : 5;
+	int scen = argc > 1 && strcmp(argv[1], "--scenarios") == 0;
+	int repeats = argc > 1 + scen ? atoi(argv[1 + scen]) : 5;
 	if (repeats < 1) {
-		fprintf(stderr, "usage: bench_scale [repeats]\n");
+		fprintf(stderr, "usage: bench_scale [--scenarios] [repeats]\n");
 		return 2;
+	}
+	if (scen) {
+		scenarios_at_scale(repeats);
+		return 0;
 	}
 	const char *l405 = "tests/bench/llama405b-16k.xml";
 	/* past 8,192 nodes of 8 rails, 3 tiers of 64-port QM9700s run out of
