@@ -7,7 +7,7 @@
 #include "check.h"
 #include "xalloc.h"
 
-#define CAL_DEAD UINT32_MAX
+#define CAL_DEAD CAPSIM_CAL_DEAD
 #define FIRST_BUCKETS 16
 #define EMPTY_KEEP 8 /* entries an empty bucket keeps room for */
 #define SAMPLE 512
@@ -295,7 +295,7 @@ static int64_t find_min_adapting(capsim_calq *q)
 	return least_front(q);
 }
 
-const capsim_qent *capsim_calq_peek(capsim_calq *q)
+const capsim_qent *capsim_calq_peek_slow(capsim_calq *q)
 {
 	if (!q->n)
 		return NULL;
@@ -307,18 +307,6 @@ const capsim_qent *capsim_calq_peek(capsim_calq *q)
 		      biased(bk->a[bk->lo].t) >= q->base);
 	q->base = biased(bk->a[bk->lo].t);
 	return &bk->a[bk->lo];
-}
-
-size_t capsim_calq_next_few(const capsim_calq *q, const capsim_qent **out, size_t max)
-{
-	if (!q->n || q->min_b < 0)
-		return 0;
-	const capsim_calbucket *bk = &q->b[q->min_b];
-	size_t k = 0;
-	for (uint32_t j = bk->lo; j < bk->hi && k < max; j++)
-		if (bk->a[j].ev != CAL_DEAD)
-			out[k++] = &bk->a[j];
-	return k;
 }
 
 const capsim_qent *capsim_calq_least(const capsim_calq *q)

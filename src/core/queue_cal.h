@@ -23,7 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "queue.h"
+
+#define CAPSIM_CAL_DEAD UINT32_MAX /* a removed entry's ev (a tombstone) */
 
 typedef struct capsim_calbucket {
 	capsim_qent *a;      /* a[lo..hi) sorted; tombstones have ev CAL_DEAD */
@@ -48,8 +51,21 @@ void capsim_calq_init(capsim_calq *q);
 void capsim_calq_free(capsim_calq *q);
 /* Insert e (its event must not be queued already, ev < UINT32_MAX). */
 void capsim_calq_push(capsim_calq *q, capsim_qent e);
-/* The least entry, or NULL when empty; valid until the next change. */
-const capsim_qent *capsim_calq_peek(capsim_calq *q);
+/* The least entry, or NULL when empty; valid until the next change. The
+ * least entry's bucket is most often known already (min_b): that case is
+ * answered inline, the search for it by capsim_calq_peek_slow. */
+const capsim_qent *capsim_calq_peek_slow(capsim_calq *q);
+static inline const capsim_qent *capsim_calq_peek(capsim_calq *q)
+{
+	if (!q->n || q->min_b < 0)
+		return capsim_calq_peek_slow(q);
+	const capsim_calbucket *bk = &q->b[q->min_b];
+	uint64_t front = (uint64_t)bk->a[bk->lo].t ^ (UINT64_C(1) << 63); /* biased */
+	/* a bucket's front is live, and no live entry is earlier than base */
+	CAPSIM_ASSERT(bk->lo < bk->hi && bk->a[bk->lo].ev != CAPSIM_CAL_DEAD && front >= q->base);
+	q->base = front;
+	return &bk->a[bk->lo];
+}
 /* The same without caching what it finds (for a const queue). */
 const capsim_qent *capsim_calq_least(const capsim_calq *q);
 /* The entries most likely to be popped next, for prefetching what they point
@@ -57,7 +73,18 @@ const capsim_qent *capsim_calq_least(const capsim_calq *q);
  * (the least first) into out; returns how many. Call after
  * capsim_calq_peek; a hint, not an order (a later bucket may hold the
  * second least). */
-size_t capsim_calq_next_few(const capsim_calq *q, const capsim_qent **out, size_t max);
+static inline size_t capsim_calq_next_few(const capsim_calq *q, const capsim_qent **out,
+					   size_t max)
+{
+	if (!q->n || q->min_b < 0)
+		return 0;
+	const capsim_calbucket *bk = &q->b[q->min_b];
+	size_t k = 0;
+	for (uint32_t j = bk->lo; j < bk->hi && k < max; j++)
+		if (bk->a[j].ev != CAPSIM_CAL_DEAD)
+			out[k++] = &bk->a[j];
+	return k;
+}
 /* Remove and return the least entry; q must not be empty. */
 capsim_qent capsim_calq_pop(capsim_calq *q);
 /* Remove event ev's entry (it must be queued). */

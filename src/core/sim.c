@@ -207,7 +207,8 @@ prefetch_next_slot(capsim_sim *sim)
 	if (!capsim_calq_peek(&sim->q))
 		return;
 	size_t n = capsim_calq_next_few(&sim->q, next, PREFETCH_AHEAD + 1);
-	prefetch_slot(sim, next[0]->ev);
+	if (n > 0)
+		prefetch_slot(sim, next[0]->ev);
 	if (n > 1)
 		prefetch_slot(sim, next[n - 1]->ev);
 }
