@@ -381,11 +381,16 @@ int capsim_cmd_collective(int argc, char **argv)
 	if (errors)
 		capsim_eval_busbw_band(s, errors, pts[0].ranks, &band);
 	uint64_t events = 0, flows = 0;
-	size_t fclasses = 0, lclasses = 0, n_folded = 0;
+	size_t fclasses = 0, lclasses = 0, n_folded = 0, n_block = 0;
+	int blocks = 0;
 	double end_s = 0;
 	for (size_t i = 0; i < n_sizes; i++) {
 		events += pts[i].r.events;
 		flows += pts[i].r.flows;
+		if (pts[i].r.quotient_blocks) {
+			n_block++;
+			blocks = pts[i].r.quotient_blocks;
+		}
 		if (pts[i].r.folded) {
 			n_folded++;
 			fclasses += pts[i].r.flow_classes;
@@ -414,6 +419,9 @@ int capsim_cmd_collective(int argc, char **argv)
 		if (n_folded)
 			fprintf(to, "# folded: %zu of %zu sizes, %zu flow classes, at most %zu link classes\n",
 				n_folded, n_sizes, fclasses, lclasses);
+		if (n_block)
+			fprintf(to, "# on one block: %zu of %zu sizes simulated on the first of %d alike "
+				"blocks of nodes\n", n_block, n_sizes, blocks);
 	}
 	status = CAPSIM_EXIT_OK;
 	goto out;

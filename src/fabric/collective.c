@@ -121,15 +121,33 @@ typedef struct {
 	double bytes, mult;
 } flowspec;
 
+/* On one block: a plan that moving its ranks by whole blocks of nodes maps
+ * onto itself, on a fabric that the same move maps onto itself
+ * (capsim_fabric_translation_block), is simulated on the first block alone.
+ * Only the flows that leave the first block's GPUs are built, and each link
+ * they cross is taken to its representative in the first block
+ * (capsim_fabric_link_orbit): the flow from the last block into the first
+ * stands for itself on the first block's links, and so on. Every block is a
+ * copy of the first, so each representative link carries what each link of
+ * its orbit carries and the rates are those of the whole plan (an orbit
+ * partition is equitable: the argument of folding, docs/model.md). */
+typedef struct {
+	int gpus;  /* GPUs of a block: a flow from a GPU past them is not built (0: off) */
+	int nodes; /* nodes of a block */
+	int copies; /* blocks the ranks span */
+} quotient;
+
 typedef struct {
 	flowspec *v;
 	size_t n, cap;
 	double lat_s;
+	quotient q; /* the plan's */
 } phase;
 
 typedef struct {
 	phase *ph;
 	size_t n, cap;
+	quotient q;
 } plan;
 
 static phase *new_phase(plan *p, double lat_s)
@@ -141,6 +159,7 @@ static phase *new_phase(plan *p, double lat_s)
 	phase *ph = &p->ph[p->n++];
 	memset(ph, 0, sizeof *ph);
 	ph->lat_s = lat_s;
+	ph->q = p->q;
 	return ph;
 }
 
@@ -168,7 +187,7 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 		 double mult, uint64_t hash)
 {
 	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
-	if (a == b || bytes <= 0)
+	if (a == b || bytes <= 0 || (ph->q.gpus && a >= ph->q.gpus))
 		return;
 	flowspec *fs = new_flow(ph);
 	double lat;
@@ -176,6 +195,8 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	/* the fabric's longest route (three tiers up and down) fits */
 	if (CAPSIM_NEVER(fs->n > MAX_PATH))
 		fs->n = MAX_PATH;
+	for (int j = 0; ph->q.gpus && j < fs->n; j++)
+		fs->links[j] = capsim_fabric_link_orbit(f, fs->links[j], ph->q.nodes);
 	fs->origin = capsim_fabric_origin(f, fs->links, (size_t)fs->n);
 	fs->bytes = bytes;
 	fs->mult = mult;
@@ -1280,6 +1301,31 @@ static int nvls_phase(plan *p, const ctx *c, capsim_coll op, int algo, double S,
 	return nvls_flows(ph, c, c->f, nv);
 }
 
+/* The blocks a plan runs on (On one block, above): rings and PAT, whose
+ * flows go from each rank to one a fixed distance on, and a send-recv, on
+ * whole nodes of a fabric with translation symmetry, under D-mod-K or
+ * adaptive routing (ECMP's hash does not move with the ranks); what may
+ * fold (fold != 0, an idle, lossless, contiguous fabric). Zero: none. */
+static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
+			    const capsim_coll_req *r, const ctx *c, int algo)
+{
+	quotient q = { 0, 0, 0 };
+	int shift = algo == CAPSIM_ALGO_RING || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
+		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV);
+	if (!shift || r->fold == 0 || !can_fold(f) || s->routing == CAPSIM_ROUTING_ECMP ||
+	    c->G != capsim_fabric_gpus_per_node(f) || c->n != c->nodes * c->G)
+		return q;
+	int b = capsim_fabric_translation_block(f, c->nodes,
+						s->routing == CAPSIM_ROUTING_DETERMINISTIC);
+	if (b <= 0)
+		return q;
+	q.nodes = b;
+	q.gpus = b * c->G;
+	q.copies = c->nodes / b;
+	CAPSIM_ASSERT(q.copies >= 2 && q.copies * b == c->nodes);
+	return q;
+}
+
 /* The flows of the collective, phase by phase, into p (an all-to-all in
  * classes has none: it runs apart). 0, or -1 with the reason in d. */
 static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const capsim_coll_req *r,
@@ -1358,6 +1404,7 @@ typedef struct {
 	double *before, *extra;
 	int *pos; /* link id -> its index in used, where the ids are dense */
 	int top;
+	capsim_hmap index; /* the same by hash, where they are not */
 } link_tally;
 
 static void tally_init(link_tally *t, const plan *p, const capsim_flownet *net)
@@ -1372,6 +1419,9 @@ static void tally_init(link_tally *t, const plan *p, const capsim_flownet *net)
 		t->pos = capsim_xmalloc(((size_t)t->top + 1) * sizeof *t->pos);
 		for (size_t i = 0; i < t->n; i++)
 			t->pos[t->used[i]] = (int)i;
+	} else {
+		for (size_t i = 0; i < t->n; i++)
+			capsim_hmap_set(&t->index, (uint64_t)t->used[i], (int32_t)i);
 	}
 }
 
@@ -1381,6 +1431,7 @@ static void tally_free(link_tally *t)
 	free(t->before);
 	free(t->extra);
 	free(t->pos);
+	capsim_hmap_free(&t->index);
 	memset(t, 0, sizeof *t);
 }
 
@@ -1391,10 +1442,10 @@ static size_t tally_index(const link_tally *t, int l)
 		CAPSIM_ASSERT(l >= 0 && l <= t->top && t->used[t->pos[l]] == l);
 		return (size_t)t->pos[l];
 	}
-	const int *at = bsearch(&l, t->used, t->n, sizeof *t->used, cmp_int);
+	int32_t at = capsim_hmap_get(&t->index, (uint64_t)l);
 	/* every link of a phase is one of its plan's */
-	CAPSIM_ASSERT(at != NULL);
-	return (size_t)(at - t->used);
+	CAPSIM_ASSERT(at >= 0 && t->used[at] == l);
+	return (size_t)at;
 }
 
 /* a folded phase's bytes, by k's dense link numbers, onto the tally */
@@ -1506,6 +1557,10 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	int n = c.n;
 	double flows = S > 0 ? plan_flows(&c, r->op, ch.algo) : 0.0;
 	int a2a = alltoall_in_classes(f, s, r, &c, flows);
+	plan p = { 0 };
+	p.q = a2a ? (quotient){ 0, 0, 0 } : quotient_of(f, s, r, &c, ch.algo);
+	if (p.q.copies)
+		flows /= p.q.copies; /* the first block's */
 	if (!a2a && flows > s->flow_limit) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
@@ -1516,7 +1571,6 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		return -1;
 	}
 	out->flow_estimate = flows;
-	plan p = { 0 };
 	if (build_plan(&p, &c, s, r, &ch, a2a, d) < 0) {
 		free_plan(&p);
 		return -1;
@@ -1527,6 +1581,11 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	ran rn = { 0.0, 0.0, 0, { -1, 0.0 } };
 	run_plan(f, &p, r, &ch, &t, out, &rn);
 	out->folded = rn.folded > 0;
+	if (p.q.copies) { /* the flows every block stands for: folded by symmetry */
+		out->flows *= (uint64_t)p.q.copies;
+		out->quotient_blocks = p.q.copies;
+		out->folded = 1;
+	}
 	if (a2a) {
 		rn.total = run_alltoall_classes(f, &c, S / n / c.eff, &out->events, &out->flows,
 						&out->flow_classes, &out->link_classes, &rn.fb);

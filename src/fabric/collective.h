@@ -54,7 +54,10 @@ typedef struct capsim_coll_result {
 			       * the whole plan, folded or not; -1 if none */
 	double busiest_bytes; /* what that link carried */
 	double flow_estimate; /* flows the plan was bounded by before it was built,
-			       * checked against workload.flow-limit */
+			       * checked against workload.flow-limit (on one block:
+			       * the first block's) */
+	int quotient_blocks;  /* simulated on the first of this many alike blocks
+			       * of nodes (collective.c, "On one block"); 0: not */
 } capsim_coll_result;
 
 /* Name of an algorithm, including capsim's own. */

@@ -505,6 +505,66 @@ int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk)
 	return !dmodk || (pod_nodes / f->up) % f->core_per_agg == 0;
 }
 
+int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk)
+{
+	if (f->tiers < 1 || !capsim_fabric_symmetric(f, nodes, dmodk))
+		return 0;
+	int block = 1;
+	if (f->tiers >= 2 && nodes > f->per_leaf)
+		block = f->per_leaf;
+	if (f->tiers == 3 && nodes > f->pod_leaves * f->per_leaf)
+		block = f->pod_leaves * f->per_leaf;
+	/* D-mod-K picks an uplink by the destination's position: moving by a
+	 * block must not change the pick (a leaf's uplinks, a pod's cores) */
+	if (dmodk && block > 1 && block % f->up)
+		return 0;
+	if (dmodk && block == f->pod_leaves * f->per_leaf && f->tiers == 3 &&
+	    (block / f->up) % f->core_per_agg)
+		return 0;
+	return nodes % block == 0 && nodes / block >= 2 ? block : 0;
+}
+
+int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block)
+{
+	capsim_link_kind kind = capsim_fabric_link_kind(f, link);
+	CAPSIM_ASSERT(kind < CAPSIM_LINK__COUNT && block >= 1);
+	int i = link - f->r[kind].base;
+	switch (kind) {
+	case CAPSIM_LINK_NVLINK_UP:
+	case CAPSIM_LINK_NVLINK_DOWN:
+	case CAPSIM_LINK_PCIE_UP:
+	case CAPSIM_LINK_PCIE_DOWN: /* a GPU's: node x G + local */
+		i = i / f->G % block * f->G + i % f->G;
+		break;
+	case CAPSIM_LINK_HOST: { /* 2 (node x rails + rail) + direction */
+		int q = i / 2;
+		i = 2 * (q / f->rails % block * f->rails + q % f->rails) + i % 2;
+		break;
+	}
+	case CAPSIM_LINK_NIC_UP:
+	case CAPSIM_LINK_NIC_DOWN: /* node x rails + rail */
+		i = i / f->rails % block * f->rails + i % f->rails;
+		break;
+	case CAPSIM_LINK_LEAF_UP:
+	case CAPSIM_LINK_SPINE_DOWN: { /* leaf x up + port; leaf = plane x lpr + leaf in plane */
+		int leaves = block / f->per_leaf > 0 ? block / f->per_leaf : 1;
+		int leaf = i / f->up, plane = leaf / f->leaves_per_rail;
+		leaf = plane * f->leaves_per_rail + leaf % f->leaves_per_rail % leaves;
+		i = leaf * f->up + i % f->up;
+		break;
+	}
+	default: { /* aggregation-core: (pod x up + j) x core_per_agg + c */
+		int pods = block / (f->pod_leaves * f->per_leaf) > 0 ?
+				   block / (f->pod_leaves * f->per_leaf) : 1;
+		int agg = i / f->core_per_agg, pod = agg / f->up, plane = pod / f->pods_per_rail;
+		pod = plane * f->pods_per_rail + pod % f->pods_per_rail % pods;
+		i = (pod * f->up + agg % f->up) * f->core_per_agg + i % f->core_per_agg;
+		break;
+	}
+	}
+	return L(f, kind, i);
+}
+
 int capsim_fabric_link_class(const capsim_fabric *f, int link)
 {
 	capsim_link_kind kind = capsim_fabric_link_kind(f, link);

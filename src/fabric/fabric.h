@@ -104,6 +104,23 @@ int capsim_fabric_link_class(const capsim_fabric *f, int link);
 /* The links of class cls that the first `nodes` nodes use. */
 long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
 
+/* Translation symmetry, for collectives simulated on a quotient
+ * (collective.c, "On one block"). capsim_fabric_translation_block: the
+ * fewest nodes B such that moving every one of the first `nodes` nodes B
+ * places along (the last back to the first) maps the fabric they use onto
+ * itself, and the routes with it: one node on a single switch or inside one
+ * leaf, a leaf's nodes at two tiers (or within one pod), a pod's at three.
+ * It asks what capsim_fabric_symmetric does of the nodes (dmodk: D-mod-K's
+ * choices must move with them too) and that they fill blocks; 0 when they
+ * do not, the nodes are fewer than two blocks, or the fabric is not
+ * switched. capsim_fabric_link_orbit: the link of the first block that a
+ * link is moved onto by whole blocks (its representative): a node's links
+ * by its index modulo B, a leaf's by its leaf in the plane modulo the
+ * block's leaves, an aggregation switch's by its pod modulo the block's
+ * pods. */
+int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk);
+int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block);
+
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 
 /* Which nodes each switch serves, for the floor layout (layout.h). Leaf

@@ -948,6 +948,94 @@ static void test_fold_phases(void **state)
 	assert_true(folded >= 8);
 }
 
+/* A ring, PAT or send-recv on whole blocks of alike nodes runs on the first
+ * block alone (collective.c, "On one block"): 2 tiers of 32-port and 3 tiers
+ * of 8-port switches (pods of 16 nodes), 1:1 and 3:1, 1, 2 and 8 rails,
+ * adaptive and D-mod-K, 16 to 64 nodes (PAT on the data-parallel plane of
+ * one GPU a node): the first block's run gives the time and the busiest
+ * link's busy time of every flow simulated within 1e-9. */
+static void test_one_block(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "adaptive", "deterministic" };
+	static const char *const over[] = { "1:1", "3:1" };
+	static const char *const rails[] = { "1", "2", "8" };
+	static const int nodes_of[] = { 16, 32, 48, 64 };
+	static const struct { capsim_coll op; int algo; int plane; } ops[] = {
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_RING, 0 },
+		{ CAPSIM_COLL_ALLGATHER, CAPSIM_ALGO_RING, 0 },
+		{ CAPSIM_COLL_REDUCESCATTER, CAPSIM_ALGO_RING, 1 },
+		{ CAPSIM_COLL_SENDRECV, -1, 0 },
+		{ CAPSIM_COLL_ALLGATHER, CAPSIM_ALGO_PAT, 1 },
+		{ CAPSIM_COLL_REDUCESCATTER, CAPSIM_ALGO_PAT, 1 },
+	};
+	int ran = 0;
+	for (int k = 0; k < 96; k++) {
+		int three = k % 2, nodes = nodes_of[k / 2 % 4];
+		const char *rl = rails[k / 8 % 3];
+		if (three && rl[0] == '8')
+			rl = "2"; /* 3 tiers of 8-port switches: 128 ports */
+		capsim_set sets[] = {
+			{ "cluster.fabric.routing", routing[k / 24 % 2] },
+			{ "cluster.fabric.oversubscription", three ? "1:1" : over[k / 48 % 2] },
+			{ "cluster.fabric.rails", rl },
+			{ "cluster.fabric.tiers", three ? "3" : "2" },
+			{ "cluster.fabric.switch.ports.count", three ? "8" : "32" },
+			{ "workload.parallelism.tp", "8" }, /* a data-parallel plane of a GPU a node */
+		};
+		int o = k % 6;
+		capsim_scenario *s = scenario(nodes, "fat-tree", sets, ops[o].plane ? 6 : 5);
+		capsim_scenario *on = s, *plane = NULL;
+		if (ops[o].plane) {
+			plane = malloc(sizeof *plane);
+			capsim_scenario_dp_plane(s, 1, plane);
+			on = plane;
+		}
+		int ranks = capsim_scenario_gpus(on);
+		double t[2], busy[2];
+		int blocks = 0;
+		for (int fold = 0; fold < 2; fold++) {
+			capsim_diags bd = { 0 };
+			capsim_fabric *f = capsim_fabric_build(on, &bd);
+			capsim_diags_print(&bd, stderr);
+			capsim_diags_free(&bd);
+			assert_non_null(f);
+			capsim_coll_req r = { .op = ops[o].op, .bytes = 1e8 * (1 + k % 5), .ranks = ranks,
+					      .algo = ops[o].algo, .proto = -1,
+					      .fold = fold ? -1 : 0, .seed = (uint64_t)k };
+			capsim_coll_result out;
+			capsim_diags d = { 0 };
+			if (capsim_collective_run(f, on, &r, &out, &d) != 0) {
+				capsim_diags_print(&d, stderr);
+				fail_msg("case %d: %s over %d ranks fails", k, capsim_coll_names[r.op],
+					 ranks);
+			}
+			capsim_diags_free(&d);
+			t[fold] = out.time_s;
+			busy[fold] = out.busiest_link >= 0 ?
+				out.busiest_bytes / capsim_flownet_link_cap(capsim_fabric_net(f),
+									     out.busiest_link) : 0.0;
+			if (fold)
+				blocks = out.quotient_blocks;
+			else
+				assert_int_equal(out.quotient_blocks, 0);
+			capsim_fabric_destroy(f);
+		}
+		ran += blocks >= 2;
+		if (fabs(t[1] - t[0]) > 1e-9 * t[0] || fabs(busy[1] - busy[0]) > 1e-9 * busy[0])
+			fail_msg("case %d (%s %s over %d ranks, %d nodes, %s tiers, %s, %s, %s rails): "
+				 "on %d blocks %.17g s busy %.17g s, every flow %.17g s busy %.17g s",
+				 k, capsim_coll_names[ops[o].op],
+				 capsim_collective_algo_name(ops[o].algo), ranks, nodes, three ? "3" : "2",
+				 routing[k / 24 % 2], three ? "1:1" : over[k / 48 % 2], rl, blocks, t[1],
+				 busy[1], t[0], busy[0]);
+		free(plane);
+		free(s);
+	}
+	/* most cases ran on one block */
+	assert_true(ran >= 64);
+}
+
 /* An all-to-all among whole, alike nodes runs in classes without building
  * its pairs (collective.c, run_alltoall_classes). Under D-mod-K on a fabric
  * that spreads destinations evenly that is exact: random 1-, 2- and 3-tier
@@ -1227,6 +1315,7 @@ int main(void)
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),
 		cmocka_unit_test(test_fold_phases),
+		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_errors),
 	};
 	return testutil_run_group_name("fabric", tests, setup, teardown);
