@@ -287,10 +287,15 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 	int d = distinct_rings(c);
 	double per_ch = edge_bytes / c->nch / c->eff;
 	double channels = 0;
+	/* on one block, the flows from its GPUs: a ring's position i is on
+	 * node i / G (whole nodes), so the first block's are its first */
+	int last = c->n - (chain ? 1 : 0);
+	if (ph->q.gpus && ph->q.gpus < last)
+		last = ph->q.gpus;
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
 		channels += mult;
-		for (int i = 0; i < c->n - (chain ? 1 : 0); i++) {
+		for (int i = 0; i < last; i++) {
 			int a = ring_rank(c, ring, i), b = ring_rank(c, ring, (i + 1) % c->n);
 			xfer(ph, c->f, a, b, per_ch, mult, c->seed + (uint64_t)ring * 7919 + (uint64_t)i);
 		}
@@ -418,7 +423,9 @@ static void pat_phases(plan *p, const ctx *c, double total, double lat_s)
 		if (dist * 2 > c->n)
 			blocks = c->n - dist; /* the last step sends what is left */
 		sent += blocks;
-		for (int i = 0; i < c->n; i++)
+		/* on one block, the flows from its ranks (one GPU a node) */
+		int from = ph->q.gpus && ph->q.gpus < c->n ? ph->q.gpus : c->n;
+		for (int i = 0; i < from; i++)
 			xfer(ph, c->f, i * c->G, ((i + dist) % c->n) * c->G,
 			     blocks * total / c->n / c->eff, 1.0, c->seed + (uint64_t)i);
 	}
@@ -1310,7 +1317,12 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 			    const capsim_coll_req *r, const ctx *c, int algo)
 {
 	quotient q = { 0, 0, 0 };
-	int shift = algo == CAPSIM_ALGO_RING || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
+	/* a ring's all-reduce, all-gather and reduce-scatter close the ring;
+	 * its broadcast and reduce are a chain, broken at the last rank */
+	int ring = algo == CAPSIM_ALGO_RING &&
+		   (r->op == CAPSIM_COLL_ALLREDUCE || r->op == CAPSIM_COLL_ALLGATHER ||
+		    r->op == CAPSIM_COLL_REDUCESCATTER);
+	int shift = ring || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
 		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV);
 	if (!shift || r->fold == 0 || !can_fold(f) || s->routing == CAPSIM_ROUTING_ECMP ||
 	    c->G != capsim_fabric_gpus_per_node(f) || c->n != c->nodes * c->G)
