@@ -276,6 +276,8 @@ static void print_one(const capsim_coll_point *p, const capsim_err_band *band)
 		capsim_units_format(r->busiest_bytes, CAPSIM_DIM_BYTES, c, sizeof c);
 		printf("  busiest link %s (%s carried)\n", p->busiest_link, c);
 	}
+	if (r->approximation)
+		printf("  approximation: %s\n", r->approximation);
 }
 
 /* nccl-tests' table */
@@ -302,6 +304,11 @@ static void print_sweep(const capsim_scenario *s, const capsim_coll_point *p, si
 		       r->channels);
 	}
 	printf("# Avg bus bandwidth    : %g\n", n ? sum / (double)n : 0.0);
+	for (size_t i = 0; i < n; i++)
+		if (p[i].r.approximation) {
+			printf("# approximation (from %.0f B): %s\n", p[i].bytes, p[i].r.approximation);
+			break;
+		}
 }
 
 /* The JSON of n points (one: its keys at the top; a sweep: "results"), each

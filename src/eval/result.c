@@ -452,6 +452,33 @@ static json_t *j_groups(const R *r)
 	return a;
 }
 
+/* the step's collectives that ran as an approximation past the flow limit */
+static int has_approximation(const R *r)
+{
+	return r->step.busiest_tp.approximation || r->step.busiest_dp.approximation;
+}
+
+static json_t *j_approximations(const R *r)
+{
+	json_t *a = json_array();
+	if (r->step.busiest_tp.approximation)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "collectives", "tensor-parallel",
+						   "approximation",
+						   r->step.busiest_tp.approximation));
+	if (r->step.busiest_dp.approximation)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "collectives", "data-parallel",
+						   "approximation",
+						   r->step.busiest_dp.approximation));
+	return a;
+}
+
+static void note_approximation(const R *r, char *b, size_t n)
+{
+	const char *tp = r->step.busiest_tp.approximation, *dp = r->step.busiest_dp.approximation;
+	snprintf(b, n, "%s%s%s%s%s", tp ? "tensor-parallel collectives: " : "", tp ? tp : "",
+		 tp && dp ? "; " : "", dp ? "data-parallel collectives: " : "", dp ? dp : "");
+}
+
 static json_t *j_not_modelled(const R *r)
 {
 	json_t *a = json_array();
@@ -947,6 +974,10 @@ const capsim_result_key capsim_result_keys[] = {
 	JSON("positions", j_positions,
 	     "present when seq-len is past the model's max-seq-len: what capsim assumed",
 	     has_seq_past, "positions", note_positions),
+	JSON("approximations", j_approximations,
+	     "present when a collective of the step ran as an approximation past "
+	     "workload.flow-limit: which (tensor- or data-parallel) and what was taken for what",
+	     has_approximation, "approximated", note_approximation),
 	JSON("not_modelled", j_not_modelled,
 	     "scenario sections given that no model reads yet", has_not_modelled,
 	     "not yet modelled", note_not_modelled),
@@ -1204,5 +1235,7 @@ json_t *capsim_coll_point_json(const capsim_coll_point *p)
 	json_object_set_new(o, "latency_s", json_real(r->latency_s));
 	if (r->nccl_time_s >= 0)
 		json_object_set_new(o, "nccl_model_time_s", json_real(r->nccl_time_s));
+	if (r->approximation) /* only where one was made: exact runs keep their keys */
+		json_object_set_new(o, "approximation", json_string(r->approximation));
 	return o;
 }

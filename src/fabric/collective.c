@@ -924,6 +924,27 @@ static double pairs_of(const phase *ph)
  * equitable, so the run is exact (test_alltoall_classes); under adaptive
  * routing it assumes the uplinks share a class's routes evenly, as the
  * least-loaded choice does to within one route. Returns the bandwidth time. */
+/* The ordered pairs of distinct nodes among the first `nodes`, filled in
+ * order into leaves of per_leaf nodes and pods of pod_nodes, by where the
+ * second sits from the first: out[0] the same leaf, out[1] the same pod,
+ * out[2] beyond. With whole leaves and pods, nodes x (per_leaf - 1), and so
+ * on; a last leaf or pod part full counts what it holds. */
+static void node_pairs(int nodes, int per_leaf, int pod_nodes, double out[3])
+{
+	double leaf_sq = 0.0, pod_sq = 0.0;
+	for (int first = 0; first < nodes; first += per_leaf) {
+		double k = nodes - first < per_leaf ? nodes - first : per_leaf;
+		leaf_sq += k * k;
+	}
+	for (int first = 0; first < nodes; first += pod_nodes) {
+		double k = nodes - first < pod_nodes ? nodes - first : pod_nodes;
+		pod_sq += k * k;
+	}
+	out[0] = leaf_sq - nodes;
+	out[1] = pod_sq - leaf_sq;
+	out[2] = (double)nodes * nodes - pod_sq;
+}
+
 static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 				   uint64_t *events, uint64_t *flows, size_t *n_fclass,
 				   size_t *n_lclass, busiest *b)
@@ -934,9 +955,11 @@ static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 	int per_leaf = sh.tiers == 1 || nodes <= sh.per_leaf ? nodes : sh.per_leaf;
 	int pod_nodes = sh.tiers == 3 && nodes > sh.pod_leaves * sh.per_leaf ?
 				sh.pod_leaves * sh.per_leaf : nodes;
-	/* where destinations sit from node 0: a representative and how many */
+	/* where destinations sit from node 0: a representative, and the
+	 * ordered pairs of nodes that sit so */
 	const int rep[3] = { 1, per_leaf, pod_nodes };
-	const int count[3] = { per_leaf - 1, pod_nodes - per_leaf, nodes - pod_nodes };
+	double count[3];
+	node_pairs(nodes, per_leaf, pod_nodes, count);
 	capsim_hmap seen = { 0 };
 	size_t nl = 0, capl = 0;
 	int *first = NULL, *key = NULL; /* a class's lowest link seen, and its key */
@@ -954,7 +977,7 @@ static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 				flowspec *fs = new_flow(&folded);
 				fs->n = (int)(k < MAX_PATH ? k : MAX_PATH);
 				fs->bytes = bytes;
-				fs->mult = (double)nodes * (t < 0 ? 1 : count[t]);
+				fs->mult = t < 0 ? (double)nodes : count[t];
 				fs->origin = -1;
 				for (int j = 0; j < fs->n; j++) {
 					int cls = capsim_fabric_link_class(f, links[j]);
@@ -1220,16 +1243,40 @@ static int choose(const capsim_scenario *s, const capsim_coll_req *r, const ctx 
 /* An all-to-all among whole, alike nodes runs in classes, never pair by
  * pair: always under D-mod-K, where that is exact; under adaptive routing
  * when the pairs are more than the flow limit allows. */
+/* How an all-to-all runs: pair by pair (or not an all-to-all), in classes
+ * that are exact, or in classes as an approximation past the flow limit */
+enum { A2A_PAIRS = 0, A2A_CLASSES, A2A_EVEN };
+
 static int alltoall_in_classes(capsim_fabric *f, const capsim_scenario *s,
 			       const capsim_coll_req *r, const ctx *c, double flows)
 {
 	int n = c->n, G = c->G;
-	return r->op == CAPSIM_COLL_ALLTOALL && n > 1 && r->bytes > 0 && r->fold != 0 &&
-	       can_fold(f) && n % G == 0 &&
-	       (s->routing == CAPSIM_ROUTING_DETERMINISTIC ||
-		(s->routing == CAPSIM_ROUTING_ADAPTIVE && flows > s->flow_limit)) &&
-	       capsim_fabric_symmetric(f, n / G, s->routing == CAPSIM_ROUTING_DETERMINISTIC);
+	if (!(r->op == CAPSIM_COLL_ALLTOALL && n > 1 && r->bytes > 0 && r->fold != 0 &&
+	      can_fold(f) && n % G == 0))
+		return A2A_PAIRS;
+	int dmodk = s->routing == CAPSIM_ROUTING_DETERMINISTIC, over = flows > s->flow_limit;
+	if (s->routing != CAPSIM_ROUTING_ECMP && (dmodk || over) &&
+	    capsim_fabric_symmetric(f, n / G, dmodk))
+		return A2A_CLASSES;
+	return over && capsim_fabric_in_order(f, n / G) ? A2A_EVEN : A2A_PAIRS;
 }
+
+/* What an all-to-all past workload.flow-limit is simulated as where its
+ * classes are not exact (A2A_EVEN): said in the result. */
+static const char A2A_EVEN_TEXT[] =
+	"all-to-all: more pairs than workload.flow-limit on a fabric that its nodes do not all "
+	"see alike (ECMP's hash, D-mod-K picks that do not spread evenly, or leaves and pods "
+	"filled unevenly), so each pair's traffic is taken as its expected load, spread evenly "
+	"over the links of each kind in use (collisions and the fuller leaves' extra load not "
+	"counted); raise the limit to route every pair";
+
+/* What a ring or PAT past workload.flow-limit is simulated as under ECMP,
+ * whose hash gives every flow a path of its own, so that blocks of nodes
+ * are not alike: said in the result. */
+static const char ECMP_BLOCK[] =
+	"ECMP: more flows than workload.flow-limit, so the first block of nodes' hash draws "
+	"stand for every block's (each block's collisions as the first's); raise the limit "
+	"to hash every flow";
 
 /* the hierarchical all-reduce's three phases: intra reduce-scatter, inter
  * all-reduce per local rank, intra all-gather; NCCL's ring latency for
@@ -1314,7 +1361,7 @@ static int nvls_phase(plan *p, const ctx *c, capsim_coll op, int algo, double S,
  * adaptive routing (ECMP's hash does not move with the ranks); what may
  * fold (fold != 0, an idle, lossless, contiguous fabric). Zero: none. */
 static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
-			    const capsim_coll_req *r, const ctx *c, int algo)
+			    const capsim_coll_req *r, const ctx *c, int algo, int ecmp)
 {
 	quotient q = { 0, 0, 0 };
 	/* a ring's all-reduce, all-gather and reduce-scatter close the ring;
@@ -1324,7 +1371,7 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 		    r->op == CAPSIM_COLL_REDUCESCATTER);
 	int shift = ring || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
 		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV);
-	if (!shift || r->fold == 0 || !can_fold(f) || s->routing == CAPSIM_ROUTING_ECMP ||
+	if (!shift || r->fold == 0 || !can_fold(f) || (s->routing == CAPSIM_ROUTING_ECMP && !ecmp) ||
 	    c->G != capsim_fabric_gpus_per_node(f) || c->n != c->nodes * c->G)
 		return q;
 	int b = capsim_fabric_translation_block(f, c->nodes,
@@ -1570,7 +1617,14 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	double flows = S > 0 ? plan_flows(&c, r->op, ch.algo) : 0.0;
 	int a2a = alltoall_in_classes(f, s, r, &c, flows);
 	plan p = { 0 };
-	p.q = a2a ? (quotient){ 0, 0, 0 } : quotient_of(f, s, r, &c, ch.algo);
+	p.q = a2a ? (quotient){ 0, 0, 0 } : quotient_of(f, s, r, &c, ch.algo, 0);
+	if (!a2a && !p.q.copies && flows > s->flow_limit && s->routing == CAPSIM_ROUTING_ECMP) {
+		p.q = quotient_of(f, s, r, &c, ch.algo, 1);
+		if (p.q.copies)
+			out->approximation = ECMP_BLOCK;
+	}
+	if (a2a == A2A_EVEN)
+		out->approximation = A2A_EVEN_TEXT;
 	if (p.q.copies)
 		flows /= p.q.copies; /* the first block's */
 	if (!a2a && flows > s->flow_limit) {

@@ -56,6 +56,8 @@ typedef struct capsim_coll_result {
 	double flow_estimate; /* flows the plan was bounded by before it was built,
 			       * checked against workload.flow-limit (on one block:
 			       * the first block's) */
+	const char *approximation; /* NULL: as simulated, exact; else what was taken
+				    * for what, and why (a static string) */
 	int quotient_blocks;  /* simulated on the first of this many alike blocks
 			       * of nodes (collective.c, "On one block"); 0: not */
 } capsim_coll_result;

@@ -505,6 +505,13 @@ int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk)
 	return !dmodk || (pod_nodes / f->up) % f->core_per_agg == 0;
 }
 
+int capsim_fabric_in_order(const capsim_fabric *f, int nodes)
+{
+	if (nodes < 2 || nodes > f->nodes || f->slot || f->domain != f->G || f->tiers < 1)
+		return 0;
+	return f->tiers < 3 || f->planes == 1 || f->leaves_per_rail % f->pod_leaves == 0;
+}
+
 int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk)
 {
 	if (f->tiers < 1 || !capsim_fabric_symmetric(f, nodes, dmodk))

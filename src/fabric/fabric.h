@@ -97,6 +97,12 @@ int capsim_fabric_scattered(const capsim_fabric *f);
  * leaf's nodes a multiple of its uplinks; at three tiers a pod's, over the
  * cores), so that every uplink of a class carries as many routes. */
 int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk);
+/* capsim_fabric_in_order: 1 when the first `nodes` nodes (at least two) fill
+ * the leaves in order, as capsim_fabric_symmetric asks but for whole leaves
+ * and pods (contiguous, no NVLink domain across nodes, pods that do not
+ * straddle rail planes): their all-to-all's classes then stand for its
+ * pairs as an expected load (collective.c). */
+int capsim_fabric_in_order(const capsim_fabric *f, int nodes);
 /* The class of a link under that symmetry: its kind, and the GPU's local
  * index (NVLink and PCIe links), the rail (NIC and host links) or the rail
  * plane (switch links). */

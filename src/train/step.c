@@ -71,6 +71,8 @@ static int coll_run(capsim_fabric *f, const capsim_scenario *s, capsim_coll op, 
 		*res = out;
 	*t = out.time_s;
 	calibrated_coll(s, op, bytes, ranks, t);
+	if (busiest && out.approximation && !busiest->approximation)
+		busiest->approximation = out.approximation;
 	if (busiest && out.busiest_link >= 0 && out.busiest_bytes > busiest->bytes) {
 		capsim_link_kind k = capsim_fabric_link_kind(f, out.busiest_link);
 		if (k < CAPSIM_LINK__COUNT) {

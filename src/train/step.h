@@ -29,6 +29,9 @@
 typedef struct capsim_step_link {
 	const char *kind; /* a capsim_link_kind_names entry; NULL: no collective */
 	double bytes;
+	/* a collective of these ran as an approximation past the flow limit:
+	 * the first one's statement (capsim_coll_result.approximation); NULL: none */
+	const char *approximation;
 } capsim_step_link;
 
 typedef struct capsim_step {

@@ -1036,6 +1036,56 @@ static void test_one_block(void **state)
 	assert_true(ran >= 64);
 }
 
+/* Past the flow limit, an all-to-all whose classes are not exact (ECMP,
+ * D-mod-K or adaptive routing on leaves filled unevenly) runs in classes as
+ * its expected load, and says so: on 2 tiers at 1:1 and 3:1 (leaves of 32
+ * and 48 nodes), 44 and 52 nodes, its time is every pair's within 2% (the exact
+ * pairs run where the limit allows them), and an exact run says nothing. */
+static void test_alltoall_expected(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "ecmp", "deterministic", "adaptive" };
+	static const char *const over[] = { "1:1", "3:1" };
+	static const int nodes_of[] = { 44, 52 };
+	for (int k = 0; k < 12; k++) {
+		double t[2];
+		for (int approx = 0; approx < 2; approx++) {
+			capsim_set sets[] = {
+				{ "cluster.fabric.routing", routing[k % 3] },
+				{ "cluster.fabric.oversubscription", over[k / 3 % 2] },
+				{ "workload.flow-limit", approx ? "1000" : "2000000" },
+			};
+			capsim_scenario *s = scenario(nodes_of[k / 6], "fat-tree", sets, 3);
+			capsim_fabric *f = capsim_fabric_build(s, NULL);
+			assert_non_null(f);
+			capsim_coll_req r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = 1073741824.0,
+					      .ranks = (int)capsim_scenario_gpus(s), .algo = -1,
+					      .proto = -1, .fold = -1, .seed = (uint64_t)k };
+			capsim_coll_result out;
+			capsim_diags d = { 0 };
+			if (capsim_collective_run(f, s, &r, &out, &d) != 0) {
+				capsim_diags_print(&d, stderr);
+				fail_msg("case %d: the all-to-all fails", k);
+			}
+			capsim_diags_free(&d);
+			t[approx] = out.time_s;
+			/* the classes are exact where every node sees the fabric
+			 * alike (and no hash decides), an approximation else */
+			int exact = k % 3 != 0 &&
+				    capsim_fabric_symmetric(f, nodes_of[k / 6], k % 3 == 1);
+			if (approx && !exact)
+				assert_non_null(out.approximation);
+			else
+				assert_null(out.approximation);
+			capsim_fabric_destroy(f);
+			free(s);
+		}
+		if (fabs(t[1] - t[0]) > 0.02 * t[0])
+			fail_msg("case %d (%s, %s, %d nodes): expected load %.6g s, every pair %.6g s", k,
+				 routing[k % 3], over[k / 3 % 2], nodes_of[k / 6], t[1], t[0]);
+	}
+}
+
 /* An all-to-all among whole, alike nodes runs in classes without building
  * its pairs (collective.c, run_alltoall_classes). Under D-mod-K on a fabric
  * that spreads destinations evenly that is exact: random 1-, 2- and 3-tier
@@ -1099,8 +1149,10 @@ static void test_alltoall_classes(void **state)
 		capsim_diags d = { 0 };
 		int rc = capsim_collective_run(f, s, &r, &a, &d);
 		capsim_diags_free(&d);
-		/* with 100 flows allowed, only the classes can run */
-		assert_int_equal(rc, sym ? 0 : -1);
+		/* with 100 flows allowed, only the classes can run: exact where
+		 * the fabric qualifies, else as the pairs' expected load, said */
+		assert_int_equal(rc, 0);
+		assert_true(sym ? a.approximation == NULL : a.approximation != NULL);
 		capsim_fabric_destroy(f);
 		if (!sym) {
 			free(s);
@@ -1214,21 +1266,24 @@ static void test_flow_estimate(void **state)
 	free(s);
 
 	/* an all-to-all is n(n-1) flows: 32 ranks are 992, 40 are 1560; under
-	 * ECMP every pair is simulated, so 40 are refused; under adaptive
-	 * routing the five alike nodes run in classes */
+	 * ECMP every pair is simulated up to the limit, and past it the pairs
+	 * run in classes as their expected load, said in the result; under
+	 * adaptive routing the five alike nodes run in classes, exact; where
+	 * nothing folds (nodes scattered under the leaves) the limit refuses */
 	const capsim_set limit[] = { { "workload.flow-limit", "1000" },
 				     { "cluster.fabric.routing", "ecmp" } };
 	s = scenario(5, "fat-tree", limit, 2);
 	capsim_fabric *f = capsim_fabric_build(s, NULL);
 	capsim_coll_result out = run(f, s, CAPSIM_COLL_ALLTOALL, 1e6, 32, -1, -1, 0, 1);
 	assert_int_equal(out.flows, 992);
+	assert_null(out.approximation);
 	capsim_coll_req r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = 1e6, .ranks = 40,
 			      .algo = -1, .proto = -1, .fold = -1 };
 	capsim_diags d = { 0 };
-	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), -1);
-	assert_true(capsim_diags_contains(&d, "all-to-all over 40 ranks (5 nodes) with p2p is "
-					  "1560 flows, more than workload.flow-limit = 1000"));
-	capsim_diags_free(&d);
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), 0);
+	assert_int_equal(out.flows, 1560);
+	assert_non_null(out.approximation);
+	assert_non_null(strstr(out.approximation, "expected load"));
 	capsim_fabric_destroy(f);
 	free(s);
 	s = scenario(5, "fat-tree", limit, 1);
@@ -1236,6 +1291,17 @@ static void test_flow_estimate(void **state)
 	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), 0);
 	assert_int_equal(out.flows, 1560);
 	assert_true(out.folded && out.flow_classes < 1560 / 4);
+	assert_null(out.approximation);
+	capsim_fabric_destroy(f);
+	free(s);
+	const capsim_set scattered[] = { { "workload.flow-limit", "1000" },
+					 { "cluster.fabric.placement", "scattered" } };
+	s = scenario(5, "fat-tree", scattered, 2);
+	f = capsim_fabric_build(s, NULL);
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), -1);
+	assert_true(capsim_diags_contains(&d, "all-to-all over 40 ranks (5 nodes) with p2p is "
+					  "1560 flows, more than workload.flow-limit = 1000"));
+	capsim_diags_free(&d);
 	capsim_fabric_destroy(f);
 	free(s);
 }
@@ -1316,6 +1382,7 @@ int main(void)
 		cmocka_unit_test(test_flow_estimate),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
+		cmocka_unit_test(test_alltoall_expected),
 		cmocka_unit_test(test_errors),
 	};
 	return testutil_run_group_name("fabric", tests, setup, teardown);
