@@ -1116,7 +1116,9 @@ int capsim_nccl_search(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
 	int full = hw->gpus_per_node, last = n_ranks - (n_nodes - 1) * full;
 	if (full < 1 || last < 1 || last > full)
 		return -1;
-	capsim_nccl_topo a, b;
+	/* the searches set the graphs, ranks, nodes and arch; what the caller
+	 * set beside them (the network's latency, the enables) stays */
+	capsim_nccl_topo a = *topo, b = *topo;
 	if (search_even(hw, full * n_nodes, n_nodes, &a) < 0 ||
 	    search_even(hw, last * n_nodes, n_nodes, &b) < 0)
 		return -1;

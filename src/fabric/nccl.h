@@ -104,8 +104,9 @@ typedef struct capsim_nccl_hw {
  * node holds hw->gpus_per_node but the last, and the graphs are those of a
  * full node and of the last combined as NCCL's init does (the least
  * channels, the lowest bandwidths, the worse path). Also sets n_ranks,
- * n_nodes, arch. Returns 0, or -1 if the input is inconsistent (no ranks,
- * more ranks than the nodes hold). */
+ * n_nodes, arch; the other fields (the network's latency, the enables) are
+ * the caller's and stay as they were. Returns 0, or -1 if the input is
+ * inconsistent (no ranks, more ranks than the nodes hold). */
 int capsim_nccl_search(const capsim_nccl_hw *hw, int n_ranks, int n_nodes,
 		       capsim_nccl_topo *topo);
 

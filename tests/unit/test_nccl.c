@@ -440,6 +440,31 @@ static void test_search_uneven(void **state)
 	/* 15 on 2 (8, 7) as well; 18 on 2 would need 10 on the last */
 	assert_int_equal(capsim_nccl_search(&hw, 15, 2, &u), 0);
 	assert_int_equal(capsim_nccl_search(&hw, 18, 2, &u), -1);
+
+	/* what the caller set beside the graphs stays, as with even nodes: the
+	 * uneven search once returned a copy of its own uninitialised
+	 * network latency, and a ring's LL latency of 10^147 s */
+	capsim_nccl_topo even, odd;
+	memset(&even, 0, sizeof even);
+	memset(&odd, 0, sizeof odd);
+	even.net_latency_us = odd.net_latency_us = 3.5;
+	even.cpu_amd = odd.cpu_amd = 1;
+	even.pat_enable = odd.pat_enable = 1;
+	assert_int_equal(capsim_nccl_search(&hw, 24, 3, &even), 0);
+	assert_int_equal(capsim_nccl_search(&hw, 20, 3, &odd), 0);
+	assert_rel(odd.net_latency_us, 3.5, 0);
+	assert_int_equal(odd.cpu_amd, 1);
+	assert_int_equal(odd.pat_enable, 1);
+	assert_rel(even.net_latency_us, 3.5, 0);
+	/* and the latencies are finite and alike: the same ring steps */
+	double lat_e[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT], bw_e[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	double lat_o[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT], bw_o[CAPSIM_ALGO__COUNT][CAPSIM_PROTO__COUNT];
+	capsim_nccl_tune(&even, AR, lat_e, bw_e);
+	capsim_nccl_tune(&odd, AR, lat_o, bw_o);
+	for (int p = 0; p < CAPSIM_PROTO__COUNT; p++) {
+		assert_true(isfinite(lat_o[RING][p]) && lat_o[RING][p] < 1e3);
+		assert_true(lat_o[RING][p] <= lat_e[RING][p] * 1.5);
+	}
 }
 
 static void test_select_h100(void **state)
