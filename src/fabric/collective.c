@@ -945,81 +945,208 @@ static void node_pairs(int nodes, int per_leaf, int pod_nodes, double out[3])
 	out[2] = (double)nodes * nodes - pod_sq;
 }
 
+/* Flows in classes over the link classes of capsim_fabric_link_class, each
+ * class routed once from a representative pair and standing for `mult`
+ * flows; a link class stands for as many links as the nodes use
+ * (capsim_fabric_class_links). */
+typedef struct {
+	capsim_fabric *f;
+	phase folded;
+	capsim_hmap seen;
+	size_t nl, capl;
+	int *first, *key; /* a class's lowest link seen, and its key */
+} class_net;
+
+/* the link class of link l, numbered in k */
+static int class_of(class_net *k, int l)
+{
+	int cls = capsim_fabric_link_class(k->f, l);
+	int32_t v = capsim_hmap_get_or_put(&k->seen, (uint64_t)cls, (int32_t)k->nl);
+	if ((size_t)v == k->nl) {
+		if (k->nl == k->capl) {
+			k->capl = k->capl ? 2 * k->capl : 64;
+			k->first = capsim_xrealloc(k->first, k->capl * sizeof *k->first);
+			k->key = capsim_xrealloc(k->key, k->capl * sizeof *k->key);
+		}
+		k->first[k->nl] = l;
+		k->key[k->nl++] = cls;
+	} else if (l < k->first[v]) {
+		k->first[v] = l;
+	}
+	return v;
+}
+
+/* a class of mult flows of `bytes` each over the links of a route */
+static void class_path(class_net *k, const int *links, size_t n, double bytes, double mult)
+{
+	flowspec *fs = new_flow(&k->folded);
+	fs->n = (int)(n < MAX_PATH ? n : MAX_PATH);
+	fs->bytes = bytes;
+	fs->mult = mult;
+	fs->origin = -1;
+	for (int j = 0; j < fs->n; j++)
+		fs->links[j] = class_of(k, links[j]);
+}
+
+/* a class of mult flows from GPU a to GPU b, routed once */
+static void class_flow(class_net *k, int a, int b, uint64_t hash, double bytes, double mult)
+{
+	int links[MAX_PATH];
+	double lat;
+	size_t n = capsim_fabric_route(k->f, a, b, hash, links, MAX_PATH, &lat);
+	class_path(k, links, n, bytes, mult);
+}
+
+/* Run k's classes on the first `nodes` nodes' links, each flow capped at
+ * caps[i] where caps is not NULL; returns the bandwidth time, b the busiest
+ * link; the counters of out as for stood_for flows. */
+static double class_run(class_net *k, int nodes, double stood_for, const double *caps,
+			uint64_t *events, uint64_t *flows, size_t *n_fclass, size_t *n_lclass,
+			busiest *b)
+{
+	capsim_flownet *src = capsim_fabric_net(k->f);
+	capsim_flownet *fn = capsim_flownet_create();
+	for (size_t l = 0; l < k->nl; l++)
+		capsim_flownet_add_link(fn, capsim_flownet_link_cap(src, k->first[l]),
+					(double)capsim_fabric_class_links(k->f, k->key[l], nodes));
+	uint64_t before = *flows;
+	double t = run_phase(fn, &k->folded, caps, events, flows);
+	*flows = before + (uint64_t)stood_for;
+	*n_fclass += k->folded.n;
+	if (k->nl > *n_lclass)
+		*n_lclass = k->nl;
+	double *busy = capsim_xmalloc((k->nl ? k->nl : 1) * sizeof *busy);
+	double top = class_busy(fn, k->nl, busy);
+	b->link = -1;
+	b->bytes = 0.0;
+	for (size_t l = 0; l < k->nl; l++)
+		offer_busiest(fn, busy, top, (int)l, k->first[l], b);
+	free(busy);
+	capsim_flownet_destroy(fn);
+	free(k->folded.v);
+	free(k->first);
+	free(k->key);
+	capsim_hmap_free(&k->seen);
+	memset(k, 0, sizeof *k);
+	return t;
+}
+
+/* the leaves and pods the first `nodes` nodes fill, as the classes see them:
+ * a representative node of each kind of place from node 0 (the same leaf,
+ * the same pod, beyond) */
+static void class_places(capsim_fabric *f, int nodes, int *per_leaf, int *pod_nodes)
+{
+	capsim_fabric_shape sh;
+	capsim_fabric_get_shape(f, &sh);
+	*per_leaf = sh.tiers == 1 || nodes <= sh.per_leaf ? nodes : sh.per_leaf;
+	*pod_nodes = sh.tiers == 3 && nodes > sh.pod_leaves * sh.per_leaf ?
+			     sh.pod_leaves * sh.per_leaf : nodes;
+}
+
 static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 				   uint64_t *events, uint64_t *flows, size_t *n_fclass,
 				   size_t *n_lclass, busiest *b)
 {
-	int G = c->G, nodes = c->n / G;
-	capsim_fabric_shape sh;
-	capsim_fabric_get_shape(f, &sh);
-	int per_leaf = sh.tiers == 1 || nodes <= sh.per_leaf ? nodes : sh.per_leaf;
-	int pod_nodes = sh.tiers == 3 && nodes > sh.pod_leaves * sh.per_leaf ?
-				sh.pod_leaves * sh.per_leaf : nodes;
+	int G = c->G, nodes = c->n / G, per_leaf, pod_nodes;
+	class_places(f, nodes, &per_leaf, &pod_nodes);
 	/* where destinations sit from node 0: a representative, and the
 	 * ordered pairs of nodes that sit so */
 	const int rep[3] = { 1, per_leaf, pod_nodes };
 	double count[3];
 	node_pairs(nodes, per_leaf, pod_nodes, count);
-	capsim_hmap seen = { 0 };
-	size_t nl = 0, capl = 0;
-	int *first = NULL, *key = NULL; /* a class's lowest link seen, and its key */
-	capsim_flownet *src = capsim_fabric_net(f);
-	phase folded = { 0 };
-	int links[MAX_PATH];
-	double lat;
+	class_net k = { .f = f };
 	for (int ga = 0; ga < G; ga++)
 		for (int gb = 0; gb < G; gb++)
 			for (int t = -1; t < 3; t++) {
 				if (t < 0 ? ga == gb : count[t] <= 0)
 					continue;
 				int dst = (t < 0 ? 0 : rep[t]) * G + gb;
-				size_t k = capsim_fabric_route(f, ga, dst, c->seed, links, MAX_PATH, &lat);
-				flowspec *fs = new_flow(&folded);
-				fs->n = (int)(k < MAX_PATH ? k : MAX_PATH);
-				fs->bytes = bytes;
-				fs->mult = t < 0 ? (double)nodes : count[t];
-				fs->origin = -1;
-				for (int j = 0; j < fs->n; j++) {
-					int cls = capsim_fabric_link_class(f, links[j]);
-					int32_t v = capsim_hmap_get_or_put(&seen, (uint64_t)cls, (int32_t)nl);
-					if ((size_t)v == nl) {
-						if (nl == capl) {
-							capl = capl ? 2 * capl : 64;
-							first = capsim_xrealloc(first, capl * sizeof *first);
-							key = capsim_xrealloc(key, capl * sizeof *key);
-						}
-						first[nl] = links[j];
-						key[nl++] = cls;
-					} else if (links[j] < first[v]) {
-						first[v] = links[j];
-					}
-					fs->links[j] = v;
-				}
+				class_flow(&k, ga, dst, c->seed, bytes,
+					   t < 0 ? (double)nodes : count[t]);
 			}
 	/* the classes stand for every ordered pair of ranks once */
-	CAPSIM_ASSERT(pairs_of(&folded) == (double)c->n * (c->n - 1));
-	capsim_flownet *fn = capsim_flownet_create();
-	for (size_t l = 0; l < nl; l++)
-		capsim_flownet_add_link(fn, capsim_flownet_link_cap(src, first[l]),
-					(double)capsim_fabric_class_links(f, key[l], nodes));
-	uint64_t before = *flows;
-	double t = run_phase(fn, &folded, NULL, events, flows);
-	*flows = before + (uint64_t)c->n * (uint64_t)(c->n - 1);
-	*n_fclass += folded.n;
-	if (nl > *n_lclass)
-		*n_lclass = nl;
-	double *busy = capsim_xmalloc((nl ? nl : 1) * sizeof *busy);
-	double top = class_busy(fn, nl, busy);
-	b->link = -1;
-	b->bytes = 0.0;
-	for (size_t l = 0; l < nl; l++)
-		offer_busiest(fn, busy, top, (int)l, first[l], b);
-	free(busy);
-	capsim_flownet_destroy(fn);
-	free(folded.v);
-	free(first);
-	free(key);
-	capsim_hmap_free(&seen);
+	CAPSIM_ASSERT(pairs_of(&k.folded) == (double)c->n * (c->n - 1));
+	return class_run(&k, nodes, (double)c->n * (c->n - 1), NULL, events, flows, n_fclass,
+			 n_lclass, b);
+}
+
+/* where node b sits from node a: 0 the same leaf, 1 the same pod, 2 beyond */
+static int place_of(int a, int b, int per_leaf, int pod_nodes)
+{
+	if (a / per_leaf == b / per_leaf)
+		return 0;
+	return a / pod_nodes == b / pod_nodes ? 1 : 2;
+}
+
+/* NCCL's double binary tree (tree_flows), or NVLS inside the nodes and the
+ * tree between them (nvls_phase), past the flow limit in classes: the tree's
+ * edges counted by where they run (inside a leaf, a pod, beyond), each kind
+ * routed once from node 0 and its load spread evenly over the links of each
+ * kind in use; the chains inside the nodes, and NVLS's pushes and pulls, by
+ * the GPU's local index. An approximation (the tree's loads are not even),
+ * said in the result. Returns the bandwidth time. */
+static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo, capsim_coll op,
+			       double S, double nccl_bw_s, uint64_t *events, uint64_t *flows,
+			       size_t *n_fclass, size_t *n_lclass, busiest *b)
+{
+	int G = c->G, nodes = c->nodes, per_leaf, pod_nodes;
+	class_places(f, nodes, &per_leaf, &pod_nodes);
+	const int rep[3] = { 1, per_leaf, pod_nodes };
+	/* the trees' edges by place: two trees, heap order and mirrored, each
+	 * edge a flow up and one down */
+	double edges[3] = { 0.0, 0.0, 0.0 };
+	for (int i = 1; i < nodes; i++) {
+		int parent = (i - 1) / 2;
+		edges[place_of(i, parent, per_leaf, pod_nodes)] += 2.0;
+		edges[place_of(nodes - 1 - i, nodes - 1 - parent, per_leaf, pod_nodes)] += 2.0;
+	}
+	class_net k = { .f = f };
+	double per_ch = S / c->nch / c->eff, stood_for = 0.0;
+	int d = distinct_rings(c), per = c->n < G ? c->n : G;
+	for (int ring = 0; ring < d; ring++) {
+		double mult = ring_mult(c, ring);
+		int st = c->n < G ? 0 : channel_start(c, ring);
+		for (int p = 0; algo == CAPSIM_ALGO_TREE && p + 1 < per; p++) {
+			/* the chain inside each node, both ways */
+			int a = (st + p) % per, bb = (st + p + 1) % per;
+			class_flow(&k, a, bb, c->seed, per_ch, mult * nodes);
+			class_flow(&k, bb, a, c->seed, per_ch, mult * nodes);
+			stood_for += 2.0 * nodes;
+		}
+		for (int t = 0; t < 3; t++)
+			if (edges[t] > 0) {
+				class_flow(&k, st, rep[t] * G + st, c->seed, per_ch / 2,
+					   mult * edges[t] / 2.0);
+				class_flow(&k, rep[t] * G + st, st, c->seed, per_ch / 2,
+					   mult * edges[t] / 2.0);
+				stood_for += edges[t];
+			}
+	}
+	if (algo == CAPSIM_ALGO_NVLS_TREE) {
+		/* each GPU pushes into the switch and pulls the result
+		 * (nvls_flows): its NVLink up and down, a node's GPUs alike */
+		double nv = op == CAPSIM_COLL_ALLREDUCE ? S : S * (c->n - 1) / c->n;
+		for (int g = 0; g < G; g++) {
+			int links[MAX_PATH];
+			double lat;
+			int peer = g % G ? g - 1 : g + 1;
+			size_t n = capsim_fabric_route(f, g, peer, 0, links, MAX_PATH, &lat);
+			CAPSIM_ASSERT(n == 2);
+			class_path(&k, &links[0], 1, nv / c->eff, nodes);
+			n = capsim_fabric_route(f, peer, g, 0, links, MAX_PATH, &lat);
+			class_path(&k, &links[1], 1, nv / c->eff, nodes);
+			stood_for += 2.0 * nodes;
+		}
+	}
+	/* NCCL's own bandwidth caps each flow, as in the flows' run (nccl_caps) */
+	double *caps = NULL;
+	if (nccl_bw_s > 0) {
+		caps = capsim_xcalloc(k.folded.n ? k.folded.n : 1, sizeof *caps);
+		for (size_t i = 0; i < k.folded.n; i++)
+			caps[i] = k.folded.v[i].bytes / nccl_bw_s;
+	}
+	double t = class_run(&k, nodes, stood_for, caps, events, flows, n_fclass, n_lclass, b);
+	free(caps);
 	return t;
 }
 
@@ -1270,6 +1397,29 @@ static const char A2A_EVEN_TEXT[] =
 	"over the links of each kind in use (collisions and the fuller leaves' extra load not "
 	"counted); raise the limit to route every pair";
 
+/* Whether a tree (or NVLS and a tree) past the flow limit runs in classes
+ * (run_tree_classes): whole nodes filling the leaves in order, one NVLink
+ * domain a node, adaptive routing, what may fold. */
+static int tree_in_classes(capsim_fabric *f, const capsim_scenario *s, const capsim_coll_req *r,
+			   const ctx *c, int algo)
+{
+	/* under adaptive routing only: a tree puts few flows on a link, and
+	 * ECMP's hash collisions or D-mod-K's picks by destination make its
+	 * loads uneven (against every flow, the classes were 44% short under
+	 * ECMP at 32 nodes and 9% under D-mod-K on 3 tiers, NCCL's caps on:
+	 * test_tree_expected keeps adaptive routing's) */
+	return (algo == CAPSIM_ALGO_TREE || (algo == CAPSIM_ALGO_NVLS_TREE && c->G > 1)) &&
+	       s->routing == CAPSIM_ROUTING_ADAPTIVE && r->fold != 0 && can_fold(f) &&
+	       c->G == capsim_fabric_gpus_per_node(f) && c->n == c->nodes * c->G &&
+	       capsim_fabric_in_order(f, c->nodes);
+}
+
+static const char TREE_EVEN_TEXT[] =
+	"tree: more flows than workload.flow-limit, so the trees' edges are counted by where "
+	"they run (inside a leaf, a pod, beyond) and each kind's load is spread evenly over "
+	"the links of that kind in use (a tree's uneven loads not counted); raise the limit "
+	"to route every flow";
+
 /* What a ring or PAT past workload.flow-limit is simulated as under ECMP,
  * whose hash gives every flow a path of its own, so that blocks of nodes
  * are not alike: said in the result. */
@@ -1388,13 +1538,13 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 /* The flows of the collective, phase by phase, into p (an all-to-all in
  * classes has none: it runs apart). 0, or -1 with the reason in d. */
 static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const capsim_coll_req *r,
-		      const choice *ch, int a2a, capsim_diags *d)
+		      const choice *ch, int apart, capsim_diags *d)
 {
 	capsim_fabric *f = c->f;
 	int n = c->n, algo = ch->algo;
 	double S = r->bytes, lat_s = ch->lat_s;
-	if (n == 1 || S == 0 || a2a)
-		return 0; /* nothing moves, or it moves in classes */
+	if (n == 1 || S == 0 || apart)
+		return 0; /* nothing moves, or it moves in classes apart */
 	if (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) {
 		phase *ph = new_phase(p, lat_s);
 		for (int i = 0; i < n; i++)
@@ -1627,7 +1777,11 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->approximation = A2A_EVEN_TEXT;
 	if (p.q.copies)
 		flows /= p.q.copies; /* the first block's */
-	if (!a2a && flows > s->flow_limit) {
+	int tree = !a2a && !p.q.copies && flows > s->flow_limit &&
+		   tree_in_classes(f, s, r, &c, ch.algo);
+	if (tree)
+		out->approximation = TREE_EVEN_TEXT;
+	if (!a2a && !tree && flows > s->flow_limit) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
 				 "more than workload.flow-limit = %.4g; raise the limit to simulate "
@@ -1637,7 +1791,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		return -1;
 	}
 	out->flow_estimate = flows;
-	if (build_plan(&p, &c, s, r, &ch, a2a, d) < 0) {
+	if (build_plan(&p, &c, s, r, &ch, a2a || tree, d) < 0) {
 		free_plan(&p);
 		return -1;
 	}
@@ -1655,6 +1809,14 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	if (a2a) {
 		rn.total = run_alltoall_classes(f, &c, S / n / c.eff, &out->events, &out->flows,
 						&out->flow_classes, &out->link_classes, &rn.fb);
+		rn.lat_total = ch.lat_s;
+		out->folded = 1;
+	}
+	if (tree) {
+		rn.total = run_tree_classes(f, &c, ch.algo, r->op, S,
+					    r->no_nccl_caps ? 0.0 : ch.nccl_bw_s, &out->events,
+					    &out->flows, &out->flow_classes, &out->link_classes,
+					    &rn.fb);
 		rn.lat_total = ch.lat_s;
 		out->folded = 1;
 	}

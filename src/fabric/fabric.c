@@ -509,7 +509,9 @@ int capsim_fabric_in_order(const capsim_fabric *f, int nodes)
 {
 	if (nodes < 2 || nodes > f->nodes || f->slot || f->domain != f->G || f->tiers < 1)
 		return 0;
-	return f->tiers < 3 || f->planes == 1 || f->leaves_per_rail % f->pod_leaves == 0;
+	if (f->tiers < 3 || nodes <= f->per_leaf) /* a leaf a plane: no pod is crossed */
+		return 1;
+	return f->planes == 1 || f->leaves_per_rail % f->pod_leaves == 0;
 }
 
 int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk)

@@ -1086,6 +1086,75 @@ static void test_alltoall_expected(void **state)
 	}
 }
 
+/* Past the flow limit, NCCL's trees run in classes, their edges counted by
+ * where they run: against every flow simulated, on 2 tiers of 32-port (1:1
+ * and 3:1) switches, 12 to 32 nodes of 8 rails, and 3 tiers of 16-port, 72 to
+ * 192 nodes of one rail; adaptive routing, the only routing it is used under;
+ * with NCCL's caps (which bind at these sizes: the same time) and without (the
+ * fabric alone: within 10%, the largest difference printed). */
+static void test_tree_expected(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "adaptive" };
+	static const int nodes_of[] = { 12, 16, 24, 32 };
+	double worst[2] = { 0.0, 0.0 };
+	int k = 0, approximated = 0;
+	for (int fab = 0; fab < 3; fab++)
+		for (int rt = 0; rt < 1; rt++)
+			for (int ni = 0; ni < 4; ni++)
+				for (int caps = 0; caps < 2; caps++, k++) {
+					double t[2];
+					for (int approx = 0; approx < 2; approx++) {
+						capsim_set sets[] = {
+							{ "cluster.fabric.routing", routing[rt] },
+							{ "cluster.fabric.oversubscription", fab == 1 ? "3:1" : "1:1" },
+							{ "cluster.fabric.tiers", fab == 2 ? "3" : "2" },
+							{ "cluster.fabric.switch.ports.count", fab == 2 ? "16" : "32" },
+							{ "workload.flow-limit", approx ? "1000" : "2000000" },
+							{ "cluster.fabric.rails", fab == 2 ? "1" : "8" },
+						};
+						/* 3 tiers: one rail (pods of one plane), 6x the nodes */
+						int nodes = nodes_of[ni] * (fab == 2 ? 6 : 1);
+						capsim_scenario *s = scenario(nodes, "fat-tree", sets, 6);
+						capsim_fabric *f = capsim_fabric_build(s, NULL);
+						assert_non_null(f);
+						capsim_coll_req r = { .op = CAPSIM_COLL_ALLREDUCE,
+								      .bytes = 1073741824.0,
+								      .ranks = (int)capsim_scenario_gpus(s),
+								      .algo = CAPSIM_ALGO_TREE, .proto = -1,
+								      .no_nccl_caps = !caps, .fold = -1,
+								      .seed = (uint64_t)k };
+						capsim_coll_result out;
+						capsim_diags d = { 0 };
+						if (capsim_collective_run(f, s, &r, &out, &d) != 0) {
+							capsim_diags_print(&d, stderr);
+							fail_msg("case %d: the tree fails", k);
+						}
+						capsim_diags_free(&d);
+						t[approx] = out.time_s;
+						if (approx) {
+							assert_true(out.flow_estimate > 1000);
+							assert_non_null(out.approximation);
+							approximated++;
+						} else {
+							assert_null(out.approximation);
+						}
+						capsim_fabric_destroy(f);
+						free(s);
+					}
+					double e = fabs(t[1] - t[0]) / t[0];
+					if (e > worst[caps])
+						worst[caps] = e;
+					if (e > (caps ? 1e-9 : 0.10))
+						fail_msg("case %d (fabric %d, %s, %d nodes, caps %d): in classes "
+							 "%.6g s, every flow %.6g s", k, fab, routing[rt],
+							 nodes_of[ni], caps, t[1], t[0]);
+				}
+	assert_int_equal(approximated, k);
+	print_message("trees in classes: at most %.3g%% from every flow with NCCL's caps, %.3g%% "
+		      "without\n", 100.0 * worst[1], 100.0 * worst[0]);
+}
+
 /* An all-to-all among whole, alike nodes runs in classes without building
  * its pairs (collective.c, run_alltoall_classes). Under D-mod-K on a fabric
  * that spreads destinations evenly that is exact: random 1-, 2- and 3-tier
@@ -1383,6 +1452,7 @@ int main(void)
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
+		cmocka_unit_test(test_tree_expected),
 		cmocka_unit_test(test_errors),
 	};
 	return testutil_run_group_name("fabric", tests, setup, teardown);
