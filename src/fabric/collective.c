@@ -913,17 +913,6 @@ static double pairs_of(const phase *ph)
 	return sum;
 }
 
-/* An all-to-all among whole nodes that all see the same fabric
- * (capsim_fabric_symmetric), generated in classes without building its
- * n(n-1) pairs: a flow class for each source GPU's local index, destination
- * GPU's local index and where the destination node sits (the same node,
- * leaf, pod, or beyond), routed once from node 0 to a representative node;
- * its links' classes are their kind and local index, rail or plane
- * (capsim_fabric_link_class), as many links each as the nodes use. Under
- * D-mod-K with the fabric spreading destinations evenly this partition is
- * equitable, so the run is exact (test_alltoall_classes); under adaptive
- * routing it assumes the uplinks share a class's routes evenly, as the
- * least-loaded choice does to within one route. Returns the bandwidth time. */
 /* The ordered pairs of distinct nodes among the first `nodes`, filled in
  * order into leaves of per_leaf nodes and pods of pod_nodes, by where the
  * second sits from the first: out[0] the same leaf, out[1] the same pod,
@@ -943,6 +932,21 @@ static void node_pairs(int nodes, int per_leaf, int pod_nodes, double out[3])
 	out[0] = leaf_sq - nodes;
 	out[1] = pod_sq - leaf_sq;
 	out[2] = (double)nodes * nodes - pod_sq;
+}
+
+/* per-flow rate caps of a phase: a flow may go no faster than NCCL's model
+ * says its channel can (its bytes over NCCL's bandwidth time), so an idle
+ * fabric gives NCCL's own time and a loaded one more; NULL when there is
+ * no such bound (point-to-point, several phases, caps turned off) */
+static double *nccl_caps(const phase *ph, double nccl_bw_s, const capsim_coll_req *r,
+			 size_t phases)
+{
+	if (!(nccl_bw_s > 0) || r->no_nccl_caps || phases != 1)
+		return NULL;
+	double *caps = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *caps);
+	for (size_t i = 0; i < ph->n; i++)
+		caps[i] = ph->v[i].bytes / nccl_bw_s;
+	return caps;
 }
 
 /* Flows in classes over the link classes of capsim_fabric_link_class, each
@@ -1043,6 +1047,19 @@ static void class_places(capsim_fabric *f, int nodes, int *per_leaf, int *pod_no
 			     sh.pod_leaves * sh.per_leaf : nodes;
 }
 
+/* An all-to-all among whole nodes that all see the same fabric
+ * (capsim_fabric_symmetric), generated in classes without building its
+ * n(n-1) pairs: a flow class for each source GPU's local index, destination
+ * GPU's local index and where the destination node sits (the same node,
+ * leaf, pod, or beyond), routed once from node 0 to a representative node;
+ * its links' classes are their kind and local index, rail or plane
+ * (capsim_fabric_link_class), as many links each as the nodes use. Under
+ * D-mod-K with the fabric spreading destinations evenly this partition is
+ * equitable, so the run is exact (test_alltoall_classes); under adaptive
+ * routing it assumes the uplinks share a class's routes evenly, as the
+ * least-loaded choice does to within one route; past the flow limit, on a
+ * fabric its nodes do not see alike, it is the pairs' expected load
+ * (A2A_EVEN). Returns the bandwidth time. */
 static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 				   uint64_t *events, uint64_t *flows, size_t *n_fclass,
 				   size_t *n_lclass, busiest *b)
@@ -1085,10 +1102,11 @@ static int place_of(int a, int b, int per_leaf, int pod_nodes)
  * kind in use; the chains inside the nodes, and NVLS's pushes and pulls, by
  * the GPU's local index. An approximation (the tree's loads are not even),
  * said in the result. Returns the bandwidth time. */
-static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo, capsim_coll op,
-			       double S, double nccl_bw_s, uint64_t *events, uint64_t *flows,
-			       size_t *n_fclass, size_t *n_lclass, busiest *b)
+static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo,
+			       const capsim_coll_req *r, double nccl_bw_s, uint64_t *events,
+			       uint64_t *flows, size_t *n_fclass, size_t *n_lclass, busiest *b)
 {
+	double S = r->bytes;
 	int G = c->G, nodes = c->nodes, per_leaf, pod_nodes;
 	class_places(f, nodes, &per_leaf, &pod_nodes);
 	const int rep[3] = { 1, per_leaf, pod_nodes };
@@ -1125,7 +1143,7 @@ static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo, capsim_
 	if (algo == CAPSIM_ALGO_NVLS_TREE) {
 		/* each GPU pushes into the switch and pulls the result
 		 * (nvls_flows): its NVLink up and down, a node's GPUs alike */
-		double nv = op == CAPSIM_COLL_ALLREDUCE ? S : S * (c->n - 1) / c->n;
+		double nv = r->op == CAPSIM_COLL_ALLREDUCE ? S : S * (c->n - 1) / c->n;
 		for (int g = 0; g < G; g++) {
 			int links[MAX_PATH];
 			double lat;
@@ -1138,13 +1156,8 @@ static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo, capsim_
 			stood_for += 2.0 * nodes;
 		}
 	}
-	/* NCCL's own bandwidth caps each flow, as in the flows' run (nccl_caps) */
-	double *caps = NULL;
-	if (nccl_bw_s > 0) {
-		caps = capsim_xcalloc(k.folded.n ? k.folded.n : 1, sizeof *caps);
-		for (size_t i = 0; i < k.folded.n; i++)
-			caps[i] = k.folded.v[i].bytes / nccl_bw_s;
-	}
+	/* NCCL's own bandwidth caps each class's flows as each flow's */
+	double *caps = nccl_caps(&k.folded, nccl_bw_s, r, 1);
 	double t = class_run(&k, nodes, stood_for, caps, events, flows, n_fclass, n_lclass, b);
 	free(caps);
 	return t;
@@ -1200,20 +1213,6 @@ double capsim_p2p_latency_s(int intra)
 	return (8.4 + (intra ? 3.4 : 14.0)) * 1e-6;
 }
 
-/* per-flow rate caps of a phase: a flow may go no faster than NCCL's model
- * says its channel can (its bytes over NCCL's bandwidth time), so an idle
- * fabric gives NCCL's own time and a loaded one more; NULL when there is
- * no such bound (point-to-point, several phases, caps turned off) */
-static double *nccl_caps(const phase *ph, double nccl_bw_s, const capsim_coll_req *r,
-			 size_t phases)
-{
-	if (!(nccl_bw_s > 0) || r->no_nccl_caps || phases != 1)
-		return NULL;
-	double *caps = capsim_xcalloc(ph->n ? ph->n : 1, sizeof *caps);
-	for (size_t i = 0; i < ph->n; i++)
-		caps[i] = ph->v[i].bytes / nccl_bw_s;
-	return caps;
-}
 
 /* what NCCL's view of the hardware chose for a collective, and what it
  * predicts */
@@ -1367,11 +1366,10 @@ static int choose(const capsim_scenario *s, const capsim_coll_req *r, const ctx 
 	return 0;
 }
 
-/* An all-to-all among whole, alike nodes runs in classes, never pair by
- * pair: always under D-mod-K, where that is exact; under adaptive routing
- * when the pairs are more than the flow limit allows. */
-/* How an all-to-all runs: pair by pair (or not an all-to-all), in classes
- * that are exact, or in classes as an approximation past the flow limit */
+/* How an all-to-all runs: pair by pair (or not an all-to-all); in classes
+ * that are exact, among whole, alike nodes under D-mod-K always and under
+ * adaptive routing past the flow limit; or in classes as an approximation
+ * past the flow limit otherwise */
 enum { A2A_PAIRS = 0, A2A_CLASSES, A2A_EVEN };
 
 static int alltoall_in_classes(capsim_fabric *f, const capsim_scenario *s,
@@ -1813,8 +1811,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->folded = 1;
 	}
 	if (tree) {
-		rn.total = run_tree_classes(f, &c, ch.algo, r->op, S,
-					    r->no_nccl_caps ? 0.0 : ch.nccl_bw_s, &out->events,
+		rn.total = run_tree_classes(f, &c, ch.algo, r, ch.nccl_bw_s, &out->events,
 					    &out->flows, &out->flow_classes, &out->link_classes,
 					    &rn.fb);
 		rn.lat_total = ch.lat_s;

@@ -104,7 +104,6 @@ int capsim_results_create_sweep(capsim_store *s, const capsim_sweep_info *info,
 	return 0;
 }
 
-/* everything about p that can be checked before it is written */
 static int cmp_key(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -127,6 +126,7 @@ static void twice(capsim_store *s, const capsim_result_point *p, capsim_diags *d
 	free(keys);
 }
 
+/* everything about p that can be checked before it is written */
 static int check_point(capsim_store *s, const capsim_result_point *p, capsim_diags *d)
 {
 	size_t before = d->n;
