@@ -486,25 +486,6 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	return n;
 }
 
-int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk)
-{
-	if (nodes < 2 || nodes > f->nodes || f->slot || f->domain != f->G || f->tiers < 1)
-		return 0;
-	if (f->tiers == 1 || nodes <= f->per_leaf)
-		return 1; /* one leaf a plane: every pair of nodes meets there */
-	int leaves = nodes / f->per_leaf;
-	if (nodes % f->per_leaf || (dmodk && f->per_leaf % f->up))
-		return 0;
-	if (f->tiers == 2 || leaves <= f->pod_leaves) {
-		/* a plane's leaves in use must share one pod at three tiers */
-		return f->tiers == 2 || f->planes == 1 || f->leaves_per_rail % f->pod_leaves == 0;
-	}
-	if (leaves % f->pod_leaves || (f->planes > 1 && f->leaves_per_rail % f->pod_leaves))
-		return 0;
-	long pod_nodes = (long)f->pod_leaves * f->per_leaf;
-	return !dmodk || (pod_nodes / f->up) % f->core_per_agg == 0;
-}
-
 int capsim_fabric_in_order(const capsim_fabric *f, int nodes)
 {
 	if (nodes < 2 || nodes > f->nodes || f->slot || f->domain != f->G || f->tiers < 1)
@@ -512,6 +493,25 @@ int capsim_fabric_in_order(const capsim_fabric *f, int nodes)
 	if (f->tiers < 3 || nodes <= f->per_leaf) /* a leaf a plane: no pod is crossed */
 		return 1;
 	return f->planes == 1 || f->leaves_per_rail % f->pod_leaves == 0;
+}
+
+int capsim_fabric_symmetric(const capsim_fabric *f, int nodes, int dmodk)
+{
+	/* contiguous, a node a domain, and a plane's leaves in use sharing
+	 * one pod at three tiers (capsim_fabric_in_order) */
+	if (!capsim_fabric_in_order(f, nodes))
+		return 0;
+	if (f->tiers == 1 || nodes <= f->per_leaf)
+		return 1; /* one leaf a plane: every pair of nodes meets there */
+	int leaves = nodes / f->per_leaf;
+	if (nodes % f->per_leaf || (dmodk && f->per_leaf % f->up))
+		return 0;
+	if (f->tiers == 2 || leaves <= f->pod_leaves)
+		return 1;
+	if (leaves % f->pod_leaves)
+		return 0;
+	long pod_nodes = (long)f->pod_leaves * f->per_leaf;
+	return !dmodk || (pod_nodes / f->up) % f->core_per_agg == 0;
 }
 
 int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk)
