@@ -885,6 +885,20 @@ static void test_fold_property(void **state)
 	assert_true(split >= 8);
 }
 
+/* r on f, or the test fails naming case k, with capsim's diagnostics */
+static capsim_coll_result run_case(capsim_fabric *f, const capsim_scenario *s,
+				   const capsim_coll_req *r, int k)
+{
+	capsim_coll_result out;
+	capsim_diags d = { 0 };
+	if (capsim_collective_run(f, s, r, &out, &d) != 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("case %d: %s over %d ranks fails", k, capsim_coll_names[r->op], r->ranks);
+	}
+	capsim_diags_free(&d);
+	return out;
+}
+
 /* A plan of several phases folds phase by phase: PAT's all-gather and
  * reduce-scatter (log2 n phases, rank i to i + 2^k) over the data-parallel
  * plane of 1 to 64 nodes on 2- and 3-tier fabrics, adaptive, ECMP and
@@ -915,13 +929,7 @@ static void test_fold_phases(void **state)
 			capsim_coll_req r = { .op = op, .bytes = 3e8, .ranks = nodes,
 					      .algo = CAPSIM_ALGO_PAT, .proto = -1,
 					      .fold = fold ? -1 : 0, .seed = (uint64_t)c };
-			capsim_coll_result out;
-			capsim_diags d = { 0 };
-			if (capsim_collective_run(f, plane, &r, &out, &d) != 0) {
-				capsim_diags_print(&d, stderr);
-				fail_msg("case %d: PAT over %d nodes fails", c, nodes);
-			}
-			capsim_diags_free(&d);
+			capsim_coll_result out = run_case(f, plane, &r, c);
 			t[fold] = out.time_s;
 			assert_true(out.busiest_link >= 0);
 			busy[fold] = out.busiest_bytes /
@@ -1003,14 +1011,7 @@ static void test_one_block(void **state)
 			capsim_coll_req r = { .op = ops[o].op, .bytes = 1e8 * (1 + k % 5), .ranks = ranks,
 					      .algo = ops[o].algo, .proto = -1,
 					      .fold = fold ? -1 : 0, .seed = (uint64_t)k };
-			capsim_coll_result out;
-			capsim_diags d = { 0 };
-			if (capsim_collective_run(f, on, &r, &out, &d) != 0) {
-				capsim_diags_print(&d, stderr);
-				fail_msg("case %d: %s over %d ranks fails", k, capsim_coll_names[r.op],
-					 ranks);
-			}
-			capsim_diags_free(&d);
+			capsim_coll_result out = run_case(f, on, &r, k);
 			t[fold] = out.time_s;
 			busy[fold] = out.busiest_link >= 0 ?
 				out.busiest_bytes / capsim_flownet_link_cap(capsim_fabric_net(f),
@@ -1061,13 +1062,7 @@ static void test_alltoall_expected(void **state)
 			capsim_coll_req r = { .op = CAPSIM_COLL_ALLTOALL, .bytes = 1073741824.0,
 					      .ranks = (int)capsim_scenario_gpus(s), .algo = -1,
 					      .proto = -1, .fold = -1, .seed = (uint64_t)k };
-			capsim_coll_result out;
-			capsim_diags d = { 0 };
-			if (capsim_collective_run(f, s, &r, &out, &d) != 0) {
-				capsim_diags_print(&d, stderr);
-				fail_msg("case %d: the all-to-all fails", k);
-			}
-			capsim_diags_free(&d);
+			capsim_coll_result out = run_case(f, s, &r, k);
 			t[approx] = out.time_s;
 			/* the classes are exact where every node sees the fabric
 			 * alike (and no hash decides), an approximation else */
@@ -1124,13 +1119,7 @@ static void test_tree_expected(void **state)
 								      .algo = CAPSIM_ALGO_TREE, .proto = -1,
 								      .no_nccl_caps = !caps, .fold = -1,
 								      .seed = (uint64_t)k };
-						capsim_coll_result out;
-						capsim_diags d = { 0 };
-						if (capsim_collective_run(f, s, &r, &out, &d) != 0) {
-							capsim_diags_print(&d, stderr);
-							fail_msg("case %d: the tree fails", k);
-						}
-						capsim_diags_free(&d);
+						capsim_coll_result out = run_case(f, s, &r, k);
 						t[approx] = out.time_s;
 						if (approx) {
 							assert_true(out.flow_estimate > 1000);
