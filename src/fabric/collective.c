@@ -304,10 +304,26 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 	CAPSIM_ASSERT(channels == c->nch);
 }
 
-/* NCCL's double binary tree between nodes, chains inside them: each tree
- * carries half the channels; every edge moves the data up (reduce) and down
- * (broadcast), pipelined */
-static void tree_flows(phase *ph, const ctx *c, double bytes, int chains)
+/* A flow of a plan from GPU a to GPU b, handed to a sink: built into a
+ * phase (phase_sink), or counted onto the links its route crosses
+ * (census_sink). */
+typedef void (*flow_sink)(void *arg, int a, int b, double bytes, double mult, uint64_t hash);
+
+typedef struct {
+	phase *ph;
+	capsim_fabric *f;
+} phase_arg;
+
+static void phase_sink(void *arg, int a, int b, double bytes, double mult, uint64_t hash)
+{
+	phase_arg *pa = arg;
+	xfer(pa->ph, pa->f, a, b, bytes, mult, hash);
+}
+
+/* NCCL's double binary tree between nodes, chains inside them (chains = 0:
+ * the trees' edges alone): each tree carries half the channels; every edge
+ * moves the data up (reduce) and down (broadcast), pipelined */
+static void tree_edges(const ctx *c, double bytes, int chains, flow_sink emit, void *arg)
 {
 	int per = c->n < c->G ? c->n : c->G;
 	double per_ch = bytes / c->nch / c->eff;
@@ -321,8 +337,8 @@ static void tree_flows(phase *ph, const ctx *c, double bytes, int chains)
 			for (int p = 0; p + 1 < per; p++) {
 				int a = node * c->G + (st + p) % per;
 				int b = node * c->G + (st + p + 1) % per;
-				xfer(ph, c->f, a, b, per_ch, mult, c->seed + (uint64_t)a);
-				xfer(ph, c->f, b, a, per_ch, mult, c->seed + (uint64_t)b);
+				emit(arg, a, b, per_ch, mult, c->seed + (uint64_t)a);
+				emit(arg, b, a, per_ch, mult, c->seed + (uint64_t)b);
 			}
 		/* two binary trees over nodes; tree t takes half the channels:
 		 * tree 0 in heap order, tree 1 mirrored so that leaves of one are
@@ -335,10 +351,16 @@ static void tree_flows(phase *ph, const ctx *c, double bytes, int chains)
 					parent = c->nodes - 1 - parent;
 				}
 				int a = child * c->G + st, b = parent * c->G + st;
-				xfer(ph, c->f, a, b, per_ch / 2, mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
-				xfer(ph, c->f, b, a, per_ch / 2, mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);
+				emit(arg, a, b, per_ch / 2, mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
+				emit(arg, b, a, per_ch / 2, mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);
 			}
 	}
+}
+
+static void tree_flows(phase *ph, const ctx *c, double bytes, int chains)
+{
+	phase_arg pa = { ph, c->f };
+	tree_edges(c, bytes, chains, phase_sink, &pa);
 }
 
 /* NVLink SHARP inside a domain: each GPU pushes its data into the switch,
@@ -373,7 +395,9 @@ static void collnet_flows(phase *ph, const ctx *c, double bytes, int intra_ring)
 	double intra = per > 1 ? bytes * (per - 1) / per : 0.0;
 	int links[MAX_PATH];
 	double lat;
-	for (int node = 0; node < c->nodes; node++) {
+	/* on one block, its nodes' flows alone */
+	int nodes = ph->q.nodes ? ph->q.nodes : c->nodes;
+	for (int node = 0; node < nodes; node++) {
 		for (int p = 0; intra_ring && p < per && per > 1; p++) {
 			int a = node * c->G + p, b = node * c->G + (p + 1) % per;
 			/* reduce-scatter and all-gather inside the node, as a ring */
@@ -1005,13 +1029,14 @@ static void class_flow(class_net *k, int a, int b, uint64_t hash, double bytes, 
  * caps[i] where caps is not NULL; returns the bandwidth time, b the busiest
  * link; the counters of out as for stood_for flows. */
 static double class_run(class_net *k, int nodes, double stood_for, const double *caps,
-			uint64_t *events, uint64_t *flows, size_t *n_fclass, size_t *n_lclass,
-			busiest *b)
+			const double *link_mult, uint64_t *events, uint64_t *flows,
+			size_t *n_fclass, size_t *n_lclass, busiest *b)
 {
 	capsim_flownet *src = capsim_fabric_net(k->f);
 	capsim_flownet *fn = capsim_flownet_create();
 	for (size_t l = 0; l < k->nl; l++)
 		capsim_flownet_add_link(fn, capsim_flownet_link_cap(src, k->first[l]),
+					link_mult ? link_mult[l] :
 					(double)capsim_fabric_class_links(k->f, k->key[l], nodes));
 	uint64_t before = *flows;
 	double t = run_phase(fn, &k->folded, caps, events, flows);
@@ -1083,8 +1108,8 @@ static double run_alltoall_classes(capsim_fabric *f, const ctx *c, double bytes,
 			}
 	/* the classes stand for every ordered pair of ranks once */
 	CAPSIM_ASSERT(pairs_of(&k.folded) == (double)c->n * (c->n - 1));
-	return class_run(&k, nodes, (double)c->n * (c->n - 1), NULL, events, flows, n_fclass,
-			 n_lclass, b);
+	return class_run(&k, nodes, (double)c->n * (c->n - 1), NULL, NULL, events, flows,
+			 n_fclass, n_lclass, b);
 }
 
 /* where node b sits from node a: 0 the same leaf, 1 the same pod, 2 beyond */
@@ -1095,16 +1120,85 @@ static int place_of(int a, int b, int per_leaf, int pod_nodes)
 	return a / pod_nodes == b / pod_nodes ? 1 : 2;
 }
 
-/* NCCL's double binary tree (tree_flows), or NVLS inside the nodes and the
+/* The census of a tree under ECMP or D-mod-K: every edge between nodes
+ * routed (with the hash its flow would draw) and counted, in flows, onto
+ * the switch links it crosses; nothing is simulated. */
+typedef struct {
+	capsim_fabric *f;
+	double *load; /* flows on each link of the fabric */
+} edge_census;
+
+static int switch_kind(capsim_link_kind k)
+{
+	return k == CAPSIM_LINK_LEAF_UP || k == CAPSIM_LINK_SPINE_DOWN ||
+	       k == CAPSIM_LINK_AGG_UP || k == CAPSIM_LINK_CORE_DOWN;
+}
+
+static void census_sink(void *arg, int a, int b, double bytes, double mult, uint64_t hash)
+{
+	edge_census *cs = arg;
+	int links[MAX_PATH];
+	double lat;
+	(void)bytes;
+	size_t n = capsim_fabric_route(cs->f, a, b, hash, links, MAX_PATH, &lat);
+	for (size_t j = 0; j < n && j < MAX_PATH; j++)
+		if (switch_kind(capsim_fabric_link_kind(cs->f, links[j])))
+			cs->load[links[j]] += mult;
+}
+
+/* The multiplicity each class link of k takes under a census of the
+ * trees' edges: a switch link class carrying W flows in k, whose busiest
+ * link carries B of them in the census, stands for W / B links, so that
+ * each carries what the busiest does (other classes: as many links as the
+ * nodes use). */
+static double *census_mult(const ctx *c, class_net *k, int nodes)
+{
+	capsim_fabric *f = c->f;
+	size_t nl = capsim_flownet_n_links(capsim_fabric_net(f));
+	edge_census cs = { f, capsim_xcalloc(nl ? nl : 1, sizeof *cs.load) };
+	tree_edges(c, 1.0, 0, census_sink, &cs);
+	double *busiest_of = capsim_xcalloc(k->nl ? k->nl : 1, sizeof *busiest_of);
+	for (size_t l = 0; l < nl; l++) {
+		if (cs.load[l] <= 0)
+			continue;
+		int32_t v = capsim_hmap_get(&k->seen, (uint64_t)capsim_fabric_link_class(f, (int)l));
+		if (v >= 0 && cs.load[l] > busiest_of[v])
+			busiest_of[v] = cs.load[l];
+	}
+	free(cs.load);
+	double *w = capsim_xcalloc(k->nl ? k->nl : 1, sizeof *w);
+	for (size_t i = 0; i < k->folded.n; i++)
+		for (int j = 0; j < k->folded.v[i].n; j++)
+			w[k->folded.v[i].links[j]] += k->folded.v[i].mult;
+	double *mult = capsim_xmalloc((k->nl ? k->nl : 1) * sizeof *mult);
+	for (size_t l = 0; l < k->nl; l++) {
+		double m = (double)capsim_fabric_class_links(f, k->key[l], nodes);
+		if (switch_kind(capsim_fabric_link_kind(f, k->first[l])) && busiest_of[l] > 0) {
+			double even = w[l] / busiest_of[l];
+			m = even < 1.0 ? 1.0 : even < m ? even : m;
+		}
+		mult[l] = m;
+	}
+	free(w);
+	free(busiest_of);
+	return mult;
+}
+
+/* NCCL's double binary tree (tree_edges), or NVLS inside the nodes and the
  * tree between them (nvls_phase), past the flow limit in classes: the tree's
  * edges counted by where they run (inside a leaf, a pod, beyond), each kind
  * routed once from node 0 and its load spread evenly over the links of each
  * kind in use; the chains inside the nodes, and NVLS's pushes and pulls, by
- * the GPU's local index. An approximation (the tree's loads are not even),
- * said in the result. Returns the bandwidth time. */
+ * the GPU's local index. Under adaptive routing, which balances the uplinks
+ * to within a route, that is the whole approximation; under ECMP and D-mod-K
+ * (census = 1), whose hash or destination piles edges onto some links, each
+ * switch link class is loaded as its busiest link is (census_mult): the
+ * tree's time is its slowest edge's. An approximation either way, said in
+ * the result. Returns the bandwidth time. */
 static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo,
-			       const capsim_coll_req *r, double nccl_bw_s, uint64_t *events,
-			       uint64_t *flows, size_t *n_fclass, size_t *n_lclass, busiest *b)
+			       const capsim_coll_req *r, double nccl_bw_s, int census,
+			       uint64_t *events, uint64_t *flows, size_t *n_fclass,
+			       size_t *n_lclass, busiest *b)
 {
 	double S = r->bytes;
 	int G = c->G, nodes = c->nodes, per_leaf, pod_nodes;
@@ -1158,7 +1252,10 @@ static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo,
 	}
 	/* NCCL's own bandwidth caps each class's flows as each flow's */
 	double *caps = nccl_caps(&k.folded, nccl_bw_s, r, 1);
-	double t = class_run(&k, nodes, stood_for, caps, events, flows, n_fclass, n_lclass, b);
+	double *mult = census ? census_mult(c, &k, nodes) : NULL;
+	double t = class_run(&k, nodes, stood_for, caps, mult, events, flows, n_fclass,
+			     n_lclass, b);
+	free(mult);
 	free(caps);
 	return t;
 }
@@ -1397,19 +1494,12 @@ static const char A2A_EVEN_TEXT[] =
 
 /* Whether a tree (or NVLS and a tree) past the flow limit runs in classes
  * (run_tree_classes): whole nodes filling the leaves in order, one NVLink
- * domain a node, adaptive routing, what may fold. */
-static int tree_in_classes(capsim_fabric *f, const capsim_scenario *s, const capsim_coll_req *r,
-			   const ctx *c, int algo)
+ * domain a node, what may fold. */
+static int tree_in_classes(capsim_fabric *f, const capsim_coll_req *r, const ctx *c, int algo)
 {
-	/* under adaptive routing only: a tree puts few flows on a link, and
-	 * ECMP's hash collisions or D-mod-K's picks by destination make its
-	 * loads uneven (against every flow, the classes were 44% short under
-	 * ECMP at 32 nodes and 9% under D-mod-K on 3 tiers, NCCL's caps on:
-	 * test_tree_expected keeps adaptive routing's) */
 	return (algo == CAPSIM_ALGO_TREE || (algo == CAPSIM_ALGO_NVLS_TREE && c->G > 1)) &&
-	       s->routing == CAPSIM_ROUTING_ADAPTIVE && r->fold != 0 && can_fold(f) &&
-	       c->G == capsim_fabric_gpus_per_node(f) && c->n == c->nodes * c->G &&
-	       capsim_fabric_in_order(f, c->nodes);
+	       r->fold != 0 && can_fold(f) && c->G == capsim_fabric_gpus_per_node(f) &&
+	       c->n == c->nodes * c->G && capsim_fabric_in_order(f, c->nodes);
 }
 
 static const char TREE_EVEN_TEXT[] =
@@ -1417,6 +1507,16 @@ static const char TREE_EVEN_TEXT[] =
 	"they run (inside a leaf, a pod, beyond) and each kind's load is spread evenly over "
 	"the links of that kind in use (a tree's uneven loads not counted); raise the limit "
 	"to route every flow";
+
+/* under ECMP or D-mod-K a tree puts few flows on a link and the hash or the
+ * destination piles some up (spread evenly, the classes were 44% short of
+ * every flow under ECMP at 32 nodes and 9% under D-mod-K on 3 tiers): the
+ * census loads each kind of switch link as its busiest */
+static const char TREE_CENSUS_TEXT[] =
+	"tree: more flows than workload.flow-limit, so the trees' edges are counted by where "
+	"they run (inside a leaf, a pod, beyond), every edge routed and counted but not "
+	"simulated, and each kind of switch link loaded as its busiest link is (a tree "
+	"finishes with its slowest edge); raise the limit to simulate every flow";
 
 /* What a ring or PAT past workload.flow-limit is simulated as under ECMP,
  * whose hash gives every flow a path of its own, so that blocks of nodes
@@ -1504,10 +1604,12 @@ static int nvls_phase(plan *p, const ctx *c, capsim_coll op, int algo, double S,
 }
 
 /* The blocks a plan runs on (On one block, above): rings and PAT, whose
- * flows go from each rank to one a fixed distance on, and a send-recv, on
- * whole nodes of a fabric with translation symmetry, under D-mod-K or
- * adaptive routing (ECMP's hash does not move with the ranks); what may
- * fold (fold != 0, an idle, lossless, contiguous fabric). Zero: none. */
+ * flows go from each rank to one a fixed distance on, a send-recv, the
+ * hierarchical all-reduce (rings inside each node and over the nodes) and
+ * CollNet (inside each node and to its switch), on whole nodes of a fabric
+ * with translation symmetry, under D-mod-K or adaptive routing (ECMP's hash
+ * does not move with the ranks; CollNet's legs take no hash); what may fold
+ * (fold != 0, an idle, lossless, contiguous fabric). Zero: none. */
 static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 			    const capsim_coll_req *r, const ctx *c, int algo, int ecmp)
 {
@@ -1517,9 +1619,14 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 	int ring = algo == CAPSIM_ALGO_RING &&
 		   (r->op == CAPSIM_COLL_ALLREDUCE || r->op == CAPSIM_COLL_ALLGATHER ||
 		    r->op == CAPSIM_COLL_REDUCESCATTER);
+	/* CollNet's flows stay inside each node and on its NICs' legs to the
+	 * switch, which no hash picks */
+	int collnet = algo == CAPSIM_ALGO_COLLNET_DIRECT || algo == CAPSIM_ALGO_COLLNET_CHAIN;
 	int shift = ring || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
-		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV);
-	if (!shift || r->fold == 0 || !can_fold(f) || (s->routing == CAPSIM_ROUTING_ECMP && !ecmp) ||
+		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) ||
+		    algo == CAPSIM_ALGO_HIERARCHICAL || collnet;
+	if (!shift || r->fold == 0 || !can_fold(f) ||
+	    (s->routing == CAPSIM_ROUTING_ECMP && !ecmp && !collnet) ||
 	    c->G != capsim_fabric_gpus_per_node(f) || c->n != c->nodes * c->G)
 		return q;
 	int b = capsim_fabric_translation_block(f, c->nodes,
@@ -1776,9 +1883,10 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	if (p.q.copies)
 		flows /= p.q.copies; /* the first block's */
 	int tree = !a2a && !p.q.copies && flows > s->flow_limit &&
-		   tree_in_classes(f, s, r, &c, ch.algo);
+		   tree_in_classes(f, r, &c, ch.algo);
+	int census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 	if (tree)
-		out->approximation = TREE_EVEN_TEXT;
+		out->approximation = census ? TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
 	if (!a2a && !tree && flows > s->flow_limit) {
 		capsim_diags_add(d, file_of(s), s->fabric_line,
 				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
@@ -1811,9 +1919,9 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->folded = 1;
 	}
 	if (tree) {
-		rn.total = run_tree_classes(f, &c, ch.algo, r, ch.nccl_bw_s, &out->events,
-					    &out->flows, &out->flow_classes, &out->link_classes,
-					    &rn.fb);
+		rn.total = run_tree_classes(f, &c, ch.algo, r, ch.nccl_bw_s, census,
+					    &out->events, &out->flows, &out->flow_classes,
+					    &out->link_classes, &rn.fb);
 		rn.lat_total = ch.lat_s;
 		out->folded = 1;
 	}
