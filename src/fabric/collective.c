@@ -688,6 +688,18 @@ static int can_fold(capsim_fabric *f)
 	       capsim_flownet_active(capsim_fabric_net(f)) == 0;
 }
 
+/* On one block (below), each flow keeps the NIC it came from, so a lossy
+ * fabric's incast is counted as on the whole fabric: the plans run so send
+ * all of a NIC's flows to one node, so the flows that meet on a link of the
+ * first block from two NICs are those that meet on it from two NICs in the
+ * whole (a flow from the last block into the first, standing in as the one
+ * from the first into the second, starts from a NIC whose other flows, if
+ * any, also leave the block). */
+static int can_quotient(capsim_fabric *f)
+{
+	return !capsim_fabric_scattered(f) && capsim_flownet_active(capsim_fabric_net(f)) == 0;
+}
+
 /* a phase in symmetry classes: the links it crosses numbered densely (in
  * the order first crossed), the flows' paths in those numbers, and the
  * colours of both */
@@ -1608,8 +1620,9 @@ static int nvls_phase(plan *p, const ctx *c, capsim_coll op, int algo, double S,
  * hierarchical all-reduce (rings inside each node and over the nodes) and
  * CollNet (inside each node and to its switch), on whole nodes of a fabric
  * with translation symmetry, under D-mod-K or adaptive routing (ECMP's hash
- * does not move with the ranks; CollNet's legs take no hash); what may fold
- * (fold != 0, an idle, lossless, contiguous fabric). Zero: none. */
+ * does not move with the ranks; CollNet's legs take no hash), on an idle,
+ * contiguous fabric, lossy or not (can_quotient), unless fold is 0. Zero:
+ * none. */
 static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 			    const capsim_coll_req *r, const ctx *c, int algo, int ecmp)
 {
@@ -1625,7 +1638,7 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 	int shift = ring || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
 		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) ||
 		    algo == CAPSIM_ALGO_HIERARCHICAL || collnet;
-	if (!shift || r->fold == 0 || !can_fold(f) ||
+	if (!shift || r->fold == 0 || !can_quotient(f) ||
 	    (s->routing == CAPSIM_ROUTING_ECMP && !ecmp && !collnet) ||
 	    c->G != capsim_fabric_gpus_per_node(f) || c->n != c->nodes * c->G)
 		return q;

@@ -980,28 +980,44 @@ static void test_one_block(void **state)
 		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_HIERARCHICAL, 0 },
 		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_COLLNET_DIRECT, 0 },
 	};
-	int ran = 0, ran_extra = 0;
-	for (int k = 0; k < 160; k++) {
-		/* 96 cases of the first six plans, then 64 of the last two */
-		int extra = k >= 96, o = extra ? 6 + k % 2 : k % 6;
-		int d = extra ? (k - 96) / 2 : k; /* the fabric's dimensions */
+	int ran = 0, ran_extra = 0, ran_lossy = 0;
+	for (int k = 0; k < 208; k++) {
+		/* 96 cases of the first six plans, then 64 of the last two, then
+		 * 48 of the first seven on untuned RoCE under D-mod-K, where
+		 * PAT's steps meet at the oversubscribed uplinks from several NICs */
+		int extra = k >= 96 && k < 160, lossy = k >= 160;
+		int o = lossy ? (k - 160) % 7 : extra ? 6 + k % 2 : k % 6;
+		int d = lossy ? 24 + (k - 160) % 24 : extra ? (k - 96) / 2 : k; /* the fabric */
 		int three = d % 2, nodes = nodes_of[d / 2 % 4];
 		const char *rl = rails[d / 8 % 3];
 		if (three && rl[0] == '8')
 			rl = "2"; /* 3 tiers of 8-port switches: 128 ports */
-		capsim_set sets[] = {
+		const char *ov = three ? "1:1" : over[d / 48 % 2];
+		if (lossy && !three) { /* two and four leaves of 24 nodes, 8 uplinks */
+			nodes = 48 * (1 + (k - 160) / 2 % 2);
+			ov = "3:1";
+		}
+		capsim_set sets[10] = {
 			{ "cluster.fabric.routing", routing[d / 24 % 2] },
-			{ "cluster.fabric.oversubscription", three ? "1:1" : over[d / 48 % 2] },
+			{ "cluster.fabric.oversubscription", ov },
 			{ "cluster.fabric.rails", rl },
 			{ "cluster.fabric.tiers", three ? "3" : "2" },
-			{ "cluster.fabric.switch.ports.count", three ? "8" : "32" },
-			{ "workload.parallelism.tp", "8" }, /* a data-parallel plane of a GPU a node */
 		};
-		if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT) /* in place of the plane's tp */
-			sets[5] = (capsim_set){ "cluster.fabric.sharp", "on" };
-		capsim_scenario *s = scenario(nodes, "fat-tree", sets,
-					      ops[o].plane || ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT ?
-						      6 : 5);
+		size_t n_sets = 4;
+		if (lossy) { /* an Ethernet switch first, then its ports */
+			sets[n_sets++] = (capsim_set){ "cluster.fabric.switch.ref", "sn5600" };
+			sets[n_sets++] = (capsim_set){ "cluster.nic.ref", "cx7-400gbe" };
+		}
+		sets[n_sets++] = (capsim_set){ "cluster.fabric.switch.ports.count", three ? "8" : "32" };
+		if (ops[o].plane) /* a data-parallel plane of a GPU a node */
+			sets[n_sets++] = (capsim_set){ "workload.parallelism.tp", "8" };
+		if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT)
+			sets[n_sets++] = (capsim_set){ "cluster.fabric.sharp", "on" };
+		if (lossy) {
+			sets[n_sets++] = (capsim_set){ "cluster.fabric.transport", "roce" };
+			sets[n_sets++] = (capsim_set){ "cluster.fabric.congestion-control", "untuned" };
+		}
+		capsim_scenario *s = scenario(nodes, "fat-tree", sets, n_sets);
 		capsim_scenario *on = s, *plane = NULL;
 		if (ops[o].plane) {
 			plane = malloc(sizeof *plane);
@@ -1037,15 +1053,19 @@ static void test_one_block(void **state)
 				 "on %d blocks %.17g s busy %.17g s, every flow %.17g s busy %.17g s",
 				 k, capsim_coll_names[ops[o].op],
 				 capsim_collective_algo_name(ops[o].algo), ranks, nodes, three ? "3" : "2",
-				 routing[d / 24 % 2], three ? "1:1" : over[d / 48 % 2], rl, blocks, t[1],
+				 lossy ? "untuned RoCE" : routing[d / 24 % 2],
+				 ov, rl, blocks, t[1],
 				 busy[1], t[0], busy[0]);
 		ran_extra += extra && blocks >= 2;
+		ran_lossy += lossy && blocks >= 2;
 		free(plane);
 		free(s);
 	}
-	/* most cases ran on one block, of the hierarchical and CollNet too */
-	assert_true(ran >= 100);
+	/* most cases ran on one block, of the hierarchical and CollNet too,
+	 * and on a lossy fabric */
+	assert_true(ran >= 130);
 	assert_true(ran_extra >= 40);
+	assert_true(ran_lossy >= 30);
 }
 
 /* Past the flow limit, an all-to-all whose classes are not exact (ECMP,
