@@ -13,7 +13,7 @@
 #include "mix.h"
 #include "xalloc.h"
 
-#define MAX_PATH 24
+#define MAX_PATH 16 /* the longest route, and a flowspec of 88 bytes */
 _Static_assert(MAX_PATH >= CAPSIM_FABRIC_ROUTE_MAX, "a flow holds the longest route");
 /* below this many flows a phase is not worth the refinement (and its
  * classes are few anyway) */
@@ -142,6 +142,8 @@ typedef struct {
 	size_t n, cap;
 	double lat_s;
 	quotient q; /* the plan's */
+	size_t path_total; /* links over every path, for folding */
+	int top_link;      /* the highest link id a path crosses, or -1 */
 } phase;
 
 typedef struct {
@@ -160,6 +162,7 @@ static phase *new_phase(plan *p, double lat_s)
 	memset(ph, 0, sizeof *ph);
 	ph->lat_s = lat_s;
 	ph->q = p->q;
+	ph->top_link = -1;
 	return ph;
 }
 
@@ -181,6 +184,15 @@ static flowspec *new_flow(phase *ph)
 	return fs;
 }
 
+/* a flow's path is complete: what folding needs of the phase's paths */
+static void note_path(phase *ph, const flowspec *fs)
+{
+	ph->path_total += (size_t)fs->n;
+	for (int j = 0; j < fs->n; j++)
+		if (fs->links[j] > ph->top_link)
+			ph->top_link = fs->links[j];
+}
+
 /* a GPU-to-GPU transfer, routed now (adaptive routing sees earlier flows of
  * the phase only once they run, so it balances by hash order here too) */
 static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
@@ -200,6 +212,7 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	fs->origin = capsim_fabric_origin(f, fs->links, (size_t)fs->n);
 	fs->bytes = bytes;
 	fs->mult = mult;
+	note_path(ph, fs);
 }
 
 static void path_flow(phase *ph, const int *links, int n, double bytes,
@@ -212,6 +225,7 @@ static void path_flow(phase *ph, const int *links, int n, double bytes,
 	fs->origin = -1;
 	fs->bytes = bytes;
 	fs->mult = mult;
+	note_path(ph, fs);
 }
 
 /* ---- algorithms -------------------------------------------------------------- */
@@ -233,10 +247,10 @@ typedef struct {
 static int channel_start(const ctx *c, int ch)
 {
 	int r = ch % c->rails;
-	for (int g = 0; g < c->G; g++)
-		if (g * c->rails / c->G == r)
-			return g;
-	return 0;
+	/* the least g with floor(g rails / G) = r: ceil(r G / rails), if its
+	 * floor is r (no GPU sits on the rail otherwise) */
+	long g = ((long)r * c->G + c->rails - 1) / c->rails;
+	return g < c->G && g * c->rails / c->G == r ? (int)g : 0;
 }
 
 /* The ranks of a request as NCCL groups them: by node, or by NVLink domain
@@ -669,11 +683,24 @@ static size_t densify(const uint64_t *h, size_t n, int *colour, capsim_hmap *see
 {
 	capsim_hmap_clear(seen);
 	int32_t c = 0;
+	/* the last few hashes met, by their low bits: flows and links come
+	 * in runs of alike ones (a ring's edges inside a leaf, a leaf's
+	 * links), which skip the table */
+	uint64_t recent[16];
+	int32_t recent_c[16];
+	memset(recent_c, 0xff, sizeof recent_c);
 	for (size_t i = 0; i < n; i++) {
+		unsigned r = (unsigned)(h[i] & 15);
+		if (recent_c[r] >= 0 && recent[r] == h[i]) {
+			colour[i] = recent_c[r];
+			continue;
+		}
 		int32_t v = capsim_hmap_get_or_put(seen, h[i], c);
 		if (v == c)
 			c++;
 		colour[i] = v;
+		recent[r] = h[i];
+		recent_c[r] = v;
 	}
 	return (size_t)c;
 }
@@ -723,28 +750,27 @@ static void classes_free(classes *k)
 
 /* number the links of ph's paths densely: by a direct table when the ids
  * span little more than the paths hold (a whole-cluster collective), else
- * by hash (a small group on a large fabric) */
-static void number_links(const phase *ph, classes *k)
+ * by hash (a small group on a large fabric); and, in the same pass over
+ * the flows, what each flow is apart from its path (size, cap,
+ * multiplicity) into fbase */
+static void number_links(const phase *ph, const double *caps, classes *k, uint64_t *fbase)
 {
-	size_t total = 0;
-	int top = -1;
-	for (size_t i = 0; i < ph->n; i++) {
-		total += (size_t)ph->v[i].n;
-		for (int j = 0; j < ph->v[i].n; j++)
-			if (ph->v[i].links[j] > top)
-				top = ph->v[i].links[j];
-	}
+	size_t total = ph->path_total;
+	int top = ph->top_link;
 	k->off = capsim_xmalloc((ph->n + 1) * sizeof *k->off);
 	k->idx = capsim_xmalloc((total ? total : 1) * sizeof *k->idx);
 	int *direct = NULL;
 	capsim_hmap seen = { 0 };
-	if ((size_t)top + 1 <= 4 * total + 1024)
-		direct = capsim_xcalloc((size_t)top + 1, sizeof *direct); /* number + 1 */
+	if ((size_t)(top + 1) <= 4 * total + 1024)
+		direct = capsim_xcalloc((size_t)top + 2, sizeof *direct); /* number + 1 */
 	size_t cap = 0, at = 0;
 	for (size_t i = 0; i < ph->n; i++) {
+		const flowspec *fs = &ph->v[i];
+		fbase[i] = hash_double(fs->bytes) ^ capsim_mix64(hash_double(caps ? caps[i] : 0.0)) ^
+			   capsim_mix64(hash_double(fs->mult) + 7);
 		k->off[i] = (int)at;
-		for (int j = 0; j < ph->v[i].n; j++) {
-			int l = ph->v[i].links[j];
+		for (int j = 0; j < fs->n; j++) {
+			int l = fs->links[j];
 			int v;
 			if (direct) {
 				if (!direct[l])
@@ -763,6 +789,8 @@ static void number_links(const phase *ph, classes *k)
 			k->idx[at++] = v;
 		}
 	}
+	/* the phase's tally of its paths is whole */
+	CAPSIM_ASSERT(at == total);
 	k->off[ph->n] = (int)at;
 	k->nf = ph->n;
 	free(direct);
@@ -777,21 +805,17 @@ static int fold_classes(capsim_fabric *f, const phase *ph, const double *caps,
 {
 	capsim_flownet *src = capsim_fabric_net(f);
 	memset(k, 0, sizeof *k);
-	number_links(ph, k);
+	uint64_t *fbase = capsim_xmalloc((ph->n ? ph->n : 1) * sizeof *fbase);
+	number_links(ph, caps, k, fbase);
 	size_t nl = k->nl, nf = k->nf;
 	capsim_hmap colours = { 0 };
 	uint64_t *lh = capsim_xmalloc((nl ? nl : 1) * sizeof *lh);
 	uint64_t *fh = capsim_xmalloc((nf ? nf : 1) * sizeof *fh);
-	uint64_t *fbase = capsim_xmalloc((nf ? nf : 1) * sizeof *fbase);
 	k->lcol = capsim_xcalloc(nl ? nl : 1, sizeof *k->lcol);
 	k->fcol = capsim_xcalloc(nf ? nf : 1, sizeof *k->fcol);
 	for (size_t l = 0; l < nl; l++)
 		lh[l] = capsim_mix64((uint64_t)capsim_fabric_link_kind(f, k->phys[l]) * 0x9e3779b97f4a7c15ULL ^
 				     hash_double(capsim_flownet_link_cap(src, k->phys[l])));
-	/* what a flow is apart from its path: size, cap, multiplicity */
-	for (size_t i = 0; i < nf; i++)
-		fbase[i] = hash_double(ph->v[i].bytes) ^ capsim_mix64(hash_double(caps ? caps[i] : 0.0)) ^
-			   capsim_mix64(hash_double(ph->v[i].mult) + 7);
 	int rc = 0;
 	k->nlc = densify(lh, nl, k->lcol, &colours);
 	for (int round = 0; round < 32; round++) {
