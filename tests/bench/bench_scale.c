@@ -204,6 +204,7 @@ static size_t shipped(char ***names)
 typedef struct {
 	int gpn, domain_nodes, nodes, dp;
 	int switched; /* the scenario names a switch (else the bench's is qm9700) */
+	int rails;    /* the rails its fabric gives a node */
 	double gb;
 } base_size;
 
@@ -224,6 +225,7 @@ static int base_of(const char *file, base_size *b)
 		b->domain_nodes = s->node.domain_gpus > s->node.gpus ?
 					  s->node.domain_gpus / s->node.gpus : 1;
 		b->switched = s->switch_ref[0] != '\0';
+		b->rails = s->rails ? s->rails : s->node.nics;
 		b->nodes = r.nodes;
 		b->dp = r.dp;
 		b->gb = r.global_batch;
@@ -274,6 +276,14 @@ static void scenarios_at_scale(int repeats)
 			if (!b.switched) /* the switch first, then its ports */
 				c.sets[5] = (capsim_set){ "cluster.fabric.switch.ref", "qm9700" },
 				c.sets[6] = (capsim_set){ "cluster.fabric.switch.ports.count", "128" };
+			/* a node cut down to fewer GPUs than rails (one GPU of a
+			 * DGX) takes a rail a GPU: 131,072 such nodes of 8 rails
+			 * would need twice the ports 3 tiers of 128 give */
+			char v_rails[16];
+			if (b.rails > b.gpn) {
+				snprintf(v_rails, sizeof v_rails, "%d", b.gpn);
+				c.sets[c.n_sets++] = (capsim_set){ "cluster.fabric.rails", v_rails };
+			}
 			run_case(&c, repeats);
 		}
 		free(names[i]);

@@ -1,7 +1,10 @@
 #!/bin/sh
-# doclines.sh [--long] BUILD [DOC...] - run every line of every fenced ```sh block
-# of the documents (default: README.md and docs/*.md) as a reader would, and
-# check it.
+# doclines.sh [--long] [--show] BUILD [DOC...] - run every line of every fenced
+# ```sh block of the documents (default: README.md and docs/*.md) as a reader
+# would, and check it. --show also prints, under each command that ran as
+# documented, the heading it sits under and all it printed (with --long, on
+# docs/performance.md: every figure the page records, measured again here;
+# tests/bench/figures.sh).
 #
 # BUILD is the build directory whose capsim the documents run as build/capsim
 # (the README's build). For each document, in the order its lines appear:
@@ -32,11 +35,12 @@
 # one fails, 2 for bad usage.
 set -u
 usage() {
-	echo "usage: sh tests/scripts/doclines.sh [--long] BUILD [DOC...]" >&2
+	echo "usage: sh tests/scripts/doclines.sh [--long] [--show] BUILD [DOC...]" >&2
 	exit 2
 }
-long=0
+long=0 show=0
 [ "${1:-}" = --long ] && { long=1; shift; }
+[ "${1:-}" = --show ] && { show=1; shift; }
 [ $# -ge 1 ] || usage
 build=$1
 shift
@@ -59,6 +63,8 @@ extract() {
 		k++
 		printf "%s", cmd > (dir "/" k)
 		close(dir "/" k)
+		printf "%s\n", heading > (dir "/" k ".head")
+		close(dir "/" k ".head")
 		last = cmd
 		sub(/\n$/, "", last)
 		sub(/.*\n/, "", last)
@@ -98,6 +104,7 @@ extract() {
 		}
 		next
 	}
+	!inblock && /^#+ / { heading = $0 }
 	!inblock && /^<!-- expect-exit:/ { printf "0\t%d\tbad\texpect-exit\n", NR }
 	!inblock { next }
 	first == "" && $0 !~ /^[ \t]*$/ { first = $0 }
@@ -234,7 +241,12 @@ judge() {
 		why=$(verdict "$k" "$want")
 		if [ -z "$why" ]; then
 			took=$(awk -v k="$k" '$1 == k { printf "%.1f s", $3 - $4 }' "$tmp/out/status")
+			if [ "$show" = 1 ] && ! cmp -s "$tmp/cmd/$k.head" "$tmp/shown.head" 2>/dev/null; then
+				printf '\n%s\n' "$(cat "$tmp/cmd/$k.head")"
+				cp "$tmp/cmd/$k.head" "$tmp/shown.head"
+			fi
 			printf '%s\n' "ok $rel:$at ($took): $(show "$k")"
+			[ "$show" = 1 ] && sed 's/^/    | /' "$tmp/out/$k"
 			ran=$((ran + 1))
 		else
 			printf '%s\n' "FAIL $rel:$at: $(sed 's/^[ \t]*//' "$tmp/cmd/$k" | tr '\n' ' ')"
