@@ -111,7 +111,13 @@ static void insert(capsim_calq *q, capsim_qent e)
 	capsim_calbucket *bk = &q->b[bi];
 	if (bk->lo == bk->hi)
 		bk->lo = bk->hi = 0;
-	uint32_t p = place_in(bk, &e);
+	key128 back = (key128)bk->back_t << 64 | bk->back_k2;
+	/* mostly the latest of its bucket: then the array's back is not read */
+	uint32_t p = bk->lo == bk->hi || key(&e) > back ? bk->hi : place_in(bk, &e);
+	if (p == bk->hi) {
+		bk->back_t = biased(e.t);
+		bk->back_k2 = e.k2;
+	}
 	if (p == bk->lo && bk->lo > 0) {
 		place(q, bi, --bk->lo, e);
 		return;
@@ -130,9 +136,11 @@ static void insert(capsim_calq *q, capsim_qent e)
 	}
 	bk->hi++;
 	place(q, bi, p, e);
-	/* the bucket stays sorted by (t, k2) around the new entry */
+	/* the bucket stays sorted by (t, k2) around the new entry, and its
+	 * back key bounds it */
 	CAPSIM_ASSERT((p == bk->lo || !before(&e, &bk->a[p - 1])) &&
-		      (p + 1 == bk->hi || !before(&bk->a[p + 1], &e)));
+		      (p + 1 == bk->hi || !before(&bk->a[p + 1], &e)) &&
+		      key(&bk->a[bk->hi - 1]) <= ((key128)bk->back_t << 64 | bk->back_k2));
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -218,8 +226,9 @@ static void rebuild(capsim_calq *q)
 	q->n_built = q->n;
 }
 
-void capsim_calq_push(capsim_calq *q, capsim_qent e)
+void capsim_calq_push_fields(capsim_calq *q, int64_t t, uint64_t k2, uint32_t ev)
 {
+	capsim_qent e = { .t = t, .k2 = k2, .ev = ev };
 	if (e.ev >= q->loc_cap) {
 		size_t cap = q->loc_cap ? q->loc_cap : 64;
 		while (cap <= e.ev)

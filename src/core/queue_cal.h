@@ -31,6 +31,10 @@
 typedef struct capsim_calbucket {
 	capsim_qent *a;      /* a[lo..hi) sorted; tombstones have ev CAL_DEAD */
 	uint32_t lo, hi, cap; /* a[lo] is live whenever lo < hi */
+	/* no entry of a[lo..hi) is later than (back_t, back_k2), t biased:
+	 * a push later than it appends without reading the array, whose
+	 * back is cold in a large queue */
+	uint64_t back_t, back_k2;
 } capsim_calbucket;
 
 typedef struct capsim_calq {
@@ -49,8 +53,15 @@ typedef struct capsim_calq {
 
 void capsim_calq_init(capsim_calq *q);
 void capsim_calq_free(capsim_calq *q);
-/* Insert e (its event must not be queued already, ev < UINT32_MAX). */
-void capsim_calq_push(capsim_calq *q, capsim_qent e);
+/* Insert the entry (t, k2, ev) (its event must not be queued already,
+ * ev < UINT32_MAX). The fields go in registers: a 24-byte entry passed by
+ * value is written to the stack in halves and read back whole, which
+ * store forwarding cannot serve. */
+void capsim_calq_push_fields(capsim_calq *q, int64_t t, uint64_t k2, uint32_t ev);
+static inline void capsim_calq_push(capsim_calq *q, capsim_qent e)
+{
+	capsim_calq_push_fields(q, e.t, e.k2, e.ev);
+}
 /* The least entry, or NULL when empty; valid until the next change. The
  * least entry's bucket is most often known already (min_b): that case is
  * answered inline, the search for it by capsim_calq_peek_slow. */
