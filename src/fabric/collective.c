@@ -384,7 +384,9 @@ static int nvls_flows(phase *ph, const ctx *c, capsim_fabric *f, double bytes)
 {
 	int links[MAX_PATH];
 	double lat;
-	for (int g = 0; g < c->n; g++) {
+	/* on one block, its GPUs' flows alone */
+	int n = ph->q.gpus ? ph->q.gpus : c->n;
+	for (int g = 0; g < n; g++) {
 		/* a same-domain route is [up(g), down(peer)]: keep one end */
 		int peer = (g % c->G) ? g - 1 : g + 1;
 		if (peer >= c->n)
@@ -1641,10 +1643,11 @@ static int nvls_phase(plan *p, const ctx *c, capsim_coll op, int algo, double S,
 
 /* The blocks a plan runs on (On one block, above): rings and PAT, whose
  * flows go from each rank to one a fixed distance on, a send-recv, the
- * hierarchical all-reduce (rings inside each node and over the nodes) and
- * CollNet (inside each node and to its switch), on whole nodes of a fabric
- * with translation symmetry, under D-mod-K or adaptive routing (ECMP's hash
- * does not move with the ranks; CollNet's legs take no hash), on an idle,
+ * hierarchical all-reduce (rings inside each node and over the nodes),
+ * CollNet and NVLS between nodes (inside each node and to its switch), on
+ * whole nodes of a fabric with translation symmetry, under D-mod-K or
+ * adaptive routing (ECMP's hash does not move with the ranks; CollNet's and
+ * NVLS's legs take no hash), on an idle,
  * contiguous fabric, lossy or not (can_quotient), unless fold is 0. Zero:
  * none. */
 static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
@@ -1656,14 +1659,15 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 	int ring = algo == CAPSIM_ALGO_RING &&
 		   (r->op == CAPSIM_COLL_ALLREDUCE || r->op == CAPSIM_COLL_ALLGATHER ||
 		    r->op == CAPSIM_COLL_REDUCESCATTER);
-	/* CollNet's flows stay inside each node and on its NICs' legs to the
-	 * switch, which no hash picks */
-	int collnet = algo == CAPSIM_ALGO_COLLNET_DIRECT || algo == CAPSIM_ALGO_COLLNET_CHAIN;
+	/* CollNet's flows, and NVLS's between nodes (SHARP), stay inside each
+	 * node and on its NICs' legs to the switch, which no hash picks */
+	int local = algo == CAPSIM_ALGO_COLLNET_DIRECT || algo == CAPSIM_ALGO_COLLNET_CHAIN ||
+		    algo == CAPSIM_ALGO_NVLS;
 	int shift = ring || (algo == CAPSIM_ALGO_PAT && c->G == 1) ||
 		    (algo == CAPSIM_ALGO_P2P && r->op == CAPSIM_COLL_SENDRECV) ||
-		    algo == CAPSIM_ALGO_HIERARCHICAL || collnet;
+		    algo == CAPSIM_ALGO_HIERARCHICAL || local;
 	if (!shift || r->fold == 0 || !can_quotient(f) ||
-	    (s->routing == CAPSIM_ROUTING_ECMP && !ecmp && !collnet) ||
+	    (s->routing == CAPSIM_ROUTING_ECMP && !ecmp && !local) ||
 	    c->G != capsim_fabric_gpus_per_node(f) || c->n != c->nodes * c->G)
 		return q;
 	int b = capsim_fabric_translation_block(f, c->nodes,

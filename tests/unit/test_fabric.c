@@ -956,8 +956,8 @@ static void test_fold_phases(void **state)
 	assert_true(folded >= 8);
 }
 
-/* A ring, PAT, send-recv, hierarchical all-reduce or CollNet on whole
- * blocks of alike nodes runs on the first block alone (collective.c, "On
+/* A ring, PAT, send-recv, hierarchical all-reduce, CollNet or NVLS on
+ * whole blocks of alike nodes runs on the first block alone (collective.c, "On
  * one block"): 2 tiers of 32-port and 3 tiers of 8-port switches (pods of
  * 16 nodes), 1:1 and 3:1, 1, 2 and 8 rails, adaptive and D-mod-K, 16 to 64
  * nodes (PAT on the data-parallel plane of one GPU a node): the first
@@ -979,22 +979,25 @@ static void test_one_block(void **state)
 		{ CAPSIM_COLL_REDUCESCATTER, CAPSIM_ALGO_PAT, 1 },
 		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_HIERARCHICAL, 0 },
 		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_COLLNET_DIRECT, 0 },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_NVLS, 0 },
 	};
 	int ran = 0, ran_extra = 0, ran_lossy = 0;
-	for (int k = 0; k < 208; k++) {
-		/* 96 cases of the first six plans, then 64 of the last two, then
-		 * 48 of the first seven on untuned RoCE under D-mod-K, where
+	for (int k = 0; k < 240; k++) {
+		/* 96 cases of the first six plans, then 96 of the last three,
+		 * then 48 of the first seven on untuned RoCE under D-mod-K, where
 		 * PAT's steps meet at the oversubscribed uplinks from several NICs */
-		int extra = k >= 96 && k < 160, lossy = k >= 160;
-		int o = lossy ? (k - 160) % 7 : extra ? 6 + k % 2 : k % 6;
-		int d = lossy ? 24 + (k - 160) % 24 : extra ? (k - 96) / 2 : k; /* the fabric */
+		int extra = k >= 96 && k < 192, lossy = k >= 192;
+		int o = lossy ? (k - 192) % 7 : extra ? 6 + k % 3 : k % 6;
+		int d = lossy ? 24 + (k - 192) % 24 : extra ? (k - 96) / 3 : k; /* the fabric */
 		int three = d % 2, nodes = nodes_of[d / 2 % 4];
 		const char *rl = rails[d / 8 % 3];
 		if (three && rl[0] == '8')
 			rl = "2"; /* 3 tiers of 8-port switches: 128 ports */
+		if (ops[o].algo == CAPSIM_ALGO_NVLS && rl[0] == '1')
+			rl = "2"; /* NCCL's NVLS between nodes takes two NICs or more */
 		const char *ov = three ? "1:1" : over[d / 48 % 2];
 		if (lossy && !three) { /* two and four leaves of 24 nodes, 8 uplinks */
-			nodes = 48 * (1 + (k - 160) / 2 % 2);
+			nodes = 48 * (1 + (k - 192) / 2 % 2);
 			ov = "3:1";
 		}
 		capsim_set sets[10] = {
@@ -1011,7 +1014,7 @@ static void test_one_block(void **state)
 		sets[n_sets++] = (capsim_set){ "cluster.fabric.switch.ports.count", three ? "8" : "32" };
 		if (ops[o].plane) /* a data-parallel plane of a GPU a node */
 			sets[n_sets++] = (capsim_set){ "workload.parallelism.tp", "8" };
-		if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT)
+		if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT || ops[o].algo == CAPSIM_ALGO_NVLS)
 			sets[n_sets++] = (capsim_set){ "cluster.fabric.sharp", "on" };
 		if (lossy) {
 			sets[n_sets++] = (capsim_set){ "cluster.fabric.transport", "roce" };
@@ -1061,10 +1064,10 @@ static void test_one_block(void **state)
 		free(plane);
 		free(s);
 	}
-	/* most cases ran on one block, of the hierarchical and CollNet too,
-	 * and on a lossy fabric */
-	assert_true(ran >= 130);
-	assert_true(ran_extra >= 40);
+	/* most cases ran on one block, of the hierarchical, CollNet and NVLS
+	 * too, and on a lossy fabric */
+	assert_true(ran >= 150);
+	assert_true(ran_extra >= 60);
 	assert_true(ran_lossy >= 30);
 }
 
