@@ -590,6 +590,8 @@ typedef struct {
 	int *ids;
 	double *bytes0;
 	size_t n, left;
+	double work, budget; /* flow-events so far, and the most allowed (0: any) */
+	int over;            /* stopped for passing budget */
 } driver;
 
 static void schedule_next(driver *dr)
@@ -606,6 +608,14 @@ static void on_completion(capsim_sim *sim, const capsim_event *ev, void *arg)
 {
 	(void)ev;
 	driver *dr = arg;
+	/* each end advances and re-solves the flows still running: the run's
+	 * work is their sum over its events */
+	dr->work += (double)dr->left;
+	if (dr->budget > 0 && dr->work > dr->budget) {
+		dr->over = 1;
+		capsim_sim_stop(sim);
+		return;
+	}
 	capsim_time_ns now = capsim_sim_now(sim);
 	capsim_flownet_advance(dr->net, (double)(now - dr->last) * 1e-9);
 	dr->last = now;
@@ -627,11 +637,14 @@ static void on_completion(capsim_sim *sim, const capsim_event *ev, void *arg)
 }
 
 /* Run one phase; returns its bandwidth time in seconds. caps: per-flow rate
- * caps (bytes/s) or NULL. */
-static double run_phase(capsim_flownet *net, const phase *ph,
-			const double *caps, uint64_t *events, uint64_t *flows)
+ * caps (bytes/s) or NULL. budget: the most flow-events the run may take
+ * (work_budget; 0: any), past which it stops, *over set (over may be NULL
+ * when budget is 0). */
+static double run_phase_within(capsim_flownet *net, const phase *ph, const double *caps,
+			       uint64_t *events, uint64_t *flows, double budget, int *over)
 {
 	driver dr = { 0 };
+	dr.budget = budget;
 	dr.sim = capsim_sim_create();
 	dr.net = net;
 	dr.kind = capsim_sim_add_kind(dr.sim, on_completion, &dr);
@@ -651,14 +664,25 @@ static double run_phase(capsim_flownet *net, const phase *ph,
 	schedule_next(&dr);
 	*events += capsim_sim_run(dr.sim, CAPSIM_TIME_NEVER);
 	double t = (double)capsim_sim_now(dr.sim) * 1e-9;
-	/* a flow with no rate (a zero-capacity link) never finishes: stop it */
+	/* a flow with no rate (a zero-capacity link) never finishes, nor do
+	 * those of a run stopped for its work: stop them, solving once */
+	capsim_flownet_hold(net, 1);
 	for (size_t i = 0; i < dr.n; i++)
 		if (dr.ids[i] >= 0)
 			capsim_flownet_stop(net, dr.ids[i]);
+	capsim_flownet_hold(net, 0);
 	free(dr.ids);
 	free(dr.bytes0);
 	capsim_sim_destroy(dr.sim);
+	if (over)
+		*over = dr.over;
 	return t;
+}
+
+static double run_phase(capsim_flownet *net, const phase *ph, const double *caps,
+			uint64_t *events, uint64_t *flows)
+{
+	return run_phase_within(net, ph, caps, events, flows, 0.0, NULL);
 }
 
 /* ---- folding into symmetry classes ------------------------------------------ */
@@ -903,10 +927,12 @@ static int same_bytes(const phase *a, const phase *b)
 
 /* Run ph folded by k; returns its bandwidth time. b gets the busiest link,
  * and link_bytes (k->nl, or NULL) what each of the phase's links carried,
- * in k's dense numbering. */
+ * in k's dense numbering; budget and over as for run_phase_within, in
+ * flow-events of the classes. */
 static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 			  const classes *k, uint64_t *events, uint64_t *flows,
-			  size_t *n_fclass, size_t *n_lclass, busiest *b, double *link_bytes)
+			  size_t *n_fclass, size_t *n_lclass, busiest *b, double *link_bytes,
+			  double budget, int *over)
 {
 	capsim_flownet *src = capsim_fabric_net(f);
 	size_t nlc = k->nlc, nfc = k->nfc;
@@ -942,7 +968,7 @@ static double run_classes(capsim_fabric *f, const phase *ph, const double *caps,
 	}
 	CAPSIM_ASSERT(folded.n == nfc && same_bytes(&folded, ph));
 	uint64_t before = *flows;
-	double t = run_phase(fn, &folded, caps ? fcaps : NULL, events, flows);
+	double t = run_phase_within(fn, &folded, caps ? fcaps : NULL, events, flows, budget, over);
 	*flows = before + ph->n;
 	*n_fclass += folded.n;
 	if (nlc > *n_lclass)
@@ -1556,6 +1582,27 @@ static const char TREE_CENSUS_TEXT[] =
 	"simulated, and each kind of switch link loaded as its busiest link is (a tree "
 	"finishes with its slowest edge); raise the limit to simulate every flow";
 
+/* The work a collective's flow-by-flow run may take: flow-events (each end
+ * of a flow advances and re-solves the flows still running) per flow of
+ * workload.flow-limit. Under ECMP a tree's flows end apart, hundreds of
+ * ends at 8,192 nodes, so its work grows as the square of its flows (16,384
+ * nodes: 64 s); a run of a few ends a flow stays well inside. */
+#define WORK_PER_FLOW 2.0
+
+/* What a tree whose flow-by-flow run passed that work is simulated as. */
+static const char TREE_WORK_CENSUS_TEXT[] =
+	"tree: its flow-by-flow run passed the work workload.flow-limit allows (its flows "
+	"end apart, each end re-solving the rest), so the trees' edges are counted by where "
+	"they run (inside a leaf, a pod, beyond), every edge routed and counted but not "
+	"simulated, and each kind of switch link loaded as its busiest link is (a tree "
+	"finishes with its slowest edge); raise the limit to simulate every flow";
+static const char TREE_WORK_EVEN_TEXT[] =
+	"tree: its flow-by-flow run passed the work workload.flow-limit allows (its flows "
+	"end apart, each end re-solving the rest), so the trees' edges are counted by where "
+	"they run (inside a leaf, a pod, beyond) and each kind's load is spread evenly over "
+	"the links of that kind in use (a tree's uneven loads not counted); raise the limit "
+	"to simulate every flow";
+
 /* What a ring or PAT past workload.flow-limit is simulated as under ECMP,
  * whose hash gives every flow a path of its own, so that blocks of nodes
  * are not alike: said in the result. */
@@ -1728,6 +1775,7 @@ static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const cap
 typedef struct {
 	double total, lat_total;
 	int folded; /* phases run folded */
+	int over;   /* a phase passed the work budget: the run stopped there */
 	busiest fb;
 } ran;
 
@@ -1813,12 +1861,12 @@ static void tally_add(link_tally *t, const classes *k, const double *link_bytes)
 /* Run one phase folded by k; its bytes onto the tally where there is one
  * (a plan of several phases), else its busiest link into rn->fb. */
 static void run_folded(capsim_fabric *f, const phase *ph, const double *caps, const classes *k,
-		       link_tally *t, capsim_coll_result *out, ran *rn)
+		       double budget, link_tally *t, capsim_coll_result *out, ran *rn)
 {
 	double *lb = t->used ? capsim_xcalloc(k->nl ? k->nl : 1, sizeof *lb) : NULL;
 	busiest fb = { -1, 0.0 };
 	rn->total += run_classes(f, ph, caps, k, &out->events, &out->flows, &out->flow_classes,
-				 &out->link_classes, &fb, lb);
+				 &out->link_classes, &fb, lb, budget, &rn->over);
 	if (lb)
 		tally_add(t, k, lb);
 	else
@@ -1830,24 +1878,26 @@ static void run_folded(capsim_fabric *f, const phase *ph, const double *caps, co
  * (fold_phase). The tally is kept for a plan of several phases and for an
  * unfolded one. Adds to the counters of out. */
 static void run_plan(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
-		     const choice *ch, link_tally *t, capsim_coll_result *out, ran *rn)
+		     const choice *ch, double budget, link_tally *t, capsim_coll_result *out,
+		     ran *rn)
 {
 	capsim_flownet *net = capsim_fabric_net(f);
 	if (p->n > 1)
 		tally_init(t, p, net);
-	for (size_t j = 0; j < p->n; j++) {
+	for (size_t j = 0; j < p->n && !rn->over; j++) {
 		const phase *ph = &p->ph[j];
 		double *caps = nccl_caps(ph, ch->nccl_bw_s, r, p->n);
 		classes k;
 		if (fold_phase(f, ph, caps, r, &k)) {
 			CAPSIM_ASSERT(k.nf == ph->n && k.nfc <= k.nf && k.nlc <= k.nl);
-			run_folded(f, ph, caps, &k, t, out, rn);
+			run_folded(f, ph, caps, &k, budget, t, out, rn);
 			classes_free(&k);
 			rn->folded++;
 		} else {
 			if (!t->used)
 				tally_init(t, p, net);
-			rn->total += run_phase(net, ph, caps, &out->events, &out->flows);
+			rn->total += run_phase_within(net, ph, caps, &out->events, &out->flows,
+						      budget, &rn->over);
 		}
 		rn->lat_total += ph->lat_s;
 		free(caps);
@@ -1945,8 +1995,20 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 
 	capsim_flownet *net = capsim_fabric_net(f);
 	link_tally t = { 0 };
-	ran rn = { 0.0, 0.0, 0, { -1, 0.0 } };
-	run_plan(f, &p, r, &ch, &t, out, &rn);
+	ran rn = { 0.0, 0.0, 0, 0, { -1, 0.0 } };
+	/* the work is bounded where the trees' classes can take over */
+	int bounded = !tree && tree_in_classes(f, r, &c, ch.algo);
+	run_plan(f, &p, r, &ch, bounded ? WORK_PER_FLOW * s->flow_limit : 0.0, &t, out, &rn);
+	if (rn.over) { /* the flow-by-flow run is dropped */
+		free_plan(&p);
+		tally_free(&t);
+		memset(&p, 0, sizeof p);
+		memset(&t, 0, sizeof t);
+		rn = (ran){ 0.0, 0.0, 0, 0, { -1, 0.0 } };
+		out->events = out->flows = 0;
+		tree = 1;
+		out->approximation = census ? TREE_WORK_CENSUS_TEXT : TREE_WORK_EVEN_TEXT;
+	}
 	out->folded = rn.folded > 0;
 	if (p.q.copies) { /* the flows every block stands for: folded by symmetry */
 		out->flows *= (uint64_t)p.q.copies;
@@ -2038,7 +2100,7 @@ int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 	busiest fb;
 	if (fold)
 		t = run_classes(f, ph, NULL, &k, &out->events, &out->flows,
-				&out->flow_classes, &out->link_classes, &fb, NULL);
+				&out->flow_classes, &out->link_classes, &fb, NULL, 0.0, NULL);
 	else if (ph->n)
 		t = run_phase(capsim_fabric_net(f), ph, NULL, &out->events, &out->flows);
 	classes_free(&k);

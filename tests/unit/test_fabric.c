@@ -1180,6 +1180,59 @@ static void test_tree_expected(void **state)
 		      "without\n", 100.0 * worst[1], 100.0 * worst[0]);
 }
 
+/* A tree's flow-by-flow run may take twice workload.flow-limit in
+ * flow-events (each end re-solving the flows still running); past that its
+ * classes take over, and say so. Under ECMP a tree's flows end apart: with
+ * the limit at the tree's own flows (192 nodes on 3 tiers of 16-port
+ * switches), the run passes the bound and the classes, loaded by the
+ * census, give its time within 1% (the same here; NCCL's caps off, so that
+ * the fabric decides); under D-mod-K its flows end together, inside the
+ * bound, and the run stays exact. */
+static void test_tree_work_bound(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "ecmp", "deterministic" };
+	for (int rt = 0; rt < 2; rt++) {
+		double t[2], flows = 0.0;
+		for (int bound = 0; bound < 2; bound++) {
+			char limit[32];
+			snprintf(limit, sizeof limit, "%.0f", bound ? flows : 2e6);
+			capsim_set sets[] = {
+				{ "cluster.fabric.routing", routing[rt] },
+				{ "cluster.fabric.rails", "1" },
+				{ "cluster.fabric.tiers", "3" },
+				{ "cluster.fabric.switch.ports.count", "16" },
+				{ "workload.flow-limit", limit },
+			};
+			capsim_scenario *s = scenario(192, "fat-tree", sets, 5);
+			capsim_fabric *f = capsim_fabric_build(s, NULL);
+			assert_non_null(f);
+			capsim_coll_req r = { .op = CAPSIM_COLL_ALLREDUCE, .bytes = 1073741824.0,
+					      .ranks = (int)capsim_scenario_gpus(s),
+					      .algo = CAPSIM_ALGO_TREE, .proto = -1,
+					      .no_nccl_caps = 1, .fold = -1, .seed = 7 };
+			capsim_coll_result out = run_case(f, s, &r, rt);
+			t[bound] = out.time_s;
+			if (!bound) {
+				flows = out.flow_estimate;
+				assert_null(out.approximation);
+				/* ECMP's ends come apart, D-mod-K's together */
+				if (rt == 0)
+					assert_true((double)out.events > 2.0 * 4);
+			} else if (rt == 0) {
+				assert_non_null(out.approximation);
+				assert_non_null(strstr(out.approximation, "passed the work"));
+			} else {
+				assert_null(out.approximation);
+			}
+			capsim_fabric_destroy(f);
+			free(s);
+		}
+		if (fabs(t[1] - t[0]) > (rt == 0 ? 0.01 : 1e-12) * t[0])
+			fail_msg("%s: bounded %.6g s, every flow %.6g s", routing[rt], t[1], t[0]);
+	}
+}
+
 /* An all-to-all among whole, alike nodes runs in classes without building
  * its pairs (collective.c, run_alltoall_classes). Under D-mod-K on a fabric
  * that spreads destinations evenly that is exact: random 1-, 2- and 3-tier
@@ -1478,6 +1531,7 @@ int main(void)
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
 		cmocka_unit_test(test_tree_expected),
+		cmocka_unit_test(test_tree_work_bound),
 		cmocka_unit_test(test_errors),
 	};
 	return testutil_run_group_name("fabric", tests, setup, teardown);
