@@ -1098,10 +1098,17 @@ static double class_run(class_net *k, int nodes, double stood_for, const double 
 {
 	capsim_flownet *src = capsim_fabric_net(k->f);
 	capsim_flownet *fn = capsim_flownet_create();
-	for (size_t l = 0; l < k->nl; l++)
+	for (size_t l = 0; l < k->nl; l++) {
 		capsim_flownet_add_link(fn, capsim_flownet_link_cap(src, k->first[l]),
 					link_mult ? link_mult[l] :
 					(double)capsim_fabric_class_links(k->f, k->key[l], nodes));
+		/* a lossy link's class: a class flow standing for more than one
+		 * flow a link, or two classes on it, count as flows from
+		 * several NICs (the flows of a class come from as many) */
+		double eff = capsim_flownet_link_incast(src, k->first[l]);
+		if (eff < 1.0)
+			capsim_flownet_set_incast_links(fn, (int)l, 1, eff);
+	}
 	uint64_t before = *flows;
 	double t = run_phase(fn, &k->folded, caps, events, flows);
 	*flows = before + (uint64_t)stood_for;
@@ -1558,11 +1565,12 @@ static const char A2A_EVEN_TEXT[] =
 
 /* Whether a tree (or NVLS and a tree) past the flow limit runs in classes
  * (run_tree_classes): whole nodes filling the leaves in order, one NVLink
- * domain a node, what may fold. */
+ * domain a node, on an idle, contiguous fabric, lossy or not (a class link
+ * carrying more than a flow a link counts as several NICs': class_run). */
 static int tree_in_classes(capsim_fabric *f, const capsim_coll_req *r, const ctx *c, int algo)
 {
 	return (algo == CAPSIM_ALGO_TREE || (algo == CAPSIM_ALGO_NVLS_TREE && c->G > 1)) &&
-	       r->fold != 0 && can_fold(f) && c->G == capsim_fabric_gpus_per_node(f) &&
+	       r->fold != 0 && can_quotient(f) && c->G == capsim_fabric_gpus_per_node(f) &&
 	       c->n == c->nodes * c->G && capsim_fabric_in_order(f, c->nodes);
 }
 

@@ -186,6 +186,12 @@ double capsim_flownet_link_cap(const capsim_flownet *net, int link)
 	return range_of(net, link)->cap_bps;
 }
 
+double capsim_flownet_link_incast(const capsim_flownet *net, int link)
+{
+	int i = dense_get(net, link);
+	return i >= 0 ? net->l[i].incast : range_of(net, link)->incast;
+}
+
 static void link_push(link_t *k, int flow, size_t *pos)
 {
 	if (k->n == k->cap) {

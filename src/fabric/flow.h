@@ -37,6 +37,9 @@ int capsim_flownet_add_links(capsim_flownet *net, int count, double cap_bytes_pe
 size_t capsim_flownet_n_links(const capsim_flownet *net);
 size_t capsim_flownet_links_in_use(const capsim_flownet *net);
 double capsim_flownet_link_cap(const capsim_flownet *net, int link);
+/* the share of its capacity a link delivers under incast (1: none;
+ * capsim_flownet_set_incast_links) */
+double capsim_flownet_link_incast(const capsim_flownet *net, int link);
 
 /* Start a flow of bytes over the given links (a path; a link may appear
  * once), with multiplicity mult >= 1 and a rate cap (0: none). Rates of the
