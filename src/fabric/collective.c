@@ -1574,42 +1574,37 @@ static int tree_in_classes(capsim_fabric *f, const capsim_coll_req *r, const ctx
 	       c->n == c->nodes * c->G && capsim_fabric_in_order(f, c->nodes);
 }
 
-static const char TREE_EVEN_TEXT[] =
-	"tree: more flows than workload.flow-limit, so the trees' edges are counted by where "
-	"they run (inside a leaf, a pod, beyond) and each kind's load is spread evenly over "
-	"the links of that kind in use (a tree's uneven loads not counted); raise the limit "
-	"to route every flow";
+/* How a tree runs in classes, evenly (adaptive routing) or from the census
+ * (ECMP, D-mod-K: under either a tree puts few flows on a link and the hash
+ * or the destination piles some up; spread evenly, the classes were 44%
+ * short of every flow under ECMP at 32 nodes and 9% under D-mod-K on 3
+ * tiers), each after why it does */
+#define TREE_EVEN \
+	"the trees' edges are counted by where they run (inside a leaf, a pod, beyond) and " \
+	"each kind's load is spread evenly over the links of that kind in use (a tree's " \
+	"uneven loads not counted); raise the limit to simulate every flow"
+#define TREE_CENSUS \
+	"the trees' edges are counted by where they run (inside a leaf, a pod, beyond), every " \
+	"edge routed and counted but not simulated, and each kind of switch link loaded as " \
+	"its busiest link is (a tree finishes with its slowest edge); raise the limit to " \
+	"simulate every flow"
+#define TREE_PAST_LIMIT "tree: more flows than workload.flow-limit, so "
+#define TREE_PAST_WORK \
+	"tree: its flow-by-flow run passed the work workload.flow-limit allows (its flows " \
+	"end apart, each end re-solving the rest), so "
 
-/* under ECMP or D-mod-K a tree puts few flows on a link and the hash or the
- * destination piles some up (spread evenly, the classes were 44% short of
- * every flow under ECMP at 32 nodes and 9% under D-mod-K on 3 tiers): the
- * census loads each kind of switch link as its busiest */
-static const char TREE_CENSUS_TEXT[] =
-	"tree: more flows than workload.flow-limit, so the trees' edges are counted by where "
-	"they run (inside a leaf, a pod, beyond), every edge routed and counted but not "
-	"simulated, and each kind of switch link loaded as its busiest link is (a tree "
-	"finishes with its slowest edge); raise the limit to simulate every flow";
+static const char TREE_EVEN_TEXT[] = TREE_PAST_LIMIT TREE_EVEN;
+static const char TREE_CENSUS_TEXT[] = TREE_PAST_LIMIT TREE_CENSUS;
+static const char TREE_WORK_EVEN_TEXT[] = TREE_PAST_WORK TREE_EVEN;
+static const char TREE_WORK_CENSUS_TEXT[] = TREE_PAST_WORK TREE_CENSUS;
 
-/* The work a collective's flow-by-flow run may take: flow-events (each end
- * of a flow advances and re-solves the flows still running) per flow of
- * workload.flow-limit. Under ECMP a tree's flows end apart, hundreds of
- * ends at 8,192 nodes, so its work grows as the square of its flows (16,384
- * nodes: 64 s); a run of a few ends a flow stays well inside. */
+/* The work a tree's flow-by-flow run may take before its classes take over:
+ * flow-events (each end of a flow advances and re-solves the flows still
+ * running) per flow of workload.flow-limit. Under ECMP a tree's flows end
+ * apart, hundreds of ends at 8,192 nodes, so its work grows as the square
+ * of its flows (16,384 nodes of one rail: 64 s; bounded, 4.7 s); a run of
+ * a few ends (D-mod-K, adaptive routing) stays well inside. */
 #define WORK_PER_FLOW 2.0
-
-/* What a tree whose flow-by-flow run passed that work is simulated as. */
-static const char TREE_WORK_CENSUS_TEXT[] =
-	"tree: its flow-by-flow run passed the work workload.flow-limit allows (its flows "
-	"end apart, each end re-solving the rest), so the trees' edges are counted by where "
-	"they run (inside a leaf, a pod, beyond), every edge routed and counted but not "
-	"simulated, and each kind of switch link loaded as its busiest link is (a tree "
-	"finishes with its slowest edge); raise the limit to simulate every flow";
-static const char TREE_WORK_EVEN_TEXT[] =
-	"tree: its flow-by-flow run passed the work workload.flow-limit allows (its flows "
-	"end apart, each end re-solving the rest), so the trees' edges are counted by where "
-	"they run (inside a leaf, a pod, beyond) and each kind's load is spread evenly over "
-	"the links of that kind in use (a tree's uneven loads not counted); raise the limit "
-	"to simulate every flow";
 
 /* What a ring or PAT past workload.flow-limit is simulated as under ECMP,
  * whose hash gives every flow a path of its own, so that blocks of nodes
