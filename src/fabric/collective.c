@@ -774,9 +774,11 @@ static void classes_free(classes *k)
 	memset(k, 0, sizeof *k);
 }
 
+#define DIRECT_IDS ((size_t)1 << 24)
+
 /* number the links of ph's paths densely: by a direct table when the ids
- * span little more than the paths hold (a whole-cluster collective), else
- * by hash (a small group on a large fabric); and, in the same pass over
+ * span little more than the paths hold (a whole-cluster collective) or are
+ * below DIRECT_IDS, else by hash; and, in the same pass over
  * the flows, what each flow is apart from its path (size, cap,
  * multiplicity) into fbase */
 static void number_links(const phase *ph, const double *caps, classes *k, uint64_t *fbase)
@@ -787,7 +789,10 @@ static void number_links(const phase *ph, const double *caps, classes *k, uint64
 	k->idx = capsim_xmalloc((total ? total : 1) * sizeof *k->idx);
 	int *direct = NULL;
 	capsim_hmap seen = { 0 };
-	if ((size_t)(top + 1) <= 4 * total + 1024)
+	/* a table of every id up to the highest: calloc's pages are zero
+	 * until touched, so a sparse use (one block's links, spread over the
+	 * fabric's kinds) costs the pages it touches, up to 64 MB of ids */
+	if ((size_t)(top + 1) <= 4 * total + 1024 || (size_t)top < DIRECT_IDS)
 		direct = capsim_xcalloc((size_t)top + 2, sizeof *direct); /* number + 1 */
 	size_t cap = 0, at = 0;
 	for (size_t i = 0; i < ph->n; i++) {
