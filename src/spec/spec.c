@@ -643,7 +643,11 @@ void capsim_scenario_dp_plane(const capsim_scenario *s, int gpus_per_node,
 	int G = s->node.gpus;
 	*plane = *s;
 	plane->node.gpus = per;
-	plane->node.domain_gpus = s->node.domain_gpus > G ? per * (s->node.domain_gpus / G) : per;
+	/* the group's members in one NVLink domain: per a node, or, where a
+	 * tensor-parallel group spans nodes (TP 8 on 4-GPU trays), one a
+	 * tensor-parallel group of the domain */
+	int members = s->tp > G ? s->node.domain_gpus / s->tp : per * (s->node.domain_gpus / G);
+	plane->node.domain_gpus = s->node.domain_gpus > G ? (members > 0 ? members : 1) : per;
 	plane->nodes = (group + per - 1) / per;
 	int rails = s->rails >= G ? per : (s->rails * per + G - 1) / G;
 	plane->rails = rails > 0 ? rails : 1;

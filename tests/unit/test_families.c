@@ -21,6 +21,7 @@
 #include "collective.h"
 #include "fabric.h"
 #include "ops.h"
+#include "step.h"
 #include "scenario.h"
 #include "step.h"
 
@@ -192,6 +193,38 @@ static void test_nvl72_dp_plane(void **state)
 	/* 8 channels at one NIC's 50 GB/s would be at most 400 GB/s */
 	assert_true(rs.busbw > 400e9);
 	free(s);
+}
+
+/* The data-parallel plane of GB200 NVL72 racks (18 trays of 4 GPUs a
+ * domain, 8 racks) holds as many of one group's ranks in a domain as the
+ * domain has: TP 2 puts 2 a tray (36 a domain), TP 4 one (18), and TP 8,
+ * whose groups span two trays, one every other tray (9), each with its own
+ * NIC; the plane's nodes are the group's ranks either way. */
+static void test_nvl72_dp_plane_members(void **state)
+{
+	(void)state;
+	static const struct { const char *tp; int per, domain; } cases[] = {
+		{ "2", 2, 36 }, { "4", 1, 18 }, { "8", 1, 9 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const capsim_set sets[] = { { "workload.parallelism.tp", cases[i].tp } };
+		capsim_scenario *s = load(
+			"<scenario name=\"plane\"><cluster nodes=\"144\"><node ref=\"gb200-nvl72-tray\"/>"
+			"<fabric topology=\"fat-tree\" transport=\"infiniband\" routing=\"adaptive\">"
+			"<switch ref=\"qm9700\"/></fabric></cluster>"
+			"<workload seq-len=\"8192\" global-batch=\"576\" tokens=\"1T\" dtype=\"bf16\">"
+			"<model ref=\"llama-3.1-8b\"/><parallelism tp=\"1\"/></workload></scenario>",
+			sets, 1);
+		capsim_scenario *plane = malloc(sizeof *plane);
+		assert_non_null(plane);
+		capsim_step_dp_plane(s, plane);
+		assert_int_equal(plane->node.gpus, cases[i].per);
+		assert_int_equal(plane->node.domain_gpus, cases[i].domain);
+		assert_int_equal(plane->nodes * plane->node.gpus, s->dp * s->cp);
+		assert_int_equal(plane->rails, cases[i].per);
+		free(plane);
+		free(s);
+	}
 }
 
 /* ---- Megatron-Bridge pre-training throughputs ------------------------------- */
@@ -760,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_nvl72_one_island),
 		cmocka_unit_test(test_nvl72_two_racks),
 		cmocka_unit_test(test_nvl72_dp_plane),
+		cmocka_unit_test(test_nvl72_dp_plane_members),
 		cmocka_unit_test(test_megatron_bridge),
 		cmocka_unit_test(test_mlperf_v51),
 		cmocka_unit_test(test_fp8_speedup),
