@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "hmap.h"
 #include "xalloc.h"
 
 /* A link exists in two forms. Every link belongs to a range of identical
@@ -55,7 +54,9 @@ struct capsim_flownet {
 	lrange *r;            /* by base, ascending */
 	size_t nr, capr;
 	int n_ext;            /* link ids handed out */
-	capsim_hmap dense;    /* link id -> index in l of a link in use */
+	int32_t *dense;       /* link id -> index in l + 1 of a link in use, 0: none;
+			       * dense_cap ids, pages untouched until used */
+	size_t dense_cap;
 	link_t *l;            /* links in use */
 	size_t nl, capl;
 	flow_t *f;
@@ -98,7 +99,7 @@ void capsim_flownet_destroy(capsim_flownet *net)
 	free(net->seed);
 	free(net->heap);
 	free(net->r);
-	capsim_hmap_free(&net->dense);
+	free(net->dense);
 	free(net);
 }
 
@@ -157,15 +158,31 @@ static const lrange *range_of(const capsim_flownet *net, int ext)
 /* the dense number of link ext, or -1 while no flow has crossed it */
 static int dense_get(const capsim_flownet *net, int ext)
 {
-	return capsim_hmap_get(&net->dense, (uint64_t)ext);
+	return ext >= 0 && (size_t)ext < net->dense_cap ? net->dense[ext] - 1 : -1;
+}
+
+/* room in the table for every link id handed out: zeroed by calloc, so a
+ * large fabric pays for the pages of the links its flows cross */
+static void dense_room(capsim_flownet *net, int ext)
+{
+	size_t cap = (size_t)net->n_ext > (size_t)ext + 1 ? (size_t)net->n_ext : (size_t)ext + 1;
+	int32_t *d = capsim_xcalloc(cap, sizeof *d);
+	if (net->dense_cap)
+		memcpy(d, net->dense, net->dense_cap * sizeof *d);
+	free(net->dense);
+	net->dense = d;
+	net->dense_cap = cap;
 }
 
 /* the dense number of link ext, its record made from its range if new */
 static int dense_use(capsim_flownet *net, int ext)
 {
-	int i = capsim_hmap_get_or_put(&net->dense, (uint64_t)ext, (int32_t)net->nl);
-	if ((size_t)i < net->nl)
-		return i;
+	CAPSIM_ASSERT(ext >= 0 && ext < net->n_ext);
+	if ((size_t)ext >= net->dense_cap)
+		dense_room(net, ext);
+	if (net->dense[ext])
+		return net->dense[ext] - 1;
+	net->dense[ext] = (int32_t)net->nl + 1;
 	if (net->nl == net->capl) {
 		net->capl = net->capl ? 2 * net->capl : 64;
 		net->l = capsim_xrealloc(net->l, net->capl * sizeof *net->l);
