@@ -50,13 +50,17 @@ typedef struct {
 	int frozen;
 } flow_t;
 
+#define DENSE_BITS 10
+#define DENSE_PAGE ((size_t)1 << DENSE_BITS) /* ids a page of the link table */
+
 struct capsim_flownet {
 	lrange *r;            /* by base, ascending */
 	size_t nr, capr;
 	int n_ext;            /* link ids handed out */
-	int32_t *dense;       /* link id -> index in l + 1 of a link in use, 0: none;
-			       * dense_cap ids, pages untouched until used */
-	size_t dense_cap;
+	/* link id -> index in l + 1 of a link in use, 0: none: in pages of
+	 * DENSE_PAGE ids, each made when a flow first crosses one of its links */
+	int32_t **dense;
+	size_t dense_pages;
 	link_t *l;            /* links in use */
 	size_t nl, capl;
 	flow_t *f;
@@ -99,6 +103,8 @@ void capsim_flownet_destroy(capsim_flownet *net)
 	free(net->seed);
 	free(net->heap);
 	free(net->r);
+	for (size_t i = 0; i < net->dense_pages; i++)
+		free(net->dense[i]);
 	free(net->dense);
 	free(net);
 }
@@ -158,31 +164,37 @@ static const lrange *range_of(const capsim_flownet *net, int ext)
 /* the dense number of link ext, or -1 while no flow has crossed it */
 static int dense_get(const capsim_flownet *net, int ext)
 {
-	return ext >= 0 && (size_t)ext < net->dense_cap ? net->dense[ext] - 1 : -1;
+	size_t p = (size_t)ext >> DENSE_BITS;
+	if (ext < 0 || p >= net->dense_pages || !net->dense[p])
+		return -1;
+	return net->dense[p][ext & (DENSE_PAGE - 1)] - 1;
 }
 
-/* room in the table for every link id handed out: zeroed by calloc, so a
- * large fabric pays for the pages of the links its flows cross */
-static void dense_room(capsim_flownet *net, int ext)
+/* the slot of link ext in the table, its page made if new */
+static int32_t *dense_slot(capsim_flownet *net, int ext)
 {
-	size_t cap = (size_t)net->n_ext > (size_t)ext + 1 ? (size_t)net->n_ext : (size_t)ext + 1;
-	int32_t *d = capsim_xcalloc(cap, sizeof *d);
-	if (net->dense_cap)
-		memcpy(d, net->dense, net->dense_cap * sizeof *d);
-	free(net->dense);
-	net->dense = d;
-	net->dense_cap = cap;
+	size_t p = (size_t)ext >> DENSE_BITS;
+	if (p >= net->dense_pages) {
+		size_t n = ((size_t)net->n_ext >> DENSE_BITS) + 1;
+		if (n <= p)
+			n = p + 1;
+		net->dense = capsim_xrealloc(net->dense, n * sizeof *net->dense);
+		memset(net->dense + net->dense_pages, 0, (n - net->dense_pages) * sizeof *net->dense);
+		net->dense_pages = n;
+	}
+	if (!net->dense[p])
+		net->dense[p] = capsim_xcalloc(DENSE_PAGE, sizeof **net->dense);
+	return &net->dense[p][ext & (DENSE_PAGE - 1)];
 }
 
 /* the dense number of link ext, its record made from its range if new */
 static int dense_use(capsim_flownet *net, int ext)
 {
 	CAPSIM_ASSERT(ext >= 0 && ext < net->n_ext);
-	if ((size_t)ext >= net->dense_cap)
-		dense_room(net, ext);
-	if (net->dense[ext])
-		return net->dense[ext] - 1;
-	net->dense[ext] = (int32_t)net->nl + 1;
+	int32_t *slot = dense_slot(net, ext);
+	if (*slot)
+		return *slot - 1;
+	*slot = (int32_t)net->nl + 1;
 	if (net->nl == net->capl) {
 		net->capl = net->capl ? 2 * net->capl : 64;
 		net->l = capsim_xrealloc(net->l, net->capl * sizeof *net->l);
