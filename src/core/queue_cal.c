@@ -26,6 +26,12 @@ static inline key128 key(const capsim_qent *e)
 	return (key128)biased(e->t) << 64 | e->k2;
 }
 
+/* no entry of bucket bk is later than this (capsim_calbucket) */
+static inline key128 back_key(const capsim_calbucket *bk)
+{
+	return (key128)bk->back_t << 64 | bk->back_k2;
+}
+
 static inline int before(const capsim_qent *a, const capsim_qent *b)
 {
 	return key(a) < key(b);
@@ -111,9 +117,8 @@ static void insert(capsim_calq *q, capsim_qent e)
 	capsim_calbucket *bk = &q->b[bi];
 	if (bk->lo == bk->hi)
 		bk->lo = bk->hi = 0;
-	key128 back = (key128)bk->back_t << 64 | bk->back_k2;
 	/* mostly the latest of its bucket: then the array's back is not read */
-	uint32_t p = bk->lo == bk->hi || key(&e) > back ? bk->hi : place_in(bk, &e);
+	uint32_t p = bk->lo == bk->hi || key(&e) > back_key(bk) ? bk->hi : place_in(bk, &e);
 	if (p == bk->hi) {
 		bk->back_t = biased(e.t);
 		bk->back_k2 = e.k2;
@@ -140,7 +145,7 @@ static void insert(capsim_calq *q, capsim_qent e)
 	 * back key bounds it */
 	CAPSIM_ASSERT((p == bk->lo || !before(&e, &bk->a[p - 1])) &&
 		      (p + 1 == bk->hi || !before(&bk->a[p + 1], &e)) &&
-		      key(&bk->a[bk->hi - 1]) <= ((key128)bk->back_t << 64 | bk->back_k2));
+		      key(&bk->a[bk->hi - 1]) <= back_key(bk));
 }
 
 static int cmp_u64(const void *a, const void *b)

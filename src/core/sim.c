@@ -185,7 +185,8 @@ int capsim_sim_cancel(capsim_sim *sim, capsim_event_id id)
 }
 
 /* Start loading the slots of the events most likely next (the least and
- * the one after it in its bucket), and their places in the queue's index
+ * the one PREFETCH_AHEAD places on in its bucket), and their places in the
+ * queue's index
  * (the slot freed by a delivery is the next scheduled, and its index entry
  * is then written): in a large pool both are cold (written when
  * scheduled), and the handlers' run before they are needed hides the wait.

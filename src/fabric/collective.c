@@ -521,19 +521,16 @@ static int cmp_int(const void *pa, const void *pb)
 }
 
 /* The largest link id of a plan's flows (-1: none), and how many links
- * its paths hold in all */
+ * its paths hold in all: its phases' tallies (note_path) */
 static int plan_top_link(const plan *p, size_t *total)
 {
 	int top = -1;
 	*total = 0;
-	for (size_t a = 0; a < p->n; a++)
-		for (size_t i = 0; i < p->ph[a].n; i++) {
-			const flowspec *fs = &p->ph[a].v[i];
-			*total += (size_t)fs->n;
-			for (int j = 0; j < fs->n; j++)
-				if (fs->links[j] > top)
-					top = fs->links[j];
-		}
+	for (size_t a = 0; a < p->n; a++) {
+		*total += p->ph[a].path_total;
+		if (p->ph[a].top_link > top)
+			top = p->ph[a].top_link;
+	}
 	return top;
 }
 
@@ -792,7 +789,7 @@ static void number_links(const phase *ph, const double *caps, classes *k, uint64
 	/* a table of every id up to the highest: calloc's pages are zero
 	 * until touched, so a sparse use (one block's links, spread over the
 	 * fabric's kinds) costs the pages it touches, up to 64 MB of ids */
-	if ((size_t)(top + 1) <= 4 * total + 1024 || (size_t)top < DIRECT_IDS)
+	if (dense_ids(top, total) || (size_t)top < DIRECT_IDS)
 		direct = capsim_xcalloc((size_t)top + 2, sizeof *direct); /* number + 1 */
 	size_t cap = 0, at = 0;
 	for (size_t i = 0; i < ph->n; i++) {
@@ -1196,6 +1193,21 @@ static int place_of(int a, int b, int per_leaf, int pod_nodes)
 	return a / pod_nodes == b / pod_nodes ? 1 : 2;
 }
 
+/* flows between nodes counted by where they run (place_of) */
+typedef struct {
+	int G, per_leaf, pod_nodes;
+	double flows[3];
+} place_count;
+
+static void place_sink(void *arg, int a, int b, double bytes, double mult, uint64_t hash)
+{
+	place_count *pc = arg;
+	(void)bytes;
+	(void)mult;
+	(void)hash;
+	pc->flows[place_of(a / pc->G, b / pc->G, pc->per_leaf, pc->pod_nodes)] += 1.0;
+}
+
 /* The census of a tree under ECMP or D-mod-K: every edge between nodes
  * routed (with the hash its flow would draw) and counted, in flows, onto
  * the switch links it crosses; nothing is simulated. */
@@ -1280,14 +1292,13 @@ static double run_tree_classes(capsim_fabric *f, const ctx *c, int algo,
 	int G = c->G, nodes = c->nodes, per_leaf, pod_nodes;
 	class_places(f, nodes, &per_leaf, &pod_nodes);
 	const int rep[3] = { 1, per_leaf, pod_nodes };
-	/* the trees' edges by place: two trees, heap order and mirrored, each
-	 * edge a flow up and one down */
-	double edges[3] = { 0.0, 0.0, 0.0 };
-	for (int i = 1; i < nodes; i++) {
-		int parent = (i - 1) / 2;
-		edges[place_of(i, parent, per_leaf, pod_nodes)] += 2.0;
-		edges[place_of(nodes - 1 - i, nodes - 1 - parent, per_leaf, pod_nodes)] += 2.0;
-	}
+	/* the trees' flows between nodes by place, one ring's (a channel's
+	 * trees, each edge a flow up and one down) */
+	ctx one = *c;
+	one.nch = 1;
+	place_count pc = { G, per_leaf, pod_nodes, { 0.0, 0.0, 0.0 } };
+	tree_edges(&one, 1.0, 0, place_sink, &pc);
+	const double *edges = pc.flows;
 	class_net k = { .f = f };
 	double per_ch = S / c->nch / c->eff, stood_for = 0.0;
 	int d = distinct_rings(c), per = c->n < G ? c->n : G;
