@@ -14,8 +14,10 @@ CAPSIM=$1
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
 T=$(mktemp -d /tmp/capsim-explore-XXXXXX)
+# each explorer has a server of its own: a session started on a server that
+# is exiting with its last session fails with "server exited unexpectedly"
 S="capsim-explore-$$"
-trap 'tmux -L "$S" kill-server 2>/dev/null; rm -rf "$T"' EXIT
+trap 'tmux -L "capsim-explore-$$" kill-server 2>/dev/null; tmux -L "capsim-explore-$$-term" kill-server 2>/dev/null; rm -rf "$T"' EXIT
 fail=0
 tm() { tmux -L "$S" "$@"; }
 screen() { tm capture-pane -t x -p; }
@@ -23,7 +25,12 @@ screen() { tm capture-pane -t x -p; }
 until_screen() {
 	local i
 	for i in $(seq 1 600); do
-		screen | grep -qF -- "$1" && return 0
+		screen 2>/dev/null | grep -qF -- "$1" && return 0
+		tm has-session -t x 2>/dev/null || {
+			echo "FAIL: the tmux session ended while the screen was awaited to show '$1'"
+			fail=1
+			return 1
+		}
 		sleep 0.1
 	done
 	echo "FAIL: the screen never showed '$1'; it shows:"
@@ -132,12 +139,14 @@ until_screen "$want"
 tm send-keys -t x C-c
 until_screen "EXITED 130"
 until_screen "icanon echo"
-tm kill-session -t x
+tm kill-server
 
 # SIGTERM likewise
+S="capsim-explore-$$-term"
 start
 until_screen "$want"
-pid=$(pgrep -f "$CAPSIM explore $SRC/scenarios/default.xml" | head -1)
+# the explorer is the child of this pane's shell, not any explorer running
+pid=$(pgrep -P "$(tm display-message -p -t x '#{pane_pid}')" -f "explore" | head -1)
 [ -n "$pid" ] && kill -TERM "$pid"
 until_screen "EXITED 130"
 until_screen "icanon echo"
