@@ -2,6 +2,7 @@
  * and docs/model.md ("Collectives on the fabric"). */
 #include "collective.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,8 @@ typedef struct {
 	int copies; /* blocks the ranks span */
 } quotient;
 
+typedef struct link_census link_census;
+
 typedef struct {
 	flowspec *v;
 	size_t n, cap;
@@ -144,16 +147,169 @@ typedef struct {
 	quotient q; /* the plan's */
 	size_t path_total; /* links over every path, for folding */
 	int top_link;      /* the highest link id a path crosses, or -1 */
+	link_census *cs;   /* the plan's census: its flows are counted, not kept */
+	double busy_s;     /* in a census, its busiest link's busy time */
 } phase;
 
 typedef struct {
 	phase *ph;
 	size_t n, cap;
 	quotient q;
+	link_census *cs;
 } plan;
+
+/* ---- the census: a plan's flows routed and counted, not simulated ------- */
+
+/* Past workload.flow-limit, where no symmetry folds a plan, its flows are
+ * routed as they would run and their bytes counted onto the links they
+ * cross, phase by phase, and each phase takes its busiest link's busy time
+ * (bytes over capacity). Where a phase's flows carry the same bytes, that is
+ * the max-min run's time exactly: a flow's rate is at all times at least
+ * the equal share of its tightest link (progressive filling saturates a
+ * link at no lower level, and a link's flows only leave), so every flow
+ * ends by its links' largest busy time, and no link ends before its own.
+ * NCCL's caps, one time for every flow, keep it so. Where sizes differ
+ * (trees' chains and edges, CollNet, NVLS), it is a lower bound. On a lossy
+ * fabric a link whose flows come from two or more NICs is taken at its
+ * incast share for all its bytes, as the flow network takes it while they
+ * run together. */
+struct link_census {
+	const capsim_flownet *net;
+	double *load;  /* per link id: the open phase's bytes on one physical link */
+	int *origin;   /* per link id: 0 none yet, one origin + 2, or SEVERAL */
+	int *touched;  /* the links the open phase has loaded */
+	size_t nt, capt;
+	double *total; /* per link id: every phase's bytes on one physical link */
+	int *seen;     /* the links any phase has loaded */
+	size_t ns, cap_seen;
+	double weight;    /* the flows each routed one stands for */
+	double lo, hi;    /* the open phase's flow sizes */
+	double stood_for; /* flows the routed ones stand for */
+	int uneven;       /* a phase's flows differed in size */
+	double routes;    /* the most flows an all-to-all routes (alltoall_flows) */
+	int sampled;      /* an all-to-all's pairs were sampled */
+};
+
+#define SEVERAL (-1)
+
+/* The flows a census routes per flow of workload.flow-limit: routing one
+ * costs a small share of simulating it (docs/performance.md, "Past the
+ * flow limit") */
+#define CENSUS_ROUTES_PER_FLOW 64.0
+#define CENSUS_ROUTES_TEXT "64 routes a flow of workload.flow-limit"
+
+static void census_init(link_census *cs, const capsim_flownet *net)
+{
+	size_t n = capsim_flownet_n_links(net);
+	memset(cs, 0, sizeof *cs);
+	cs->net = net;
+	/* calloc's fresh pages cost nothing until a flow crosses them */
+	cs->load = capsim_xcalloc(n ? n : 1, sizeof *cs->load);
+	cs->origin = capsim_xcalloc(n ? n : 1, sizeof *cs->origin);
+	cs->total = capsim_xcalloc(n ? n : 1, sizeof *cs->total);
+	cs->weight = 1.0;
+	cs->lo = HUGE_VAL;
+}
+
+static void census_free(link_census *cs)
+{
+	free(cs->load);
+	free(cs->origin);
+	free(cs->touched);
+	free(cs->total);
+	free(cs->seen);
+}
+
+static void push_link(int **v, size_t *n, size_t *cap, int l)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 1024;
+		*v = capsim_xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = l;
+}
+
+/* The link that carried the most for its capacity over every phase, as a
+ * run flow by flow names it (busiest_used): its id (-1: none), bytes into
+ * *bytes */
+static int census_busiest(const link_census *cs, double *bytes)
+{
+	int top = -1;
+	double best = 0.0;
+	*bytes = 0.0;
+	for (size_t i = 0; i < cs->ns; i++) {
+		int l = cs->seen[i];
+		double cap = capsim_flownet_link_cap(cs->net, l);
+		double busy = cap > 0 ? cs->total[l] / cap : 0.0;
+		if (busy > best * (1 + 1e-12)) {
+			best = busy;
+			top = l;
+			*bytes = cs->total[l];
+		}
+	}
+	return top;
+}
+
+/* mult flows of `bytes` from `origin` (-1: none) over a path's links */
+static void census_path(link_census *cs, const int *links, int n, int origin, double bytes,
+			double mult)
+{
+	CAPSIM_ASSERT(bytes > 0 && mult >= 1 && origin >= -1);
+	for (int j = 0; j < n; j++) {
+		int l = links[j];
+		double m = capsim_flownet_link_mult(cs->net, l);
+		double add = bytes * mult * cs->weight / m;
+		if (cs->origin[l] == 0)
+			push_link(&cs->touched, &cs->nt, &cs->capt, l);
+		if (cs->total[l] == 0.0)
+			push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
+		cs->load[l] += add;
+		cs->total[l] += add;
+		/* as the flow network tells many-to-one congestion: two
+		 * origins, or flows of none, or one flow standing for several
+		 * of unknown origin on a link */
+		int stored = cs->origin[l];
+		if ((origin < 0 && mult / m > 1.0 + 1e-9) ||
+		    (stored != 0 && (stored != origin + 2 || origin < 0)))
+			cs->origin[l] = SEVERAL;
+		else if (stored == 0)
+			cs->origin[l] = origin + 2;
+	}
+	if (bytes < cs->lo)
+		cs->lo = bytes;
+	if (bytes > cs->hi)
+		cs->hi = bytes;
+	cs->stood_for += cs->weight;
+}
+
+/* The open phase is complete: its busiest link's busy time into ph, the
+ * links cleared for the next */
+static void census_close(link_census *cs, phase *ph)
+{
+	double best = 0.0;
+	for (size_t i = 0; i < cs->nt; i++) {
+		int l = cs->touched[i];
+		double cap = capsim_flownet_link_cap(cs->net, l);
+		if (cs->origin[l] == SEVERAL)
+			cap *= capsim_flownet_link_incast(cs->net, l);
+		double busy = cap > 0 ? cs->load[l] / cap : 0.0;
+		if (busy > best)
+			best = busy;
+		cs->load[l] = 0.0;
+		cs->origin[l] = 0;
+	}
+	cs->nt = 0;
+	if (cs->hi > cs->lo * (1 + 1e-12))
+		cs->uneven = 1;
+	cs->lo = HUGE_VAL;
+	cs->hi = 0.0;
+	ph->busy_s = best;
+}
 
 static phase *new_phase(plan *p, double lat_s)
 {
+	if (p->cs && p->n)
+		census_close(p->cs, &p->ph[p->n - 1]);
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 4;
 		p->ph = capsim_xrealloc(p->ph, p->cap * sizeof *p->ph);
@@ -163,6 +319,7 @@ static phase *new_phase(plan *p, double lat_s)
 	ph->lat_s = lat_s;
 	ph->q = p->q;
 	ph->top_link = -1;
+	ph->cs = p->cs;
 	return ph;
 }
 
@@ -201,6 +358,14 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
 	if (a == b || bytes <= 0 || (ph->q.gpus && a >= ph->q.gpus))
 		return;
+	if (ph->cs) {
+		int links[MAX_PATH];
+		double lat;
+		int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
+		census_path(ph->cs, links, n, capsim_fabric_origin(f, links, (size_t)n), bytes,
+			    mult);
+		return;
+	}
 	flowspec *fs = new_flow(ph);
 	double lat;
 	fs->n = (int)capsim_fabric_route(f, a, b, hash, fs->links, MAX_PATH, &lat);
@@ -218,6 +383,11 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 static void path_flow(phase *ph, const int *links, int n, double bytes,
 		      double mult)
 {
+	if (ph->cs) {
+		if (bytes > 0)
+			census_path(ph->cs, links, n < MAX_PATH ? n : MAX_PATH, -1, bytes, mult);
+		return;
+	}
 	flowspec *fs = new_flow(ph);
 	for (int i = 0; i < n && i < MAX_PATH; i++)
 		fs->links[i] = links[i];
@@ -1622,6 +1792,24 @@ static const char TREE_WORK_CENSUS_TEXT[] = TREE_PAST_WORK TREE_CENSUS;
  * a few ends (D-mod-K, adaptive routing) stays well inside. */
 #define WORK_PER_FLOW 2.0
 
+/* What a plan past workload.flow-limit that nothing folds is taken as
+ * (census, above): said in the result */
+#define CENSUS \
+	"more flows than workload.flow-limit and no symmetry to fold them by (a lossy " \
+	"fabric's all-to-all, scattered nodes, NVLink domains across nodes), so every flow " \
+	"is routed and counted on the links it crosses, not simulated, and each phase takes " \
+	"its busiest link's busy time: the max-min time where a phase's flows are alike in " \
+	"size (rings, PAT, send-recv, all-to-all), a lower bound where they differ (trees, " \
+	"CollNet, NVLS), and on a lossy fabric a link of flows from several NICs at its " \
+	"incast share throughout"
+static const char CENSUS_TEXT[] = CENSUS "; raise the limit to simulate every flow";
+static const char CENSUS_SAMPLED_TEXT[] =
+	CENSUS "; past " CENSUS_ROUTES_TEXT " the all-to-all's pairs are sampled: of its "
+	"shifts (rank i to rank i + d), those that keep flows inside a node whole, the rest "
+	"as blocks at the middle of equal strata, each shift standing for its stratum's (a "
+	"small sample overstates the busiest switch link); raise the limit to simulate "
+	"every flow";
+
 /* What a ring or PAT past workload.flow-limit is simulated as under ECMP,
  * whose hash gives every flow a path of its own, so that blocks of nodes
  * are not alike: said in the result. */
@@ -1747,6 +1935,59 @@ static quotient quotient_of(capsim_fabric *f, const capsim_scenario *s,
 	return q;
 }
 
+/* an all-to-all's flow from rank i to rank j */
+static void alltoall_pair(phase *ph, const ctx *c, int i, int j, double bytes)
+{
+	xfer(ph, c->f, i, j, bytes, 1.0, c->seed + (uint64_t)i * (uint64_t)c->n + (uint64_t)j);
+}
+
+/* An all-to-all's n(n-1) pairs, each of `bytes`. In a census past its
+ * routes, the n - 1 shifts (rank i to rank i + d) in two parts: those that
+ * keep some flows inside a node (d < G, d > n - G) whole, and of the rest,
+ * where every flow leaves its node, blocks of G consecutive shifts, one at
+ * the middle of each of equal strata, each shift standing for its
+ * stratum's. A shift is a permutation, and a block of G meets every local
+ * index of the destinations once, so each NIC's load is the whole's (to
+ * within a shift where G does not divide the strata); the switch links'
+ * are the sample's. */
+static void alltoall_flows(phase *ph, const ctx *c, double bytes)
+{
+	int n = c->n, G = c->G;
+	link_census *cs = ph->cs;
+	double pairs = (double)n * (n - 1);
+	int mid = n - 2 * G + 1; /* shifts G .. n - G */
+	double edge_routes = 2.0 * (G - 1) * n;
+	int blocks = cs ? (int)fmin((cs->routes - edge_routes) / ((double)n * G), (double)INT_MAX) : 0;
+	if (blocks < 1)
+		blocks = 1;
+	if (!cs || pairs <= cs->routes || 2.0 * blocks * G > mid) {
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				if (i != j)
+					alltoall_pair(ph, c, i, j, bytes);
+		return;
+	}
+	cs->sampled = 1;
+	for (int d = 1; d < G; d++)
+		for (int i = 0; i < n; i++) {
+			alltoall_pair(ph, c, i, (i + d) % n, bytes);
+			alltoall_pair(ph, c, i, (i + n - d) % n, bytes);
+		}
+	cs->weight = (double)mid / ((double)blocks * G);
+	double stratum = (double)mid / blocks;
+	for (int k = 0; k < blocks; k++) {
+		int d0 = G + (int)((k + 0.5) * stratum - 0.5 * G);
+		if (d0 < G)
+			d0 = G;
+		if (d0 > n - 2 * G + 1)
+			d0 = n - 2 * G + 1;
+		for (int d = d0; d < d0 + G; d++)
+			for (int i = 0; i < n; i++)
+				alltoall_pair(ph, c, i, (i + d) % n, bytes);
+	}
+	cs->weight = 1.0;
+}
+
 /* The flows of the collective, phase by phase, into p (an all-to-all in
  * classes has none: it runs apart). 0, or -1 with the reason in d. */
 static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const capsim_coll_req *r,
@@ -1762,12 +2003,7 @@ static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const cap
 		for (int i = 0; i < n; i++)
 			xfer(ph, f, i, (i + 1) % n, S / c->eff, 1.0, c->seed + (uint64_t)i);
 	} else if (algo == CAPSIM_ALGO_P2P) {
-		phase *ph = new_phase(p, lat_s);
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < n; j++)
-				if (i != j)
-					xfer(ph, f, i, j, S / n / c->eff, 1.0,
-					     c->seed + (uint64_t)i * (uint64_t)n + (uint64_t)j);
+		alltoall_flows(new_phase(p, lat_s), c, S / n / c->eff);
 	} else if (algo == CAPSIM_ALGO_HIERARCHICAL) {
 		hierarchical_phases(p, c, ch, S);
 	} else if (algo == CAPSIM_ALGO_RING) {
@@ -1896,10 +2132,26 @@ static void run_folded(capsim_fabric *f, const phase *ph, const double *caps, co
 /* Run p's phases in turn, each folded into symmetry classes or flow by flow
  * (fold_phase). The tally is kept for a plan of several phases and for an
  * unfolded one. Adds to the counters of out. */
+/* A plan in a census: each phase its busiest link's busy time, NCCL's caps
+ * giving every flow of a one-phase plan the same least time (nccl_caps) */
+static void run_census(const plan *p, const capsim_coll_req *r, const choice *ch, ran *rn)
+{
+	int capped = ch->nccl_bw_s > 0 && !r->no_nccl_caps && p->n == 1;
+	for (size_t j = 0; j < p->n; j++) {
+		double busy = p->ph[j].busy_s;
+		rn->total += capped && busy < ch->nccl_bw_s ? ch->nccl_bw_s : busy;
+		rn->lat_total += p->ph[j].lat_s;
+	}
+}
+
 static void run_plan(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
 		     const choice *ch, double budget, link_tally *t, capsim_coll_result *out,
 		     ran *rn)
 {
+	if (p->cs) {
+		run_census(p, r, ch, rn);
+		return;
+	}
 	capsim_flownet *net = capsim_fabric_net(f);
 	if (p->n > 1)
 		tally_init(t, p, net);
@@ -1997,26 +2249,32 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	int census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 	if (tree)
 		out->approximation = census ? TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
+	capsim_flownet *net = capsim_fabric_net(f);
+	link_census cs;
 	if (!a2a && !tree && flows > s->flow_limit) {
-		capsim_diags_add(d, file_of(s), s->fabric_line,
-				 "collective: %s over %d ranks (%d nodes) with %s is %.4g flows, "
-				 "more than workload.flow-limit = %.4g; raise the limit to simulate "
-				 "it (measured: at most about 0.4 KB and 4.4 us a flow)",
-				 capsim_coll_names[r->op], n, c.nodes,
-				 capsim_collective_algo_name(ch.algo), flows, s->flow_limit);
-		return -1;
+		/* nothing folds it: routed and counted, not simulated */
+		census_init(&cs, net);
+		cs.routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
+		p.cs = &cs;
 	}
 	out->flow_estimate = flows;
 	if (build_plan(&p, &c, s, r, &ch, a2a || tree, d) < 0) {
 		free_plan(&p);
+		if (p.cs)
+			census_free(p.cs);
 		return -1;
 	}
+	if (p.cs) {
+		if (p.n)
+			census_close(p.cs, &p.ph[p.n - 1]);
+		out->approximation = cs.sampled ? CENSUS_SAMPLED_TEXT : CENSUS_TEXT;
+		out->flows = (uint64_t)llround(cs.stood_for);
+	}
 
-	capsim_flownet *net = capsim_fabric_net(f);
 	link_tally t = { 0 };
 	ran rn = { 0.0, 0.0, 0, 0, { -1, 0.0 } };
 	/* the work is bounded where the trees' classes can take over */
-	int bounded = !tree && tree_in_classes(f, r, &c, ch.algo);
+	int bounded = !tree && !p.cs && tree_in_classes(f, r, &c, ch.algo);
 	run_plan(f, &p, r, &ch, bounded ? WORK_PER_FLOW * s->flow_limit : 0.0, &t, out, &rn);
 	if (rn.over) { /* the flow-by-flow run is dropped */
 		free_plan(&p);
@@ -2047,7 +2305,10 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		rn.lat_total = ch.lat_s;
 		out->folded = 1;
 	}
-	if (t.used) {
+	if (p.cs) {
+		out->busiest_link = census_busiest(&cs, &out->busiest_bytes);
+		census_free(&cs);
+	} else if (t.used) {
 		out->busiest_bytes = busiest_used(net, &t, out);
 	} else if (out->folded) {
 		out->busiest_link = rn.fb.link;

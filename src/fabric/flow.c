@@ -215,6 +215,11 @@ double capsim_flownet_link_cap(const capsim_flownet *net, int link)
 	return range_of(net, link)->cap_bps;
 }
 
+double capsim_flownet_link_mult(const capsim_flownet *net, int link)
+{
+	return range_of(net, link)->mult;
+}
+
 double capsim_flownet_link_incast(const capsim_flownet *net, int link)
 {
 	int i = dense_get(net, link);

@@ -37,6 +37,8 @@ int capsim_flownet_add_links(capsim_flownet *net, int count, double cap_bytes_pe
 size_t capsim_flownet_n_links(const capsim_flownet *net);
 size_t capsim_flownet_links_in_use(const capsim_flownet *net);
 double capsim_flownet_link_cap(const capsim_flownet *net, int link);
+/* the identical physical links a link stands for (its add_link's mult) */
+double capsim_flownet_link_mult(const capsim_flownet *net, int link);
 /* the share of its capacity a link delivers under incast (1: none;
  * capsim_flownet_set_incast_links) */
 double capsim_flownet_link_incast(const capsim_flownet *net, int link);

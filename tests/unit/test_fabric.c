@@ -1403,6 +1403,164 @@ static void test_large_fabric_lazy(void **state)
 	free(one);
 }
 
+/* Past workload.flow-limit, where no symmetry folds a plan, its flows are
+ * routed and counted onto the links they cross, not simulated, and each
+ * phase takes its busiest link's busy time (the census). Forced here with
+ * folding off and a limit of one flow, against every flow simulated, on
+ * scattered nodes (2 and 3 tiers, 1:1 and 3:1, adaptive, ECMP, D-mod-K),
+ * untuned RoCE and NVLink domains of 72 GPUs across 18 trays: where a
+ * phase's flows carry the same bytes (rings, PAT, send-recv, the
+ * hierarchical all-reduce, all-to-all) the same time and busiest link's
+ * busy time, to the engine's 1 ns clock a phase; where they differ
+ * (NCCL's trees, CollNet, NVLS) no more than every flow's time. */
+typedef struct {
+	const char *name;
+	int nodes;
+	capsim_set sets[9];
+	size_t n_sets;
+} census_fabric;
+
+static void test_census(void **state)
+{
+	(void)state;
+	static const census_fabric fabrics[] = {
+		{ "scattered, 2 tiers 1:1, adaptive", 16,
+		  { { "cluster.fabric.placement", "scattered" },
+		    { "cluster.fabric.switch.ports.count", "32" } }, 2 },
+		{ "scattered, 2 tiers 3:1, ECMP", 24,
+		  { { "cluster.fabric.placement", "scattered" },
+		    { "cluster.fabric.routing", "ecmp" },
+		    { "cluster.fabric.oversubscription", "3:1" },
+		    { "cluster.fabric.switch.ports.count", "32" } }, 4 },
+		{ "scattered, 3 tiers, D-mod-K, 2 rails", 48,
+		  { { "cluster.fabric.placement", "scattered" },
+		    { "cluster.fabric.routing", "deterministic" },
+		    { "cluster.fabric.tiers", "3" },
+		    { "cluster.fabric.rails", "2" },
+		    { "cluster.fabric.switch.ports.count", "8" } }, 5 },
+		{ "untuned RoCE, 2 tiers 3:1, ECMP", 24,
+		  { { "cluster.fabric.routing", "ecmp" },
+		    { "cluster.fabric.oversubscription", "3:1" },
+		    { "cluster.fabric.switch.ref", "sn5600" },
+		    { "cluster.nic.ref", "cx7-400gbe" },
+		    { "cluster.fabric.switch.ports.count", "32" },
+		    { "cluster.fabric.transport", "roce" },
+		    { "cluster.fabric.congestion-control", "untuned" } }, 7 },
+		{ "GB200 NVL72, 2 racks", 36,
+		  { { "cluster.node.ref", "gb200-nvl72-tray" },
+		    { "cluster.fabric.rails", "4" } }, 2 },
+	};
+	static const struct { capsim_coll op; int algo; int alike; } ops[] = {
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_RING, 1 },
+		{ CAPSIM_COLL_ALLGATHER, CAPSIM_ALGO_RING, 1 },
+		{ CAPSIM_COLL_REDUCESCATTER, CAPSIM_ALGO_RING, 1 },
+		{ CAPSIM_COLL_BROADCAST, CAPSIM_ALGO_RING, 1 },
+		{ CAPSIM_COLL_SENDRECV, -1, 1 },
+		{ CAPSIM_COLL_ALLTOALL, -1, 1 },
+		{ CAPSIM_COLL_ALLGATHER, CAPSIM_ALGO_PAT, 1 },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_HIERARCHICAL, 1 },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_TREE, 0 },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_COLLNET_DIRECT, 0 },
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_NVLS, 0 },
+	};
+	int ran = 0;
+	double worst_under = 0.0;
+	for (size_t fi = 0; fi < sizeof fabrics / sizeof fabrics[0]; fi++)
+		for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+			const census_fabric *fb = &fabrics[fi];
+			capsim_set sets[12];
+			size_t n_sets = fb->n_sets;
+			memcpy(sets, fb->sets, n_sets * sizeof *sets);
+			sets[n_sets++] = (capsim_set){ "workload.global-batch", "4608" };
+			if (ops[o].algo == CAPSIM_ALGO_PAT) { /* a data-parallel plane: a GPU a node */
+				if (strstr(fb->name, "GB200"))
+					continue; /* a tray's GPUs are one NVLink domain's */
+				sets[n_sets++] = (capsim_set){ "cluster.node.gpus.count", "1" };
+			}
+			if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT || ops[o].algo == CAPSIM_ALGO_NVLS) {
+				if (strstr(fb->name, "RoCE"))
+					continue; /* no SHARP on Ethernet */
+				sets[n_sets++] = (capsim_set){ "cluster.fabric.sharp", "on" };
+			}
+			capsim_scenario *s = scenario(fb->nodes, "fat-tree", sets, n_sets);
+			int ranks = capsim_scenario_gpus(s);
+			double t[2], busy[2];
+			int ok = 1;
+			capsim_coll_result out[2];
+			for (int census = 0; census < 2; census++) {
+				/* past the limit, but with the routes for every flow */
+				s->flow_limit = census ? ceil(out[0].flow_estimate / 2) : 1e9;
+				capsim_fabric *f = capsim_fabric_build(s, NULL);
+				assert_non_null(f);
+				capsim_coll_req r = { .op = ops[o].op, .bytes = 1e8 * (1 + (fi + o) % 5),
+						      .ranks = ranks, .algo = ops[o].algo, .proto = -1,
+						      .fold = 0, .seed = (uint64_t)(fi * 31 + o) };
+				capsim_diags d = { 0 };
+				if (capsim_collective_run(f, s, &r, &out[census], &d) != 0) {
+					ok = 0; /* the algorithm does not apply to this fabric */
+					capsim_diags_free(&d);
+					capsim_fabric_destroy(f);
+					break;
+				}
+				capsim_diags_free(&d);
+				t[census] = out[census].time_s - out[census].latency_s;
+				busy[census] = out[census].busiest_bytes /
+					       capsim_flownet_link_cap(capsim_fabric_net(f),
+								       out[census].busiest_link);
+				capsim_fabric_destroy(f);
+			}
+			free(s);
+			if (!ok)
+				continue;
+			ran++;
+			assert_null(out[0].approximation);
+			assert_non_null(out[1].approximation);
+			assert_non_null(strstr(out[1].approximation, "routed and counted"));
+			assert_true(out[1].latency_s == out[0].latency_s);
+			assert_int_equal(out[1].flows, out[0].flows);
+			assert_int_equal(out[1].events, 0);
+			/* the engine's clock: up to 1 ns a phase, and the bytes a
+			 * flow moves in it; PAT's steps are the most phases, 8 */
+			const double clock = 1e-8;
+			int close = fabs(t[1] - t[0]) <= clock && fabs(busy[1] - busy[0]) <= clock;
+			if (ops[o].alike ? !close : t[1] > t[0] + clock)
+				fail_msg("%s, %s %s over %d ranks: census %.17g s (busiest link busy "
+					 "%.17g s), every flow %.17g s (%.17g s)", fb->name,
+					 capsim_coll_names[ops[o].op],
+					 capsim_collective_algo_name(ops[o].algo), ranks, t[1], busy[1],
+					 t[0], busy[0]);
+			if (!ops[o].alike && t[0] - t[1] > worst_under)
+				worst_under = t[0] - t[1];
+		}
+	/* 5 fabrics x 11 plans, less PAT on GB200 trays and SHARP on RoCE */
+	assert_int_equal(ran, 47);
+	/* the plans of unlike flows measured: no more than the clock short */
+	assert_true(worst_under <= 1e-8);
+
+	/* Past its routes the all-to-all is sampled (blocks of shifts): where
+	 * the NICs bind (scattered nodes under a 1:1 fabric) each NIC's load
+	 * is the whole's, and so is the time; the result says it sampled */
+	const capsim_set sc[] = { { "cluster.fabric.placement", "scattered" },
+				  { "cluster.fabric.switch.ports.count", "32" },
+				  { "workload.global-batch", "4608" } };
+	capsim_scenario *s = scenario(32, "fat-tree", sc, 3);
+	double t[2];
+	capsim_coll_result out;
+	for (int sampled = 0; sampled < 2; sampled++) {
+		/* 256 ranks: 65,280 pairs; 64 routes a flow of the limit */
+		s->flow_limit = sampled ? 300 : 1e9;
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		out = run(f, s, CAPSIM_COLL_ALLTOALL, 256e6, 256, -1, -1, 0, 1);
+		t[sampled] = out.time_s;
+		capsim_fabric_destroy(f);
+	}
+	assert_non_null(out.approximation);
+	assert_non_null(strstr(out.approximation, "sampled"));
+	assert_int_equal(out.flows, 256 * 255);
+	assert_true(fabs(t[1] - t[0]) <= 1e-8);
+	free(s);
+}
+
 /* Errors: a forced algorithm that does not apply, too many ranks. */
 /* The bound that workload.flow-limit is checked against, before a flow is
  * built, holds for every algorithm: at least the flows simulated, at most
@@ -1451,7 +1609,8 @@ static void test_flow_estimate(void **state)
 	 * ECMP every pair is simulated up to the limit, and past it the pairs
 	 * run in classes as their expected load, said in the result; under
 	 * adaptive routing the five alike nodes run in classes, exact; where
-	 * nothing folds (nodes scattered under the leaves) the limit refuses */
+	 * nothing folds (nodes scattered under the leaves) every pair is
+	 * routed and counted, not simulated (test_census), and said */
 	const capsim_set limit[] = { { "workload.flow-limit", "1000" },
 				     { "cluster.fabric.routing", "ecmp" } };
 	s = scenario(5, "fat-tree", limit, 2);
@@ -1480,9 +1639,12 @@ static void test_flow_estimate(void **state)
 					 { "cluster.fabric.placement", "scattered" } };
 	s = scenario(5, "fat-tree", scattered, 2);
 	f = capsim_fabric_build(s, NULL);
-	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), -1);
-	assert_true(capsim_diags_contains(&d, "all-to-all over 40 ranks (5 nodes) with p2p is "
-					  "1560 flows, more than workload.flow-limit = 1000"));
+	assert_int_equal(capsim_collective_run(f, s, &r, &out, &d), 0);
+	assert_int_equal(out.flows, 1560);
+	assert_int_equal(out.events, 0);
+	assert_non_null(out.approximation);
+	assert_non_null(strstr(out.approximation, "routed and counted"));
+	assert_null(strstr(out.approximation, "sampled"));
 	capsim_diags_free(&d);
 	capsim_fabric_destroy(f);
 	free(s);
@@ -1562,6 +1724,7 @@ int main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),
+		cmocka_unit_test(test_census),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
