@@ -358,10 +358,12 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
 	if (a == b || bytes <= 0 || (ph->q.gpus && a >= ph->q.gpus))
 		return;
-	if (ph->cs) {
+	if (ph->cs) { /* counted where it runs, on one block its links' orbits' */
 		int links[MAX_PATH];
 		double lat;
 		int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
+		for (int j = 0; ph->q.gpus && j < n; j++)
+			links[j] = capsim_fabric_link_orbit(f, links[j], ph->q.nodes);
 		census_path(ph->cs, links, n, capsim_fabric_origin(f, links, (size_t)n), bytes,
 			    mult);
 		return;

@@ -1420,6 +1420,17 @@ typedef struct {
 	size_t n_sets;
 } census_fabric;
 
+/* the data-parallel plane of a scenario loaded with tensor parallelism 8:
+ * a GPU a node, as PAT between nodes runs; s is freed */
+static capsim_scenario *plane_of(capsim_scenario *s)
+{
+	capsim_scenario *plane = malloc(sizeof *plane);
+	assert_non_null(plane);
+	capsim_scenario_dp_plane(s, 1, plane);
+	free(s);
+	return plane;
+}
+
 static void test_census(void **state)
 {
 	(void)state;
@@ -1472,20 +1483,24 @@ static void test_census(void **state)
 			size_t n_sets = fb->n_sets;
 			memcpy(sets, fb->sets, n_sets * sizeof *sets);
 			sets[n_sets++] = (capsim_set){ "workload.global-batch", "4608" };
-			if (ops[o].algo == CAPSIM_ALGO_PAT) { /* a data-parallel plane: a GPU a node */
+			int pat = ops[o].algo == CAPSIM_ALGO_PAT;
+			if (pat) { /* a data-parallel plane: a GPU a node */
 				if (strstr(fb->name, "GB200"))
 					continue; /* a tray's GPUs are one NVLink domain's */
-				sets[n_sets++] = (capsim_set){ "cluster.node.gpus.count", "1" };
+				sets[n_sets++] = (capsim_set){ "workload.parallelism.tp", "8" };
 			}
+			if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT && strstr(fb->name, "GB200"))
+				continue; /* CollNet reduces inside a node, and a rack is one domain */
 			if (ops[o].algo == CAPSIM_ALGO_COLLNET_DIRECT || ops[o].algo == CAPSIM_ALGO_NVLS) {
 				if (strstr(fb->name, "RoCE"))
 					continue; /* no SHARP on Ethernet */
 				sets[n_sets++] = (capsim_set){ "cluster.fabric.sharp", "on" };
 			}
 			capsim_scenario *s = scenario(fb->nodes, "fat-tree", sets, n_sets);
+			if (pat)
+				s = plane_of(s);
 			int ranks = capsim_scenario_gpus(s);
 			double t[2], busy[2];
-			int ok = 1;
 			capsim_coll_result out[2];
 			for (int census = 0; census < 2; census++) {
 				/* past the limit, but with the routes for every flow */
@@ -1496,13 +1511,10 @@ static void test_census(void **state)
 						      .ranks = ranks, .algo = ops[o].algo, .proto = -1,
 						      .fold = 0, .seed = (uint64_t)(fi * 31 + o) };
 				capsim_diags d = { 0 };
-				if (capsim_collective_run(f, s, &r, &out[census], &d) != 0) {
-					ok = 0; /* the algorithm does not apply to this fabric */
-					capsim_diags_free(&d);
-					capsim_fabric_destroy(f);
-					break;
-				}
+				int rc = capsim_collective_run(f, s, &r, &out[census], &d);
+				capsim_diags_print(&d, stderr);
 				capsim_diags_free(&d);
+				assert_int_equal(rc, 0);
 				t[census] = out[census].time_s - out[census].latency_s;
 				busy[census] = out[census].busiest_bytes /
 					       capsim_flownet_link_cap(capsim_fabric_net(f),
@@ -1510,8 +1522,6 @@ static void test_census(void **state)
 				capsim_fabric_destroy(f);
 			}
 			free(s);
-			if (!ok)
-				continue;
 			ran++;
 			assert_null(out[0].approximation);
 			assert_non_null(out[1].approximation);
@@ -1532,10 +1542,72 @@ static void test_census(void **state)
 			if (!ops[o].alike && t[0] - t[1] > worst_under)
 				worst_under = t[0] - t[1];
 		}
-	/* 5 fabrics x 11 plans, less PAT on GB200 trays and SHARP on RoCE */
-	assert_int_equal(ran, 47);
+	/* 5 fabrics x 11 plans, less PAT and CollNet on GB200 trays and SHARP
+	 * on RoCE */
+	assert_int_equal(ran, 51);
 	/* the plans of unlike flows measured: no more than the clock short */
 	assert_true(worst_under <= 1e-8);
+
+	/* On one block past the limit: the first block's flows counted on
+	 * their links' orbits, as a run on one block simulates them (2 tiers
+	 * 3:1 and 3 tiers, one GPU a node, adaptive and D-mod-K; NCCL's caps
+	 * off so that the links bind) */
+	static const struct { capsim_coll op; int algo; } shifts[] = {
+		{ CAPSIM_COLL_ALLREDUCE, CAPSIM_ALGO_RING },
+		{ CAPSIM_COLL_SENDRECV, -1 },
+		{ CAPSIM_COLL_ALLGATHER, CAPSIM_ALGO_PAT },
+		{ CAPSIM_COLL_REDUCESCATTER, CAPSIM_ALGO_PAT },
+	};
+	int on_blocks = 0;
+	for (int k = 0; k < 24; k++) {
+		/* 8 on 2 tiers, 8 on 3, 8 on untuned RoCE (2 tiers, D-mod-K),
+		 * where the NICs whose flows meet on a link set its incast */
+		int three = k / 8 == 1, lossy = k / 8 == 2, dmodk = lossy || k / 4 % 2;
+		capsim_set bs[10] = {
+			{ "cluster.fabric.rails", "1" },
+			{ "cluster.fabric.tiers", three ? "3" : "2" },
+			{ "cluster.fabric.oversubscription", three ? "1:1" : "3:1" },
+			{ "cluster.fabric.routing", dmodk ? "deterministic" : "adaptive" },
+			{ "workload.global-batch", "4608" },
+			{ "workload.parallelism.tp", "8" },
+		};
+		size_t nb = 6;
+		if (lossy) {
+			bs[nb++] = (capsim_set){ "cluster.fabric.switch.ref", "sn5600" };
+			bs[nb++] = (capsim_set){ "cluster.nic.ref", "cx7-400gbe" };
+			bs[nb++] = (capsim_set){ "cluster.fabric.transport", "roce" };
+			bs[nb++] = (capsim_set){ "cluster.fabric.congestion-control", "untuned" };
+		}
+		/* the switch first, then its ports */
+		bs[nb++] = (capsim_set){ "cluster.fabric.switch.ports.count", three ? "8" : "16" };
+		capsim_scenario *bsc = plane_of(scenario(three ? 64 : 48, "fat-tree", bs, nb));
+		double tb[2];
+		capsim_coll_result ob[2];
+		for (int census = 0; census < 2; census++) {
+			bsc->flow_limit = census ? 1.0 : 1e9;
+			capsim_fabric *f = capsim_fabric_build(bsc, NULL);
+			capsim_coll_req r = { .op = shifts[k % 4].op, .bytes = 3e8,
+					      .ranks = capsim_scenario_gpus(bsc), .algo = shifts[k % 4].algo,
+					      .proto = -1, .fold = census ? -1 : 0, .no_nccl_caps = 1,
+					      .seed = (uint64_t)k };
+			capsim_diags d = { 0 };
+			int rc = capsim_collective_run(f, bsc, &r, &ob[census], &d);
+			capsim_diags_print(&d, stderr);
+			capsim_diags_free(&d);
+			assert_int_equal(rc, 0);
+			tb[census] = ob[census].time_s;
+			capsim_fabric_destroy(f);
+		}
+		free(bsc);
+		assert_non_null(ob[1].approximation);
+		on_blocks += ob[1].quotient_blocks >= 2;
+		if (fabs(tb[1] - tb[0]) > 1e-8)
+			fail_msg("case %d (%s %s, %d blocks): census %.17g s, every flow %.17g s", k,
+				 capsim_coll_names[shifts[k % 4].op],
+				 capsim_collective_algo_name(shifts[k % 4].algo),
+				 ob[1].quotient_blocks, tb[1], tb[0]);
+	}
+	assert_int_equal(on_blocks, 24);
 
 	/* Past its routes the all-to-all is sampled (blocks of shifts): where
 	 * the NICs bind (scattered nodes under a 1:1 fabric) each NIC's load
