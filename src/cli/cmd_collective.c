@@ -388,7 +388,7 @@ int capsim_cmd_collective(int argc, char **argv)
 	if (errors)
 		capsim_eval_busbw_band(s, errors, pts[0].ranks, &band);
 	uint64_t events = 0, flows = 0;
-	size_t fclasses = 0, lclasses = 0, n_folded = 0, n_block = 0;
+	size_t fclasses = 0, lclasses = 0, n_folded = 0, n_block = 0, n_counted = 0;
 	int blocks = 0;
 	double end_s = 0;
 	for (size_t i = 0; i < n_sizes; i++) {
@@ -398,6 +398,7 @@ int capsim_cmd_collective(int argc, char **argv)
 			n_block++;
 			blocks = pts[i].r.quotient_blocks;
 		}
+		n_counted += pts[i].r.counted != 0;
 		if (pts[i].r.folded) {
 			n_folded++;
 			fclasses += pts[i].r.flow_classes;
@@ -429,6 +430,9 @@ int capsim_cmd_collective(int argc, char **argv)
 		if (n_block)
 			fprintf(to, "# on one block: %zu of %zu sizes simulated on the first of %d alike "
 				"blocks of nodes\n", n_block, n_sizes, blocks);
+		if (n_counted)
+			fprintf(to, "# counted: %zu of %zu sizes routed and counted onto the links, not "
+				"simulated (docs/model.md, \"Past the flow limit\")\n", n_counted, n_sizes);
 	}
 	status = CAPSIM_EXIT_OK;
 	goto out;

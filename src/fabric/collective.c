@@ -160,10 +160,11 @@ typedef struct {
 
 /* ---- the census: a plan's flows routed and counted, not simulated ------- */
 
-/* Past workload.flow-limit, where no symmetry folds a plan, its flows are
- * routed as they would run and their bytes counted onto the links they
- * cross, phase by phase, and each phase takes its busiest link's busy time
- * (bytes over capacity). Where a phase's flows carry the same bytes, that is
+/* Past workload.flow-limit, where no symmetry folds a plan, and below it
+ * for a large plan of alike flows on a lossless fabric (count_below_limit),
+ * its flows are routed as they would run and their bytes counted onto the
+ * links they cross, phase by phase, and each phase takes its busiest link's
+ * busy time (bytes over capacity). Where a phase's flows carry the same bytes, that is
  * the max-min run's time exactly: a flow's rate is at all times at least
  * the equal share of its tightest link (progressive filling saturates a
  * link at no lower level, and a link's flows only leave), so every flow
@@ -173,15 +174,25 @@ typedef struct {
  * fabric a link whose flows come from two or more NICs is taken at its
  * incast share for all its bytes, as the flow network takes it while they
  * run together. */
+/* a link in a census: the open phase's bytes on one physical link, and
+ * whose they are: 0 none yet, one origin + 2, or SEVERAL */
+typedef struct {
+	double load;
+	int origin;
+} census_link;
+
 struct link_census {
 	const capsim_flownet *net;
-	double *load;  /* per link id: the open phase's bytes on one physical link */
-	int *origin;   /* per link id: 0 none yet, one origin + 2, or SEVERAL */
-	int *touched;  /* the links the open phase has loaded */
+	census_link *l; /* per link id */
+	int unit;       /* every link stands for one (no multiplicities) */
+	int *touched;   /* the links the open phase has loaded */
 	size_t nt, capt;
-	double *total; /* per link id: every phase's bytes on one physical link */
-	int *seen;     /* the links any phase has loaded */
+	double *total;  /* per link id, every phase's bytes: made when a plan
+			 * has a second phase */
+	int *seen;      /* the links any phase has loaded, with total */
 	size_t ns, cap_seen;
+	int top_link;     /* the last closed phase's busiest link, or -1 */
+	double top_bytes; /* what it carried */
 	double weight;    /* the flows each routed one stands for */
 	double lo, hi;    /* the open phase's flow sizes */
 	double stood_for; /* flows the routed ones stand for */
@@ -198,23 +209,29 @@ struct link_census {
 #define CENSUS_ROUTES_PER_FLOW 64.0
 #define CENSUS_ROUTES_TEXT "64 routes a flow of workload.flow-limit"
 
+/* Below workload.flow-limit, a plan of alike flows (census_alike) on a
+ * lossless fabric is counted rather than simulated from this many flows:
+ * the same time to the engine's clock (test_census), without building,
+ * folding and running it. Smaller plans run flow by flow, the reference
+ * the census is held to. */
+#define CENSUS_MIN_FLOWS 4096.0
+
 static void census_init(link_census *cs, const capsim_flownet *net)
 {
 	size_t n = capsim_flownet_n_links(net);
 	memset(cs, 0, sizeof *cs);
 	cs->net = net;
 	/* calloc's fresh pages cost nothing until a flow crosses them */
-	cs->load = capsim_xcalloc(n ? n : 1, sizeof *cs->load);
-	cs->origin = capsim_xcalloc(n ? n : 1, sizeof *cs->origin);
-	cs->total = capsim_xcalloc(n ? n : 1, sizeof *cs->total);
+	cs->l = capsim_xcalloc(n ? n : 1, sizeof *cs->l);
+	cs->unit = capsim_flownet_max_mult(net) <= 1.0;
 	cs->weight = 1.0;
 	cs->lo = HUGE_VAL;
+	cs->top_link = -1;
 }
 
 static void census_free(link_census *cs)
 {
-	free(cs->load);
-	free(cs->origin);
+	free(cs->l);
 	free(cs->touched);
 	free(cs->total);
 	free(cs->seen);
@@ -234,6 +251,10 @@ static void push_link(int **v, size_t *n, size_t *cap, int l)
  * *bytes */
 static int census_busiest(const link_census *cs, double *bytes)
 {
+	if (!cs->total) { /* one phase */
+		*bytes = cs->top_bytes;
+		return cs->top_link;
+	}
 	int top = -1;
 	double best = 0.0;
 	*bytes = 0.0;
@@ -255,25 +276,21 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 			double mult)
 {
 	CAPSIM_ASSERT(bytes > 0 && mult >= 1 && origin >= -1);
+	double add = bytes * mult * cs->weight;
 	for (int j = 0; j < n; j++) {
-		int l = links[j];
-		double m = capsim_flownet_link_mult(cs->net, l);
-		double add = bytes * mult * cs->weight / m;
-		if (cs->origin[l] == 0)
-			push_link(&cs->touched, &cs->nt, &cs->capt, l);
-		if (cs->total[l] == 0.0)
-			push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
-		cs->load[l] += add;
-		cs->total[l] += add;
+		census_link *k = &cs->l[links[j]];
+		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, links[j]);
+		if (k->origin == 0)
+			push_link(&cs->touched, &cs->nt, &cs->capt, links[j]);
+		k->load += add / m;
 		/* as the flow network tells many-to-one congestion: two
 		 * origins, or flows of none, or one flow standing for several
 		 * of unknown origin on a link */
-		int stored = cs->origin[l];
 		if ((origin < 0 && mult / m > 1.0 + 1e-9) ||
-		    (stored != 0 && (stored != origin + 2 || origin < 0)))
-			cs->origin[l] = SEVERAL;
-		else if (stored == 0)
-			cs->origin[l] = origin + 2;
+		    (k->origin != 0 && (k->origin != origin + 2 || origin < 0)))
+			k->origin = SEVERAL;
+		else if (k->origin == 0)
+			k->origin = origin + 2;
 	}
 	if (bytes < cs->lo)
 		cs->lo = bytes;
@@ -282,21 +299,39 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 	cs->stood_for += cs->weight;
 }
 
-/* The open phase is complete: its busiest link's busy time into ph, the
- * links cleared for the next */
-static void census_close(link_census *cs, phase *ph)
+/* The open phase is complete (`more`: another follows): its busiest link's
+ * busy time into ph, its busiest link by bytes over capacity as the last,
+ * its loads into the plan's totals where it has two phases or more, and
+ * the links cleared for the next */
+static void census_close(link_census *cs, phase *ph, int more)
 {
-	double best = 0.0;
+	if (more && !cs->total)
+		cs->total = capsim_xcalloc(capsim_flownet_n_links(cs->net) ?
+					   capsim_flownet_n_links(cs->net) : 1, sizeof *cs->total);
+	double best = 0.0, top = 0.0;
+	cs->top_link = -1;
+	cs->top_bytes = 0.0;
 	for (size_t i = 0; i < cs->nt; i++) {
 		int l = cs->touched[i];
+		census_link *k = &cs->l[l];
 		double cap = capsim_flownet_link_cap(cs->net, l);
-		if (cs->origin[l] == SEVERAL)
-			cap *= capsim_flownet_link_incast(cs->net, l);
-		double busy = cap > 0 ? cs->load[l] / cap : 0.0;
+		double eff = k->origin == SEVERAL ? cap * capsim_flownet_link_incast(cs->net, l) : cap;
+		double busy = eff > 0 ? k->load / eff : 0.0;
 		if (busy > best)
 			best = busy;
-		cs->load[l] = 0.0;
-		cs->origin[l] = 0;
+		double plain = cap > 0 ? k->load / cap : 0.0;
+		if (plain > top * (1 + 1e-12)) {
+			top = plain;
+			cs->top_link = l;
+			cs->top_bytes = k->load;
+		}
+		if (cs->total) {
+			if (cs->total[l] == 0.0)
+				push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
+			cs->total[l] += k->load;
+		}
+		k->load = 0.0;
+		k->origin = 0;
 	}
 	cs->nt = 0;
 	if (cs->hi > cs->lo * (1 + 1e-12))
@@ -309,7 +344,7 @@ static void census_close(link_census *cs, phase *ph)
 static phase *new_phase(plan *p, double lat_s)
 {
 	if (p->cs && p->n)
-		census_close(p->cs, &p->ph[p->n - 1]);
+		census_close(p->cs, &p->ph[p->n - 1], 1);
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 4;
 		p->ph = capsim_xrealloc(p->ph, p->cap * sizeof *p->ph);
@@ -1794,6 +1829,25 @@ static const char TREE_WORK_CENSUS_TEXT[] = TREE_PAST_WORK TREE_CENSUS;
  * a few ends (D-mod-K, adaptive routing) stays well inside. */
 #define WORK_PER_FLOW 2.0
 
+/* Plans whose every phase moves flows of one size: rings (and their
+ * chains), PAT's steps, send-recv, all-to-all and the hierarchical
+ * all-reduce's three phases. For them the census is the max-min run's time
+ * exactly on a lossless fabric; NCCL's trees, CollNet and NVLS mix sizes. */
+static int census_alike(int algo)
+{
+	return algo == CAPSIM_ALGO_RING || algo == CAPSIM_ALGO_PAT || algo == CAPSIM_ALGO_P2P ||
+	       algo == CAPSIM_ALGO_HIERARCHICAL;
+}
+
+/* Whether a plan below the limit is counted rather than simulated: alike
+ * flows, many of them, folding left to capsim, on a lossless fabric with
+ * nothing else running on it */
+static int count_below_limit(capsim_fabric *f, const capsim_coll_req *r, int algo, double flows)
+{
+	return census_alike(algo) && r->fold < 0 && flows >= CENSUS_MIN_FLOWS &&
+	       !capsim_fabric_lossy(f) && capsim_flownet_active(capsim_fabric_net(f)) == 0;
+}
+
 /* What a plan past workload.flow-limit that nothing folds is taken as
  * (census, above): said in the result */
 #define CENSUS \
@@ -2135,13 +2189,17 @@ static void run_folded(capsim_fabric *f, const phase *ph, const double *caps, co
  * (fold_phase). The tally is kept for a plan of several phases and for an
  * unfolded one. Adds to the counters of out. */
 /* A plan in a census: each phase its busiest link's busy time, NCCL's caps
- * giving every flow of a one-phase plan the same least time (nccl_caps) */
+ * giving every flow of a one-phase plan the same least time (nccl_caps),
+ * up to the engine's next nanosecond, where a run flow by flow ends a
+ * phase whose flows end together (schedule_next) */
 static void run_census(const plan *p, const capsim_coll_req *r, const choice *ch, ran *rn)
 {
 	int capped = ch->nccl_bw_s > 0 && !r->no_nccl_caps && p->n == 1;
 	for (size_t j = 0; j < p->n; j++) {
 		double busy = p->ph[j].busy_s;
-		rn->total += capped && busy < ch->nccl_bw_s ? ch->nccl_bw_s : busy;
+		if (capped && busy < ch->nccl_bw_s)
+			busy = ch->nccl_bw_s;
+		rn->total += ceil(busy * 1e9) * 1e-9;
 		rn->lat_total += p->ph[j].lat_s;
 	}
 }
@@ -2253,8 +2311,10 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->approximation = census ? TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
 	capsim_flownet *net = capsim_fabric_net(f);
 	link_census cs;
-	if (!a2a && !tree && flows > s->flow_limit) {
-		/* nothing folds it: routed and counted, not simulated */
+	int past = !a2a && !tree && flows > s->flow_limit;
+	if (past || (!a2a && !tree && count_below_limit(f, r, ch.algo, flows))) {
+		/* routed and counted, not simulated: past the limit because
+		 * nothing folds it, below it because that is exact */
 		census_init(&cs, net);
 		cs.routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
 		p.cs = &cs;
@@ -2268,9 +2328,11 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	}
 	if (p.cs) {
 		if (p.n)
-			census_close(p.cs, &p.ph[p.n - 1]);
-		out->approximation = cs.sampled ? CENSUS_SAMPLED_TEXT : CENSUS_TEXT;
+			census_close(p.cs, &p.ph[p.n - 1], 0);
+		if (past)
+			out->approximation = cs.sampled ? CENSUS_SAMPLED_TEXT : CENSUS_TEXT;
 		out->flows = (uint64_t)llround(cs.stood_for);
+		out->counted = 1;
 	}
 
 	link_tally t = { 0 };

@@ -37,7 +37,10 @@ typedef struct capsim_coll_req {
 			 * flows, exact for max-min rates); 0: simulate every
 			 * flow; -1: fold each phase whose flows fall into
 			 * at most half as many classes (ECMP's collisions
-			 * break the symmetry: such phases run unfolded) */
+			 * break the symmetry: such phases run unfolded),
+			 * and count a large plan of alike flows on a
+			 * lossless fabric rather than simulate it (counted,
+			 * below) */
 	uint64_t seed;  /* ECMP hashing */
 } capsim_coll_req;
 
@@ -60,6 +63,10 @@ typedef struct capsim_coll_result {
 				    * for what, and why (a static string) */
 	int quotient_blocks;  /* simulated on the first of this many alike blocks
 			       * of nodes (collective.c, "On one block"); 0: not */
+	int counted;          /* routed and counted onto the links, not simulated:
+			       * exact for the plans of alike flows it is used
+			       * for below workload.flow-limit (collective.c,
+			       * "the census"); past it, said in approximation */
 } capsim_coll_result;
 
 /* Name of an algorithm, including capsim's own. */

@@ -215,6 +215,15 @@ double capsim_flownet_link_cap(const capsim_flownet *net, int link)
 	return range_of(net, link)->cap_bps;
 }
 
+double capsim_flownet_max_mult(const capsim_flownet *net)
+{
+	double m = 1.0;
+	for (size_t i = 0; i < net->nr; i++)
+		if (net->r[i].mult > m)
+			m = net->r[i].mult;
+	return m;
+}
+
 double capsim_flownet_link_mult(const capsim_flownet *net, int link)
 {
 	return range_of(net, link)->mult;

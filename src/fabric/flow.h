@@ -39,6 +39,8 @@ size_t capsim_flownet_links_in_use(const capsim_flownet *net);
 double capsim_flownet_link_cap(const capsim_flownet *net, int link);
 /* the identical physical links a link stands for (its add_link's mult) */
 double capsim_flownet_link_mult(const capsim_flownet *net, int link);
+/* the largest multiplicity of any link (1: every link stands for one) */
+double capsim_flownet_max_mult(const capsim_flownet *net);
 /* the share of its capacity a link delivers under incast (1: none;
  * capsim_flownet_set_incast_links) */
 double capsim_flownet_link_incast(const capsim_flownet *net, int link);
