@@ -37,9 +37,11 @@ static const capsim_cli_opt collective_opts[] = {
 	[O_CHANNELS] = { "channels", 'c', "N", "channels (default: NCCL's)" },
 	[O_FOLD] = { "fold", 0, NULL,
 		     "fold ranks into symmetry classes (default: fold when the\n"
-		     "flows fall into at most half as many classes; the results\n"
-		     "are the same)" },
-	[O_NO_FOLD] = { "no-fold", 0, NULL, "simulate every flow" },
+		     "flows fall into at most half as many classes, and count a\n"
+		     "plan of 4,096 alike flows or more on a lossless fabric\n"
+		     "rather than simulate it; the results are the same)" },
+	[O_NO_FOLD] = { "no-fold", 0, NULL,
+			"simulate every flow, up to workload.flow-limit" },
 	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
 	[O_JSON] = { "json", 'j', NULL, "one JSON object" },
 	[O_NO_INTERVALS] = { "no-intervals", 0, NULL,
