@@ -161,7 +161,7 @@ typedef struct {
 /* ---- the census: a plan's flows routed and counted, not simulated ------- */
 
 /* Past workload.flow-limit, where no symmetry folds a plan, and below it
- * for a large plan of alike flows on a lossless fabric (count_below_limit),
+ * for a large plan of alike flows on a lossless fabric (census_exact),
  * its flows are routed as they would run and their bytes counted onto the
  * links they cross, phase by phase, and each phase takes its busiest link's
  * busy time (bytes over capacity). Where a phase's flows carry the same bytes, that is
@@ -174,16 +174,12 @@ typedef struct {
  * fabric a link whose flows come from two or more NICs is taken at its
  * incast share for all its bytes, as the flow network takes it while they
  * run together. */
-/* a link in a census: the open phase's bytes on one physical link, and
- * whose they are: 0 none yet, one origin + 2, or SEVERAL */
-typedef struct {
-	double load;
-	int origin;
-} census_link;
-
 struct link_census {
 	const capsim_flownet *net;
-	census_link *l; /* per link id */
+	double *load;   /* per link id: the open phase's bytes on one physical link */
+	int *origin;    /* per link id, on a lossy fabric alone (NULL: no link
+			 * loses capacity to incast): whose the bytes are, 0
+			 * none yet, one origin + 2, or SEVERAL */
 	int unit;       /* every link stands for one (no multiplicities) */
 	int *touched;   /* the links the open phase has loaded */
 	size_t nt, capt;
@@ -216,13 +212,15 @@ struct link_census {
  * the census is held to. */
 #define CENSUS_MIN_FLOWS 4096.0
 
-static void census_init(link_census *cs, const capsim_flownet *net)
+static void census_init(link_census *cs, const capsim_flownet *net, int lossy)
 {
 	size_t n = capsim_flownet_n_links(net);
 	memset(cs, 0, sizeof *cs);
 	cs->net = net;
 	/* calloc's fresh pages cost nothing until a flow crosses them */
-	cs->l = capsim_xcalloc(n ? n : 1, sizeof *cs->l);
+	cs->load = capsim_xcalloc(n ? n : 1, sizeof *cs->load);
+	if (lossy)
+		cs->origin = capsim_xcalloc(n ? n : 1, sizeof *cs->origin);
 	cs->unit = capsim_flownet_max_mult(net) <= 1.0;
 	cs->weight = 1.0;
 	cs->lo = HUGE_VAL;
@@ -231,7 +229,8 @@ static void census_init(link_census *cs, const capsim_flownet *net)
 
 static void census_free(link_census *cs)
 {
-	free(cs->l);
+	free(cs->load);
+	free(cs->origin);
 	free(cs->touched);
 	free(cs->total);
 	free(cs->seen);
@@ -278,19 +277,22 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 	CAPSIM_ASSERT(bytes > 0 && mult >= 1 && origin >= -1);
 	double add = bytes * mult * cs->weight;
 	for (int j = 0; j < n; j++) {
-		census_link *k = &cs->l[links[j]];
-		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, links[j]);
-		if (k->origin == 0)
-			push_link(&cs->touched, &cs->nt, &cs->capt, links[j]);
-		k->load += add / m;
+		int l = links[j];
+		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, l);
+		if (cs->load[l] == 0.0) /* bytes > 0: a link loaded is in touched */
+			push_link(&cs->touched, &cs->nt, &cs->capt, l);
+		cs->load[l] += add / m;
+		if (!cs->origin)
+			continue;
 		/* as the flow network tells many-to-one congestion: two
 		 * origins, or flows of none, or one flow standing for several
 		 * of unknown origin on a link */
+		int *o = &cs->origin[l];
 		if ((origin < 0 && mult / m > 1.0 + 1e-9) ||
-		    (k->origin != 0 && (k->origin != origin + 2 || origin < 0)))
-			k->origin = SEVERAL;
-		else if (k->origin == 0)
-			k->origin = origin + 2;
+		    (*o != 0 && (*o != origin + 2 || origin < 0)))
+			*o = SEVERAL;
+		else if (*o == 0)
+			*o = origin + 2;
 	}
 	if (bytes < cs->lo)
 		cs->lo = bytes;
@@ -313,25 +315,27 @@ static void census_close(link_census *cs, phase *ph, int more)
 	cs->top_bytes = 0.0;
 	for (size_t i = 0; i < cs->nt; i++) {
 		int l = cs->touched[i];
-		census_link *k = &cs->l[l];
+		double load = cs->load[l];
 		double cap = capsim_flownet_link_cap(cs->net, l);
-		double eff = k->origin == SEVERAL ? cap * capsim_flownet_link_incast(cs->net, l) : cap;
-		double busy = eff > 0 ? k->load / eff : 0.0;
+		double eff = cs->origin && cs->origin[l] == SEVERAL ?
+				     cap * capsim_flownet_link_incast(cs->net, l) : cap;
+		double busy = eff > 0 ? load / eff : 0.0;
 		if (busy > best)
 			best = busy;
-		double plain = cap > 0 ? k->load / cap : 0.0;
+		double plain = cap > 0 ? load / cap : 0.0;
 		if (plain > top * (1 + 1e-12)) {
 			top = plain;
 			cs->top_link = l;
-			cs->top_bytes = k->load;
+			cs->top_bytes = load;
 		}
 		if (cs->total) {
 			if (cs->total[l] == 0.0)
 				push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
-			cs->total[l] += k->load;
+			cs->total[l] += load;
 		}
-		k->load = 0.0;
-		k->origin = 0;
+		cs->load[l] = 0.0;
+		if (cs->origin)
+			cs->origin[l] = 0;
 	}
 	cs->nt = 0;
 	if (cs->hi > cs->lo * (1 + 1e-12))
@@ -1830,22 +1834,25 @@ static const char TREE_WORK_CENSUS_TEXT[] = TREE_PAST_WORK TREE_CENSUS;
 #define WORK_PER_FLOW 2.0
 
 /* Plans whose every phase moves flows of one size: rings (and their
- * chains), PAT's steps, send-recv, all-to-all and the hierarchical
- * all-reduce's three phases. For them the census is the max-min run's time
- * exactly on a lossless fabric; NCCL's trees, CollNet and NVLS mix sizes. */
-static int census_alike(int algo)
+ * chains), PAT's steps, send-recv, all-to-all, the hierarchical
+ * all-reduce's three phases, and NCCL's trees between nodes of one rank
+ * each (where a node holds a chain of ranks, the chain's edges move twice
+ * a tree edge's bytes). For them the census is the max-min run's time
+ * exactly on a lossless fabric; CollNet and NVLS mix sizes. */
+static int census_alike(const ctx *c, int algo)
 {
+	int chains = (c->n < c->G ? c->n : c->G) > 1;
 	return algo == CAPSIM_ALGO_RING || algo == CAPSIM_ALGO_PAT || algo == CAPSIM_ALGO_P2P ||
-	       algo == CAPSIM_ALGO_HIERARCHICAL;
+	       algo == CAPSIM_ALGO_HIERARCHICAL || (algo == CAPSIM_ALGO_TREE && !chains);
 }
 
-/* Whether a plan below the limit is counted rather than simulated: alike
- * flows, many of them, folding left to capsim, on a lossless fabric with
- * nothing else running on it */
-static int count_below_limit(capsim_fabric *f, const capsim_coll_req *r, int algo, double flows)
+/* Whether the census gives a plan's time exactly: alike flows, on a
+ * lossless fabric with nothing else running on it (the census counts the
+ * plan's flows alone) */
+static int census_exact(capsim_fabric *f, const ctx *c, int algo)
 {
-	return census_alike(algo) && r->fold < 0 && flows >= CENSUS_MIN_FLOWS &&
-	       !capsim_fabric_lossy(f) && capsim_flownet_active(capsim_fabric_net(f)) == 0;
+	return census_alike(c, algo) && !capsim_fabric_lossy(f) &&
+	       capsim_flownet_active(capsim_fabric_net(f)) == 0;
 }
 
 /* What a plan past workload.flow-limit that nothing folds is taken as
@@ -2304,7 +2311,10 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->approximation = A2A_EVEN_TEXT;
 	if (p.q.copies)
 		flows /= p.q.copies; /* the first block's */
-	int tree = !a2a && !p.q.copies && flows > s->flow_limit &&
+	/* a tree of alike edges is counted past the limit, exactly, not put
+	 * in classes */
+	int exact = census_exact(f, &c, ch.algo);
+	int tree = !a2a && !p.q.copies && flows > s->flow_limit && !exact &&
 		   tree_in_classes(f, r, &c, ch.algo);
 	int census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 	if (tree)
@@ -2312,10 +2322,13 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	capsim_flownet *net = capsim_fabric_net(f);
 	link_census cs;
 	int past = !a2a && !tree && flows > s->flow_limit;
-	if (past || (!a2a && !tree && count_below_limit(f, r, ch.algo, flows))) {
+	/* below the limit, a large plan the census gives exactly, with
+	 * folding left to capsim (a run flow by flow is the reference) */
+	int below = !a2a && !tree && !past && exact && r->fold < 0 && flows >= CENSUS_MIN_FLOWS;
+	if (past || below) {
 		/* routed and counted, not simulated: past the limit because
 		 * nothing folds it, below it because that is exact */
-		census_init(&cs, net);
+		census_init(&cs, net, capsim_fabric_lossy(f));
 		cs.routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
 		p.cs = &cs;
 	}
@@ -2329,7 +2342,9 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	if (p.cs) {
 		if (p.n)
 			census_close(p.cs, &p.ph[p.n - 1], 0);
-		if (past)
+		/* exact where the flows were alike and all routed on a
+		 * lossless fabric with nothing else running */
+		if (past && (cs.sampled || cs.uneven || !exact))
 			out->approximation = cs.sampled ? CENSUS_SAMPLED_TEXT : CENSUS_TEXT;
 		out->flows = (uint64_t)llround(cs.stood_for);
 		out->counted = 1;
