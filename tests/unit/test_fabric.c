@@ -1572,7 +1572,7 @@ static void test_census(void **state)
 		/* 8 on 2 tiers, 8 on 3, 8 on untuned RoCE (2 tiers, D-mod-K),
 		 * where the NICs whose flows meet on a link set its incast */
 		int three = k / 8 == 1, lossy = k / 8 == 2, dmodk = lossy || k / 4 % 2;
-		capsim_set bs[10] = {
+		capsim_set bs[12] = {
 			{ "cluster.fabric.rails", "1" },
 			{ "cluster.fabric.tiers", three ? "3" : "2" },
 			{ "cluster.fabric.oversubscription", three ? "1:1" : "3:1" },
