@@ -517,12 +517,26 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 	int last = c->n - (chain ? 1 : 0);
 	if (ph->q.gpus && ph->q.gpus < last)
 		last = ph->q.gpus;
+	int per = c->n < c->G ? c->n : c->G;
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
+		int st = c->n < c->G ? 0 : channel_start(c, ring);
 		channels += mult;
+		/* ring_rank(c, ring, i), stepped: position i is GPU
+		 * (st + pos) mod per of node i / per */
+		int node = 0, pos = 0, a = ring_rank(c, ring, 0);
 		for (int i = 0; i < last; i++) {
-			int a = ring_rank(c, ring, i), b = ring_rank(c, ring, (i + 1) % c->n);
+			if (++pos == per) {
+				pos = 0;
+				node++;
+			}
+			if (i + 1 == c->n)
+				node = pos = 0; /* the ring closes */
+			int local = st + pos < per ? st + pos : st + pos - per;
+			int b = node * c->G + local;
+			CAPSIM_ASSERT(b == ring_rank(c, ring, (i + 1) % c->n));
 			xfer(ph, c->f, a, b, per_ch, mult, c->seed + (uint64_t)ring * 7919 + (uint64_t)i);
+			a = b;
 		}
 	}
 	/* the distinct rings carry every channel once: the bytes are all sent */
