@@ -161,7 +161,7 @@ typedef struct {
 /* ---- the census: a plan's flows routed and counted, not simulated ------- */
 
 /* Past workload.flow-limit, where no symmetry folds a plan, and below it
- * for a large plan of alike flows on a lossless fabric (census_exact),
+ * for a large plan where that is exact (capsim_collective_run),
  * its flows are routed as they would run and their bytes counted onto the
  * links they cross, phase by phase, and each phase takes its busiest link's
  * busy time (bytes over capacity). Where a phase's flows carry the same bytes, that is
@@ -169,8 +169,11 @@ typedef struct {
  * the equal share of its tightest link (progressive filling saturates a
  * link at no lower level, and a link's flows only leave), so every flow
  * ends by its links' largest busy time, and no link ends before its own.
- * NCCL's caps, one time for every flow, keep it so. Where sizes differ
- * (trees' chains and edges, CollNet, NVLS), it is a lower bound. On a lossy
+ * NCCL's caps, one time for every flow, keep it so. So does a phase whose
+ * flows differ in size but never share a link with one of another size
+ * (a tree's chains on NVLink and its edges on the NICs, NVLS's pushes and
+ * its tree): each connected set of flows is alike, and ends with its own
+ * busiest link. Where two sizes meet on a link, it is a lower bound. On a lossy
  * fabric a link whose flows come from two or more NICs is taken at its
  * incast share for all its bytes, as the flow network takes it while they
  * run together. */
@@ -180,6 +183,10 @@ struct link_census {
 	int *origin;    /* per link id, on a lossy fabric alone (NULL: no link
 			 * loses capacity to incast): whose the bytes are, 0
 			 * none yet, one origin + 2, or SEVERAL */
+	double *size;   /* per link id, where a plan's flows may differ in size
+			 * (NULL: they are alike): the open phase's flow size on
+			 * it, 0 none yet */
+	int mixed;      /* a link carried flows of two sizes in one phase */
 	int unit;       /* every link stands for one (no multiplicities) */
 	int *touched;   /* the links the open phase has loaded */
 	size_t nt, capt;
@@ -190,9 +197,7 @@ struct link_census {
 	int top_link;     /* the last closed phase's busiest link, or -1 */
 	double top_bytes; /* what it carried */
 	double weight;    /* the flows each routed one stands for */
-	double lo, hi;    /* the open phase's flow sizes */
 	double stood_for; /* flows the routed ones stand for */
-	int uneven;       /* a phase's flows differed in size */
 	double routes;    /* the most flows an all-to-all routes (alltoall_flows) */
 	int sampled;      /* an all-to-all's pairs were sampled */
 };
@@ -212,7 +217,7 @@ struct link_census {
  * the census is held to. */
 #define CENSUS_MIN_FLOWS 4096.0
 
-static void census_init(link_census *cs, const capsim_flownet *net, int lossy)
+static void census_init(link_census *cs, const capsim_flownet *net, int lossy, int sizes)
 {
 	size_t n = capsim_flownet_n_links(net);
 	memset(cs, 0, sizeof *cs);
@@ -221,9 +226,10 @@ static void census_init(link_census *cs, const capsim_flownet *net, int lossy)
 	cs->load = capsim_xcalloc(n ? n : 1, sizeof *cs->load);
 	if (lossy)
 		cs->origin = capsim_xcalloc(n ? n : 1, sizeof *cs->origin);
+	if (sizes)
+		cs->size = capsim_xcalloc(n ? n : 1, sizeof *cs->size);
 	cs->unit = capsim_flownet_max_mult(net) <= 1.0;
 	cs->weight = 1.0;
-	cs->lo = HUGE_VAL;
 	cs->top_link = -1;
 }
 
@@ -231,6 +237,7 @@ static void census_free(link_census *cs)
 {
 	free(cs->load);
 	free(cs->origin);
+	free(cs->size);
 	free(cs->touched);
 	free(cs->total);
 	free(cs->seen);
@@ -282,6 +289,13 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		if (cs->load[l] == 0.0) /* bytes > 0: a link loaded is in touched */
 			push_link(&cs->touched, &cs->nt, &cs->capt, l);
 		cs->load[l] += add / m;
+		if (cs->size) {
+			double *z = &cs->size[l];
+			if (*z == 0.0)
+				*z = bytes;
+			else if (fabs(*z - bytes) > 1e-12 * bytes)
+				cs->mixed = 1;
+		}
 		if (!cs->origin)
 			continue;
 		/* as the flow network tells many-to-one congestion: two
@@ -294,10 +308,6 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		else if (*o == 0)
 			*o = origin + 2;
 	}
-	if (bytes < cs->lo)
-		cs->lo = bytes;
-	if (bytes > cs->hi)
-		cs->hi = bytes;
 	cs->stood_for += cs->weight;
 }
 
@@ -336,12 +346,10 @@ static void census_close(link_census *cs, phase *ph, int more)
 		cs->load[l] = 0.0;
 		if (cs->origin)
 			cs->origin[l] = 0;
+		if (cs->size)
+			cs->size[l] = 0.0;
 	}
 	cs->nt = 0;
-	if (cs->hi > cs->lo * (1 + 1e-12))
-		cs->uneven = 1;
-	cs->lo = HUGE_VAL;
-	cs->hi = 0.0;
 	ph->busy_s = best;
 }
 
@@ -1860,13 +1868,12 @@ static int census_alike(const ctx *c, int algo)
 	       algo == CAPSIM_ALGO_HIERARCHICAL || (algo == CAPSIM_ALGO_TREE && !chains);
 }
 
-/* Whether the census gives a plan's time exactly: alike flows, on a
- * lossless fabric with nothing else running on it (the census counts the
+/* Whether the census can give a plan's time exactly on this fabric: a
+ * lossless one with nothing else running on it (the census counts the
  * plan's flows alone) */
-static int census_exact(capsim_fabric *f, const ctx *c, int algo)
+static int census_lossless(capsim_fabric *f)
 {
-	return census_alike(c, algo) && !capsim_fabric_lossy(f) &&
-	       capsim_flownet_active(capsim_fabric_net(f)) == 0;
+	return !capsim_fabric_lossy(f) && capsim_flownet_active(capsim_fabric_net(f)) == 0;
 }
 
 /* What a plan past workload.flow-limit that nothing folds is taken as
@@ -1875,10 +1882,9 @@ static int census_exact(capsim_fabric *f, const ctx *c, int algo)
 	"more flows than workload.flow-limit and no symmetry to fold them by (a lossy " \
 	"fabric's all-to-all, scattered nodes, NVLink domains across nodes), so every flow " \
 	"is routed and counted on the links it crosses, not simulated, and each phase takes " \
-	"its busiest link's busy time: the max-min time where a phase's flows are alike in " \
-	"size (rings, PAT, send-recv, all-to-all), a lower bound where they differ (trees, " \
-	"CollNet, NVLS), and on a lossy fabric a link of flows from several NICs at its " \
-	"incast share throughout"
+	"its busiest link's busy time: the max-min time where no link carries flows of two " \
+	"sizes, a lower bound where one does, and on a lossy fabric a link of flows from " \
+	"several NICs at its incast share throughout"
 static const char CENSUS_TEXT[] = CENSUS "; raise the limit to simulate every flow";
 static const char CENSUS_SAMPLED_TEXT[] =
 	CENSUS "; past " CENSUS_ROUTES_TEXT " the all-to-all's pairs are sampled: of its "
@@ -2100,6 +2106,36 @@ static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const cap
 		pat_phases(p, c, S, lat_s);
 	}
 	return 0;
+}
+
+/* Count plan p in a census cs, closed: 0. Where `strict` asks for the
+ * census to be exact and a link carried flows of two sizes (a plan that
+ * census_alike does not vouch for), 1, with nothing of it kept: p is
+ * empty again but for its quotient, and the fabric's routes forgotten.
+ * -1 with the reason in d. */
+static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
+		      const capsim_scenario *s, const capsim_coll_req *r, const choice *ch,
+		      int strict, capsim_diags *d)
+{
+	census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), !census_alike(c, ch->algo));
+	cs->routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
+	p->cs = cs;
+	if (build_plan(p, c, s, r, ch, 0, d) < 0) {
+		free_plan(p);
+		census_free(cs);
+		return -1;
+	}
+	if (p->n)
+		census_close(cs, &p->ph[p->n - 1], 0);
+	if (!strict || !cs->mixed)
+		return 0;
+	quotient q = p->q;
+	free_plan(p);
+	census_free(cs);
+	memset(p, 0, sizeof *p);
+	p->q = q;
+	capsim_fabric_reset_routing(f);
+	return 1;
 }
 
 /* What running a plan gave: bandwidth and latency time, the busiest link of
@@ -2325,44 +2361,41 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->approximation = A2A_EVEN_TEXT;
 	if (p.q.copies)
 		flows /= p.q.copies; /* the first block's */
-	/* a tree of alike edges is counted past the limit, exactly, not put
-	 * in classes */
-	int exact = census_exact(f, &c, ch.algo);
-	int tree = !a2a && !p.q.copies && flows > s->flow_limit && !exact &&
-		   tree_in_classes(f, r, &c, ch.algo);
-	int census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
-	if (tree)
-		out->approximation = census ? TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
+	out->flow_estimate = flows;
 	capsim_flownet *net = capsim_fabric_net(f);
 	link_census cs;
-	int past = !a2a && !tree && flows > s->flow_limit;
-	/* below the limit, a large plan the census gives exactly, with
-	 * folding left to capsim (a run flow by flow is the reference) */
-	int below = !a2a && !tree && !past && exact && r->fold < 0 && flows >= CENSUS_MIN_FLOWS;
-	if (past || below) {
-		/* routed and counted, not simulated: past the limit because
-		 * nothing folds it, below it because that is exact */
-		census_init(&cs, net, capsim_fabric_lossy(f));
-		cs.routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
-		p.cs = &cs;
-	}
-	out->flow_estimate = flows;
-	if (build_plan(&p, &c, s, r, &ch, a2a || tree, d) < 0) {
-		free_plan(&p);
-		if (p.cs)
-			census_free(p.cs);
-		return -1;
+	int past = !a2a && flows > s->flow_limit, lossless = census_lossless(f);
+	int tree = past && !p.q.copies && tree_in_classes(f, r, &c, ch.algo);
+	/* routed and counted, not simulated: past the limit where nothing
+	 * folds the plan, and where that is exact (no link carrying flows of
+	 * two sizes, on a lossless fabric) a tree that classes could take
+	 * and, below the limit, a large plan with folding left to capsim (a
+	 * run flow by flow is the reference) */
+	int strict = tree || !past;
+	if (!a2a && (tree ? lossless :
+		     past || (lossless && r->fold < 0 && flows >= CENSUS_MIN_FLOWS))) {
+		int rc = count_plan(&p, &cs, f, &c, s, r, &ch, strict, d);
+		if (rc < 0)
+			return -1;
+		tree = tree && rc == 1;
 	}
 	if (p.cs) {
-		if (p.n)
-			census_close(p.cs, &p.ph[p.n - 1], 0);
-		/* exact where the flows were alike and all routed on a
-		 * lossless fabric with nothing else running */
-		if (past && (cs.sampled || cs.uneven || !exact))
+		/* exact where no link carried flows of two sizes, every flow
+		 * routed, on a lossless fabric with nothing else running */
+		if (past && (cs.sampled || cs.mixed || !lossless))
 			out->approximation = cs.sampled ? CENSUS_SAMPLED_TEXT : CENSUS_TEXT;
 		out->flows = (uint64_t)llround(cs.stood_for);
 		out->counted = 1;
+	} else {
+		if (tree)
+			out->approximation = s->routing != CAPSIM_ROUTING_ADAPTIVE ?
+						     TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
+		if (build_plan(&p, &c, s, r, &ch, a2a || tree, d) < 0) {
+			free_plan(&p);
+			return -1;
+		}
 	}
+	int census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 
 	link_tally t = { 0 };
 	ran rn = { 0.0, 0.0, 0, 0, { -1, 0.0 } };
