@@ -168,12 +168,41 @@ static int library_dir(char *buf, size_t len)
 	return snprintf(buf, len, "%s", real) < (int)len ? 0 : -1;
 }
 
+/* The source tree a CMake build directory was configured from: its
+ * CMakeCache.txt's CMAKE_HOME_DIRECTORY into out, 0, where it holds the
+ * catalog; else -1 */
+static int source_of_build(const char *build, char *out, size_t len)
+{
+	static const char key[] = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+	char path[PATH_MAX], line[PATH_MAX + sizeof key];
+	int n = snprintf(path, sizeof path, "%s/CMakeCache.txt", build);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return -1;
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	int rc = -1;
+	while (rc < 0 && fgets(line, sizeof line, fp)) {
+		if (strncmp(line, key, sizeof key - 1) != 0)
+			continue;
+		char *dir = line + sizeof key - 1;
+		dir[strcspn(dir, "\r\n")] = '\0';
+		if (*dir && readable_under(dir, "hardware/bibliography.xml") &&
+		    snprintf(out, len, "%s", dir) < (int)len)
+			rc = 0;
+		break;
+	}
+	fclose(fp);
+	return rc;
+}
+
 /* Where the data is, seen from the executable's (or the library's) directory
  * `bin`: bin/../share/capsim after `cmake --install` (wherever the prefix went;
  * bin/../../share/capsim for a library in a multiarch lib/ARCH),
  * or the source tree when the executable sits in a build directory of it
  * (build/capsim, build/tests/test_cli: a CMakeCache.txt in bin or its parent,
- * and hardware/bibliography.xml one level above that). */
+ * and hardware/bibliography.xml one level above that, or in the source
+ * directory the cache names, for a build directory made elsewhere). */
 static int root_near_exe(const char *bin, char *out, size_t len)
 {
 	static const char *const build_dirs[] = { "", "/.." };
@@ -193,9 +222,12 @@ static int root_near_exe(const char *bin, char *out, size_t len)
 		n = snprintf(p, sizeof p, "%s/..", build);
 		if (n < 0 || (size_t)n >= sizeof p)
 			continue;
-		if (readable_under(build, "CMakeCache.txt") &&
-		    readable_under(p, "hardware/bibliography.xml"))
+		if (!readable_under(build, "CMakeCache.txt"))
+			continue;
+		if (readable_under(p, "hardware/bibliography.xml"))
 			return snprintf(out, len, "%s", p) < (int)len ? 0 : -1;
+		if (source_of_build(build, out, len) == 0)
+			return 0;
 	}
 	return -1;
 }
