@@ -1115,27 +1115,23 @@ static void test_alltoall_expected(void **state)
 	}
 }
 
-/* NCCL's trees past the flow limit against every flow simulated, on 2
- * tiers of 32-port (1:1 and 3:1) switches, 12 to 32 nodes of 8 rails, and
- * 3 tiers of 16-port, 72 to 192 nodes of one rail (twice as many with
- * pcie), with NCCL's caps and without; lossy (untuned RoCE on Spectrum-4
- * switches: ECMP and D-mod-K) or not (QM9700: adaptive routing too); GPUs
- * joined by NVLink or, with pcie, by PCIe alone. On a lossless fabric of NVLink nodes the census counts
- * the tree exactly (its chains on NVLink, its edges on the NICs: no link
- * carries two sizes), to a nanosecond an event of the run; where a chain
- * and an edge share a GPU's PCIe link, and on a lossy fabric, the classes
- * take it, within tol[caps]. The largest difference into worst[caps]. */
+/* NCCL's trees over nodes of 8 GPUs past the flow limit in classes against
+ * every flow simulated, on 2 tiers of 32-port (1:1 and 3:1) switches, 12
+ * to 32 nodes of 8 rails, and 3 tiers of 16-port, 72 to 192 nodes of one
+ * rail (twice as many with pcie), with NCCL's caps and without; lossy
+ * (untuned RoCE on Spectrum-4 switches: ECMP and D-mod-K) or not (QM9700:
+ * adaptive routing too); GPUs joined by NVLink or, with pcie, by PCIe
+ * alone. Fails past tol[caps]; the largest difference into worst[caps]. */
 static void trees_past_limit(int lossy, int pcie, const double tol[2], double worst[2])
 {
 	static const char *const routing[] = { "ecmp", "deterministic", "adaptive" };
 	static const int nodes_of[] = { 12, 16, 24, 32 };
-	int k = 0, counted = !lossy && !pcie;
+	int k = 0;
 	for (int fab = 0; fab < 3; fab++)
 		for (int rt = 0; rt < (lossy ? 2 : 3); rt++)
 			for (int ni = 0; ni < 4; ni++)
 				for (int caps = 0; caps < 2; caps++, k++) {
 					double t[2];
-					uint64_t events = 0;
 					for (int approx = 0; approx < 2; approx++) {
 						capsim_set sets[11] = {
 							{ "cluster.fabric.routing", routing[rt] },
@@ -1172,12 +1168,10 @@ static void trees_past_limit(int lossy, int pcie, const double tol[2], double wo
 						t[approx] = out.time_s;
 						if (approx) {
 							assert_true(out.flow_estimate > 1000);
-							assert_int_equal(out.counted, counted);
-							assert_true(counted ? out.approximation == NULL :
-									      out.approximation != NULL);
+							assert_non_null(out.approximation);
+							assert_false(out.counted);
 						} else {
 							assert_null(out.approximation);
-							events = out.events;
 						}
 						capsim_fabric_destroy(f);
 						free(s);
@@ -1185,34 +1179,32 @@ static void trees_past_limit(int lossy, int pcie, const double tol[2], double wo
 					double e = fabs(t[1] - t[0]) / t[0];
 					if (e > worst[caps])
 						worst[caps] = e;
-					int bad = counted ? t[1] > t[0] + 1e-8 ||
-								    t[0] - t[1] > 1e-9 * (double)events + 1e-8 :
-							    e > tol[caps];
-					if (bad)
-						fail_msg("case %d (fabric %d, %s%s%s, %d nodes, caps %d): %s "
-							 "%.9g s, every flow %.9g s", k, fab, lossy ? "lossy, " : "",
-							 pcie ? "PCIe, " : "", routing[rt], nodes_of[ni], caps,
-							 counted ? "counted" : "in classes", t[1], t[0]);
+					if (e > tol[caps])
+						fail_msg("case %d (fabric %d, %s%s%s, %d nodes, caps %d): in "
+							 "classes %.9g s, every flow %.9g s", k, fab,
+							 lossy ? "lossy, " : "", pcie ? "PCIe, " : "", routing[rt],
+							 nodes_of[ni], caps, t[1], t[0]);
 				}
 }
 
-/* Past the flow limit, NCCL's trees on a lossless fabric: over NVLink
- * nodes counted exactly (the census); over PCIe nodes in classes, their
- * edges counted by where they run, adaptive routing, and ECMP and D-mod-K
- * with each kind of switch link loaded as the census of edges finds its
- * busiest (spread evenly instead, ECMP at 32 nodes was 44% short of every
- * flow); with NCCL's caps and without (the fabric alone), the largest
- * difference printed. */
+/* Past the flow limit, NCCL's trees over nodes of 8 GPUs run in classes,
+ * their edges counted by where they run: adaptive routing, and ECMP and
+ * D-mod-K with each kind of switch link loaded as the census of edges
+ * finds its busiest (spread evenly instead, ECMP at 32 nodes was 44% short
+ * of every flow). Over NVLink nodes with NCCL's caps (which bind at these
+ * sizes: the same time) and without (the fabric alone: within 10%); over
+ * PCIe nodes within 10% either way; the largest differences printed. */
 static void test_tree_expected(void **state)
 {
 	(void)state;
-	const double tol[2] = { 0.10, 0.10 };
+	const double tol[2] = { 0.10, 1e-9 };
 	double worst[2] = { 0.0, 0.0 };
 	trees_past_limit(0, 0, tol, worst);
-	print_message("trees counted: at most %.3g%% from every flow with NCCL's caps, %.3g%% "
+	print_message("trees in classes: at most %.3g%% from every flow with NCCL's caps, %.3g%% "
 		      "without\n", 100.0 * worst[1], 100.0 * worst[0]);
+	const double tol_pcie[2] = { 0.10, 0.10 };
 	worst[0] = worst[1] = 0.0;
-	trees_past_limit(0, 1, tol, worst);
+	trees_past_limit(0, 1, tol_pcie, worst);
 	print_message("PCIe trees in classes: at most %.3g%% from every flow with NCCL's caps, "
 		      "%.3g%% without\n", 100.0 * worst[1], 100.0 * worst[0]);
 }
