@@ -210,11 +210,11 @@ struct link_census {
 #define CENSUS_ROUTES_PER_FLOW 64.0
 #define CENSUS_ROUTES_TEXT "64 routes a flow of workload.flow-limit"
 
-/* Below workload.flow-limit, a plan of alike flows (census_alike) on a
- * lossless fabric is counted rather than simulated from this many flows:
- * the same time to the engine's clock (test_census), without building,
- * folding and running it. Smaller plans run flow by flow, the reference
- * the census is held to. */
+/* Below workload.flow-limit, a plan on a lossless fabric is counted rather
+ * than simulated from this many flows, where no link carries flows of two
+ * sizes: the same time to the engine's clock (test_census), without
+ * building, folding and running it. Smaller plans run flow by flow, the
+ * reference the census is held to. */
 #define CENSUS_MIN_FLOWS 4096.0
 
 static void census_init(link_census *cs, const capsim_flownet *net, int lossy, int sizes)
@@ -2242,9 +2242,6 @@ static void run_folded(capsim_fabric *f, const phase *ph, const double *caps, co
 	free(lb);
 }
 
-/* Run p's phases in turn, each folded into symmetry classes or flow by flow
- * (fold_phase). The tally is kept for a plan of several phases and for an
- * unfolded one. Adds to the counters of out. */
 /* A plan in a census: each phase its busiest link's busy time, NCCL's caps
  * giving every flow of a one-phase plan the same least time (nccl_caps),
  * up to the engine's next nanosecond, where a run flow by flow ends a
@@ -2261,6 +2258,10 @@ static void run_census(const plan *p, const capsim_coll_req *r, const choice *ch
 	}
 }
 
+/* Run p's phases in turn, each folded into symmetry classes or flow by flow
+ * (fold_phase), or counted where it was (run_census). The tally is kept for
+ * a plan of several phases and for an unfolded one. Adds to the counters of
+ * out. */
 static void run_plan(capsim_fabric *f, const plan *p, const capsim_coll_req *r,
 		     const choice *ch, double budget, link_tally *t, capsim_coll_result *out,
 		     ran *rn)
@@ -2374,7 +2375,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	 * and 11-28 MB for NVLSTree over 524,288 ranks); below the limit, a
 	 * large plan with folding left to capsim (a run flow by flow is the
 	 * reference), where no link carries flows of two sizes */
-	int strict = tree || !past;
+	int strict = tree || !past, census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 	if (!a2a && (tree ? lossless && census_alike(&c, ch.algo) :
 		     past || (lossless && r->fold < 0 && flows >= CENSUS_MIN_FLOWS))) {
 		int rc = count_plan(&p, &cs, f, &c, s, r, &ch, strict, d);
@@ -2391,15 +2392,12 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 		out->counted = 1;
 	} else {
 		if (tree)
-			out->approximation = s->routing != CAPSIM_ROUTING_ADAPTIVE ?
-						     TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
+			out->approximation = census ? TREE_CENSUS_TEXT : TREE_EVEN_TEXT;
 		if (build_plan(&p, &c, s, r, &ch, a2a || tree, d) < 0) {
 			free_plan(&p);
 			return -1;
 		}
 	}
-	int census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
-
 	link_tally t = { 0 };
 	ran rn = { 0.0, 0.0, 0, 0, { -1, 0.0 } };
 	/* the work is bounded where the trees' classes can take over */

@@ -38,9 +38,9 @@ typedef struct capsim_coll_req {
 			 * flow; -1: fold each phase whose flows fall into
 			 * at most half as many classes (ECMP's collisions
 			 * break the symmetry: such phases run unfolded),
-			 * and count a large plan of alike flows on a
-			 * lossless fabric rather than simulate it (counted,
-			 * below) */
+			 * and count a large plan on a lossless fabric
+			 * rather than simulate it where that is exact
+			 * (counted, below) */
 	uint64_t seed;  /* ECMP hashing */
 } capsim_coll_req;
 
@@ -63,10 +63,11 @@ typedef struct capsim_coll_result {
 				    * for what, and why (a static string) */
 	int quotient_blocks;  /* simulated on the first of this many alike blocks
 			       * of nodes (collective.c, "On one block"); 0: not */
-	int counted;          /* routed and counted onto the links, not simulated:
-			       * exact for the plans of alike flows it is used
-			       * for below workload.flow-limit (collective.c,
-			       * "the census"); past it, said in approximation */
+	int counted;          /* routed and counted onto the links, not simulated
+			       * (collective.c, "the census"): exact below
+			       * workload.flow-limit, where it is used only where
+			       * no link carries flows of two sizes; past it,
+			       * approximation says where it is not exact */
 } capsim_coll_result;
 
 /* Name of an algorithm, including capsim's own. */
