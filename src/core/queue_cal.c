@@ -51,6 +51,7 @@ static void alloc_buckets(capsim_calq *q, size_t nb)
 {
 	q->nb = nb;
 	q->b = capsim_xcalloc(nb, sizeof *q->b);
+	capsim_advise_huge(q->b, nb * sizeof *q->b);
 }
 
 void capsim_calq_init(capsim_calq *q)
@@ -238,7 +239,8 @@ void capsim_calq_push_fields(capsim_calq *q, int64_t t, uint64_t k2, uint32_t ev
 		size_t cap = q->loc_cap ? q->loc_cap : 64;
 		while (cap <= e.ev)
 			cap *= 2;
-		q->loc = capsim_xrealloc(q->loc, cap * sizeof *q->loc);
+		q->loc = capsim_xrealloc_huge(q->loc, q->loc_cap * sizeof *q->loc,
+					      cap * sizeof *q->loc);
 		q->loc_cap = cap;
 	}
 	uint64_t be = biased(e.t);

@@ -75,7 +75,8 @@ static void grow_pool(capsim_sim *sim)
 		cap = MAX_SLOTS;
 	if (cap <= old)
 		CAPSIM_BROKEN("more than 2^32 - 2 events pending");
-	sim->slots = capsim_xrealloc(sim->slots, cap * sizeof *sim->slots);
+	sim->slots = capsim_xrealloc_huge(sim->slots, old * sizeof *sim->slots,
+					  cap * sizeof *sim->slots);
 	for (size_t i = old; i < cap; i++) {
 		slot *s = &sim->slots[i];
 		s->gen = 0;

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 static _Atomic(capsim_xalloc_hook) on_failure;
 
@@ -116,4 +119,34 @@ int capsim_strlcpy(char *dst, const char *src, size_t n)
 		dst[n - 1] = '\0';
 	}
 	return -1;
+}
+
+void capsim_advise_huge(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	if (!p || n < 2 * huge)
+		return;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+void *capsim_xrealloc_huge(void *p, size_t old_n, size_t n)
+{
+	const size_t huge = (size_t)2 << 20;
+	if (n < 2 * huge || n <= old_n)
+		return capsim_xrealloc(p, n);
+	void *q = capsim_xmalloc(n);
+	capsim_advise_huge(q, n);
+	if (p) {
+		memcpy(q, p, old_n);
+		free(p);
+	}
+	return q;
 }

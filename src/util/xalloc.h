@@ -32,6 +32,18 @@ char *capsim_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 char *capsim_xvasprintf(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
 
+/* Ask the kernel to back the whole 2 MiB pages inside [p, p + n) with
+ * transparent huge pages (madvise MADV_HUGEPAGE), for a large array read at
+ * random: one TLB entry then covers 2 MiB instead of 4 KiB. Pages already
+ * touched keep their size; only those first touched afterwards are huge.
+ * A hint: does nothing below 4 MiB, where the kernel lacks it, or when it
+ * refuses. */
+void capsim_advise_huge(void *p, size_t n);
+/* capsim_xrealloc for such an array, growing from old_n bytes to n: from 4 MiB
+ * up, the new array is advised before the old contents are copied in, so that
+ * all of it can be huge (realloc would move the old pages as they are). */
+void *capsim_xrealloc_huge(void *p, size_t old_n, size_t n);
+
 /* Copy src into dst of size n; returns 0, or -1 when src did not fit (dst then
  * holds a truncated, terminated copy). */
 int capsim_strlcpy(char *dst, const char *src, size_t n);

@@ -9,6 +9,7 @@
 #include "core.h"
 #include "queue.h"
 #include "queue_cal.h"
+#include "xalloc.h"
 
 /* ---- a log of deliveries, filled by the handler record() ---- */
 
@@ -695,6 +696,55 @@ static void test_many_pending(void **state)
 	capsim_sim_destroy(sim);
 }
 
+/* The pool grows past 4 MiB (advised huge pages, copied rather than
+ * realloc'd) while events are pending: each keeps its payload. */
+static void check_payload_of_t(capsim_sim *sim, const capsim_event *ev, void *ctx)
+{
+	uint64_t *seen = ctx, v;
+	(void)sim;
+	memcpy(&v, ev->payload, sizeof v);
+	if (v != (uint64_t)ev->t * UINT64_C(2654435761))
+		fail_msg("t=%lld carries payload %llu", (long long)ev->t,
+			 (unsigned long long)v);
+	++*seen;
+}
+
+static void test_payloads_survive_growth(void **state)
+{
+	(void)state;
+	enum { N = 300000 };
+	capsim_sim *sim = capsim_sim_create();
+	uint64_t seen = 0;
+	int k = capsim_sim_add_kind(sim, check_payload_of_t, &seen);
+	for (uint64_t i = 0; i < N; i++) {
+		capsim_time_ns t = (capsim_time_ns)((i * 7919) % N); /* a permutation */
+		uint64_t v = (uint64_t)t * UINT64_C(2654435761);
+		assert_int_not_equal(capsim_sim_schedule(sim, t, 0, k, &v, sizeof v), 0);
+	}
+	assert_int_equal(capsim_sim_run(sim, CAPSIM_TIME_NEVER), N);
+	assert_int_equal(seen, N);
+	capsim_sim_destroy(sim);
+}
+
+static void test_xrealloc_huge_keeps_contents(void **state)
+{
+	(void)state;
+	size_t small = (size_t)3 << 20, big = (size_t)9 << 20;
+	unsigned char *p = capsim_xrealloc_huge(NULL, 0, small);
+	for (size_t i = 0; i < small; i++)
+		p[i] = (unsigned char)(i * 31 + 7);
+	p = capsim_xrealloc_huge(p, small, big); /* past 4 MiB: copied */
+	for (size_t i = 0; i < small; i++)
+		if (p[i] != (unsigned char)(i * 31 + 7))
+			fail_msg("byte %zu lost in the move", i);
+	memset(p + small, 0xab, big - small);
+	p = capsim_xrealloc_huge(p, big, small); /* shrinking: realloc */
+	for (size_t i = 0; i < small; i++)
+		if (p[i] != (unsigned char)(i * 31 + 7))
+			fail_msg("byte %zu lost in the shrink", i);
+	free(p);
+}
+
 /* ---- seconds to nanoseconds ---- */
 
 static void test_ns_from_s(void **state)
@@ -831,6 +881,8 @@ int main(void)
 		cmocka_unit_test(test_random_against_reference),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_many_pending),
+		cmocka_unit_test(test_payloads_survive_growth),
+		cmocka_unit_test(test_xrealloc_huge_keeps_contents),
 		cmocka_unit_test(test_calendar_matches_heap),
 		cmocka_unit_test(test_ns_from_s),
 	};
