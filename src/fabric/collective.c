@@ -567,6 +567,39 @@ static void phase_sink(void *arg, int a, int b, double bytes, double mult, uint6
 	xfer(pa->ph, pa->f, a, b, bytes, mult, hash);
 }
 
+/* The parent of node r > 0 in NCCL's binary tree over m nodes
+ * (ncclGetBtree, src/graph/trees.cc of NVIDIA/nccl): r's lowest set bit
+ * cleared and the next one set, or only cleared where that passes the last
+ * node. Node 0 is the root. Most edges join near nodes: half of them
+ * neighbours, a quarter nodes two apart, and so on. */
+static int btree_parent(int r, int m)
+{
+	CAPSIM_ASSERT(r > 0 && r < m);
+	int bit = r & -r;
+	int up = (r ^ bit) | (bit << 1);
+	return up < m ? up : r ^ bit;
+}
+
+/* The edge of tree t (0, 1) of NCCL's double binary tree over m nodes
+ * (ncclGetDtree) whose child stands at position i (1 .. m - 1) of the
+ * binary tree: tree 0 is the binary tree; tree 1 mirrors it (node m - 1 -
+ * r at r's place) where m is even, and shifts it by one node where m is
+ * odd, so that each node is a leaf in one tree */
+static void dtree_edge(int m, int t, int i, int *child, int *parent)
+{
+	int up = btree_parent(i, m);
+	if (t == 0) {
+		*child = i;
+		*parent = up;
+	} else if (m % 2 == 0) {
+		*child = m - 1 - i;
+		*parent = m - 1 - up;
+	} else {
+		*child = (i + 1) % m;
+		*parent = (up + 1) % m;
+	}
+}
+
 /* NCCL's double binary tree between nodes, chains inside them (chains = 0:
  * the trees' edges alone): each tree carries half the channels; every edge
  * moves the data up (reduce) and down (broadcast), pipelined */
@@ -587,16 +620,12 @@ static void tree_edges(const ctx *c, double bytes, int chains, flow_sink emit, v
 				emit(arg, a, b, per_ch, mult, c->seed + (uint64_t)a);
 				emit(arg, b, a, per_ch, mult, c->seed + (uint64_t)b);
 			}
-		/* two binary trees over nodes; tree t takes half the channels:
-		 * tree 0 in heap order, tree 1 mirrored so that leaves of one are
-		 * inner nodes of the other */
+		/* NCCL's double binary tree over nodes (ncclGetDtree); tree t
+		 * takes half the channels */
 		for (int t = 0; t < 2 && c->nodes > 1; t++)
 			for (int i = 1; i < c->nodes; i++) {
-				int child = i, parent = (i - 1) / 2;
-				if (t == 1) {
-					child = c->nodes - 1 - child;
-					parent = c->nodes - 1 - parent;
-				}
+				int child, parent;
+				dtree_edge(c->nodes, t, i, &child, &parent);
 				int a = child * c->G + st, b = parent * c->G + st;
 				emit(arg, a, b, per_ch / 2, mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
 				emit(arg, b, a, per_ch / 2, mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);

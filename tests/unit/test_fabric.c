@@ -269,14 +269,17 @@ static void test_routing_by_transport(void **state)
 		free(s);
 	}
 
-	/* a tree all-reduce of 1 GiB over 128 nodes: ECMP's hash collisions
+	/* a tree all-reduce of 1 GiB over 128 nodes scattered over the fabric
+	 * (on contiguous nodes NCCL's tree joins near nodes, and so few of its
+	 * edges leave a leaf that the three agree): ECMP's hash collisions
 	 * cost it about half the bus bandwidth that adaptive routing gets;
 	 * the deterministic routing InfiniBand runs by default keeps most of it */
 	static const char *const routings[] = { "ecmp", "adaptive", "deterministic" };
 	double busbw[3];
 	for (int i = 0; i < 3; i++) {
-		const capsim_set r[] = { { "cluster.fabric.routing", routings[i] } };
-		s = scenario(128, "fat-tree", r, 1);
+		const capsim_set r[] = { { "cluster.fabric.routing", routings[i] },
+					 { "cluster.fabric.placement", "scattered" } };
+		s = scenario(128, "fat-tree", r, 2);
 		capsim_fabric *f = capsim_fabric_build(s, NULL);
 		capsim_coll_result out = run(f, s, CAPSIM_COLL_ALLREDUCE, 1073741824.0, 1024,
 					     capsim_collective_algo_parse("tree"), -1, 0, 1);
@@ -287,8 +290,8 @@ static void test_routing_by_transport(void **state)
 	print_message("tree all-reduce, 128 nodes, 1 GiB: busbw ecmp %.1f, adaptive %.1f, "
 		      "deterministic %.1f GB/s\n", busbw[0] / 1e9, busbw[1] / 1e9, busbw[2] / 1e9);
 	assert_true(busbw[1] > 1.5 * busbw[0]);
-	assert_true(busbw[2] > 1.5 * busbw[0]);
-	assert_true(busbw[2] > 0.85 * busbw[1]);
+	assert_true(busbw[2] > 1.3 * busbw[0]);
+	assert_true(busbw[2] > 0.75 * busbw[1]);
 }
 
 /* All-to-all over 8 nodes of 8 GPUs and one NIC on leaves of 4 node ports at
@@ -1230,16 +1233,17 @@ static void test_tree_expected_lossy(void **state)
 
 /* A tree's flow-by-flow run may take twice workload.flow-limit in
  * flow-events (each end re-solving the flows still running); past that its
- * classes take over, and say so. Under ECMP a tree's flows end apart: with
- * the limit at the tree's own flows (192 nodes on 3 tiers of 16-port
- * switches), the run passes the bound and the classes, loaded by the
- * census, give its time within 1% (the same here; NCCL's caps off, so that
- * the fabric decides); under D-mod-K its flows end together, inside the
- * bound, and the run stays exact. */
+ * classes take over, and say so. Under ECMP a tree's flows end apart where
+ * its edges crowd the uplinks: with the limit at the tree's own flows (192
+ * nodes on 3 tiers of 16-port switches at 4:1), the run passes the bound
+ * and the classes, loaded by the census, give its time within 1% (the same
+ * here; NCCL's caps off, so that the fabric decides); under adaptive
+ * routing its flows end in a few steps, inside the bound, and the run
+ * stays exact. */
 static void test_tree_work_bound(void **state)
 {
 	(void)state;
-	static const char *const routing[] = { "ecmp", "deterministic" };
+	static const char *const routing[] = { "ecmp", "adaptive" };
 	for (int rt = 0; rt < 2; rt++) {
 		double t[2], flows = 0.0;
 		for (int bound = 0; bound < 2; bound++) {
@@ -1251,8 +1255,9 @@ static void test_tree_work_bound(void **state)
 				{ "cluster.fabric.tiers", "3" },
 				{ "cluster.fabric.switch.ports.count", "16" },
 				{ "workload.flow-limit", limit },
+				{ "cluster.fabric.oversubscription", "4:1" },
 			};
-			capsim_scenario *s = scenario(192, "fat-tree", sets, 5);
+			capsim_scenario *s = scenario(192, "fat-tree", sets, 6);
 			capsim_fabric *f = capsim_fabric_build(s, NULL);
 			assert_non_null(f);
 			capsim_coll_req r = { .op = CAPSIM_COLL_ALLREDUCE, .bytes = 1073741824.0,
@@ -1264,7 +1269,7 @@ static void test_tree_work_bound(void **state)
 			if (!bound) {
 				flows = out.flow_estimate;
 				assert_null(out.approximation);
-				/* ECMP's ends come apart, D-mod-K's together */
+				/* ECMP's ends come apart, adaptive routing's in a few */
 				if (rt == 0)
 					assert_true((double)out.events > 2.0 * 4);
 			} else if (rt == 0) {
