@@ -580,24 +580,27 @@ static int btree_parent(int r, int m)
 	return up < m ? up : r ^ bit;
 }
 
-/* The edge of tree t (0, 1) of NCCL's double binary tree over m nodes
- * (ncclGetDtree) whose child stands at position i (1 .. m - 1) of the
- * binary tree: tree 0 is the binary tree; tree 1 mirrors it (node m - 1 -
- * r at r's place) where m is even, and shifts it by one node where m is
- * odd, so that each node is a leaf in one tree */
-static void dtree_edge(int m, int t, int i, int *child, int *parent)
+int capsim_collective_dtree_parent(int nodes, int tree, int node)
 {
-	int up = btree_parent(i, m);
-	if (t == 0) {
-		*child = i;
-		*parent = up;
-	} else if (m % 2 == 0) {
-		*child = m - 1 - i;
-		*parent = m - 1 - up;
-	} else {
-		*child = (i + 1) % m;
-		*parent = (up + 1) % m;
+	CAPSIM_ASSERT(nodes >= 1 && node >= 0 && node < nodes && (tree == 0 || tree == 1));
+	if (tree == 0)
+		return node ? btree_parent(node, nodes) : -1;
+	if (nodes % 2 == 0) { /* the first tree mirrored: node m - 1 - r at r's place */
+		int r = nodes - 1 - node;
+		return r ? nodes - 1 - btree_parent(r, nodes) : -1;
 	}
+	int r = (node - 1 + nodes) % nodes; /* shifted by one node */
+	return r ? (btree_parent(r, nodes) + 1) % nodes : -1;
+}
+
+/* The child of tree t's edge at position i (1 .. m - 1) of the binary tree
+ * over m nodes: the node standing there (tree 1 mirrors or shifts, as
+ * capsim_collective_dtree_parent) */
+static int dtree_child(int m, int t, int i)
+{
+	if (t == 0)
+		return i;
+	return m % 2 == 0 ? m - 1 - i : (i + 1) % m;
 }
 
 /* NCCL's double binary tree between nodes, chains inside them (chains = 0:
@@ -624,8 +627,8 @@ static void tree_edges(const ctx *c, double bytes, int chains, flow_sink emit, v
 		 * takes half the channels */
 		for (int t = 0; t < 2 && c->nodes > 1; t++)
 			for (int i = 1; i < c->nodes; i++) {
-				int child, parent;
-				dtree_edge(c->nodes, t, i, &child, &parent);
+				int child = dtree_child(c->nodes, t, i);
+				int parent = capsim_collective_dtree_parent(c->nodes, t, child);
 				int a = child * c->G + st, b = parent * c->G + st;
 				emit(arg, a, b, per_ch / 2, mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
 				emit(arg, b, a, per_ch / 2, mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);

@@ -79,6 +79,13 @@ int capsim_collective_algo_parse(const char *s);
  * 8.4 us base plus 3.4 us over NVLink (intra) or 14 us over the network. */
 double capsim_p2p_latency_s(int intra);
 
+/* The parent of node `node` (0 .. nodes - 1) in tree `tree` (0, 1) of NCCL's
+ * double binary tree over `nodes` nodes (ncclGetDtree, src/graph/trees.cc
+ * of NVIDIA/nccl), as the tree algorithm's flows join them; -1 for the
+ * tree's root (node 0 in tree 0; in tree 1 node nodes - 1 over an even
+ * count, node 1 over an odd one). */
+int capsim_collective_dtree_parent(int nodes, int tree, int node);
+
 /* nccl-tests' bus bandwidth factor for op on n ranks. */
 double capsim_busbw_factor(capsim_coll op, int n);
 

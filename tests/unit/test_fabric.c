@@ -294,6 +294,52 @@ static void test_routing_by_transport(void **state)
 	assert_true(busbw[2] > 0.75 * busbw[1]);
 }
 
+/* NCCL's double binary tree, against the trees drawn in NCCL's own source
+ * (src/graph/trees.cc of NVIDIA/nccl): the binary tree over 14 ranks, its
+ * mirror over 12 (an even count) and its shift by one over 13 (odd). Over
+ * an even count each node is an inner node of at most one tree, and every
+ * odd node is a leaf of the first, joined to a neighbour (heap order joined
+ * node i to node (i - 1) / 2). */
+static void test_dtree_as_nccl(void **state)
+{
+	(void)state;
+	/* parent of node 0, 1, 2, ...; -1 the root */
+	static const int tree0_14[14] = { -1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 12, 10, 8, 12 };
+	static const int tree1_12[12] = { 1, 3, 1, 11, 5, 7, 5, 3, 9, 7, 9, -1 };
+	static const int tree1_13[13] = { 9, -1, 3, 5, 3, 9, 7, 5, 7, 1, 11, 0, 11 };
+	for (int v = 0; v < 14; v++)
+		assert_int_equal(capsim_collective_dtree_parent(14, 0, v), tree0_14[v]);
+	for (int v = 0; v < 12; v++)
+		assert_int_equal(capsim_collective_dtree_parent(12, 1, v), tree1_12[v]);
+	for (int v = 0; v < 13; v++)
+		assert_int_equal(capsim_collective_dtree_parent(13, 1, v), tree1_13[v]);
+	/* over any count: one root a tree, a parent for every other node, no
+	 * node with more than two children, and no node inner in both trees */
+	for (int m = 2; m <= 300; m++) {
+		int kids[2][300] = { { 0 } };
+		for (int v = 1; v < m; v += 2)
+			assert_int_equal(abs(capsim_collective_dtree_parent(m, 0, v) - v), 1);
+		for (int t = 0; t < 2; t++) {
+			int roots = 0;
+			for (int v = 0; v < m; v++) {
+				int p = capsim_collective_dtree_parent(m, t, v);
+				if (p < 0) {
+					roots++;
+					continue;
+				}
+				assert_true(p < m && p != v);
+				kids[t][p]++;
+			}
+			assert_int_equal(roots, 1);
+		}
+		for (int v = 0; v < m; v++) {
+			assert_true(kids[0][v] <= 2 && kids[1][v] <= 2);
+			if (m % 2 == 0)
+				assert_false(kids[0][v] > 0 && kids[1][v] > 0);
+		}
+	}
+}
+
 /* All-to-all over 8 nodes of 8 GPUs and one NIC on leaves of 4 node ports at
  * 2:1 (6-port switches: 4 down, 2 up) against the same nodes at 1:1 (8-port
  * switches: 4 down, 4 up). Every GPU sends S/n to each of the n = 64 ranks;
@@ -1896,6 +1942,7 @@ int main(void)
 		cmocka_unit_test(test_ring_over_pcie),
 		cmocka_unit_test(test_flows_share_an_uplink),
 		cmocka_unit_test(test_routing_by_transport),
+		cmocka_unit_test(test_dtree_as_nccl),
 		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_oversubscribed_all_to_all),
 		cmocka_unit_test(test_sharp_bytes_on_the_wire),
