@@ -61,8 +61,10 @@ typedef struct capsim_coll_result {
 			       * the first block's) */
 	const char *approximation; /* NULL: as simulated, exact; else what was taken
 				    * for what, and why (a static string) */
-	int quotient_blocks;  /* simulated on the first of this many alike blocks
-			       * of nodes (collective.c, "On one block"); 0: not */
+	int quotient_blocks;  /* simulated (or counted, for NCCL's trees, with the
+			       * edges between blocks apart) on the first of this
+			       * many alike blocks of nodes (collective.c, "On one
+			       * block"); 0: not */
 	int counted;          /* routed and counted onto the links, not simulated
 			       * (collective.c, "the census"): exact below
 			       * workload.flow-limit, where it is used only where

@@ -1495,6 +1495,77 @@ static capsim_scenario *plane_of(capsim_scenario *s)
 	return plane;
 }
 
+/* NCCL's trees between nodes of one GPU, counted on one block of nodes
+ * (count_tree_blocks: the first block's repeated edges for every block, the
+ * edges between blocks one by one), against every flow simulated: 2 tiers
+ * (blocks of a leaf) and 3 (of a pod), switch links that bind (4:1, 8:1)
+ * and NICs that do (1:1), D-mod-K and adaptive routing, 2 to 9 blocks.
+ * Past a limit of 10 flows the tree runs so, exactly: the same time to the
+ * engine's nanosecond, and the same busiest link's busy time (where it is
+ * a switch link of a later block, its orbit's load and its own edges'). */
+static void test_census_tree_blocks(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *tiers, *ports, *over, *routing;
+		int nodes, blocks;
+	} cases[] = {
+		{ "2", "5", "4:1", "deterministic", 16, 4 },
+		{ "2", "5", "4:1", "adaptive", 16, 4 },
+		{ "2", "9", "8:1", "deterministic", 64, 8 },
+		{ "2", "9", "8:1", "adaptive", 72, 9 },
+		{ "3", "8", "1:1", "deterministic", 128, 8 },
+		{ "3", "8", "1:1", "adaptive", 64, 4 },
+		{ "3", "16", "1:1", "deterministic", 256, 4 },
+		{ "3", "16", "1:1", "adaptive", 128, 2 },
+		{ "3", "5", "4:1", "deterministic", 32, 4 },
+		{ "3", "5", "4:1", "adaptive", 32, 4 },
+	};
+	int switch_bound = 0;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const capsim_set sets[] = {
+			{ "cluster.fabric.routing", cases[k].routing },
+			{ "cluster.fabric.rails", "1" },
+			{ "cluster.fabric.tiers", cases[k].tiers },
+			{ "cluster.fabric.switch.ports.count", cases[k].ports },
+			{ "cluster.fabric.oversubscription", cases[k].over },
+		};
+		/* the data-parallel plane: a GPU a node, 8 nodes a DGX */
+		capsim_scenario *s = plane_of(scenario(cases[k].nodes / 8, "fat-tree", sets, 5));
+		capsim_coll_req r = { .op = CAPSIM_COLL_ALLREDUCE, .bytes = 1073741824.0,
+				      .ranks = cases[k].nodes, .algo = CAPSIM_ALGO_TREE,
+				      .proto = -1, .no_nccl_caps = 1, .fold = -1, .seed = 7 };
+		capsim_coll_result a, b;
+		capsim_diags d = { 0 };
+		s->flow_limit = 10;
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		assert_int_equal(capsim_collective_run(f, s, &r, &a, &d), 0);
+		assert_true(a.counted && a.approximation == NULL);
+		assert_int_equal(a.quotient_blocks, cases[k].blocks);
+		double busy_a = a.busiest_bytes /
+				capsim_flownet_link_cap(capsim_fabric_net(f), a.busiest_link);
+		switch_bound += capsim_fabric_link_kind(f, a.busiest_link) == CAPSIM_LINK_SPINE_DOWN ||
+				capsim_fabric_link_kind(f, a.busiest_link) == CAPSIM_LINK_LEAF_UP;
+		capsim_fabric_destroy(f);
+		s->flow_limit = 1e9;
+		r.fold = 0;
+		f = capsim_fabric_build(s, NULL);
+		assert_int_equal(capsim_collective_run(f, s, &r, &b, &d), 0);
+		capsim_diags_free(&d);
+		double busy_b = b.busiest_bytes /
+				capsim_flownet_link_cap(capsim_fabric_net(f), b.busiest_link);
+		assert_int_equal(a.flows, b.flows); /* each block's copies counted */
+		/* a run's busy time is to its 1 ns clock */
+		if (fabs(a.time_s - b.time_s) > 1e-9 * b.time_s || fabs(busy_a - busy_b) > 1e-9)
+			fail_msg("case %zu: on blocks %.17g s (busy %.17g), every flow %.17g s "
+				 "(busy %.17g)", k, a.time_s, busy_a, b.time_s, busy_b);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+	assert_int_equal(switch_bound, 6);
+}
+
 static void test_census(void **state)
 {
 	(void)state;
@@ -1961,6 +2032,7 @@ int main(void)
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),
 		cmocka_unit_test(test_census),
+		cmocka_unit_test(test_census_tree_blocks),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
