@@ -149,6 +149,10 @@ typedef struct {
 	int top_link;      /* the highest link id a path crosses, or -1 */
 	link_census *cs;   /* the plan's census: its flows are counted, not kept */
 	double busy_s;     /* in a census, its busiest link's busy time */
+	int leaf;          /* in a census, nodes a leaf whose flows inside the
+			    * first leaf stand for every leaf's (ring_leaf_of):
+			    * they go to leaf_cs, on their leaf orbits; 0: none */
+	link_census *leaf_cs;
 } phase;
 
 typedef struct {
@@ -156,6 +160,8 @@ typedef struct {
 	size_t n, cap;
 	quotient q;
 	link_census *cs;
+	int leaf; /* as the phase's */
+	link_census *leaf_cs;
 } plan;
 
 /* ---- the census: a plan's flows routed and counted, not simulated ------- */
@@ -369,6 +375,8 @@ static phase *new_phase(plan *p, double lat_s)
 	ph->q = p->q;
 	ph->top_link = -1;
 	ph->cs = p->cs;
+	ph->leaf = p->leaf;
+	ph->leaf_cs = p->leaf_cs;
 	return ph;
 }
 
@@ -408,13 +416,23 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	if (a == b || bytes <= 0 || (ph->q.gpus && a >= ph->q.gpus))
 		return;
 	if (ph->cs) { /* counted where it runs, on one block its links' orbits' */
+		link_census *cs = ph->cs;
+		int orbit = ph->q.gpus ? ph->q.nodes : 0;
+		if (ph->leaf) { /* inside a leaf: the first leaf's stand for all */
+			int G = capsim_fabric_gpus_per_node(f), la = a / G / ph->leaf;
+			if (la == b / G / ph->leaf) {
+				if (la > 0)
+					return;
+				cs = ph->leaf_cs;
+				orbit = ph->leaf;
+			}
+		}
 		int links[MAX_PATH];
 		double lat;
 		int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
-		for (int j = 0; ph->q.gpus && j < n; j++)
-			links[j] = capsim_fabric_link_orbit(f, links[j], ph->q.nodes);
-		census_path(ph->cs, links, n, capsim_fabric_origin(f, links, (size_t)n), bytes,
-			    mult);
+		for (int j = 0; orbit && j < n; j++)
+			links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
+		census_path(cs, links, n, capsim_fabric_origin(f, links, (size_t)n), bytes, mult);
 		return;
 	}
 	flowspec *fs = new_flow(ph);
@@ -2192,51 +2210,61 @@ static int tree_block_of(capsim_fabric *f, const capsim_scenario *s, const capsi
 	return b >= 2 && (b & (b - 1)) == 0 ? b : 0;
 }
 
-/* The tree's one phase closed from its two censuses: `in`, the first
- * block's chains and repeated edges, each link taken to its orbit
- * (capsim_fabric_link_orbit), so that it carries what every link of its
- * orbit carries from the blocks' copies; `rest`, the other edges on the
- * links they cross. A link carries its orbit's load and its own rest, so
- * the busiest is the busiest orbit, or a link of the rest with its
- * orbit's load added (a link's orbit with no rest on any of its links
- * carries the orbit's load alone, which the first maximum covers). */
-static void close_tree_blocks(link_census *in, link_census *rest, phase *ph, capsim_fabric *f,
-			      int block, int copies)
+/* A one-phase plan counted at two levels, closed: `outer`, the plan's
+ * census, on the links its flows cross (or their orbits on one block);
+ * `inner`, flows that each stand for `copies` alike ones in the other
+ * blocks of `block` nodes, their links taken to their orbits under that
+ * translation (capsim_fabric_link_orbit). A link carries its orbit's inner
+ * load and its own outer load, so the busiest is the busiest inner orbit,
+ * or a link of the outer census with its orbit's inner load added (an
+ * orbit with no outer load on any of its links carries its inner load
+ * alone, which the first maximum covers; one with outer load everywhere is
+ * at least as loaded as the first maximum). The phase's busy time, the
+ * busiest link and the flows stood for go to outer; inner is emptied. */
+static void close_two_levels(link_census *outer, link_census *inner, phase *ph, capsim_fabric *f,
+			     int block, double copies)
 {
+	CAPSIM_ASSERT(!outer->total && !outer->origin && !inner->origin);
 	double best = 0.0;
-	for (size_t i = 0; i < in->nt; i++) {
-		int l = in->touched[i];
-		double cap = capsim_flownet_link_cap(in->net, l);
-		double busy = cap > 0 ? in->load[l] / cap : 0.0;
+	outer->top_link = -1;
+	outer->top_bytes = 0.0;
+	for (size_t i = 0; i < inner->nt; i++) {
+		int l = inner->touched[i];
+		double cap = capsim_flownet_link_cap(inner->net, l);
+		double busy = cap > 0 ? inner->load[l] / cap : 0.0;
 		if (busy > best * (1 + 1e-12)) {
 			best = busy;
-			in->top_link = l;
-			in->top_bytes = in->load[l];
+			outer->top_link = l;
+			outer->top_bytes = inner->load[l];
 		}
 	}
-	for (size_t i = 0; i < rest->nt; i++) {
-		int l = rest->touched[i], o = capsim_fabric_link_orbit(f, l, block);
-		double load = rest->load[l] + in->load[o];
-		if (in->size && in->size[o] != 0.0 &&
-		    fabs(in->size[o] - rest->size[l]) > 1e-12 * rest->size[l])
-			in->mixed = 1;
-		double cap = capsim_flownet_link_cap(in->net, l);
+	for (size_t i = 0; i < outer->nt; i++) {
+		int l = outer->touched[i], o = capsim_fabric_link_orbit(f, l, block);
+		double load = outer->load[l] + inner->load[o];
+		if (inner->size && inner->size[o] != 0.0 &&
+		    fabs(inner->size[o] - outer->size[l]) > 1e-12 * outer->size[l])
+			outer->mixed = 1;
+		double cap = capsim_flownet_link_cap(outer->net, l);
 		double busy = cap > 0 ? load / cap : 0.0;
 		if (busy > best * (1 + 1e-12)) {
 			best = busy;
-			in->top_link = l;
-			in->top_bytes = load;
+			outer->top_link = l;
+			outer->top_bytes = load;
 		}
+		outer->load[l] = 0.0;
+		if (outer->size)
+			outer->size[l] = 0.0;
 	}
+	outer->nt = 0;
 	ph->busy_s = best;
-	in->mixed |= rest->mixed;
-	in->stood_for = in->stood_for * copies + rest->stood_for;
-	for (size_t i = 0; i < in->nt; i++) {
-		in->load[in->touched[i]] = 0.0;
-		if (in->size)
-			in->size[in->touched[i]] = 0.0;
+	outer->mixed |= inner->mixed;
+	outer->stood_for += inner->stood_for * copies;
+	for (size_t i = 0; i < inner->nt; i++) {
+		inner->load[inner->touched[i]] = 0.0;
+		if (inner->size)
+			inner->size[inner->touched[i]] = 0.0;
 	}
-	in->nt = 0;
+	inner->nt = 0;
 }
 
 /* NCCL's trees over `block`-node blocks (tree_block_of), counted into cs
@@ -2245,24 +2273,49 @@ static void close_tree_blocks(link_census *in, link_census *rest, phase *ph, cap
  * all of them; the edges between blocks, and those at a block's start and
  * middle, two a tree and block, routed one by one. Over 524,288 nodes of
  * one GPU in pods of 4,096: about 17,000 routes for 2.1 million flows. The
- * same time as every edge counted (test_census_tree_blocks). */
+ * same time as every flow simulated (test_census_tree_blocks). */
 static void count_tree_blocks(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 			      const capsim_coll_req *r, const choice *ch, int block)
 {
 	int sizes = !census_alike(c, ch->algo);
-	link_census rest;
+	link_census first;
 	census_init(cs, capsim_fabric_net(f), 0, sizes);
-	census_init(&rest, capsim_fabric_net(f), 0, sizes);
+	census_init(&first, capsim_fabric_net(f), 0, sizes);
 	p->cs = cs;
 	phase *ph = new_phase(p, ch->lat_s);
-	ph->q = (quotient){ block * c->G, block, c->nodes / block };
-	phase others = { .cs = &rest, .top_link = -1 };
-	phase_arg in = { ph, f }, out = { &others, f };
+	phase firsts = { .cs = &first, .top_link = -1,
+			 .q = { block * c->G, block, c->nodes / block } };
+	phase_arg in = { &firsts, f }, out = { ph, f };
 	tree_block tb = { block, phase_sink, &out };
 	tree_edges(c, r->bytes, 1, phase_sink, &in, &tb);
-	close_tree_blocks(cs, &rest, ph, f, block, c->nodes / block);
+	close_two_levels(cs, &first, ph, f, block, c->nodes / block);
 	cs->blocks = c->nodes / block;
-	census_free(&rest);
+	census_free(&first);
+}
+
+/* The leaf a closed ring is counted on, inside its block (or the whole
+ * fabric): its flows inside a leaf repeat in every leaf (a ring steps
+ * from each node to the next), and go nowhere a routing picks, so the
+ * first leaf's stand for every leaf's, on any routing; the rest are
+ * counted as before. Where the ranks fill whole leaves of a contiguous,
+ * idle, lossless fabric of two tiers or more, and a block (or the fabric)
+ * holds more than one leaf. 0: none. */
+static int ring_leaf_of(capsim_fabric *f, const capsim_coll_req *r, const ctx *c, int algo,
+			const quotient *q)
+{
+	if (algo != CAPSIM_ALGO_RING || r->fold == 0 ||
+	    (r->op != CAPSIM_COLL_ALLREDUCE && r->op != CAPSIM_COLL_ALLGATHER &&
+	     r->op != CAPSIM_COLL_REDUCESCATTER) ||
+	    !can_quotient(f) || !census_lossless(f) || c->G != capsim_fabric_gpus_per_node(f) ||
+	    c->n != c->nodes * c->G)
+		return 0;
+	capsim_fabric_shape sh;
+	capsim_fabric_get_shape(f, &sh);
+	int span = q->nodes ? q->nodes : c->nodes;
+	if (sh.tiers < 2 || sh.per_leaf < 2 || span <= sh.per_leaf || span % sh.per_leaf ||
+	    c->nodes % sh.per_leaf)
+		return 0;
+	return sh.per_leaf;
 }
 
 /* Count plan p in a census cs, closed: 0. Where `strict` asks for the
@@ -2278,17 +2331,36 @@ static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 	if (block) {
 		count_tree_blocks(p, cs, f, c, r, ch, block);
 	} else {
-		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f),
-			    !census_alike(c, ch->algo));
+		int sizes = !census_alike(c, ch->algo);
+		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), sizes);
 		cs->routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
 		p->cs = cs;
-		if (build_plan(p, c, s, r, ch, 0, d) < 0) {
+		link_census leafc;
+		p->leaf = r->bytes > 0 && c->n > 1 ? ring_leaf_of(f, r, c, ch->algo, &p->q) : 0;
+		if (p->leaf) {
+			census_init(&leafc, capsim_fabric_net(f), 0, sizes);
+			p->leaf_cs = &leafc;
+		}
+		int rc = build_plan(p, c, s, r, ch, 0, d);
+		if (rc == 0 && p->leaf) {
+			/* one phase: a ring's */
+			CAPSIM_ASSERT(p->n == 1);
+			int span = p->q.nodes ? p->q.nodes : c->nodes;
+			close_two_levels(cs, &leafc, &p->ph[0], f, p->leaf, span / p->leaf);
+		} else if (rc == 0 && p->n) {
+			census_close(cs, &p->ph[p->n - 1], 0);
+		}
+		if (p->leaf) {
+			census_free(&leafc);
+			p->leaf_cs = NULL;
+			for (size_t j = 0; j < p->n; j++)
+				p->ph[j].leaf_cs = NULL;
+		}
+		if (rc < 0) {
 			free_plan(p);
 			census_free(cs);
 			return -1;
 		}
-		if (p->n)
-			census_close(cs, &p->ph[p->n - 1], 0);
 	}
 	if (!strict || !cs->mixed)
 		return 0;

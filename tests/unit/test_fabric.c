@@ -1566,6 +1566,72 @@ static void test_census_tree_blocks(void **state)
 	assert_int_equal(switch_bound, 6);
 }
 
+/* A closed ring counted with its flows inside a leaf on the first leaf
+ * alone (ring_leaf_of: they repeat in every leaf and take no routing's
+ * choice), the rest as before: on one block (pods of 3 tiers, D-mod-K and
+ * adaptive) or every one (ECMP), against every flow simulated, switch links
+ * binding (4:1) or not, 1 and 8 rails, all-reduce and all-gather. Past a
+ * limit of 10 flows (ECMP: below the limit, as a large plan) it is counted
+ * so, exactly: the same time to the engine's nanosecond and the same
+ * busiest link's busy time. */
+static void test_census_ring_leaves(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *tiers, *ports, *over, *routing, *rails;
+		int nodes;
+		capsim_coll op;
+	} cases[] = {
+		{ "3", "8", "1:1", "deterministic", "1", 64, CAPSIM_COLL_ALLREDUCE },
+		{ "3", "8", "1:1", "adaptive", "8", 16, CAPSIM_COLL_ALLGATHER },
+		{ "3", "5", "4:1", "deterministic", "1", 32, CAPSIM_COLL_ALLREDUCE },
+		{ "3", "5", "4:1", "adaptive", "1", 32, CAPSIM_COLL_ALLREDUCE },
+		{ "3", "16", "1:1", "ecmp", "8", 128, CAPSIM_COLL_ALLGATHER },
+		{ "3", "16", "1:1", "ecmp", "8", 128, CAPSIM_COLL_ALLREDUCE },
+		{ "3", "16", "1:1", "ecmp", "8", 64, CAPSIM_COLL_ALLREDUCE },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const capsim_set sets[] = {
+			{ "cluster.fabric.routing", cases[k].routing },
+			{ "cluster.fabric.rails", cases[k].rails },
+			{ "cluster.fabric.tiers", cases[k].tiers },
+			{ "cluster.fabric.switch.ports.count", cases[k].ports },
+			{ "cluster.fabric.oversubscription", cases[k].over },
+		};
+		capsim_scenario *s = scenario(cases[k].nodes, "fat-tree", sets, 5);
+		capsim_coll_req r = { .op = cases[k].op, .bytes = 1073741824.0,
+				      .ranks = cases[k].nodes * 8, .algo = CAPSIM_ALGO_RING,
+				      .proto = -1, .no_nccl_caps = 1, .fold = -1, .seed = 7 };
+		capsim_coll_result a, b;
+		capsim_diags d = { 0 };
+		/* ECMP: below the limit, where a large plan is counted on a
+		 * lossless fabric (past it, the first block's hash draws would
+		 * stand for every block's, an approximation) */
+		int ecmp = strcmp(cases[k].routing, "ecmp") == 0;
+		s->flow_limit = ecmp ? 1e9 : 10;
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		assert_int_equal(capsim_collective_run(f, s, &r, &a, &d), 0);
+		assert_true(a.counted && a.approximation == NULL);
+		double busy_a = a.busiest_bytes /
+				capsim_flownet_link_cap(capsim_fabric_net(f), a.busiest_link);
+		capsim_fabric_destroy(f);
+		s->flow_limit = 1e9;
+		r.fold = 0;
+		f = capsim_fabric_build(s, NULL);
+		assert_int_equal(capsim_collective_run(f, s, &r, &b, &d), 0);
+		capsim_diags_free(&d);
+		double busy_b = b.busiest_bytes /
+				capsim_flownet_link_cap(capsim_fabric_net(f), b.busiest_link);
+		assert_int_equal(a.flows, b.flows);
+		if (fabs(a.time_s - b.time_s) > 1e-9 * b.time_s || fabs(busy_a - busy_b) > 1e-9)
+			fail_msg("case %zu: leaves counted %.17g s (busy %.17g), every flow %.17g s "
+				 "(busy %.17g)", k, a.time_s, busy_a, b.time_s, busy_b);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+}
+
 static void test_census(void **state)
 {
 	(void)state;
@@ -2033,6 +2099,7 @@ int main(void)
 		cmocka_unit_test(test_flow_estimate),
 		cmocka_unit_test(test_census),
 		cmocka_unit_test(test_census_tree_blocks),
+		cmocka_unit_test(test_census_ring_leaves),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
