@@ -2685,6 +2685,40 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	return 0;
 }
 
+/* A reduce-scatter and an all-gather build the same plan (build_plan: a
+ * ring's edges carry (n - 1)/n S for both, PAT's steps, NVLS's pushes and
+ * CollNet's legs take no account of which), so with one NCCL choice they
+ * run alike. */
+static int same_plan_ops(capsim_coll a, capsim_coll b)
+{
+	int ra = a == CAPSIM_COLL_REDUCESCATTER || a == CAPSIM_COLL_ALLGATHER;
+	int rb = b == CAPSIM_COLL_REDUCESCATTER || b == CAPSIM_COLL_ALLGATHER;
+	return a == b || (ra && rb);
+}
+
+int capsim_collective_same_plan(capsim_fabric *f, const capsim_scenario *s,
+				const capsim_coll_req *a, const capsim_coll_req *b,
+				double *b_nccl_time_s)
+{
+	if (!same_plan_ops(a->op, b->op) || a->bytes != b->bytes || a->ranks != b->ranks ||
+	    a->algo != b->algo || a->proto != b->proto || a->channels != b->channels ||
+	    a->no_nccl_caps != b->no_nccl_caps || a->fold != b->fold || a->seed != b->seed)
+		return 0;
+	capsim_diags d = { 0 };
+	choice x, y;
+	int ok = check_request(f, s, a, &d) == 0;
+	if (ok) {
+		ctx ca = ctx_of(f, a), cb = ctx_of(f, b);
+		ok = choose(s, a, &ca, &x, &d) == 0 && choose(s, b, &cb, &y, &d) == 0;
+	}
+	capsim_diags_free(&d);
+	if (!ok || x.algo != y.algo || x.proto != y.proto || x.nch != y.nch ||
+	    x.lat_s != y.lat_s || x.nccl_bw_s != y.nccl_bw_s)
+		return 0;
+	*b_nccl_time_s = y.nccl_time_s;
+	return 1;
+}
+
 int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 				 const capsim_coll_req *r, const int *bases,
 				 int n_groups, int stride, capsim_coll_result *out,

@@ -108,6 +108,16 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
  * r->channels (NCCL's ring channels if 0); all-reduce, all-gather or
  * reduce-scatter; links only limit (no NCCL caps). The unfolded check of
  * simulating one group on a plane of its own. Returns 0 or -1. */
+/* Whether request b would run the very plan request a runs on f: the
+ * same request but for the operation, a reduce-scatter and an all-gather
+ * (or one operation twice), whose NCCL choice (algorithm, protocol,
+ * channels, latency and bandwidth caps) agrees, move the same bytes over
+ * the same links. Then b's result is a's with b's own NCCL time, which
+ * *b_nccl_time_s gets; 1. Else 0 (and an invalid request: 0). */
+int capsim_collective_same_plan(capsim_fabric *f, const capsim_scenario *s,
+				const capsim_coll_req *a, const capsim_coll_req *b,
+				double *b_nccl_time_s);
+
 int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 				 const capsim_coll_req *r, const int *bases,
 				 int n_groups, int stride, capsim_coll_result *out,

@@ -11,6 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "check.h"
 #include "collective.h"
 #include "knobs.h"
 #include "overlap.h"
@@ -46,6 +47,14 @@ static int calibrated_coll(const capsim_scenario *s, capsim_coll op, double byte
 	return 0;
 }
 
+/* what the step asks of a collective: NCCL's choice, folded or counted
+ * where capsim finds that exact */
+static capsim_coll_req coll_req(const capsim_scenario *s, capsim_coll op, double bytes, int ranks)
+{
+	return (capsim_coll_req){ .op = op, .bytes = bytes, .ranks = ranks, .algo = -1,
+				  .proto = -1, .fold = -1, .seed = (uint64_t)s->seed };
+}
+
 /* one collective on the first `ranks` GPUs of a fabric (a tensor-parallel
  * group sits inside a node, so its GPUs are the first of node 0); its time
  * is the calibrated profile's where that measured it (the fabric still
@@ -62,8 +71,7 @@ static int coll_run(capsim_fabric *f, const capsim_scenario *s, capsim_coll op, 
 		memset(res, 0, sizeof *res);
 	if (ranks <= 1 || bytes <= 0.0)
 		return 0;
-	capsim_coll_req r = { .op = op, .bytes = bytes, .ranks = ranks, .algo = -1,
-			      .proto = -1, .fold = -1, .seed = (uint64_t)s->seed };
+	capsim_coll_req r = coll_req(s, op, bytes, ranks);
 	capsim_coll_result out;
 	if (capsim_collective_run(f, s, &r, &out, d) < 0)
 		return -1;
@@ -141,6 +149,8 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
 	capsim_scenario_dp_plane(s, dp_members_per_node(s), plane);
 }
 
+#define DP_PLANE_RUNS 4 /* collectives one call runs on the plane, at most */
+
 /* Gradient synchronisation of one data-parallel group (data x context
  * ranks): all-reduce of the gradients, or with ZeRO a reduce-scatter of them
  * and an all-gather of the updated weights. The groups of a step run at once,
@@ -165,12 +175,36 @@ static int dp_plane_runs(const capsim_scenario *s, int n, const capsim_coll *op,
 	capsim_step_dp_plane(s, plane);
 	int rc = -1;
 	capsim_fabric *pf = capsim_fabric_build(plane, d);
+	capsim_coll_result ran[DP_PLANE_RUNS];
+	CAPSIM_ASSERT(n <= DP_PLANE_RUNS);
 	if (pf) {
 		rc = 0;
-		for (int i = 0; i < n && rc == 0; i++)
-			if (bytes[i] > 0.0)
+		for (int i = 0; i < n && rc == 0; i++) {
+			if (bytes[i] <= 0.0)
+				continue;
+			/* a ZeRO step's all-gather runs its reduce-scatter's plan:
+			 * taken from it, not run again */
+			int twin = -1;
+			double nccl_t = -1.0;
+			capsim_coll_req ri = coll_req(plane, op[i], bytes[i], group);
+			for (int j = 0; j < i && twin < 0; j++) {
+				capsim_coll_req rj = coll_req(plane, op[j], bytes[j], group);
+				if (bytes[j] > 0.0 &&
+				    capsim_collective_same_plan(pf, plane, &rj, &ri, &nccl_t))
+					twin = j;
+			}
+			if (twin >= 0) {
+				ran[i] = ran[twin];
+				ran[i].nccl_time_s = nccl_t;
+				t[i] = ran[i].time_s;
+				calibrated_coll(plane, op[i], bytes[i], group, &t[i]);
+			} else {
 				rc = coll_run(pf, plane, op[i], bytes[i], group, &t[i], busiest,
-					      res ? &res[i] : NULL, d);
+					      &ran[i], d);
+			}
+			if (res)
+				res[i] = ran[i];
+		}
 		capsim_fabric_destroy(pf);
 	}
 	free(plane);

@@ -1632,6 +1632,67 @@ static void test_census_ring_leaves(void **state)
 	}
 }
 
+/* A reduce-scatter and an all-gather that capsim_collective_same_plan
+ * calls alike run to the same result but for NCCL's own time, which it
+ * gives: InfiniBand and untuned RoCE, ECMP, adaptive and D-mod-K, 4 KiB to
+ * 1 GiB, nodes of 8 GPUs and of one. An all-reduce, or other bytes, is not
+ * the same plan. */
+static void test_same_plan(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "ecmp", "adaptive", "deterministic" };
+	int alike = 0;
+	for (int k = 0; k < 6; k++) {
+		const capsim_set sets[] = {
+			{ "cluster.fabric.routing", routing[k % 3] },
+			{ "cluster.fabric.transport", "roce" },
+			{ "cluster.nic.ref", "cx7-400gbe" },
+			{ "cluster.fabric.switch.ref", "sn5600" },
+			{ "cluster.fabric.congestion-control", "untuned" },
+		};
+		capsim_scenario *s = scenario(32, "fat-tree", sets, k < 3 ? 1 : 5);
+		if (k % 2)
+			s = plane_of(s);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		int ranks = (int)capsim_scenario_gpus(s);
+		for (double bytes = 4096.0; bytes <= 1073741824.0; bytes *= 64.0) {
+			capsim_coll_req rs = { .op = CAPSIM_COLL_REDUCESCATTER, .bytes = bytes,
+					       .ranks = ranks, .algo = -1, .proto = -1, .fold = -1,
+					       .seed = 3 };
+			capsim_coll_req ag = rs, ar = rs, other = rs;
+			ag.op = CAPSIM_COLL_ALLGATHER;
+			ar.op = CAPSIM_COLL_ALLREDUCE;
+			other.op = CAPSIM_COLL_ALLGATHER;
+			other.bytes = 2.0 * bytes;
+			double nt = -2.0;
+			assert_false(capsim_collective_same_plan(f, s, &rs, &ar, &nt));
+			assert_false(capsim_collective_same_plan(f, s, &rs, &other, &nt));
+			if (!capsim_collective_same_plan(f, s, &rs, &ag, &nt))
+				continue;
+			alike++;
+			capsim_coll_result a, b;
+			capsim_diags d = { 0 };
+			assert_int_equal(capsim_collective_run(f, s, &rs, &a, &d), 0);
+			assert_int_equal(capsim_collective_run(f, s, &ag, &b, &d), 0);
+			capsim_diags_free(&d);
+			assert_true(a.time_s == b.time_s && a.latency_s == b.latency_s);
+			assert_int_equal(a.events, b.events);
+			assert_int_equal(a.flows, b.flows);
+			assert_int_equal(a.busiest_link, b.busiest_link);
+			/* a run reads its link's bytes as the network's since it began:
+			 * to rounding (the network counts every run's) */
+			assert_rel(b.busiest_bytes, a.busiest_bytes, 1e-9);
+			assert_true(a.busbw_bytes_per_s == b.busbw_bytes_per_s);
+			assert_true(a.approximation == b.approximation && a.counted == b.counted);
+			assert_true(nt == b.nccl_time_s);
+		}
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+	assert_true(alike >= 12);
+}
+
 static void test_census(void **state)
 {
 	(void)state;
@@ -2097,6 +2158,7 @@ int main(void)
 		cmocka_unit_test(test_nvl72_domain),
 		cmocka_unit_test(test_unbuildable_topology),
 		cmocka_unit_test(test_flow_estimate),
+		cmocka_unit_test(test_same_plan),
 		cmocka_unit_test(test_census),
 		cmocka_unit_test(test_census_tree_blocks),
 		cmocka_unit_test(test_census_ring_leaves),
