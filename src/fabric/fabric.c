@@ -645,11 +645,14 @@ void capsim_fabric_get_shape(const capsim_fabric *f, capsim_fabric_shape *sh)
 	sh->cores = f->counts.cores;
 }
 
-long capsim_fabric_leaf_cables(const capsim_fabric *f, int i)
+void capsim_fabric_leaf_cables(const capsim_fabric *f, long *cables, int n)
 {
-	if (f->tiers < 2)
-		return 0;
-	return capsim_fabric_size_leaf_cables(&f->size, &f->counts, i);
+	if (f->tiers < 2) {
+		for (int i = 0; i < n; i++)
+			cables[i] = 0;
+		return;
+	}
+	capsim_fabric_size_leaf_cables(&f->size, &f->counts, cables, n);
 }
 
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link)

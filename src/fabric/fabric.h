@@ -145,11 +145,11 @@ typedef struct capsim_fabric_shape {
 
 void capsim_fabric_get_shape(const capsim_fabric *f, capsim_fabric_shape *sh);
 
-/* The leaf-spine (leaf-aggregation) cables of leaf group i, all its leaves
- * together (their sum over the groups is cables_leaf_spine; at three tiers
- * with cores, each also climbs to a core, so the sum is cables_spine_core
- * too). */
-long capsim_fabric_leaf_cables(const capsim_fabric *f, int i);
+/* The leaf-spine (leaf-aggregation) cables of each leaf group, all its
+ * leaves together, into cables[0 .. n) (their sum over the groups is
+ * cables_leaf_spine; at three tiers with cores, each also climbs to a core,
+ * so the sum is cables_spine_core too). */
+void capsim_fabric_leaf_cables(const capsim_fabric *f, long *cables, int n);
 
 /* What a link is, for reports: kind and a readable name ("node3/nic2 up"). */
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link);

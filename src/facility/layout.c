@@ -116,9 +116,11 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 		double len = tor[g] ? in_rack_m : run_m(node, at[g], fa->slack_m);
 		add(out, 0, len, rails);
 	}
+	long *cables = capsim_xmalloc((size_t)(groups ? groups : 1) * sizeof *cables);
+	capsim_fabric_leaf_cables(f, cables, groups);
 	if (sh.tiers == 2) {
 		for (int g = 0; g < groups; g++)
-			add(out, 1, run_m(at[g], hall, fa->slack_m), capsim_fabric_leaf_cables(f, g));
+			add(out, 1, run_m(at[g], hall, fa->slack_m), cables[g]);
 	} else if (sh.tiers == 3) {
 		/* a pod sits amid its leaf groups; with cores, each of its
 		 * aggregation switches' links down climbs once to the core */
@@ -133,7 +135,7 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 			}
 			long up = 0;
 			for (int g = g0; g < g1; g++) {
-				long n = capsim_fabric_leaf_cables(f, g);
+				long n = cables[g];
 				add(out, 1, run_m(at[g], pod, fa->slack_m), n);
 				up += n;
 			}
@@ -141,6 +143,7 @@ void capsim_layout_estimate(const capsim_scenario *s, const capsim_fabric *f,
 				add(out, 2, run_m(pod, hall, fa->slack_m), up);
 		}
 	}
+	free(cables);
 	free(at);
 	free(tor);
 }

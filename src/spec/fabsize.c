@@ -5,9 +5,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "xalloc.h"
 
 int capsim_fabric_leaf_split(int radix, double o, int *down, int *up)
 {
@@ -408,24 +410,34 @@ void capsim_fabric_size_groups(const capsim_fabric_size_in *in, const capsim_fab
 	*planes = z.planes;
 }
 
-long capsim_fabric_size_leaf_cables(const capsim_fabric_size_in *in, const capsim_fabric_counts *c,
-				    int i)
+void capsim_fabric_size_leaf_cables(const capsim_fabric_size_in *in, const capsim_fabric_counts *c,
+				    long *cables, int n)
 {
+	for (int i = 0; i < n; i++)
+		cables[i] = 0;
 	if (in->tiers < 2 || c->leaves <= 1)
-		return 0;
+		return;
 	sizing z;
 	built_leaves(in, c, &z);
-	if (i < 0 || i >= z.groups)
-		return 0;
-	long cables = 0;
-	for (int q = 0; q < z.planes; q++) {
-		long leaf = (long)q * z.groups + i;
-		int last = lasts_before(&z, leaf + 1) > lasts_before(&z, leaf);
-		int need = uplinks_for(&z, last ? z.last_ports : z.full_ports);
-		long pod_cables;
-		int upper = in->tiers == 2 ? c->spines :
-					    pod_aggs(&z, leaf / z.pod, &pod_cables);
-		cables += (long)(need + upper - 1) / upper * upper;
+	long pods = in->tiers == 3 ? (z.leaves + z.pod - 1) / z.pod : 0;
+	/* each pod's aggregation switches, sized when first asked for */
+	int *upper = pods ? capsim_xmalloc((size_t)pods * sizeof *upper) : NULL;
+	for (long p = 0; p < pods; p++)
+		upper[p] = -2;
+	for (int i = 0; i < n && i < z.groups; i++) {
+		for (int q = 0; q < z.planes; q++) {
+			long leaf = (long)q * z.groups + i;
+			int last = lasts_before(&z, leaf + 1) > lasts_before(&z, leaf);
+			int need = uplinks_for(&z, last ? z.last_ports : z.full_ports);
+			int up = c->spines;
+			if (pods) {
+				long p = leaf / z.pod, pod_cables;
+				if (upper[p] == -2)
+					upper[p] = pod_aggs(&z, p, &pod_cables);
+				up = upper[p];
+			}
+			cables[i] += (long)(need + up - 1) / up * up;
+		}
 	}
-	return cables;
+	free(upper);
 }

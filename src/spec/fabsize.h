@@ -57,10 +57,11 @@ int capsim_fabric_size(const capsim_fabric_size_in *in, capsim_fabric_counts *c,
 void capsim_fabric_size_groups(const capsim_fabric_size_in *in, const capsim_fabric_counts *c,
 			       int *groups, int *planes);
 
-/* The leaf-spine (2 tiers) or leaf-aggregation (3 tiers) cables of leaf
- * group i over its planes, as built: their sum over the groups is
- * c->cables_leaf_spine. 0 at one tier, with one leaf, or i out of range. */
-long capsim_fabric_size_leaf_cables(const capsim_fabric_size_in *in, const capsim_fabric_counts *c,
-				    int i);
+/* The leaf-spine (2 tiers) or leaf-aggregation (3 tiers) cables of each
+ * leaf group over its planes, as built, into cables[0 .. n) (groups from n
+ * on: 0): their sum over the groups is c->cables_leaf_spine. All 0 at one
+ * tier or with one leaf. Each pod's aggregation switches are sized once. */
+void capsim_fabric_size_leaf_cables(const capsim_fabric_size_in *in, const capsim_fabric_counts *c,
+				    long *cables, int n);
 
 #endif
