@@ -29,7 +29,9 @@ typedef struct {
 	double incast; /* capacity share under many-to-one congestion */
 	double eff_cap; /* capacity this solve */
 	double load;  /* bytes/s on one physical link */
-	double bytes; /* carried so far, one physical link */
+	double bytes; /* carried, one physical link, until time `since` (its
+		       * load has not changed since: link_bytes) */
+	double since;
 	/* solver scratch */
 	uint32_t mark;
 	double frozen, wsum;
@@ -73,6 +75,7 @@ struct capsim_flownet {
 	int *cl, *cf;
 	size_t ncl, ncf, capcl, capcf;
 	uint64_t solves, visits;
+	double now;   /* seconds advanced since the network was made */
 	int hold;
 	int *heap;    /* links by saturation level, an indexed binary min-heap */
 	size_t nh, caph;
@@ -534,6 +537,10 @@ static void fill(capsim_flownet *net)
 	free(capped);
 	for (size_t i = 0; i < net->ncl; i++) {
 		link_t *k = &net->l[net->cl[i]];
+		if (k->load != k->frozen) { /* its bytes so far at the old load */
+			k->bytes += k->load * (net->now - k->since);
+			k->since = net->now;
+		}
 		k->load = k->frozen;
 	}
 	check_solved(net);
@@ -682,8 +689,9 @@ void capsim_flownet_advance(capsim_flownet *net, double dt)
 		double moved = fl->rate * dt;
 		fl->remaining = moved >= fl->remaining ? 0.0 : fl->remaining - moved;
 	}
-	for (size_t i = 0; i < net->nl; i++)
-		net->l[i].bytes += net->l[i].load * dt;
+	/* a link's bytes are brought up to date when its load changes (fill)
+	 * or they are read: not every link at every step */
+	net->now += dt;
 }
 
 int capsim_flownet_next_completion(const capsim_flownet *net, double *dt)
@@ -730,7 +738,10 @@ double capsim_flownet_link_load(const capsim_flownet *net, int link)
 double capsim_flownet_link_bytes(const capsim_flownet *net, int link)
 {
 	int i = dense_get(net, link);
-	return i < 0 ? 0.0 : net->l[i].bytes;
+	if (i < 0)
+		return 0.0;
+	const link_t *k = &net->l[i];
+	return k->bytes + k->load * (net->now - k->since);
 }
 
 uint64_t capsim_flownet_solves(const capsim_flownet *net)
