@@ -553,11 +553,22 @@ static int fsdp_layer(fsdp_ctx *z, const capsim_scenario *s, double params,
 	}
 	double bytes = params * 2.0; /* 16-bit weights and gradients */
 	int group = s->dp * s->cp;
-	if (coll_link(z->f, z->plane, CAPSIM_COLL_ALLGATHER, bytes, group, ag,
-		      z->busiest, d) < 0 ||
-	    coll_link(z->f, z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, rs,
-		      z->busiest, d) < 0)
+	capsim_coll_result got;
+	if (coll_run(z->f, z->plane, CAPSIM_COLL_ALLGATHER, bytes, group, ag, z->busiest, &got,
+		     d) < 0)
 		return -1;
+	/* the gradients' reduce-scatter runs the all-gather's plan where NCCL
+	 * chooses alike (capsim_collective_same_plan): taken from it */
+	capsim_coll_req rag = coll_req(z->plane, CAPSIM_COLL_ALLGATHER, bytes, group);
+	capsim_coll_req rrs = coll_req(z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group);
+	double nccl_t;
+	if (got.time_s > 0.0 && capsim_collective_same_plan(z->f, z->plane, &rag, &rrs, &nccl_t)) {
+		*rs = got.time_s;
+		calibrated_coll(z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, rs);
+	} else if (coll_link(z->f, z->plane, CAPSIM_COLL_REDUCESCATTER, bytes, group, rs,
+			     z->busiest, d) < 0) {
+		return -1;
+	}
 	z->params = params;
 	z->ag = *ag;
 	z->rs = *rs;
