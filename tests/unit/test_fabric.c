@@ -1499,6 +1499,48 @@ static capsim_scenario *plane_of(capsim_scenario *s)
 	return plane;
 }
 
+/* r on s counted (under a flow limit of `limit`, r as given) and against
+ * every flow simulated (fold 0, no limit): the two results, and each one's
+ * busiest link's busy time. The counted one must say it was counted, and
+ * exact, and agree: the same flows, the same time to the engine's
+ * nanosecond, the same busy time to a run's 1 ns clock. s keeps the limit
+ * of the second run; `what` and k name the case. */
+typedef struct {
+	capsim_coll_result counted, every;
+	double busy_counted, busy_every;
+	int counted_kind; /* the counted run's busiest link's kind */
+} counted_run;
+
+static counted_run count_and_run(capsim_scenario *s, capsim_coll_req r, double limit,
+				 const char *what, size_t k)
+{
+	counted_run out;
+	capsim_diags d = { 0 };
+	for (int every = 0; every < 2; every++) {
+		s->flow_limit = every ? 1e9 : limit;
+		r.fold = every ? 0 : r.fold;
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		capsim_coll_result *res = every ? &out.every : &out.counted;
+		assert_int_equal(capsim_collective_run(f, s, &r, res, &d), 0);
+		double busy = res->busiest_bytes /
+			      capsim_flownet_link_cap(capsim_fabric_net(f), res->busiest_link);
+		*(every ? &out.busy_every : &out.busy_counted) = busy;
+		if (!every)
+			out.counted_kind = (int)capsim_fabric_link_kind(f, res->busiest_link);
+		capsim_fabric_destroy(f);
+	}
+	capsim_diags_free(&d);
+	assert_true(out.counted.counted && out.counted.approximation == NULL);
+	assert_int_equal(out.counted.flows, out.every.flows); /* each copy counted */
+	if (fabs(out.counted.time_s - out.every.time_s) > 1e-9 * out.every.time_s ||
+	    fabs(out.busy_counted - out.busy_every) > 1e-9)
+		fail_msg("case %zu: %s %.17g s (busy %.17g), every flow %.17g s (busy %.17g)", k,
+			 what, out.counted.time_s, out.busy_counted, out.every.time_s,
+			 out.busy_every);
+	return out;
+}
+
 /* NCCL's trees between nodes of one GPU, counted on one block of nodes
  * (count_tree_blocks: the first block's repeated edges for every block, the
  * edges between blocks one by one), against every flow simulated: 2 tiers
@@ -1539,32 +1581,10 @@ static void test_census_tree_blocks(void **state)
 		capsim_coll_req r = { .op = CAPSIM_COLL_ALLREDUCE, .bytes = 1073741824.0,
 				      .ranks = cases[k].nodes, .algo = CAPSIM_ALGO_TREE,
 				      .proto = -1, .no_nccl_caps = 1, .fold = -1, .seed = 7 };
-		capsim_coll_result a, b;
-		capsim_diags d = { 0 };
-		s->flow_limit = 10;
-		capsim_fabric *f = capsim_fabric_build(s, NULL);
-		assert_non_null(f);
-		assert_int_equal(capsim_collective_run(f, s, &r, &a, &d), 0);
-		assert_true(a.counted && a.approximation == NULL);
-		assert_int_equal(a.quotient_blocks, cases[k].blocks);
-		double busy_a = a.busiest_bytes /
-				capsim_flownet_link_cap(capsim_fabric_net(f), a.busiest_link);
-		switch_bound += capsim_fabric_link_kind(f, a.busiest_link) == CAPSIM_LINK_SPINE_DOWN ||
-				capsim_fabric_link_kind(f, a.busiest_link) == CAPSIM_LINK_LEAF_UP;
-		capsim_fabric_destroy(f);
-		s->flow_limit = 1e9;
-		r.fold = 0;
-		f = capsim_fabric_build(s, NULL);
-		assert_int_equal(capsim_collective_run(f, s, &r, &b, &d), 0);
-		capsim_diags_free(&d);
-		double busy_b = b.busiest_bytes /
-				capsim_flownet_link_cap(capsim_fabric_net(f), b.busiest_link);
-		assert_int_equal(a.flows, b.flows); /* each block's copies counted */
-		/* a run's busy time is to its 1 ns clock */
-		if (fabs(a.time_s - b.time_s) > 1e-9 * b.time_s || fabs(busy_a - busy_b) > 1e-9)
-			fail_msg("case %zu: on blocks %.17g s (busy %.17g), every flow %.17g s "
-				 "(busy %.17g)", k, a.time_s, busy_a, b.time_s, busy_b);
-		capsim_fabric_destroy(f);
+		counted_run c = count_and_run(s, r, 10, "on blocks", k);
+		assert_int_equal(c.counted.quotient_blocks, cases[k].blocks);
+		switch_bound += c.counted_kind == CAPSIM_LINK_SPINE_DOWN ||
+				c.counted_kind == CAPSIM_LINK_LEAF_UP;
 		free(s);
 	}
 	assert_int_equal(switch_bound, 6);
@@ -1606,32 +1626,11 @@ static void test_census_ring_leaves(void **state)
 		capsim_coll_req r = { .op = cases[k].op, .bytes = 1073741824.0,
 				      .ranks = cases[k].nodes * 8, .algo = CAPSIM_ALGO_RING,
 				      .proto = -1, .no_nccl_caps = 1, .fold = -1, .seed = 7 };
-		capsim_coll_result a, b;
-		capsim_diags d = { 0 };
 		/* ECMP: below the limit, where a large plan is counted on a
 		 * lossless fabric (past it, the first block's hash draws would
 		 * stand for every block's, an approximation) */
 		int ecmp = strcmp(cases[k].routing, "ecmp") == 0;
-		s->flow_limit = ecmp ? 1e9 : 10;
-		capsim_fabric *f = capsim_fabric_build(s, NULL);
-		assert_non_null(f);
-		assert_int_equal(capsim_collective_run(f, s, &r, &a, &d), 0);
-		assert_true(a.counted && a.approximation == NULL);
-		double busy_a = a.busiest_bytes /
-				capsim_flownet_link_cap(capsim_fabric_net(f), a.busiest_link);
-		capsim_fabric_destroy(f);
-		s->flow_limit = 1e9;
-		r.fold = 0;
-		f = capsim_fabric_build(s, NULL);
-		assert_int_equal(capsim_collective_run(f, s, &r, &b, &d), 0);
-		capsim_diags_free(&d);
-		double busy_b = b.busiest_bytes /
-				capsim_flownet_link_cap(capsim_fabric_net(f), b.busiest_link);
-		assert_int_equal(a.flows, b.flows);
-		if (fabs(a.time_s - b.time_s) > 1e-9 * b.time_s || fabs(busy_a - busy_b) > 1e-9)
-			fail_msg("case %zu: leaves counted %.17g s (busy %.17g), every flow %.17g s "
-				 "(busy %.17g)", k, a.time_s, busy_a, b.time_s, busy_b);
-		capsim_fabric_destroy(f);
+		count_and_run(s, r, ecmp ? 1e9 : 10, "leaves counted", k);
 		free(s);
 	}
 }
