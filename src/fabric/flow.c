@@ -23,6 +23,7 @@ typedef struct {
 
 typedef struct {
 	int ext;      /* the link's id */
+	uint32_t mark; /* solver scratch: the component search's epoch */
 	int *flows;   /* active flows crossing this link */
 	size_t n, cap;
 	double cap_bps, mult;
@@ -33,7 +34,6 @@ typedef struct {
 		       * load has not changed since: link_bytes) */
 	double since;
 	/* solver scratch */
-	uint32_t mark;
 	double frozen, wsum;
 	double level;  /* saturation level while in the heap */
 	size_t hpos;   /* index in the solver's heap, NOT_IN_HEAP when absent */
