@@ -46,6 +46,7 @@ typedef struct {
 	size_t *pos;  /* pos[i]: index of this flow in links[i]'s flow list */
 	size_t n_links;
 	double remaining, mult, cap, rate;
+	double lim;   /* this solve: the least of cap and its links of its own */
 	int origin;
 	int active;
 	uint32_t mark;
@@ -424,12 +425,13 @@ static double effective_cap(const capsim_flownet *net, const link_t *k)
 static int cmp_cap(const void *pa, const void *pb)
 {
 	const flow_t *a = *(flow_t *const *)pa, *b = *(flow_t *const *)pb;
-	if (a->cap != b->cap)
-		return a->cap < b->cap ? -1 : 1;
+	if (a->lim != b->lim)
+		return a->lim < b->lim ? -1 : 1;
 	return a < b ? -1 : (a > b);
 }
 
-/* freeze one flow at rate x: its links carry it, its weight leaves them */
+/* freeze one flow at rate x: its links carry it, its weight leaves them
+ * (a link of its own was never in the heap: fill) */
 static void freeze(capsim_flownet *net, flow_t *fl, double x)
 {
 	fl->frozen = 1;
@@ -439,7 +441,9 @@ static void freeze(capsim_flownet *net, flow_t *fl, double x)
 		double w = fl->mult / k->mult;
 		k->frozen += w * x;
 		k->wsum -= w;
-		if (k->wsum > 1e-12) {
+		if (k->n == 1) {
+			k->wsum = 0.0;
+		} else if (k->wsum > 1e-12) {
 			hset(net, fl->links[m], link_level(k));
 		} else {
 			k->wsum = 0.0;
@@ -457,7 +461,7 @@ static void check_solved(const capsim_flownet *net)
 	for (size_t i = 0; i < net->ncf; i++) {
 		const flow_t *fl = &net->f[net->cf[i]];
 		CAPSIM_ASSERT(fl->frozen && fl->rate >= 0.0);
-		CAPSIM_ASSERT(fl->cap <= 0.0 || fl->rate <= fl->cap);
+		CAPSIM_ASSERT((fl->cap <= 0.0 || fl->rate <= fl->cap) && fl->rate <= fl->lim);
 	}
 	for (size_t i = 0; i < net->ncl; i++) {
 		const link_t *k = &net->l[net->cl[i]];
@@ -469,7 +473,10 @@ static void check_solved(const capsim_flownet *net)
  * rises at the same rate until a link saturates or the flow meets its cap;
  * the flows on that link (or at their cap) freeze at that level. Links wait
  * in a heap by the level at which they saturate, flows with caps in a list
- * by cap: O((F x path + L) log L) for F flows and L links. */
+ * by cap: O((F x path + L) log L) for F flows and L links. A link that
+ * carries one flow saturates exactly when that flow reaches its capacity
+ * share, so it is that flow's cap instead (its `lim`), and stays out of the
+ * heap: a NIC's or a PCIe link's under a ring, PAT or a tree mostly. */
 static void fill(capsim_flownet *net)
 {
 	net->solves++;
@@ -495,20 +502,31 @@ static void fill(capsim_flownet *net)
 			fl->rate = INFINITY; /* nothing limits it */
 			fl->frozen = 1;
 		}
-		if (fl->cap > 0.0)
-			ncap++;
+		fl->lim = fl->cap > 0.0 ? fl->cap : INFINITY;
 	}
+	for (size_t i = 0; i < net->ncl; i++) {
+		link_t *k = &net->l[net->cl[i]];
+		if (k->n != 1)
+			continue;
+		/* the level at which it would saturate (link_level) */
+		flow_t *fl = &net->f[k->flows[0]];
+		double level = k->eff_cap / k->wsum;
+		if (level < fl->lim)
+			fl->lim = level;
+	}
+	for (size_t i = 0; i < net->ncf; i++)
+		ncap += net->f[net->cf[i]].lim < INFINITY;
 	flow_t **capped = capsim_xmalloc((ncap ? ncap : 1) * sizeof *capped);
 	ncap = 0;
 	for (size_t i = 0; i < net->ncf; i++) {
 		flow_t *fl = &net->f[net->cf[i]];
-		if (fl->cap > 0.0)
+		if (fl->lim < INFINITY)
 			capped[ncap++] = fl;
 	}
 	qsort(capped, ncap, sizeof *capped, cmp_cap);
 	for (size_t i = 0; i < net->ncl; i++) {
 		link_t *k = &net->l[net->cl[i]];
-		if (k->wsum > 1e-12)
+		if (k->n != 1 && k->wsum > 1e-12)
 			hset(net, net->cl[i], link_level(k));
 	}
 	size_t ci = 0;
@@ -518,7 +536,7 @@ static void fill(capsim_flownet *net)
 		/* the lowest link: every level in the heap is current */
 		int top = net->nh ? net->heap[0] : -1;
 		double top_level = top >= 0 ? net->l[top].level : INFINITY;
-		double cap_level = ci < ncap ? capped[ci]->cap : INFINITY;
+		double cap_level = ci < ncap ? capped[ci]->lim : INFINITY;
 		if (top < 0 && ci >= ncap)
 			break;
 		if (cap_level <= top_level) {
