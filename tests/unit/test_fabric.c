@@ -1548,7 +1548,8 @@ static counted_run count_and_run(capsim_scenario *s, capsim_coll_req r, double l
  * and NICs that do (1:1), D-mod-K and adaptive routing, 2 to 9 blocks.
  * Past a limit of 10 flows the tree runs so, exactly: the same time to the
  * engine's nanosecond, and the same busiest link's busy time (where it is
- * a switch link of a later block, its orbit's load and its own edges'). */
+ * a switch link of a later block, its orbit's load and its own edges').
+ * Then trees over nodes of 8 GPUs, chains and edges, below the limit. */
 static void test_census_tree_blocks(void **state)
 {
 	(void)state;
@@ -1588,6 +1589,25 @@ static void test_census_tree_blocks(void **state)
 		free(s);
 	}
 	assert_int_equal(switch_bound, 6);
+
+	/* nodes of 8 GPUs, their chains inside the nodes on NVLink and the
+	 * trees' edges on the NICs: below the limit, a plan of 4,096 flows or
+	 * more, counted on blocks where no link carries two sizes */
+	static const char *const routing[] = { "deterministic", "adaptive" };
+	for (int k = 0; k < 2; k++) {
+		const capsim_set sets[] = {
+			{ "cluster.fabric.routing", routing[k] },
+			{ "cluster.fabric.tiers", "3" },
+			{ "cluster.fabric.switch.ports.count", "16" },
+		};
+		capsim_scenario *s = scenario(64, "fat-tree", sets, 3);
+		capsim_coll_req r = { .op = CAPSIM_COLL_ALLREDUCE, .bytes = 1073741824.0,
+				      .ranks = 512, .algo = CAPSIM_ALGO_TREE, .proto = -1,
+				      .no_nccl_caps = 1, .fold = -1, .seed = 7 };
+		counted_run c = count_and_run(s, r, 1e9, "8-GPU nodes on blocks", (size_t)k);
+		assert_int_equal(c.counted.quotient_blocks, 8);
+		free(s);
+	}
 }
 
 /* A closed ring counted with its flows inside a leaf on the first leaf
