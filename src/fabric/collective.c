@@ -2277,6 +2277,9 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 static void count_tree_blocks(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 			      const capsim_coll_req *r, const choice *ch, int block)
 {
+	/* whole blocks of a power of two nodes: an even count, so the second
+	 * tree mirrors the first (tree_edge_repeats holds for both) */
+	CAPSIM_ASSERT(block >= 2 && c->nodes % block == 0 && c->nodes / block >= 2);
 	int sizes = !census_alike(c, ch->algo);
 	link_census first;
 	census_init(cs, capsim_fabric_net(f), 0, sizes);
