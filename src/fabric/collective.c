@@ -644,18 +644,54 @@ static int tree_edge_repeats(int i, int b)
 	return j != 0 && j != b / 2;
 }
 
+/* What tree_edges emits for one channel ring: its per-channel bytes, the
+ * rings it stands for, the local GPU its edges leave from */
+typedef struct {
+	const ctx *c;
+	flow_sink emit;
+	void *arg;
+	const tree_block *tb;
+	double bytes, mult;
+	int st;
+} tree_emit;
+
+/* tree t's edge whose child stands at position i, both ways: to emit, or
+ * with tb to tb->rest where it is no block's copy of the first's, or not at
+ * all where the first block's copy stands for it */
+static void tree_edge(const tree_emit *te, int t, int i)
+{
+	const ctx *c = te->c;
+	int child = dtree_child(c->nodes, t, i);
+	flow_sink to = te->emit;
+	void *to_arg = te->arg;
+	if (te->tb && !tree_edge_repeats(i, te->tb->nodes)) {
+		to = te->tb->rest;
+		to_arg = te->tb->rest_arg;
+	} else if (te->tb && child >= te->tb->nodes) {
+		return; /* the first block's copy stands for it */
+	}
+	int parent = capsim_collective_dtree_parent(c->nodes, t, child);
+	int a = child * c->G + te->st, b = parent * c->G + te->st;
+	to(to_arg, a, b, te->bytes, te->mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
+	to(to_arg, b, a, te->bytes, te->mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);
+}
+
 /* NCCL's double binary tree between nodes, chains inside them (chains = 0:
  * the trees' edges alone): each tree carries half the channels; every edge
  * moves the data up (reduce) and down (broadcast), pipelined. With tb, the
  * chains and the repeated edges (tree_edge_repeats) of the first block
- * alone go to emit, and every other edge to tb->rest. */
+ * alone go to emit, and every other edge to tb->rest: the positions whose
+ * edges go anywhere are visited alone, in the order of all of them (the
+ * first tree's first block, then the multiples of half a block; the second
+ * tree's multiples of half a block, then its last block, which holds the
+ * first block's nodes), so that routes are placed as they would be. */
 static void tree_edges(const ctx *c, double bytes, int chains, flow_sink emit, void *arg,
 		       const tree_block *tb)
 {
 	int per = c->n < c->G ? c->n : c->G;
 	double per_ch = bytes / c->nch / c->eff;
-	int d = distinct_rings(c);
-	int chain_nodes = tb ? tb->nodes : c->nodes;
+	int d = distinct_rings(c), m = c->nodes;
+	int chain_nodes = tb ? tb->nodes : m;
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
 		int st = c->n < c->G ? 0 : channel_start(c, ring);
@@ -670,22 +706,25 @@ static void tree_edges(const ctx *c, double bytes, int chains, flow_sink emit, v
 			}
 		/* NCCL's double binary tree over nodes (ncclGetDtree); tree t
 		 * takes half the channels */
-		for (int t = 0; t < 2 && c->nodes > 1; t++)
-			for (int i = 1; i < c->nodes; i++) {
-				int child = dtree_child(c->nodes, t, i);
-				flow_sink to = emit;
-				void *to_arg = arg;
-				if (tb && !tree_edge_repeats(i, tb->nodes)) {
-					to = tb->rest;
-					to_arg = tb->rest_arg;
-				} else if (tb && child >= tb->nodes) {
-					continue; /* the first block's copy stands for it */
-				}
-				int parent = capsim_collective_dtree_parent(c->nodes, t, child);
-				int a = child * c->G + st, b = parent * c->G + st;
-				to(to_arg, a, b, per_ch / 2, mult, c->seed + (uint64_t)a * 31 + (uint64_t)t);
-				to(to_arg, b, a, per_ch / 2, mult, c->seed + (uint64_t)b * 37 + (uint64_t)t);
-			}
+		tree_emit te = { c, emit, arg, tb, per_ch / 2, mult, st };
+		if (m < 2)
+			continue;
+		if (!tb) {
+			for (int t = 0; t < 2; t++)
+				for (int i = 1; i < m; i++)
+					tree_edge(&te, t, i);
+			continue;
+		}
+		int b = tb->nodes, half = b / 2;
+		CAPSIM_ASSERT(half >= 1 && m % b == 0 && m % 2 == 0);
+		for (int i = 1; i < b; i++)
+			tree_edge(&te, 0, i);
+		for (int i = b; i < m; i += half)
+			tree_edge(&te, 0, i);
+		for (int i = half; i < m - b; i += half)
+			tree_edge(&te, 1, i);
+		for (int i = m - b; i < m; i++)
+			tree_edge(&te, 1, i);
 	}
 }
 
