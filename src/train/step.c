@@ -1415,9 +1415,36 @@ static int replica_simulate(replica_run *x, int with_links, capsim_pipeline_resu
 	return capsim_pipeline_simulate(&ps, pr);
 }
 
-/* The classes of alike replicas; returns how many, *out owned by the
- * caller (classes_free). */
-static int replica_classes(const capsim_scenario *s, const gpu_view *view,
+/* The classes of a cluster of one node group without jitter, as
+ * replica_classes finds them replica by replica, without visiting each:
+ * every stage of every replica is of the one kind, so only the straggler's
+ * replica (if any) stands apart; classes in the order their first replicas
+ * come. */
+static int uniform_classes(const capsim_scenario *s, replica_class **out)
+{
+	int dp = s->dp, sr = s->straggler > 1.0 ? s->straggler_replica : -1;
+	replica_class *c = capsim_xcalloc(2, sizeof *c);
+	int n = 0;
+	if (sr >= 0 && sr < dp) {
+		replica_class lone = { .replica = sr, .count = 1, .straggler = 1 };
+		replica_class rest = { .replica = sr == 0 ? 1 : 0, .count = dp - 1 };
+		if (sr == 0)
+			c[n++] = lone;
+		if (dp > 1)
+			c[n++] = rest;
+		if (sr != 0)
+			c[n++] = lone;
+	} else {
+		c[n++] = (replica_class){ .replica = 0, .count = dp };
+	}
+	for (int j = 0; j < n; j++)
+		c[j].kind = capsim_xcalloc((size_t)s->pp, 1); /* the one kind: 0 */
+	*out = c;
+	return n;
+}
+
+/* The classes of alike replicas, replica by replica (replica_classes) */
+static int classes_of_each(const capsim_scenario *s, const gpu_view *view,
 			   replica_class **out)
 {
 	int p = s->pp, n = 0;
@@ -1450,6 +1477,30 @@ static void classes_free(replica_class *c, int n)
 	for (int j = 0; j < n; j++)
 		free(c[j].kind);
 	free(c);
+}
+
+/* The classes of alike replicas; returns how many, *out owned by the
+ * caller (classes_free). One node group without jitter needs no visit of
+ * each replica (uniform_classes): the same classes, which checked builds
+ * hold to the visit. */
+static int replica_classes(const capsim_scenario *s, const gpu_view *view,
+			   replica_class **out)
+{
+	if (!(s->n_groups == 1 && !(s->jitter > 0)))
+		return classes_of_each(s, view, out);
+	int n = uniform_classes(s, out);
+#if CAPSIM_CHECKS
+	replica_class *each;
+	int m = classes_of_each(s, view, &each);
+	CAPSIM_ASSERT(m == n);
+	for (int j = 0; j < n && j < m; j++)
+		CAPSIM_ASSERT(each[j].replica == (*out)[j].replica &&
+			      each[j].count == (*out)[j].count &&
+			      each[j].straggler == (*out)[j].straggler &&
+			      !memcmp(each[j].kind, (*out)[j].kind, (size_t)s->pp));
+	classes_free(each, m);
+#endif
+	return n;
 }
 
 /* The straggler's stage: the scenario's, else the one with the most compute
