@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <jansson.h>
 
 #include "collective.h"
@@ -1516,6 +1517,16 @@ static void test_reliability_closed_form(void **state)
 	assert_int_equal(r.spare_nodes, capsim_poisson_quantile(r.nodes_in_repair, 0.99));
 	assert_int_equal(capsim_poisson_quantile(0.624, 0.99), 3); /* P(<=2) 0.974, P(<=3) 0.9958 */
 	assert_int_equal(capsim_poisson_quantile(10, 0.99), 18);   /* P(<=17) 0.986, P(<=18) 0.993 */
+	/* halving finds what stepping from 0 finds, small means to large */
+	for (double mean = 0.01; mean < 5000.0; mean *= 1.37)
+		for (double p = 0.5; p < 1.0; p += 0.0499) {
+			int k = 0;
+			while (gsl_cdf_poisson_P((unsigned)k, mean) < p)
+				k++;
+			if (capsim_poisson_quantile(mean, p) != k)
+				fail_msg("mean %g, p %g: %d, stepping gives %d", mean, p,
+					 capsim_poisson_quantile(mean, p), k);
+		}
 	free(s);
 	/* a node MTBF given scales the node's parts to it, in proportion; at
 	 * Meta RSC-1's 6.5 hardware failures per 1000 node-days, 16,384 GPUs
