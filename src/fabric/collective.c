@@ -208,6 +208,13 @@ struct link_census {
 	int sampled;      /* an all-to-all's pairs were sampled */
 	int blocks;       /* counted on the first of this many blocks of nodes
 			   * (count_tree_blocks); 0: not */
+	/* sparse: load, origin, size and total are kept for the links met
+	 * alone, at slots found by link id (a few flows spread over a large
+	 * fabric touch a page of each per-link array a link otherwise); else
+	 * they are indexed by link id */
+	int sparse;
+	capsim_hmap slot;
+	size_t nslots, capslots;
 };
 
 #define SEVERAL (-1)
@@ -225,11 +232,15 @@ struct link_census {
  * reference the census is held to. */
 #define CENSUS_MIN_FLOWS 4096.0
 
-static void census_init(link_census *cs, const capsim_flownet *net, int lossy, int sizes)
+/* sparse: few flows spread over a large fabric (link_census) */
+static void census_init(link_census *cs, const capsim_flownet *net, int lossy, int sizes,
+			int sparse)
 {
-	size_t n = capsim_flownet_n_links(net);
+	size_t n = sparse ? 64 : capsim_flownet_n_links(net);
 	memset(cs, 0, sizeof *cs);
 	cs->net = net;
+	cs->sparse = sparse;
+	cs->capslots = sparse ? n : 0;
 	/* calloc's fresh pages cost nothing until a flow crosses them */
 	cs->load = capsim_xcalloc(n ? n : 1, sizeof *cs->load);
 	if (lossy)
@@ -241,8 +252,53 @@ static void census_init(link_census *cs, const capsim_flownet *net, int lossy, i
 	cs->top_link = -1;
 }
 
+/* a per-link array of a sparse census grown from old to cap entries, the
+ * new ones zero */
+static void *grow_zeroed(void *p, size_t old, size_t cap, size_t size)
+{
+	if (!p)
+		return NULL;
+	char *q = capsim_xrealloc(p, cap * size);
+	memset(q + old * size, 0, (cap - old) * size);
+	return q;
+}
+
+/* Where link l's entries are in cs's per-link arrays: l itself, or in a
+ * sparse census its slot (-1 for a link never met) */
+static inline long census_find(const link_census *cs, int l)
+{
+	return cs->sparse ? capsim_hmap_get(&cs->slot, (uint64_t)l) : l;
+}
+
+/* census_find, a sparse census's slot made on first use */
+static long census_slot(link_census *cs, int l)
+{
+	long v = census_find(cs, l);
+	if (v >= 0)
+		return v;
+	if (cs->nslots == cs->capslots) {
+		size_t old = cs->capslots, cap = 2 * old;
+		cs->load = grow_zeroed(cs->load, old, cap, sizeof *cs->load);
+		cs->origin = grow_zeroed(cs->origin, old, cap, sizeof *cs->origin);
+		cs->size = grow_zeroed(cs->size, old, cap, sizeof *cs->size);
+		cs->total = grow_zeroed(cs->total, old, cap, sizeof *cs->total);
+		cs->capslots = cap;
+	}
+	v = (long)cs->nslots++;
+	capsim_hmap_set(&cs->slot, (uint64_t)l, (int32_t)v);
+	return v;
+}
+
+/* link l's load in cs: 0 for a link a sparse census never met */
+static inline double census_load(const link_census *cs, int l)
+{
+	long i = census_find(cs, l);
+	return i < 0 ? 0.0 : cs->load[i];
+}
+
 static void census_free(link_census *cs)
 {
+	capsim_hmap_free(&cs->slot);
 	free(cs->load);
 	free(cs->origin);
 	free(cs->size);
@@ -274,12 +330,13 @@ static int census_busiest(const link_census *cs, double *bytes)
 	*bytes = 0.0;
 	for (size_t i = 0; i < cs->ns; i++) {
 		int l = cs->seen[i];
+		double total = cs->total[census_find(cs, l)];
 		double cap = capsim_flownet_link_cap(cs->net, l);
-		double busy = cap > 0 ? cs->total[l] / cap : 0.0;
+		double busy = cap > 0 ? total / cap : 0.0;
 		if (busy > best * (1 + 1e-12)) {
 			best = busy;
 			top = l;
-			*bytes = cs->total[l];
+			*bytes = total;
 		}
 	}
 	return top;
@@ -293,12 +350,13 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 	double add = bytes * mult * cs->weight;
 	for (int j = 0; j < n; j++) {
 		int l = links[j];
+		long at = census_slot(cs, l);
 		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, l);
-		if (cs->load[l] == 0.0) /* bytes > 0: a link loaded is in touched */
+		if (cs->load[at] == 0.0) /* bytes > 0: a link loaded is in touched */
 			push_link(&cs->touched, &cs->nt, &cs->capt, l);
-		cs->load[l] += add / m;
+		cs->load[at] += add / m;
 		if (cs->size) {
-			double *z = &cs->size[l];
+			double *z = &cs->size[at];
 			if (*z == 0.0)
 				*z = bytes;
 			else if (fabs(*z - bytes) > 1e-12 * bytes)
@@ -309,7 +367,7 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		/* as the flow network tells many-to-one congestion: two
 		 * origins, or flows of none, or one flow standing for several
 		 * of unknown origin on a link */
-		int *o = &cs->origin[l];
+		int *o = &cs->origin[at];
 		if ((origin < 0 && mult / m > 1.0 + 1e-9) ||
 		    (*o != 0 && (*o != origin + 2 || origin < 0)))
 			*o = SEVERAL;
@@ -325,17 +383,19 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
  * the links cleared for the next */
 static void census_close(link_census *cs, phase *ph, int more)
 {
-	if (more && !cs->total)
-		cs->total = capsim_xcalloc(capsim_flownet_n_links(cs->net) ?
-					   capsim_flownet_n_links(cs->net) : 1, sizeof *cs->total);
+	if (more && !cs->total) {
+		size_t n = cs->sparse ? cs->capslots : capsim_flownet_n_links(cs->net);
+		cs->total = capsim_xcalloc(n ? n : 1, sizeof *cs->total);
+	}
 	double best = 0.0, top = 0.0;
 	cs->top_link = -1;
 	cs->top_bytes = 0.0;
 	for (size_t i = 0; i < cs->nt; i++) {
 		int l = cs->touched[i];
-		double load = cs->load[l];
+		long at = census_find(cs, l);
+		double load = cs->load[at];
 		double cap = capsim_flownet_link_cap(cs->net, l);
-		double eff = cs->origin && cs->origin[l] == SEVERAL ?
+		double eff = cs->origin && cs->origin[at] == SEVERAL ?
 				     cap * capsim_flownet_link_incast(cs->net, l) : cap;
 		double busy = eff > 0 ? load / eff : 0.0;
 		if (busy > best)
@@ -347,15 +407,15 @@ static void census_close(link_census *cs, phase *ph, int more)
 			cs->top_bytes = load;
 		}
 		if (cs->total) {
-			if (cs->total[l] == 0.0)
+			if (cs->total[at] == 0.0)
 				push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
-			cs->total[l] += load;
+			cs->total[at] += load;
 		}
-		cs->load[l] = 0.0;
+		cs->load[at] = 0.0;
 		if (cs->origin)
-			cs->origin[l] = 0;
+			cs->origin[at] = 0;
 		if (cs->size)
-			cs->size[l] = 0.0;
+			cs->size[at] = 0.0;
 	}
 	cs->nt = 0;
 	ph->busy_s = best;
@@ -2269,19 +2329,21 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 	outer->top_bytes = 0.0;
 	for (size_t i = 0; i < inner->nt; i++) {
 		int l = inner->touched[i];
+		double load = census_load(inner, l);
 		double cap = capsim_flownet_link_cap(inner->net, l);
-		double busy = cap > 0 ? inner->load[l] / cap : 0.0;
+		double busy = cap > 0 ? load / cap : 0.0;
 		if (busy > best * (1 + 1e-12)) {
 			best = busy;
 			outer->top_link = l;
-			outer->top_bytes = inner->load[l];
+			outer->top_bytes = load;
 		}
 	}
 	for (size_t i = 0; i < outer->nt; i++) {
 		int l = outer->touched[i], o = capsim_fabric_link_orbit(f, l, block);
-		double load = outer->load[l] + inner->load[o];
-		if (inner->size && inner->size[o] != 0.0 &&
-		    fabs(inner->size[o] - outer->size[l]) > 1e-12 * outer->size[l])
+		long at = census_find(outer, l), io = census_find(inner, o);
+		double load = outer->load[at] + (io >= 0 ? inner->load[io] : 0.0);
+		if (inner->size && io >= 0 && inner->size[io] != 0.0 &&
+		    fabs(inner->size[io] - outer->size[at]) > 1e-12 * outer->size[at])
 			outer->mixed = 1;
 		double cap = capsim_flownet_link_cap(outer->net, l);
 		double busy = cap > 0 ? load / cap : 0.0;
@@ -2290,18 +2352,19 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 			outer->top_link = l;
 			outer->top_bytes = load;
 		}
-		outer->load[l] = 0.0;
+		outer->load[at] = 0.0;
 		if (outer->size)
-			outer->size[l] = 0.0;
+			outer->size[at] = 0.0;
 	}
 	outer->nt = 0;
 	ph->busy_s = best;
 	outer->mixed |= inner->mixed;
 	outer->stood_for += inner->stood_for * copies;
 	for (size_t i = 0; i < inner->nt; i++) {
-		inner->load[inner->touched[i]] = 0.0;
+		long at = census_find(inner, inner->touched[i]);
+		inner->load[at] = 0.0;
 		if (inner->size)
-			inner->size[inner->touched[i]] = 0.0;
+			inner->size[at] = 0.0;
 	}
 	inner->nt = 0;
 }
@@ -2321,8 +2384,9 @@ static void count_tree_blocks(plan *p, link_census *cs, capsim_fabric *f, const 
 	CAPSIM_ASSERT(block >= 2 && c->nodes % block == 0 && c->nodes / block >= 2);
 	int sizes = !census_alike(c, ch->algo);
 	link_census first;
-	census_init(cs, capsim_fabric_net(f), 0, sizes);
-	census_init(&first, capsim_fabric_net(f), 0, sizes);
+	/* the edges between blocks are few and spread over the fabric */
+	census_init(cs, capsim_fabric_net(f), 0, sizes, 1);
+	census_init(&first, capsim_fabric_net(f), 0, sizes, 0);
 	p->cs = cs;
 	phase *ph = new_phase(p, ch->lat_s);
 	phase firsts = { .cs = &first, .top_link = -1,
@@ -2374,13 +2438,17 @@ static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 		count_tree_blocks(p, cs, f, c, r, ch, block);
 	} else {
 		int sizes = !census_alike(c, ch->algo);
-		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), sizes);
+		int leaf = r->bytes > 0 && c->n > 1 ? ring_leaf_of(f, r, c, ch->algo, &p->q) : 0;
+		/* a ring counted on its leaves over the whole fabric: the rest
+		 * are the flows between leaves, few and spread */
+		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), sizes,
+			    leaf && !p->q.nodes);
 		cs->routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
 		p->cs = cs;
 		link_census leafc;
-		p->leaf = r->bytes > 0 && c->n > 1 ? ring_leaf_of(f, r, c, ch->algo, &p->q) : 0;
+		p->leaf = leaf;
 		if (p->leaf) {
-			census_init(&leafc, capsim_fabric_net(f), 0, sizes);
+			census_init(&leafc, capsim_fabric_net(f), 0, sizes, 0);
 			p->leaf_cs = &leafc;
 		}
 		int rc = build_plan(p, c, s, r, ch, 0, d);
