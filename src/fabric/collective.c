@@ -2297,12 +2297,20 @@ static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const cap
  * power of two, for the tree algorithm over whole nodes of a contiguous,
  * idle, lossless fabric under D-mod-K or adaptive routing (ECMP's hash does
  * not move with the nodes). 0: none. */
+/* Whether a plan may be counted on copies of part of it (the trees'
+ * blocks, a ring's leaves): folding left on, its ranks whole nodes of a
+ * contiguous, idle, lossless fabric */
+static int counts_on_copies(capsim_fabric *f, const capsim_coll_req *r, const ctx *c)
+{
+	return r->fold != 0 && can_quotient(f) && census_lossless(f) &&
+	       c->G == capsim_fabric_gpus_per_node(f) && c->n == c->nodes * c->G;
+}
+
 static int tree_block_of(capsim_fabric *f, const capsim_scenario *s, const capsim_coll_req *r,
 			 const ctx *c, int algo)
 {
-	if (algo != CAPSIM_ALGO_TREE || r->fold == 0 || !can_quotient(f) || !census_lossless(f) ||
-	    s->routing == CAPSIM_ROUTING_ECMP || c->G != capsim_fabric_gpus_per_node(f) ||
-	    c->n != c->nodes * c->G)
+	if (algo != CAPSIM_ALGO_TREE || s->routing == CAPSIM_ROUTING_ECMP ||
+	    !counts_on_copies(f, r, c))
 		return 0;
 	int b = capsim_fabric_translation_block(f, c->nodes,
 						s->routing == CAPSIM_ROUTING_DETERMINISTIC);
@@ -2320,6 +2328,19 @@ static int tree_block_of(capsim_fabric *f, const capsim_scenario *s, const capsi
  * alone, which the first maximum covers; one with outer load everywhere is
  * at least as loaded as the first maximum). The phase's busy time, the
  * busiest link and the flows stood for go to outer; inner is emptied. */
+/* link l carrying `load` becomes cs's busiest where its busy time passes
+ * *best (ties to the first seen) */
+static void note_busier(link_census *cs, int l, double load, double *best)
+{
+	double cap = capsim_flownet_link_cap(cs->net, l);
+	double busy = cap > 0 ? load / cap : 0.0;
+	if (busy > *best * (1 + 1e-12)) {
+		*best = busy;
+		cs->top_link = l;
+		cs->top_bytes = load;
+	}
+}
+
 static void close_two_levels(link_census *outer, link_census *inner, phase *ph, capsim_fabric *f,
 			     int block, double copies)
 {
@@ -2329,14 +2350,7 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 	outer->top_bytes = 0.0;
 	for (size_t i = 0; i < inner->nt; i++) {
 		int l = inner->touched[i];
-		double load = census_load(inner, l);
-		double cap = capsim_flownet_link_cap(inner->net, l);
-		double busy = cap > 0 ? load / cap : 0.0;
-		if (busy > best * (1 + 1e-12)) {
-			best = busy;
-			outer->top_link = l;
-			outer->top_bytes = load;
-		}
+		note_busier(outer, l, census_load(inner, l), &best);
 	}
 	for (size_t i = 0; i < outer->nt; i++) {
 		int l = outer->touched[i], o = capsim_fabric_link_orbit(f, l, block);
@@ -2345,13 +2359,7 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 		if (inner->size && io >= 0 && inner->size[io] != 0.0 &&
 		    fabs(inner->size[io] - outer->size[at]) > 1e-12 * outer->size[at])
 			outer->mixed = 1;
-		double cap = capsim_flownet_link_cap(outer->net, l);
-		double busy = cap > 0 ? load / cap : 0.0;
-		if (busy > best * (1 + 1e-12)) {
-			best = busy;
-			outer->top_link = l;
-			outer->top_bytes = load;
-		}
+		note_busier(outer, l, load, &best);
 		outer->load[at] = 0.0;
 		if (outer->size)
 			outer->size[at] = 0.0;
@@ -2409,11 +2417,10 @@ static void count_tree_blocks(plan *p, link_census *cs, capsim_fabric *f, const 
 static int ring_leaf_of(capsim_fabric *f, const capsim_coll_req *r, const ctx *c, int algo,
 			const quotient *q)
 {
-	if (algo != CAPSIM_ALGO_RING || r->fold == 0 ||
+	if (algo != CAPSIM_ALGO_RING ||
 	    (r->op != CAPSIM_COLL_ALLREDUCE && r->op != CAPSIM_COLL_ALLGATHER &&
 	     r->op != CAPSIM_COLL_REDUCESCATTER) ||
-	    !can_quotient(f) || !census_lossless(f) || c->G != capsim_fabric_gpus_per_node(f) ||
-	    c->n != c->nodes * c->G)
+	    !counts_on_copies(f, r, c))
 		return 0;
 	capsim_fabric_shape sh;
 	capsim_fabric_get_shape(f, &sh);

@@ -42,6 +42,17 @@ static capsim_scenario *scenario(int nodes, const char *topology,
 	return s;
 }
 
+/* sets[n ..] gets untuned RoCE (an Ethernet switch and NIC, lossy under
+ * incast); returns the new count */
+static size_t untuned_roce(capsim_set *sets, size_t n)
+{
+	sets[n++] = (capsim_set){ "cluster.fabric.switch.ref", "sn5600" };
+	sets[n++] = (capsim_set){ "cluster.nic.ref", "cx7-400gbe" };
+	sets[n++] = (capsim_set){ "cluster.fabric.transport", "roce" };
+	sets[n++] = (capsim_set){ "cluster.fabric.congestion-control", "untuned" };
+	return n;
+}
+
 static capsim_coll_result run(capsim_fabric *f, const capsim_scenario *s,
 			      capsim_coll op, double bytes, int ranks, int algo,
 			      int proto, int channels, int caps)
@@ -1872,12 +1883,8 @@ static void test_census(void **state)
 			{ "workload.parallelism.tp", "8" },
 		};
 		size_t nb = 6;
-		if (lossy) {
-			bs[nb++] = (capsim_set){ "cluster.fabric.switch.ref", "sn5600" };
-			bs[nb++] = (capsim_set){ "cluster.nic.ref", "cx7-400gbe" };
-			bs[nb++] = (capsim_set){ "cluster.fabric.transport", "roce" };
-			bs[nb++] = (capsim_set){ "cluster.fabric.congestion-control", "untuned" };
-		}
+		if (lossy)
+			nb = untuned_roce(bs, nb);
 		/* the switch first, then its ports */
 		bs[nb++] = (capsim_set){ "cluster.fabric.switch.ports.count", three ? "8" : "16" };
 		capsim_scenario *bsc = plane_of(scenario(three ? 64 : 48, "fat-tree", bs, nb));
@@ -1964,12 +1971,8 @@ static void test_census(void **state)
 				{ "workload.global-batch", "4608" },
 			};
 			size_t nl = 3;
-			if (lossy) {
-				ls[nl++] = (capsim_set){ "cluster.fabric.switch.ref", "sn5600" };
-				ls[nl++] = (capsim_set){ "cluster.nic.ref", "cx7-400gbe" };
-				ls[nl++] = (capsim_set){ "cluster.fabric.transport", "roce" };
-				ls[nl++] = (capsim_set){ "cluster.fabric.congestion-control", "untuned" };
-			}
+			if (lossy)
+				nl = untuned_roce(ls, nl);
 			capsim_scenario *ss = scenario(64, "fat-tree", ls, nl);
 			double tl[2];
 			capsim_coll_result ol[2];
