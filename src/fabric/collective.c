@@ -225,9 +225,10 @@ struct link_census {
 #define CENSUS_ROUTES_PER_FLOW 64.0
 #define CENSUS_ROUTES_TEXT "64 routes a flow of workload.flow-limit"
 
-/* Below workload.flow-limit, a plan on a lossless fabric is counted rather
- * than simulated from this many flows, where no link carries flows of two
- * sizes: the same time to the engine's clock (test_census), without
+/* Below workload.flow-limit, a plan is counted rather than simulated from
+ * this many flows where the census is exact (census_exact_for: on a
+ * lossless fabric where no link carries flows of two sizes, on a lossy one
+ * for alike flows): the same time to the engine's clock (test_census), without
  * building, folding and running it. Smaller plans run flow by flow, the
  * reference the census is held to. */
 #define CENSUS_MIN_FLOWS 4096.0
@@ -2060,6 +2061,19 @@ static int census_lossless(capsim_fabric *f)
 	return !capsim_fabric_lossy(f) && capsim_flownet_active(capsim_fabric_net(f)) == 0;
 }
 
+/* Whether the census gives this plan's time exactly: on an idle lossless
+ * fabric where no link carries flows of two sizes (count_plan tells), and
+ * on an idle lossy one for plans of alike flows (census_alike). There a
+ * link's origins only leave as its flows end, so its capacity only grows;
+ * the busiest link's flows, all of one size, share it equally from the
+ * start and end together, its origins with them, so that it stays at the
+ * share it started at (test_census holds it to every flow simulated). */
+static int census_exact_for(capsim_fabric *f, const ctx *c, int algo)
+{
+	return census_lossless(f) ||
+	       (capsim_flownet_active(capsim_fabric_net(f)) == 0 && census_alike(c, algo));
+}
+
 /* What a plan past workload.flow-limit that nothing folds is taken as
  * (census, above): said in the result */
 #define CENSUS \
@@ -2718,6 +2732,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	capsim_flownet *net = capsim_fabric_net(f);
 	link_census cs;
 	int past = !a2a && flows > s->flow_limit, lossless = census_lossless(f);
+	int exact = census_exact_for(f, &c, ch.algo);
 	int tree = past && !p.q.copies && tree_in_classes(f, r, &c, ch.algo);
 	/* routed and counted, not simulated: past the limit where nothing
 	 * folds the plan, and a tree of alike edges that classes could take
@@ -2729,7 +2744,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	 * reference), where no link carries flows of two sizes */
 	int strict = tree || !past, census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 	if (!a2a && (tree ? lossless && census_alike(&c, ch.algo) :
-		     past || (lossless && r->fold < 0 && flows >= CENSUS_MIN_FLOWS))) {
+		     past || (exact && r->fold < 0 && flows >= CENSUS_MIN_FLOWS))) {
 		int rc = count_plan(&p, &cs, f, &c, s, r, &ch, strict, d);
 		if (rc < 0)
 			return -1;
@@ -2737,8 +2752,9 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	}
 	if (p.cs) {
 		/* exact where no link carried flows of two sizes, every flow
-		 * routed, on a lossless fabric with nothing else running */
-		if (past && (cs.sampled || cs.mixed || !lossless))
+		 * routed, on a fabric with nothing else running: lossless, or
+		 * lossy for alike flows (census_exact_for) */
+		if (past && (cs.sampled || cs.mixed || !exact))
 			out->approximation = cs.sampled ? CENSUS_SAMPLED_TEXT : CENSUS_TEXT;
 		out->flows = (uint64_t)llround(cs.stood_for);
 		out->counted = 1;
