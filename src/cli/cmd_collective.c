@@ -38,8 +38,8 @@ static const capsim_cli_opt collective_opts[] = {
 	[O_FOLD] = { "fold", 0, NULL,
 		     "fold ranks into symmetry classes (default: fold when the\n"
 		     "flows fall into at most half as many classes, and count a\n"
-		     "plan of 4,096 alike flows or more on a lossless fabric\n"
-		     "rather than simulate it; the results are the same)" },
+		     "plan of 4,096 alike flows or more rather than simulate it;\n"
+		     "the results are the same)" },
 	[O_NO_FOLD] = { "no-fold", 0, NULL,
 			"simulate every flow, up to workload.flow-limit" },
 	[O_SET] = { "set", 's', "PATH=VALUE", "override a scenario field" },
