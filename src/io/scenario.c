@@ -1044,6 +1044,33 @@ int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d)
 	return d->n == before ? 0 : -1;
 }
 
+static void warn(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A catalog switch whose ports were changed so that it switches more than
+ * the catalog's model (ports x speed): legal, a switch of one's own, but
+ * more often a port count given without the speed of the split (a 64-port
+ * 800 Gb/s switch is 128 ports of 400 Gb/s), so said, once a process */
+static void check_switch_bandwidth(const capsim_scenario *s, const capsim_catalog *cat)
+{
+	static atomic_int warned;
+	const capsim_switch *sw = &s->fabric_switch;
+	const capsim_switch *model =
+		cat ? capsim_catalog_find(cat, CAPSIM_KIND_SWITCH, sw->e.id) : NULL;
+	if (!model)
+		return;
+	double has = sw->ports * sw->port_speed_bytes_per_s;
+	double made = model->ports * model->port_speed_bytes_per_s;
+	if (has <= made * (1 + 1e-9) || atomic_exchange(&warned, 1))
+		return;
+	warn(s->file,
+	     "cluster.fabric.switch: %d ports at %g Gb/s make a %g Tb/s switch, %.3gx the '%s' of the "
+	     "catalog (%d ports at %g Gb/s); for its ports split, give "
+	     "cluster.fabric.switch.ports.speed too (%d ports at %g Gb/s)",
+	     sw->ports, sw->port_speed_bytes_per_s * 8e-9, has * 8e-12, has / made, sw->e.id,
+	     model->ports, model->port_speed_bytes_per_s * 8e-9, sw->ports,
+	     made / sw->ports * 8e-9);
+}
+
 static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
 			 capsim_diags *d)
 {
@@ -1085,6 +1112,7 @@ static void check_fabric(const capsim_scenario *s, const capsim_catalog *cat,
 			      "fabric: sharp=on, but switch '%s' has no SHARP", s->fabric_switch.e.id);
 		if (s->topology != CAPSIM_TOPO_NONE)
 			check_fabric_size(s, d);
+		check_switch_bandwidth(s, cat);
 	}
 	if (s->sharp && s->transport != CAPSIM_NET_INFINIBAND)
 		blame(d, s, C_FAB, "cluster.fabric.sharp cluster.fabric.transport",
@@ -1132,8 +1160,6 @@ void capsim_scenario_warnings_to(FILE *out)
 {
 	warnings_out = out;
 }
-
-static void warn(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void warn(const char *where, const char *fmt, ...)
 {

@@ -18,10 +18,12 @@
  * size and the global batch grown with it (each replica keeps its
  * micro-batches), on one fabric for all: a 3-tier fat tree of the
  * scenario's switch (a QM9700 where it has none) with 128 ports
- * (128^3/4 = 524,288 ports, the largest case whole), the scenario's
- * transport, routing and rails.
+ * (128^3/4 = 524,288 ports, the largest case whole): at its own speed, or
+ * where it switches 51.2 Tb/s or more in fewer ports (the SN5600) split to
+ * 128 at its bandwidth; the scenario's transport, routing and rails.
  *
- * Usage: bench_scale [--scenarios] [repeats]   (default 5)
+ * Usage: bench_scale [--scenarios] [repeats] [scenario]   (default 5; with
+ * --scenarios, a scenario's file name runs that one alone) 
  * Results go to docs/performance.md with the machine and the command. */
 #include <dirent.h>
 #include <stdio.h>
@@ -53,7 +55,7 @@ static int cmp_double(const void *a, const void *b)
 typedef struct {
 	const char *name;
 	const char *file;      /* under the source tree */
-	capsim_set sets[8];
+	capsim_set sets[10];
 	size_t n_sets;
 	int coll;              /* -1: a step; else a capsim_coll */
 	int fold;              /* for collectives */
@@ -206,6 +208,7 @@ typedef struct {
 	int switched; /* the scenario names a switch (else the bench's is qm9700) */
 	int rails;    /* the rails its fabric gives a node */
 	double gb;
+	char split[32]; /* the speed of its switch's ports split to 128, or "" */
 } base_size;
 
 static int base_of(const char *file, base_size *b)
@@ -226,6 +229,14 @@ static int base_of(const char *file, base_size *b)
 					  s->node.domain_gpus / s->node.gpus : 1;
 		b->switched = s->switch_ref[0] != '\0';
 		b->rails = s->rails ? s->rails : s->node.nics;
+		/* a switch of 51.2 Tb/s or more in fewer than 128 ports (the
+		 * SN5600's 64 x 800 Gb/s) is sold split to 128 at its bandwidth
+		 * over 128 (400 Gb/s): that switch, not one of twice its
+		 * bandwidth */
+		double bw = s->fabric_switch.ports * s->fabric_switch.port_speed_bytes_per_s;
+		b->split[0] = '\0';
+		if (b->switched && s->fabric_switch.ports < 128 && bw >= 51.2e12 / 8 * (1 - 1e-9))
+			snprintf(b->split, sizeof b->split, "%.0f Gb/s", bw / 128 * 8e-9);
 		b->nodes = r.nodes;
 		b->dp = r.dp;
 		b->gb = r.global_batch;
@@ -239,7 +250,7 @@ static int base_of(const char *file, base_size *b)
 	return rc;
 }
 
-static void scenarios_at_scale(int repeats)
+static void scenarios_at_scale(int repeats, const char *only)
 {
 	static const long sizes[] = { 1024, 16384, 131072, 524288 };
 	char **names;
@@ -248,10 +259,15 @@ static void scenarios_at_scale(int repeats)
 	       "peak MiB", "result");
 	for (size_t i = 0; i < n; i++) {
 		char file[512];
+		if (only && strcmp(only, names[i]) != 0) {
+			free(names[i]);
+			continue;
+		}
 		snprintf(file, sizeof file, "scenarios/%s", names[i]);
 		base_size b;
 		if (base_of(file, &b) < 0) {
 			printf("%-44s  does not run at its own size\n", names[i]);
+			free(names[i]);
 			continue;
 		}
 		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -279,6 +295,9 @@ static void scenarios_at_scale(int repeats)
 			/* a node cut down to fewer GPUs than rails (one GPU of a
 			 * DGX) takes a rail a GPU: 131,072 such nodes of 8 rails
 			 * would need twice the ports 3 tiers of 128 give */
+			if (b.split[0])
+				c.sets[c.n_sets++] =
+					(capsim_set){ "cluster.fabric.switch.ports.speed", b.split };
 			char v_rails[16];
 			if (b.rails > b.gpn) {
 				snprintf(v_rails, sizeof v_rails, "%d", b.gpn);
@@ -296,11 +315,11 @@ int main(int argc, char **argv)
 	int scen = argc > 1 && strcmp(argv[1], "--scenarios") == 0;
 	int repeats = argc > 1 + scen ? atoi(argv[1 + scen]) : 5;
 	if (repeats < 1) {
-		fprintf(stderr, "usage: bench_scale [--scenarios] [repeats]\n");
+		fprintf(stderr, "usage: bench_scale [--scenarios] [repeats] [scenario]\n");
 		return 2;
 	}
 	if (scen) {
-		scenarios_at_scale(repeats);
+		scenarios_at_scale(repeats, argc > 3 ? argv[3] : NULL);
 		return 0;
 	}
 	const char *l405 = "tests/bench/llama405b-16k.xml";

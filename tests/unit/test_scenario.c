@@ -114,6 +114,47 @@ static void test_set_overrides(void **state)
 	capsim_diags_free(&d);
 }
 
+/* A switch whose ports were changed to switch more than the catalog's
+ * model loads, with a warning that says so and how to split its ports; the
+ * split (fewer faster ports to more slower ones) and fewer ports do not
+ * warn. Once a process: the first that does is the one said. */
+static void test_switch_beyond_its_model(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *w = open_memstream(&text, &len);
+	capsim_scenario_warnings_to(w);
+	static const capsim_set quiet[][2] = {
+		{ { "cluster.fabric.switch.ports.count", "128" },
+		  { "cluster.fabric.switch.ports.speed", "200 Gb/s" } },
+		{ { "cluster.fabric.switch.ports.count", "32" },
+		  { "cluster.fabric.switch.ports.speed", "400 Gb/s" } },
+	};
+	capsim_scenario s;
+	capsim_diags d = { 0 };
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(load(base, quiet[k], 2, &s, &d), 0);
+	fflush(w);
+	assert_int_equal(len, 0);
+	const capsim_set loud[] = { { "cluster.fabric.switch.ports.count", "128" } };
+	assert_int_equal(load(base, loud, 1, &s, &d), 0);
+	assert_int_equal(s.fabric_switch.ports, 128); /* taken as given */
+	assert_rel(s.fabric_switch.port_speed_bytes_per_s, 50e9, 1e-12);
+	fflush(w);
+	assert_string_equal(text, "t.xml: warning: cluster.fabric.switch: 128 ports at 400 Gb/s "
+				  "make a 51.2 Tb/s switch, 2x the 'qm9700' of the catalog (64 "
+				  "ports at 400 Gb/s); for its ports split, give "
+				  "cluster.fabric.switch.ports.speed too (128 ports at 200 Gb/s)\n");
+	const capsim_set more[] = { { "cluster.fabric.switch.ports.count", "256" } };
+	assert_int_equal(load(base, more, 1, &s, &d), 0);
+	capsim_scenario_warnings_to(NULL);
+	fclose(w);
+	assert_null(strstr(text + 1, "t.xml: warning")); /* once */
+	assert_int_equal(d.n, 0);
+	free(text);
+}
+
 static void test_inline_override(void **state)
 {
 	(void)state;
@@ -332,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_every_shipped_scenario_loads),
 		cmocka_unit_test(test_resolution_and_defaults),
 		cmocka_unit_test(test_set_overrides),
+		cmocka_unit_test(test_switch_beyond_its_model),
 		cmocka_unit_test(test_inline_override),
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_consistency_errors_all_reported),
