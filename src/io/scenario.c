@@ -1046,10 +1046,11 @@ int capsim_scenario_check_parallelism(const capsim_scenario *s, capsim_diags *d)
 
 static void warn(const char *where, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A catalog switch whose ports were changed so that it switches more than
- * the catalog's model (ports x speed): legal, a switch of one's own, but
- * more often a port count given without the speed of the split (a 64-port
- * 800 Gb/s switch is 128 ports of 400 Gb/s), so said, once a process */
+/* A catalog switch given more ports at its model's speed, so that it
+ * switches more than the model (ports x speed): legal, a switch of one's
+ * own, but more often a port count given without the speed of the split (a
+ * 64-port 800 Gb/s switch is 128 ports of 400 Gb/s), so said, once a
+ * process */
 static void check_switch_bandwidth(const capsim_scenario *s, const capsim_catalog *cat)
 {
 	static atomic_int warned;
@@ -1060,7 +1061,10 @@ static void check_switch_bandwidth(const capsim_scenario *s, const capsim_catalo
 		return;
 	double has = sw->ports * sw->port_speed_bytes_per_s;
 	double made = model->ports * model->port_speed_bytes_per_s;
-	if (has <= made * (1 + 1e-9) || atomic_exchange(&warned, 1))
+	/* a speed of one's own: a switch of one's own, knowingly */
+	if (fabs(sw->port_speed_bytes_per_s - model->port_speed_bytes_per_s) >
+		    1e-9 * model->port_speed_bytes_per_s ||
+	    has <= made * (1 + 1e-9) || atomic_exchange(&warned, 1))
 		return;
 	warn(s->file,
 	     "cluster.fabric.switch: %d ports at %g Gb/s make a %g Tb/s switch, %.3gx the '%s' of the "

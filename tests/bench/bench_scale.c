@@ -12,8 +12,8 @@
  * A case that capsim refuses (a limit) prints "refused", the reason on
  * stderr.
  *
- * With --scenarios: every shipped scenario (the .xml files of scenarios/) at 1,024,
- * 16,384, 131,072 and 524,288 GPUs, `capsim run` without the scaling
+ * With --scenarios: every shipped scenario (the .xml files of scenarios/) as
+ * shipped, then at 1,024, 16,384, 131,072 and 524,288 GPUs, `capsim run` without the scaling
  * reference: nodes to the GPU count (whole NVLink domains), the data-parallel
  * size and the global batch grown with it (each replica keeps its
  * micro-batches), on one fabric for all: a 3-tier fat tree of the
@@ -270,6 +270,11 @@ static void scenarios_at_scale(int repeats, const char *only)
 			free(names[i]);
 			continue;
 		}
+		/* first as shipped: its own size and fabric */
+		char own[96];
+		snprintf(own, sizeof own, "%s, %ld (as shipped)", names[i], (long)b.nodes * b.gpn);
+		const bench_case shipped_case = { own, file, { { 0 } }, 0, -1, -1 };
+		run_case(&shipped_case, repeats);
 		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 			long unit = (long)b.gpn * b.domain_nodes;
 			long units = sizes[k] / unit > 0 ? sizes[k] / unit : 1;

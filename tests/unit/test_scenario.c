@@ -114,10 +114,10 @@ static void test_set_overrides(void **state)
 	capsim_diags_free(&d);
 }
 
-/* A switch whose ports were changed to switch more than the catalog's
- * model loads, with a warning that says so and how to split its ports; the
- * split (fewer faster ports to more slower ones) and fewer ports do not
- * warn. Once a process: the first that does is the one said. */
+/* A switch given more ports at its model's speed loads, with a warning that
+ * it switches more than the model and how to split its ports; the split
+ * (more ports, slower), fewer ports, and a speed of one's own do not warn.
+ * Once a process: the first that does is the one said. */
 static void test_switch_beyond_its_model(void **state)
 {
 	(void)state;
@@ -130,10 +130,12 @@ static void test_switch_beyond_its_model(void **state)
 		  { "cluster.fabric.switch.ports.speed", "200 Gb/s" } },
 		{ { "cluster.fabric.switch.ports.count", "32" },
 		  { "cluster.fabric.switch.ports.speed", "400 Gb/s" } },
+		{ { "cluster.fabric.switch.ports.count", "128" }, /* a speed of one's own */
+		  { "cluster.fabric.switch.ports.speed", "800 Gb/s" } },
 	};
 	capsim_scenario s;
 	capsim_diags d = { 0 };
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		assert_int_equal(load(base, quiet[k], 2, &s, &d), 0);
 	fflush(w);
 	assert_int_equal(len, 0);
