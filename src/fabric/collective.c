@@ -213,6 +213,11 @@ struct link_census {
 	 * fabric touch a page of each per-link array a link otherwise); else
 	 * they are indexed by link id */
 	int sparse;
+	/* dense (CENSUS_DENSE): a bit a link id, the open phase's links
+	 * (its links are counted in nt, not listed) and the links any phase
+	 * loaded (listed in seen); else NULL */
+	uint64_t *mark, *seen_mark;
+	size_t words;
 	capsim_hmap slot;
 	size_t nslots, capslots;
 };
@@ -233,24 +238,46 @@ struct link_census {
  * reference the census is held to. */
 #define CENSUS_MIN_FLOWS 4096.0
 
-/* sparse: few flows spread over a large fabric (link_census) */
+/* How a census keeps its per-link arrays: by link id, the links each phase
+ * loaded listed as they come; by link id with a bit a link for the links
+ * each phase loaded and for those any phase did (dense: where the plan
+ * loads a good share of the fabric's links, a link's first load is then
+ * written without reading the array first, which would fault each fresh
+ * page in twice, and a phase is closed in id order from its bits); or at
+ * slots for the links met alone, few flows spread over a large fabric */
+enum census_mode { CENSUS_BY_ID, CENSUS_DENSE, CENSUS_SPARSE };
+
 static void census_init(link_census *cs, const capsim_flownet *net, int lossy, int sizes,
-			int sparse)
+			enum census_mode mode)
 {
-	size_t n = sparse ? 64 : capsim_flownet_n_links(net);
+	size_t n = mode == CENSUS_SPARSE ? 64 : capsim_flownet_n_links(net);
 	memset(cs, 0, sizeof *cs);
 	cs->net = net;
-	cs->sparse = sparse;
-	cs->capslots = sparse ? n : 0;
+	cs->sparse = mode == CENSUS_SPARSE;
+	cs->capslots = cs->sparse ? n : 0;
 	/* calloc's fresh pages cost nothing until a flow crosses them */
 	cs->load = capsim_xcalloc(n ? n : 1, sizeof *cs->load);
 	if (lossy)
 		cs->origin = capsim_xcalloc(n ? n : 1, sizeof *cs->origin);
 	if (sizes)
 		cs->size = capsim_xcalloc(n ? n : 1, sizeof *cs->size);
+	if (mode == CENSUS_DENSE) {
+		cs->words = n / 64 + 1;
+		cs->mark = capsim_xcalloc(cs->words, sizeof *cs->mark);
+		cs->seen_mark = capsim_xcalloc(cs->words, sizeof *cs->seen_mark);
+	}
 	cs->unit = capsim_flownet_max_mult(net) <= 1.0;
 	cs->weight = 1.0;
 	cs->top_link = -1;
+}
+
+/* sets bit l of w; returns whether it was set already */
+static inline int test_and_set(uint64_t *w, int l)
+{
+	uint64_t b = (uint64_t)1 << (l & 63);
+	int was = (w[l >> 6] & b) != 0;
+	w[l >> 6] |= b;
+	return was;
 }
 
 /* a per-link array of a sparse census grown from old to cap entries, the
@@ -306,6 +333,8 @@ static void census_free(link_census *cs)
 	free(cs->touched);
 	free(cs->total);
 	free(cs->seen);
+	free(cs->mark);
+	free(cs->seen_mark);
 }
 
 static void push_link(int **v, size_t *n, size_t *cap, int l)
@@ -315,6 +344,14 @@ static void push_link(int **v, size_t *n, size_t *cap, int l)
 		*v = capsim_xrealloc(*v, *cap * sizeof **v);
 	}
 	(*v)[(*n)++] = l;
+}
+
+/* Whether busy time b of link l beats the best so far, `top` of link
+ * top_l: by more than rounding, or level with it and of a lower id, so that
+ * the same link is named whatever order the links are visited in */
+static int busier(double b, int l, double top, int top_l)
+{
+	return b > top * (1 + 1e-12) || (top_l >= 0 && l < top_l && b >= top * (1 - 1e-12));
 }
 
 /* The link that carried the most for its capacity over every phase, as a
@@ -334,7 +371,7 @@ static int census_busiest(const link_census *cs, double *bytes)
 		double total = cs->total[census_find(cs, l)];
 		double cap = capsim_flownet_link_cap(cs->net, l);
 		double busy = cap > 0 ? total / cap : 0.0;
-		if (busy > best * (1 + 1e-12)) {
+		if (busier(busy, l, best, top)) {
 			best = busy;
 			top = l;
 			*bytes = total;
@@ -353,12 +390,21 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		int l = links[j];
 		long at = census_slot(cs, l);
 		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, l);
-		if (cs->load[at] == 0.0) /* bytes > 0: a link loaded is in touched */
-			push_link(&cs->touched, &cs->nt, &cs->capt, l);
-		cs->load[at] += add / m;
+		/* bytes > 0: a link loaded is nonzero, so its first load is
+		 * known by its bit or its zero, and written, not added */
+		int first = cs->mark ? !test_and_set(cs->mark, l) : cs->load[at] == 0.0;
+		if (first) {
+			if (cs->mark)
+				cs->nt++;
+			else
+				push_link(&cs->touched, &cs->nt, &cs->capt, l);
+			cs->load[at] = add / m;
+		} else {
+			cs->load[at] += add / m;
+		}
 		if (cs->size) {
 			double *z = &cs->size[at];
-			if (*z == 0.0)
+			if (first)
 				*z = bytes;
 			else if (fabs(*z - bytes) > 1e-12 * bytes)
 				cs->mixed = 1;
@@ -370,12 +416,68 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		 * of unknown origin on a link */
 		int *o = &cs->origin[at];
 		if ((origin < 0 && mult / m > 1.0 + 1e-9) ||
-		    (*o != 0 && (*o != origin + 2 || origin < 0)))
+		    (!first && (*o != origin + 2 || origin < 0)))
 			*o = SEVERAL;
-		else if (*o == 0)
+		else if (first)
 			*o = origin + 2;
 	}
 	cs->stood_for += cs->weight;
+}
+
+/* Link l (at slot `at`) of capacity cap into the closing phase: its busy
+ * time at its share into *best, its plain busy time into the phase's top,
+ * its load into the plan's totals, its slot cleared */
+static void close_link(link_census *cs, int l, long at, double cap, double *best, double *top)
+{
+	double load = cs->load[at];
+	double eff = cs->origin && cs->origin[at] == SEVERAL ?
+			     cap * capsim_flownet_link_incast(cs->net, l) : cap;
+	double busy = eff > 0 ? load / eff : 0.0;
+	if (busy > *best)
+		*best = busy;
+	double plain = cap > 0 ? load / cap : 0.0;
+	if (busier(plain, l, *top, cs->top_link)) {
+		*top = plain;
+		cs->top_link = l;
+		cs->top_bytes = load;
+	}
+	if (cs->total) {
+		int fresh = cs->seen_mark ? !test_and_set(cs->seen_mark, l) : cs->total[at] == 0.0;
+		if (fresh) {
+			push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
+			cs->total[at] = load;
+		} else {
+			cs->total[at] += load;
+		}
+	}
+	cs->load[at] = 0.0;
+	if (cs->origin)
+		cs->origin[at] = 0;
+	if (cs->size)
+		cs->size[at] = 0.0;
+}
+
+/* A dense census's open phase closed from its bits, in id order (the
+ * ranges of alike links, sorted by id, cover every id) */
+static void close_marked(link_census *cs, double *best, double *top)
+{
+	size_t r = 0, nr = capsim_flownet_n_ranges(cs->net);
+	int base, count;
+	double cap;
+	capsim_flownet_range(cs->net, 0, &base, &count, &cap);
+	for (size_t w = 0; w < cs->words; w++) {
+		uint64_t bits = cs->mark[w];
+		cs->mark[w] = 0;
+		while (bits) {
+			int l = (int)(w * 64) + __builtin_ctzll(bits);
+			bits &= bits - 1;
+			while (l >= base + count) {
+				CAPSIM_ASSERT(r + 1 < nr);
+				capsim_flownet_range(cs->net, ++r, &base, &count, &cap);
+			}
+			close_link(cs, l, l, cap, best, top);
+		}
+	}
 }
 
 /* The open phase is complete (`more`: another follows): its busiest link's
@@ -391,32 +493,14 @@ static void census_close(link_census *cs, phase *ph, int more)
 	double best = 0.0, top = 0.0;
 	cs->top_link = -1;
 	cs->top_bytes = 0.0;
-	for (size_t i = 0; i < cs->nt; i++) {
-		int l = cs->touched[i];
-		long at = census_find(cs, l);
-		double load = cs->load[at];
-		double cap = capsim_flownet_link_cap(cs->net, l);
-		double eff = cs->origin && cs->origin[at] == SEVERAL ?
-				     cap * capsim_flownet_link_incast(cs->net, l) : cap;
-		double busy = eff > 0 ? load / eff : 0.0;
-		if (busy > best)
-			best = busy;
-		double plain = cap > 0 ? load / cap : 0.0;
-		if (plain > top * (1 + 1e-12)) {
-			top = plain;
-			cs->top_link = l;
-			cs->top_bytes = load;
+	if (cs->mark) {
+		close_marked(cs, &best, &top);
+	} else {
+		for (size_t i = 0; i < cs->nt; i++) {
+			int l = cs->touched[i];
+			close_link(cs, l, census_find(cs, l), capsim_flownet_link_cap(cs->net, l),
+				   &best, &top);
 		}
-		if (cs->total) {
-			if (cs->total[at] == 0.0)
-				push_link(&cs->seen, &cs->ns, &cs->cap_seen, l);
-			cs->total[at] += load;
-		}
-		cs->load[at] = 0.0;
-		if (cs->origin)
-			cs->origin[at] = 0;
-		if (cs->size)
-			cs->size[at] = 0.0;
 	}
 	cs->nt = 0;
 	ph->busy_s = best;
@@ -2358,6 +2442,7 @@ static void note_busier(link_census *cs, int l, double load, double *best)
 static void close_two_levels(link_census *outer, link_census *inner, phase *ph, capsim_fabric *f,
 			     int block, double copies)
 {
+	CAPSIM_ASSERT(!outer->mark && !inner->mark); /* their links listed */
 	CAPSIM_ASSERT(!outer->total && !outer->origin && !inner->origin);
 	double best = 0.0;
 	outer->top_link = -1;
@@ -2407,8 +2492,8 @@ static void count_tree_blocks(plan *p, link_census *cs, capsim_fabric *f, const 
 	int sizes = !census_alike(c, ch->algo);
 	link_census first;
 	/* the edges between blocks are few and spread over the fabric */
-	census_init(cs, capsim_fabric_net(f), 0, sizes, 1);
-	census_init(&first, capsim_fabric_net(f), 0, sizes, 0);
+	census_init(cs, capsim_fabric_net(f), 0, sizes, CENSUS_SPARSE);
+	census_init(&first, capsim_fabric_net(f), 0, sizes, CENSUS_BY_ID);
 	p->cs = cs;
 	phase *ph = new_phase(p, ch->lat_s);
 	phase firsts = { .cs = &first, .top_link = -1,
@@ -2462,14 +2547,22 @@ static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 		int leaf = r->bytes > 0 && c->n > 1 ? ring_leaf_of(f, r, c, ch->algo, &p->q) : 0;
 		/* a ring counted on its leaves over the whole fabric: the rest
 		 * are the flows between leaves, few and spread */
-		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), sizes,
-			    leaf && !p->q.nodes);
+		/* dense: the plan's flows (on one block, its) as many as a
+		 * quarter of the fabric's links, and each crosses several; a
+		 * ring on its leaves is closed from its links' list
+		 * (close_two_levels) */
+		double flows = plan_flows(c, r->op, ch->algo) / (p->q.copies ? p->q.copies : 1);
+		enum census_mode mode =
+			leaf ? (p->q.nodes ? CENSUS_BY_ID : CENSUS_SPARSE) :
+			4.0 * flows >= (double)capsim_flownet_n_links(capsim_fabric_net(f)) ?
+			       CENSUS_DENSE : CENSUS_BY_ID;
+		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), sizes, mode);
 		cs->routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
 		p->cs = cs;
 		link_census leafc;
 		p->leaf = leaf;
 		if (p->leaf) {
-			census_init(&leafc, capsim_fabric_net(f), 0, sizes, 0);
+			census_init(&leafc, capsim_fabric_net(f), 0, sizes, CENSUS_BY_ID);
 			p->leaf_cs = &leafc;
 		}
 		int rc = build_plan(p, c, s, r, ch, 0, d);

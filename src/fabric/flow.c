@@ -214,6 +214,20 @@ static int dense_use(capsim_flownet *net, int ext)
 	return (int)net->nl++;
 }
 
+size_t capsim_flownet_n_ranges(const capsim_flownet *net)
+{
+	return net->nr;
+}
+
+void capsim_flownet_range(const capsim_flownet *net, size_t i, int *base, int *count,
+			  double *cap_bytes_per_s)
+{
+	CAPSIM_ASSERT(i < net->nr);
+	*base = net->r[i].base;
+	*count = net->r[i].count;
+	*cap_bytes_per_s = net->r[i].cap_bps;
+}
+
 double capsim_flownet_link_cap(const capsim_flownet *net, int link)
 {
 	return range_of(net, link)->cap_bps;

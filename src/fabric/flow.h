@@ -37,6 +37,11 @@ int capsim_flownet_add_links(capsim_flownet *net, int count, double cap_bytes_pe
 size_t capsim_flownet_n_links(const capsim_flownet *net);
 size_t capsim_flownet_links_in_use(const capsim_flownet *net);
 double capsim_flownet_link_cap(const capsim_flownet *net, int link);
+/* The ranges of identical links (one add_links or add_link call each), in
+ * id order: how many, and range i's first id, count and capacity */
+size_t capsim_flownet_n_ranges(const capsim_flownet *net);
+void capsim_flownet_range(const capsim_flownet *net, size_t i, int *base, int *count,
+			  double *cap_bytes_per_s);
 /* the identical physical links a link stands for (its add_link's mult) */
 double capsim_flownet_link_mult(const capsim_flownet *net, int link);
 /* the largest multiplicity of any link (1: every link stands for one) */

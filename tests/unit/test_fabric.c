@@ -1644,6 +1644,9 @@ static void test_census_ring_leaves(void **state)
 		{ "3", "16", "1:1", "ecmp", "8", 128, CAPSIM_COLL_ALLGATHER },
 		{ "3", "16", "1:1", "ecmp", "8", 128, CAPSIM_COLL_ALLREDUCE },
 		{ "3", "16", "1:1", "ecmp", "8", 64, CAPSIM_COLL_ALLREDUCE },
+		/* on 2 blocks of 8 rails: flows many for the fabric's links */
+		{ "3", "16", "1:1", "deterministic", "8", 128, CAPSIM_COLL_ALLREDUCE },
+		{ "3", "16", "1:1", "adaptive", "8", 128, CAPSIM_COLL_ALLGATHER },
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		const capsim_set sets[] = {
