@@ -47,7 +47,9 @@ struct capsim_fabric {
 	capsim_flownet *net;
 	/* adaptive routing: routes placed on each uplink since the last reset,
 	 * in blocks of one switch's uplinks (first link id -> offset in pool),
-	 * a block made when the switch is first chosen from */
+	 * a block made when the switch is first chosen from; before each block
+	 * of 64 links or fewer, its least count and the mask of its links
+	 * that have it (BLOCK_HEAD words) */
 	capsim_hmap blocks;
 	uint32_t *pool;
 	size_t npool, cappool;
@@ -362,27 +364,79 @@ static int gpu_on_rail(const capsim_fabric *f, int r)
 	return 0;
 }
 
+/* a block's head: its least count, then the mask of its links at it, low
+ * and high words (blocks of up to 64 links) */
+#define BLOCK_HEAD 3
+#define MASKED_MAX 64
+
+static uint64_t block_mask(const uint32_t *counts)
+{
+	return (uint64_t)counts[-2] | (uint64_t)counts[-1] << 32;
+}
+
+static void set_block_mask(uint32_t *counts, uint64_t m)
+{
+	counts[-2] = (uint32_t)m;
+	counts[-1] = (uint32_t)(m >> 32);
+}
+
+/* the least of a block's n counts and the mask of those at it, into its head */
+static void block_least(uint32_t *counts, int n)
+{
+	uint32_t least = UINT32_MAX;
+	uint64_t m = 0;
+	for (int j = 0; j < n; j++) {
+		if (counts[j] < least) {
+			least = counts[j];
+			m = 0;
+		}
+		if (counts[j] == least)
+			m |= (uint64_t)1 << j;
+	}
+	counts[-3] = least;
+	set_block_mask(counts, m);
+}
+
 /* the offset in f->pool of the route counts of links [first, first + n),
- * zeroed when first asked for */
+ * zeroed when first asked for, its head (BLOCK_HEAD) before it */
 static size_t block(capsim_fabric *f, int first, int n)
 {
 	int32_t v = capsim_hmap_get(&f->blocks, (uint64_t)first);
 	if (v >= 0)
 		return (size_t)v;
-	if (f->npool + (size_t)n > f->cappool) {
-		f->cappool = 2 * (f->npool + (size_t)n);
+	size_t need = (size_t)n + BLOCK_HEAD;
+	if (f->npool + need > f->cappool) {
+		f->cappool = 2 * (f->npool + need);
 		f->pool = capsim_xrealloc(f->pool, f->cappool * sizeof *f->pool);
 	}
-	size_t at = f->npool;
+	size_t at = f->npool + BLOCK_HEAD;
 	memset(f->pool + at, 0, (size_t)n * sizeof *f->pool);
-	f->npool += (size_t)n;
+	if (n <= MASKED_MAX)
+		block_least(f->pool + at, n);
+	f->npool += need;
 	capsim_hmap_set(&f->blocks, (uint64_t)first, (int32_t)at);
 	return at;
 }
 
+/* one more route on link j of a block of n */
+static void block_bump(uint32_t *counts, int n, int j)
+{
+	counts[j]++;
+	if (n > MASKED_MAX)
+		return;
+	uint64_t m = block_mask(counts) & ~((uint64_t)1 << j);
+	if (m)
+		set_block_mask(counts, m);
+	else
+		block_least(counts, n); /* every link at the least has one more */
+}
+
 /* pick one of n choices: ECMP by hash; adaptive by the fewest routes on
  * the pair of links the choice uses (placed since the last reset, plus the
- * flows running on them), ties to the lowest index */
+ * flows running on them), ties to the lowest index. With no flows running
+ * and blocks of 64 links or fewer, a link at the least count of both
+ * blocks has the least sum, and the lowest of them is the choice: found
+ * from the blocks' masks, else by a scan. */
 static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, int la_base,
 		  int lb_kind, int lb_base)
 {
@@ -390,23 +444,30 @@ static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, i
 		return (int)(h % (uint64_t)n);
 	if (f->routing == CAPSIM_ROUTING_DETERMINISTIC)
 		return (int)(dest % n);
-	int best = 0;
-	size_t bl = (size_t)-1;
 	size_t oa = block(f, L(f, la_kind, la_base), n), ob = block(f, L(f, lb_kind, lb_base), n);
-	const uint32_t *pa = f->pool + oa, *pb = f->pool + ob;
+	uint32_t *pa = f->pool + oa, *pb = f->pool + ob;
 	int running = capsim_flownet_active(f->net) > 0; /* hoisted: else no flows to count */
-	for (int j = 0; j < n; j++) {
-		size_t load = (size_t)pa[j] + pb[j];
-		if (running)
-			load += capsim_flownet_link_flows(f->net, L(f, la_kind, la_base + j)) +
-				capsim_flownet_link_flows(f->net, L(f, lb_kind, lb_base + j));
-		if (load < bl) {
-			bl = load;
-			best = j;
+	uint64_t both = !running && n <= MASKED_MAX ? block_mask(pa) & block_mask(pb) : 0;
+	int best = 0;
+	if (both) {
+		best = __builtin_ctzll(both);
+	} else {
+		size_t bl = (size_t)-1;
+		for (int j = 0; j < n; j++) {
+			size_t load = (size_t)pa[j] + pb[j];
+			if (running)
+				load += capsim_flownet_link_flows(f->net,
+								  L(f, la_kind, la_base + j)) +
+					capsim_flownet_link_flows(f->net,
+								  L(f, lb_kind, lb_base + j));
+			if (load < bl) {
+				bl = load;
+				best = j;
+			}
 		}
 	}
-	f->pool[oa + (size_t)best]++;
-	f->pool[ob + (size_t)best]++;
+	block_bump(pa, n, best);
+	block_bump(pb, n, best);
 	return best;
 }
 

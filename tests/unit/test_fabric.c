@@ -1552,6 +1552,88 @@ static counted_run count_and_run(capsim_scenario *s, capsim_coll_req r, double l
 	return out;
 }
 
+/* the first id and the count of the links of kind k */
+static void kind_span(capsim_fabric *f, capsim_link_kind k, int *first, int *count)
+{
+	int n = (int)capsim_flownet_n_links(capsim_fabric_net(f));
+	*first = -1;
+	*count = 0;
+	for (int l = 0; l < n; l++)
+		if (capsim_fabric_link_kind(f, l) == k) {
+			if (*first < 0)
+				*first = l;
+			++*count;
+		}
+}
+
+/* Adaptive routing takes, of a leaf's uplinks to the spine and the spine's
+ * downlinks to the destination's leaf, the pair that carries the fewest
+ * routes so far, the lowest on ties: held, route by route, to that rule
+ * counted here for 20,000 routes between random nodes of 2-tier fabrics of
+ * 4, 8 and 128 uplinks a leaf, 1:1 and 3:1 */
+static void test_adaptive_least_routes(void **state)
+{
+	(void)state;
+	static const struct { const char *ports, *over; int nodes; } cases[] = {
+		{ "16", "3:1", 48 }, { "16", "1:1", 64 }, { "256", "1:1", 256 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const capsim_set sets[] = {
+			{ "cluster.fabric.rails", "1" },
+			{ "cluster.fabric.oversubscription", cases[k].over },
+			{ "cluster.fabric.switch.ports.count", cases[k].ports },
+		};
+		capsim_scenario *s = scenario(cases[k].nodes, "fat-tree", sets, 3);
+		capsim_fabric *f = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		capsim_fabric_shape sh;
+		capsim_fabric_get_shape(f, &sh);
+		int up0, ups, dn0, dns;
+		kind_span(f, CAPSIM_LINK_LEAF_UP, &up0, &ups);
+		kind_span(f, CAPSIM_LINK_SPINE_DOWN, &dn0, &dns);
+		int leaves = sh.leaves_per_plane, up = ups / leaves;
+		assert_int_equal(up * leaves, ups);
+		assert_int_equal(dns, ups);
+		int *count = calloc((size_t)(ups + dns), sizeof *count); /* ups, then downs */
+		assert_non_null(count);
+		uint64_t x = 88172645463325252ull + k;
+		int G = capsim_fabric_gpus_per_node(f), between = 0;
+		for (int i = 0; i < 20000; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int na = (int)(x % (uint64_t)cases[k].nodes);
+			int nb = (int)((x >> 32) % (uint64_t)cases[k].nodes);
+			int la = na / sh.per_leaf, lb = nb / sh.per_leaf;
+			int links[CAPSIM_FABRIC_ROUTE_MAX];
+			double lat;
+			size_t n = capsim_fabric_route(f, na * G, nb * G, x, links, CAPSIM_FABRIC_ROUTE_MAX,
+						       &lat);
+			int got = -1;
+			for (size_t j = 0; j < n; j++)
+				if (capsim_fabric_link_kind(f, links[j]) == CAPSIM_LINK_LEAF_UP)
+					got = links[j] - up0 - la * up;
+			if (la == lb) {
+				assert_int_equal(got, -1);
+				continue;
+			}
+			between++;
+			int want = 0;
+			for (int j = 1; j < up; j++)
+				if (count[la * up + j] + count[ups + lb * up + j] <
+				    count[la * up + want] + count[ups + lb * up + want])
+					want = j;
+			if (got != want)
+				fail_msg("case %zu, route %d: leaf %d to %d took uplink %d, the least "
+					 "routed is %d", k, i, la, lb, got, want);
+			count[la * up + want]++;
+			count[ups + lb * up + want]++;
+		}
+		assert_true(between > 10000);
+		free(count);
+		capsim_fabric_destroy(f);
+		free(s);
+	}
+}
+
 /* NCCL's trees between nodes of one GPU, counted on one block of nodes
  * (count_tree_blocks: the first block's repeated edges for every block, the
  * edges between blocks one by one), against every flow simulated: 2 tiers
@@ -2294,6 +2376,7 @@ int main(void)
 		cmocka_unit_test(test_same_plan),
 		cmocka_unit_test(test_census),
 		cmocka_unit_test(test_census_lossy),
+		cmocka_unit_test(test_adaptive_least_routes),
 		cmocka_unit_test(test_census_tree_blocks),
 		cmocka_unit_test(test_census_ring_leaves),
 		cmocka_unit_test(test_fold_phases),
