@@ -724,8 +724,12 @@ static int run_screen(ui *u)
 		keypad(stdscr, TRUE);
 		curs_set(0);
 		timeout(100);
+		/* a scenario's warnings would write over the screen: a knob's
+		 * edit that is refused says why on the message line */
+		capsim_scenario_warnings_to(NULL);
 		loop(u);
 		endwin();
+		capsim_scenario_warnings_to(stderr);
 		rc = 0;
 	}
 	sigaction(SIGINT, &old_int, NULL);
