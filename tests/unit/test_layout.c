@@ -1,7 +1,8 @@
 /* test_layout.c - the floor layout and cables by reach against hand counts:
  * the reach classes' bounds (NVIDIA LinkX), 8 and 64 DGX H100 in one row of
  * racks, the same 64 over rows of 4 racks, top-of-rack leaves, GB200 NVL72
- * trays a whole NVLink domain a rack, and the counts adding up to the
+ * trays a whole NVLink domain a rack, two node groups whose racks and leaf
+ * groups do not line up, and the counts adding up to the
  * fabric's cables. */
 #include "catalog.h"
 #include "testutil.h"
@@ -119,6 +120,55 @@ static void test_rows_and_top_of_rack(void **state)
 	capsim_result_free(&r);
 }
 
+/* Two node groups, racks part full and leaf groups across racks and
+ * groups: 7 DGX H100 in racks 0 (nodes 0-3) and 1 (4-6), 5 DGX H200 in racks
+ * 2 (7-10) and 3 (11), a rack a row 50 m apart, leaves of 6 nodes (12-port
+ * switches, 1 rail). Leaf group 0 (nodes 0-5, racks 0 and 1) sits at y 25:
+ * its nodes are 25 + 4 m away (multimode); leaf group 1 (nodes 6-11, racks
+ * 1 to 3) at y 100: node 6 (y 50) and node 11 (y 150) 54 m (single-mode),
+ * nodes 7-10 beside it, 4 m (active copper). */
+static void test_groups_across_racks(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"<scenario name=\"g\"><cluster>"
+		"<group id=\"a\" ref=\"dgx-h100\" nodes=\"7\"/><group id=\"b\" ref=\"dgx-h200\" "
+		"nodes=\"5\"/>"
+		"<fabric topology=\"fat-tree\" tiers=\"2\" transport=\"infiniband\" rails=\"1\" "
+		"routing=\"adaptive\"><switch ref=\"qm9700\"/></fabric></cluster>"
+		"<workload seq-len=\"4096\" global-batch=\"48\" tokens=\"1T\" dtype=\"bf16\">"
+		"<model ref=\"llama-2-7b\"/><parallelism tp=\"8\"/></workload>"
+		"<facility ref=\"us-colocation\"/></scenario>";
+	const capsim_set sets[] = { { "cluster.fabric.switch.ports.count", "12" },
+				    { "facility.layout.racks-per-row", "1" },
+				    { "facility.layout.row-pitch", "50 m" } };
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	capsim_result r;
+	memset(&r, 0, sizeof r);
+	if (capsim_scenario_load_memory(text, strlen(text), "g.xml", cat, sets, 3, s, &d) < 0 ||
+	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("scenario does not run");
+	}
+	assert_int_equal(r.power.n_groups, 2);
+	assert_int_equal(r.power.group[0].nodes_per_rack, 4);
+	assert_int_equal(r.power.group[1].nodes_per_rack, 4);
+	assert_true(r.layout.has_layout);
+	assert_int_equal(r.layout.node_racks, 4);
+	static const int rack[12] = { 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3 };
+	for (int n = 0; n < 12; n++)
+		assert_int_equal(capsim_layout_rack_of(&r.power, n), rack[n]);
+	assert_int_equal(r.layout.cables[0][CAPSIM_CABLE_MMF], 6);
+	assert_int_equal(r.layout.cables[0][CAPSIM_CABLE_SMF], 2);
+	assert_int_equal(r.layout.cables[0][CAPSIM_CABLE_ACC], 4);
+	assert_int_equal(sum(r.layout.cables[0]), 12);
+	assert_rel(r.layout.longest_m[0], 54.0, 1e-12);
+	capsim_result_free(&r);
+	capsim_diags_free(&d);
+	free(s);
+}
+
 /* GB200 NVL72 trays on the floor (the hyperscale hall's 132 kW racks): a
  * rack a whole 72-GPU domain, 18 trays, so 54 trays fill 3 racks in a row;
  * every node cable is counted once */
@@ -159,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_reach_classes),
 		cmocka_unit_test(test_one_row),
 		cmocka_unit_test(test_rows_and_top_of_rack),
+		cmocka_unit_test(test_groups_across_racks),
 		cmocka_unit_test(test_rack_scale_racks),
 	};
 	capsim_init();
