@@ -2151,7 +2151,8 @@ static int census_lossless(capsim_fabric *f)
  * link's origins only leave as its flows end, so its capacity only grows;
  * the busiest link's flows, all of one size, share it equally from the
  * start and end together, its origins with them, so that it stays at the
- * share it started at (test_census holds it to every flow simulated). */
+ * share it started at (test_census_lossy holds it to every flow
+ * simulated). */
 static int census_exact_for(capsim_fabric *f, const ctx *c, int algo)
 {
 	return census_lossless(f) ||
