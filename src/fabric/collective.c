@@ -2155,8 +2155,8 @@ static int census_lossless(capsim_fabric *f)
  * simulated). */
 static int census_exact_for(capsim_fabric *f, const ctx *c, int algo)
 {
-	return census_lossless(f) ||
-	       (capsim_flownet_active(capsim_fabric_net(f)) == 0 && census_alike(c, algo));
+	return capsim_flownet_active(capsim_fabric_net(f)) == 0 &&
+	       (!capsim_fabric_lossy(f) || census_alike(c, algo));
 }
 
 /* What a plan past workload.flow-limit that nothing folds is taken as
@@ -2391,11 +2391,6 @@ static int build_plan(plan *p, const ctx *c, const capsim_scenario *s, const cap
 	return 0;
 }
 
-/* The block of nodes NCCL's trees are counted on (count_tree_blocks): the
- * fabric's translation block (a leaf's nodes, a pod's), where it is a
- * power of two, for the tree algorithm over whole nodes of a contiguous,
- * idle, lossless fabric under D-mod-K or adaptive routing (ECMP's hash does
- * not move with the nodes). 0: none. */
 /* Whether a plan may be counted on copies of part of it (the trees'
  * blocks, a ring's leaves): folding left on, its ranks whole nodes of a
  * contiguous, idle, lossless fabric */
@@ -2405,6 +2400,11 @@ static int counts_on_copies(capsim_fabric *f, const capsim_coll_req *r, const ct
 	       c->G == capsim_fabric_gpus_per_node(f) && c->n == c->nodes * c->G;
 }
 
+/* The block of nodes NCCL's trees are counted on (count_tree_blocks): the
+ * fabric's translation block (a leaf's nodes, a pod's), where it is a
+ * power of two, for the tree algorithm over whole nodes of a contiguous,
+ * idle, lossless fabric under D-mod-K or adaptive routing (ECMP's hash does
+ * not move with the nodes). 0: none. */
 static int tree_block_of(capsim_fabric *f, const capsim_scenario *s, const capsim_coll_req *r,
 			 const ctx *c, int algo)
 {
@@ -2414,6 +2414,19 @@ static int tree_block_of(capsim_fabric *f, const capsim_scenario *s, const capsi
 	int b = capsim_fabric_translation_block(f, c->nodes,
 						s->routing == CAPSIM_ROUTING_DETERMINISTIC);
 	return b >= 2 && (b & (b - 1)) == 0 ? b : 0;
+}
+
+/* link l carrying `load` becomes cs's busiest where its busy time passes
+ * *best (busier) */
+static void note_busier(link_census *cs, int l, double load, double *best)
+{
+	double cap = capsim_flownet_link_cap(cs->net, l);
+	double busy = cap > 0 ? load / cap : 0.0;
+	if (busier(busy, l, *best, cs->top_link)) {
+		*best = busy;
+		cs->top_link = l;
+		cs->top_bytes = load;
+	}
 }
 
 /* A one-phase plan counted at two levels, closed: `outer`, the plan's
@@ -2427,19 +2440,6 @@ static int tree_block_of(capsim_fabric *f, const capsim_scenario *s, const capsi
  * alone, which the first maximum covers; one with outer load everywhere is
  * at least as loaded as the first maximum). The phase's busy time, the
  * busiest link and the flows stood for go to outer; inner is emptied. */
-/* link l carrying `load` becomes cs's busiest where its busy time passes
- * *best (ties to the first seen) */
-static void note_busier(link_census *cs, int l, double load, double *best)
-{
-	double cap = capsim_flownet_link_cap(cs->net, l);
-	double busy = cap > 0 ? load / cap : 0.0;
-	if (busy > *best * (1 + 1e-12)) {
-		*best = busy;
-		cs->top_link = l;
-		cs->top_bytes = load;
-	}
-}
-
 static void close_two_levels(link_census *outer, link_census *inner, phase *ph, capsim_fabric *f,
 			     int block, double copies)
 {
@@ -2546,12 +2546,11 @@ static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 	} else {
 		int sizes = !census_alike(c, ch->algo);
 		int leaf = r->bytes > 0 && c->n > 1 ? ring_leaf_of(f, r, c, ch->algo, &p->q) : 0;
-		/* a ring counted on its leaves over the whole fabric: the rest
-		 * are the flows between leaves, few and spread */
-		/* dense: the plan's flows (on one block, its) as many as a
-		 * quarter of the fabric's links, and each crosses several; a
-		 * ring on its leaves is closed from its links' list
-		 * (close_two_levels) */
+		/* a ring counted on its leaves: over the whole fabric, the rest
+		 * are the flows between leaves, few and spread (sparse); each
+		 * level is closed from its links' list (close_two_levels).
+		 * Else dense where the plan's flows (on one block, its) number
+		 * a quarter of the fabric's links, each crossing several. */
 		double flows = plan_flows(c, r->op, ch->algo) / (p->q.copies ? p->q.copies : 1);
 		enum census_mode mode =
 			leaf ? (p->q.nodes ? CENSUS_BY_ID : CENSUS_SPARSE) :
@@ -2835,7 +2834,7 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 	 * every chain and edge, 0.3-0.7 s and 114-162 MB against 0.01-0.17 s
 	 * and 11-28 MB for NVLSTree over 524,288 ranks); below the limit, a
 	 * large plan with folding left to capsim (a run flow by flow is the
-	 * reference), where no link carries flows of two sizes */
+	 * reference), where the census is exact (census_exact_for) */
 	int strict = tree || !past, census = s->routing != CAPSIM_ROUTING_ADAPTIVE;
 	if (!a2a && (tree ? lossless && census_alike(&c, ch.algo) :
 		     past || (exact && r->fold < 0 && flows >= CENSUS_MIN_FLOWS))) {

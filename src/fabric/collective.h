@@ -38,9 +38,8 @@ typedef struct capsim_coll_req {
 			 * flow; -1: fold each phase whose flows fall into
 			 * at most half as many classes (ECMP's collisions
 			 * break the symmetry: such phases run unfolded),
-			 * and count a large plan on a lossless fabric
-			 * rather than simulate it where that is exact
-			 * (counted, below) */
+			 * and count a large plan rather than simulate it
+			 * where that is exact (counted, below) */
 	uint64_t seed;  /* ECMP hashing */
 } capsim_coll_req;
 
@@ -68,8 +67,8 @@ typedef struct capsim_coll_result {
 	int counted;          /* routed and counted onto the links, not simulated
 			       * (collective.c, "the census"): exact below
 			       * workload.flow-limit, where it is used only where
-			       * no link carries flows of two sizes; past it,
-			       * approximation says where it is not exact */
+			       * it is; past it, approximation says where it is
+			       * not exact */
 } capsim_coll_result;
 
 /* Name of an algorithm, including capsim's own. */
@@ -101,13 +100,6 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			  const capsim_coll_req *r, capsim_coll_result *out,
 			  capsim_diags *d);
 
-/* Many groups at once, each a ring over strided GPUs (Megatron's data-
- * parallel groups: member i of group j is GPU base_j + i x stride, base_j
- * running over the other parallel dimensions). n_groups bases are given;
- * r->ranks members each; ring algorithm, r->proto (Simple if -1),
- * r->channels (NCCL's ring channels if 0); all-reduce, all-gather or
- * reduce-scatter; links only limit (no NCCL caps). The unfolded check of
- * simulating one group on a plane of its own. Returns 0 or -1. */
 /* Whether request b would run the very plan request a runs on f: the
  * same request but for the operation, a reduce-scatter and an all-gather
  * (or one operation twice), whose NCCL choice (algorithm, protocol,
@@ -118,6 +110,13 @@ int capsim_collective_same_plan(capsim_fabric *f, const capsim_scenario *s,
 				const capsim_coll_req *a, const capsim_coll_req *b,
 				double *b_nccl_time_s);
 
+/* Many groups at once, each a ring over strided GPUs (Megatron's data-
+ * parallel groups: member i of group j is GPU base_j + i x stride, base_j
+ * running over the other parallel dimensions). n_groups bases are given;
+ * r->ranks members each; ring algorithm, r->proto (Simple if -1),
+ * r->channels (NCCL's ring channels if 0); all-reduce, all-gather or
+ * reduce-scatter; links only limit (no NCCL caps). The unfolded check of
+ * simulating one group on a plane of its own. Returns 0 or -1. */
 int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 				 const capsim_coll_req *r, const int *bases,
 				 int n_groups, int stride, capsim_coll_result *out,

@@ -28,6 +28,23 @@ static void test_reach_classes(void **state)
 	assert_int_equal(capsim_cable_class_of(600.0), CAPSIM_CABLE_SMF_2KM);
 }
 
+/* the scenario `text` with the sets, evaluated without the reference */
+static capsim_result eval_text(const char *text, const capsim_set *more, size_t n)
+{
+	capsim_scenario *s = malloc(sizeof *s);
+	capsim_diags d = { 0 };
+	capsim_result r;
+	memset(&r, 0, sizeof r);
+	if (capsim_scenario_load_memory(text, strlen(text), "l.xml", cat, more, n, s, &d) < 0 ||
+	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
+		capsim_diags_print(&d, stderr);
+		fail_msg("scenario does not run");
+	}
+	capsim_diags_free(&d);
+	free(s);
+	return r;
+}
+
 /* DGX H100 (10.2 kW) under us-colocation's 40.8 kW racks: 4 a rack; rows
  * of 20 racks 0.6 m apart, 2.4 m between rows, 4 m of slack a cable */
 static capsim_result eval_nodes(int nodes, const capsim_set *more, size_t n)
@@ -41,18 +58,7 @@ static capsim_result eval_nodes(int nodes, const capsim_set *more, size_t n)
 		 "<model ref=\"llama-2-7b\"/><parallelism tp=\"8\"/></workload>"
 		 "<facility ref=\"us-colocation\"/></scenario>",
 		 nodes, nodes * 4);
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	capsim_result r;
-	memset(&r, 0, sizeof r);
-	if (capsim_scenario_load_memory(text, strlen(text), "l.xml", cat, more, n, s, &d) < 0 ||
-	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
-		capsim_diags_print(&d, stderr);
-		fail_msg("scenario does not run");
-	}
-	capsim_diags_free(&d);
-	free(s);
-	return r;
+	return eval_text(text, more, n);
 }
 
 static long sum(const long *v)
@@ -142,15 +148,7 @@ static void test_groups_across_racks(void **state)
 	const capsim_set sets[] = { { "cluster.fabric.switch.ports.count", "12" },
 				    { "facility.layout.racks-per-row", "1" },
 				    { "facility.layout.row-pitch", "50 m" } };
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	capsim_result r;
-	memset(&r, 0, sizeof r);
-	if (capsim_scenario_load_memory(text, strlen(text), "g.xml", cat, sets, 3, s, &d) < 0 ||
-	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
-		capsim_diags_print(&d, stderr);
-		fail_msg("scenario does not run");
-	}
+	capsim_result r = eval_text(text, sets, 3);
 	assert_int_equal(r.power.n_groups, 2);
 	assert_int_equal(r.power.group[0].nodes_per_rack, 4);
 	assert_int_equal(r.power.group[1].nodes_per_rack, 4);
@@ -165,8 +163,6 @@ static void test_groups_across_racks(void **state)
 	assert_int_equal(sum(r.layout.cables[0]), 12);
 	assert_rel(r.layout.longest_m[0], 54.0, 1e-12);
 	capsim_result_free(&r);
-	capsim_diags_free(&d);
-	free(s);
 }
 
 /* GB200 NVL72 trays on the floor (the hyperscale hall's 132 kW racks): a
@@ -182,15 +178,7 @@ static void test_rack_scale_racks(void **state)
 		"<workload seq-len=\"4096\" global-batch=\"216\" tokens=\"1T\" dtype=\"bf16\">"
 		"<model ref=\"llama-2-7b\"/><parallelism tp=\"2\"/></workload>"
 		"<facility ref=\"hyperscale-liquid-cooled\"/></scenario>";
-	capsim_scenario *s = malloc(sizeof *s);
-	capsim_diags d = { 0 };
-	capsim_result r;
-	memset(&r, 0, sizeof r);
-	if (capsim_scenario_load_memory(text, strlen(text), "nvl.xml", cat, NULL, 0, s, &d) < 0 ||
-	    capsim_eval(s, &(capsim_eval_opts){ .no_reference = 1 }, &r, &d) < 0) {
-		capsim_diags_print(&d, stderr);
-		fail_msg("scenario does not run");
-	}
+	capsim_result r = eval_text(text, NULL, 0);
 	assert_int_equal(r.power.nodes_per_rack, 18);
 	assert_true(r.layout.has_layout);
 	assert_int_equal(r.layout.node_racks, 3);
@@ -199,8 +187,6 @@ static void test_rack_scale_racks(void **state)
 		assert_int_equal(capsim_layout_rack_of(&r.power, n), n / 18);
 	assert_int_equal(sum(r.layout.cables[0]), r.fabric.cables_node_leaf);
 	capsim_result_free(&r);
-	capsim_diags_free(&d);
-	free(s);
 }
 
 int main(void)
