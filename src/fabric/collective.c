@@ -691,6 +691,12 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 	if (ph->q.gpus && ph->q.gpus < last)
 		last = ph->q.gpus;
 	int per = c->n < c->G ? c->n : c->G;
+	/* counted on leaves (xfer): a leaf's positions, past the first of
+	 * which a flow to the same leaf is left out, so the loop skips to the
+	 * leaf's last position, whose flow leaves it (position i is on node
+	 * i / per: whole nodes, per = G) */
+	long span = ph->cs && ph->leaf ? (long)ph->leaf * per : 0;
+	CAPSIM_ASSERT(!span || per == c->G);
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
 		int st = c->n < c->G ? 0 : channel_start(c, ring);
@@ -699,6 +705,15 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 		 * (st + pos) mod per of node i / per */
 		int node = 0, pos = 0, a = ring_rank(c, ring, 0);
 		for (int i = 0; i < last; i++) {
+			if (span && i >= span && i % span != span - 1) {
+				long end = i / span * span + span - 1; /* the leaf's last */
+				if (end >= last)
+					break;
+				i = (int)end;
+				node = i / per;
+				pos = i % per;
+				a = ring_rank(c, ring, i);
+			}
 			if (++pos == per) {
 				pos = 0;
 				node++;

@@ -22,8 +22,13 @@
  * where it switches 51.2 Tb/s or more in fewer ports (the SN5600) split to
  * 128 at its bandwidth; the scenario's transport, routing and rails.
  *
- * Usage: bench_scale [--scenarios] [repeats] [scenario]   (default 5; with
- * --scenarios, a scenario's file name runs that one alone) 
+ * With --scenarios --runs CAPSIM: the same cases, each a whole `capsim run`
+ * process of the binary CAPSIM (its start, the catalog's load, the scaling
+ * reference, the reliability Monte Carlo and the intervals included), the
+ * median of its CPU seconds (user and system) and its peak resident memory.
+ *
+ * Usage: bench_scale [--scenarios [--runs CAPSIM]] [repeats] [scenario]
+ * (default 5; with --scenarios, a scenario's file name runs that one alone)
  * Results go to docs/performance.md with the machine and the command. */
 #include <dirent.h>
 #include <stdio.h>
@@ -89,8 +94,83 @@ static double eval_once(const bench_case *c, const capsim_scenario *s, char *wha
 	return 0;
 }
 
+/* Where set, each case of --scenarios is also run as a whole `capsim run`
+ * process of this binary (what a user waits for: its start, the catalog's
+ * load and validation, the scaling reference, the reliability Monte Carlo
+ * and the prediction intervals included) */
+static const char *capsim_bin;
+
+/* One whole `capsim run` of c, its output thrown away: its CPU seconds
+ * (user and system) into *cpu and its peak resident MiB into *mib; -1
+ * where it failed */
+static int run_process_once(const bench_case *c, double *cpu, double *mib)
+{
+	char vals[10][160], bin[1024], file[512], run[] = "run", set[] = "--set";
+	char *argv[4 + 2 * 10 + 1];
+	int n = 0;
+	snprintf(bin, sizeof bin, "%s", capsim_bin);
+	snprintf(file, sizeof file, "%s", c->file);
+	argv[n++] = bin;
+	argv[n++] = run;
+	argv[n++] = file;
+	for (size_t k = 0; k < c->n_sets; k++) {
+		snprintf(vals[k], sizeof vals[k], "%s=%s", c->sets[k].path, c->sets[k].value);
+		argv[n++] = set;
+		argv[n++] = vals[k];
+	}
+	argv[n] = NULL;
+	fflush(stdout); /* the child's freopen would write what is buffered */
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (pid == 0) {
+		if (chdir(CAPSIM_SOURCE_DIR) < 0 || !freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execv(bin, argv);
+		_exit(127);
+	}
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	*mib = ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
+/* c as `repeats` whole `capsim run` processes: the median CPU seconds, the
+ * least and most, and the largest peak resident memory */
+static void run_process(const bench_case *c, int repeats)
+{
+	double *v = calloc((size_t)repeats, sizeof *v), peak = 0.0;
+	for (int k = 0; k < repeats; k++) {
+		double mib;
+		if (run_process_once(c, &v[k], &mib) < 0) {
+			printf("%-44s %10s %10s %10s %9s  failed (capsim run exits non-zero)\n",
+			       c->name, "-", "-", "-", "-");
+			free(v);
+			return;
+		}
+		if (mib > peak)
+			peak = mib;
+	}
+	qsort(v, (size_t)repeats, sizeof *v, cmp_double);
+	printf("%-44s %10.4f %10.4f %10.4f %9.1f  capsim run\n", c->name, v[repeats / 2], v[0],
+	       v[repeats - 1], peak);
+	fflush(stdout);
+	free(v);
+}
+
 static void run_case(const bench_case *c, int repeats)
 {
+	if (capsim_bin) {
+		run_process(c, repeats);
+		return;
+	}
 	int pipe_fd[2];
 	if (pipe(pipe_fd) < 0) {
 		perror("pipe");
@@ -318,9 +398,15 @@ static void scenarios_at_scale(int repeats, const char *only)
 int main(int argc, char **argv)
 {
 	int scen = argc > 1 && strcmp(argv[1], "--scenarios") == 0;
+	if (scen && argc > 3 && strcmp(argv[2], "--runs") == 0) {
+		capsim_bin = argv[3];
+		argv += 2;
+		argc -= 2;
+	}
 	int repeats = argc > 1 + scen ? atoi(argv[1 + scen]) : 5;
-	if (repeats < 1) {
-		fprintf(stderr, "usage: bench_scale [--scenarios] [repeats] [scenario]\n");
+	if (repeats < 1 || (capsim_bin && access(capsim_bin, X_OK) < 0)) {
+		fprintf(stderr, "usage: bench_scale [--scenarios [--runs CAPSIM]] [repeats] "
+				"[scenario]\n");
 		return 2;
 	}
 	if (scen) {
