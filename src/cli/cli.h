@@ -142,6 +142,11 @@ int capsim_cli_parts_load(struct capsim_catalog *cat, capsim_diags *d);
  * wrapped). */
 int capsim_cli_count(const char *s, int max);
 
+/* The CPUs this process may run on (its affinity mask, as nproc counts
+ * them: under mpirun's binding, a rank's own), from 1 to max: the threads
+ * a command runs on where -j is not given. */
+int capsim_cli_cpus(int max);
+
 /* A quantity given on the command line as option opt of command cmd ("1 GiB",
  * "256 MiB"): its unit of dimension dim, a value from lo to hi and, with
  * whole, a whole number. Returns 0 with *out set, or -1 after printing

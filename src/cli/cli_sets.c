@@ -1,8 +1,11 @@
 /* cli_sets.c - the --set options every command takes; see cli.h. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <stdio.h>
@@ -47,6 +50,18 @@ int capsim_cli_count(const char *s, int max)
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	return end == s || *end || errno || v < 1 || v > max ? -1 : (int)v;
+}
+
+int capsim_cli_cpus(int max)
+{
+	long n = 0;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = CPU_COUNT(&set);
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > max ? max : (int)n;
 }
 
 int capsim_cli_quantity(const char *cmd, const char *opt, const char *s, capsim_dim dim,

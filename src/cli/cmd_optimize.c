@@ -32,7 +32,7 @@ static const capsim_cli_opt optimize_opts[] = {
 		       "rank by tokens_per_s (the default), time_to_train_s or\n"
 		       "cost_per_million_tokens_usd" },
 	[O_TOP] = { "top", 0, "N", "how many layouts to print (default 5)" },
-	[O_JOBS] = { "jobs", 'j', "N", "simulate on N threads (default 1)" },
+	[O_JOBS] = { "jobs", 'j', "N", "simulate on N threads (default: the CPUs capsim may run on)" },
 	[O_EXHAUSTIVE] = { "exhaustive", 0, NULL, "simulate every layout the screens keep" },
 	[O_MAX_LAYOUTS] = { "max-layouts", 0, "N", "refuse a larger space of layouts" },
 	[O_MAX_SIMULATIONS] = { "max-simulations", 0, "N", "refuse a search of more simulations" },
@@ -344,15 +344,17 @@ static void runner_up_verdict(const capsim_opt_result *r)
 }
 
 static void print_text(const capsim_scenario *s, const user_args *u, const capsim_opt_result *r,
-		       int metric)
+		       int metric, int threads)
 {
 	const char *path = u->path ? u->path : "scenarios/default.xml";
 	printf("optimize %s: %s on %ld GPUs (%d nodes), global batch %.0f x %d tokens\n",
 	       path, s->model.e.id, capsim_scenario_gpus(s), s->nodes, s->global_batch, s->seq_len);
 	printf("  layouts: %ld enumerated, %ld refused by the rules, %ld out of memory (estimate), "
-	       "%ld simulated (%ld failed), %ld skipped by the bound; %.2f s (%.0f layouts/s)\n",
+	       "%ld simulated (%ld failed), %ld skipped by the bound; %.2f s (%.0f layouts/s) on "
+	       "%d thread%s\n",
 	       r->candidates, r->refused, r->no_fit, r->simulated, r->failed, r->bounded,
-	       r->elapsed_s, r->elapsed_s > 0 ? (double)r->candidates / r->elapsed_s : 0.0);
+	       r->elapsed_s, r->elapsed_s > 0 ? (double)r->candidates / r->elapsed_s : 0.0,
+	       threads, threads == 1 ? "" : "s");
 	if (r->n_reasons)
 		printf("  why layouts were dropped (the first of each kind):\n");
 	for (size_t i = 0; i < r->n_reasons; i++)
@@ -434,7 +436,7 @@ static json_t *comparison_json(const capsim_opt_result *r)
 }
 
 static void print_json(const capsim_scenario *s, const user_args *u, const capsim_opt_result *r,
-		       int metric, json_t *o)
+		       int metric, int threads, json_t *o)
 {
 	json_object_set_new(o, "metric", json_string(capsim_opt_metric_names[metric]));
 	json_object_set_new(o, "layouts", json_integer(r->candidates));
@@ -443,6 +445,7 @@ static void print_json(const capsim_scenario *s, const user_args *u, const capsi
 	json_object_set_new(o, "simulated", json_integer(r->simulated));
 	json_object_set_new(o, "failed", json_integer(r->failed));
 	json_object_set_new(o, "bounded", json_integer(r->bounded));
+	json_object_set_new(o, "threads", json_integer(threads));
 	json_object_set_new(o, "elapsed_s", json_real(r->elapsed_s));
 	json_object_set_new(o, "batch_tokens", json_real(r->batch_tokens));
 	json_t *why = json_array();
@@ -465,7 +468,8 @@ static void print_json(const capsim_scenario *s, const user_args *u, const capsi
 
 int capsim_cmd_optimize(int argc, char **argv)
 {
-	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5, .threads = 1 };
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 5,
+				 .threads = capsim_cli_cpus(1024) };
 	int as_json = 0, quiet = 0, forced = 0, intervals = 1, c;
 	capsim_err_model *em = NULL;
 	capsim_cli_sets sets = { 0 };
@@ -582,10 +586,10 @@ int capsim_cmd_optimize(int argc, char **argv)
 		capsim_opt_mark_ties(&r, em);
 		if (as_json) {
 			json_t *head = capsim_cli_json_head(cat, s);
-			print_json(s, &u, &r, o.metric, head);
+			print_json(s, &u, &r, o.metric, o.threads, head);
 			json_decref(head);
 		} else {
-			print_text(s, &u, &r, o.metric);
+			print_text(s, &u, &r, o.metric, o.threads);
 		}
 		status = CAPSIM_EXIT_OK;
 	}

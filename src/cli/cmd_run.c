@@ -207,7 +207,9 @@ static int choose_layout(const char *path, const capsim_cli_sets *search_sets,
 	capsim_scenario *t;
 	if (capsim_cli_load_any_layout(path, search_sets, &tcat, &t, d) < 0)
 		return -1;
-	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 1, .threads = 1 };
+	/* the search on every CPU capsim may run on, as capsim optimize's default */
+	capsim_opt_options o = { .metric = CAPSIM_OPT_TOKENS_PER_S, .top = 1,
+				 .threads = capsim_cli_cpus(1024) };
 	capsim_opt_result r;
 	int found = capsim_optimize(t, tcat, &o, &r, d);
 	int rc = found == 0 ? 0 : found == -1 ? -2 : -1;

@@ -24,7 +24,9 @@ enum { O_DB, O_JOBS, O_RESUME, O_PLAN, O_BATCH, O_PROGRESS, O_NO_PROGRESS, O_JSO
        O_NO_INTERVALS, O_HELP };
 static const capsim_cli_opt sweep_opts[] = {
 	[O_DB] = { "db", 0, "RESULTS.sqlite", "the SQLite store the points are written to" },
-	[O_JOBS] = { "jobs", 'j', "N", "threads evaluating points (default 1)" },
+	[O_JOBS] = { "jobs", 'j', "N",
+		     "threads evaluating points (default: the CPUs capsim may\n"
+		     "run on; under MPI, one a rank)" },
 	[O_RESUME] = { "resume", 0, NULL,
 		       "continue the newest sweep of the same name in the store,\n"
 		       "skipping every point it holds" },
@@ -88,7 +90,7 @@ static void on_progress(void *ctx, size_t done, size_t failed, size_t total, int
 
 /* ---- the summary ------------------------------------------------------------------------ */
 
-static void summary_json(const capsim_sweep *sw, const capsim_sweep_run_result *res,
+static void summary_json(const capsim_sweep *sw, const capsim_sweep_run_result *res, int threads,
 			 const char *db)
 {
 	json_t *o = json_object();
@@ -118,6 +120,7 @@ static void summary_json(const capsim_sweep *sw, const capsim_sweep_run_result *
 	for (int k = 0; k < res->ranks; k++)
 		json_array_append_new(r, json_integer((json_int_t)res->by_rank[k]));
 	json_object_set_new(o, "by_rank", r);
+	json_object_set_new(o, "threads", json_integer(threads));
 	json_object_set_new(o, "elapsed_s", json_real(res->elapsed_s));
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	fputc('\n', stdout);
@@ -125,10 +128,10 @@ static void summary_json(const capsim_sweep *sw, const capsim_sweep_run_result *
 }
 
 static void summary(const capsim_sweep *sw, const capsim_sweep_run_result *res, const char *db,
-		    int as_json)
+		    int threads, int as_json)
 {
 	if (as_json) {
-		summary_json(sw, res, db);
+		summary_json(sw, res, threads, db);
 		return;
 	}
 	double elapsed = res->elapsed_s;
@@ -148,8 +151,10 @@ static void summary(const capsim_sweep *sw, const capsim_sweep_run_result *res, 
 	if (res->done_before)
 		printf("  in the store already (resumed): %llu\n",
 		       (unsigned long long)res->done_before);
-	printf("  evaluated: %zu ok, %zu failed, in %.2f s (%.1f points/s)\n", res->ok, res->failed,
-	       elapsed, elapsed > 0 ? (double)(res->ok + res->failed) / elapsed : 0.0);
+	printf("  evaluated: %zu ok, %zu failed, in %.2f s (%.1f points/s) on %d thread%s%s\n",
+	       res->ok, res->failed, elapsed,
+	       elapsed > 0 ? (double)(res->ok + res->failed) / elapsed : 0.0, threads,
+	       threads == 1 ? "" : "s", res->ranks > 1 ? " a rank" : "");
 	if (res->ranks > 1) {
 		printf("  points by rank:");
 		for (int k = 0; k < res->ranks; k++)
@@ -193,7 +198,7 @@ typedef struct {
 
 static int parse_args(int argc, char **argv, options *o)
 {
-	o->threads = 1;
+	o->threads = 0; /* not given: set by capsim_cmd_sweep */
 	o->batch = 4096;
 	o->progress = -1;
 	optind = 1;
@@ -266,7 +271,7 @@ static int run_sweep(const options *o, const capsim_sweep *sw, const capsim_cata
 	int rc = capsim_sweep_run(sw, cat, base, o->db, &ro, &res, d);
 	capsim_progress_end(&pr);
 	if (rc >= 0)
-		summary(sw, &res, o->db, o->as_json);
+		summary(sw, &res, o->db, o->threads, o->as_json);
 	capsim_sweep_run_result_free(&res);
 	return rc;
 }
@@ -294,6 +299,12 @@ int capsim_cmd_sweep(int argc, char **argv)
 		status = prc > 0 ? CAPSIM_EXIT_OK : CAPSIM_EXIT_USAGE;
 		goto out;
 	}
+	/* without -j: the CPUs this process may run on; under MPI of several
+	 * ranks one a rank, the ranks being the parallelism (mpirun binds a
+	 * rank to a core, or to a socket past two ranks, where each rank
+	 * taking the socket's cores would oversubscribe them) */
+	if (!o.threads)
+		o.threads = mpi && ranks > 1 ? 1 : capsim_cli_cpus(1024);
 	capsim_diags d = { 0 };
 	capsim_catalog *cat = capsim_catalog_create();
 	capsim_scenario *base = capsim_xcalloc(1, sizeof *base);

@@ -5,7 +5,7 @@
 # Each case runs twice: with --no-intervals, whose output must be the output
 # these commands gave before they knew the error model (byte for byte, but for
 # what changes from run to run: the report's "made" time, the optimiser's
-# elapsed time and its layouts a second), into NAME.EXT; and with the
+# elapsed time, its layouts a second and its threads), into NAME.EXT; and with the
 # comparisons on, into NAME-compare.EXT. Cases:
 #   optimize    capsim optimize scenarios/h100-8node-ndr.xml --top 5 (text: .txt,
 #               --json: .json)
@@ -38,9 +38,9 @@ trap 'rm -rf "$tmp"' EXIT
 status=0
 
 # what changes from run to run, taken out
-norm_opt_text() { sed -E 's/; [0-9.]+ s \([0-9]+ layouts\/s\)$//'; }
+norm_opt_text() { sed -E 's/; [0-9.]+ s \([0-9]+ layouts\/s\) on [0-9]+ threads?$//'; }
 norm_opt_json() {
-	sed -E 's/^( *"elapsed_s": ).*[0-9](,?)$/\10\2/' >"$tmp/json"
+	sed -E 's/^( *"(elapsed_s|threads)": ).*[0-9](,?)$/\10\3/' >"$tmp/json"
 	"$diff_bin" --root "$CAPSIM_DATA" --normalise "$tmp/json"
 }
 norm_report() { sed -E 's/made [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/made TIME/'; }

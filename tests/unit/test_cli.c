@@ -1,8 +1,10 @@
 /* test_cli.c - the capsim command as a user runs it: help, version, catalog
  * tables and JSON, validate's exit statuses and summaries. */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_COUNT */
 #include "testutil.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -701,6 +703,57 @@ static void test_collective_numbers(void **state)
 	}
 }
 
+/* the "threads" of a command's --json (capsim ARGS --json), -1 where none */
+static long threads_of(const char *args)
+{
+	char full[1024];
+	snprintf(full, sizeof full, "%s --json --no-progress", args);
+	run_result r = run(full, 0);
+	json_error_t e;
+	json_t *o = r.status == 0 ? json_loads(r.out, 0, &e) : NULL;
+	json_t *t = o ? json_object_get(o, "threads") : NULL;
+	long n = json_is_integer(t) ? (long)json_integer_value(t) : -1;
+	if (n < 0)
+		print_error("capsim %s: exit %d, output '%.300s'\n", full, r.status, r.out);
+	json_decref(o);
+	free(r.out);
+	return n;
+}
+
+/* Without -j, optimize and sweep run on as many threads as the CPUs they may
+ * run on (their affinity, inherited from this process); -j N on N */
+static void test_default_threads(void **state)
+{
+	(void)state;
+	cpu_set_t all, one;
+	assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+	long n = CPU_COUNT(&all);
+	int first = 0;
+	while (!CPU_ISSET(first, &all))
+		first++;
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	char db[] = "/tmp/capsim-threads-XXXXXX";
+	int fd = mkstemp(db);
+	assert_true(fd >= 0);
+	close(fd);
+	char opt[512], sweep[512], sweep_j[520];
+	snprintf(opt, sizeof opt, "optimize %s/scenarios/a100-4node-fattree.xml --top 1",
+		 CAPSIM_SOURCE_DIR);
+	snprintf(sweep, sizeof sweep, "sweep %s/scenarios/sweeps/gpus-and-fabric.xml --db '%s'",
+		 CAPSIM_SOURCE_DIR, db);
+	snprintf(sweep_j, sizeof sweep_j, "%s -j 3", sweep);
+	assert_int_equal(threads_of(opt), n);
+	assert_int_equal(threads_of(sweep), n);
+	assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+	long opt1 = threads_of(opt), sweep1 = threads_of(sweep), sweep3 = threads_of(sweep_j);
+	assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+	unlink(db);
+	assert_int_equal(opt1, 1);
+	assert_int_equal(sweep1, 1);
+	assert_int_equal(sweep3, 3);
+}
+
 /* validate reads each file once: a pipe is validated, and its digest is
  * that of the bytes read (not of an empty second read) */
 static void test_validate_pipe(void **state)
@@ -848,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_verify_nothing_checked),
 		cmocka_unit_test(test_collective_numbers),
 		cmocka_unit_test(test_validate_pipe),
+		cmocka_unit_test(test_default_threads),
 	};
 	return testutil_run_group_name("cli", tests, NULL, NULL);
 }
