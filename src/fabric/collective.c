@@ -153,6 +153,9 @@ typedef struct {
 			    * first leaf stand for every leaf's (ring_leaf_of):
 			    * they go to leaf_cs, on their leaf orbits; 0: none */
 	link_census *leaf_cs;
+	int node0;         /* in a census, every node's own links carry the
+			    * same flows (pat_phases): the first node's stand
+			    * for all, the others' are not counted */
 } phase;
 
 typedef struct {
@@ -575,9 +578,19 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 		int links[MAX_PATH];
 		double lat;
 		int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
-		for (int j = 0; orbit && j < n; j++)
-			links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
-		census_path(cs, links, n, capsim_fabric_origin(f, links, (size_t)n), bytes, mult);
+		/* from the first block (or leaf) to it, a route stays on the
+		 * block's links, each its own orbit */
+		int G = capsim_fabric_gpus_per_node(f);
+		if (orbit && b / G < orbit)
+			for (int j = 0; j < n; j++)
+				CAPSIM_ASSERT(capsim_fabric_link_orbit(f, links[j], orbit) == links[j]);
+		else
+			for (int j = 0; orbit && j < n; j++)
+				links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
+		int origin = capsim_fabric_origin(f, links, (size_t)n);
+		if (ph->node0) /* the switches' links and the first node's */
+			n = (int)capsim_fabric_keep_first_node(f, links, (size_t)n);
+		census_path(cs, links, n, origin, bytes, mult);
 		return;
 	}
 	flowspec *fs = new_flow(ph);
@@ -586,8 +599,9 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	/* the fabric's longest route (three tiers up and down) fits */
 	if (CAPSIM_NEVER(fs->n > MAX_PATH))
 		fs->n = MAX_PATH;
-	for (int j = 0; ph->q.gpus && j < fs->n; j++)
-		fs->links[j] = capsim_fabric_link_orbit(f, fs->links[j], ph->q.nodes);
+	if (ph->q.gpus && b >= ph->q.gpus) /* else on the first block's links */
+		for (int j = 0; j < fs->n; j++)
+			fs->links[j] = capsim_fabric_link_orbit(f, fs->links[j], ph->q.nodes);
 	fs->origin = capsim_fabric_origin(f, fs->links, (size_t)fs->n);
 	fs->bytes = bytes;
 	fs->mult = mult;
@@ -973,8 +987,18 @@ static void pat_phases(plan *p, const ctx *c, double total, double lat_s)
 	while ((1 << steps) < c->n)
 		steps++;
 	double sent = 0;
+	/* Counted, with one GPU a node and no NVLink between nodes: each step
+	 * is a shift, so every node sends one flow and receives one, alike,
+	 * over its own links as every other node does (its GPU's PCIe, its
+	 * NIC on the first rail, their host bounces): the first node's links
+	 * carry what each node's do, and, of the lowest ids of their kinds,
+	 * are the ones a census names among equals. The switches' links are
+	 * counted as they come. */
+	int node0 = p->cs && c->G == 1 && capsim_fabric_gpus_per_node(c->f) == 1 &&
+		    capsim_fabric_domain_gpus(c->f) == 1;
 	for (int k = 0; k < steps; k++) {
 		phase *ph = new_phase(p, k == 0 ? lat_s : 0.0);
+		ph->node0 = node0;
 		int dist = 1 << k;
 		double blocks = dist;
 		if (dist * 2 > c->n)

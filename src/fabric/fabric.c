@@ -55,6 +55,12 @@ struct capsim_fabric {
 	size_t npool, cappool;
 	int *slot;          /* scattered placement: node -> its position (NULL: contiguous) */
 	range r[CAPSIM_LINK__COUNT];
+	/* the kinds that have links, in id order, and the first id of each
+	 * after the first (capsim_fabric_link_kind) */
+	int nkinds;
+	capsim_link_kind kind_at[CAPSIM_LINK__COUNT];
+	int kind_start[CAPSIM_LINK__COUNT];
+	int switch_base; /* the first switch link's id (INT_MAX: none) */
 	char *file;
 };
 
@@ -81,6 +87,17 @@ static int add_links(capsim_fabric *f, capsim_link_kind kind, int count,
 {
 	f->r[kind].base = capsim_flownet_add_links(f->net, count, cap, 1.0);
 	f->r[kind].count = count;
+	/* kinds are added in id order, each once */
+	CAPSIM_ASSERT(f->nkinds < CAPSIM_LINK__COUNT &&
+		      (f->nkinds == 0 || (f->kind_at[f->nkinds - 1] < kind &&
+					  f->r[f->kind_at[f->nkinds - 1]].base +
+							  f->r[f->kind_at[f->nkinds - 1]].count ==
+						  f->r[kind].base)));
+	if (count > 0) {
+		f->kind_at[f->nkinds] = kind;
+		f->kind_start[f->nkinds] = f->r[kind].base;
+		f->nkinds++;
+	}
 	return f->r[kind].base;
 }
 
@@ -260,6 +277,10 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 			add_links(f, CAPSIM_LINK_CORE_DOWN, f->aggs * f->core_per_agg, sw);
 		}
 	}
+	f->switch_base = INT_MAX;
+	for (int k = CAPSIM_LINK_LEAF_UP; k < CAPSIM_LINK__COUNT; k++)
+		if (f->r[k].count && f->r[k].base < f->switch_base)
+			f->switch_base = f->r[k].base;
 	if (s->placement == CAPSIM_PLACE_SCATTERED && f->tiers >= 2)
 		scatter(f, s);
 	if (s->transport == CAPSIM_NET_ROCE && s->congestion_control == CAPSIM_CC_UNTUNED) {
@@ -333,8 +354,9 @@ int capsim_fabric_lossy(const capsim_fabric *f)
 
 int capsim_fabric_origin(const capsim_fabric *f, const int *links, size_t n)
 {
+	const range *nic = &f->r[CAPSIM_LINK_NIC_UP];
 	for (size_t i = 0; i < n; i++)
-		if (capsim_fabric_link_kind(f, links[i]) == CAPSIM_LINK_NIC_UP)
+		if ((unsigned)(links[i] - nic->base) < (unsigned)nic->count)
 			return links[i];
 	return -1;
 }
@@ -635,6 +657,28 @@ int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block)
 	return L(f, kind, i);
 }
 
+size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t n)
+{
+	/* a node's own kinds come first in id order, then the switches' */
+	static const capsim_link_kind own[] = {
+		CAPSIM_LINK_NVLINK_UP, CAPSIM_LINK_NVLINK_DOWN, CAPSIM_LINK_PCIE_UP,
+		CAPSIM_LINK_PCIE_DOWN, CAPSIM_LINK_HOST,	CAPSIM_LINK_NIC_UP,
+		CAPSIM_LINK_NIC_DOWN,
+	};
+	/* the first node's links of each kind: the first G, 2 x rails or rails */
+	const int first[] = { f->G, f->G, f->G, f->G, 2 * f->rails, f->rails, f->rails };
+	size_t kept = 0;
+	for (size_t j = 0; j < n; j++) {
+		int l = links[j], keep = l >= f->switch_base;
+		for (size_t i = 0; !keep && i < sizeof own / sizeof own[0]; i++)
+			keep = f->r[own[i]].count &&
+			       (unsigned)(l - f->r[own[i]].base) < (unsigned)first[i];
+		if (keep)
+			links[kept++] = l;
+	}
+	return kept;
+}
+
 int capsim_fabric_link_class(const capsim_fabric *f, int link)
 {
 	capsim_link_kind kind = capsim_fabric_link_kind(f, link);
@@ -718,11 +762,15 @@ void capsim_fabric_leaf_cables(const capsim_fabric *f, long *cables, int n)
 
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link)
 {
-	for (int k = 0; k < CAPSIM_LINK__COUNT; k++)
-		if (f->r[k].count && link >= f->r[k].base &&
-		    link < f->r[k].base + f->r[k].count)
-			return (capsim_link_kind)k;
-	return CAPSIM_LINK__COUNT;
+	if (f->nkinds == 0 || link < f->kind_start[0])
+		return CAPSIM_LINK__COUNT;
+	/* the kinds' ranges are contiguous in id order: the kind is the last
+	 * whose first id is at most link (counted without branches) */
+	int i = 0;
+	for (int k = 1; k < f->nkinds; k++)
+		i += link >= f->kind_start[k];
+	capsim_link_kind kind = f->kind_at[i];
+	return link < f->r[kind].base + f->r[kind].count ? kind : CAPSIM_LINK__COUNT;
 }
 
 void capsim_fabric_link_name(const capsim_fabric *f, int link, char *buf,

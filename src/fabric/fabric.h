@@ -127,6 +127,11 @@ long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
 int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk);
 int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block);
 
+/* Of a path's n links, those of switches and of the first node (its GPUs'
+ * NVLink and PCIe links, its NICs' and their host bounces) kept, in order,
+ * the other nodes' dropped; returns how many are kept. */
+size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t n);
+
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 
 /* Which nodes each switch serves, for the floor layout (layout.h). Leaf
