@@ -588,8 +588,18 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 			for (int j = 0; orbit && j < n; j++)
 				links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
 		int origin = capsim_fabric_origin(f, links, (size_t)n);
-		if (ph->node0) /* the switches' links and the first node's */
-			n = (int)capsim_fabric_keep_first_node(f, links, (size_t)n);
+		if (ph->node0) { /* the switches' links and the first node's */
+			int na = a / G, nb = b / G % (orbit ? orbit : INT_MAX);
+			if (na && nb) { /* the first node's are neither end's */
+				int sw = capsim_fabric_first_switch_link(f), k = 0;
+				for (int j = 0; j < n; j++)
+					if (links[j] >= sw)
+						links[k++] = links[j];
+				n = k;
+			} else {
+				n = (int)capsim_fabric_keep_first_node(f, links, (size_t)n);
+			}
+		}
 		census_path(cs, links, n, origin, bytes, mult);
 		return;
 	}
@@ -1006,9 +1016,9 @@ static void pat_phases(plan *p, const ctx *c, double total, double lat_s)
 		sent += blocks;
 		/* on one block, the flows from its ranks (one GPU a node) */
 		int from = ph->q.gpus && ph->q.gpus < c->n ? ph->q.gpus : c->n;
-		for (int i = 0; i < from; i++)
-			xfer(ph, c->f, i * c->G, ((i + dist) % c->n) * c->G,
-			     blocks * total / c->n / c->eff, 1.0, c->seed + (uint64_t)i);
+		double bytes = blocks * total / c->n / c->eff;
+		for (int i = 0, j = dist; i < from; i++, j = j + 1 < c->n ? j + 1 : 0)
+			xfer(ph, c->f, i * c->G, j * c->G, bytes, 1.0, c->seed + (uint64_t)i);
 	}
 	/* each rank ends with the n - 1 blocks of the others, no more */
 	CAPSIM_ASSERT(sent == c->n - 1);

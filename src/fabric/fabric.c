@@ -21,6 +21,37 @@ const char *const capsim_link_kind_names[CAPSIM_LINK__COUNT] = {
 	"nic-up", "nic-down", "leaf-up", "spine-down", "agg-up", "core-down",
 };
 
+/* A divisor the routes use at every hop, with its shift where it is a power
+ * of two (-1: divided) */
+typedef struct {
+	int d, shift;
+} divisor;
+
+static divisor divisor_of(int d)
+{
+	divisor v = { d, d > 0 && (d & (d - 1)) == 0 ? __builtin_ctz((unsigned)d) : -1 };
+	return v;
+}
+
+static inline int quo(int x, divisor v)
+{
+	CAPSIM_ASSERT(x >= 0 && v.d > 0);
+	return v.shift >= 0 ? x >> v.shift : x / v.d;
+}
+
+static inline int rem(int x, divisor v)
+{
+	CAPSIM_ASSERT(x >= 0 && v.d > 0);
+	return v.shift >= 0 ? x & (v.d - 1) : x % v.d;
+}
+
+/* h mod v, for a hash */
+static inline int rem64(uint64_t h, divisor v)
+{
+	CAPSIM_ASSERT(v.d > 0);
+	return (int)(v.shift >= 0 ? h & (uint64_t)(v.d - 1) : h % (uint64_t)v.d);
+}
+
 /* one contiguous range of link ids per kind */
 typedef struct {
 	int base, count;
@@ -61,6 +92,9 @@ struct capsim_fabric {
 	capsim_link_kind kind_at[CAPSIM_LINK__COUNT];
 	int kind_start[CAPSIM_LINK__COUNT];
 	int switch_base; /* the first switch link's id (INT_MAX: none) */
+	/* G, domain, per_leaf, pod_leaves, up and core_per_agg as divisors
+	 * (capsim_fabric_route) */
+	divisor dG, ddomain, dper_leaf, dpod_leaves, dup, dcore;
 	char *file;
 };
 
@@ -277,6 +311,12 @@ static capsim_fabric *build(const capsim_scenario *s, capsim_diags *d)
 			add_links(f, CAPSIM_LINK_CORE_DOWN, f->aggs * f->core_per_agg, sw);
 		}
 	}
+	f->dG = divisor_of(f->G);
+	f->ddomain = divisor_of(f->domain);
+	f->dper_leaf = divisor_of(f->per_leaf);
+	f->dpod_leaves = divisor_of(f->pod_leaves);
+	f->dup = divisor_of(f->up);
+	f->dcore = divisor_of(f->core_per_agg);
 	f->switch_base = INT_MAX;
 	for (int k = CAPSIM_LINK_LEAF_UP; k < CAPSIM_LINK__COUNT; k++)
 		if (f->r[k].count && f->r[k].base < f->switch_base)
@@ -374,7 +414,7 @@ int capsim_fabric_same_domain(const capsim_fabric *f, int a, int b)
 /* rail of a GPU's NIC: GPUs share NICs evenly, in order */
 static int rail_of(const capsim_fabric *f, int local)
 {
-	return local * f->rails / f->G;
+	return quo(local * f->rails, f->dG);
 }
 
 /* first local GPU on rail r */
@@ -459,13 +499,14 @@ static void block_bump(uint32_t *counts, int n, int j)
  * and blocks of 64 links or fewer, a link at the least count of both
  * blocks has the least sum, and the lowest of them is the choice: found
  * from the blocks' masks, else by a scan. */
-static int choose(capsim_fabric *f, int n, uint64_t h, long dest, int la_kind, int la_base,
+static int choose(capsim_fabric *f, divisor nd, uint64_t h, int dest, int la_kind, int la_base,
 		  int lb_kind, int lb_base)
 {
+	int n = nd.d;
 	if (f->routing == CAPSIM_ROUTING_ECMP)
-		return (int)(h % (uint64_t)n);
+		return rem64(h, nd);
 	if (f->routing == CAPSIM_ROUTING_DETERMINISTIC)
-		return (int)(dest % n);
+		return rem(dest, nd);
 	size_t oa = block(f, L(f, la_kind, la_base), n), ob = block(f, L(f, lb_kind, lb_base), n);
 	uint32_t *pa = f->pool + oa, *pb = f->pool + ob;
 	int running = capsim_flownet_active(f->net) > 0; /* hoisted: else no flows to count */
@@ -502,8 +543,8 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 #define PUSH(x) do { if (n < max) links[n] = (x); n++; } while (0)
 	if (a == b)
 		return 0;
-	int na = a / f->G, nb = b / f->G;
-	if (capsim_fabric_same_domain(f, a, b)) {
+	int na = quo(a, f->dG), nb = quo(b, f->dG);
+	if (quo(a, f->ddomain) == quo(b, f->ddomain)) { /* capsim_fabric_same_domain */
 		if (f->r[CAPSIM_LINK_NVLINK_UP].count) {
 			PUSH(L(f, CAPSIM_LINK_NVLINK_UP, a));
 			PUSH(L(f, CAPSIM_LINK_NVLINK_DOWN, b));
@@ -515,8 +556,8 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	}
 	/* PXN: leave the node on the destination GPU's rail, moving first over
 	 * NVLink to the local GPU on that rail */
-	int r = rail_of(f, b % f->G);
-	int a2 = na * f->G + (rail_of(f, a % f->G) == r ? a % f->G : gpu_on_rail(f, r));
+	int r = rail_of(f, rem(b, f->dG));
+	int a2 = na * f->G + (rail_of(f, rem(a, f->dG)) == r ? rem(a, f->dG) : gpu_on_rail(f, r));
 	if (a2 != a && f->r[CAPSIM_LINK_NVLINK_UP].count) {
 		PUSH(L(f, CAPSIM_LINK_NVLINK_UP, a));
 		PUSH(L(f, CAPSIM_LINK_NVLINK_DOWN, a2));
@@ -532,22 +573,22 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 	PUSH(L(f, CAPSIM_LINK_NIC_UP, na * f->rails + r));
 	int sa = slot_of(f, na), sb = slot_of(f, nb);
 	int plane = f->planes > 1 ? r : 0;
-	int la = plane * f->leaves_per_rail + sa / f->per_leaf;
-	int lb = plane * f->leaves_per_rail + sb / f->per_leaf;
+	int la = plane * f->leaves_per_rail + quo(sa, f->dper_leaf);
+	int lb = plane * f->leaves_per_rail + quo(sb, f->dper_leaf);
 	*latency_s += f->sw_latency_s;
 	if (la != lb) {
 		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
 		/* deterministic: the destination node's index picks the uplink at
 		 * each tier, D mod the tier's uplinks, then D / those mod the next's */
-		int j = choose(f, f->up, h, sb, CAPSIM_LINK_LEAF_UP, la * f->up,
+		int j = choose(f, f->dup, h, sb, CAPSIM_LINK_LEAF_UP, la * f->up,
 			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
 		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
 		*latency_s += 2 * f->sw_latency_s;
 		if (f->tiers == 3) {
-			int pa = la / f->pod_leaves, pb = lb / f->pod_leaves;
+			int pa = quo(la, f->dpod_leaves), pb = quo(lb, f->dpod_leaves);
 			if (pa != pb) {
 				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
-				int c = choose(f, f->core_per_agg, capsim_mix64(h), sb / f->up,
+				int c = choose(f, f->dcore, capsim_mix64(h), quo(sb, f->dup),
 					       CAPSIM_LINK_AGG_UP,
 					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
 					       agg_b * f->core_per_agg);
@@ -655,6 +696,11 @@ int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block)
 	}
 	}
 	return L(f, kind, i);
+}
+
+int capsim_fabric_first_switch_link(const capsim_fabric *f)
+{
+	return f->switch_base;
 }
 
 size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t n)

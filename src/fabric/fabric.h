@@ -131,6 +131,9 @@ int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block);
  * NVLink and PCIe links, its NICs' and their host bounces) kept, in order,
  * the other nodes' dropped; returns how many are kept. */
 size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t n);
+/* The first id of a switch's link: every node's own links come before
+ * (INT_MAX: no switch) */
+int capsim_fabric_first_switch_link(const capsim_fabric *f);
 
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 
