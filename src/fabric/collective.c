@@ -717,10 +717,10 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 	int per = c->n < c->G ? c->n : c->G;
 	/* counted on leaves (xfer): a leaf's positions, past the first of
 	 * which a flow to the same leaf is left out, so the loop skips to the
-	 * leaf's last position, whose flow leaves it (position i is on node
-	 * i / per: whole nodes, per = G) */
-	long span = ph->cs && ph->leaf ? (long)ph->leaf * per : 0;
-	CAPSIM_ASSERT(!span || per == c->G);
+	 * leaf's last position, whose flow leaves it (a leaf's GPUs are its
+	 * positions: whole nodes or NVLink domains of per GPUs, in order) */
+	long span = ph->cs && ph->leaf ? (long)ph->leaf * capsim_fabric_gpus_per_node(c->f) : 0;
+	CAPSIM_ASSERT(!span || (per == c->G && span % per == 0));
 	for (int ring = 0; ring < d; ring++) {
 		double mult = ring_mult(c, ring);
 		int st = c->n < c->G ? 0 : channel_start(c, ring);
@@ -728,15 +728,19 @@ static void ring_flows(phase *ph, const ctx *c, double edge_bytes, int chain)
 		/* ring_rank(c, ring, i), stepped: position i is GPU
 		 * (st + pos) mod per of node i / per */
 		int node = 0, pos = 0, a = ring_rank(c, ring, 0);
+		long end = span - 1; /* the last position of i's leaf */
 		for (int i = 0; i < last; i++) {
-			if (span && i >= span && i % span != span - 1) {
-				long end = i / span * span + span - 1; /* the leaf's last */
+			if (span && i > end)
+				end += span; /* i starts the next leaf: pos 0 */
+			if (span && i >= span && i < end) {
+				CAPSIM_ASSERT(i == end - span + 1 && pos == 0);
 				if (end >= last)
 					break;
 				i = (int)end;
-				node = i / per;
-				pos = i % per;
-				a = ring_rank(c, ring, i);
+				node += (int)(span / per) - 1;
+				pos = per - 1;
+				a = node * c->G + (st + pos < per ? st + pos : st + pos - per);
+				CAPSIM_ASSERT(a == ring_rank(c, ring, i));
 			}
 			if (++pos == per) {
 				pos = 0;
@@ -2501,9 +2505,15 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 		int l = inner->touched[i];
 		note_busier(outer, l, census_load(inner, l), &best);
 	}
+	/* the kinds of link inner loaded: only theirs have orbits to look up */
+	unsigned kinds = 0;
+	for (size_t i = 0; i < inner->nt; i++)
+		kinds |= 1u << capsim_fabric_link_kind(f, inner->touched[i]);
 	for (size_t i = 0; i < outer->nt; i++) {
-		int l = outer->touched[i], o = capsim_fabric_link_orbit(f, l, block);
-		long at = census_find(outer, l), io = census_find(inner, o);
+		int l = outer->touched[i];
+		long at = census_find(outer, l), io = -1;
+		if (kinds & (1u << capsim_fabric_link_kind(f, l)))
+			io = census_find(inner, capsim_fabric_link_orbit(f, l, block));
 		double load = outer->load[at] + (io >= 0 ? inner->load[io] : 0.0);
 		if (inner->size && io >= 0 && inner->size[io] != 0.0 &&
 		    fabs(inner->size[io] - outer->size[at]) > 1e-12 * outer->size[at])
@@ -2568,8 +2578,20 @@ static int ring_leaf_of(capsim_fabric *f, const capsim_coll_req *r, const ctx *c
 {
 	if (algo != CAPSIM_ALGO_RING ||
 	    (r->op != CAPSIM_COLL_ALLREDUCE && r->op != CAPSIM_COLL_ALLGATHER &&
-	     r->op != CAPSIM_COLL_REDUCESCATTER) ||
-	    !counts_on_copies(f, r, c))
+	     r->op != CAPSIM_COLL_REDUCESCATTER))
+		return 0;
+	/* An NVLink domain of several nodes (GB200 NVL72) whose ranks fill
+	 * it: a ring's flows inside one go over NVLink alone, the same in
+	 * every domain (ring_rank: a domain's positions are its GPUs), so the
+	 * first domain's stand for every domain's on any fabric, placement
+	 * and routing; the flows between domains are counted as they come */
+	int G = capsim_fabric_gpus_per_node(f), D = capsim_fabric_domain_gpus(f);
+	if (D > G)
+		return r->fold != 0 && census_lossless(f) && D % G == 0 && c->G == D &&
+			       c->n == c->nodes * c->G && c->nodes >= 2 && !q->copies ?
+			       D / G :
+			       0;
+	if (!counts_on_copies(f, r, c))
 		return 0;
 	capsim_fabric_shape sh;
 	capsim_fabric_get_shape(f, &sh);
@@ -2596,15 +2618,20 @@ static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 		int sizes = !census_alike(c, ch->algo);
 		int leaf = r->bytes > 0 && c->n > 1 ? ring_leaf_of(f, r, c, ch->algo, &p->q) : 0;
 		/* a ring counted on its leaves: over the whole fabric, the rest
-		 * are the flows between leaves, few and spread (sparse); each
-		 * level is closed from its links' list (close_two_levels).
-		 * Else dense where the plan's flows (on one block, its) number
-		 * a quarter of the fabric's links, each crossing several. */
+		 * are the flows between leaves, one a leaf and ring: where few
+		 * for the fabric's links, spread (sparse: a fresh page of each
+		 * per-link array a flow costs more than a slot found by id),
+		 * else by id; each level is closed from its links' list
+		 * (close_two_levels). Else dense where the plan's flows (on one
+		 * block, its) number a quarter of the fabric's links, each
+		 * crossing several. */
 		double flows = plan_flows(c, r->op, ch->algo) / (p->q.copies ? p->q.copies : 1);
-		enum census_mode mode =
-			leaf ? (p->q.nodes ? CENSUS_BY_ID : CENSUS_SPARSE) :
-			4.0 * flows >= (double)capsim_flownet_n_links(capsim_fabric_net(f)) ?
-			       CENSUS_DENSE : CENSUS_BY_ID;
+		double links = (double)capsim_flownet_n_links(capsim_fabric_net(f));
+		double between = leaf ? flows / ((double)leaf * capsim_fabric_gpus_per_node(f)) : 0.0;
+		enum census_mode mode = leaf ? (p->q.nodes || 64.0 * between >= links ? CENSUS_BY_ID :
+											CENSUS_SPARSE) :
+				    4.0 * flows >= links ? CENSUS_DENSE :
+							   CENSUS_BY_ID;
 		census_init(cs, capsim_fabric_net(f), capsim_fabric_lossy(f), sizes, mode);
 		cs->routes = CENSUS_ROUTES_PER_FLOW * s->flow_limit;
 		p->cs = cs;
@@ -2618,7 +2645,7 @@ static int count_plan(plan *p, link_census *cs, capsim_fabric *f, const ctx *c,
 		if (rc == 0 && p->leaf) {
 			/* one phase: a ring's */
 			CAPSIM_ASSERT(p->n == 1);
-			int span = p->q.nodes ? p->q.nodes : c->nodes;
+			int span = p->q.nodes ? p->q.nodes : c->n / capsim_fabric_gpus_per_node(f);
 			close_two_levels(cs, &leafc, &p->ph[0], f, p->leaf, span / p->leaf);
 		} else if (rc == 0 && p->n) {
 			census_close(cs, &p->ph[p->n - 1], 0);

@@ -11,6 +11,7 @@
 #include "collective.h"
 #include "fabric.h"
 #include "scenario.h"
+#include "step.h"
 
 TESTUTIL_CATALOG_FIXTURE
 
@@ -1751,6 +1752,67 @@ static void test_census_ring_leaves(void **state)
 	}
 }
 
+/* A ring over whole NVLink domains of several nodes (GB200 NVL72: trays of
+ * 4 GPUs, 72 a domain) counted on the first domain, its flows inside a
+ * domain standing for every domain's: against every flow simulated, on
+ * the cluster (18 trays a domain, the crossing flows' PXN hops sharing the
+ * NVLink links) and on its data-parallel plane at TP 8 (9 GPUs a domain,
+ * one a node), 2 and 3 tiers, ECMP, D-mod-K and adaptive routing,
+ * contiguous and scattered */
+static void test_census_ring_domains(void **state)
+{
+	(void)state;
+	static const struct {
+		int trays, plane;
+		const char *tiers, *routing, *placement;
+		capsim_coll op;
+	} cases[] = {
+		{ 36, 0, "2", "adaptive", "contiguous", CAPSIM_COLL_ALLREDUCE },
+		{ 72, 0, "3", "ecmp", "scattered", CAPSIM_COLL_ALLGATHER },
+		{ 72, 1, "2", "deterministic", "contiguous", CAPSIM_COLL_ALLREDUCE },
+		{ 144, 1, "3", "adaptive", "scattered", CAPSIM_COLL_REDUCESCATTER },
+		{ 144, 1, "3", "ecmp", "contiguous", CAPSIM_COLL_ALLREDUCE },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "<scenario name=\"t\">\n"
+			 "  <cluster nodes=\"%d\">\n"
+			 "    <node ref=\"gb200-nvl72-tray\"/>\n"
+			 "    <fabric topology=\"fat-tree\" tiers=\"%s\" transport=\"infiniband\"\n"
+			 "            routing=\"%s\" placement=\"%s\" rails=\"4\">\n"
+			 "      <switch ref=\"qm9700\"/>\n"
+			 "    </fabric>\n"
+			 "  </cluster>\n"
+			 "  <workload seq-len=\"4096\" global-batch=\"%d\" tokens=\"1T\" dtype=\"bf16\">\n"
+			 "    <model ref=\"llama-3.1-70b\"/>\n"
+			 "    <parallelism tp=\"8\" pp=\"1\"/>\n"
+			 "  </workload>\n"
+			 "</scenario>\n",
+			 cases[k].trays, cases[k].tiers, cases[k].routing, cases[k].placement,
+			 cases[k].trays * 4 / 8);
+		capsim_scenario *s = malloc(sizeof *s);
+		assert_non_null(s);
+		capsim_diags d = { 0 };
+		int rc = capsim_scenario_load_memory(text, strlen(text), "t.xml", cat, NULL, 0, s, &d);
+		capsim_diags_print(&d, stderr);
+		capsim_diags_free(&d);
+		assert_int_equal(rc, 0);
+		if (cases[k].plane) {
+			capsim_scenario *plane = malloc(sizeof *plane);
+			assert_non_null(plane);
+			capsim_step_dp_plane(s, plane);
+			free(s);
+			s = plane;
+		}
+		capsim_coll_req r = { .op = cases[k].op, .bytes = 1073741824.0,
+				      .ranks = (int)capsim_scenario_gpus(s), .algo = CAPSIM_ALGO_RING,
+				      .proto = -1, .no_nccl_caps = 1, .fold = -1, .seed = 7 };
+		count_and_run(s, r, 10, "domains counted", k);
+		free(s);
+	}
+}
+
 /* A reduce-scatter and an all-gather that capsim_collective_same_plan
  * calls alike run to the same result but for NCCL's own time, which it
  * gives: InfiniBand and untuned RoCE, ECMP, adaptive and D-mod-K, 4 KiB to
@@ -2379,6 +2441,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive_least_routes),
 		cmocka_unit_test(test_census_tree_blocks),
 		cmocka_unit_test(test_census_ring_leaves),
+		cmocka_unit_test(test_census_ring_domains),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
