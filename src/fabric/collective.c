@@ -575,12 +575,19 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 				orbit = ph->leaf;
 			}
 		}
+		int G = capsim_fabric_gpus_per_node(f);
+		if (ph->node0 && a / G && (b / G) % (orbit ? orbit : INT_MAX) &&
+		    capsim_fabric_same_leaf(f, a, b)) {
+			/* under one leaf, neither end the first node: its links
+			 * are all the other nodes' own (pat_phases) */
+			census_path(cs, NULL, 0, -1, bytes, mult);
+			return;
+		}
 		int links[MAX_PATH];
 		double lat;
 		int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
 		/* from the first block (or leaf) to it, a route stays on the
 		 * block's links, each its own orbit */
-		int G = capsim_fabric_gpus_per_node(f);
 		if (orbit && b / G < orbit)
 			for (int j = 0; j < n; j++)
 				CAPSIM_ASSERT(capsim_fabric_link_orbit(f, links[j], orbit) == links[j]);

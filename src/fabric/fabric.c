@@ -698,6 +698,14 @@ int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block)
 	return L(f, kind, i);
 }
 
+int capsim_fabric_same_leaf(const capsim_fabric *f, int a, int b)
+{
+	CAPSIM_ASSERT(f->tiers >= 1 && quo(a, f->ddomain) != quo(b, f->ddomain));
+	/* as capsim_fabric_route: both ends on the destination's rail's plane */
+	return quo(slot_of(f, quo(a, f->dG)), f->dper_leaf) ==
+	       quo(slot_of(f, quo(b, f->dG)), f->dper_leaf);
+}
+
 int capsim_fabric_first_switch_link(const capsim_fabric *f)
 {
 	return f->switch_base;

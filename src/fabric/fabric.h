@@ -134,6 +134,9 @@ size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t 
 /* The first id of a switch's link: every node's own links come before
  * (INT_MAX: no switch) */
 int capsim_fabric_first_switch_link(const capsim_fabric *f);
+/* Whether GPUs a and b of different NVLink domains reach each other under
+ * one leaf switch (their route crosses no switch's link) */
+int capsim_fabric_same_leaf(const capsim_fabric *f, int a, int b);
 
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 
