@@ -216,10 +216,13 @@ struct link_census {
 	 * fabric touch a page of each per-link array a link otherwise); else
 	 * they are indexed by link id */
 	int sparse;
-	/* dense (CENSUS_DENSE): a bit a link id, the open phase's links
-	 * (its links are counted in nt, not listed) and the links any phase
-	 * loaded (listed in seen); else NULL */
-	uint64_t *mark, *seen_mark;
+	/* a bit a link id, so that a link's first load is known without
+	 * reading its slot (a read of a fresh page maps the zero page and the
+	 * write after it faults again to copy it), else NULL: dense
+	 * (CENSUS_DENSE), the open phase's links in mark (counted in nt, not
+	 * listed); by id (CENSUS_BY_ID), in fresh beside their list; both,
+	 * the links any phase loaded in seen_mark (listed in seen) */
+	uint64_t *mark, *seen_mark, *fresh;
 	size_t words;
 	capsim_hmap slot;
 	size_t nslots, capslots;
@@ -268,6 +271,10 @@ static void census_init(link_census *cs, const capsim_flownet *net, int lossy, i
 		cs->words = n / 64 + 1;
 		cs->mark = capsim_xcalloc(cs->words, sizeof *cs->mark);
 		cs->seen_mark = capsim_xcalloc(cs->words, sizeof *cs->seen_mark);
+	} else if (mode == CENSUS_BY_ID) {
+		cs->words = n / 64 + 1;
+		cs->fresh = capsim_xcalloc(cs->words, sizeof *cs->fresh);
+		cs->seen_mark = capsim_xcalloc(cs->words, sizeof *cs->seen_mark);
 	}
 	cs->unit = capsim_flownet_max_mult(net) <= 1.0;
 	cs->weight = 1.0;
@@ -281,6 +288,12 @@ static inline int test_and_set(uint64_t *w, int l)
 	int was = (w[l >> 6] & b) != 0;
 	w[l >> 6] |= b;
 	return was;
+}
+
+/* clears bit l of w */
+static inline void clear_bit(uint64_t *w, int l)
+{
+	w[l >> 6] &= ~((uint64_t)1 << (l & 63));
 }
 
 /* a per-link array of a sparse census grown from old to cap entries, the
@@ -338,6 +351,7 @@ static void census_free(link_census *cs)
 	free(cs->seen);
 	free(cs->mark);
 	free(cs->seen_mark);
+	free(cs->fresh);
 }
 
 static void push_link(int **v, size_t *n, size_t *cap, int l)
@@ -395,7 +409,9 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, l);
 		/* bytes > 0: a link loaded is nonzero, so its first load is
 		 * known by its bit or its zero, and written, not added */
-		int first = cs->mark ? !test_and_set(cs->mark, l) : cs->load[at] == 0.0;
+		int first = cs->mark  ? !test_and_set(cs->mark, l) :
+			    cs->fresh ? !test_and_set(cs->fresh, l) :
+					cs->load[at] == 0.0;
 		if (first) {
 			if (cs->mark)
 				cs->nt++;
@@ -454,6 +470,8 @@ static void close_link(link_census *cs, int l, long at, double cap, double *best
 		}
 	}
 	cs->load[at] = 0.0;
+	if (cs->fresh)
+		clear_bit(cs->fresh, l);
 	if (cs->origin)
 		cs->origin[at] = 0;
 	if (cs->size)
@@ -2527,6 +2545,8 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 			outer->mixed = 1;
 		note_busier(outer, l, load, &best);
 		outer->load[at] = 0.0;
+		if (outer->fresh)
+			clear_bit(outer->fresh, l);
 		if (outer->size)
 			outer->size[at] = 0.0;
 	}
@@ -2537,6 +2557,8 @@ static void close_two_levels(link_census *outer, link_census *inner, phase *ph, 
 	for (size_t i = 0; i < inner->nt; i++) {
 		long at = census_find(inner, inner->touched[i]);
 		inner->load[at] = 0.0;
+		if (inner->fresh)
+			clear_bit(inner->fresh, inner->touched[i]);
 		if (inner->size)
 			inner->size[at] = 0.0;
 	}
