@@ -407,6 +407,7 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 		int l = links[j];
 		long at = census_slot(cs, l);
 		double m = cs->unit ? 1.0 : capsim_flownet_link_mult(cs->net, l);
+		double share = cs->unit ? add : add / m; /* one physical link's */
 		/* bytes > 0: a link loaded is nonzero, so its first load is
 		 * known by its bit or its zero, and written, not added */
 		int first = cs->mark  ? !test_and_set(cs->mark, l) :
@@ -417,9 +418,9 @@ static void census_path(link_census *cs, const int *links, int n, int origin, do
 				cs->nt++;
 			else
 				push_link(&cs->touched, &cs->nt, &cs->capt, l);
-			cs->load[at] = add / m;
+			cs->load[at] = share;
 		} else {
-			cs->load[at] += add / m;
+			cs->load[at] += share;
 		}
 		if (cs->size) {
 			double *z = &cs->size[at];
@@ -573,6 +574,56 @@ static void note_path(phase *ph, const flowspec *fs)
 			ph->top_link = fs->links[j];
 }
 
+/* A transfer of a counted phase (xfer): where it runs, on one block its
+ * links' orbits' */
+static void xfer_counted(phase *ph, capsim_fabric *f, int a, int b, double bytes, double mult,
+			 uint64_t hash)
+{
+	link_census *cs = ph->cs;
+	int G = capsim_fabric_gpus_per_node(f);
+	int na = G == 1 ? a : a / G, nb = G == 1 ? b : b / G;
+	int orbit = ph->q.gpus ? ph->q.nodes : 0;
+	if (ph->leaf) { /* inside a leaf: the first leaf's stand for all */
+		int la = na / ph->leaf;
+		if (la == nb / ph->leaf) {
+			if (la > 0)
+				return;
+			cs = ph->leaf_cs;
+			orbit = ph->leaf;
+		}
+	}
+	/* from the first block (or leaf) to it, a route stays on the block's
+	 * links, each its own orbit */
+	int inside = !orbit || nb < orbit;
+	int nb_first = inside ? nb : nb % orbit; /* b's node moved onto the first block */
+	if (ph->node0 && na && nb_first && capsim_fabric_same_leaf(f, a, b)) {
+		/* under one leaf, neither end the first node: its links are
+		 * all the other nodes' own (pat_phases) */
+		census_path(cs, NULL, 0, -1, bytes, mult);
+		return;
+	}
+	int links[MAX_PATH];
+	double lat;
+	int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
+	if (inside)
+		for (int j = 0; orbit && j < n; j++)
+			CAPSIM_ASSERT(capsim_fabric_link_orbit(f, links[j], orbit) == links[j]);
+	else
+		for (int j = 0; j < n; j++)
+			links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
+	int origin = capsim_fabric_origin(f, links, (size_t)n);
+	if (ph->node0 && na && nb_first) { /* the first node's are neither end's */
+		int sw = capsim_fabric_first_switch_link(f), k = 0;
+		for (int j = 0; j < n; j++)
+			if (links[j] >= sw)
+				links[k++] = links[j];
+		n = k;
+	} else if (ph->node0) { /* the switches' links and the first node's */
+		n = (int)capsim_fabric_keep_first_node(f, links, (size_t)n);
+	}
+	census_path(cs, links, n, origin, bytes, mult);
+}
+
 /* a GPU-to-GPU transfer, routed now (adaptive routing sees earlier flows of
  * the phase only once they run, so it balances by hash order here too) */
 static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
@@ -581,51 +632,8 @@ static void xfer(phase *ph, capsim_fabric *f, int a, int b, double bytes,
 	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
 	if (a == b || bytes <= 0 || (ph->q.gpus && a >= ph->q.gpus))
 		return;
-	if (ph->cs) { /* counted where it runs, on one block its links' orbits' */
-		link_census *cs = ph->cs;
-		int orbit = ph->q.gpus ? ph->q.nodes : 0;
-		if (ph->leaf) { /* inside a leaf: the first leaf's stand for all */
-			int G = capsim_fabric_gpus_per_node(f), la = a / G / ph->leaf;
-			if (la == b / G / ph->leaf) {
-				if (la > 0)
-					return;
-				cs = ph->leaf_cs;
-				orbit = ph->leaf;
-			}
-		}
-		int G = capsim_fabric_gpus_per_node(f);
-		if (ph->node0 && a / G && (b / G) % (orbit ? orbit : INT_MAX) &&
-		    capsim_fabric_same_leaf(f, a, b)) {
-			/* under one leaf, neither end the first node: its links
-			 * are all the other nodes' own (pat_phases) */
-			census_path(cs, NULL, 0, -1, bytes, mult);
-			return;
-		}
-		int links[MAX_PATH];
-		double lat;
-		int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
-		/* from the first block (or leaf) to it, a route stays on the
-		 * block's links, each its own orbit */
-		if (orbit && b / G < orbit)
-			for (int j = 0; j < n; j++)
-				CAPSIM_ASSERT(capsim_fabric_link_orbit(f, links[j], orbit) == links[j]);
-		else
-			for (int j = 0; orbit && j < n; j++)
-				links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
-		int origin = capsim_fabric_origin(f, links, (size_t)n);
-		if (ph->node0) { /* the switches' links and the first node's */
-			int na = a / G, nb = b / G % (orbit ? orbit : INT_MAX);
-			if (na && nb) { /* the first node's are neither end's */
-				int sw = capsim_fabric_first_switch_link(f), k = 0;
-				for (int j = 0; j < n; j++)
-					if (links[j] >= sw)
-						links[k++] = links[j];
-				n = k;
-			} else {
-				n = (int)capsim_fabric_keep_first_node(f, links, (size_t)n);
-			}
-		}
-		census_path(cs, links, n, origin, bytes, mult);
+	if (ph->cs) {
+		xfer_counted(ph, f, a, b, bytes, mult, hash);
 		return;
 	}
 	flowspec *fs = new_flow(ph);
