@@ -3058,6 +3058,32 @@ int capsim_collective_same_plan(capsim_fabric *f, const capsim_scenario *s,
 	return 1;
 }
 
+int capsim_collective_same_run(capsim_fabric *fa, const capsim_scenario *sa,
+			       const capsim_coll_req *a, capsim_fabric *fb,
+			       const capsim_scenario *sb, const capsim_coll_req *b)
+{
+	if (a->op != b->op || a->bytes != b->bytes || a->ranks != b->ranks || a->algo != b->algo ||
+	    a->proto != b->proto || a->channels != b->channels ||
+	    a->no_nccl_caps != b->no_nccl_caps || a->fold != b->fold || a->seed != b->seed ||
+	    sa->routing != sb->routing || sa->flow_limit != sb->flow_limit ||
+	    !capsim_fabric_same(fa, fb))
+		return 0;
+	capsim_diags d = { 0 };
+	choice x, y;
+	int ok = check_request(fa, sa, a, &d) == 0 && check_request(fb, sb, b, &d) == 0;
+	if (ok) {
+		ctx ca = ctx_of(fa, a), cb = ctx_of(fb, b);
+		ok = choose(sa, a, &ca, &x, &d) == 0 && choose(sb, b, &cb, &y, &d) == 0;
+	}
+	capsim_diags_free(&d);
+	/* NCCL's graphs too (the hierarchical all-reduce tunes its legs on
+	 * them), byte for byte: zeroed before they are searched, equal ones
+	 * compare equal, and a difference only costs the reuse */
+	return ok && x.algo == y.algo && x.proto == y.proto && x.nch == y.nch &&
+	       x.lat_s == y.lat_s && x.nccl_bw_s == y.nccl_bw_s && x.nccl_time_s == y.nccl_time_s &&
+	       memcmp(&x.topo, &y.topo, sizeof x.topo) == 0;
+}
+
 int capsim_collective_run_groups(capsim_fabric *f, const capsim_scenario *s,
 				 const capsim_coll_req *r, const int *bases,
 				 int n_groups, int stride, capsim_coll_result *out,

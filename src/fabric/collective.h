@@ -100,6 +100,17 @@ int capsim_collective_run(capsim_fabric *f, const capsim_scenario *s,
 			  const capsim_coll_req *r, capsim_coll_result *out,
 			  capsim_diags *d);
 
+/* Whether request b on fabric fb of scenario sb runs exactly as request a
+ * on fa of sa: the same request, the same network (capsim_fabric_same),
+ * routing and flow limit, and the same NCCL choice in full (algorithm,
+ * protocol, channels, latency, bandwidth and time), which is all of the
+ * scenario a run reads: then b's result is a's. 1, else 0 (an invalid
+ * request: 0). Two node groups' data-parallel planes (GPUs of one
+ * generation, the same NICs and switches) are such a pair. */
+int capsim_collective_same_run(capsim_fabric *fa, const capsim_scenario *sa,
+			       const capsim_coll_req *a, capsim_fabric *fb,
+			       const capsim_scenario *sb, const capsim_coll_req *b);
+
 /* Whether request b would run the very plan request a runs on f: the
  * same request but for the operation, a reduce-scatter and an all-gather
  * (or one operation twice), whose NCCL choice (algorithm, protocol,

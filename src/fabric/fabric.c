@@ -814,6 +814,40 @@ void capsim_fabric_leaf_cables(const capsim_fabric *f, long *cables, int n)
 	capsim_fabric_size_leaf_cables(&f->size, &f->counts, cables, n);
 }
 
+int capsim_fabric_same(const capsim_fabric *a, const capsim_fabric *b)
+{
+	/* what routes and capacities read: the shape as simulated */
+	const int ia[] = { a->nodes, a->G, a->domain, a->rails, a->nvlink, a->gdr, a->routing,
+			   a->tiers, a->k, a->down, a->up, a->planes, a->per_leaf, a->ports,
+			   a->leaves_per_rail, a->leaves, a->slots, a->pod_leaves,
+			   a->pods_per_rail, a->pods, a->core_per_agg, a->aggs, a->lossy,
+			   a->switch_base, a->slot != NULL };
+	const int ib[] = { b->nodes, b->G, b->domain, b->rails, b->nvlink, b->gdr, b->routing,
+			   b->tiers, b->k, b->down, b->up, b->planes, b->per_leaf, b->ports,
+			   b->leaves_per_rail, b->leaves, b->slots, b->pod_leaves,
+			   b->pods_per_rail, b->pods, b->core_per_agg, b->aggs, b->lossy,
+			   b->switch_base, b->slot != NULL };
+	for (size_t i = 0; i < sizeof ia / sizeof ia[0]; i++)
+		if (ia[i] != ib[i])
+			return 0;
+	if (a->sw_latency_s != b->sw_latency_s)
+		return 0;
+	for (int k = 0; k < CAPSIM_LINK__COUNT; k++)
+		if (a->r[k].base != b->r[k].base || a->r[k].count != b->r[k].count)
+			return 0;
+	/* the switches' sizing, which the census's shapes read too */
+	capsim_fabric_shape sa, sb;
+	capsim_fabric_get_shape(a, &sa);
+	capsim_fabric_get_shape(b, &sb);
+	if (sa.tiers != sb.tiers || sa.planes != sb.planes || sa.per_leaf != sb.per_leaf ||
+	    sa.leaves_per_plane != sb.leaves_per_plane || sa.pod_leaves != sb.pod_leaves ||
+	    sa.cores != sb.cores || sa.slots != sb.slots)
+		return 0;
+	if (a->slot && memcmp(a->slot, b->slot, (size_t)a->nodes * sizeof *a->slot) != 0)
+		return 0;
+	return capsim_flownet_same_links(a->net, b->net);
+}
+
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link)
 {
 	if (f->nkinds == 0 || link < f->kind_start[0])

@@ -162,6 +162,11 @@ void capsim_fabric_get_shape(const capsim_fabric *f, capsim_fabric_shape *sh);
  * so the sum is cables_spine_core too). */
 void capsim_fabric_leaf_cables(const capsim_fabric *f, long *cables, int n);
 
+/* Whether two fabrics are the same network: the same shape, links (ids,
+ * capacities, incast), placement, routing and switch latency, so that the
+ * same collective routes and runs alike on both; both idle. */
+int capsim_fabric_same(const capsim_fabric *a, const capsim_fabric *b);
+
 /* What a link is, for reports: kind and a readable name ("node3/nic2 up"). */
 capsim_link_kind capsim_fabric_link_kind(const capsim_fabric *f, int link);
 void capsim_fabric_link_name(const capsim_fabric *f, int link, char *buf,

@@ -220,6 +220,19 @@ static int dense_use(capsim_flownet *net, int ext)
 	return (int)net->nl++;
 }
 
+int capsim_flownet_same_links(const capsim_flownet *a, const capsim_flownet *b)
+{
+	if (a->active || b->active || a->n_ext != b->n_ext || a->nr != b->nr)
+		return 0;
+	for (size_t i = 0; i < a->nr; i++) {
+		const lrange *x = &a->r[i], *y = &b->r[i];
+		if (x->base != y->base || x->count != y->count || x->cap_bps != y->cap_bps ||
+		    x->mult != y->mult || x->incast != y->incast)
+			return 0;
+	}
+	return 1;
+}
+
 size_t capsim_flownet_n_ranges(const capsim_flownet *net)
 {
 	return net->nr;

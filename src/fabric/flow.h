@@ -39,6 +39,10 @@ size_t capsim_flownet_links_in_use(const capsim_flownet *net);
 double capsim_flownet_link_cap(const capsim_flownet *net, int link);
 /* The ranges of identical links (one add_links or add_link call each), in
  * id order: how many, and range i's first id, count and capacity */
+/* Whether two networks have the same links: the same ids, capacities,
+ * multiplicities and incast shares (what a flow's route and rate read of
+ * them); both idle. */
+int capsim_flownet_same_links(const capsim_flownet *a, const capsim_flownet *b);
 size_t capsim_flownet_n_ranges(const capsim_flownet *net);
 void capsim_flownet_range(const capsim_flownet *net, size_t i, int *base, int *count,
 			  double *cap_bytes_per_s);

@@ -62,6 +62,26 @@ static capsim_coll_req coll_req(const capsim_scenario *s, capsim_coll op, double
 /* op of bytes over ranks: *t seconds (a calibrated profile's where it has
  * one), the busiest link into busiest, and the whole result into res, each
  * where not NULL (res zeroed when nothing runs) */
+/* What collective op of `bytes` over `ranks` GPUs of f took, run or taken
+ * from a run alike (out): its time, calibrated, into *t, and its busiest
+ * link into *busiest where it is busier (NULL: none kept) */
+static void coll_took(capsim_fabric *f, const capsim_scenario *s, capsim_coll op, double bytes,
+		      int ranks, const capsim_coll_result *out, double *t,
+		      capsim_step_link *busiest)
+{
+	*t = out->time_s;
+	calibrated_coll(s, op, bytes, ranks, t);
+	if (busiest && out->approximation && !busiest->approximation)
+		busiest->approximation = out->approximation;
+	if (busiest && out->busiest_link >= 0 && out->busiest_bytes > busiest->bytes) {
+		capsim_link_kind k = capsim_fabric_link_kind(f, out->busiest_link);
+		if (k < CAPSIM_LINK__COUNT) {
+			busiest->kind = capsim_link_kind_names[k];
+			busiest->bytes = out->busiest_bytes;
+		}
+	}
+}
+
 static int coll_run(capsim_fabric *f, const capsim_scenario *s, capsim_coll op, double bytes,
 		    int ranks, double *t, capsim_step_link *busiest, capsim_coll_result *res,
 		    capsim_diags *d)
@@ -77,17 +97,7 @@ static int coll_run(capsim_fabric *f, const capsim_scenario *s, capsim_coll op, 
 		return -1;
 	if (res)
 		*res = out;
-	*t = out.time_s;
-	calibrated_coll(s, op, bytes, ranks, t);
-	if (busiest && out.approximation && !busiest->approximation)
-		busiest->approximation = out.approximation;
-	if (busiest && out.busiest_link >= 0 && out.busiest_bytes > busiest->bytes) {
-		capsim_link_kind k = capsim_fabric_link_kind(f, out.busiest_link);
-		if (k < CAPSIM_LINK__COUNT) {
-			busiest->kind = capsim_link_kind_names[k];
-			busiest->bytes = out.busiest_bytes;
-		}
-	}
+	coll_took(f, s, op, bytes, ranks, &out, t, busiest);
 	return 0;
 }
 
@@ -151,6 +161,43 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
 
 #define DP_PLANE_RUNS 4 /* collectives one call runs on the plane, at most */
 
+/* The first node group's data-parallel plane, kept while a step of several
+ * groups is simulated: its fabric and the collectives its gradient sync
+ * ran, whose results a later group's plane takes where
+ * capsim_collective_same_run finds it runs them alike (GPUs of one
+ * generation on the same NICs and switches: H100 and H200 nodes), rather
+ * than counting the same plan again. One owner: dp_memo_free. */
+typedef struct dp_memo {
+	capsim_scenario *plane; /* NULL: nothing kept yet */
+	capsim_fabric *f;
+	int n;
+	capsim_coll_req req[DP_PLANE_RUNS];
+	capsim_coll_result res[DP_PLANE_RUNS];
+} dp_memo;
+
+static void dp_memo_free(dp_memo *m)
+{
+	capsim_fabric_destroy(m->f);
+	free(m->plane);
+	memset(m, 0, sizeof *m);
+}
+
+/* Runs of fewer flows are not kept: running one again costs less than
+ * keeping its plane (a second one's memory is not the first's, reused) and
+ * asking whether it runs alike (NCCL's search twice) */
+#define DP_MEMO_MIN_FLOWS 4096
+
+/* the kept run that request r on plane's fabric f runs alike, or NULL */
+static const capsim_coll_result *dp_memo_find(const dp_memo *m, capsim_fabric *f,
+					      const capsim_scenario *plane,
+					      const capsim_coll_req *r)
+{
+	for (int i = 0; m->plane && i < m->n; i++)
+		if (capsim_collective_same_run(m->f, m->plane, &m->req[i], f, plane, r))
+			return &m->res[i];
+	return NULL;
+}
+
 /* Gradient synchronisation of one data-parallel group (data x context
  * ranks): all-reduce of the gradients, or with ZeRO a reduce-scatter of them
  * and an all-gather of the updated weights. The groups of a step run at once,
@@ -161,7 +208,7 @@ void capsim_step_dp_plane(const capsim_scenario *s, capsim_scenario *plane)
  * result in res[i] where res is not NULL */
 static int dp_plane_runs(const capsim_scenario *s, int n, const capsim_coll *op,
 			 const double *bytes, double *t, capsim_step_link *busiest,
-			 capsim_coll_result *res, capsim_diags *d)
+			 capsim_coll_result *res, dp_memo *memo, capsim_diags *d)
 {
 	for (int i = 0; i < n; i++) {
 		t[i] = 0.0;
@@ -193,17 +240,34 @@ static int dp_plane_runs(const capsim_scenario *s, int n, const capsim_coll *op,
 				    capsim_collective_same_plan(pf, plane, &rj, &ri, &nccl_t))
 					twin = j;
 			}
+			const capsim_coll_result *kept =
+				twin < 0 && memo ? dp_memo_find(memo, pf, plane, &ri) : NULL;
 			if (twin >= 0) {
 				ran[i] = ran[twin];
 				ran[i].nccl_time_s = nccl_t;
 				t[i] = ran[i].time_s;
 				calibrated_coll(plane, op[i], bytes[i], group, &t[i]);
+			} else if (kept) { /* another group's plane ran it alike */
+				ran[i] = *kept;
+				coll_took(pf, plane, op[i], bytes[i], group, &ran[i], &t[i], busiest);
 			} else {
 				rc = coll_run(pf, plane, op[i], bytes[i], group, &t[i], busiest,
 					      &ran[i], d);
 			}
 			if (res)
 				res[i] = ran[i];
+		}
+		/* the first group's runs worth looking up, kept with their
+		 * plane (kept for none, the planes' memory is reused) */
+		for (int i = 0; rc == 0 && memo && !memo->plane && i < n; i++)
+			if (bytes[i] > 0.0 && ran[i].flows >= DP_MEMO_MIN_FLOWS) {
+				memo->req[memo->n] = coll_req(plane, op[i], bytes[i], group);
+				memo->res[memo->n++] = ran[i];
+			}
+		if (memo && !memo->plane && memo->n) {
+			memo->plane = plane;
+			memo->f = pf;
+			return rc;
 		}
 		capsim_fabric_destroy(pf);
 	}
@@ -215,7 +279,7 @@ static int dp_plane_colls(const capsim_scenario *s, int n, const capsim_coll *op
 			  const double *bytes, double *t, capsim_step_link *busiest,
 			  capsim_diags *d)
 {
-	return dp_plane_runs(s, n, op, bytes, t, busiest, NULL, d);
+	return dp_plane_runs(s, n, op, bytes, t, busiest, NULL, NULL, d);
 }
 
 /* A stage's data-parallel gradient sync (docs/model.md, "Training step", 7) */
@@ -265,7 +329,7 @@ static double embedding_trained(const capsim_scenario *s)
  * are timed as one (each bucket's own latency is not charged:
  * docs/model.md, "Training step", 7). */
 static int dp_sync(const capsim_scenario *s, double params, double embedding, double grad_bytes,
-		   dp_cost *out, capsim_step_link *busiest, capsim_diags *d)
+		   dp_cost *out, capsim_step_link *busiest, dp_memo *memo, capsim_diags *d)
 {
 	memset(out, 0, sizeof *out);
 	double bytes = params * grad_bytes;
@@ -278,10 +342,10 @@ static int dp_sync(const capsim_scenario *s, double params, double embedding, do
 		static const capsim_coll ops[2] = { CAPSIM_COLL_REDUCESCATTER, CAPSIM_COLL_ALLGATHER };
 		const double b[2] = { bytes, bytes };
 		n = 2;
-		rc = dp_plane_runs(s, 2, ops, b, tt, busiest, res, d);
+		rc = dp_plane_runs(s, 2, ops, b, tt, busiest, res, memo, d);
 	} else {
 		static const capsim_coll ar = CAPSIM_COLL_ALLREDUCE;
-		rc = dp_plane_runs(s, 1, &ar, &bytes, tt, busiest, res, d);
+		rc = dp_plane_runs(s, 1, &ar, &bytes, tt, busiest, res, memo, d);
 	}
 	if (rc < 0)
 		return rc;
@@ -1072,6 +1136,7 @@ typedef struct gpu_view {
 	dp_cost dp;           /* the gradient sync of a DP group */
 	stage_cost *sc;       /* [pp] */
 	capsim_memory memory;
+	dp_memo *memo;        /* the step's, where it has several kinds; else NULL */
 } gpu_view;
 
 static void view_free(gpu_view *w)
@@ -1182,7 +1247,7 @@ static int view_costs(gpu_view *w, const capsim_knobs *kn, capsim_step *out,
 	 * first stage, with the embedding, has the most) */
 	if (s->zero < 3 &&
 	    dp_sync(s, w->memory.first.trained_params, embedding_trained(s), ab, &w->dp,
-		    &out->busiest_dp, d) < 0)
+		    &out->busiest_dp, w->memo, d) < 0)
 		goto done;
 	rc = 0;
 done:
@@ -1541,6 +1606,7 @@ typedef struct step_work {
 	capsim_pipeline_result pr0;     /* its schedule without the transfers */
 	dp_cost *dp;                    /* [pp] each stage's gradient sync, slowest kind's pace */
 	unsigned *present;              /* [pp] bit t: a class runs the stage on kind t */
+	dp_memo memo;                   /* the first kind's DP plane, with several kinds */
 } step_work;
 
 /* Everything empty, the per-stage arrays zeroed, nothing to fail. */
@@ -1562,6 +1628,7 @@ static void step_work_free(step_work *w)
 		view_free(&w->view[t]);
 	capsim_pipeline_result_free(&w->pr);
 	capsim_pipeline_result_free(&w->pr0);
+	dp_memo_free(&w->memo);
 	free(w->dp);
 	free(w->present);
 }
@@ -1585,9 +1652,11 @@ static int step_views(step_work *w, const capsim_scenario *s, capsim_fabric *f,
 		if (!view[g].f)
 			return -1;
 	}
-	for (int t = 0; t < w->kinds; t++)
+	for (int t = 0; t < w->kinds; t++) {
+		view[t].memo = w->kinds > 1 ? &w->memo : NULL;
 		if (view_costs(&view[t], kn, out, d) < 0)
 			return -1;
+	}
 	out->n_groups = w->kinds;
 	for (int g = 0; g < w->kinds; g++)
 		out->memory[g] = view[g].memory;

@@ -16,14 +16,15 @@
 TESTUTIL_CATALOG_FIXTURE
 
 /* a DGX H100 cluster of `nodes` on QM9700s; extra --set lines */
-static capsim_scenario *scenario(int nodes, const char *topology,
-				 const capsim_set *sets, size_t n)
+/* a scenario of `nodes` nodes of catalog node `node` */
+static capsim_scenario *scenario_on(const char *node, int nodes, const char *topology,
+				    const capsim_set *sets, size_t n)
 {
 	char text[2048];
 	snprintf(text, sizeof text,
 		 "<scenario name=\"t\">\n"
 		 "  <cluster nodes=\"%d\">\n"
-		 "    <node ref=\"dgx-h100\"/>\n"
+		 "    <node ref=\"%s\"/>\n"
 		 "    <fabric topology=\"%s\" transport=\"infiniband\" routing=\"adaptive\">\n"
 		 "      <switch ref=\"qm9700\"/>\n"
 		 "    </fabric>\n"
@@ -32,7 +33,7 @@ static capsim_scenario *scenario(int nodes, const char *topology,
 		 "    <model ref=\"llama-2-7b\"/>\n"
 		 "  </workload>\n"
 		 "</scenario>\n",
-		 nodes, topology, nodes * 8 * 4);
+		 nodes, node, topology, nodes * 8 * 4);
 	capsim_scenario *s = malloc(sizeof *s);
 	capsim_diags d = { 0 };
 	int rc = capsim_scenario_load_memory(text, strlen(text), "t.xml", cat, sets, n, s, &d);
@@ -41,6 +42,12 @@ static capsim_scenario *scenario(int nodes, const char *topology,
 	if (rc != 0)
 		fail_msg("scenario does not load");
 	return s;
+}
+
+static capsim_scenario *scenario(int nodes, const char *topology,
+				 const capsim_set *sets, size_t n)
+{
+	return scenario_on("dgx-h100", nodes, topology, sets, n);
 }
 
 /* sets[n ..] gets untuned RoCE (an Ethernet switch and NIC, lossy under
@@ -1813,6 +1820,93 @@ static void test_census_ring_domains(void **state)
 	}
 }
 
+/* capsim_collective_same_run: the data-parallel planes of H100 and H200
+ * nodes on one network (the same NICs, switches and NCCL choice) run a
+ * reduce-scatter alike, to the last bit, under ECMP, adaptive and D-mod-K
+ * routing, InfiniBand and untuned RoCE; an A100 node's plane (NCCL's tuning
+ * for Ampere), another size, seed, routing, flow limit or NIC does not */
+static void test_same_run(void **state)
+{
+	(void)state;
+	static const char *const routing[] = { "ecmp", "adaptive", "deterministic" };
+	for (int k = 0; k < 6; k++) {
+		capsim_set sets[] = {
+			{ "cluster.fabric.routing", routing[k % 3] },
+			{ "cluster.fabric.tiers", "3" },
+			{ "cluster.fabric.switch.ports.count", "16" },
+			{ "cluster.fabric.transport", "roce" },
+			{ "cluster.nic.ref", "cx7-400gbe" },
+			{ "cluster.fabric.switch.ref", "sn5600" },
+			{ "cluster.fabric.congestion-control", "untuned" },
+		};
+		size_t ns = k < 3 ? 3 : 7;
+		capsim_scenario *h100 = plane_of(scenario_on("dgx-h100", 128, "fat-tree", sets, ns));
+		capsim_scenario *h200 = plane_of(scenario_on("dgx-h200", 128, "fat-tree", sets, ns));
+		capsim_scenario *a100 = plane_of(scenario_on("dgx-a100", 128, "fat-tree", sets, ns));
+		capsim_fabric *f1 = capsim_fabric_build(h100, NULL), *f2 = capsim_fabric_build(h200, NULL);
+		capsim_fabric *f3 = capsim_fabric_build(a100, NULL);
+		assert_non_null(f1);
+		assert_non_null(f2);
+		assert_non_null(f3);
+		capsim_coll_req r = { .op = CAPSIM_COLL_REDUCESCATTER, .bytes = 1073741824.0,
+				      .ranks = (int)capsim_scenario_gpus(h100), .algo = -1,
+				      .proto = -1, .fold = -1, .seed = 3 };
+		assert_true(capsim_fabric_same(f1, f2));
+		assert_true(capsim_collective_same_run(f1, h100, &r, f2, h200, &r));
+		capsim_coll_result a, b;
+		capsim_diags d = { 0 };
+		assert_int_equal(capsim_collective_run(f1, h100, &r, &a, &d), 0);
+		assert_int_equal(capsim_collective_run(f2, h200, &r, &b, &d), 0);
+		assert_true(a.time_s == b.time_s && a.flows == b.flows && a.algo == b.algo &&
+			    a.busiest_link == b.busiest_link && a.busiest_bytes == b.busiest_bytes &&
+			    a.nccl_time_s == b.nccl_time_s);
+		/* what differs */
+		assert_false(capsim_collective_same_run(f1, h100, &r, f3, a100, &r));
+		capsim_coll_req other = r;
+		other.bytes = 2.0 * r.bytes;
+		assert_false(capsim_collective_same_run(f1, h100, &r, f2, h200, &other));
+		other = r;
+		other.seed = 4;
+		assert_false(capsim_collective_same_run(f1, h100, &r, f2, h200, &other));
+		h200->flow_limit = 2.0 * h100->flow_limit;
+		assert_false(capsim_collective_same_run(f1, h100, &r, f2, h200, &r));
+		h200->flow_limit = h100->flow_limit;
+		sets[0].value = routing[(k + 1) % 3]; /* another routing */
+		capsim_scenario *m = plane_of(scenario_on("dgx-h200", 128, "fat-tree", sets, ns));
+		capsim_fabric *fm = capsim_fabric_build(m, NULL);
+		assert_non_null(fm);
+		assert_false(capsim_fabric_same(f1, fm));
+		assert_false(capsim_collective_same_run(f1, h100, &r, fm, m, &r));
+		capsim_fabric_destroy(fm);
+		free(m);
+		/* the same network, another NCCL choice: SHARP's CollNet for
+		 * an all-reduce (InfiniBand alone) */
+		if (k < 3) {
+			capsim_set sharp[4] = { { "cluster.fabric.routing", routing[k % 3] },
+						sets[1], sets[2],
+						{ "cluster.fabric.sharp", "on" } };
+			m = plane_of(scenario_on("dgx-h200", 128, "fat-tree", sharp, 4));
+			fm = capsim_fabric_build(m, NULL);
+			assert_non_null(fm);
+			assert_true(capsim_fabric_same(f1, fm));
+			r.op = CAPSIM_COLL_ALLREDUCE;
+			assert_int_equal(capsim_collective_run(f1, h100, &r, &a, &d), 0);
+			assert_int_equal(capsim_collective_run(fm, m, &r, &b, &d), 0);
+			assert_int_not_equal(a.algo, b.algo);
+			assert_false(capsim_collective_same_run(f1, h100, &r, fm, m, &r));
+			capsim_fabric_destroy(fm);
+			free(m);
+		}
+		capsim_diags_free(&d);
+		capsim_fabric_destroy(f1);
+		capsim_fabric_destroy(f2);
+		capsim_fabric_destroy(f3);
+		free(h100);
+		free(h200);
+		free(a100);
+	}
+}
+
 /* A reduce-scatter and an all-gather that capsim_collective_same_plan
  * calls alike run to the same result but for NCCL's own time, which it
  * gives: InfiniBand and untuned RoCE, ECMP, adaptive and D-mod-K, 4 KiB to
@@ -2442,6 +2536,7 @@ int main(void)
 		cmocka_unit_test(test_census_tree_blocks),
 		cmocka_unit_test(test_census_ring_leaves),
 		cmocka_unit_test(test_census_ring_domains),
+		cmocka_unit_test(test_same_run),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
