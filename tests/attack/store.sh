@@ -284,7 +284,7 @@ case_hostile_csv() {
 	mkdir w
 	mkstore w/st.sqlite
 	sqlite3 w/st.sqlite "UPDATE sweeps SET name = '=HYPERLINK(\"http://x\")' || char(10) || 'next';
-		UPDATE point_params SET value = '@SUM(1)' WHERE point_id = (SELECT min(id) FROM points)"
+		UPDATE point_params SET value = '@SUM(1)' WHERE point_id = (SELECT id FROM points WHERE point_index = 0)"
 	cap 0 "" query --db w/st.sqlite --list --csv -
 	grep -qF "1,\"'=HYPERLINK(\"\"http://x\"\")\\x0anext\"," "$OUT" ||
 		fail "the name is not one quoted text field: $(head -c 300 "$OUT")"
@@ -312,7 +312,7 @@ case_hostile_table() {
 	mkstore w/st.sqlite
 	sqlite3 w/st.sqlite "UPDATE sweeps SET name = 'ok' || char(27) || '[2J' || char(8238) || 'gpj.exe';
 		UPDATE point_params SET value = char(27) || ']0;owned' || char(7)
-		WHERE point_id = (SELECT min(id) FROM points)"
+		WHERE point_id = (SELECT id FROM points WHERE point_index = 0)"
 	local esc rlo
 	esc=$(printf '\033')
 	rlo=$(printf '\342\200\256')
