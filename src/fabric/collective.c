@@ -596,31 +596,26 @@ static void xfer_counted(phase *ph, capsim_fabric *f, int a, int b, double bytes
 	 * links, each its own orbit */
 	int inside = !orbit || nb < orbit;
 	int nb_first = inside ? nb : nb % orbit; /* b's node moved onto the first block */
-	if (ph->node0 && na && nb_first && capsim_fabric_same_leaf(f, a, b)) {
-		/* under one leaf, neither end the first node: its links are
-		 * all the other nodes' own (pat_phases) */
-		census_path(cs, NULL, 0, -1, bytes, mult);
-		return;
+	/* neither end the first node: only the switches' links are counted
+	 * (pat_phases), none under one leaf */
+	int switches = ph->node0 && na && nb_first;
+	int links[MAX_PATH], n, origin;
+	if (switches) {
+		n = (int)capsim_fabric_route_switches(f, a, b, hash, links, MAX_PATH, &origin);
+	} else {
+		double lat;
+		n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
 	}
-	int links[MAX_PATH];
-	double lat;
-	int n = (int)capsim_fabric_route(f, a, b, hash, links, MAX_PATH, &lat);
 	if (inside)
 		for (int j = 0; orbit && j < n; j++)
 			CAPSIM_ASSERT(capsim_fabric_link_orbit(f, links[j], orbit) == links[j]);
 	else
 		for (int j = 0; j < n; j++)
 			links[j] = capsim_fabric_link_orbit(f, links[j], orbit);
-	int origin = capsim_fabric_origin(f, links, (size_t)n);
-	if (ph->node0 && na && nb_first) { /* the first node's are neither end's */
-		int sw = capsim_fabric_first_switch_link(f), k = 0;
-		for (int j = 0; j < n; j++)
-			if (links[j] >= sw)
-				links[k++] = links[j];
-		n = k;
-	} else if (ph->node0) { /* the switches' links and the first node's */
+	if (!switches) /* the source's NIC, on the first block */
+		origin = capsim_fabric_origin(f, links, (size_t)n);
+	if (ph->node0 && !switches) /* the switches' links and the first node's */
 		n = (int)capsim_fabric_keep_first_node(f, links, (size_t)n);
-	}
 	census_path(cs, links, n, origin, bytes, mult);
 }
 

@@ -534,6 +534,47 @@ static int choose(capsim_fabric *f, divisor nd, uint64_t h, int dest, int la_kin
 	return best;
 }
 
+/* The switches' links of a route from GPU a (node na) to GPU b (node nb)
+ * on rail r, after the n links pushed so far into links[0 .. max): the
+ * uplink chosen at each tier (ECMP by hash, D-mod-K by the destination,
+ * adaptive by the routes placed), the switch latency added to *latency_s;
+ * returns n with them */
+static size_t switch_hops(capsim_fabric *f, int a, int b, int na, int nb, int r, uint64_t hash,
+			  int *links, size_t n, size_t max, double *latency_s)
+{
+#define PUSH(x) do { if (n < max) links[n] = (x); n++; } while (0)
+	int sa = slot_of(f, na), sb = slot_of(f, nb);
+	int plane = f->planes > 1 ? r : 0;
+	int la = plane * f->leaves_per_rail + quo(sa, f->dper_leaf);
+	int lb = plane * f->leaves_per_rail + quo(sb, f->dper_leaf);
+	*latency_s += f->sw_latency_s;
+	if (la != lb) {
+		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
+		/* deterministic: the destination node's index picks the uplink at
+		 * each tier, D mod the tier's uplinks, then D / those mod the next's */
+		int j = choose(f, f->dup, h, sb, CAPSIM_LINK_LEAF_UP, la * f->up,
+			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
+		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
+		*latency_s += 2 * f->sw_latency_s;
+		if (f->tiers == 3) {
+			int pa = quo(la, f->dpod_leaves), pb = quo(lb, f->dpod_leaves);
+			if (pa != pb) {
+				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
+				int c = choose(f, f->dcore, capsim_mix64(h), quo(sb, f->dup),
+					       CAPSIM_LINK_AGG_UP,
+					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
+					       agg_b * f->core_per_agg);
+				PUSH(L(f, CAPSIM_LINK_AGG_UP, agg_a * f->core_per_agg + c));
+				PUSH(L(f, CAPSIM_LINK_CORE_DOWN, agg_b * f->core_per_agg + c));
+				*latency_s += 2 * f->sw_latency_s;
+			}
+		}
+		PUSH(L(f, CAPSIM_LINK_SPINE_DOWN, lb * f->up + j));
+	}
+#undef PUSH
+	return n;
+}
+
 size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 			   int *links, size_t max, double *latency_s)
 {
@@ -571,34 +612,7 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (na * f->rails + r) + 1));
 	}
 	PUSH(L(f, CAPSIM_LINK_NIC_UP, na * f->rails + r));
-	int sa = slot_of(f, na), sb = slot_of(f, nb);
-	int plane = f->planes > 1 ? r : 0;
-	int la = plane * f->leaves_per_rail + quo(sa, f->dper_leaf);
-	int lb = plane * f->leaves_per_rail + quo(sb, f->dper_leaf);
-	*latency_s += f->sw_latency_s;
-	if (la != lb) {
-		uint64_t h = capsim_mix64(hash ^ capsim_mix64((uint64_t)a << 32 | (uint64_t)b));
-		/* deterministic: the destination node's index picks the uplink at
-		 * each tier, D mod the tier's uplinks, then D / those mod the next's */
-		int j = choose(f, f->dup, h, sb, CAPSIM_LINK_LEAF_UP, la * f->up,
-			       CAPSIM_LINK_SPINE_DOWN, lb * f->up);
-		PUSH(L(f, CAPSIM_LINK_LEAF_UP, la * f->up + j));
-		*latency_s += 2 * f->sw_latency_s;
-		if (f->tiers == 3) {
-			int pa = quo(la, f->dpod_leaves), pb = quo(lb, f->dpod_leaves);
-			if (pa != pb) {
-				int agg_a = pa * f->up + j, agg_b = pb * f->up + j;
-				int c = choose(f, f->dcore, capsim_mix64(h), quo(sb, f->dup),
-					       CAPSIM_LINK_AGG_UP,
-					       agg_a * f->core_per_agg, CAPSIM_LINK_CORE_DOWN,
-					       agg_b * f->core_per_agg);
-				PUSH(L(f, CAPSIM_LINK_AGG_UP, agg_a * f->core_per_agg + c));
-				PUSH(L(f, CAPSIM_LINK_CORE_DOWN, agg_b * f->core_per_agg + c));
-				*latency_s += 2 * f->sw_latency_s;
-			}
-		}
-		PUSH(L(f, CAPSIM_LINK_SPINE_DOWN, lb * f->up + j));
-	}
+	n = switch_hops(f, a, b, na, nb, r, hash, links, n, max, latency_s);
 	PUSH(L(f, CAPSIM_LINK_NIC_DOWN, nb * f->rails + r));
 	if (!f->gdr) {
 		PUSH(L(f, CAPSIM_LINK_HOST, 2 * (nb * f->rails + r)));
@@ -608,6 +622,20 @@ size_t capsim_fabric_route(capsim_fabric *f, int a, int b, uint64_t hash,
 #undef PUSH
 	CAPSIM_ASSERT(n <= CAPSIM_FABRIC_ROUTE_MAX);
 	return n;
+}
+
+size_t capsim_fabric_route_switches(capsim_fabric *f, int a, int b, uint64_t hash, int *links,
+				    size_t max, int *origin)
+{
+	CAPSIM_ASSERT(a >= 0 && b >= 0 && a < capsim_fabric_gpus(f) && b < capsim_fabric_gpus(f));
+	*origin = -1;
+	if (a == b || quo(a, f->ddomain) == quo(b, f->ddomain))
+		return 0; /* inside a node or NVLink domain: no NIC, no switch */
+	int na = quo(a, f->dG), nb = quo(b, f->dG);
+	int r = rail_of(f, rem(b, f->dG)); /* as capsim_fabric_route */
+	*origin = L(f, CAPSIM_LINK_NIC_UP, na * f->rails + r);
+	double lat = 0.0;
+	return switch_hops(f, a, b, na, nb, r, hash, links, 0, max, &lat);
 }
 
 int capsim_fabric_in_order(const capsim_fabric *f, int nodes)
@@ -696,19 +724,6 @@ int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block)
 	}
 	}
 	return L(f, kind, i);
-}
-
-int capsim_fabric_same_leaf(const capsim_fabric *f, int a, int b)
-{
-	CAPSIM_ASSERT(f->tiers >= 1 && quo(a, f->ddomain) != quo(b, f->ddomain));
-	/* as capsim_fabric_route: both ends on the destination's rail's plane */
-	return quo(slot_of(f, quo(a, f->dG)), f->dper_leaf) ==
-	       quo(slot_of(f, quo(b, f->dG)), f->dper_leaf);
-}
-
-int capsim_fabric_first_switch_link(const capsim_fabric *f)
-{
-	return f->switch_base;
 }
 
 size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t n)

@@ -127,16 +127,16 @@ long capsim_fabric_class_links(const capsim_fabric *f, int cls, int nodes);
 int capsim_fabric_translation_block(const capsim_fabric *f, int nodes, int dmodk);
 int capsim_fabric_link_orbit(const capsim_fabric *f, int link, int block);
 
+/* The switches' links of capsim_fabric_route(f, a, b, hash, ...) alone,
+ * chosen as it chooses them (the same routing state after), into links[0 ..
+ * max), and the NIC link the route leaves a's node by into *origin (-1:
+ * none, a and b in one node or NVLink domain); returns how many. */
+size_t capsim_fabric_route_switches(capsim_fabric *f, int a, int b, uint64_t hash, int *links,
+				    size_t max, int *origin);
 /* Of a path's n links, those of switches and of the first node (its GPUs'
  * NVLink and PCIe links, its NICs' and their host bounces) kept, in order,
  * the other nodes' dropped; returns how many are kept. */
 size_t capsim_fabric_keep_first_node(const capsim_fabric *f, int *links, size_t n);
-/* The first id of a switch's link: every node's own links come before
- * (INT_MAX: no switch) */
-int capsim_fabric_first_switch_link(const capsim_fabric *f);
-/* Whether GPUs a and b of different NVLink domains reach each other under
- * one leaf switch (their route crosses no switch's link) */
-int capsim_fabric_same_leaf(const capsim_fabric *f, int a, int b);
 
 void capsim_fabric_get_counts(const capsim_fabric *f, capsim_fabric_counts *c);
 

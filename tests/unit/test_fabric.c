@@ -1820,6 +1820,57 @@ static void test_census_ring_domains(void **state)
 	}
 }
 
+/* capsim_fabric_route_switches gives the switch links capsim_fabric_route
+ * gives, chosen alike (adaptive routing's counts kept alike after each), and
+ * the NIC the route leaves by: 3,000 routes between random GPUs of each of
+ * two fabrics built alike, one routed each way, 2 and 3 tiers, ECMP,
+ * adaptive and D-mod-K, 8 and 2 rails, GPUDirect on and off */
+static void test_route_switches(void **state)
+{
+	(void)state;
+	static const struct { const char *tiers, *routing, *rails, *gdr; } cases[] = {
+		{ "3", "adaptive", "8", "on" }, { "3", "ecmp", "2", "off" },
+		{ "2", "deterministic", "2", "on" }, { "3", "deterministic", "8", "off" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const capsim_set sets[] = {
+			{ "cluster.fabric.tiers", cases[k].tiers },
+			{ "cluster.fabric.routing", cases[k].routing },
+			{ "cluster.fabric.rails", cases[k].rails },
+			{ "cluster.fabric.switch.ports.count", "16" },
+			{ "cluster.fabric.gpudirect", cases[k].gdr },
+		};
+		capsim_scenario *s = scenario(64, "fat-tree", sets, 5);
+		capsim_fabric *f = capsim_fabric_build(s, NULL), *g = capsim_fabric_build(s, NULL);
+		assert_non_null(f);
+		assert_non_null(g);
+		int gpus = capsim_fabric_gpus(f), switched = 0;
+		uint64_t x = 0x9e3779b97f4a7c15ull + k;
+		for (int i = 0; i < 3000; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			int a = (int)((x >> 33) % (uint64_t)gpus), b = (int)((x >> 13) % (uint64_t)gpus);
+			int all[CAPSIM_FABRIC_ROUTE_MAX], sw[CAPSIM_FABRIC_ROUTE_MAX], origin;
+			double lat;
+			size_t n = capsim_fabric_route(f, a, b, x, all, CAPSIM_FABRIC_ROUTE_MAX, &lat);
+			size_t m = capsim_fabric_route_switches(g, a, b, x, sw, CAPSIM_FABRIC_ROUTE_MAX,
+								&origin);
+			size_t j = 0;
+			for (size_t l = 0; l < n; l++)
+				if (capsim_fabric_link_kind(f, all[l]) >= CAPSIM_LINK_LEAF_UP) {
+					assert_true(j < m);
+					assert_int_equal(sw[j++], all[l]);
+				}
+			assert_int_equal(j, m);
+			assert_int_equal(origin, capsim_fabric_origin(f, all, n));
+			switched += m > 0;
+		}
+		assert_true(switched > 1000);
+		capsim_fabric_destroy(f);
+		capsim_fabric_destroy(g);
+		free(s);
+	}
+}
+
 /* capsim_collective_same_run: the data-parallel planes of H100 and H200
  * nodes on one network (the same NICs, switches and NCCL choice) run a
  * reduce-scatter alike, to the last bit, under ECMP, adaptive and D-mod-K
@@ -2537,6 +2588,7 @@ int main(void)
 		cmocka_unit_test(test_census_ring_leaves),
 		cmocka_unit_test(test_census_ring_domains),
 		cmocka_unit_test(test_same_run),
+		cmocka_unit_test(test_route_switches),
 		cmocka_unit_test(test_fold_phases),
 		cmocka_unit_test(test_one_block),
 		cmocka_unit_test(test_alltoall_expected),
