@@ -21,28 +21,43 @@ const char *const capsim_link_kind_names[CAPSIM_LINK__COUNT] = {
 	"nic-up", "nic-down", "leaf-up", "spine-down", "agg-up", "core-down",
 };
 
-/* A divisor the routes use at every hop, with its shift where it is a power
- * of two (-1: divided) */
+/* A divisor the routes use at every hop: its shift where it is a power of
+ * two (-1: not), else its reciprocal m = ceil(2^(31 + l) / d), l =
+ * ceil(log2 d), so that x / d = x m / 2^(31 + l) for every 0 <= x < 2^31
+ * (Granlund and Montgomery, PLDI 1994, theorem 4.2: m d exceeds 2^(31 + l)
+ * by less than d <= 2^l); x m < 2^64 */
 typedef struct {
-	int d, shift;
+	int d, shift, s;
+	uint64_t m;
 } divisor;
 
 static divisor divisor_of(int d)
 {
-	divisor v = { d, d > 0 && (d & (d - 1)) == 0 ? __builtin_ctz((unsigned)d) : -1 };
+	divisor v = { d, -1, 0, 0 };
+	if (d <= 0)
+		return v;
+	if ((d & (d - 1)) == 0) {
+		v.shift = __builtin_ctz((unsigned)d);
+		return v;
+	}
+	int l = 32 - __builtin_clz((unsigned)d); /* d < 2^l: ceil(log2 d), d not a power of two */
+	v.s = 31 + l;
+	v.m = ((uint64_t)1 << v.s) / (uint64_t)d + 1;
 	return v;
 }
 
 static inline int quo(int x, divisor v)
 {
 	CAPSIM_ASSERT(x >= 0 && v.d > 0);
-	return v.shift >= 0 ? x >> v.shift : x / v.d;
+	int q = v.shift >= 0 ? x >> v.shift : (int)(((uint64_t)x * v.m) >> v.s);
+	CAPSIM_ASSERT(q == x / v.d);
+	return q;
 }
 
 static inline int rem(int x, divisor v)
 {
 	CAPSIM_ASSERT(x >= 0 && v.d > 0);
-	return v.shift >= 0 ? x & (v.d - 1) : x % v.d;
+	return v.shift >= 0 ? x & (v.d - 1) : x - quo(x, v) * v.d;
 }
 
 /* h mod v, for a hash */
