@@ -8,7 +8,6 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "fabric.h"
@@ -205,62 +204,81 @@ void capsim_truncated_exp_moments(double L, double mttf_s, double *mean, double 
 		*var = 0;
 }
 
-/* Failed attempts before n segments of L all succeed, each surviving with
+/* A segment of L seconds between checkpoints under failures of mean time m:
+ * what every run's draws for it need, computed once */
+typedef struct {
+	double L;
+	double odds;     /* (1 - p) / p = e^(L/m) - 1, p the chance it survives */
+	double d;        /* 1 - e^(-L/m): the truncated exponential's inverse CDF scale */
+	double mu, var;  /* the truncated exponential's mean and variance */
+} segment;
+
+static segment segment_of(double L, double m)
+{
+	segment g = { L, expm1(L / m), -expm1(-L / m), 0.0, 0.0 };
+	capsim_truncated_exp_moments(L, m, &g.mu, &g.var);
+	return g;
+}
+
+/* Failed attempts before n segments g all succeed, each surviving with
  * p = e^(-L/m): a negative binomial, drawn as a Poisson of a gamma of shape
  * n and scale (1 - p)/p = e^(L/m) - 1 (GSL's own construction), the
  * Poisson as a normal of its moments past a mean of 1e7 (its skewness
  * then below 3.2e-4; GSL's Poisson returns an unsigned int) */
-static double draw_failed_attempts(gsl_rng *rng, double n, double L, double m)
+static double draw_failed_attempts(gsl_rng *rng, double n, const segment *g)
 {
-	double odds = expm1(L / m);
-	if (!(n > 0) || !(odds > 0))
+	if (!(n > 0) || !(g->odds > 0))
 		return 0.0;
-	double lambda = gsl_ran_gamma(rng, n, odds);
+	double lambda = gsl_ran_gamma(rng, n, g->odds);
 	if (lambda < 1e7)
 		return (double)gsl_ran_poisson(rng, lambda);
 	double k = floor(lambda + gsl_ran_gaussian(rng, sqrt(lambda)) + 0.5);
 	return k > 0 ? k : 0.0;
 }
 
-/* The time k failed attempts at a segment of L ran before their failures:
- * one by one (an exponential of mean m truncated to [0, L], by its inverse
+/* The time k failed attempts at segment g ran before their failures: one
+ * by one (an exponential of mean m truncated to [0, L], by its inverse
  * CDF) up to CAPSIM_MC_EXACT_ATTEMPTS; past that a gamma of the sum's exact
  * mean and variance (the mean exact, the shape off by at most the sum's
  * skewness, 2 / sqrt(k) < 0.25) */
-static double draw_lost_time(gsl_rng *rng, double k, double L, double m)
+static double draw_lost_time(gsl_rng *rng, double k, const segment *g, double m)
 {
 	if (!(k > 0))
 		return 0.0;
 	if (k <= CAPSIM_MC_EXACT_ATTEMPTS) {
-		double d = -expm1(-L / m), t = 0.0;
+		double t = 0.0;
 		for (int i = 0; i < (int)k; i++)
-			t += -m * log1p(-gsl_rng_uniform(rng) * d);
+			t += -m * log1p(-gsl_rng_uniform(rng) * g->d);
 		return t;
 	}
-	double mu, var;
-	capsim_truncated_exp_moments(L, m, &mu, &var);
-	if (!(var > 0))
-		return k * mu;
-	return gsl_ran_gamma(rng, k * mu * mu / var, var / mu);
+	if (!(g->var > 0))
+		return k * g->mu;
+	return gsl_ran_gamma(rng, k * g->mu * g->mu / g->var, g->var / g->mu);
 }
 
-/* one run of `full` segments of L and, if rest_L > 0, one of rest_L: its
+/* one run of `full` segments g and, if rest is not NULL, one of rest: its
  * wall time, interruptions and lost work */
-static double draw_run(gsl_rng *rng, double full, double L, double rest_L, double r,
-		       double m, double *fails, double *lost)
+static double draw_run(gsl_rng *rng, double full, const segment *g, const segment *rest,
+		       double r, double m, double *fails, double *lost)
 {
-	double k = draw_failed_attempts(rng, full, L, m);
-	double t = draw_lost_time(rng, k, L, m);
-	double wall = full * L;
-	if (rest_L > 0) {
-		double kr = draw_failed_attempts(rng, 1.0, rest_L, m);
-		t += draw_lost_time(rng, kr, rest_L, m);
+	double k = draw_failed_attempts(rng, full, g);
+	double t = draw_lost_time(rng, k, g, m);
+	double wall = full * g->L;
+	if (rest) {
+		double kr = draw_failed_attempts(rng, 1.0, rest);
+		t += draw_lost_time(rng, kr, rest, m);
 		k += kr;
-		wall += rest_L;
+		wall += rest->L;
 	}
 	*fails += k;
 	*lost += t;
 	return wall + t + k * r;
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return a < b ? -1 : a > b;
 }
 
 /* the mean, its 95% half-width, median and 95th percentile of the runs'
@@ -270,7 +288,7 @@ static void summarise_runs(double *wall, int runs, capsim_reliab *out)
 	out->mc_wall_mean_s = gsl_stats_mean(wall, 1, (size_t)runs);
 	double sd = runs > 1 ? gsl_stats_sd_m(wall, 1, (size_t)runs, out->mc_wall_mean_s) : 0.0;
 	out->mc_wall_ci_s = 1.96 * sd / sqrt((double)runs);
-	gsl_sort(wall, 1, (size_t)runs);
+	qsort(wall, (size_t)runs, sizeof *wall, cmp_double); /* finite: no NaN to order */
 	out->mc_wall_p50_s = gsl_stats_quantile_from_sorted_data(wall, 1, (size_t)runs, 0.5);
 	out->mc_wall_p95_s = gsl_stats_quantile_from_sorted_data(wall, 1, (size_t)runs, 0.95);
 }
@@ -284,7 +302,7 @@ void capsim_reliab_monte_carlo(double work, double tau, double delta, double res
 		return;
 	double full, rest;
 	split_work(work, tau, &full, &rest);
-	double L = tau + delta, rest_L = rest > 0 ? rest + delta : 0.0;
+	segment g = segment_of(tau + delta, mttf_s), last = segment_of(rest + delta, mttf_s);
 	double *wall = capsim_xcalloc((size_t)runs, sizeof *wall);
 	double fails = 0.0, lost = 0.0;
 	/* L'Ecuyer's taus2 (maximally equidistributed, period 2^88): seeding
@@ -293,7 +311,8 @@ void capsim_reliab_monte_carlo(double work, double tau, double delta, double res
 	for (int i = 0; i < runs; i++) {
 		/* run i's own stream */
 		gsl_rng_set(rng, seed * 1000003ul + (unsigned long)i + 1ul);
-		wall[i] = draw_run(rng, full, L, rest_L, restart_s, mttf_s, &fails, &lost);
+		wall[i] = draw_run(rng, full, &g, rest > 0 ? &last : NULL, restart_s, mttf_s,
+				   &fails, &lost);
 	}
 	gsl_rng_free(rng);
 	out->runs = runs;
