@@ -3030,24 +3030,46 @@ static int same_plan_ops(capsim_coll a, capsim_coll b)
 	return a == b || (ra && rb);
 }
 
+/* Whether a and b ask alike, but perhaps for their operation */
+static int same_request_but_op(const capsim_coll_req *a, const capsim_coll_req *b)
+{
+	return a->bytes == b->bytes && a->ranks == b->ranks && a->algo == b->algo &&
+	       a->proto == b->proto && a->channels == b->channels &&
+	       a->no_nccl_caps == b->no_nccl_caps && a->fold == b->fold && a->seed == b->seed;
+}
+
+/* NCCL's choices for request a on fa of sa into *x and b on fb of sb into
+ * *y: 1, or 0 where either request is invalid */
+static int choose_both(capsim_fabric *fa, const capsim_scenario *sa, const capsim_coll_req *a,
+		       choice *x, capsim_fabric *fb, const capsim_scenario *sb,
+		       const capsim_coll_req *b, choice *y)
+{
+	capsim_diags d = { 0 };
+	int ok = check_request(fa, sa, a, &d) == 0 && check_request(fb, sb, b, &d) == 0;
+	if (ok) {
+		ctx ca = ctx_of(fa, a), cb = ctx_of(fb, b);
+		ok = choose(sa, a, &ca, x, &d) == 0 && choose(sb, b, &cb, y, &d) == 0;
+	}
+	capsim_diags_free(&d);
+	return ok;
+}
+
+/* whether two choices run a plan alike: algorithm, protocol, channels,
+ * latency and NCCL's bandwidth cap (not its time, which the operation
+ * moves) */
+static int same_choice(const choice *x, const choice *y)
+{
+	return x->algo == y->algo && x->proto == y->proto && x->nch == y->nch &&
+	       x->lat_s == y->lat_s && x->nccl_bw_s == y->nccl_bw_s;
+}
+
 int capsim_collective_same_plan(capsim_fabric *f, const capsim_scenario *s,
 				const capsim_coll_req *a, const capsim_coll_req *b,
 				double *b_nccl_time_s)
 {
-	if (!same_plan_ops(a->op, b->op) || a->bytes != b->bytes || a->ranks != b->ranks ||
-	    a->algo != b->algo || a->proto != b->proto || a->channels != b->channels ||
-	    a->no_nccl_caps != b->no_nccl_caps || a->fold != b->fold || a->seed != b->seed)
-		return 0;
-	capsim_diags d = { 0 };
 	choice x, y;
-	int ok = check_request(f, s, a, &d) == 0;
-	if (ok) {
-		ctx ca = ctx_of(f, a), cb = ctx_of(f, b);
-		ok = choose(s, a, &ca, &x, &d) == 0 && choose(s, b, &cb, &y, &d) == 0;
-	}
-	capsim_diags_free(&d);
-	if (!ok || x.algo != y.algo || x.proto != y.proto || x.nch != y.nch ||
-	    x.lat_s != y.lat_s || x.nccl_bw_s != y.nccl_bw_s)
+	if (!same_plan_ops(a->op, b->op) || !same_request_but_op(a, b) ||
+	    !choose_both(f, s, a, &x, f, s, b, &y) || !same_choice(&x, &y))
 		return 0;
 	*b_nccl_time_s = y.nccl_time_s;
 	return 1;
@@ -3057,25 +3079,16 @@ int capsim_collective_same_run(capsim_fabric *fa, const capsim_scenario *sa,
 			       const capsim_coll_req *a, capsim_fabric *fb,
 			       const capsim_scenario *sb, const capsim_coll_req *b)
 {
-	if (a->op != b->op || a->bytes != b->bytes || a->ranks != b->ranks || a->algo != b->algo ||
-	    a->proto != b->proto || a->channels != b->channels ||
-	    a->no_nccl_caps != b->no_nccl_caps || a->fold != b->fold || a->seed != b->seed ||
-	    sa->routing != sb->routing || sa->flow_limit != sb->flow_limit ||
-	    !capsim_fabric_same(fa, fb))
-		return 0;
-	capsim_diags d = { 0 };
 	choice x, y;
-	int ok = check_request(fa, sa, a, &d) == 0 && check_request(fb, sb, b, &d) == 0;
-	if (ok) {
-		ctx ca = ctx_of(fa, a), cb = ctx_of(fb, b);
-		ok = choose(sa, a, &ca, &x, &d) == 0 && choose(sb, b, &cb, &y, &d) == 0;
-	}
-	capsim_diags_free(&d);
-	/* NCCL's graphs too (the hierarchical all-reduce tunes its legs on
-	 * them), byte for byte: zeroed before they are searched, equal ones
-	 * compare equal, and a difference only costs the reuse */
-	return ok && x.algo == y.algo && x.proto == y.proto && x.nch == y.nch &&
-	       x.lat_s == y.lat_s && x.nccl_bw_s == y.nccl_bw_s && x.nccl_time_s == y.nccl_time_s &&
+	if (a->op != b->op || !same_request_but_op(a, b) || sa->routing != sb->routing ||
+	    sa->flow_limit != sb->flow_limit || !capsim_fabric_same(fa, fb) ||
+	    !choose_both(fa, sa, a, &x, fb, sb, b, &y))
+		return 0;
+	/* NCCL's time and graphs too (the hierarchical all-reduce tunes its
+	 * legs on the graphs), byte for byte: zeroed before they are
+	 * searched, equal ones compare equal, and a difference only costs
+	 * the reuse */
+	return same_choice(&x, &y) && x.nccl_time_s == y.nccl_time_s &&
 	       memcmp(&x.topo, &y.topo, sizeof x.topo) == 0;
 }
 

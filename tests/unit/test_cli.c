@@ -733,10 +733,9 @@ static void test_default_threads(void **state)
 		first++;
 	CPU_ZERO(&one);
 	CPU_SET(first, &one);
-	char db[] = "/tmp/capsim-threads-XXXXXX";
-	int fd = mkstemp(db);
-	assert_true(fd >= 0);
-	close(fd);
+	char dir[64], db[96];
+	assert_int_equal(testutil_tmpdir_make(dir, sizeof dir, "threads"), 0);
+	snprintf(db, sizeof db, "%s/sweep.sqlite", dir);
 	char opt[512], sweep[512], sweep_j[520];
 	snprintf(opt, sizeof opt, "optimize %s/scenarios/a100-4node-fattree.xml --top 1",
 		 CAPSIM_SOURCE_DIR);
@@ -748,7 +747,7 @@ static void test_default_threads(void **state)
 	assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
 	long opt1 = threads_of(opt), sweep1 = threads_of(sweep), sweep3 = threads_of(sweep_j);
 	assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
-	unlink(db);
+	assert_int_equal(testutil_tmpdir_remove(dir), 0);
 	assert_int_equal(opt1, 1);
 	assert_int_equal(sweep1, 1);
 	assert_int_equal(sweep3, 3);
